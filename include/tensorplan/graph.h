@@ -1,0 +1,445 @@
+/*
+ * tensorplan/graph.h — the graph IR (SPEC §1).
+ *
+ * A graph is an append-only list of nodes; insertion order is a topological
+ * order (a node may only use earlier nodes). The step of a node is its id.
+ * Every node has one output tensor (shape + dtype). Dims are static or
+ * symbolic; symbolic dims refer to named symbols ("batch", "seq") or to derived
+ * expressions over other dims ("past+seq", "(h+2*pad-k)/s+1"), and are bound
+ * with tp_graph_bind() before planning.
+ *
+ * Example:
+ *     tp_graph *g; tp_error err;
+ *     tp_graph_create(NULL, &g, &err);
+ *     tp_dim batch; tp_graph_symbol(g, "batch", &batch, &err);
+ *     tp_shape xs = tp_shape_make(2, (tp_dim[]){batch, tp_dim_static(768)});
+ *     tp_node_id x, w, y;
+ *     tp_graph_add_input(g, "x", TP_DTYPE_F32, &xs, &x, &err);
+ *     tp_graph_add_param(g, "w", TP_DTYPE_F32, &(tp_shape){2, {{768,-1},{3072,-1}}}, &w, &err);
+ *     tp_graph_add_op(g, &(tp_op){.kind = TP_OP_MATMUL}, (tp_node_id[]){x, w}, 2, "mm", &y, &err);
+ *     tp_graph_mark_output(g, y, &err);
+ *     tp_graph_bind(g, "batch", 8, &err);
+ *     ... plan (tensorplan/plan.h) ...
+ *     tp_graph_destroy(g);
+ *
+ * Ownership: the graph owns its nodes, names and symbol table; pointers
+ * returned by accessors stay valid until the next mutating call or destroy.
+ * Thread safety: a graph may be read from several threads at once; mutation
+ * (add, bind, mark) needs exclusive access.
+ */
+#ifndef TENSORPLAN_GRAPH_H
+#define TENSORPLAN_GRAPH_H
+
+#include "tensorplan/core.h"
+#include "tensorplan/dtype.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TP_MAX_RANK 8
+
+typedef int32_t tp_node_id; /* index into the graph; -1 = none */
+typedef int32_t tp_sym_id;  /* index into the graph's symbol table; -1 = static dim */
+#define TP_NO_SYM (-1)
+
+/* A dimension: static (sym == TP_NO_SYM, size >= 0) or symbolic (sym >= 0, size
+ * ignored). */
+typedef struct tp_dim {
+    int64_t size;
+    tp_sym_id sym;
+} tp_dim;
+
+typedef struct tp_shape {
+    int32_t rank;
+    tp_dim dims[TP_MAX_RANK];
+} tp_shape;
+
+static inline tp_dim tp_dim_static(int64_t size) {
+    tp_dim d = {size, TP_NO_SYM};
+    return d;
+}
+static inline bool tp_dim_is_static(tp_dim d) {
+    return d.sym == TP_NO_SYM;
+}
+/* Build a shape from rank static sizes (rank <= TP_MAX_RANK, extra ignored). */
+tp_shape tp_shape_of(int32_t rank, const int64_t *sizes);
+/* Build a shape from rank dims. */
+tp_shape tp_shape_make(int32_t rank, const tp_dim *dims);
+/* True when every dim is static. */
+bool tp_shape_is_static(const tp_shape *s);
+
+/* ---- ops ---- */
+
+typedef enum tp_op_kind {
+    TP_OP_INPUT,          /* graph input; name = node name */
+    TP_OP_PARAM,          /* weight; name = node name; attrs.param */
+    TP_OP_CONSTANT,       /* constant tensor */
+    TP_OP_UNARY,          /* sub: tp_unary_fn */
+    TP_OP_BINARY,         /* sub: tp_binary_fn; numpy broadcasting */
+    TP_OP_COMPARE,        /* sub: tp_compare_fn; broadcasting; output bool */
+    TP_OP_WHERE,          /* (cond, a, b); broadcasting */
+    TP_OP_CAST,           /* attrs.cast.to; a view when to == input dtype */
+    TP_OP_MATMUL,         /* numpy matmul: batched, broadcast batch dims */
+    TP_OP_GEMM,           /* attrs.gemm: (A, B[, C]) 2-D with optional transposes */
+    TP_OP_BATCHED_DOT,    /* (A[b,m,k], B[b,k,n]) -> [b,m,n] */
+    TP_OP_FUSED_MATMUL,   /* matmul + optional bias (input 2) + activation attrs.fused */
+    TP_OP_CONV,           /* attrs.conv: (X[N,C,spatial...], W[M,C/g,k...][, B]) */
+    TP_OP_CONV_TRANSPOSE, /* attrs.conv (out_pad used) */
+    TP_OP_POOL,           /* sub: tp_pool_kind; attrs.conv for window (groups unused) */
+    TP_OP_NORM,           /* sub: tp_norm_kind; attrs.norm; inputs (x, scale?, bias?...) */
+    TP_OP_SOFTMAX,        /* sub: 0 softmax, 1 log-softmax; attrs.axis.axis */
+    TP_OP_REDUCE,         /* sub: tp_reduce_fn; attrs.reduce */
+    TP_OP_ATTENTION,      /* attrs.attention: (q, k, v[, mask]) or (qkv[, mask]) when packed */
+    TP_OP_ROPE,           /* rotary embedding: (x[, cos, sin]); shape of x */
+    TP_OP_GATHER,         /* (data, indices); attrs.axis.axis */
+    TP_OP_SCATTER,        /* (data, indices, updates); attrs.axis.axis; shape of data */
+    TP_OP_CONCAT,         /* attrs.axis.axis */
+    TP_OP_SPLIT,          /* one piece of a split: attrs.narrow (axis, start, length) */
+    TP_OP_SLICE,          /* attrs.slice */
+    TP_OP_NARROW,         /* attrs.narrow; a view when axis == 0 */
+    TP_OP_PAD,            /* attrs.pad */
+    TP_OP_EXPAND,         /* explicit output shape (broadcast target) */
+    TP_OP_TILE,           /* attrs.tile.repeats */
+    TP_OP_RESHAPE,        /* explicit output shape; a view */
+    TP_OP_TRANSPOSE,      /* attrs.transpose.perm */
+    TP_OP_SQUEEZE,        /* attrs.axes; a view */
+    TP_OP_UNSQUEEZE,      /* attrs.axes; a view */
+    TP_OP_FLATTEN,        /* attrs.axis.axis; a view */
+    TP_OP_RESIZE,         /* explicit output shape, or attrs.resize scales */
+    TP_OP_TOPK,           /* attrs.topk; values output (indices via TP_OP_OUTPUT_OF) */
+    TP_OP_CUMSUM,         /* attrs.axis.axis */
+    TP_OP_FFT,            /* attrs.signal; real -> complex half spectrum over the last axis */
+    TP_OP_LOG_MEL,        /* attrs.signal; spectrogram -> [.., frames, n_mels] */
+    TP_OP_WELCH_PEAKS,    /* attrs.signal; Welch PSD peak picking -> [.., k] */
+    TP_OP_CUSTOM,         /* attrs.custom; explicit output shape */
+    TP_OP_IF,             /* control flow, opaque; explicit output shape */
+    TP_OP_LOOP,           /* control flow, opaque; explicit output shape */
+    TP_OP_SCAN,           /* control flow, opaque; explicit output shape */
+    TP_OP_OUTPUT_OF,      /* secondary output attrs.output_of.index of the multi-output
+                             node given as input 0; explicit shape; born with its producer */
+    TP_OP_KIND_COUNT
+} tp_op_kind;
+
+typedef enum tp_unary_fn {
+    TP_UNARY_IDENTITY,
+    TP_UNARY_NEG,
+    TP_UNARY_ABS,
+    TP_UNARY_EXP,
+    TP_UNARY_LOG,
+    TP_UNARY_SQRT,
+    TP_UNARY_RSQRT,
+    TP_UNARY_RECIP,
+    TP_UNARY_RELU,
+    TP_UNARY_GELU,
+    TP_UNARY_SILU,
+    TP_UNARY_SIGMOID,
+    TP_UNARY_TANH,
+    TP_UNARY_ERF,
+    TP_UNARY_SIN,
+    TP_UNARY_COS,
+    TP_UNARY_FLOOR,
+    TP_UNARY_CEIL,
+    TP_UNARY_ROUND,
+    TP_UNARY_SIGN,
+    TP_UNARY_NOT,
+    TP_UNARY_LEAKY_RELU,
+    TP_UNARY_ELU,
+    TP_UNARY_HARD_SIGMOID,
+    TP_UNARY_HARD_SWISH,
+    TP_UNARY_SOFTPLUS,
+    TP_UNARY_CLIP,
+    TP_UNARY_OTHER,
+    TP_UNARY_COUNT
+} tp_unary_fn;
+
+typedef enum tp_binary_fn {
+    TP_BINARY_ADD,
+    TP_BINARY_SUB,
+    TP_BINARY_MUL,
+    TP_BINARY_DIV,
+    TP_BINARY_POW,
+    TP_BINARY_MAX,
+    TP_BINARY_MIN,
+    TP_BINARY_MOD,
+    TP_BINARY_AND,
+    TP_BINARY_OR,
+    TP_BINARY_XOR,
+    TP_BINARY_OTHER,
+    TP_BINARY_COUNT
+} tp_binary_fn;
+
+typedef enum tp_compare_fn {
+    TP_COMPARE_EQ,
+    TP_COMPARE_NE,
+    TP_COMPARE_LT,
+    TP_COMPARE_LE,
+    TP_COMPARE_GT,
+    TP_COMPARE_GE,
+    TP_COMPARE_COUNT
+} tp_compare_fn;
+
+typedef enum tp_pool_kind {
+    TP_POOL_MAX,
+    TP_POOL_AVG,
+    TP_POOL_LP,
+    TP_POOL_GLOBAL_MAX,
+    TP_POOL_GLOBAL_AVG,
+    TP_POOL_COUNT
+} tp_pool_kind;
+
+typedef enum tp_norm_kind {
+    TP_NORM_LAYER,
+    TP_NORM_RMS,
+    TP_NORM_GROUP,
+    TP_NORM_BATCH,
+    TP_NORM_INSTANCE,
+    TP_NORM_LRN,
+    TP_NORM_COUNT
+} tp_norm_kind;
+
+typedef enum tp_reduce_fn {
+    TP_REDUCE_SUM,
+    TP_REDUCE_MEAN,
+    TP_REDUCE_MAX,
+    TP_REDUCE_MIN,
+    TP_REDUCE_PROD,
+    TP_REDUCE_L1,
+    TP_REDUCE_L2,
+    TP_REDUCE_SUM_SQUARE,
+    TP_REDUCE_LOG_SUM_EXP,
+    TP_REDUCE_ARGMAX,
+    TP_REDUCE_ARGMIN,
+    TP_REDUCE_COUNT
+} tp_reduce_fn;
+
+typedef enum tp_mask_kind {
+    TP_MASK_NONE,
+    TP_MASK_CAUSAL,
+    TP_MASK_EXPLICIT,
+    TP_MASK_COUNT
+} tp_mask_kind;
+
+typedef struct tp_op {
+    tp_op_kind kind;
+    int32_t sub; /* tp_unary_fn / tp_binary_fn / tp_compare_fn / tp_pool_kind / tp_norm_kind /
+                    tp_reduce_fn / softmax variant, by kind */
+    union {
+        struct {
+            int32_t tied_to;
+            uint64_t data_offset;
+            uint64_t data_bytes;
+        } param;
+        /* tied_to: node id of the Param this one aliases (counted once), or -1.
+           data_offset/bytes: where the weight lives in its file (0 when unknown). */
+        struct {
+            tp_dtype to;
+        } cast;
+        struct {
+            int64_t axis;
+        } axis;
+        struct {
+            bool trans_a, trans_b;
+            double alpha, beta;
+        } gemm;
+        struct {
+            int32_t act;
+            bool has_bias;
+            bool trans_b;
+        } fused; /* act: tp_unary_fn */
+        struct {
+            int32_t spatial; /* number of spatial dims (1..3) */
+            int64_t kernel[3], stride[3], dilation[3], pad_begin[3], pad_end[3], out_pad[3];
+            int64_t groups; /* conv only; >= 1 */
+            bool ceil_mode; /* pool only */
+        } conv;
+        struct {
+            int64_t axis;
+            double eps;
+            int64_t groups;
+        } norm;
+        struct {
+            int32_t n_axes;
+            int64_t axes[TP_MAX_RANK];
+            bool keepdims;
+        } reduce;
+        struct {
+            int64_t heads, kv_heads, head_dim; /* kv_heads < heads: grouped-query */
+            int32_t mask;                      /* tp_mask_kind */
+            bool packed_qkv;                   /* input 0 is [b, s, 3*h*d] (or grouped) */
+        } attention;
+        struct {
+            int32_t n;
+            int64_t axes[TP_MAX_RANK], starts[TP_MAX_RANK], ends[TP_MAX_RANK], steps[TP_MAX_RANK];
+        } slice; /* ONNX semantics: negative indices count from the end; ends clamp */
+        struct {
+            int64_t axis, start, length;
+        } narrow;
+        struct {
+            int64_t begin[TP_MAX_RANK], end[TP_MAX_RANK];
+        } pad;
+        struct {
+            int64_t repeats[TP_MAX_RANK];
+        } tile;
+        struct {
+            int32_t perm[TP_MAX_RANK];
+        } transpose; /* all -1 / zero rank: reverse */
+        struct {
+            int32_t n_axes;
+            int64_t axes[TP_MAX_RANK];
+        } axes; /* squeeze/unsqueeze */
+        struct {
+            double scales[TP_MAX_RANK];
+        } resize;
+        struct {
+            int64_t k, axis;
+            bool largest;
+        } topk;
+        struct {
+            int64_t n_fft, hop, n_mels, k_peaks;
+        } signal;
+        struct {
+            const char *name;
+            int32_t n_inputs;
+        } custom; /* name copied by the graph */
+        struct {
+            int32_t index;
+        } output_of;
+    } attrs;
+} tp_op;
+
+const char *tp_op_kind_name(tp_op_kind k); /* "matmul", ...; never NULL */
+/* A readable op name including the sub-function, e.g. "binary.add", "pool.max". Never NULL. */
+const char *tp_op_name(const tp_op *op);
+
+/* Node flags. */
+enum {
+    TP_NODE_OUTPUT = 1u << 0,            /* graph output (tp_graph_mark_output) */
+    TP_NODE_READS_INPUTS_LATE = 1u << 1, /* inputs' chains live until the end of the run */
+};
+
+/* A node as stored; read-only for callers. */
+typedef struct tp_node {
+    tp_op op;
+    tp_node_id *inputs;
+    uint32_t n_inputs;
+    uint32_t flags;
+    tp_shape shape;
+    tp_dtype dtype;
+    const char *name; /* never NULL; "" when unnamed */
+} tp_node;
+
+/* ---- lifetime ---- */
+
+typedef struct tp_graph tp_graph;
+/* Create an empty graph. alloc may be NULL (libc). TP_ERR_NOMEM. */
+tp_status tp_graph_create(const tp_allocator *alloc, tp_graph **out, tp_error *err);
+void tp_graph_destroy(tp_graph *g);
+const tp_allocator *tp_graph_allocator(const tp_graph *g);
+
+/* ---- symbols ---- */
+
+/* Get or create the named symbol; *out is a symbolic dim referring to it. */
+tp_status tp_graph_symbol(tp_graph *g, const char *name, tp_dim *out, tp_error *err);
+typedef enum tp_sym_op {
+    TP_SYM_ADD,
+    TP_SYM_SUB,
+    TP_SYM_MUL,
+    TP_SYM_DIV_FLOOR,
+    TP_SYM_DIV_CEIL,
+    TP_SYM_MAX,
+    TP_SYM_MIN
+} tp_sym_op;
+/* A dim equal to `a op b`. Folds to a static dim when both are static
+ * (overflow and division by zero are errors); otherwise a derived symbol. */
+tp_status tp_graph_dim_expr(tp_graph *g, tp_sym_op op, tp_dim a, tp_dim b, tp_dim *out,
+                            tp_error *err);
+/* Bind a named symbol to a value (>= 0). TP_ERR_NOT_FOUND when the graph has
+ * no such symbol. Re-binding replaces the value. */
+tp_status tp_graph_bind(tp_graph *g, const char *name, int64_t value, tp_error *err);
+/* Parse and apply "name=value" (value may be an integer). */
+tp_status tp_graph_bind_str(tp_graph *g, const char *assignment, tp_error *err);
+/* Forget all bindings. */
+void tp_graph_unbind_all(tp_graph *g);
+/* Number of named symbols and their names (derived expressions excluded). */
+uint32_t tp_graph_symbol_count(const tp_graph *g);
+const char *tp_graph_symbol_name(const tp_graph *g, uint32_t index);
+/* Value of a dim under the current bindings. TP_ERR_UNBOUND naming the
+ * unbound symbol(s). Derived: TP_ERR_OVERFLOW / TP_ERR_INVALID (division by 0). */
+tp_status tp_graph_dim_value(const tp_graph *g, tp_dim d, int64_t *out, tp_error *err);
+/* Write a dim as text ("768", "batch", "(past+seq)") into buf; returns buf. */
+const char *tp_graph_dim_str(const tp_graph *g, tp_dim d, char *buf, size_t cap);
+/* Write a shape as text ("[batch,128,768]"). */
+const char *tp_graph_shape_str(const tp_graph *g, const tp_shape *s, char *buf, size_t cap);
+/* True when both dims are provably equal (same static value or same symbol). */
+bool tp_graph_dim_equal(const tp_graph *g, tp_dim a, tp_dim b);
+
+/* ---- building ---- */
+
+tp_status tp_graph_add_input(tp_graph *g, const char *name, tp_dtype dtype, const tp_shape *shape,
+                             tp_node_id *out, tp_error *err);
+tp_status tp_graph_add_param(tp_graph *g, const char *name, tp_dtype dtype, const tp_shape *shape,
+                             tp_node_id *out, tp_error *err);
+/* A Param that is a tied alias of `target` (an earlier Param): counted once. */
+tp_status tp_graph_add_tied_param(tp_graph *g, const char *name, tp_node_id target, tp_node_id *out,
+                                  tp_error *err);
+tp_status tp_graph_add_constant(tp_graph *g, const char *name, tp_dtype dtype,
+                                const tp_shape *shape, tp_node_id *out, tp_error *err);
+
+/* Add an op node with its output shape and dtype inferred from the inputs and
+ * attributes. Inputs must be earlier nodes; arity and dtypes are checked.
+ * Ops that need an explicit shape (reshape, expand, custom, control flow, ...)
+ * return TP_ERR_INVALID here: use tp_graph_add_op_shaped. name may be NULL. */
+tp_status tp_graph_add_op(tp_graph *g, const tp_op *op, const tp_node_id *inputs, uint32_t n_inputs,
+                          const char *name, tp_node_id *out, tp_error *err);
+/* As tp_graph_add_op with an explicit output shape and dtype. Where the op has
+ * a shape rule, the given shape must agree with it (TP_ERR_SHAPE otherwise);
+ * for views the byte size must match the aliased bytes. */
+tp_status tp_graph_add_op_shaped(tp_graph *g, const tp_op *op, const tp_node_id *inputs,
+                                 uint32_t n_inputs, const tp_shape *shape, tp_dtype dtype,
+                                 const char *name, tp_node_id *out, tp_error *err);
+/* Mark a node as a graph output. */
+tp_status tp_graph_mark_output(tp_graph *g, tp_node_id id, tp_error *err);
+/* Set node flags (OR-ed in), e.g. TP_NODE_READS_INPUTS_LATE. */
+tp_status tp_graph_set_flags(tp_graph *g, tp_node_id id, uint32_t flags, tp_error *err);
+
+/* ---- reading ---- */
+
+uint32_t tp_graph_node_count(const tp_graph *g);
+/* NULL when id is out of range. */
+const tp_node *tp_graph_node(const tp_graph *g, tp_node_id id);
+/* Find a node by name; TP_ERR_NOT_FOUND. O(1) average. */
+tp_status tp_graph_find(const tp_graph *g, const char *name, tp_node_id *out, tp_error *err);
+/* Graph outputs in the order they were marked. */
+uint32_t tp_graph_output_count(const tp_graph *g);
+tp_node_id tp_graph_output(const tp_graph *g, uint32_t index);
+
+/* Element count and byte size of a node's output under the current bindings.
+ * TP_ERR_UNBOUND (naming the symbol and node), TP_ERR_OVERFLOW, TP_ERR_SHAPE
+ * (quantized tensor not a whole number of blocks). */
+tp_status tp_graph_node_elements(const tp_graph *g, tp_node_id id, uint64_t *out, tp_error *err);
+tp_status tp_graph_node_bytes(const tp_graph *g, tp_node_id id, uint64_t *out, tp_error *err);
+/* Same for a shape/dtype pair in the context of the graph's symbols. */
+tp_status tp_graph_shape_elements(const tp_graph *g, const tp_shape *s, uint64_t *out,
+                                  tp_error *err);
+/* Check the whole graph: inputs earlier, arities, dtypes, at least one output,
+ * every symbol bound (TP_ERR_UNBOUND lists all unbound names). */
+tp_status tp_graph_validate(const tp_graph *g, bool require_bound, tp_error *err);
+
+/* View semantics (SPEC §2): true when node id aliases its input 0's bytes
+ * (reshape, squeeze, unsqueeze, flatten, same-dtype cast, axis-0 narrow);
+ * *offset_bytes receives the byte offset into the input (needs bound dims for
+ * narrow). Returns TP_OK with *is_view=false for non-views. */
+tp_status tp_graph_node_view(const tp_graph *g, tp_node_id id, bool *is_view,
+                             uint64_t *offset_bytes, tp_error *err);
+/* Boundary ops: Input, Param, Constant. */
+static inline bool tp_op_is_boundary(tp_op_kind k) {
+    return k == TP_OP_INPUT || k == TP_OP_PARAM || k == TP_OP_CONSTANT;
+}
+/* Elementwise ops eligible for in-place reuse (unary, binary, compare, where, cast, rope). */
+bool tp_op_is_elementwise(tp_op_kind k);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# The main job: build tensorplan and report on MODEL (or the bundled example
+# when no model is given). Extra arguments go to `tensorplan report`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/deps.sh
+BUILD_DIR=build bash scripts/build.sh
+if [ $# -eq 0 ]; then
+  exec ./build/tensorplan plan --demo
+fi
+exec ./build/tensorplan plan "$@"

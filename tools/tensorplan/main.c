@@ -1,0 +1,42 @@
+/* tensorplan — command-line entry: dispatches to cmd_<name>.c subcommands. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} commands[] = {
+#define TP_CLI_COMMAND(n) {#n, tp_cli_##n, tp_cli_##n##_summary},
+#include "cli_commands.inc"
+#undef TP_CLI_COMMAND
+};
+
+static void usage(FILE *f) {
+    fprintf(f, "usage: tensorplan <command> [options]\n\n"
+               "Plan memory, estimate peaks and predict latency of ML models before loading "
+               "weights.\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\nRun 'tensorplan <command> --help' for a command's options and examples.\n"
+               "Exit codes: 0 ok, 1 error, 2 usage error, 3 does not fit the budget.\n");
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? TP_EXIT_USAGE : TP_EXIT_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("tensorplan %s\n", tp_version());
+        return TP_EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(argv[1], commands[i].name) == 0) return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "tensorplan: unknown command '%s'\n\n", argv[1]);
+    usage(stderr);
+    return TP_EXIT_USAGE;
+}
