@@ -10,6 +10,7 @@
  *   tensorplan/graph.h   the graph IR, builder, symbolic dims and binding
  *   tensorplan/alloc.h   arena placement over (size, birth, death) buffers
  *   tensorplan/plan.h    liveness, graph plans, reports, backward plans
+ *   tensorplan/onnx.h    ONNX import (zero-copy reader, inspect info, conversion)
  *
  * Worked example — plan a one-layer MLP for batch 8:
  *
@@ -42,5 +43,6 @@
 #include "tensorplan/graph.h"
 #include "tensorplan/alloc.h"
 #include "tensorplan/plan.h"
+#include "tensorplan/onnx.h"
 
 #endif
