@@ -1,0 +1,300 @@
+#!/usr/bin/python3
+"""Export the ONNX models that tests/test_onnx_models.c checks against onnxruntime.
+
+Run with Debian's /usr/bin/python3 (python3-torch 1.13, python3-torchvision,
+python3-onnx).  For every model NAME this writes, into OUTDIR (default
+.fixtures/models):
+
+  NAME.onnx        the graph with its weights stored externally (graph only, small)
+  NAME.onnx.data   the weights (random: weights=None), read by onnxruntime only
+  NAME.all.onnx    a copy whose graph outputs are every node output, so that
+                   scripts/ort_shapes.js can record each intermediate shape
+  NAME.inputs.json the fixed input sizes and the symbol bindings they imply
+
+Models are exported at opset 17 with dynamic batch / sequence axes.  A model is
+skipped when its four files exist already (idempotent).  Usage:
+  export_models.py [--out DIR] [NAME ...]
+"""
+import argparse
+import json
+import math
+import os
+import sys
+
+import onnx
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+OPSET = 17
+
+# ---------------------------------------------------------------- GPT-2 small
+
+
+class GPT2Attention(nn.Module):
+    def __init__(self, d, heads, ctx):
+        super().__init__()
+        self.h = heads
+        self.d = d
+        self.c_attn = nn.Linear(d, 3 * d)
+        self.c_proj = nn.Linear(d, d)
+        self.register_buffer("bias", torch.tril(torch.ones(ctx, ctx, dtype=torch.bool)).view(1, 1, ctx, ctx))
+
+    def split_heads(self, x):
+        b, s, _ = x.size()
+        return x.view(b, s, self.h, self.d // self.h).permute(0, 2, 1, 3)
+
+    def forward(self, x, past=None):
+        q, k, v = self.c_attn(x).split(self.d, dim=2)
+        q, k, v = self.split_heads(q), self.split_heads(k), self.split_heads(v)
+        if past is not None:
+            k = torch.cat([past[0], k], dim=-2)
+            v = torch.cat([past[1], v], dim=-2)
+        present = (k, v)
+        w = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(self.d // self.h)
+        qlen, klen = q.size(-2), k.size(-2)
+        mask = self.bias[:, :, klen - qlen : klen, :klen]
+        w = torch.where(mask, w, torch.tensor(torch.finfo(w.dtype).min, dtype=w.dtype))
+        w = F.softmax(w, dim=-1)
+        a = torch.matmul(w, v)
+        b, _, s, _ = a.size()
+        a = a.permute(0, 2, 1, 3).contiguous().view(b, s, self.d)
+        return self.c_proj(a), present
+
+
+class GPT2Block(nn.Module):
+    def __init__(self, d, heads, ctx):
+        super().__init__()
+        self.ln_1 = nn.LayerNorm(d, eps=1e-5)
+        self.attn = GPT2Attention(d, heads, ctx)
+        self.ln_2 = nn.LayerNorm(d, eps=1e-5)
+        self.c_fc = nn.Linear(d, 4 * d)
+        self.c_proj = nn.Linear(4 * d, d)
+
+    def forward(self, x, past=None):
+        a, present = self.attn(self.ln_1(x), past)
+        x = x + a
+        h = F.gelu(self.c_fc(self.ln_2(x)), approximate="tanh")
+        return x + self.c_proj(h), present
+
+
+class GPT2(nn.Module):
+    def __init__(self, vocab=50257, ctx=1024, d=768, layers=12, heads=12, with_past=False):
+        super().__init__()
+        self.with_past = with_past
+        self.layers = layers
+        self.wte = nn.Embedding(vocab, d)
+        self.wpe = nn.Embedding(ctx, d)
+        self.h = nn.ModuleList([GPT2Block(d, heads, ctx) for _ in range(layers)])
+        self.ln_f = nn.LayerNorm(d, eps=1e-5)
+        self.lm_head = nn.Linear(d, vocab, bias=False)
+        self.lm_head.weight = self.wte.weight  # tied
+
+    def forward(self, input_ids, *past):
+        past_len = past[0].size(-2) if past else 0
+        pos = torch.arange(past_len, past_len + input_ids.size(-1), dtype=torch.long).unsqueeze(0)
+        x = self.wte(input_ids) + self.wpe(pos)
+        presents = []
+        for i, blk in enumerate(self.h):
+            p = (past[2 * i], past[2 * i + 1]) if past else None
+            x, pr = blk(x, p)
+            presents.extend(pr)
+        logits = self.lm_head(self.ln_f(x))
+        return (logits, *presents)
+
+
+# ---------------------------------------------------------------- BERT base
+
+
+class BertLayer(nn.Module):
+    def __init__(self, d, heads, ff):
+        super().__init__()
+        self.h = heads
+        self.d = d
+        self.q = nn.Linear(d, d)
+        self.k = nn.Linear(d, d)
+        self.v = nn.Linear(d, d)
+        self.o = nn.Linear(d, d)
+        self.ln1 = nn.LayerNorm(d, eps=1e-12)
+        self.i = nn.Linear(d, ff)
+        self.out = nn.Linear(ff, d)
+        self.ln2 = nn.LayerNorm(d, eps=1e-12)
+
+    def heads(self, x):
+        return x.view(x.size(0), x.size(1), self.h, self.d // self.h).permute(0, 2, 1, 3)
+
+    def forward(self, x, ext_mask):
+        q, k, v = self.heads(self.q(x)), self.heads(self.k(x)), self.heads(self.v(x))
+        s = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(self.d // self.h) + ext_mask
+        a = torch.matmul(F.softmax(s, dim=-1), v).permute(0, 2, 1, 3).contiguous()
+        a = a.view(a.size(0), a.size(1), self.d)
+        x = self.ln1(x + self.o(a))
+        return self.ln2(x + self.out(F.gelu(self.i(x))))
+
+
+class Bert(nn.Module):
+    def __init__(self, vocab=30522, d=768, layers=12, heads=12, ff=3072, maxpos=512):
+        super().__init__()
+        self.word = nn.Embedding(vocab, d)
+        self.pos = nn.Embedding(maxpos, d)
+        self.tok = nn.Embedding(2, d)
+        self.ln = nn.LayerNorm(d, eps=1e-12)
+        self.layers = nn.ModuleList([BertLayer(d, heads, ff) for _ in range(layers)])
+        self.pool = nn.Linear(d, d)
+
+    def forward(self, input_ids, attention_mask, token_type_ids):
+        seq = input_ids.size(1)
+        pos = torch.arange(seq, dtype=torch.long).unsqueeze(0).expand_as(input_ids)
+        x = self.ln(self.word(input_ids) + self.pos(pos) + self.tok(token_type_ids))
+        ext = (1.0 - attention_mask[:, None, None, :].to(torch.float32)) * -10000.0
+        for layer in self.layers:
+            x = layer(x, ext)
+        pooled = torch.tanh(self.pool(x[:, 0]))
+        return x, pooled
+
+
+# ---------------------------------------------------------------- registry
+
+
+def vision(ctor, size=224):
+    def make():
+        m = ctor(weights=None)
+        x = torch.randn(2, 3, size, size)
+        return m, (x,), ["input"], ["logits"], {"input": {0: "batch"}, "logits": {0: "batch"}}, {
+            "input": ([2, 3, size, size], "float32")
+        }, {"batch": 2}
+
+    return make
+
+
+def gpt2(with_past):
+    def make():
+        torch.manual_seed(0)
+        m = GPT2(with_past=with_past)
+        seq, past = (4, 6) if with_past else (8, 0)
+        ids = torch.randint(0, 50257, (2, seq))
+        names, dyn, shapes = ["input_ids"], {"input_ids": {0: "batch", 1: "seq"}}, {
+            "input_ids": ([2, seq], "int64")
+        }
+        args = [ids]
+        outs = ["logits"]
+        dyn["logits"] = {0: "batch", 1: "seq"}
+        for i in range(m.layers):
+            for kv in ("key", "value"):
+                if with_past:
+                    n = "past_%s_%d" % (kv, i)
+                    names.append(n)
+                    args.append(torch.randn(2, 12, past, 64))
+                    dyn[n] = {0: "batch", 2: "past"}
+                    shapes[n] = ([2, 12, past, 64], "float32")
+                o = "present_%s_%d" % (kv, i)
+                outs.append(o)
+                dyn[o] = {0: "batch", 2: "total" if with_past else "seq"}
+        bind = {"batch": 2, "seq": seq}
+        if with_past:
+            bind["past"] = past
+        return m, tuple(args), names, outs, dyn, shapes, bind
+
+    return make
+
+
+def bert():
+    torch.manual_seed(0)
+    m = Bert()
+    b, s = 2, 16
+    ids = torch.randint(0, 30522, (b, s))
+    mask = torch.ones(b, s, dtype=torch.long)
+    tt = torch.zeros(b, s, dtype=torch.long)
+    names = ["input_ids", "attention_mask", "token_type_ids"]
+    dyn = {n: {0: "batch", 1: "seq"} for n in names}
+    dyn["last_hidden_state"] = {0: "batch", 1: "seq"}
+    dyn["pooler_output"] = {0: "batch"}
+    shapes = {n: ([b, s], "int64") for n in names}
+    return m, (ids, mask, tt), names, ["last_hidden_state", "pooler_output"], dyn, shapes, {"batch": b, "seq": s}
+
+
+def models():
+    import torchvision.models as tv
+
+    return {
+        "resnet50": vision(tv.resnet50),
+        "mobilenet_v2": vision(tv.mobilenet_v2),
+        "efficientnet_b0": vision(tv.efficientnet_b0),
+        "densenet121": vision(tv.densenet121),
+        "inception_v3": vision(lambda weights: tv.inception_v3(weights=weights, aux_logits=True, init_weights=False), 299),
+        "convnext_tiny": vision(tv.convnext_tiny),
+        "swin_t": vision(tv.swin_t),
+        "vit_b_16": vision(tv.vit_b_16),
+        "gpt2": gpt2(False),
+        "gpt2_past": gpt2(True),
+        "bert_base": bert,
+    }
+
+
+def all_outputs_copy(model_path, out_path):
+    """Copy of the model whose graph outputs are every node output (types from
+    onnx's inference; onnxruntime reports the real shape and type at run time)."""
+    m = onnx.load(model_path, load_external_data=False)
+    inferred = onnx.shape_inference.infer_shapes(m)
+    types = {}
+    for vi in list(inferred.graph.value_info) + list(inferred.graph.output) + list(inferred.graph.input):
+        types[vi.name] = vi.type.tensor_type.elem_type
+    for init in m.graph.initializer:
+        types[init.name] = init.data_type
+    have = {o.name for o in m.graph.output}
+    for node in m.graph.node:
+        for o in node.output:
+            if o and o not in have and types.get(o, 0):
+                have.add(o)
+                m.graph.output.append(onnx.helper.make_tensor_value_info(o, types[o], None))
+    onnx.save(m, out_path)
+
+
+def export(name, make, outdir):
+    base = os.path.join(outdir, name)
+    files = [base + ".onnx", base + ".onnx.data", base + ".all.onnx", base + ".inputs.json"]
+    if all(os.path.exists(f) for f in files):
+        return False
+    model, args, in_names, out_names, dyn, shapes, bind = make()
+    model.eval()
+    tmp = base + ".tmp.onnx"
+    with torch.no_grad():
+        torch.onnx.export(
+            model, args, tmp, input_names=in_names, output_names=out_names, dynamic_axes=dyn,
+            opset_version=OPSET, do_constant_folding=True,
+        )
+    m = onnx.load(tmp)
+    os.remove(tmp)
+    if os.path.exists(base + ".onnx.data"):
+        os.remove(base + ".onnx.data")
+    onnx.save_model(m, base + ".onnx", save_as_external_data=True, all_tensors_to_one_file=True,
+                    location=name + ".onnx.data", size_threshold=1024)
+    all_outputs_copy(base + ".onnx", base + ".all.onnx")
+    with open(base + ".inputs.json", "w") as f:
+        json.dump({"model": name, "bind": bind,
+                   "inputs": {k: {"shape": v[0], "dtype": v[1]} for k, v in shapes.items()}}, f)
+    return True
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "..", ".fixtures", "models"))
+    ap.add_argument("names", nargs="*")
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    torch.set_num_threads(1)
+    reg = models()
+    names = a.names or list(reg)
+    failed = []
+    for n in names:
+        try:
+            if export(n, reg[n], a.out):
+                print("exported", n, flush=True)
+        except Exception as e:  # keep going: report which model failed
+            print("export of %s failed: %s" % (n, e), file=sys.stderr, flush=True)
+            failed.append(n)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Ground-truth fixtures for the ONNX import tests (called by scripts/test.sh).
+#
+#  1. Debian packages: python3-torch python3-torchvision python3-onnx libonnx-testdata
+#     (installed only when missing).
+#  2. npm onnxruntime-node into .fixtures/ort (ONNXRUNTIME_NODE_INSTALL=skip: CPU only).
+#  3. .fixtures/models/NAME.{onnx,onnx.data,all.onnx,inputs.json} exported by
+#     scripts/export_models.py, and NAME.shapes.json (onnxruntime's shape and dtype of
+#     every node output) by scripts/ort_shapes.js.
+#
+# Idempotent: each step runs only when its result is missing, so it is quick when up to
+# date. TP_FIXTURES_SKIP=1 skips everything (the ONNX ground-truth tests then fail
+# with a message naming the missing files).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ "${TP_FIXTURES_SKIP:-0}" = 1 ] && exit 0
+
+FIX=.fixtures
+MODELS="resnet50 mobilenet_v2 efficientnet_b0 densenet121 inception_v3 convnext_tiny swin_t vit_b_16 gpt2 gpt2_past bert_base"
+
+have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+need=()
+for p in python3-torch python3-torchvision python3-onnx libonnx-testdata nodejs npm; do
+  have "$p" || need+=("$p")
+done
+if ((${#need[@]})); then
+  if pgrep -x apt-get >/dev/null; then
+    echo "fixtures: waiting for a running apt-get" >&2
+    while pgrep -x apt-get >/dev/null; do sleep 5; done
+  fi
+  need2=()
+  for p in "${need[@]}"; do have "$p" || need2+=("$p"); done
+  if ((${#need2[@]})); then
+    echo "fixtures: installing ${need2[*]}" >&2
+    SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
+      "${need2[@]}" >/dev/null
+  fi
+fi
+
+mkdir -p "$FIX/ort" "$FIX/models"
+if [ ! -f "$FIX/ort/node_modules/onnxruntime-node/package.json" ]; then
+  echo "fixtures: npm install onnxruntime-node" >&2
+  (cd "$FIX/ort" && ONNXRUNTIME_NODE_INSTALL=skip npm install --no-audit --no-fund --silent \
+    onnxruntime-node >/dev/null)
+fi
+
+missing_export=()
+missing_shapes=()
+for m in $MODELS; do
+  for f in "$m.onnx" "$m.onnx.data" "$m.all.onnx" "$m.inputs.json"; do
+    if [ ! -f "$FIX/models/$f" ]; then
+      missing_export+=("$m")
+      break
+    fi
+  done
+  [ -f "$FIX/models/$m.shapes.json" ] || missing_shapes+=("$m")
+done
+if ((${#missing_export[@]})); then
+  echo "fixtures: exporting ${missing_export[*]} (torch, opset 17)" >&2
+  /usr/bin/python3 scripts/export_models.py --out "$FIX/models" "${missing_export[@]}"
+fi
+if ((${#missing_shapes[@]})); then
+  echo "fixtures: onnxruntime shapes of ${missing_shapes[*]}" >&2
+  NODE_PATH="$FIX/ort/node_modules" node scripts/ort_shapes.js "$FIX/models" "${missing_shapes[@]}"
+fi
+exit 0
