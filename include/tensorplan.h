@@ -43,6 +43,8 @@
 #include "tensorplan/graph.h"
 #include "tensorplan/alloc.h"
 #include "tensorplan/plan.h"
+#include "tensorplan/csv.h"
 #include "tensorplan/onnx.h"
+#include "tensorplan/tracker.h"
 
 #endif
