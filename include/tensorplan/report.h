@@ -1,0 +1,53 @@
+/*
+ * tensorplan/report.h — pictures of a plan: the SVG memory map.
+ *
+ * The memory map puts time (steps) on x and arena offset on y, one rectangle
+ * per buffer coloured by op family, plus the live-bytes curve, the lower bound
+ * and the arena as horizontal lines, and the peak step marked. Every rectangle
+ * carries a <title> (tooltip) and data-* attributes (node, op, offset, size,
+ * birth, death) so an HTML page can show details on hover.
+ *
+ * Ownership: *out is allocated with the libc allocator; free with tp_free_string().
+ * Thread safety: reentrant; reads the plan and graph only.
+ */
+#ifndef TENSORPLAN_REPORT_H
+#define TENSORPLAN_REPORT_H
+
+#include "tensorplan/plan.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tp_svg_options {
+    uint32_t width_px;  /* total width; default 1000 (min 300) */
+    uint32_t height_px; /* total height; default 560 (min 200) */
+    const char *title;  /* optional heading drawn at the top (NULL = none) */
+} tp_svg_options;
+
+void tp_svg_options_default(tp_svg_options *o);
+
+/* Live bytes at each step 0..last (last = node count): *out_steps entries
+ * written into a caller array `live` of at least tp_graph_node_count(g)+1
+ * entries; *peak_step receives the first step at the maximum. Counts every
+ * non-view, non-in-place slot (boundary buffers included when the plan
+ * allocated them; tail guards excluded). */
+tp_status tp_plan_live_bytes(const tp_plan *p, const tp_graph *g, uint64_t *live, size_t live_cap,
+                             size_t *out_steps, size_t *peak_step, tp_error *err);
+
+/* Colour family of an op kind for pictures ("matmul", "conv", "norm",
+ * "elementwise", "attention", "shape", "boundary-param", "boundary-input",
+ * "reduce", "other"); never NULL. */
+const char *tp_op_family(tp_op_kind k);
+/* CSS colour "#rrggbb" of a family name; never NULL. */
+const char *tp_op_family_color(const char *family);
+
+/* Render the memory map as a standalone SVG document. TP_ERR_INVALID for a
+ * NULL plan/graph or a graph that does not match the plan; TP_ERR_NOMEM. */
+tp_status tp_plan_svg(const tp_plan *p, const tp_graph *g, const tp_svg_options *opt, char **out,
+                      size_t *len, tp_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
