@@ -1,0 +1,159 @@
+/* Greedy by size, lowest offset (SPEC §4 reference), in ~O(n log n).
+ *
+ * The reference tries, for each buffer (largest placement size first, ties in input order),
+ * the candidates {0} and the end of every placed buffer, each aligned up, and keeps the lowest
+ * one that conflicts with no placed buffer: O(n) candidates x O(n) checks x n buffers.
+ *
+ * Here: placed buffers live in a time-interval index (interval_index.c). For a new buffer we
+ * fetch only the K placed buffers whose lifetime overlaps its own, sort their byte ranges by
+ * offset and sweep upwards from q = 0: a range starting at or above q + size ends the sweep (q
+ * fits); a range that starts below q + size and ends above q pushes q to its aligned end.
+ *
+ * Why this is exactly the reference result (docs/allocator.md has the long form):
+ *   (1) every value the sweep skips is an aligned offset that conflicts with some placed
+ *       buffer, so the sweep returns the lowest conflict-free aligned offset q*;
+ *   (2) q* is 0 or align(end) of a time-overlapping buffer, which is one of the reference's
+ *       candidates; the reference's candidates are all aligned offsets, so its lowest feasible
+ *       one cannot be below q*, and q* is among them: the two results are equal.
+ * Ends of buffers that do not overlap in time are candidates in the reference too, but by (2)
+ * they can never be strictly lower than q* while feasible. */
+#include "core/mem.h"
+#include "plan/alloc_internal.h"
+
+#include <stdlib.h>
+
+typedef struct size_key {
+    uint64_t psize;
+    size_t idx;
+} size_key;
+
+typedef struct byte_range {
+    uint64_t off, end;
+} byte_range;
+
+static int cmp_size_desc(const void *a, const void *b) {
+    const size_key *x = a, *y = b;
+    if (x->psize != y->psize) return x->psize > y->psize ? -1 : 1;
+    return (x->idx > y->idx) - (x->idx < y->idx); /* stable: input order */
+}
+
+static int cmp_range(const void *a, const void *b) {
+    const byte_range *x = a, *y = b;
+    return (x->off > y->off) - (x->off < y->off);
+}
+
+static tp_status overflow_at(const tp_buffer *bufs, size_t i, uint64_t after, tp_error *err) {
+    const tp_buffer *b = &bufs[i];
+    return tp_error_set(err, TP_ERR_OVERFLOW,
+                        "placing buffer %zu (id %lld, size %llu, tail guard %llu, lifetime "
+                        "[%lld, %lld]): its offset or end would pass 2^64 (above offset %llu)",
+                        i, (long long)b->id, (unsigned long long)b->size,
+                        (unsigned long long)b->tail_guard, (long long)b->birth, (long long)b->death,
+                        (unsigned long long)after);
+}
+
+/* Lowest aligned offset q >= 0 such that no range r has r.off < q + s && q < r.end.
+ * ranges sorted by offset. */
+static bool lowest_fit(const byte_range *r, size_t k, uint64_t s, uint64_t align, uint64_t *out,
+                       uint64_t *blocker) {
+    uint64_t q = 0;
+    for (size_t j = 0; j < k; j++) {
+        if (r[j].off >= q && r[j].off - q >= s) break; /* this and every later range fit above */
+        if (q < r[j].end) {
+            *blocker = r[j].end;
+            if (!tp_align_up_u64(r[j].end, align, &q)) return false;
+        }
+    }
+    uint64_t end;
+    if (!tp_add_u64(q, s, &end)) {
+        *blocker = q;
+        return false;
+    }
+    *out = q;
+    return true;
+}
+
+tp_status tp__alloc_greedy_ordered(const tp_buffer *bufs, size_t n, const size_t *order,
+                                   size_t n_order, const tp_alloc_options *opt,
+                                   const tp_allocator *alloc, uint64_t *offsets, uint64_t *arena,
+                                   tp_error *err) {
+    *arena = 0;
+    if (n == 0) return TP_OK;
+    for (size_t k = 0; k < n_order; k++)
+        if (order[k] >= n || bufs[order[k]].fixed_offset >= 0)
+            return tp_error_set(err, TP_ERR_INVALID,
+                                "placement order entry %zu (%zu) is not a non-fixed buffer index",
+                                k, order[k]);
+    tp__itree t;
+    tp_status st = tp__itree_init(&t, bufs, n, alloc, err);
+    if (st != TP_OK) return st;
+    uint32_t *hits = tp_mem_calloc(alloc, n, sizeof *hits);
+    byte_range *ranges = tp_mem_calloc(alloc, n, sizeof *ranges);
+    if (!hits || !ranges) {
+        st = tp_error_set(err, TP_ERR_NOMEM, "out of memory placing %zu buffers", n);
+        goto done;
+    }
+    uint64_t top = 0;
+    for (size_t i = 0; i < n && st == TP_OK; i++) {
+        if (bufs[i].fixed_offset < 0) continue;
+        offsets[i] = (uint64_t)bufs[i].fixed_offset;
+        uint64_t end = offsets[i] + tp__alloc_psize(&bufs[i]); /* validated */
+        if (end > top) top = end;
+        st = tp__itree_insert(&t, (uint32_t)i, bufs[i].birth, bufs[i].death, err);
+    }
+    for (size_t k = 0; k < n_order && st == TP_OK; k++) {
+        size_t i = order[k];
+        const tp_buffer *b = &bufs[i];
+        size_t nh = 0;
+        tp__itree_query(&t, b->birth, b->death, hits, &nh);
+        for (size_t h = 0; h < nh; h++) {
+            ranges[h].off = offsets[hits[h]];
+            ranges[h].end = offsets[hits[h]] + tp__alloc_psize(&bufs[hits[h]]);
+        }
+        if (nh > 1) qsort(ranges, nh, sizeof *ranges, cmp_range);
+        uint64_t q = 0, blocker = 0, s = tp__alloc_psize(b);
+        if (!lowest_fit(ranges, nh, s, tp__alloc_align(b, opt->alignment), &q, &blocker)) {
+            st = overflow_at(bufs, i, blocker, err);
+            break;
+        }
+        offsets[i] = q;
+        if (q + s > top) top = q + s;
+        st = tp__itree_insert(&t, (uint32_t)i, b->birth, b->death, err);
+    }
+    if (st == TP_OK) *arena = top;
+done:
+    tp_mem_free(alloc, hits, n * sizeof *hits);
+    tp_mem_free(alloc, ranges, n * sizeof *ranges);
+    tp__itree_free(&t);
+    return st;
+}
+
+tp_status tp__alloc_greedy(const tp_buffer *bufs, size_t n, const tp_alloc_options *opt,
+                           const tp_allocator *alloc, uint64_t *offsets, uint64_t *arena,
+                           tp_error *err) {
+    *arena = 0;
+    if (n == 0) return TP_OK;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (bufs[i].fixed_offset < 0) m++;
+    size_key *keys = tp_mem_calloc(alloc, m ? m : 1, sizeof *keys);
+    size_t *order = tp_mem_calloc(alloc, m ? m : 1, sizeof *order);
+    tp_status st;
+    if (!keys || !order) {
+        st = tp_error_set(err, TP_ERR_NOMEM, "out of memory sorting %zu buffers", n);
+        goto done;
+    }
+    m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (bufs[i].fixed_offset < 0) keys[m++] = (size_key){tp__alloc_psize(&bufs[i]), i};
+    qsort(keys, m, sizeof *keys, cmp_size_desc);
+    for (size_t k = 0; k < m; k++)
+        order[k] = keys[k].idx;
+    tp_mem_free(alloc, keys, (m ? m : 1) * sizeof *keys);
+    keys = NULL;
+    st = tp__alloc_greedy_ordered(bufs, n, order, m, opt, alloc, offsets, arena, err);
+done:
+    tp_mem_free(alloc, keys, (m ? m : 1) * sizeof *keys);
+    tp_mem_free(alloc, order, (m ? m : 1) * sizeof *order);
+    return st;
+}
