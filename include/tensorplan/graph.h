@@ -439,6 +439,11 @@ static inline bool tp_op_is_boundary(tp_op_kind k) {
 /* Elementwise ops eligible for in-place reuse (unary, binary, compare, where, cast, rope). */
 bool tp_op_is_elementwise(tp_op_kind k);
 
+/* Record where a Param's bytes live in its model file (importers; 0 = unknown).
+ * TP_ERR_INVALID when id is not a Param. Needs exclusive access. */
+tp_status tp_graph_set_param_data(tp_graph *g, tp_node_id id, uint64_t data_offset,
+                                  uint64_t data_bytes, tp_error *err);
+
 #ifdef __cplusplus
 }
 #endif

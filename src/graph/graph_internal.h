@@ -1,0 +1,113 @@
+/* Internal: the graph's storage (nodes, names, symbols) shared by the files of
+ * src/graph/. Not installed; callers use include/tensorplan/graph.h. */
+#ifndef TP_GRAPH_INTERNAL_H
+#define TP_GRAPH_INTERNAL_H
+
+#include "tensorplan/graph.h"
+
+/* Open-addressing hash index from a 64-bit hash to an int32 id; the caller
+ * owns the keys and compares them through `eq`. */
+typedef struct tp_idmap_slot {
+    uint64_t hash;
+    int32_t id; /* -1: empty */
+} tp_idmap_slot;
+
+typedef struct tp_idmap {
+    tp_idmap_slot *slots;
+    size_t cap; /* power of two or 0 */
+    size_t count;
+} tp_idmap;
+
+typedef bool (*tp_idmap_eq_fn)(const void *ctx, int32_t id, const void *key);
+
+uint64_t tp_hash_str(const char *s);
+uint64_t tp_hash_bytes(const void *p, size_t n);
+/* -1 when absent. */
+int32_t tp_idmap_find(const tp_idmap *m, uint64_t hash, tp_idmap_eq_fn eq, const void *ctx,
+                      const void *key);
+/* Make room for one more entry (may allocate); false on NOMEM. */
+bool tp_idmap_reserve(tp_idmap *m, const tp_allocator *a);
+/* Insert after a successful reserve (never allocates). */
+void tp_idmap_insert(tp_idmap *m, uint64_t hash, int32_t id);
+void tp_idmap_free(tp_idmap *m, const tp_allocator *a);
+
+/* Symbol table entry: a named symbol or a derived expression `a op b`. */
+enum { SYM_OK = 0, SYM_UNBOUND, SYM_OVERFLOW, SYM_DIV_ZERO, SYM_NEGATIVE };
+
+typedef struct tp_gsym {
+    const char *name;        /* named symbols; NULL for derived */
+    tp_sym_op op;            /* derived */
+    tp_dim a, b;             /* derived operands (earlier symbols or static) */
+    int64_t value;           /* current value when state == SYM_OK */
+    int32_t state;           /* SYM_* under the current bindings */
+    tp_sym_id first_unbound; /* a named symbol it depends on that is unbound, or -1 */
+    bool bound;              /* named: bound by the user */
+} tp_gsym;
+
+typedef struct tp_arena_chunk tp_arena_chunk;
+
+struct tp_graph {
+    const tp_allocator *alloc; /* resolved, never NULL */
+    tp_node *nodes;
+    size_t n_nodes, cap_nodes;
+    tp_node_id *outputs;
+    size_t n_outputs, cap_outputs;
+    tp_idmap names; /* node name -> node id */
+    tp_gsym *syms;
+    size_t n_syms, cap_syms;
+    tp_sym_id *named; /* ids of named symbols in creation order */
+    size_t n_named, cap_named;
+    tp_idmap sym_names; /* symbol name -> sym id */
+    tp_idmap sym_exprs; /* (op, a, b) -> derived sym id */
+    tp_arena_chunk *arena;
+};
+
+/* Bump allocation owned by the graph (names, input lists); freed at destroy. */
+void *tp_graph_arena_alloc(tp_graph *g, size_t size);
+char *tp_graph_arena_strdup(tp_graph *g, const char *s);
+
+/* Re-evaluate every derived symbol after a binding change. */
+void tp_graph_syms_reeval(tp_graph *g);
+/* Cheap validity check of a dim against this graph (static >= 0 or known sym). */
+bool tp_graph_dim_ok(const tp_graph *g, tp_dim d);
+
+/* Shape inference (infer*.c). On success *out and *dtype hold the inferred output.
+ * *no_rule is set (and TP_OK returned) when the op has no rule or the rule
+ * cannot decide for these inputs; the caller then needs an explicit shape. */
+typedef struct tp_infer_ctx {
+    tp_graph *g;
+    const tp_op *op;
+    const tp_node *const *in; /* input nodes */
+    uint32_t n_in;
+    tp_node_id self; /* id the node will get */
+    const char *name;
+} tp_infer_ctx;
+
+tp_status tp_graph_infer(const tp_infer_ctx *c, tp_shape *out, tp_dtype *dtype, bool *no_rule,
+                         tp_error *err);
+/* Error with the node context "node N 'name' (op):" prefixed. */
+tp_status tp_infer_fail(const tp_infer_ctx *c, tp_status s, tp_error *err, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+/* numpy broadcasting of two shapes (symbolic aware). */
+tp_status tp_infer_broadcast(const tp_infer_ctx *c, const tp_shape *a, const tp_shape *b,
+                             tp_shape *out, tp_error *err);
+/* Normalise a possibly negative axis against rank (ONNX); error naming the node. */
+tp_status tp_infer_axis(const tp_infer_ctx *c, int64_t axis, int32_t rank, const char *what,
+                        int32_t *out, tp_error *err);
+/* tp_graph_dim_expr with the node context on error. */
+tp_status tp_infer_expr(const tp_infer_ctx *c, tp_sym_op op, tp_dim a, tp_dim b, tp_dim *out,
+                        tp_error *err);
+/* Rules by family (infer_*.c): each handles the kinds it knows and sets *handled. */
+tp_status tp_infer_data(const tp_infer_ctx *c, tp_shape *out, tp_dtype *dtype, bool *no_rule,
+                        bool *handled, tp_error *err);
+tp_status tp_infer_spatial(const tp_infer_ctx *c, tp_shape *out, tp_dtype *dtype, bool *no_rule,
+                           bool *handled, tp_error *err);
+/* Element counts of two shapes: 1 provably equal, 0 provably different, -1 unknown. */
+int tp_graph_count_cmp(const tp_graph *g, const tp_shape *a, const tp_shape *b);
+/* Arity bounds of an op kind (max UINT32_MAX = unbounded). */
+void tp_op_arity(const tp_op *op, uint32_t *min_in, uint32_t *max_in);
+
+#endif
