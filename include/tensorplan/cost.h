@@ -1,0 +1,348 @@
+/*
+ * tensorplan/cost.h — op cost accounting, the static IO profile (SPEC §8), device
+ * models, graph cost prediction, calibration, the device catalog and device
+ * choice (SPEC §9).
+ *
+ * Units: one convention everywhere, named in the field names. Time in
+ * nanoseconds (`_ns`), throughput in GFLOP/s (`_gflops` = flops per ns),
+ * bandwidth in GB/s (`_gbps` = 10^9 bytes/s = bytes per ns), sizes in bytes.
+ * So `flops / gflops` and `bytes / gbps` are both nanoseconds.
+ *
+ * Worked example — predict a graph's latency on this machine and on an H100:
+ *
+ *     tp_device_model cpu, h100;
+ *     tp_calib_options co; tp_calib_options_default(&co);
+ *     tp_calibrate_cpu_cached(&co, &cpu, NULL, &err);   // measured once, then cached
+ *     tp_catalog *cat; tp_catalog_load_default(NULL, &cat, &err);
+ *     tp_catalog_model(cat, "h100-sxm", TP_DTYPE_F32, &h100, &err);
+ *     tp_graph_cost gc;
+ *     tp_graph_cost_compute(g, &cpu, NULL, NULL, &gc, &err);
+ *     printf("%.3f ms\n", gc.total_ns / 1e6);
+ *     for (uint32_t i = 0; i < gc.n_nodes; i++) ... gc.nodes[i].total_ns ...
+ *     tp_graph_cost_release(&gc);
+ *     tp_catalog_destroy(cat);
+ *
+ * Ownership: plain result structs are the caller's; tp_graph_cost owns its node
+ * array (tp_graph_cost_release frees it); a tp_catalog owns its entries.
+ * Errors: tp_status with a message naming the node, op, file line or value.
+ * Thread safety: accounting, profiles, costs and policy are pure functions of
+ * their arguments (reentrant; a graph may be read from several threads).
+ * Calibration runs benchmark threads of its own and must not be run twice at
+ * the same time in one process; the cache file is written atomically (rename).
+ */
+#ifndef TENSORPLAN_COST_H
+#define TENSORPLAN_COST_H
+
+#include "tensorplan/graph.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- op accounting */
+
+/* Cost class of a node. */
+typedef enum tp_cost_class {
+    TP_COST_METADATA, /* boundary ops, views, data-free transposes: 0 launches, 0 bytes */
+    TP_COST_GEMM,     /* matmul / gemm / batched dot / fused matmul / conv / attention */
+    TP_COST_MEMORY    /* everything else: memory-bound kernels */
+} tp_cost_class;
+
+/* Flops and bytes of one node (docs/cost.md lists the per-element counts).
+ * For TP_COST_GEMM nodes gemm_{m,k,n} is the shape of one GEMM instance and
+ * gemm_batch the number of instances (conv: im2col shape per group; attention:
+ * QKᵀ per head), used to look up the device's shape-dependent throughput. */
+typedef struct tp_op_cost {
+    tp_cost_class cls;
+    uint32_t launches;      /* 0 for metadata, else 1 */
+    uint64_t flops;         /* floating-point (or integer) operations */
+    uint64_t bytes_read;    /* true dtype sizes (quantized: blocks × block bytes) */
+    uint64_t bytes_written; /* the node's output bytes */
+    uint64_t gemm_m, gemm_k, gemm_n, gemm_batch;
+    tp_dtype compute_dtype; /* dtype of the GEMM operands (input 0) or the output */
+} tp_op_cost;
+
+/* Account node `id` of a bound graph. TP_ERR_INVALID (bad id, missing attrs such
+ * as attention heads), TP_ERR_UNBOUND, TP_ERR_OVERFLOW (flops beyond 64 bits),
+ * TP_ERR_SHAPE (inconsistent operand shapes); the message names node and op. */
+tp_status tp_op_account(const tp_graph *g, tp_node_id id, tp_op_cost *out, tp_error *err);
+
+/* True when the node moves no data: boundary ops, views (tp_graph_node_view),
+ * transposes that keep the order of all non-unit dims, secondary outputs. */
+tp_status tp_op_is_metadata(const tp_graph *g, tp_node_id id, bool *out, tp_error *err);
+
+/* ---------------------------------------------------------------- IO profile (SPEC §8) */
+
+typedef struct tp_io_options {
+    /* Bit (1 << kind) for each tp_op_kind that forces a host round trip (a sync
+     * point). Default: custom, fft, log-mel, Welch peaks. */
+    uint64_t host_op_mask;
+} tp_io_options;
+
+void tp_io_options_default(tp_io_options *o);
+
+typedef struct tp_io_profile {
+    uint64_t kernel_launches;      /* non-metadata nodes */
+    uint64_t device_traffic_bytes; /* Σ (bytes of all inputs + output) over non-metadata nodes */
+    uint64_t sync_points;          /* non-metadata nodes whose kind is in host_op_mask */
+    uint64_t host_output_bytes;    /* bytes of the outputs read back (true dtype sizes) */
+    uint64_t metadata_nodes;       /* nodes skipped as metadata */
+} tp_io_profile;
+
+/* Profile of a bound graph; o may be NULL (defaults). host_output_bytes counts
+ * every marked graph output (views included: their bytes are read back too).
+ * Sums saturate at UINT64_MAX. TP_ERR_UNBOUND, TP_ERR_INVALID. */
+tp_status tp_io_profile_compute(const tp_graph *g, const tp_io_options *o, tp_io_profile *out,
+                                tp_error *err);
+/* The selected-outputs variant: as above, but host_output_bytes counts only the
+ * given nodes (each once), sized with their true dtype (SPEC §8 Fix). */
+tp_status tp_io_profile_selected(const tp_graph *g, const tp_io_options *o,
+                                 const tp_node_id *outputs, uint32_t n_outputs, tp_io_profile *out,
+                                 tp_error *err);
+/* host_readback(unified) = host_output if unified, else host_output +
+ * device_traffic / 4 (saturating). */
+uint64_t tp_io_host_readback_bytes(const tp_io_profile *p, bool unified);
+
+/* ---------------------------------------------------------------- device models */
+
+typedef enum tp_device_kind {
+    TP_DEVICE_CUDA,
+    TP_DEVICE_ROCM,
+    TP_DEVICE_METAL,
+    TP_DEVICE_GPU,
+    TP_DEVICE_CPU,
+    TP_DEVICE_KIND_COUNT
+} tp_device_kind; /* declaration order is the tie-break priority */
+
+typedef enum tp_model_source {
+    TP_SOURCE_DEFAULT, /* built-in guesses: lowest confidence */
+    TP_SOURCE_CATALOG, /* vendor spec sheet × efficiency */
+    TP_SOURCE_MEASURED /* calibrated on this machine */
+} tp_model_source;
+
+const char *tp_device_kind_name(tp_device_kind k);   /* "cuda", ...; never NULL */
+const char *tp_model_source_name(tp_model_source s); /* "measured", ...; never NULL */
+/* Parse "cuda"/"rocm"/"metal"/"gpu"/"cpu" (case-insensitive). TP_ERR_NOT_FOUND. */
+tp_status tp_device_kind_parse(const char *s, tp_device_kind *out, tp_error *err);
+
+#define TP_GEMM_CURVE_MAX 8
+#define TP_DEVICE_NAME_CAP 64
+
+/* One point of the GEMM throughput curve: `gflops` achieved by an f32 GEMM whose
+ * geometric-mean dimension cbrt(m·k·n) is `dim`. */
+typedef struct tp_gemm_point {
+    double dim;
+    double gflops;
+} tp_gemm_point;
+
+typedef struct tp_device_model {
+    char name[TP_DEVICE_NAME_CAP]; /* "cpu", "cuda:0", "h100-sxm", ... */
+    tp_device_kind kind;
+    tp_model_source source;
+    uint32_t n_gemm;                       /* points in gemm[], sorted by dim, >= 1 */
+    tp_gemm_point gemm[TP_GEMM_CURVE_MAX]; /* f32 GEMM GFLOP/s by shape */
+    double f16_speedup, bf16_speedup;      /* throughput multiplier vs f32 (>= 0; 0 = 1) */
+    double int8_speedup;                   /* likewise for 8-bit integer/float8 operands */
+    double dispatch_ns;                    /* per-kernel launch / dispatch overhead */
+    double round_trip_ns;                  /* per-forward host<->device round trip */
+    double mem_gbps;                       /* device memory bandwidth, bytes per ns */
+    double readback_gbps;                  /* device -> host copy bandwidth */
+    bool unified;                          /* host and device share memory */
+    uint32_t threads;                      /* CPU threads used (GPUs: 0) */
+    uint64_t memory_bytes;                 /* device memory size, 0 = unknown */
+    double efficiency;                     /* achieved / peak applied (catalog), else 1 */
+    char gemm_impl[TP_DEVICE_NAME_CAP];    /* "openblas", "builtin", "cublas", "catalog" */
+} tp_device_model;
+
+/* A default (source TP_SOURCE_DEFAULT) model of the given kind: conservative
+ * built-in figures documented in docs/cost.md. */
+void tp_device_model_default(tp_device_kind kind, tp_device_model *out);
+/* Check a model: finite, positive throughput and bandwidths, sorted curve.
+ * TP_ERR_INVALID naming the field and value. */
+tp_status tp_device_model_validate(const tp_device_model *d, tp_error *err);
+/* GEMM throughput in GFLOP/s for one m×k by k×n product with operands of
+ * `dtype`: log-linear interpolation of the curve in cbrt(m·k·n), clamped at the
+ * ends, times the dtype speedup. Never returns <= 0 for a valid model. */
+double tp_device_gemm_gflops(const tp_device_model *d, tp_dtype dtype, uint64_t m, uint64_t k,
+                             uint64_t n);
+
+/* ---------------------------------------------------------------- cost prediction */
+
+typedef struct tp_node_cost {
+    tp_node_id node;
+    tp_cost_class cls;
+    uint64_t flops;
+    uint64_t bytes;     /* read + written */
+    double compute_ns;  /* flops / GEMM throughput (0 for memory-bound ops) */
+    double memory_ns;   /* bytes / mem_gbps */
+    double dispatch_ns; /* 0 for metadata */
+    double total_ns;    /* max(compute, memory) + dispatch */
+} tp_node_cost;
+
+/* Per-node roofline: max(flops / throughput, bytes / bandwidth) + dispatch;
+ * metadata costs 0. */
+tp_node_cost tp_node_cost_eval(const tp_device_model *d, tp_node_id id, const tp_op_cost *oc);
+
+typedef struct tp_graph_cost {
+    double total_ns;      /* round_trip + nodes + readback + sync */
+    double round_trip_ns; /* one per forward */
+    double nodes_ns;      /* Σ node total_ns */
+    double readback_ns;   /* host_readback(unified) / readback_gbps */
+    double sync_ns;       /* sync_points × round_trip_ns */
+    uint64_t flops;       /* Σ node flops */
+    uint64_t bytes;       /* Σ node bytes */
+    tp_io_profile io;
+    uint32_t n_nodes;    /* entries in nodes (one per graph node; 0 when not requested) */
+    tp_node_cost *nodes; /* owned; NULL when not requested */
+    const tp_allocator *alloc;
+} tp_graph_cost;
+
+/* Predict a bound graph's forward latency on device d (validated first).
+ * io may be NULL (defaults); alloc (NULL = libc) allocates the per-node
+ * breakdown. TP_ERR_INVALID, TP_ERR_UNBOUND, TP_ERR_OVERFLOW, TP_ERR_NOMEM.
+ * On error *out holds no memory. Release with tp_graph_cost_release. */
+tp_status tp_graph_cost_compute(const tp_graph *g, const tp_device_model *d,
+                                const tp_io_options *io, const tp_allocator *alloc,
+                                tp_graph_cost *out, tp_error *err);
+/* Total only (no breakdown, no allocation). */
+tp_status tp_graph_cost_total(const tp_graph *g, const tp_device_model *d, const tp_io_options *io,
+                              double *total_ns, tp_error *err);
+void tp_graph_cost_release(tp_graph_cost *c); /* NULL-safe; frees nodes */
+/* Indices of the k most expensive nodes (by total_ns, descending, ties by id),
+ * written to idx (capacity k); returns how many were written. */
+uint32_t tp_graph_cost_top(const tp_graph_cost *c, uint32_t k, uint32_t *idx);
+
+/* ---------------------------------------------------------------- calibration */
+
+typedef struct tp_calib_options {
+    bool quick;            /* small shapes, few repetitions (< 2 s); for CI */
+    bool force;            /* ignore the cache and measure again */
+    bool no_blas;          /* do not load a BLAS library (built-in kernel only) */
+    uint32_t threads;      /* 0 = online CPUs (or TENSORPLAN_THREADS) */
+    const char *cache_dir; /* NULL = $XDG_CACHE_HOME/tensorplan or ~/.cache/tensorplan */
+} tp_calib_options;
+
+void tp_calib_options_default(tp_calib_options *o);
+
+/* Extra facts about a calibration run. */
+typedef struct tp_calib_info {
+    bool from_cache;
+    char cache_path[512];
+    char cpu_model[128];
+    double elapsed_ms;  /* time spent measuring (0 when from cache) */
+    double peak_gflops; /* this CPU's derived f32 peak (cores × GHz × flops/cycle); 0 unknown */
+} tp_calib_info;
+
+/* Measure this CPU now: f32 GEMM at small and large shapes (OpenBLAS/BLAS
+ * cblas_sgemm loaded at run time when present and faster, else the built-in
+ * blocked kernel; gemm_impl says which), STREAM triad bandwidth, dispatch
+ * (thread-pool fork/join) and round-trip overheads. Source TP_SOURCE_MEASURED.
+ * info may be NULL. TP_ERR_NOMEM, TP_ERR_IO (thread creation). */
+tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_calib_info *info,
+                           tp_error *err);
+/* As tp_calibrate_cpu but reuse the cache file keyed by CPU model and thread
+ * count unless o->force; a fresh measurement is written to the cache (a cache
+ * write failure is not an error: info->cache_path is then ""). */
+tp_status tp_calibrate_cpu_cached(const tp_calib_options *o, tp_device_model *out,
+                                  tp_calib_info *info, tp_error *err);
+/* Measure the first CUDA device through the driver API and cuBLAS, both loaded
+ * at run time. TP_ERR_NOT_FOUND ("no CUDA driver" / "no cuBLAS" / "no device")
+ * is the normal answer on machines without a GPU. */
+tp_status tp_calibrate_cuda(const tp_calib_options *o, tp_device_model *out, tp_error *err);
+
+/* The CPU model string from /proc/cpuinfo (or sysctl), "unknown" otherwise. */
+void tp_cpu_model_name(char *buf, size_t cap);
+/* The thread count calibration uses for o->threads == 0. */
+uint32_t tp_calib_default_threads(void);
+/* The cache directory for o (no trailing slash). TP_ERR_NOT_FOUND when neither
+ * XDG_CACHE_HOME nor HOME is set. */
+tp_status tp_calib_cache_dir(const tp_calib_options *o, char *buf, size_t cap, tp_error *err);
+/* Cache file path for a CPU model and thread count under dir. */
+tp_status tp_calib_cache_path(const char *dir, const char *cpu_model, uint32_t threads, char *buf,
+                              size_t cap, tp_error *err);
+/* Write / read one device model as a key=value text file. Reading checks the
+ * format version and every field (TP_ERR_PARSE naming the line), and
+ * TP_ERR_NOT_FOUND when the file does not exist. Writing is atomic. */
+tp_status tp_device_model_save(const tp_device_model *d, const char *key, const char *path,
+                               tp_error *err);
+tp_status tp_device_model_load(const char *path, const char *key, tp_device_model *out,
+                               tp_error *err);
+
+/* ---------------------------------------------------------------- catalog */
+
+/* One spec-sheet entry. Peak figures are dense (no sparsity), in GFLOP/s
+ * (int8 in GOP/s); 0 = not published. */
+typedef struct tp_catalog_entry {
+    char name[TP_DEVICE_NAME_CAP];
+    tp_device_kind kind;
+    double f32_gflops, f16_gflops, bf16_gflops, int8_gops;
+    double mem_gbps;
+    uint64_t memory_bytes;
+    bool unified;
+    uint32_t threads;
+    double efficiency; /* achieved / peak; 0 = use the catalog-wide default */
+    char source[256];  /* vendor document the figures come from */
+} tp_catalog_entry;
+
+typedef struct tp_catalog tp_catalog;
+
+/* Parse a catalog CSV (header line, then one device a line; see
+ * data/devices/catalog.csv). TP_ERR_PARSE naming the line and column. */
+tp_status tp_catalog_parse(const char *text, size_t len, const tp_allocator *alloc,
+                           tp_catalog **out, tp_error *err);
+tp_status tp_catalog_load(const char *path, const tp_allocator *alloc, tp_catalog **out,
+                          tp_error *err);
+/* The catalog built into the library (same content as data/devices/catalog.csv). */
+tp_status tp_catalog_load_default(const tp_allocator *alloc, tp_catalog **out, tp_error *err);
+void tp_catalog_destroy(tp_catalog *c);
+uint32_t tp_catalog_count(const tp_catalog *c);
+const tp_catalog_entry *tp_catalog_get(const tp_catalog *c, uint32_t index);
+tp_status tp_catalog_find(const tp_catalog *c, const char *name, const tp_catalog_entry **out,
+                          tp_error *err);
+/* Efficiency applied to entries without their own (default 0.5). */
+void tp_catalog_set_default_efficiency(tp_catalog *c, double efficiency);
+/* Learn the efficiency from this machine: measured large-shape GEMM GFLOP/s /
+ * derived peak GFLOP/s (clamped to [0.05, 1]). Applies to CPU entries without
+ * their own efficiency. TP_ERR_INVALID when peak is unknown (<= 0). */
+tp_status tp_catalog_learn_efficiency(tp_catalog *c, const tp_device_model *measured,
+                                      double peak_gflops, tp_error *err);
+/* Build a device model (source TP_SOURCE_CATALOG) from an entry for GEMMs in
+ * `dtype`: large-shape throughput = peak × efficiency, smaller shapes scaled
+ * by a saturation curve; bandwidth = mem_gbps × efficiency-derived factor;
+ * overheads from the kind's defaults. TP_ERR_NOT_FOUND for an unknown name. */
+tp_status tp_catalog_model(const tp_catalog *c, const char *name, tp_dtype dtype,
+                           tp_device_model *out, tp_error *err);
+tp_status tp_catalog_entry_model(const tp_catalog *c, const tp_catalog_entry *e, tp_dtype dtype,
+                                 tp_device_model *out, tp_error *err);
+
+/* ---------------------------------------------------------------- device choice */
+
+/* Comma-separated lists of device names or kinds ("cuda,h100-sxm,cpu");
+ * NULL or "" = unset. */
+typedef struct tp_device_policy {
+    const char *allow;
+    const char *deny;
+    const char *prefer;
+} tp_device_policy;
+
+/* Fill unset (NULL) fields from TENSORPLAN_DEVICES, TENSORPLAN_DENY_DEVICES and
+ * TENSORPLAN_PREFER_DEVICES. The strings point into the environment. */
+void tp_device_policy_apply_env(tp_device_policy *p);
+/* True when entry (a name or a kind) matches model d (case-insensitive). */
+bool tp_device_matches(const tp_device_model *d, const char *entry);
+
+/* Pick the best of n candidate models with predicted costs cost_ns[i]:
+ *   1. keep candidates allowed (allow list, if set) and not denied;
+ *   2. drop `default`-source models when a measured or catalog one remains;
+ *   3. if any remaining matches the prefer list, keep only those;
+ *   4. lowest cost; ties broken by kind priority cuda, rocm, metal, gpu, cpu,
+ *      then by index.
+ * policy may be NULL. TP_ERR_NOT_FOUND when nothing remains (the message says
+ * which list removed them), TP_ERR_INVALID for n == 0 or a non-finite cost. */
+tp_status tp_pick_best_device(const tp_device_model *models, const double *cost_ns, uint32_t n,
+                              const tp_device_policy *policy, uint32_t *chosen, tp_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,473 @@
+/* CPU calibration: GEMM GFLOP/s by shape (BLAS loaded at run time, else a
+ * built-in blocked kernel), STREAM triad bandwidth, memcpy readback bandwidth,
+ * fork/join dispatch and thread ping-pong round-trip overheads. */
+#include "tensorplan/cost.h"
+
+#include <ctype.h>
+#include <dlfcn.h>
+#include <math.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/mem.h"
+#include "cost/cpu_pool.h"
+
+void tp_calib_options_default(tp_calib_options *o) {
+    if (!o) return;
+    memset(o, 0, sizeof *o);
+}
+
+uint32_t tp_calib_default_threads(void) {
+    const char *env = getenv("TENSORPLAN_THREADS");
+    if (env && *env) {
+        char *end = NULL;
+        long v = strtol(env, &end, 10);
+        if (end && *end == '\0' && v >= 1 && v <= TP_POOL_MAX_THREADS) return (uint32_t)v;
+    }
+#ifdef CPU_COUNT
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) {
+        int c = CPU_COUNT(&set);
+        if (c >= 1) return (uint32_t)(c > TP_POOL_MAX_THREADS ? TP_POOL_MAX_THREADS : c);
+    }
+#endif
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    if (n < 1) n = 1;
+    return (uint32_t)(n > TP_POOL_MAX_THREADS ? TP_POOL_MAX_THREADS : n);
+}
+
+/* Value of the first "key : value" line of /proc/cpuinfo whose key is `key`. */
+static bool cpuinfo_field(const char *key, char *buf, size_t cap) {
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) return false;
+    char line[4096];
+    bool found = false;
+    size_t klen = strlen(key);
+    while (!found && fgets(line, sizeof line, f)) {
+        if (strncmp(line, key, klen) != 0) continue;
+        char *p = line + klen;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (*p != ':') continue;
+        p++;
+        while (*p == ' ')
+            p++;
+        size_t n = strcspn(p, "\n");
+        if (n >= cap) n = cap - 1;
+        memcpy(buf, p, n);
+        buf[n] = '\0';
+        found = n > 0;
+    }
+    fclose(f);
+    return found;
+}
+
+void tp_cpu_model_name(char *buf, size_t cap) {
+    if (!buf || cap == 0) return;
+    if (cpuinfo_field("model name", buf, cap)) return;
+    if (cpuinfo_field("Hardware", buf, cap)) return;
+    if (cpuinfo_field("cpu model", buf, cap)) return;
+    if (cpuinfo_field("CPU part", buf, cap)) {
+        char part[64];
+        snprintf(part, sizeof part, "%s", buf);
+        snprintf(buf, cap, "cpu-part-%s", part);
+        return;
+    }
+    snprintf(buf, cap, "unknown");
+}
+
+/* Derived f32 peak: threads × GHz × f32 flops per cycle (from the ISA flags). */
+static double derive_peak_gflops(uint32_t threads) {
+    char mhz[64] = "", flags[4096] = "";
+    double ghz = 0;
+    FILE *f = fopen("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", "r");
+    if (f) {
+        long khz = 0;
+        if (fscanf(f, "%ld", &khz) == 1 && khz > 0) ghz = (double)khz / 1e6;
+        fclose(f);
+    }
+    if (ghz <= 0 && cpuinfo_field("cpu MHz", mhz, sizeof mhz)) ghz = atof(mhz) / 1000.0;
+    if (ghz <= 0) return 0;
+    double per_cycle = 8; /* 4-wide SIMD, mul + add */
+    if (cpuinfo_field("flags", flags, sizeof flags)) {
+        if (strstr(flags, " avx512f"))
+            per_cycle = 64;
+        else if (strstr(flags, " avx2") && strstr(flags, " fma"))
+            per_cycle = 32;
+        else if (strstr(flags, " avx"))
+            per_cycle = 16;
+    } else if (cpuinfo_field("Features", flags, sizeof flags) && strstr(flags, "asimd")) {
+        per_cycle = 16; /* two 128-bit FMA pipes */
+    }
+    return (double)threads * ghz * per_cycle;
+}
+
+/* ---------------------------------------------------------------- GEMM */
+
+typedef void (*sgemm_fn)(int order, int ta, int tb, int m, int n, int k, float alpha,
+                         const float *a, int lda, const float *b, int ldb, float beta, float *c,
+                         int ldc);
+typedef void (*set_threads_fn)(int n);
+
+typedef struct blas_lib {
+    void *handle;
+    sgemm_fn sgemm;
+    char name[TP_DEVICE_NAME_CAP];
+} blas_lib;
+
+static bool blas_open(blas_lib *b, uint32_t threads) {
+    static const struct {
+        const char *file, *name;
+    } libs[] = {{"libopenblas.so.0", "openblas"},
+                {"libopenblas.so", "openblas"},
+                {"libopenblasp-r0.so", "openblas"},
+                {"libblis.so.4", "blis"},
+                {"libblas.so.3", "blas"}};
+    memset(b, 0, sizeof b[0]);
+    for (size_t i = 0; i < sizeof libs / sizeof libs[0]; i++) {
+        void *h = dlopen(libs[i].file, RTLD_NOW | RTLD_LOCAL);
+        if (!h) continue;
+        union {
+            void *p;
+            sgemm_fn f;
+            set_threads_fn t;
+        } u;
+        u.p = dlsym(h, "cblas_sgemm");
+        if (!u.p) {
+            dlclose(h);
+            continue;
+        }
+        b->handle = h;
+        b->sgemm = u.f;
+        snprintf(b->name, sizeof b->name, "%s", libs[i].name);
+        u.p = dlsym(h, "openblas_set_num_threads");
+        if (u.p) u.t((int)threads);
+        return true;
+    }
+    return false;
+}
+
+typedef struct gemm_job {
+    const float *a, *b;
+    float *c;
+    uint32_t m, k, n;
+} gemm_job;
+
+typedef float v4f __attribute__((vector_size(16)));
+
+/* C[rows r0..r1) = A · B, row-major; register block of 4 rows × 8 columns. */
+static void gemm_rows(const gemm_job *j, uint32_t r0, uint32_t r1) {
+    const uint32_t n = j->n, k = j->k;
+    for (uint32_t i = r0; i < r1; i++)
+        memset(j->c + (size_t)i * n, 0, sizeof(float) * n);
+    const uint32_t KB = 256;
+    for (uint32_t p0 = 0; p0 < k; p0 += KB) {
+        uint32_t p1 = p0 + KB < k ? p0 + KB : k;
+        uint32_t i = r0;
+        for (; i + 4 <= r1; i += 4) {
+            uint32_t jj = 0;
+            for (; jj + 8 <= n; jj += 8) {
+                v4f acc[4][2];
+                memset(acc, 0, sizeof acc);
+                for (uint32_t p = p0; p < p1; p++) {
+                    v4f b0, b1;
+                    memcpy(&b0, j->b + (size_t)p * n + jj, sizeof b0);
+                    memcpy(&b1, j->b + (size_t)p * n + jj + 4, sizeof b1);
+                    for (int r = 0; r < 4; r++) {
+                        float av = j->a[(size_t)(i + (uint32_t)r) * k + p];
+                        v4f a4 = {av, av, av, av};
+                        acc[r][0] += a4 * b0;
+                        acc[r][1] += a4 * b1;
+                    }
+                }
+                for (int r = 0; r < 4; r++) {
+                    float *cr = j->c + (size_t)(i + (uint32_t)r) * n + jj;
+                    for (int q = 0; q < 4; q++) {
+                        cr[q] += acc[r][0][q];
+                        cr[q + 4] += acc[r][1][q];
+                    }
+                }
+            }
+            for (; jj < n; jj++)
+                for (uint32_t r = 0; r < 4; r++) {
+                    float s = 0;
+                    for (uint32_t p = p0; p < p1; p++)
+                        s += j->a[(size_t)(i + r) * k + p] * j->b[(size_t)p * n + jj];
+                    j->c[(size_t)(i + r) * n + jj] += s;
+                }
+        }
+        for (; i < r1; i++)
+            for (uint32_t p = p0; p < p1; p++) {
+                float av = j->a[(size_t)i * k + p];
+                for (uint32_t q = 0; q < n; q++)
+                    j->c[(size_t)i * n + q] += av * j->b[(size_t)p * n + q];
+            }
+    }
+}
+
+static void gemm_part(void *ctx, uint32_t part, uint32_t parts) {
+    const gemm_job *j = ctx;
+    uint32_t blocks = (j->m + 3) / 4;
+    uint32_t b0 = (uint32_t)((uint64_t)blocks * part / parts);
+    uint32_t b1 = (uint32_t)((uint64_t)blocks * (part + 1) / parts);
+    uint32_t r0 = b0 * 4, r1 = b1 * 4 > j->m ? j->m : b1 * 4;
+    if (r0 < r1) gemm_rows(j, r0, r1);
+}
+
+typedef struct bench_ctx {
+    tp_pool *pool;
+    const blas_lib *blas; /* NULL = built-in */
+    double min_ns;        /* minimum time per trial */
+    int trials;
+} bench_ctx;
+
+/* Best-of-trials GFLOP/s of one square-ish GEMM of dim d. */
+static double bench_gemm(const bench_ctx *bc, uint32_t d, float *a, float *b, float *c) {
+    gemm_job j = {a, b, c, d, d, d};
+    double flops = 2.0 * (double)d * (double)d * (double)d, best = 0;
+    for (int t = 0; t < bc->trials; t++) {
+        uint64_t reps = 0;
+        double t0 = tp_now_ns(), el;
+        do {
+            if (bc->blas)
+                bc->blas->sgemm(101, 111, 111, (int)d, (int)d, (int)d, 1.0f, a, (int)d, b, (int)d,
+                                0.0f, c, (int)d);
+            else
+                tp_pool_run(bc->pool, gemm_part, &j);
+            reps++;
+            el = tp_now_ns() - t0;
+        } while (el < bc->min_ns);
+        double g = flops * (double)reps / el;
+        if (g > best) best = g;
+    }
+    return best;
+}
+
+/* ---------------------------------------------------------------- memory */
+
+typedef struct triad_job {
+    double *a, *b, *c;
+    size_t n;
+    bool copy; /* memcpy b -> a instead of the triad */
+} triad_job;
+
+static void triad_part(void *ctx, uint32_t part, uint32_t parts) {
+    const triad_job *t = ctx;
+    size_t i0 = t->n * part / parts, i1 = t->n * (part + 1) / parts;
+    if (t->copy) {
+        memcpy(t->a + i0, t->b + i0, (i1 - i0) * sizeof(double));
+        return;
+    }
+    for (size_t i = i0; i < i1; i++)
+        t->a[i] = t->b[i] + 3.0 * t->c[i];
+}
+
+static double bench_triad(const bench_ctx *bc, triad_job *t) {
+    double best = 0;
+    double bytes = (t->copy ? 2.0 : 3.0) * (double)t->n * sizeof(double);
+    tp_pool_run(bc->pool, triad_part, t); /* first touch */
+    for (int k = 0; k < bc->trials + 2; k++) {
+        double t0 = tp_now_ns();
+        tp_pool_run(bc->pool, triad_part, t);
+        double el = tp_now_ns() - t0;
+        if (el > 0 && bytes / el > best) best = bytes / el;
+    }
+    return best; /* bytes per ns = GB/s */
+}
+
+/* ---------------------------------------------------------------- overheads */
+
+typedef struct tiny_job {
+    float x[16 * TP_POOL_MAX_THREADS];
+} tiny_job;
+
+static void tiny_part(void *ctx, uint32_t part, uint32_t parts) {
+    (void)parts;
+    tiny_job *t = ctx;
+    for (int i = 0; i < 16; i++)
+        t->x[part * 16 + (uint32_t)i] = t->x[part * 16 + (uint32_t)i] * 0.5f + 1.0f;
+}
+
+/* Median time of one fork/join over a 16-element-per-thread kernel. */
+static double bench_dispatch(tp_pool *pool, int reps) {
+    tiny_job *t = tp_mem_calloc(NULL, 1, sizeof *t);
+    if (!t) return 0;
+    double s[64];
+    if (reps > 64) reps = 64;
+    for (int r = 0; r < reps; r++) {
+        double t0 = tp_now_ns();
+        for (int i = 0; i < 20; i++)
+            tp_pool_run(pool, tiny_part, t);
+        s[r] = (tp_now_ns() - t0) / 20.0;
+    }
+    tp_mem_free(NULL, t, sizeof *t);
+    for (int i = 1; i < reps; i++) /* insertion sort, then median */
+        for (int k = i; k > 0 && s[k] < s[k - 1]; k--) {
+            double x = s[k];
+            s[k] = s[k - 1];
+            s[k - 1] = x;
+        }
+    return s[reps / 2];
+}
+
+/* ---------------------------------------------------------------- driver */
+
+static const uint32_t full_dims[] = {16, 32, 64, 128, 256, 512, 1024};
+static const uint32_t quick_dims[] = {16, 64, 192};
+
+static void fill(float *p, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        p[i] = (float)((i * 7) % 13) * 0.125f - 0.75f;
+}
+
+tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_calib_info *info,
+                           tp_error *err) {
+    tp_calib_options def;
+    if (!o) {
+        tp_calib_options_default(&def);
+        o = &def;
+    }
+    if (!out) return tp_error_set(err, TP_ERR_INVALID, "calibrate: NULL result");
+    double start = tp_now_ns();
+    uint32_t threads = o->threads ? o->threads : tp_calib_default_threads();
+    if (threads > TP_POOL_MAX_THREADS) threads = TP_POOL_MAX_THREADS;
+    const uint32_t *dims = o->quick ? quick_dims : full_dims;
+    uint32_t n_dims = o->quick ? 3 : 7;
+    uint32_t dmax = dims[n_dims - 1];
+    size_t mat = (size_t)dmax * dmax;
+    size_t tri_n = o->quick ? ((size_t)1 << 20) : ((size_t)4 << 20); /* doubles per array */
+
+    tp_device_model d;
+    tp_device_model_default(TP_DEVICE_CPU, &d);
+    d.source = TP_SOURCE_MEASURED;
+    d.threads = threads;
+    d.unified = true;
+    snprintf(d.name, sizeof d.name, "cpu");
+
+    float *buf = tp_mem_alloc(NULL, 3 * mat * sizeof(float));
+    double *tri = tp_mem_alloc(NULL, 3 * tri_n * sizeof(double));
+    if (!buf || !tri) {
+        tp_mem_free(NULL, buf, 3 * mat * sizeof(float));
+        tp_mem_free(NULL, tri, 3 * tri_n * sizeof(double));
+        return tp_error_set(err, TP_ERR_NOMEM, "calibrate: cannot allocate %zu MiB of buffers",
+                            (3 * mat * sizeof(float) + 3 * tri_n * sizeof(double)) >> 20);
+    }
+    tp_pool pool;
+    tp_status s = tp_pool_start(&pool, threads, err);
+    if (s != TP_OK) {
+        tp_mem_free(NULL, buf, 3 * mat * sizeof(float));
+        tp_mem_free(NULL, tri, 3 * tri_n * sizeof(double));
+        return s;
+    }
+    float *a = buf, *b = buf + mat, *c = buf + 2 * mat;
+    fill(a, mat);
+    fill(b, mat);
+    bench_ctx bc = {&pool, NULL, o->quick ? 8e6 : 60e6, o->quick ? 2 : 3};
+
+    /* GEMM: built-in kernel, then a run-time BLAS if present; keep the faster. */
+    double builtin[8] = {0}, blas_g[8] = {0};
+    for (uint32_t i = 0; i < n_dims; i++)
+        builtin[i] = bench_gemm(&bc, dims[i], a, b, c);
+    blas_lib bl;
+    bool have_blas = !o->no_blas && blas_open(&bl, threads);
+    double sum_builtin = 0, sum_blas = 0;
+    if (have_blas) {
+        bench_ctx bb = bc;
+        bb.blas = &bl;
+        for (uint32_t i = 0; i < n_dims; i++) {
+            blas_g[i] = bench_gemm(&bb, dims[i], a, b, c);
+            sum_blas += log(blas_g[i] > 0 ? blas_g[i] : 1e-9);
+            sum_builtin += log(builtin[i] > 0 ? builtin[i] : 1e-9);
+        }
+    }
+    bool use_blas = have_blas && sum_blas > sum_builtin;
+    d.n_gemm = n_dims;
+    for (uint32_t i = 0; i < n_dims; i++) {
+        d.gemm[i].dim = dims[i];
+        d.gemm[i].gflops = use_blas ? blas_g[i] : builtin[i];
+        if (!(d.gemm[i].gflops > 0)) d.gemm[i].gflops = 1e-3;
+    }
+    if (use_blas)
+        snprintf(d.gemm_impl, sizeof d.gemm_impl, "%s", bl.name);
+    else
+        snprintf(d.gemm_impl, sizeof d.gemm_impl, "builtin");
+    if (have_blas) dlclose(bl.handle);
+
+    /* Memory: STREAM triad and a parallel memcpy (readback). */
+    triad_job tj = {tri, tri + tri_n, tri + 2 * tri_n, tri_n, false};
+    for (size_t i = 0; i < tri_n; i++) {
+        tri[tri_n + i] = 1.0;
+        tri[2 * tri_n + i] = 2.0;
+    }
+    d.mem_gbps = bench_triad(&bc, &tj);
+    tj.copy = true;
+    d.readback_gbps = bench_triad(&bc, &tj);
+    if (!(d.mem_gbps > 0)) d.mem_gbps = 1;
+    if (!(d.readback_gbps > 0)) d.readback_gbps = d.mem_gbps;
+
+    /* Overheads: fork/join of the pool (dispatch) and a two-thread ping-pong. */
+    d.dispatch_ns = bench_dispatch(&pool, o->quick ? 9 : 31);
+    tp_pool_stop(&pool);
+    tp_pool pp;
+    double rt = 0;
+    if (tp_pool_start(&pp, 2, NULL) == TP_OK) {
+        rt = bench_dispatch(&pp, o->quick ? 9 : 31);
+        tp_pool_stop(&pp);
+    }
+    d.round_trip_ns = rt > d.dispatch_ns ? rt : d.dispatch_ns;
+
+    tp_mem_free(NULL, buf, 3 * mat * sizeof(float));
+    tp_mem_free(NULL, tri, 3 * tri_n * sizeof(double));
+    if (info) {
+        memset(info, 0, sizeof *info);
+        tp_cpu_model_name(info->cpu_model, sizeof info->cpu_model);
+        info->elapsed_ms = (tp_now_ns() - start) / 1e6;
+        info->peak_gflops = derive_peak_gflops(threads);
+    }
+    if ((s = tp_device_model_validate(&d, err)) != TP_OK) return s;
+    *out = d;
+    return TP_OK;
+}
+
+tp_status tp_calibrate_cpu_cached(const tp_calib_options *o, tp_device_model *out,
+                                  tp_calib_info *info, tp_error *err) {
+    tp_calib_options def;
+    if (!o) {
+        tp_calib_options_default(&def);
+        o = &def;
+    }
+    if (!out) return tp_error_set(err, TP_ERR_INVALID, "calibrate: NULL result");
+    uint32_t threads = o->threads ? o->threads : tp_calib_default_threads();
+    char model[128], dir[400], path[512], key[200];
+    tp_cpu_model_name(model, sizeof model);
+    snprintf(key, sizeof key, "%s|threads=%u", model, threads);
+    bool have_path = tp_calib_cache_dir(o, dir, sizeof dir, NULL) == TP_OK &&
+                     tp_calib_cache_path(dir, model, threads, path, sizeof path, NULL) == TP_OK;
+    if (have_path && !o->force) {
+        tp_device_model d;
+        if (tp_device_model_load(path, key, &d, NULL) == TP_OK) {
+            if (info) {
+                memset(info, 0, sizeof *info);
+                info->from_cache = true;
+                snprintf(info->cache_path, sizeof info->cache_path, "%s", path);
+                snprintf(info->cpu_model, sizeof info->cpu_model, "%s", model);
+                info->peak_gflops = derive_peak_gflops(threads);
+            }
+            *out = d;
+            return TP_OK;
+        }
+    }
+    tp_calib_options o2 = *o;
+    o2.threads = threads;
+    tp_calib_info local;
+    tp_status s = tp_calibrate_cpu(&o2, out, &local, err);
+    if (s != TP_OK) return s;
+    local.cache_path[0] = '\0';
+    if (have_path && tp_device_model_save(out, key, path, NULL) == TP_OK)
+        snprintf(local.cache_path, sizeof local.cache_path, "%s", path);
+    if (info) *info = local;
+    return TP_OK;
+}

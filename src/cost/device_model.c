@@ -1,0 +1,164 @@
+/* Device models: kinds, sources, defaults, validation, GEMM throughput curve. */
+#include "tensorplan/cost.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+static const char *const kind_names[TP_DEVICE_KIND_COUNT] = {"cuda", "rocm", "metal", "gpu", "cpu"};
+
+const char *tp_device_kind_name(tp_device_kind k) {
+    if ((unsigned)k >= TP_DEVICE_KIND_COUNT) return "?";
+    return kind_names[k];
+}
+
+const char *tp_model_source_name(tp_model_source s) {
+    switch (s) {
+    case TP_SOURCE_DEFAULT:
+        return "default";
+    case TP_SOURCE_CATALOG:
+        return "catalog";
+    case TP_SOURCE_MEASURED:
+        return "measured";
+    }
+    return "?";
+}
+
+tp_status tp_device_kind_parse(const char *s, tp_device_kind *out, tp_error *err) {
+    for (int i = 0; s && i < TP_DEVICE_KIND_COUNT; i++) {
+        if (strcasecmp(s, kind_names[i]) == 0) {
+            *out = (tp_device_kind)i;
+            return TP_OK;
+        }
+    }
+    return tp_error_set(err, TP_ERR_NOT_FOUND,
+                        "unknown device kind '%s' (expected cuda, rocm, metal, gpu or cpu)",
+                        s ? s : "(null)");
+}
+
+/* Conservative built-in figures (docs/cost.md, "default models"). */
+void tp_device_model_default(tp_device_kind kind, tp_device_model *out) {
+    tp_device_model d;
+    memset(&d, 0, sizeof d);
+    if ((unsigned)kind >= TP_DEVICE_KIND_COUNT) kind = TP_DEVICE_CPU;
+    d.kind = kind;
+    d.source = TP_SOURCE_DEFAULT;
+    d.f16_speedup = d.bf16_speedup = d.int8_speedup = 1.0;
+    d.efficiency = 1.0;
+    snprintf(d.name, sizeof d.name, "%s-default", kind_names[kind]);
+    snprintf(d.gemm_impl, sizeof d.gemm_impl, "default");
+    if (kind == TP_DEVICE_CPU) {
+        static const tp_gemm_point c[] = {{16, 4}, {64, 20}, {256, 40}, {1024, 50}};
+        d.n_gemm = 4;
+        memcpy(d.gemm, c, sizeof c);
+        d.dispatch_ns = 2000;
+        d.round_trip_ns = 20000;
+        d.mem_gbps = 10;
+        d.readback_gbps = 10;
+        d.unified = true;
+        d.threads = 1;
+    } else {
+        static const tp_gemm_point gp[] = {{16, 20}, {128, 1000}, {1024, 5000}, {4096, 8000}};
+        d.n_gemm = 4;
+        memcpy(d.gemm, gp, sizeof gp);
+        d.f16_speedup = d.bf16_speedup = 2.0;
+        d.int8_speedup = 4.0;
+        d.dispatch_ns = 8000;
+        d.round_trip_ns = 30000;
+        d.mem_gbps = kind == TP_DEVICE_METAL ? 100 : 300;
+        d.readback_gbps = kind == TP_DEVICE_METAL ? 100 : 10;
+        d.unified = kind == TP_DEVICE_METAL;
+    }
+    *out = d;
+}
+
+static bool pos_finite(double v) {
+    return isfinite(v) && v > 0;
+}
+
+tp_status tp_device_model_validate(const tp_device_model *d, tp_error *err) {
+    if (!d) return tp_error_set(err, TP_ERR_INVALID, "device model is NULL");
+    const char *nm = d->name;
+    if ((unsigned)d->kind >= TP_DEVICE_KIND_COUNT)
+        return tp_error_set(err, TP_ERR_INVALID, "device '%s': kind %d out of range", nm,
+                            (int)d->kind);
+    if ((unsigned)d->source > TP_SOURCE_MEASURED)
+        return tp_error_set(err, TP_ERR_INVALID, "device '%s': source %d out of range", nm,
+                            (int)d->source);
+    if (d->n_gemm < 1 || d->n_gemm > TP_GEMM_CURVE_MAX)
+        return tp_error_set(err, TP_ERR_INVALID, "device '%s': n_gemm = %u, need 1..%d", nm,
+                            d->n_gemm, TP_GEMM_CURVE_MAX);
+    for (uint32_t i = 0; i < d->n_gemm; i++) {
+        if (!pos_finite(d->gemm[i].dim) || !pos_finite(d->gemm[i].gflops))
+            return tp_error_set(err, TP_ERR_INVALID,
+                                "device '%s': gemm point %u (dim %g, %g GFLOP/s) must be "
+                                "positive and finite",
+                                nm, i, d->gemm[i].dim, d->gemm[i].gflops);
+        if (i > 0 && !(d->gemm[i].dim > d->gemm[i - 1].dim))
+            return tp_error_set(err, TP_ERR_INVALID,
+                                "device '%s': gemm points not sorted by dim (%g after %g)", nm,
+                                d->gemm[i].dim, d->gemm[i - 1].dim);
+    }
+    struct {
+        const char *field;
+        double v;
+        bool allow_zero;
+    } f[] = {
+        {"mem_gbps", d->mem_gbps, false},        {"readback_gbps", d->readback_gbps, false},
+        {"dispatch_ns", d->dispatch_ns, true},   {"round_trip_ns", d->round_trip_ns, true},
+        {"f16_speedup", d->f16_speedup, true},   {"bf16_speedup", d->bf16_speedup, true},
+        {"int8_speedup", d->int8_speedup, true}, {"efficiency", d->efficiency, true},
+    };
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+        bool ok = isfinite(f[i].v) && (f[i].allow_zero ? f[i].v >= 0 : f[i].v > 0);
+        if (!ok)
+            return tp_error_set(err, TP_ERR_INVALID, "device '%s': %s = %g is not %s", nm,
+                                f[i].field, f[i].v,
+                                f[i].allow_zero ? "finite and >= 0" : "finite and > 0");
+    }
+    return TP_OK;
+}
+
+static double speedup_for(const tp_device_model *d, tp_dtype t) {
+    double s = 1.0;
+    switch (t) {
+    case TP_DTYPE_F16:
+        s = d->f16_speedup;
+        break;
+    case TP_DTYPE_BF16:
+        s = d->bf16_speedup;
+        break;
+    case TP_DTYPE_I8:
+    case TP_DTYPE_U8:
+    case TP_DTYPE_F8E4M3:
+    case TP_DTYPE_F8E5M2:
+        s = d->int8_speedup;
+        break;
+    default:
+        break;
+    }
+    return s > 0 ? s : 1.0;
+}
+
+double tp_device_gemm_gflops(const tp_device_model *d, tp_dtype dtype, uint64_t m, uint64_t k,
+                             uint64_t n) {
+    if (!d || d->n_gemm == 0) return 1.0;
+    double dim = cbrt((double)(m ? m : 1) * (double)(k ? k : 1) * (double)(n ? n : 1));
+    const tp_gemm_point *p = d->gemm;
+    uint32_t cnt = d->n_gemm > TP_GEMM_CURVE_MAX ? TP_GEMM_CURVE_MAX : d->n_gemm;
+    double g;
+    if (cnt == 1 || dim <= p[0].dim) {
+        g = p[0].gflops;
+    } else if (dim >= p[cnt - 1].dim) {
+        g = p[cnt - 1].gflops;
+    } else {
+        uint32_t i = 1;
+        while (i < cnt - 1 && dim > p[i].dim)
+            i++;
+        double t = (log(dim) - log(p[i - 1].dim)) / (log(p[i].dim) - log(p[i - 1].dim));
+        g = p[i - 1].gflops + t * (p[i].gflops - p[i - 1].gflops);
+    }
+    g *= speedup_for(d, dtype);
+    return g > 0 && isfinite(g) ? g : 1e-9;
+}

@@ -1,0 +1,110 @@
+/* Graph cost prediction: per-node roofline + dispatch, graph total (SPEC §9). */
+#include "tensorplan/cost.h"
+
+#include <string.h>
+
+#include "core/mem.h"
+
+tp_node_cost tp_node_cost_eval(const tp_device_model *d, tp_node_id id, const tp_op_cost *oc) {
+    tp_node_cost nc;
+    memset(&nc, 0, sizeof nc);
+    nc.node = id;
+    nc.cls = oc->cls;
+    nc.flops = oc->flops;
+    nc.bytes = tp_sat_add_u64(oc->bytes_read, oc->bytes_written);
+    if (oc->cls == TP_COST_METADATA || oc->launches == 0) return nc;
+    if (oc->cls == TP_COST_GEMM && oc->flops > 0) {
+        double gf = tp_device_gemm_gflops(d, oc->compute_dtype, oc->gemm_m, oc->gemm_k, oc->gemm_n);
+        nc.compute_ns = (double)oc->flops / gf; /* GFLOP/s = flops per ns */
+    }
+    nc.memory_ns = (double)nc.bytes / d->mem_gbps; /* GB/s = bytes per ns */
+    nc.dispatch_ns = d->dispatch_ns * (double)oc->launches;
+    nc.total_ns = (nc.compute_ns > nc.memory_ns ? nc.compute_ns : nc.memory_ns) + nc.dispatch_ns;
+    return nc;
+}
+
+static tp_status run(const tp_graph *g, const tp_device_model *d, const tp_io_options *io,
+                     tp_graph_cost *c, tp_error *err) {
+    tp_status s = tp_device_model_validate(d, err);
+    if (s != TP_OK) return s;
+    if ((s = tp_io_profile_compute(g, io, &c->io, err)) != TP_OK) return s;
+    uint32_t count = tp_graph_node_count(g);
+    for (uint32_t i = 0; i < count; i++) {
+        tp_op_cost oc;
+        if ((s = tp_op_account(g, (tp_node_id)i, &oc, err)) != TP_OK) return s;
+        tp_node_cost nc = tp_node_cost_eval(d, (tp_node_id)i, &oc);
+        c->nodes_ns += nc.total_ns;
+        c->flops = tp_sat_add_u64(c->flops, nc.flops);
+        c->bytes = tp_sat_add_u64(c->bytes, nc.bytes);
+        if (c->nodes) c->nodes[i] = nc;
+    }
+    c->round_trip_ns = d->round_trip_ns;
+    c->readback_ns = (double)tp_io_host_readback_bytes(&c->io, d->unified) / d->readback_gbps;
+    c->sync_ns = (double)c->io.sync_points * d->round_trip_ns;
+    c->total_ns = c->round_trip_ns + c->nodes_ns + c->readback_ns + c->sync_ns;
+    return TP_OK;
+}
+
+tp_status tp_graph_cost_compute(const tp_graph *g, const tp_device_model *d,
+                                const tp_io_options *io, const tp_allocator *alloc,
+                                tp_graph_cost *out, tp_error *err) {
+    if (!out) return tp_error_set(err, TP_ERR_INVALID, "graph cost: NULL result");
+    memset(out, 0, sizeof *out);
+    if (!g) return tp_error_set(err, TP_ERR_INVALID, "graph cost: NULL graph");
+    tp_graph_cost c;
+    memset(&c, 0, sizeof c);
+    c.alloc = alloc;
+    uint32_t count = tp_graph_node_count(g);
+    if (count > 0) {
+        c.nodes = tp_mem_calloc(alloc, count, sizeof *c.nodes);
+        if (!c.nodes)
+            return tp_error_set(err, TP_ERR_NOMEM, "graph cost: out of memory for %u node costs",
+                                count);
+        c.n_nodes = count;
+    }
+    tp_status s = run(g, d, io, &c, err);
+    if (s != TP_OK) {
+        tp_graph_cost_release(&c);
+        return s;
+    }
+    *out = c;
+    return TP_OK;
+}
+
+tp_status tp_graph_cost_total(const tp_graph *g, const tp_device_model *d, const tp_io_options *io,
+                              double *total_ns, tp_error *err) {
+    if (!g || !total_ns)
+        return tp_error_set(err, TP_ERR_INVALID, "graph cost: NULL graph or result");
+    tp_graph_cost c;
+    memset(&c, 0, sizeof c);
+    tp_status s = run(g, d, io, &c, err);
+    if (s == TP_OK) *total_ns = c.total_ns;
+    return s;
+}
+
+void tp_graph_cost_release(tp_graph_cost *c) {
+    if (!c) return;
+    if (c->nodes) tp_mem_free(c->alloc, c->nodes, (size_t)c->n_nodes * sizeof *c->nodes);
+    c->nodes = NULL;
+    c->n_nodes = 0;
+}
+
+uint32_t tp_graph_cost_top(const tp_graph_cost *c, uint32_t k, uint32_t *idx) {
+    if (!c || !c->nodes || !idx) return 0;
+    uint32_t got = 0;
+    /* insertion into a sorted top-k list: O(n·k), k is small (a table's worth) */
+    for (uint32_t i = 0; i < c->n_nodes; i++) {
+        double t = c->nodes[i].total_ns;
+        if (t <= 0) continue;
+        uint32_t pos = got;
+        while (pos > 0 && c->nodes[idx[pos - 1]].total_ns < t)
+            pos--;
+        if (pos >= k) continue;
+        uint32_t last = got < k ? got : k - 1;
+        for (uint32_t j = last; j > pos; j--)
+            idx[j] = idx[j - 1];
+        idx[pos] = i;
+        if (got < k) got++;
+    }
+    return got;
+}

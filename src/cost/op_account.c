@@ -1,0 +1,489 @@
+/* Op cost accounting: flops and bytes of every IR op kind (docs/cost.md). */
+#include "tensorplan/cost.h"
+
+#include <string.h>
+
+/* ---- small checked helpers ---- */
+
+typedef struct acct {
+    const tp_graph *g;
+    tp_node_id id;
+    const tp_node *n;
+    tp_error *err;
+} acct;
+
+static tp_status overflow(const acct *a, const char *what) {
+    return tp_error_setx(a->err, TP_ERR_OVERFLOW, TP_NO_OFFSET, a->id,
+                         "node %d '%s' (%s): %s overflows 64 bits", (int)a->id, a->n->name,
+                         tp_op_name(&a->n->op), what);
+}
+
+static tp_status bad_shape(const acct *a, const char *what) {
+    return tp_error_setx(a->err, TP_ERR_SHAPE, TP_NO_OFFSET, a->id, "node %d '%s' (%s): %s",
+                         (int)a->id, a->n->name, tp_op_name(&a->n->op), what);
+}
+
+static tp_status mul(const acct *a, uint64_t x, uint64_t y, uint64_t *out) {
+    if (!tp_mul_u64(x, y, out)) return overflow(a, "flop count");
+    return TP_OK;
+}
+
+static tp_status add(const acct *a, uint64_t x, uint64_t y, uint64_t *out) {
+    if (!tp_add_u64(x, y, out)) return overflow(a, "count");
+    return TP_OK;
+}
+
+static const tp_node *input_node(const acct *a, uint32_t i) {
+    if (i >= a->n->n_inputs) return NULL;
+    return tp_graph_node(a->g, a->n->inputs[i]);
+}
+
+/* Value of dim `axis` (negative counts from the end) of a node's shape. */
+static tp_status dim_of(const acct *a, const tp_node *node, int32_t axis, uint64_t *out) {
+    int32_t r = node->shape.rank;
+    int32_t ax = axis < 0 ? axis + r : axis;
+    if (ax < 0 || ax >= r) return bad_shape(a, "operand rank too small for its op");
+    int64_t v = 0;
+    tp_status s = tp_graph_dim_value(a->g, node->shape.dims[ax], &v, a->err);
+    if (s != TP_OK) return s;
+    if (v < 0) return bad_shape(a, "negative dimension");
+    *out = (uint64_t)v;
+    return TP_OK;
+}
+
+static tp_status elems_of(const acct *a, tp_node_id id, uint64_t *out) {
+    return tp_graph_node_elements(a->g, id, out, a->err);
+}
+
+static tp_status bytes_of(const acct *a, tp_node_id id, uint64_t *out) {
+    return tp_graph_node_bytes(a->g, id, out, a->err);
+}
+
+static uint64_t ceil_log2(uint64_t v) {
+    uint64_t r = 0;
+    while (r < 63 && ((uint64_t)1 << r) < v)
+        r++;
+    return r;
+}
+
+/* Per-element flop counts of unary functions (docs/cost.md). */
+static uint64_t unary_flops(int32_t fn) {
+    switch (fn) {
+    case TP_UNARY_IDENTITY:
+        return 0;
+    case TP_UNARY_EXP:
+    case TP_UNARY_LOG:
+    case TP_UNARY_SQRT:
+    case TP_UNARY_RSQRT:
+    case TP_UNARY_RECIP:
+    case TP_UNARY_SIGMOID:
+    case TP_UNARY_TANH:
+    case TP_UNARY_ERF:
+    case TP_UNARY_SIN:
+    case TP_UNARY_COS:
+    case TP_UNARY_ELU:
+    case TP_UNARY_SOFTPLUS:
+        return 4;
+    case TP_UNARY_GELU:
+    case TP_UNARY_SILU:
+        return 8;
+    case TP_UNARY_HARD_SIGMOID:
+    case TP_UNARY_HARD_SWISH:
+    case TP_UNARY_LEAKY_RELU:
+    case TP_UNARY_CLIP:
+        return 2;
+    default:
+        return 1;
+    }
+}
+
+static uint64_t norm_flops(int32_t kind) {
+    switch (kind) {
+    case TP_NORM_RMS:
+        return 4;
+    case TP_NORM_BATCH:
+        return 4;
+    default:
+        return 8; /* layer, group, instance, lrn */
+    }
+}
+
+static uint64_t reduce_flops(int32_t fn) {
+    switch (fn) {
+    case TP_REDUCE_L1:
+    case TP_REDUCE_L2:
+    case TP_REDUCE_SUM_SQUARE:
+        return 2;
+    case TP_REDUCE_LOG_SUM_EXP:
+        return 4;
+    default:
+        return 1;
+    }
+}
+
+/* True when a transpose only moves unit dims (no data movement). */
+static tp_status transpose_is_free(const acct *a, bool *out) {
+    const tp_node *in = input_node(a, 0);
+    if (!in) return bad_shape(a, "transpose without input");
+    int32_t r = in->shape.rank;
+    int32_t perm[TP_MAX_RANK];
+    bool all_neg = true;
+    for (int32_t i = 0; i < r; i++)
+        if (a->n->op.attrs.transpose.perm[i] >= 0) all_neg = false;
+    bool all_zero = true;
+    for (int32_t i = 0; i < r; i++)
+        if (a->n->op.attrs.transpose.perm[i] != 0) all_zero = false;
+    for (int32_t i = 0; i < r; i++)
+        perm[i] = (all_neg || (all_zero && r > 1)) ? r - 1 - i : a->n->op.attrs.transpose.perm[i];
+    int32_t last = -1;
+    for (int32_t i = 0; i < r; i++) {
+        if (perm[i] < 0 || perm[i] >= r) return bad_shape(a, "transpose permutation out of range");
+        uint64_t d = 0;
+        tp_status s = dim_of(a, in, perm[i], &d);
+        if (s != TP_OK) return s;
+        if (d == 1) continue;
+        if (perm[i] < last) {
+            *out = false;
+            return TP_OK;
+        }
+        last = perm[i];
+    }
+    *out = true;
+    return TP_OK;
+}
+
+tp_status tp_op_is_metadata(const tp_graph *g, tp_node_id id, bool *out, tp_error *err) {
+    const tp_node *n = g ? tp_graph_node(g, id) : NULL;
+    if (!n || !out)
+        return tp_error_setx(err, TP_ERR_INVALID, TP_NO_OFFSET, id, "node %d: no such node",
+                             (int)id);
+    acct a = {g, id, n, err};
+    if (tp_op_is_boundary(n->op.kind) || n->op.kind == TP_OP_OUTPUT_OF) {
+        *out = true;
+        return TP_OK;
+    }
+    if (n->op.kind == TP_OP_TRANSPOSE) return transpose_is_free(&a, out);
+    bool view = false;
+    uint64_t off = 0;
+    tp_status s = tp_graph_node_view(g, id, &view, &off, err);
+    if (s != TP_OK) return s;
+    *out = view;
+    return TP_OK;
+}
+
+/* ---- GEMM-like ops ---- */
+
+static tp_status account_matmul(const acct *a, uint64_t out_elems, tp_op_cost *c) {
+    const tp_node *A = input_node(a, 0), *B = input_node(a, 1);
+    if (!A || !B) return bad_shape(a, "matmul needs two inputs");
+    uint64_t k = 0, n = 1, m = 1;
+    tp_status s;
+    bool trans_a = false, trans_b = false;
+    if (a->n->op.kind == TP_OP_GEMM) {
+        trans_a = a->n->op.attrs.gemm.trans_a;
+        trans_b = a->n->op.attrs.gemm.trans_b;
+    } else if (a->n->op.kind == TP_OP_FUSED_MATMUL) {
+        trans_b = a->n->op.attrs.fused.trans_b;
+    }
+    if (A->shape.rank == 1) {
+        if ((s = dim_of(a, A, 0, &k)) != TP_OK) return s;
+    } else {
+        if ((s = dim_of(a, A, trans_a ? -2 : -1, &k)) != TP_OK) return s;
+        if ((s = dim_of(a, A, trans_a ? -1 : -2, &m)) != TP_OK) return s;
+    }
+    if (B->shape.rank >= 2) {
+        if ((s = dim_of(a, B, trans_b ? -2 : -1, &n)) != TP_OK) return s;
+    }
+    /* flops = 2 · out_elems · k  (= 2·m·k·n per batch element) */
+    if ((s = mul(a, out_elems, k, &c->flops)) != TP_OK) return s;
+    if ((s = mul(a, c->flops, 2, &c->flops)) != TP_OK) return s;
+    bool has_c = (a->n->op.kind == TP_OP_GEMM && a->n->n_inputs >= 3) ||
+                 (a->n->op.kind == TP_OP_FUSED_MATMUL &&
+                  (a->n->op.attrs.fused.has_bias || a->n->n_inputs >= 3));
+    if (has_c && (s = add(a, c->flops, out_elems, &c->flops)) != TP_OK) return s;
+    if (a->n->op.kind == TP_OP_FUSED_MATMUL) {
+        uint64_t act = 0;
+        if ((s = mul(a, out_elems, unary_flops(a->n->op.attrs.fused.act), &act)) != TP_OK) return s;
+        if ((s = add(a, c->flops, act, &c->flops)) != TP_OK) return s;
+    }
+    /* One GEMM instance: weights shared across the batch fold into m. */
+    if (n == 0 || out_elems == 0) {
+        c->gemm_m = m;
+        c->gemm_batch = 0;
+    } else if (B->shape.rank <= 2) {
+        c->gemm_m = out_elems / n;
+        c->gemm_batch = 1;
+    } else {
+        c->gemm_m = m;
+        c->gemm_batch = m ? out_elems / n / m : 0;
+    }
+    c->gemm_k = k;
+    c->gemm_n = n;
+    c->compute_dtype = A->dtype;
+    return TP_OK;
+}
+
+static tp_status kernel_area(const acct *a, const tp_node *w, uint64_t *out) {
+    uint64_t area = 1;
+    for (int32_t i = 2; i < w->shape.rank; i++) {
+        uint64_t d = 0;
+        tp_status s = dim_of(a, w, i, &d);
+        if (s != TP_OK) return s;
+        if ((s = mul(a, area, d, &area)) != TP_OK) return s;
+    }
+    *out = area;
+    return TP_OK;
+}
+
+static tp_status account_conv(const acct *a, uint64_t out_elems, tp_op_cost *c) {
+    const tp_node *X = input_node(a, 0), *W = input_node(a, 1);
+    if (!X || !W || X->shape.rank < 3 || W->shape.rank < 3)
+        return bad_shape(a, "conv needs X[N,C,...] and W[M,C/g,...]");
+    int64_t groups = a->n->op.attrs.conv.groups < 1 ? 1 : a->n->op.attrs.conv.groups;
+    uint64_t g = (uint64_t)groups, cin = 0, area = 0, x_elems = 0, cout = 0;
+    tp_status s;
+    if ((s = dim_of(a, X, 1, &cin)) != TP_OK) return s;
+    if ((s = kernel_area(a, W, &area)) != TP_OK) return s;
+    if (cin % g != 0) return bad_shape(a, "input channels not divisible by groups");
+    if (a->n->op.kind == TP_OP_CONV) {
+        /* 2 · out_elems · (c_in / groups) · kernel_area */
+        if ((s = dim_of(a, a->n, 1, &cout)) != TP_OK) return s;
+        if ((s = mul(a, out_elems, cin / g, &c->flops)) != TP_OK) return s;
+        if ((s = mul(a, c->flops, area, &c->flops)) != TP_OK) return s;
+        if ((s = mul(a, c->flops, 2, &c->flops)) != TP_OK) return s;
+        c->gemm_m = cout ? out_elems / cout : 0;
+        c->gemm_k = (cin / g) * area;
+        c->gemm_n = cout / g;
+    } else {
+        /* transposed: 2 · in_elems · (c_out / groups) · kernel_area */
+        if ((s = dim_of(a, W, 1, &cout)) != TP_OK) return s; /* W[C_in, C_out/g, k...] */
+        if ((s = elems_of(a, a->n->inputs[0], &x_elems)) != TP_OK) return s;
+        if ((s = mul(a, x_elems, cout, &c->flops)) != TP_OK) return s;
+        if ((s = mul(a, c->flops, area, &c->flops)) != TP_OK) return s;
+        if ((s = mul(a, c->flops, 2, &c->flops)) != TP_OK) return s;
+        c->gemm_m = cin ? x_elems / cin : 0;
+        c->gemm_k = cin / g;
+        c->gemm_n = cout * area;
+    }
+    c->gemm_batch = g;
+    if (a->n->n_inputs >= 3 && (s = add(a, c->flops, out_elems, &c->flops)) != TP_OK) return s;
+    c->compute_dtype = X->dtype;
+    return TP_OK;
+}
+
+static tp_status account_attention(const acct *a, uint64_t out_elems, tp_op_cost *c) {
+    const tp_node *q = input_node(a, 0);
+    if (!q) return bad_shape(a, "attention without inputs");
+    uint64_t h = a->n->op.attrs.attention.heads > 0 ? (uint64_t)a->n->op.attrs.attention.heads : 0;
+    uint64_t kvh =
+        a->n->op.attrs.attention.kv_heads > 0 ? (uint64_t)a->n->op.attrs.attention.kv_heads : h;
+    uint64_t d =
+        a->n->op.attrs.attention.head_dim > 0 ? (uint64_t)a->n->op.attrs.attention.head_dim : 0;
+    tp_status s;
+    if (h == 0)
+        return tp_error_setx(a->err, TP_ERR_INVALID, TP_NO_OFFSET, a->id,
+                             "node %d '%s' (attention): heads attribute is %lld, need >= 1",
+                             (int)a->id, a->n->name, (long long)a->n->op.attrs.attention.heads);
+    if (d == 0) {
+        /* [b, s, h*d]: derive d from the output's last dim */
+        uint64_t last = 0;
+        if ((s = dim_of(a, a->n, -1, &last)) != TP_OK) return s;
+        d = a->n->shape.rank == 4 ? last : last / h;
+    }
+    uint64_t b = 1;
+    if (q->shape.rank >= 3 && (s = dim_of(a, q, 0, &b)) != TP_OK) return s;
+    uint64_t hd = 0, bhd = 0, sq = 0, skv = 0;
+    if ((s = mul(a, h, d, &hd)) != TP_OK) return s;
+    if ((s = mul(a, hd, b, &bhd)) != TP_OK) return s;
+    if (bhd == 0 || out_elems % bhd != 0)
+        return bad_shape(a, "output elements not a multiple of batch·heads·head_dim");
+    sq = out_elems / bhd;
+    if (a->n->op.attrs.attention.packed_qkv || a->n->n_inputs < 3) {
+        skv = sq;
+    } else {
+        uint64_t k_elems = 0, denom = 0;
+        if ((s = elems_of(a, a->n->inputs[1], &k_elems)) != TP_OK) return s;
+        if ((s = mul(a, b * kvh, d, &denom)) != TP_OK) return s;
+        if (denom == 0 || k_elems % denom != 0)
+            return bad_shape(a, "key elements not a multiple of batch·kv_heads·head_dim");
+        skv = k_elems / denom;
+    }
+    /* 4 · b · h · s_q · s_kv · d  (QKᵀ and PV; SPEC §9 Fix) */
+    if ((s = mul(a, out_elems, skv, &c->flops)) != TP_OK) return s;
+    if ((s = mul(a, c->flops, 4, &c->flops)) != TP_OK) return s;
+    c->gemm_m = sq;
+    c->gemm_k = d;
+    c->gemm_n = skv;
+    c->gemm_batch = b * h * 2;
+    c->compute_dtype = q->dtype;
+    return TP_OK;
+}
+
+/* ---- memory-bound ops ---- */
+
+static tp_status per_elem(const acct *a, uint64_t elems, uint64_t per, tp_op_cost *c) {
+    return mul(a, elems, per, &c->flops);
+}
+
+static tp_status account_signal(const acct *a, uint64_t out_elems, tp_op_cost *c) {
+    const tp_node *x = input_node(a, 0);
+    if (!x) return bad_shape(a, "signal op without input");
+    uint64_t nfft = a->n->op.attrs.signal.n_fft > 0 ? (uint64_t)a->n->op.attrs.signal.n_fft : 0;
+    uint64_t in_elems = 0, last = 0;
+    tp_status s;
+    if ((s = elems_of(a, a->n->inputs[0], &in_elems)) != TP_OK) return s;
+    if ((s = dim_of(a, x, -1, &last)) != TP_OK) return s;
+    if (nfft == 0) nfft = last;
+    uint64_t lg = ceil_log2(nfft), t = 0;
+    switch (a->n->op.kind) {
+    case TP_OP_FFT: {
+        /* real FFT: 2.5 · n · log2(n) per transform; transforms = out / (n/2 + 1) */
+        uint64_t bins = nfft / 2 + 1;
+        uint64_t frames = bins ? out_elems / bins : 0;
+        if ((s = mul(a, nfft, lg, &t)) != TP_OK) return s;
+        if ((s = mul(a, t, 5, &t)) != TP_OK) return s;
+        return mul(a, frames, t / 2, &c->flops);
+    }
+    case TP_OP_LOG_MEL:
+        /* mel filter bank matmul 2 · out · bins, + log per output */
+        if ((s = mul(a, out_elems, last, &t)) != TP_OK) return s;
+        if ((s = mul(a, t, 2, &t)) != TP_OK) return s;
+        return add(a, t, out_elems, &c->flops);
+    default:
+        /* Welch: windowed FFTs over the input (2.5·log2 n per sample) + 4 for
+         * window, |X|², averaging and peak picking */
+        if ((s = mul(a, in_elems, (5 * lg) / 2 + 4, &c->flops)) != TP_OK) return s;
+        return TP_OK;
+    }
+}
+
+static tp_status account_memory(const acct *a, uint64_t out_elems, tp_op_cost *c) {
+    const tp_op *op = &a->n->op;
+    uint64_t in_elems = 0;
+    tp_status s;
+    if (a->n->n_inputs > 0 && (s = elems_of(a, a->n->inputs[0], &in_elems)) != TP_OK) return s;
+    switch (op->kind) {
+    case TP_OP_UNARY:
+        return per_elem(a, out_elems, unary_flops(op->sub), c);
+    case TP_OP_BINARY:
+        return per_elem(a, out_elems, op->sub == TP_BINARY_POW ? 4 : 1, c);
+    case TP_OP_COMPARE:
+    case TP_OP_WHERE:
+    case TP_OP_CAST:
+    case TP_OP_CUMSUM:
+        return per_elem(a, out_elems, 1, c);
+    case TP_OP_ROPE:
+        return per_elem(a, out_elems, 3, c);
+    case TP_OP_RESIZE:
+        return per_elem(a, out_elems, 4, c);
+    case TP_OP_NORM:
+        return per_elem(a, out_elems, norm_flops(op->sub), c);
+    case TP_OP_SOFTMAX:
+        return per_elem(a, out_elems, 5, c);
+    case TP_OP_REDUCE:
+        return per_elem(a, in_elems, reduce_flops(op->sub), c);
+    case TP_OP_TOPK:
+        return per_elem(a, in_elems, 1, c);
+    case TP_OP_POOL: {
+        if (op->sub == TP_POOL_GLOBAL_MAX || op->sub == TP_POOL_GLOBAL_AVG)
+            return per_elem(a, in_elems, 1, c);
+        uint64_t area = 1;
+        int32_t sp = op->attrs.conv.spatial;
+        if (sp < 0 || sp > 3) return bad_shape(a, "pool spatial rank must be 1..3");
+        for (int32_t i = 0; i < sp; i++) {
+            int64_t k = op->attrs.conv.kernel[i];
+            if (k < 1) return bad_shape(a, "pool kernel size must be >= 1");
+            if ((s = mul(a, area, (uint64_t)k, &area)) != TP_OK) return s;
+        }
+        return per_elem(a, out_elems, area, c);
+    }
+    case TP_OP_FFT:
+    case TP_OP_LOG_MEL:
+    case TP_OP_WELCH_PEAKS:
+        return account_signal(a, out_elems, c);
+    default:
+        /* gather/scatter/concat/split/slice/narrow/pad/expand/tile/transpose,
+         * custom, control flow: data movement only */
+        c->flops = 0;
+        return TP_OK;
+    }
+}
+
+/* Bytes read: every input once per use, except ops that touch part of input 0. */
+static tp_status account_bytes(const acct *a, tp_op_cost *c) {
+    tp_status s;
+    const tp_op_kind k = a->n->op.kind;
+    uint64_t total = 0, b = 0;
+    for (uint32_t i = 0; i < a->n->n_inputs; i++) {
+        tp_node_id in = a->n->inputs[i];
+        if (i == 0 && (k == TP_OP_SLICE || k == TP_OP_NARROW || k == TP_OP_SPLIT)) {
+            b = c->bytes_written; /* reads exactly what it copies */
+        } else if (i == 0 && k == TP_OP_GATHER) {
+            /* rows actually gathered: output elements in the data's dtype */
+            const tp_node *data = tp_graph_node(a->g, in);
+            uint64_t out_elems = 0;
+            if ((s = elems_of(a, a->id, &out_elems)) != TP_OK) return s;
+            tp_error e2;
+            if (tp_dtype_bytes(data->dtype, out_elems, &b, &e2) != TP_OK) {
+                if ((s = bytes_of(a, in, &b)) != TP_OK) return s;
+            }
+            uint64_t whole = 0;
+            if ((s = bytes_of(a, in, &whole)) != TP_OK) return s;
+            if (b > whole) b = whole;
+        } else {
+            if ((s = bytes_of(a, in, &b)) != TP_OK) return s;
+        }
+        if (!tp_add_u64(total, b, &total)) return overflow(a, "bytes read");
+    }
+    c->bytes_read = total;
+    return TP_OK;
+}
+
+tp_status tp_op_account(const tp_graph *g, tp_node_id id, tp_op_cost *out, tp_error *err) {
+    const tp_node *n = g ? tp_graph_node(g, id) : NULL;
+    if (!n || !out)
+        return tp_error_setx(err, TP_ERR_INVALID, TP_NO_OFFSET, id, "node %d: no such node",
+                             (int)id);
+    acct a = {g, id, n, err};
+    tp_op_cost c;
+    memset(&c, 0, sizeof c);
+    c.compute_dtype = n->dtype;
+    bool meta = false;
+    tp_status s = tp_op_is_metadata(g, id, &meta, err);
+    if (s != TP_OK) return s;
+    if (meta) {
+        c.cls = TP_COST_METADATA;
+        *out = c;
+        return TP_OK;
+    }
+    uint64_t out_elems = 0;
+    if ((s = elems_of(&a, id, &out_elems)) != TP_OK) return s;
+    if ((s = bytes_of(&a, id, &c.bytes_written)) != TP_OK) return s;
+    c.launches = 1;
+    switch (n->op.kind) {
+    case TP_OP_MATMUL:
+    case TP_OP_GEMM:
+    case TP_OP_BATCHED_DOT:
+    case TP_OP_FUSED_MATMUL:
+        c.cls = TP_COST_GEMM;
+        s = account_matmul(&a, out_elems, &c);
+        break;
+    case TP_OP_CONV:
+    case TP_OP_CONV_TRANSPOSE:
+        c.cls = TP_COST_GEMM;
+        s = account_conv(&a, out_elems, &c);
+        break;
+    case TP_OP_ATTENTION:
+        c.cls = TP_COST_GEMM;
+        s = account_attention(&a, out_elems, &c);
+        break;
+    default:
+        c.cls = TP_COST_MEMORY;
+        s = account_memory(&a, out_elems, &c);
+        break;
+    }
+    if (s != TP_OK) return s;
+    if ((s = account_bytes(&a, &c)) != TP_OK) return s;
+    *out = c;
+    return TP_OK;
+}

@@ -1,0 +1,502 @@
+/* Op accounting, device-model throughput and graph cost, against hand-computed values. */
+#include "harness.h"
+
+#include "tensorplan/cost.h"
+
+static tp_error err_storage;
+static tp_error *err = &err_storage;
+
+static tp_node_id in(tp_graph *g, const char *name, tp_dtype t, int32_t rank, const int64_t *d) {
+    tp_shape s = tp_shape_of(rank, d);
+    tp_node_id id = -1;
+    TP_CHECK_OK(tp_graph_add_input(g, name, t, &s, &id, err), err);
+    return id;
+}
+
+static tp_node_id par(tp_graph *g, const char *name, tp_dtype t, int32_t rank, const int64_t *d) {
+    tp_shape s = tp_shape_of(rank, d);
+    tp_node_id id = -1;
+    TP_CHECK_OK(tp_graph_add_param(g, name, t, &s, &id, err), err);
+    return id;
+}
+
+static tp_node_id op(tp_graph *g, tp_op o, const tp_node_id *ins, uint32_t n, tp_dtype t,
+                     int32_t rank, const int64_t *d) {
+    tp_shape s = tp_shape_of(rank, d);
+    tp_node_id id = -1;
+    TP_CHECK_OK(tp_graph_add_op_shaped(g, &o, ins, n, &s, t, NULL, &id, err), err);
+    return id;
+}
+
+static tp_op_cost acc(tp_graph *g, tp_node_id id) {
+    tp_op_cost c;
+    memset(&c, 0, sizeof c);
+    TP_CHECK_OK(tp_op_account(g, id, &c, err), err);
+    return c;
+}
+
+static tp_graph *new_graph(void) {
+    tp_graph *g = NULL;
+    TP_CHECK_OK(tp_graph_create(NULL, &g, err), err);
+    return g;
+}
+
+TP_TEST(matmul_flops_and_bytes) {
+    tp_graph *g = new_graph();
+    tp_node_id a = in(g, "a", TP_DTYPE_F32, 3, (int64_t[]){2, 3, 4});
+    tp_node_id w = par(g, "w", TP_DTYPE_F32, 2, (int64_t[]){4, 5});
+    tp_node_id y = op(g, (tp_op){.kind = TP_OP_MATMUL}, (tp_node_id[]){a, w}, 2, TP_DTYPE_F32, 3,
+                      (int64_t[]){2, 3, 5});
+    tp_op_cost c = acc(g, y);
+    /* 2·(2·3)·4·5 = 240 */
+    TP_CHECK_EQ_U64(c.flops, 240);
+    TP_CHECK_EQ_U64(c.bytes_read, 24 * 4 + 20 * 4);
+    TP_CHECK_EQ_U64(c.bytes_written, 30 * 4);
+    TP_CHECK_EQ_U64(c.launches, 1);
+    TP_CHECK(c.cls == TP_COST_GEMM);
+    /* shared weights fold the batch into m */
+    TP_CHECK_EQ_U64(c.gemm_m, 6);
+    TP_CHECK_EQ_U64(c.gemm_k, 4);
+    TP_CHECK_EQ_U64(c.gemm_n, 5);
+    /* batched operands keep one GEMM per batch element */
+    tp_node_id b = in(g, "b", TP_DTYPE_F32, 3, (int64_t[]){2, 4, 5});
+    tp_node_id z = op(g, (tp_op){.kind = TP_OP_MATMUL}, (tp_node_id[]){a, b}, 2, TP_DTYPE_F32, 3,
+                      (int64_t[]){2, 3, 5});
+    c = acc(g, z);
+    TP_CHECK_EQ_U64(c.flops, 240);
+    TP_CHECK_EQ_U64(c.gemm_m, 3);
+    TP_CHECK_EQ_U64(c.gemm_batch, 2);
+    tp_graph_destroy(g);
+}
+
+TP_TEST(gemm_trans_and_bias) {
+    tp_graph *g = new_graph();
+    tp_node_id a = in(g, "a", TP_DTYPE_F32, 2, (int64_t[]){8, 16});
+    tp_node_id b = par(g, "b", TP_DTYPE_F32, 2, (int64_t[]){32, 16});
+    tp_node_id bias = par(g, "c", TP_DTYPE_F32, 1, (int64_t[]){32});
+    tp_op o = {.kind = TP_OP_GEMM};
+    o.attrs.gemm.trans_b = true;
+    o.attrs.gemm.alpha = 1.0;
+    o.attrs.gemm.beta = 1.0;
+    tp_node_id y = op(g, o, (tp_node_id[]){a, b, bias}, 3, TP_DTYPE_F32, 2, (int64_t[]){8, 32});
+    tp_op_cost c = acc(g, y);
+    /* 2·8·16·32 + 8·32 (C added) = 8192 + 256 */
+    TP_CHECK_EQ_U64(c.flops, 8448);
+    TP_CHECK_EQ_U64(c.gemm_m, 8);
+    TP_CHECK_EQ_U64(c.gemm_k, 16);
+    TP_CHECK_EQ_U64(c.gemm_n, 32);
+    TP_CHECK_EQ_U64(c.bytes_read, (128 + 512 + 32) * 4);
+    tp_graph_destroy(g);
+}
+
+TP_TEST(fused_matmul_bias_act) {
+    tp_graph *g = new_graph();
+    tp_node_id a = in(g, "a", TP_DTYPE_F32, 2, (int64_t[]){4, 8});
+    tp_node_id w = par(g, "w", TP_DTYPE_F32, 2, (int64_t[]){8, 2});
+    tp_node_id b = par(g, "b", TP_DTYPE_F32, 1, (int64_t[]){2});
+    tp_op o = {.kind = TP_OP_FUSED_MATMUL};
+    o.attrs.fused.act = TP_UNARY_GELU;
+    o.attrs.fused.has_bias = true;
+    tp_node_id y = op(g, o, (tp_node_id[]){a, w, b}, 3, TP_DTYPE_F32, 2, (int64_t[]){4, 2});
+    /* 2·4·8·2 + 8 (bias) + 8·8 (gelu, 8 per element) = 128 + 8 + 64 */
+    TP_CHECK_EQ_U64(acc(g, y).flops, 200);
+    tp_graph_destroy(g);
+}
+
+static tp_op conv_op(tp_op_kind kind, int64_t k, int64_t stride, int64_t dil, int64_t pad,
+                     int64_t groups) {
+    tp_op o = {.kind = kind};
+    o.attrs.conv.spatial = 2;
+    for (int i = 0; i < 2; i++) {
+        o.attrs.conv.kernel[i] = k;
+        o.attrs.conv.stride[i] = stride;
+        o.attrs.conv.dilation[i] = dil;
+        o.attrs.conv.pad_begin[i] = pad;
+        o.attrs.conv.pad_end[i] = pad;
+    }
+    o.attrs.conv.groups = groups;
+    return o;
+}
+
+TP_TEST(conv_groups_dilation_transpose) {
+    tp_graph *g = new_graph();
+    tp_node_id x = in(g, "x", TP_DTYPE_F32, 4, (int64_t[]){1, 3, 8, 8});
+    tp_node_id w = par(g, "w", TP_DTYPE_F32, 4, (int64_t[]){4, 3, 3, 3});
+    tp_node_id b = par(g, "b", TP_DTYPE_F32, 1, (int64_t[]){4});
+    tp_node_id y = op(g, conv_op(TP_OP_CONV, 3, 1, 1, 1, 1), (tp_node_id[]){x, w}, 2, TP_DTYPE_F32,
+                      4, (int64_t[]){1, 4, 8, 8});
+    tp_op_cost c = acc(g, y);
+    /* 2 · 256 out · (3/1) · 9 = 13824 */
+    TP_CHECK_EQ_U64(c.flops, 13824);
+    TP_CHECK_EQ_U64(c.gemm_m, 64);
+    TP_CHECK_EQ_U64(c.gemm_k, 27);
+    TP_CHECK_EQ_U64(c.gemm_n, 4);
+    tp_node_id yb = op(g, conv_op(TP_OP_CONV, 3, 1, 1, 1, 1), (tp_node_id[]){x, w, b}, 3,
+                       TP_DTYPE_F32, 4, (int64_t[]){1, 4, 8, 8});
+    TP_CHECK_EQ_U64(acc(g, yb).flops, 13824 + 256);
+    /* dilation 2, no padding: effective kernel 5, output 4×4: 2 · 64 · 3 · 9 */
+    tp_node_id yd = op(g, conv_op(TP_OP_CONV, 3, 1, 2, 0, 1), (tp_node_id[]){x, w}, 2, TP_DTYPE_F32,
+                       4, (int64_t[]){1, 4, 4, 4});
+    TP_CHECK_EQ_U64(acc(g, yd).flops, 3456);
+    /* depthwise: groups = 4, W[4,1,3,3]: 2 · 256 · (4/4) · 9 */
+    tp_node_id x4 = in(g, "x4", TP_DTYPE_F32, 4, (int64_t[]){1, 4, 8, 8});
+    tp_node_id wd = par(g, "wd", TP_DTYPE_F32, 4, (int64_t[]){4, 1, 3, 3});
+    tp_node_id dw = op(g, conv_op(TP_OP_CONV, 3, 1, 1, 1, 4), (tp_node_id[]){x4, wd}, 2,
+                       TP_DTYPE_F32, 4, (int64_t[]){1, 4, 8, 8});
+    c = acc(g, dw);
+    TP_CHECK_EQ_U64(c.flops, 4608);
+    TP_CHECK_EQ_U64(c.gemm_k, 9);
+    TP_CHECK_EQ_U64(c.gemm_n, 1);
+    TP_CHECK_EQ_U64(c.gemm_batch, 4);
+    /* transposed, stride 2: X[1,4,4,4], W[4,2,3,3] -> [1,2,9,9]; 2 · 64 in · 2 · 9 */
+    tp_node_id xt = in(g, "xt", TP_DTYPE_F32, 4, (int64_t[]){1, 4, 4, 4});
+    tp_node_id wt = par(g, "wt", TP_DTYPE_F32, 4, (int64_t[]){4, 2, 3, 3});
+    tp_node_id yt = op(g, conv_op(TP_OP_CONV_TRANSPOSE, 3, 2, 1, 0, 1), (tp_node_id[]){xt, wt}, 2,
+                       TP_DTYPE_F32, 4, (int64_t[]){1, 2, 9, 9});
+    TP_CHECK_EQ_U64(acc(g, yt).flops, 2304);
+    tp_graph_destroy(g);
+}
+
+TP_TEST(attention_grouped_kv) {
+    tp_graph *g = new_graph();
+    tp_node_id q = in(g, "q", TP_DTYPE_F32, 3, (int64_t[]){2, 5, 32});
+    tp_node_id k = in(g, "k", TP_DTYPE_F32, 3, (int64_t[]){2, 7, 16});
+    tp_node_id v = in(g, "v", TP_DTYPE_F32, 3, (int64_t[]){2, 7, 16});
+    tp_op o = {.kind = TP_OP_ATTENTION};
+    o.attrs.attention.heads = 4;
+    o.attrs.attention.kv_heads = 2;
+    o.attrs.attention.head_dim = 8;
+    tp_node_id y = op(g, o, (tp_node_id[]){q, k, v}, 3, TP_DTYPE_F32, 3, (int64_t[]){2, 5, 32});
+    tp_op_cost c = acc(g, y);
+    /* 4 · b2 · h4 · s_q5 · s_kv7 · d8 = 8960 */
+    TP_CHECK_EQ_U64(c.flops, 8960);
+    TP_CHECK_EQ_U64(c.gemm_m, 5);
+    TP_CHECK_EQ_U64(c.gemm_k, 8);
+    TP_CHECK_EQ_U64(c.gemm_n, 7);
+    TP_CHECK_EQ_U64(c.bytes_read, (320 + 224 + 224) * 4);
+    /* grouped heads without kv_heads given: kv heads = heads, s_kv from k's size */
+    tp_node_id k2 = in(g, "k2", TP_DTYPE_F32, 3, (int64_t[]){2, 3, 32});
+    tp_node_id v2 = in(g, "v2", TP_DTYPE_F32, 3, (int64_t[]){2, 3, 32});
+    tp_op mh = o;
+    mh.attrs.attention.kv_heads = 0;
+    c = acc(g, op(g, mh, (tp_node_id[]){q, k2, v2}, 3, TP_DTYPE_F32, 3, (int64_t[]){2, 5, 32}));
+    TP_CHECK_EQ_U64(c.flops, 4ull * 2 * 4 * 5 * 3 * 8);
+    tp_graph_destroy(g);
+}
+
+TP_TEST(memory_bound_ops) {
+    tp_graph *g = new_graph();
+    tp_node_id x = in(g, "x", TP_DTYPE_F32, 2, (int64_t[]){4, 10});
+    tp_op ln = {.kind = TP_OP_NORM, .sub = TP_NORM_LAYER};
+    ln.attrs.norm.axis = -1;
+    ln.attrs.norm.eps = 1e-5;
+    tp_node_id n = op(g, ln, (tp_node_id[]){x}, 1, TP_DTYPE_F32, 2, (int64_t[]){4, 10});
+    tp_op_cost c = acc(g, n);
+    TP_CHECK_EQ_U64(c.flops, 320); /* 8 per element */
+    TP_CHECK(c.cls == TP_COST_MEMORY);
+    tp_op sm = {.kind = TP_OP_SOFTMAX};
+    sm.attrs.axis.axis = -1;
+    TP_CHECK_EQ_U64(
+        acc(g, op(g, sm, (tp_node_id[]){x}, 1, TP_DTYPE_F32, 2, (int64_t[]){4, 10})).flops,
+        200); /* 5 per element */
+    tp_op rd = {.kind = TP_OP_REDUCE, .sub = TP_REDUCE_SUM};
+    rd.attrs.reduce.n_axes = 1;
+    rd.attrs.reduce.axes[0] = 1;
+    rd.attrs.reduce.keepdims = false;
+    c = acc(g, op(g, rd, (tp_node_id[]){x}, 1, TP_DTYPE_F32, 1, (int64_t[]){4}));
+    TP_CHECK_EQ_U64(c.flops, 40); /* 1 per input element */
+    TP_CHECK_EQ_U64(c.bytes_read, 160);
+    TP_CHECK_EQ_U64(c.bytes_written, 16);
+    /* f16 gelu: 8 flops per element, 2 bytes per element */
+    tp_node_id h = in(g, "h", TP_DTYPE_F16, 1, (int64_t[]){10});
+    c = acc(g, op(g, (tp_op){.kind = TP_OP_UNARY, .sub = TP_UNARY_GELU}, (tp_node_id[]){h}, 1,
+                  TP_DTYPE_F16, 1, (int64_t[]){10}));
+    TP_CHECK_EQ_U64(c.flops, 80);
+    TP_CHECK_EQ_U64(c.bytes_read, 20);
+    TP_CHECK_EQ_U64(c.bytes_written, 20);
+    /* binary add with broadcasting: 1 per output element, reads both operands */
+    tp_node_id r = in(g, "r", TP_DTYPE_F32, 1, (int64_t[]){10});
+    c = acc(g, op(g, (tp_op){.kind = TP_OP_BINARY, .sub = TP_BINARY_ADD}, (tp_node_id[]){x, r}, 2,
+                  TP_DTYPE_F32, 2, (int64_t[]){4, 10}));
+    TP_CHECK_EQ_U64(c.flops, 40);
+    TP_CHECK_EQ_U64(c.bytes_read, 160 + 40);
+    tp_graph_destroy(g);
+}
+
+TP_TEST(pool_counts) {
+    tp_graph *g = new_graph();
+    tp_node_id x = in(g, "x", TP_DTYPE_F32, 4, (int64_t[]){1, 2, 4, 4});
+    tp_op p = conv_op(TP_OP_POOL, 2, 2, 1, 0, 1);
+    p.sub = TP_POOL_MAX;
+    /* 8 outputs × 4-element window */
+    TP_CHECK_EQ_U64(
+        acc(g, op(g, p, (tp_node_id[]){x}, 1, TP_DTYPE_F32, 4, (int64_t[]){1, 2, 2, 2})).flops, 32);
+    tp_op gp = {.kind = TP_OP_POOL, .sub = TP_POOL_GLOBAL_AVG};
+    gp.attrs.conv.spatial = 2;
+    TP_CHECK_EQ_U64(
+        acc(g, op(g, gp, (tp_node_id[]){x}, 1, TP_DTYPE_F32, 4, (int64_t[]){1, 2, 1, 1})).flops,
+        32);
+    tp_graph_destroy(g);
+}
+
+TP_TEST(gather_slice_read_only_what_they_copy) {
+    tp_graph *g = new_graph();
+    tp_node_id table = par(g, "emb", TP_DTYPE_F32, 2, (int64_t[]){100, 16});
+    tp_node_id idx = in(g, "ids", TP_DTYPE_I64, 1, (int64_t[]){3});
+    tp_op ga = {.kind = TP_OP_GATHER};
+    ga.attrs.axis.axis = 0;
+    tp_op_cost c =
+        acc(g, op(g, ga, (tp_node_id[]){table, idx}, 2, TP_DTYPE_F32, 2, (int64_t[]){3, 16}));
+    TP_CHECK_EQ_U64(c.flops, 0);
+    TP_CHECK_EQ_U64(c.bytes_read, 3 * 16 * 4 + 3 * 8); /* rows touched + indices */
+    TP_CHECK_EQ_U64(c.bytes_written, 192);
+    tp_node_id x = in(g, "x", TP_DTYPE_F32, 2, (int64_t[]){10, 4});
+    tp_op sl = {.kind = TP_OP_SLICE};
+    sl.attrs.slice.n = 1;
+    sl.attrs.slice.axes[0] = 1;
+    sl.attrs.slice.starts[0] = 1;
+    sl.attrs.slice.ends[0] = 3;
+    sl.attrs.slice.steps[0] = 1;
+    c = acc(g, op(g, sl, (tp_node_id[]){x}, 1, TP_DTYPE_F32, 2, (int64_t[]){10, 2}));
+    TP_CHECK_EQ_U64(c.bytes_read, 80);
+    TP_CHECK_EQ_U64(c.bytes_written, 80);
+    TP_CHECK_EQ_U64(c.launches, 1);
+    tp_graph_destroy(g);
+}
+
+TP_TEST(quantized_sizes_not_four_bytes) {
+    tp_graph *g = new_graph();
+    tp_node_id x = in(g, "x", TP_DTYPE_F32, 2, (int64_t[]){2, 64});
+    tp_node_id w = par(g, "w", TP_DTYPE_Q4_0, 2, (int64_t[]){64, 32});
+    tp_op_cost c = acc(g, op(g, (tp_op){.kind = TP_OP_MATMUL}, (tp_node_id[]){x, w}, 2,
+                             TP_DTYPE_F32, 2, (int64_t[]){2, 32}));
+    /* weights: 2048 q4_0 elements = 64 blocks × 18 bytes (not 2048 × 4) */
+    TP_CHECK_EQ_U64(c.bytes_read, 2 * 64 * 4 + 1152);
+    TP_CHECK_EQ_U64(c.bytes_written, 2 * 32 * 4);
+    TP_CHECK_EQ_U64(c.flops, 2 * 2 * 64 * 32);
+    tp_graph_destroy(g);
+}
+
+TP_TEST(views_and_free_transposes_are_metadata) {
+    tp_graph *g = new_graph();
+    tp_node_id x = in(g, "x", TP_DTYPE_F32, 2, (int64_t[]){1, 6});
+    tp_node_id r = op(g, (tp_op){.kind = TP_OP_RESHAPE}, (tp_node_id[]){x}, 1, TP_DTYPE_F32, 2,
+                      (int64_t[]){2, 3});
+    tp_op_cost c = acc(g, r);
+    TP_CHECK(c.cls == TP_COST_METADATA);
+    TP_CHECK_EQ_U64(c.launches, 0);
+    TP_CHECK_EQ_U64(c.bytes_read + c.bytes_written + c.flops, 0);
+    tp_op tr = {.kind = TP_OP_TRANSPOSE};
+    tr.attrs.transpose.perm[0] = 1;
+    tr.attrs.transpose.perm[1] = 0;
+    /* [1,6] -> [6,1]: only a unit dim moves */
+    c = acc(g, op(g, tr, (tp_node_id[]){x}, 1, TP_DTYPE_F32, 2, (int64_t[]){6, 1}));
+    TP_CHECK(c.cls == TP_COST_METADATA);
+    /* [2,3] -> [3,2]: a real copy */
+    c = acc(g, op(g, tr, (tp_node_id[]){r}, 1, TP_DTYPE_F32, 2, (int64_t[]){3, 2}));
+    TP_CHECK(c.cls == TP_COST_MEMORY);
+    TP_CHECK_EQ_U64(c.launches, 1);
+    TP_CHECK_EQ_U64(c.bytes_read, 24);
+    TP_CHECK_EQ_U64(c.bytes_written, 24);
+    TP_CHECK(acc(g, x).cls == TP_COST_METADATA);
+    tp_graph_destroy(g);
+}
+
+TP_TEST(fft_and_log_mel) {
+    tp_graph *g = new_graph();
+    tp_node_id x = in(g, "x", TP_DTYPE_F32, 2, (int64_t[]){2, 8});
+    tp_op f = {.kind = TP_OP_FFT};
+    f.attrs.signal.n_fft = 8;
+    tp_node_id y = -1;
+    tp_shape s = tp_shape_of(2, (int64_t[]){2, 5});
+    if (tp_graph_add_op_shaped(g, &f, (tp_node_id[]){x}, 1, &s, TP_DTYPE_C64, NULL, &y, err) ==
+        TP_OK) {
+        /* 2 transforms × 2.5 · 8 · log2(8) = 2 × 60 */
+        TP_CHECK_EQ_U64(acc(g, y).flops, 120);
+    } else {
+        printf("  (fft shape rule differs: %s)\n", err->msg);
+    }
+    tp_graph_destroy(g);
+}
+
+TP_TEST(overflow_and_unbound_are_errors) {
+    tp_graph *g = new_graph();
+    tp_dim big, k, n;
+    TP_CHECK_OK(tp_graph_symbol(g, "big", &big, err), err);
+    TP_CHECK_OK(tp_graph_symbol(g, "k", &k, err), err);
+    TP_CHECK_OK(tp_graph_symbol(g, "n", &n, err), err);
+    tp_shape as = tp_shape_make(2, (tp_dim[]){big, k});
+    tp_shape bs = tp_shape_make(2, (tp_dim[]){k, n});
+    tp_shape ys = tp_shape_make(2, (tp_dim[]){big, n});
+    tp_node_id a, b, y;
+    TP_CHECK_OK(tp_graph_add_input(g, "a", TP_DTYPE_F32, &as, &a, err), err);
+    TP_CHECK_OK(tp_graph_add_param(g, "b", TP_DTYPE_F32, &bs, &b, err), err);
+    TP_CHECK_OK(tp_graph_add_op_shaped(g, &(tp_op){.kind = TP_OP_MATMUL}, (tp_node_id[]){a, b}, 2,
+                                       &ys, TP_DTYPE_F32, "mm", &y, err),
+                err);
+    tp_op_cost c;
+    TP_CHECK_STATUS(tp_op_account(g, y, &c, err), TP_ERR_UNBOUND);
+    TP_CHECK_OK(tp_graph_bind(g, "big", (int64_t)1 << 40, err), err);
+    TP_CHECK_OK(tp_graph_bind(g, "k", (int64_t)1 << 20, err), err);
+    TP_CHECK_OK(tp_graph_bind(g, "n", (int64_t)1 << 20, err), err);
+    /* 2 · 2^60 · 2^20 does not fit in 64 bits */
+    TP_CHECK_STATUS(tp_op_account(g, y, &c, err), TP_ERR_OVERFLOW);
+    TP_CHECK_CONTAINS(err->msg, "mm");
+    TP_CHECK_STATUS(tp_op_account(g, 99, &c, err), TP_ERR_INVALID);
+    tp_graph_destroy(g);
+}
+
+static tp_device_model flat_model(double gflops, double gbps) {
+    tp_device_model d;
+    tp_device_model_default(TP_DEVICE_CPU, &d);
+    d.n_gemm = 1;
+    d.gemm[0].dim = 1;
+    d.gemm[0].gflops = gflops;
+    d.mem_gbps = gbps;
+    d.readback_gbps = 1;
+    d.dispatch_ns = 10;
+    d.round_trip_ns = 1000;
+    d.unified = false;
+    d.source = TP_SOURCE_MEASURED;
+    return d;
+}
+
+TP_TEST(gemm_curve_interpolation) {
+    tp_device_model d = flat_model(1, 1);
+    d.n_gemm = 2;
+    d.gemm[0] = (tp_gemm_point){10, 10};
+    d.gemm[1] = (tp_gemm_point){1000, 110};
+    d.f16_speedup = 2;
+    /* cbrt(100^3) = 100, halfway between 10 and 1000 in log space */
+    TP_CHECK_NEAR(tp_device_gemm_gflops(&d, TP_DTYPE_F32, 100, 100, 100), 60, 1e-9);
+    TP_CHECK_NEAR(tp_device_gemm_gflops(&d, TP_DTYPE_F32, 2, 2, 2), 10, 1e-12);
+    TP_CHECK_NEAR(tp_device_gemm_gflops(&d, TP_DTYPE_F32, 4096, 4096, 4096), 110, 1e-12);
+    TP_CHECK_NEAR(tp_device_gemm_gflops(&d, TP_DTYPE_F16, 100, 100, 100), 120, 1e-9);
+    /* m=10, k=100, n=1000: cbrt(10^6) = 100 */
+    TP_CHECK_NEAR(tp_device_gemm_gflops(&d, TP_DTYPE_F32, 10, 100, 1000), 60, 1e-9);
+    TP_CHECK_OK(tp_device_model_validate(&d, err), err);
+    d.gemm[1].dim = 5;
+    TP_CHECK_STATUS(tp_device_model_validate(&d, err), TP_ERR_INVALID);
+    TP_CHECK_CONTAINS(err->msg, "sorted");
+    d = flat_model(1, 0);
+    TP_CHECK_STATUS(tp_device_model_validate(&d, err), TP_ERR_INVALID);
+    TP_CHECK_CONTAINS(err->msg, "mem_gbps");
+}
+
+TP_TEST(node_roofline) {
+    tp_device_model d = flat_model(1, 1);
+    tp_op_cost oc = {.cls = TP_COST_GEMM,
+                     .launches = 1,
+                     .flops = 240,
+                     .bytes_read = 176,
+                     .bytes_written = 120,
+                     .gemm_m = 6,
+                     .gemm_k = 4,
+                     .gemm_n = 5,
+                     .gemm_batch = 1,
+                     .compute_dtype = TP_DTYPE_F32};
+    tp_node_cost nc = tp_node_cost_eval(&d, 3, &oc);
+    TP_CHECK_NEAR(nc.compute_ns, 240, 1e-9); /* 240 flops / 1 GFLOP/s */
+    TP_CHECK_NEAR(nc.memory_ns, 296, 1e-9);  /* 296 bytes / 1 GB/s */
+    TP_CHECK_NEAR(nc.total_ns, 306, 1e-9);   /* max + 10 ns dispatch */
+    d.gemm[0].gflops = 0.5;
+    nc = tp_node_cost_eval(&d, 3, &oc);
+    TP_CHECK_NEAR(nc.total_ns, 490, 1e-9); /* compute-bound: 480 + 10 */
+    oc.cls = TP_COST_METADATA;
+    oc.launches = 0;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 3, &oc).total_ns, 0, 0);
+}
+
+/* x[1,4] -> matmul w[4,4] -> relu -> output; optionally a custom op. */
+static tp_graph *mlp(bool with_custom) {
+    tp_graph *g = new_graph();
+    tp_node_id x = in(g, "x", TP_DTYPE_F32, 2, (int64_t[]){1, 4});
+    tp_node_id w = par(g, "w", TP_DTYPE_F32, 2, (int64_t[]){4, 4});
+    tp_node_id h = op(g, (tp_op){.kind = TP_OP_MATMUL}, (tp_node_id[]){x, w}, 2, TP_DTYPE_F32, 2,
+                      (int64_t[]){1, 4});
+    tp_node_id y = op(g, (tp_op){.kind = TP_OP_UNARY, .sub = TP_UNARY_RELU}, (tp_node_id[]){h}, 1,
+                      TP_DTYPE_F32, 2, (int64_t[]){1, 4});
+    if (with_custom) {
+        tp_op cu = {.kind = TP_OP_CUSTOM};
+        cu.attrs.custom.name = "host_thing";
+        cu.attrs.custom.n_inputs = 1;
+        y = op(g, cu, (tp_node_id[]){y}, 1, TP_DTYPE_F32, 2, (int64_t[]){1, 4});
+    }
+    TP_CHECK_OK(tp_graph_mark_output(g, y, err), err);
+    return g;
+}
+
+TP_TEST(graph_cost_hand_computed) {
+    tp_graph *g = mlp(false);
+    tp_device_model d = flat_model(1, 2);
+    tp_graph_cost gc;
+    TP_CHECK_OK(tp_graph_cost_compute(g, &d, NULL, NULL, &gc, err), err);
+    /* matmul: 32 flops -> 32 ns; bytes 16+64+16 = 96 -> 48 ns; + 10 = 58
+       relu: memory-bound 32 bytes -> 16 ns + 10 = 26
+       readback (not unified) = 16 + traffic 128 / 4 = 48 bytes at 1 GB/s = 48 ns
+       total = 1000 + 84 + 48 */
+    TP_CHECK_EQ_U64(gc.n_nodes, 4);
+    TP_CHECK_NEAR(gc.nodes[2].total_ns, 58, 1e-9);
+    TP_CHECK_NEAR(gc.nodes[3].total_ns, 26, 1e-9);
+    TP_CHECK_NEAR(gc.nodes_ns, 84, 1e-9);
+    TP_CHECK_NEAR(gc.readback_ns, 48, 1e-9);
+    TP_CHECK_NEAR(gc.total_ns, 1132, 1e-9);
+    TP_CHECK_EQ_U64(gc.flops, 36);
+    uint32_t top[3];
+    TP_CHECK_EQ_U64(tp_graph_cost_top(&gc, 3, top), 2);
+    TP_CHECK_EQ_U64(top[0], 2);
+    TP_CHECK_EQ_U64(top[1], 3);
+    tp_graph_cost_release(&gc);
+    d.unified = true;
+    double t = 0;
+    TP_CHECK_OK(tp_graph_cost_total(g, &d, NULL, &t, err), err);
+    TP_CHECK_NEAR(t, 1100, 1e-9); /* readback 16 bytes only */
+    tp_graph_destroy(g);
+    /* a custom op adds a launch and a sync point (one more round trip) */
+    g = mlp(true);
+    TP_CHECK_OK(tp_graph_cost_total(g, &d, NULL, &t, err), err);
+    /* custom: 32 bytes -> 16 ns + 10; sync 1000 */
+    TP_CHECK_NEAR(t, 1000 + 84 + 26 + 16 + 1000, 1e-9);
+    d.mem_gbps = -1;
+    TP_CHECK_STATUS(tp_graph_cost_total(g, &d, NULL, &t, err), TP_ERR_INVALID);
+    tp_graph_destroy(g);
+}
+
+TP_TEST(graph_cost_alloc_failure_sweep) {
+    tp_graph *g = mlp(false);
+    tp_device_model d = flat_model(1, 2);
+    for (long k = 1; k < 5; k++) {
+        tp_failing_allocator fa;
+        tp_failing_allocator_init(&fa, k);
+        tp_graph_cost gc;
+        tp_status s = tp_graph_cost_compute(g, &d, NULL, &fa.hook, &gc, err);
+        if (s == TP_OK) {
+            TP_CHECK_NEAR(gc.total_ns, 1132, 1e-9);
+            tp_graph_cost_release(&gc);
+        } else {
+            TP_CHECK_STATUS(s, TP_ERR_NOMEM);
+        }
+        TP_CHECK_EQ_U64(fa.live, 0);
+    }
+    tp_graph_destroy(g);
+}
+
+int main(void) {
+    TP_RUN(matmul_flops_and_bytes);
+    TP_RUN(gemm_trans_and_bias);
+    TP_RUN(fused_matmul_bias_act);
+    TP_RUN(conv_groups_dilation_transpose);
+    TP_RUN(attention_grouped_kv);
+    TP_RUN(memory_bound_ops);
+    TP_RUN(pool_counts);
+    TP_RUN(gather_slice_read_only_what_they_copy);
+    TP_RUN(quantized_sizes_not_four_bytes);
+    TP_RUN(views_and_free_transposes_are_metadata);
+    TP_RUN(fft_and_log_mel);
+    TP_RUN(overflow_and_unbound_are_errors);
+    TP_RUN(gemm_curve_interpolation);
+    TP_RUN(node_roofline);
+    TP_RUN(graph_cost_hand_computed);
+    TP_RUN(graph_cost_alloc_failure_sweep);
+    return tp_test_finish();
+}
