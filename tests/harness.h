@@ -89,11 +89,14 @@ static int tp_test_passed_, tp_test_failed_, tp_test_cur_failed_;
         if (got_ != (want))                                                                        \
             TP_FAIL_("%s: status %s, want %s", #expr, tp_status_name(got_), tp_status_name(want)); \
     } while (0)
+static inline const char *tp_test_errmsg_(const tp_error *e) {
+    return e ? e->msg : "";
+}
 #define TP_CHECK_OK(expr, errp)                                                                    \
     do {                                                                                           \
         tp_status got_ = (expr);                                                                   \
         if (got_ != TP_OK)                                                                         \
-            TP_FAIL_("%s: %s: %s", #expr, tp_status_name(got_), (errp) ? (errp)->msg : "");        \
+            TP_FAIL_("%s: %s: %s", #expr, tp_status_name(got_), tp_test_errmsg_(errp));            \
     } while (0)
 
 static inline int tp_test_finish(void) {
