@@ -1,0 +1,61 @@
+/*
+ * tensorplan/csv.h — MiniMalloc-style buffer CSV files.
+ *
+ * Input format (one header line, then one buffer per line):
+ *     id,lower,upper,size[,alignment]
+ * A buffer is live on the half-open step interval [lower, upper); it becomes
+ * the tp_buffer {birth = lower, death = upper - 1, size, alignment (0 when the
+ * column is absent), tail_guard 0, fixed_offset -1, id}. Blank lines, a UTF-8
+ * byte-order mark, surrounding spaces and CR line ends are accepted.
+ *
+ * Output format (a solution):
+ *     id,lower,upper,size,offset
+ *
+ * Example:
+ *     tp_buffer *b; size_t n; tp_error err;
+ *     if (tp_csv_load_buffers("A.1048576.csv", NULL, &b, &n, &err) != TP_OK) puts(err.msg);
+ *     ... tp_alloc_plan(b, n, ...) ...
+ *     tp_csv_free_buffers(NULL, b, n);
+ *
+ * Errors: TP_ERR_PARSE names the line (1-based) and the column, and records
+ * the byte offset of the line in err->offset (bad header, a non-number, a
+ * negative value, upper <= lower, an alignment that is not a power of two,
+ * a wrong number of columns); TP_ERR_IO (file cannot be read/written, with
+ * the path and the system message); TP_ERR_NOMEM; TP_ERR_OVERFLOW (a value
+ * beyond 64 bits).
+ * Ownership: the buffer array returned is owned by the caller and freed with
+ * tp_csv_free_buffers using the same allocator (NULL = libc).
+ * Thread safety: reentrant, no global state.
+ */
+#ifndef TENSORPLAN_CSV_H
+#define TENSORPLAN_CSV_H
+
+#include <stdio.h>
+
+#include "tensorplan/alloc.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Parse CSV text (text[0..len), need not be NUL-terminated). On success *out
+ * holds *n_out buffers (NULL when there are none). */
+tp_status tp_csv_parse_buffers(const char *text, size_t len, const tp_allocator *alloc,
+                               tp_buffer **out, size_t *n_out, tp_error *err);
+
+/* Read and parse a file. Messages are prefixed with the path. */
+tp_status tp_csv_load_buffers(const char *path, const tp_allocator *alloc, tp_buffer **out,
+                              size_t *n_out, tp_error *err);
+
+/* Free an array from tp_csv_parse_buffers / tp_csv_load_buffers. NULL is a no-op. */
+void tp_csv_free_buffers(const tp_allocator *alloc, tp_buffer *bufs, size_t n);
+
+/* Write "id,lower,upper,size,offset" and one row per buffer (lower = birth,
+ * upper = death + 1). TP_ERR_IO when the stream reports a write error. */
+tp_status tp_csv_write_solution(FILE *f, const tp_buffer *bufs, size_t n, const uint64_t *offsets,
+                                tp_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,246 @@
+/* MiniMalloc-style buffer CSV reader and solution writer (include/tensorplan/csv.h). */
+#include "tensorplan/csv.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "core/mem.h"
+
+enum { COL_ID, COL_LOWER, COL_UPPER, COL_SIZE, COL_ALIGN, COL_MAX };
+static const char *const col_names[COL_MAX] = {"id", "lower", "upper", "size", "alignment"};
+
+typedef struct field {
+    const char *p;
+    size_t len;
+} field;
+
+static bool is_space(char c) {
+    return c == ' ' || c == '\t' || c == '\r';
+}
+
+/* Split one line into at most max_fields trimmed fields; returns the count
+ * (max_fields + 1 when there are more). */
+static size_t split_line(const char *p, size_t len, field *f, size_t max_fields) {
+    size_t nf = 0, start = 0;
+    for (size_t i = 0; i <= len; i++) {
+        if (i == len || p[i] == ',') {
+            if (nf >= max_fields) return max_fields + 1;
+            size_t a = start, b = i;
+            while (a < b && is_space(p[a]))
+                a++;
+            while (b > a && is_space(p[b - 1]))
+                b--;
+            f[nf].p = p + a;
+            f[nf].len = b - a;
+            nf++;
+            start = i + 1;
+        }
+    }
+    return nf;
+}
+
+static bool field_is(const field *f, const char *s) {
+    return f->len == strlen(s) && memcmp(f->p, s, f->len) == 0;
+}
+
+/* Parse an unsigned decimal; 0 ok, 1 not a number, 2 negative, 3 overflow. */
+static int parse_u64(const field *f, uint64_t *out) {
+    if (f->len == 0) return 1;
+    size_t i = 0;
+    if (f->p[0] == '-') {
+        if (f->len > 1) {
+            for (i = 1; i < f->len; i++)
+                if (f->p[i] < '0' || f->p[i] > '9') return 1;
+            return 2;
+        }
+        return 1;
+    }
+    if (f->p[0] == '+') i = 1;
+    if (i == f->len) return 1;
+    uint64_t v = 0;
+    for (; i < f->len; i++) {
+        char c = f->p[i];
+        if (c < '0' || c > '9') return 1;
+        if (!tp_mul_u64(v, 10, &v) || !tp_add_u64(v, (uint64_t)(c - '0'), &v)) return 3;
+    }
+    *out = v;
+    return 0;
+}
+
+static tp_status field_error(tp_error *err, int code, size_t line, uint64_t off, int col,
+                             const field *f) {
+    static const char *const what[] = {"", "is not a number", "is negative",
+                                       "does not fit in 64 bits"};
+    return tp_error_setx(err, code == 3 ? TP_ERR_OVERFLOW : TP_ERR_PARSE, off, TP_NO_NODE,
+                         "line %zu: column '%s' value '%.*s' %s", line, col_names[col],
+                         (int)(f->len > 40 ? 40 : f->len), f->p, what[code]);
+}
+
+tp_status tp_csv_parse_buffers(const char *text, size_t len, const tp_allocator *alloc,
+                               tp_buffer **out, size_t *n_out, tp_error *err) {
+    if (!out || !n_out || (!text && len))
+        return tp_error_set(err, TP_ERR_INVALID, "csv: NULL argument");
+    *out = NULL;
+    *n_out = 0;
+    size_t pos = 0, line = 0, ncols = 0, cap = 0, n = 0;
+    tp_buffer *bufs = NULL;
+    tp_status st = TP_OK;
+    if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) pos = 3;
+    while (pos < len) {
+        size_t start = pos;
+        const char *nl = memchr(text + pos, '\n', len - pos);
+        size_t end = nl ? (size_t)(nl - text) : len;
+        pos = nl ? end + 1 : len;
+        line++;
+        field f[COL_MAX + 1];
+        size_t nf = split_line(text + start, end - start, f, COL_MAX);
+        if (nf == 1 && f[0].len == 0) continue; /* blank line */
+        if (ncols == 0) {
+            bool ok = nf >= 4 && nf <= 5;
+            for (size_t c = 0; ok && c < nf; c++)
+                ok = field_is(&f[c], col_names[c]);
+            if (!ok) {
+                st =
+                    tp_error_setx(err, TP_ERR_PARSE, start, TP_NO_NODE,
+                                  "line %zu: bad header '%.*s' (want "
+                                  "id,lower,upper,size[,alignment])",
+                                  line, (int)((end - start) > 80 ? 80 : end - start), text + start);
+                goto fail;
+            }
+            ncols = nf;
+            continue;
+        }
+        if (nf != ncols) {
+            st = tp_error_setx(
+                err, TP_ERR_PARSE, start, TP_NO_NODE, "line %zu: %s%zu columns, the header has %zu",
+                line, nf > COL_MAX ? "more than " : "", nf > COL_MAX ? COL_MAX : nf, ncols);
+            goto fail;
+        }
+        uint64_t v[COL_MAX] = {0};
+        int64_t id = 0;
+        for (size_t c = 0; c < ncols; c++) {
+            if (c == COL_ID && f[c].len > 0 && f[c].p[0] == '-') {
+                /* ids may be negative; parse the magnitude */
+                field mag = {f[c].p + 1, f[c].len - 1};
+                uint64_t m;
+                int code = parse_u64(&mag, &m);
+                if (code == 2) code = 1;
+                if (code == 0 && m > (uint64_t)INT64_MAX + 1) code = 3;
+                if (code) {
+                    st = field_error(err, code, line, start, (int)c, &f[c]);
+                    goto fail;
+                }
+                id = m == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)m;
+                continue;
+            }
+            int code = parse_u64(&f[c], &v[c]);
+            if (code == 0 && c != COL_SIZE && c != COL_ALIGN && v[c] > (uint64_t)INT64_MAX)
+                code = 3;
+            if (code) {
+                st = field_error(err, code, line, start, (int)c, &f[c]);
+                goto fail;
+            }
+            if (c == COL_ID) id = (int64_t)v[c];
+        }
+        if (v[COL_UPPER] <= v[COL_LOWER]) {
+            st = tp_error_setx(err, TP_ERR_PARSE, start, TP_NO_NODE,
+                               "line %zu: upper %" PRIu64 " <= lower %" PRIu64
+                               " (a buffer lives on [lower, upper))",
+                               line, v[COL_UPPER], v[COL_LOWER]);
+            goto fail;
+        }
+        if (ncols > COL_ALIGN && v[COL_ALIGN] != 0 && !tp_is_pow2_u64(v[COL_ALIGN])) {
+            st = tp_error_setx(err, TP_ERR_PARSE, start, TP_NO_NODE,
+                               "line %zu: alignment %" PRIu64 " is not a power of two", line,
+                               v[COL_ALIGN]);
+            goto fail;
+        }
+        if (!tp_mem_grow(alloc, (void **)&bufs, sizeof *bufs, &cap, n + 1)) {
+            st = tp_error_set(err, TP_ERR_NOMEM, "csv: out of memory at line %zu", line);
+            goto fail;
+        }
+        tp_buffer *b = &bufs[n++];
+        memset(b, 0, sizeof *b);
+        b->id = id;
+        b->birth = (int64_t)v[COL_LOWER];
+        b->death = (int64_t)v[COL_UPPER] - 1;
+        b->size = v[COL_SIZE];
+        b->alignment = ncols > COL_ALIGN ? v[COL_ALIGN] : 0;
+        b->fixed_offset = -1;
+    }
+    if (ncols == 0) {
+        st = tp_error_setx(err, TP_ERR_PARSE, 0, TP_NO_NODE,
+                           "line 1: missing header id,lower,upper,size[,alignment]");
+        goto fail;
+    }
+    if (n != cap) { /* hand back an array of exactly n elements */
+        tp_buffer *exact = NULL;
+        if (n) {
+            exact = tp_mem_alloc(alloc, n * sizeof *exact);
+            if (!exact) {
+                st = tp_error_set(err, TP_ERR_NOMEM, "csv: out of memory (%zu buffers)", n);
+                goto fail;
+            }
+            memcpy(exact, bufs, n * sizeof *exact);
+        }
+        tp_mem_free(alloc, bufs, cap * sizeof *bufs);
+        bufs = exact;
+    }
+    *out = bufs;
+    *n_out = n;
+    return TP_OK;
+fail:
+    tp_mem_free(alloc, bufs, cap * sizeof *bufs);
+    return st;
+}
+
+tp_status tp_csv_load_buffers(const char *path, const tp_allocator *alloc, tp_buffer **out,
+                              size_t *n_out, tp_error *err) {
+    if (!path) return tp_error_set(err, TP_ERR_INVALID, "csv: NULL path");
+    FILE *f = fopen(path, "rb");
+    if (!f) return tp_error_set(err, TP_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    char *text = NULL;
+    size_t len = 0, cap = 0;
+    tp_status st = TP_OK;
+    for (;;) {
+        if (!tp_mem_grow(alloc, (void **)&text, 1, &cap, len + 65536)) {
+            st = tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory reading the file", path);
+            goto done;
+        }
+        size_t got = fread(text + len, 1, cap - len, f);
+        len += got;
+        if (got == 0) break;
+    }
+    if (ferror(f)) {
+        st = tp_error_set(err, TP_ERR_IO, "%s: read error: %s", path, strerror(errno));
+        goto done;
+    }
+    st = tp_csv_parse_buffers(text, len, alloc, out, n_out, err);
+    if (st != TP_OK) tp_error_prefix(err, "%s: ", path);
+done:
+    tp_mem_free(alloc, text, cap);
+    fclose(f);
+    return st;
+}
+
+void tp_csv_free_buffers(const tp_allocator *alloc, tp_buffer *bufs, size_t n) {
+    if (!bufs) return;
+    tp_mem_free(alloc, bufs, n * sizeof *bufs);
+}
+
+tp_status tp_csv_write_solution(FILE *f, const tp_buffer *bufs, size_t n, const uint64_t *offsets,
+                                tp_error *err) {
+    if (!f || (n && (!bufs || !offsets)))
+        return tp_error_set(err, TP_ERR_INVALID, "csv: NULL argument");
+    if (fputs("id,lower,upper,size,offset\n", f) < 0) goto io;
+    for (size_t i = 0; i < n; i++) {
+        if (fprintf(f, "%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRIu64 ",%" PRIu64 "\n", bufs[i].id,
+                    bufs[i].birth, bufs[i].death + 1, bufs[i].size, offsets[i]) < 0)
+            goto io;
+    }
+    if (fflush(f) != 0 || ferror(f)) goto io;
+    return TP_OK;
+io:
+    return tp_error_set(err, TP_ERR_IO, "csv: write error: %s", strerror(errno));
+}
