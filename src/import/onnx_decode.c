@@ -689,9 +689,9 @@ tp_status tp__onnx_decode_model(tp_onnx_dctx *c, tp_pb r) {
     }
     (void)graph_at;
     if (!have_graph)
-        return tp_error_setx(c->err, TP_ERR_PARSE, start.end, TP_NO_NODE,
-                             "no graph in the model (%" PRIu64 " bytes read; not an ONNX file?)",
-                             start.end - start.pos);
+        return tp_error_setx(
+            c->err, TP_ERR_PARSE, start.end, TP_NO_NODE,
+            "no graph in the model (read up to offset %" PRIu64 "; not an ONNX file?)", start.end);
     if (n_opsets > UINT32_MAX)
         return tp_error_setx(c->err, TP_ERR_PARSE, start.pos, TP_NO_NODE, "too many opset imports");
     tp_onnx_opset *ops;
