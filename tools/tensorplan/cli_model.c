@@ -1,0 +1,108 @@
+/* The CLI's model loader: --demo / a model file by extension, then --dim. */
+#include "cli_model.h"
+
+#include <string.h>
+#include <strings.h>
+
+#include "tensorplan/demo.h"
+
+const char tp_cli_model_usage[] =
+    "  MODEL              model file (dispatched by extension)\n"
+    "  --demo             the built-in GPT-2-small-like demo decoder (default without MODEL)\n"
+    "  --dim NAME=VALUE   bind a symbolic dimension (repeatable), e.g. --dim batch=8\n";
+
+typedef tp_status (*model_loader)(const char *path, tp_graph **out, tp_error *err);
+
+/* One row per supported file format: extension (with dot, case-insensitive),
+ * description and loader. The table ends with a NULL row. */
+static const struct {
+    const char *ext;
+    const char *format;
+    model_loader load;
+} formats[] = {
+    {NULL, NULL, NULL},
+};
+
+void tp_cli_model_args_init(tp_cli_model_args *a) {
+    memset(a, 0, sizeof *a);
+}
+
+static bool valid_assignment(const char *s) {
+    const char *eq = strchr(s, '=');
+    return eq && eq != s && eq[1] != 0;
+}
+
+static int add_dim(tp_cli_model_args *a, const char *cmd, const char *v) {
+    if (!valid_assignment(v))
+        return tp_cli_usage_error(cmd, "--dim expects NAME=VALUE, got '%s'", v);
+    if (a->n_dims >= TP_CLI_MAX_DIMS)
+        return tp_cli_usage_error(cmd, "too many --dim options (at most %d)", TP_CLI_MAX_DIMS);
+    a->dims[a->n_dims++] = v;
+    return 1;
+}
+
+int tp_cli_model_arg(tp_cli_model_args *a, const char *cmd, int argc, char **argv, int *i) {
+    const char *s = argv[*i];
+    if (strcmp(s, "--demo") == 0) {
+        if (a->path) return tp_cli_usage_error(cmd, "--demo and a model path are exclusive");
+        a->demo = true;
+        (*i)++;
+        return 1;
+    }
+    if (strcmp(s, "--dim") == 0) {
+        if (*i + 1 >= argc) return tp_cli_usage_error(cmd, "--dim needs NAME=VALUE");
+        int r = add_dim(a, cmd, argv[*i + 1]);
+        if (r == 1) *i += 2;
+        return r;
+    }
+    if (strncmp(s, "--dim=", 6) == 0) {
+        int r = add_dim(a, cmd, s + 6);
+        if (r == 1) (*i)++;
+        return r;
+    }
+    if (s[0] == '-' && s[1] != 0) return 0;
+    if (a->path)
+        return tp_cli_usage_error(cmd, "more than one model given ('%s', '%s')", a->path, s);
+    if (a->demo) return tp_cli_usage_error(cmd, "--demo and a model path are exclusive");
+    a->path = s;
+    (*i)++;
+    return 1;
+}
+
+const char *tp_cli_model_label(const tp_cli_model_args *a) {
+    return a->path ? a->path : "demo transformer";
+}
+
+static tp_status load_file(const char *path, tp_graph **out, tp_error *err) {
+    const char *dot = strrchr(path, '.');
+    const char *slash = strrchr(path, '/');
+    if (dot && slash && dot < slash) dot = NULL;
+    for (size_t k = 0; formats[k].ext; k++)
+        if (dot && strcasecmp(dot, formats[k].ext) == 0) return formats[k].load(path, out, err);
+    char supported[256] = "--demo";
+    for (size_t k = 0; formats[k].ext; k++) {
+        size_t len = strlen(supported);
+        snprintf(supported + len, sizeof supported - len, ", %s (%s)", formats[k].ext,
+                 formats[k].format);
+    }
+    return tp_error_set(err, TP_ERR_UNSUPPORTED,
+                        "unsupported model format '%s' for '%s' (supported: %s)",
+                        dot ? dot : "(no extension)", path, supported);
+}
+
+tp_status tp_cli_model_load(const tp_cli_model_args *a, tp_graph **out, tp_error *err) {
+    *out = NULL;
+    tp_graph *g = NULL;
+    tp_status st = a->path ? load_file(a->path, &g, err) : tp_demo_transformer(NULL, NULL, &g, err);
+    if (st != TP_OK) return st;
+    for (int k = 0; k < a->n_dims; k++) {
+        st = tp_graph_bind_str(g, a->dims[k], err);
+        if (st != TP_OK) {
+            tp_error_prefix(err, "--dim %s: ", a->dims[k]);
+            tp_graph_destroy(g);
+            return st;
+        }
+    }
+    *out = g;
+    return TP_OK;
+}

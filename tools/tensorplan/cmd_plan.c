@@ -1,0 +1,196 @@
+/* tensorplan plan — plan a model's arena and print the SPEC §5 report. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli_model.h"
+
+const char tp_cli_plan_summary[] = "plan the memory arena of a model (offsets, lifetimes, report)";
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "usage: tensorplan plan [MODEL | --demo] [--dim NAME=VALUE]... [options]\n\n"
+            "Plan where every tensor of the model lives in one arena and print the report:\n"
+            "  # arena_size=A total_unshared=T saved=S\n"
+            "  # offset<TAB>size<TAB>node\n"
+            "  one row per slot, sorted by offset\n"
+            "followed by a summary (arena, lower bound, arena/LB; binary units).\n\n"
+            "model:\n%s\n"
+            "options:\n"
+            "  --align N          alignment in bytes, a power of two (default 64)\n"
+            "  --algo NAME        greedy (default), noreuse, bestfit, exact, auto\n"
+            "  --time-limit S     search budget in seconds for exact/auto (default 0)\n"
+            "  --no-reuse         every buffer at its own offset (same as --algo noreuse)\n"
+            "  --pin-outputs      keep every ancestor of an output alive to the end\n"
+            "  --f32-uniform      size every slot as elements x 4 bytes\n"
+            "  --no-inplace       disable in-place reuse for elementwise ops\n"
+            "  --no-params        do not place weights (activations and inputs only)\n"
+            "  --json             machine-readable output (raw byte counts)\n"
+            "  --help             this text\n\n"
+            "examples:\n"
+            "  tensorplan plan --demo --dim seq=512\n"
+            "  tensorplan plan --demo --algo bestfit --json\n\n"
+            "Exit codes: 0 ok, 1 error (bad model, unbound dims), 2 usage error.\n",
+            tp_cli_model_usage);
+}
+
+typedef struct plan_args {
+    tp_cli_model_args model;
+    tp_plan_options po;
+    bool json;
+} plan_args;
+
+static int parse_args(plan_args *a, int argc, char **argv) {
+    const char *cmd = "plan";
+    tp_cli_model_args_init(&a->model);
+    tp_plan_options_default(&a->po);
+    for (int i = 1; i < argc;) {
+        int r = tp_cli_model_arg(&a->model, cmd, argc, argv, &i);
+        if (r == 1) continue;
+        if (r != 0) return r;
+        const char *s = argv[i];
+        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
+            usage(stdout);
+            return -1;
+        } else if (strcmp(s, "--json") == 0) {
+            a->json = true;
+        } else if (strcmp(s, "--no-reuse") == 0) {
+            a->po.algo = TP_ALGO_NO_REUSE;
+        } else if (strcmp(s, "--pin-outputs") == 0) {
+            a->po.pin_output_ancestors = true;
+        } else if (strcmp(s, "--f32-uniform") == 0) {
+            a->po.width = TP_WIDTH_F32_UNIFORM;
+        } else if (strcmp(s, "--no-inplace") == 0) {
+            a->po.inplace = false;
+        } else if (strcmp(s, "--no-params") == 0) {
+            a->po.allocate_params = false;
+        } else if (strcmp(s, "--align") == 0) {
+            uint64_t v = 0;
+            if (!val || !tp_cli_parse_size(val, &v) || !tp_is_pow2_u64(v))
+                return tp_cli_usage_error(cmd, "--align needs a power of two, got '%s'",
+                                          val ? val : "");
+            a->po.alignment = v;
+            i++;
+        } else if (strcmp(s, "--algo") == 0) {
+            tp_error err;
+            tp_error_clear(&err);
+            if (!val || tp_alloc_algo_parse(val, &a->po.algo, &err) != TP_OK)
+                return tp_cli_usage_error(cmd, "--algo: %s",
+                                          val ? err.msg : "needs a name (greedy, bestfit, ...)");
+            i++;
+        } else if (strcmp(s, "--time-limit") == 0) {
+            char *end = NULL;
+            errno = 0;
+            double t = val ? strtod(val, &end) : -1.0;
+            if (!val || end == val || *end || errno || !(t >= 0.0) || t > 1e6)
+                return tp_cli_usage_error(cmd, "--time-limit needs seconds >= 0, got '%s'",
+                                          val ? val : "");
+            a->po.time_limit_s = t;
+            i++;
+        } else {
+            return tp_cli_usage_error(cmd, "unknown option '%s'", s);
+        }
+        i++;
+    }
+    return 0;
+}
+
+static double ratio(uint64_t arena, uint64_t lb) {
+    return lb ? (double)arena / (double)lb : 1.0;
+}
+
+static void print_json(const plan_args *a, const tp_plan *p, const tp_graph *g) {
+    tp_json j;
+    tp_json_init(&j, stdout, true);
+    tp_json_begin_object(&j);
+    tp_json_kv_str(&j, "model", tp_cli_model_label(&a->model));
+    const tp_alloc_result *r = tp_plan_alloc_result(p);
+    tp_json_kv_str(&j, "algo", tp_alloc_algo_name(r->algo_used));
+    tp_json_kv_u64(&j, "alignment", a->po.alignment);
+    tp_json_kv_u64(&j, "nodes", tp_graph_node_count(g));
+    tp_json_kv_u64(&j, "arena_bytes", tp_plan_arena_bytes(p));
+    tp_json_kv_u64(&j, "lower_bound_bytes", tp_plan_lower_bound_bytes(p));
+    tp_json_kv_f64(&j, "arena_over_lower_bound",
+                   ratio(tp_plan_arena_bytes(p), tp_plan_lower_bound_bytes(p)));
+    tp_json_kv_u64(&j, "unshared_bytes", tp_plan_unshared_bytes(p));
+    tp_json_kv_u64(&j, "saved_bytes", tp_plan_saved_bytes(p));
+    tp_json_kv_u64(&j, "inplace_saved_bytes", tp_plan_inplace_saved_bytes(p));
+    tp_json_kv_bool(&j, "optimal", r->optimal);
+    tp_json_key(&j, "slots");
+    tp_json_begin_array(&j);
+    for (uint32_t k = 0; k < tp_plan_slot_count(p); k++) {
+        const tp_slot *s = tp_plan_slot(p, k);
+        const tp_node *nd = tp_graph_node(g, s->node);
+        tp_json_begin_object(&j);
+        tp_json_kv_i64(&j, "node", s->node);
+        tp_json_kv_str(&j, "name", nd->name);
+        tp_json_kv_str(&j, "op", tp_op_name(&nd->op));
+        tp_json_kv_u64(&j, "offset", s->offset);
+        tp_json_kv_u64(&j, "size", s->size);
+        tp_json_kv_i64(&j, "birth", s->birth);
+        tp_json_kv_i64(&j, "death", s->death);
+        tp_json_kv_bool(&j, "view", s->is_view);
+        tp_json_kv_bool(&j, "inplace", s->inplace);
+        tp_json_kv_i64(&j, "root", s->root);
+        tp_json_end_object(&j);
+    }
+    tp_json_end_array(&j);
+    tp_json_end_object(&j);
+    tp_json_finish(&j);
+}
+
+static void print_summary(const tp_plan *p, const tp_graph *g, const plan_args *a) {
+    char b1[32], b2[32], b3[32], b4[32], b5[32];
+    const tp_alloc_result *r = tp_plan_alloc_result(p);
+    printf("# model: %s, %u nodes, %u slots, algo %s, alignment %llu\n",
+           tp_cli_model_label(&a->model), tp_graph_node_count(g), tp_plan_slot_count(p),
+           tp_alloc_algo_name(r->algo_used), (unsigned long long)a->po.alignment);
+    printf("# arena %s, lower bound %s, arena/LB %.3f%s\n",
+           tp_cli_fmt_bytes(tp_plan_arena_bytes(p), b1, sizeof b1),
+           tp_cli_fmt_bytes(tp_plan_lower_bound_bytes(p), b2, sizeof b2),
+           ratio(tp_plan_arena_bytes(p), tp_plan_lower_bound_bytes(p)),
+           r->optimal ? " (optimal)" : "");
+    printf("# unshared %s, saved %s, in-place saved %s (binary units: KiB = 1024 B)\n",
+           tp_cli_fmt_bytes(tp_plan_unshared_bytes(p), b3, sizeof b3),
+           tp_cli_fmt_bytes(tp_plan_saved_bytes(p), b4, sizeof b4),
+           tp_cli_fmt_bytes(tp_plan_inplace_saved_bytes(p), b5, sizeof b5));
+}
+
+int tp_cli_plan(int argc, char **argv) {
+    plan_args a;
+    int rc = parse_args(&a, argc, argv);
+    if (rc < 0) return TP_EXIT_OK; /* --help */
+    if (rc != 0) return rc;
+    tp_error err;
+    tp_error_clear(&err);
+    tp_graph *g = NULL;
+    tp_plan *p = NULL;
+    tp_status st = tp_cli_model_load(&a.model, &g, &err);
+    if (st == TP_OK) st = tp_plan_graph(g, &a.po, &p, &err);
+    if (st != TP_OK) {
+        tp_cli_error("plan", &err);
+        tp_graph_destroy(g);
+        return tp_cli_exit_for(st);
+    }
+    if (a.json) {
+        print_json(&a, p, g);
+    } else {
+        char *txt = NULL;
+        size_t len = 0;
+        st = tp_plan_report_text(p, g, &txt, &len, &err);
+        if (st != TP_OK) {
+            tp_cli_error("plan", &err);
+            tp_plan_destroy(p);
+            tp_graph_destroy(g);
+            return tp_cli_exit_for(st);
+        }
+        fwrite(txt, 1, len, stdout);
+        tp_free_string(txt);
+        print_summary(p, g, &a);
+    }
+    tp_plan_destroy(p);
+    tp_graph_destroy(g);
+    return TP_EXIT_OK;
+}
