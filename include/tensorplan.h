@@ -43,6 +43,7 @@
 #include "tensorplan/graph.h"
 #include "tensorplan/alloc.h"
 #include "tensorplan/plan.h"
+#include "tensorplan/demo.h"
 #include "tensorplan/csv.h"
 #include "tensorplan/onnx.h"
 #include "tensorplan/tracker.h"
