@@ -258,11 +258,12 @@ def export(name, make, outdir):
     model, args, in_names, out_names, dyn, shapes, bind = make()
     model.eval()
     tmp = base + ".tmp.onnx"
-    with torch.no_grad():
-        torch.onnx.export(
-            model, args, tmp, input_names=in_names, output_names=out_names, dynamic_axes=dyn,
-            opset_version=OPSET, do_constant_folding=True,
-        )
+    # Not under torch.no_grad(): with grad enabled nn.MultiheadAttention (vit_b_16)
+    # takes its exportable path instead of the fused _native_multi_head_attention.
+    torch.onnx.export(
+        model, args, tmp, input_names=in_names, output_names=out_names, dynamic_axes=dyn,
+        opset_version=OPSET, do_constant_folding=True,
+    )
     m = onnx.load(tmp)
     os.remove(tmp)
     if os.path.exists(base + ".onnx.data"):

@@ -21,7 +21,7 @@ function fill(dtype, shape) {
   const n = shape.reduce((a, b) => a * b, 1);
   if (dtype === 'int64') {
     const a = new BigInt64Array(n);
-    for (let i = 0; i < n; i++) a[i] = BigInt(i % 7); // valid token / type ids
+    for (let i = 0; i < n; i++) a[i] = BigInt(i % 2); // valid token, type and mask ids
     return new ort.Tensor('int64', a, shape);
   }
   if (dtype === 'float32') {

@@ -1,0 +1,712 @@
+/* ONNX -> IR conversion: the node walk, the value table, value_info checks and
+ * the helpers the per-op rules (onnx_ops_*.c) use. See onnx_convert.h. */
+#include "import/onnx_convert.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/mem.h"
+#include "import/onnx_ops.h"
+
+typedef struct ox_val {
+    const char *name; /* borrowed from the model */
+    tp_node_id node;
+    tp_shape shape;
+    int32_t elem;
+    tp_ox_value *value;
+} ox_val;
+
+typedef struct ox_rule_ix {
+    const char *op;
+    tp_ox_rule_fn fn;
+} ox_rule_ix;
+
+typedef struct conv {
+    tp_graph *g;
+    const tp_allocator *a;
+    const tp_onnx_model *m;
+    const tp_onnx_options *opt;
+    tp_error *err;
+    ox_val *vals;
+    size_t n_vals, cap_vals;
+    int32_t *slots; /* open addressing: index into vals, -1 empty */
+    size_t cap_slots;
+    const tp_onnx_value_info **vi; /* value_info by name (same slot scheme) */
+    size_t cap_vi;
+    ox_rule_ix *rules;
+    size_t n_rules;
+    tp_ox_in *ins;
+    size_t cap_ins;
+    tp_ox_out *outs;
+    size_t cap_outs;
+    tp_node_id *ids;
+    size_t cap_ids;
+} conv;
+
+static uint64_t hash_str(const char *s) {
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * 1099511628211ull;
+    return h;
+}
+
+/* ---- value table ---- */
+
+static ox_val *val_find(const conv *cv, const char *name) {
+    if (!cv->cap_slots) return NULL;
+    size_t mask = cv->cap_slots - 1, i = (size_t)hash_str(name) & mask;
+    while (cv->slots[i] >= 0) {
+        ox_val *v = &cv->vals[cv->slots[i]];
+        if (strcmp(v->name, name) == 0) return v;
+        i = (i + 1) & mask;
+    }
+    return NULL;
+}
+
+static void slots_insert(int32_t *slots, size_t cap, const ox_val *vals, int32_t id) {
+    size_t mask = cap - 1, i = (size_t)hash_str(vals[id].name) & mask;
+    while (slots[i] >= 0)
+        i = (i + 1) & mask;
+    slots[i] = id;
+}
+
+/* Add (or replace: a later definition shadows) a value. Takes ownership of value. */
+static tp_status val_add(conv *cv, const char *name, tp_node_id node, const tp_shape *shape,
+                         int32_t elem, tp_ox_value *value) {
+    ox_val *old = val_find(cv, name);
+    if (old) {
+        tp_ox_value_free(cv->a, old->value);
+        old->node = node;
+        old->shape = *shape;
+        old->elem = elem;
+        old->value = value;
+        return TP_OK;
+    }
+    if ((cv->n_vals + 1) * 2 > cv->cap_slots) {
+        size_t nc = cv->cap_slots ? cv->cap_slots * 2 : 256;
+        int32_t *ns = tp_mem_alloc(cv->a, nc * sizeof *ns);
+        if (!ns) goto nomem;
+        memset(ns, 0xff, nc * sizeof *ns);
+        for (size_t i = 0; i < cv->n_vals; i++)
+            slots_insert(ns, nc, cv->vals, (int32_t)i);
+        tp_mem_free(cv->a, cv->slots, cv->cap_slots * sizeof *cv->slots);
+        cv->slots = ns;
+        cv->cap_slots = nc;
+    }
+    if (!tp_mem_grow(cv->a, (void **)&cv->vals, sizeof *cv->vals, &cv->cap_vals, cv->n_vals + 1))
+        goto nomem;
+    ox_val *v = &cv->vals[cv->n_vals];
+    v->name = name;
+    v->node = node;
+    v->shape = *shape;
+    v->elem = elem;
+    v->value = value;
+    slots_insert(cv->slots, cv->cap_slots, cv->vals, (int32_t)cv->n_vals);
+    cv->n_vals++;
+    return TP_OK;
+nomem:
+    tp_ox_value_free(cv->a, value);
+    return tp_error_set(cv->err, TP_ERR_NOMEM, "onnx: out of memory (value table)");
+}
+
+/* ---- value_info index ---- */
+
+static tp_status vi_build(conv *cv, const tp_onnx_graph *gr) {
+    size_t n = (size_t)gr->n_value_infos + gr->n_outputs;
+    size_t cap = 16;
+    while (cap < n * 2)
+        cap *= 2;
+    cv->vi = tp_mem_calloc(cv->a, cap, sizeof *cv->vi);
+    if (!cv->vi) return tp_error_set(cv->err, TP_ERR_NOMEM, "onnx: out of memory (value_info)");
+    cv->cap_vi = cap;
+    for (size_t k = 0; k < n; k++) {
+        const tp_onnx_value_info *v =
+            k < gr->n_value_infos ? &gr->value_infos[k] : &gr->outputs[k - gr->n_value_infos];
+        if (!v->name[0]) continue;
+        size_t i = (size_t)hash_str(v->name) & (cap - 1);
+        bool dup = false;
+        while (cv->vi[i]) {
+            if (strcmp(cv->vi[i]->name, v->name) == 0) {
+                dup = true;
+                break;
+            }
+            i = (i + 1) & (cap - 1);
+        }
+        if (!dup) cv->vi[i] = v;
+    }
+    return TP_OK;
+}
+
+static const tp_onnx_value_info *vi_find(const conv *cv, const char *name) {
+    if (!cv->cap_vi || !name[0]) return NULL;
+    size_t i = (size_t)hash_str(name) & (cv->cap_vi - 1);
+    while (cv->vi[i]) {
+        if (strcmp(cv->vi[i]->name, name) == 0) return cv->vi[i];
+        i = (i + 1) & (cv->cap_vi - 1);
+    }
+    return NULL;
+}
+
+/* ---- rule index ---- */
+
+static int rule_cmp(const void *x, const void *y) {
+    return strcmp(((const ox_rule_ix *)x)->op, ((const ox_rule_ix *)y)->op);
+}
+
+static tp_status rules_build(conv *cv) {
+    const tp_ox_rule *(*fams[])(size_t *) = {tp__ox_rules_elementwise, tp__ox_rules_linalg,
+                                             tp__ox_rules_shape,       tp__ox_rules_index,
+                                             tp__ox_rules_reduce,      tp__ox_rules_misc};
+    size_t total = 0, n;
+    for (size_t f = 0; f < sizeof fams / sizeof fams[0]; f++) {
+        fams[f](&n);
+        total += n;
+    }
+    cv->rules = tp_mem_alloc(cv->a, total * sizeof *cv->rules);
+    if (!cv->rules) return tp_error_set(cv->err, TP_ERR_NOMEM, "onnx: out of memory (rules)");
+    for (size_t f = 0; f < sizeof fams / sizeof fams[0]; f++) {
+        const tp_ox_rule *r = fams[f](&n);
+        for (size_t i = 0; i < n; i++) {
+            cv->rules[cv->n_rules].op = r[i].op_type;
+            cv->rules[cv->n_rules].fn = r[i].fn;
+            cv->n_rules++;
+        }
+    }
+    qsort(cv->rules, cv->n_rules, sizeof *cv->rules, rule_cmp);
+    return TP_OK;
+}
+
+static tp_ox_rule_fn rule_find(const conv *cv, const char *op) {
+    ox_rule_ix key = {op, NULL};
+    const ox_rule_ix *r = bsearch(&key, cv->rules, cv->n_rules, sizeof key, rule_cmp);
+    return r ? r->fn : NULL;
+}
+
+/* ---- helpers for rules ---- */
+
+static const char *elem_name(int32_t e) {
+    tp_dtype t;
+    if (tp_onnx_elem_type_to_dtype(e, &t, NULL) == TP_OK) return tp_dtype_name(t);
+    return tp_onnx_elem_type_name(e);
+}
+
+tp_status tp_ox_fail(tp_ox_ctx *c, tp_status s, const char *fmt, ...) {
+    char msg[256], ins[200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    size_t p = 0;
+    ins[0] = 0;
+    for (uint32_t i = 0; i < c->n_in && p + 2 < sizeof ins; i++) {
+        char sb[96];
+        if (!c->in[i].present)
+            snprintf(sb, sizeof sb, "-");
+        else
+            snprintf(sb, sizeof sb, "%s %s",
+                     tp_graph_shape_str(c->g, &c->in[i].shape, (char[80]){0}, 80),
+                     elem_name(c->in[i].elem_type));
+        int w = snprintf(ins + p, sizeof ins - p, "%s%s", i ? ", " : "", sb);
+        if (w < 0) break;
+        p += (size_t)w;
+        if (p >= sizeof ins) p = sizeof ins - 1;
+    }
+    const tp_onnx_node *n = c->node;
+    return tp_error_setx(c->err, s, n->offset, TP_NO_NODE,
+                         "onnx: node '%s' (%s%s%s, opset %lld) with inputs (%s): %s",
+                         n->name[0] ? n->name : (n->n_outputs ? n->outputs[0] : ""),
+                         n->domain[0] ? n->domain : "", n->domain[0] ? ":" : "", n->op_type,
+                         (long long)c->opset, ins, msg);
+}
+
+static tp_status sym_named(tp_ox_ctx *c, const char *name, tp_dim *d) {
+    tp_status st = tp_graph_symbol(c->g, name, d, c->err);
+    return st;
+}
+
+tp_status tp_ox_unknown_dim(tp_ox_ctx *c, uint32_t out, int32_t axis, tp_dim *d) {
+    char name[200];
+    const char *on = out < c->node->n_outputs ? c->node->outputs[out] : c->node->name;
+    snprintf(name, sizeof name, "unk_%s_%d", on, (int)axis);
+    return sym_named(c, name, d);
+}
+
+tp_status tp_ox_data_dim(tp_ox_ctx *c, const char *what, tp_dim *d) {
+    char name[200];
+    const char *on = c->node->n_outputs ? c->node->outputs[0] : c->node->name;
+    snprintf(name, sizeof name, "%s_%s", what, on);
+    return sym_named(c, name, d);
+}
+
+tp_status tp_ox_arity(tp_ox_ctx *c, uint32_t lo, uint32_t hi) {
+    uint32_t n = c->n_in;
+    while (n > 0 && !c->in[n - 1].present)
+        n--;
+    if (n < lo || n > hi)
+        return tp_ox_fail(c, TP_ERR_PARSE, "expects %u to %u inputs, has %u", lo, hi, n);
+    for (uint32_t i = 0; i < lo; i++)
+        if (!c->in[i].present)
+            return tp_ox_fail(c, TP_ERR_PARSE, "required input %u is missing", i);
+    return TP_OK;
+}
+
+tp_status tp_ox_axis(tp_ox_ctx *c, int64_t axis, int32_t rank, int64_t *out) {
+    int64_t a = axis < 0 ? axis + rank : axis;
+    if (a < 0 || a >= (rank ? rank : 1))
+        return tp_ox_fail(c, TP_ERR_SHAPE, "axis %lld is out of range for rank %d", (long long)axis,
+                          (int)rank);
+    *out = a;
+    return TP_OK;
+}
+
+tp_status tp_ox_broadcast(tp_ox_ctx *c, const tp_shape *const *shapes, uint32_t n, tp_shape *out) {
+    int32_t rank = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (shapes[i]->rank > rank) rank = shapes[i]->rank;
+    out->rank = rank;
+    for (int32_t k = 0; k < rank; k++) {
+        tp_dim r = tp_dim_static(1);
+        for (uint32_t i = 0; i < n; i++) {
+            int32_t ik = k - (rank - shapes[i]->rank);
+            if (ik < 0) continue;
+            tp_dim d = shapes[i]->dims[ik];
+            if (tp_dim_is_static(d) && d.size == 1) continue;
+            if (tp_dim_is_static(r) && r.size == 1) {
+                r = d;
+            } else if (tp_graph_dim_equal(c->g, r, d)) {
+                continue;
+            } else if (tp_dim_is_static(r) && tp_dim_is_static(d)) {
+                return tp_ox_fail(c, TP_ERR_SHAPE, "cannot broadcast dim %d: %lld vs %lld", (int)k,
+                                  (long long)r.size, (long long)d.size);
+            } else if (tp_dim_is_static(d)) {
+                r = d; /* symbolic vs n > 1: must be n (or 1) */
+            } else if (!tp_dim_is_static(r)) {
+                tp_status st = tp_graph_dim_expr(c->g, TP_SYM_MAX, r, d, &r, c->err);
+                if (st != TP_OK) return st;
+            }
+        }
+        out->dims[k] = r;
+    }
+    return TP_OK;
+}
+
+void tp_ox_ir_inputs(tp_ox_ctx *c, uint32_t n, const int32_t *idx) {
+    c->n_ir_in = 0;
+    for (uint32_t i = 0; i < n && c->n_ir_in < 64; i++)
+        if (idx[i] >= 0 && (uint32_t)idx[i] < c->n_in && c->in[idx[i]].present)
+            c->ir_in[c->n_ir_in++] = idx[i];
+    c->ir_in_set = true;
+}
+
+bool tp_ox_input_ints(const tp_ox_ctx *c, uint32_t i, int64_t *out, int64_t cap, int64_t *n) {
+    if (i >= c->n_in || !c->in[i].present || !c->in[i].value) return false;
+    const tp_ox_value *v = c->in[i].value;
+    if (v->n > cap) return false;
+    for (int64_t k = 0; k < v->n; k++)
+        if (!tp_ox_value_int(v, k, &out[k])) return false;
+    *n = v->n;
+    return true;
+}
+
+const int64_t *tp_ox_attr_ints(const tp_ox_ctx *c, const char *name, uint32_t *n) {
+    const tp_onnx_attr *a = tp__onnx_find_attr(c->node, name);
+    if (!a || (a->type != TP_ONNX_ATTR_INTS && a->type != TP_ONNX_ATTR_UNDEFINED)) {
+        *n = 0;
+        return NULL;
+    }
+    *n = a->n_ints;
+    return a->ints;
+}
+
+const float *tp_ox_attr_floats(const tp_ox_ctx *c, const char *name, uint32_t *n) {
+    const tp_onnx_attr *a = tp__onnx_find_attr(c->node, name);
+    if (!a || a->type != TP_ONNX_ATTR_FLOATS) {
+        *n = 0;
+        return NULL;
+    }
+    *n = a->n_floats;
+    return a->floats;
+}
+
+int64_t tp_ox_attr_int(const tp_ox_ctx *c, const char *name, int64_t dflt) {
+    return tp__onnx_attr_int(c->node, name, dflt);
+}
+float tp_ox_attr_float(const tp_ox_ctx *c, const char *name, float dflt) {
+    return tp__onnx_attr_float(c->node, name, dflt);
+}
+const char *tp_ox_attr_str(const tp_ox_ctx *c, const char *name, const char *dflt) {
+    return tp__onnx_attr_str(c->node, name, dflt);
+}
+bool tp_ox_has_attr(const tp_ox_ctx *c, const char *name) {
+    return tp__onnx_find_attr(c->node, name) != NULL;
+}
+
+tp_status tp_ox_dim(tp_ox_ctx *c, tp_sym_op op, tp_dim a, tp_dim b, tp_dim *out) {
+    tp_status st = tp_graph_dim_expr(c->g, op, a, b, out, c->err);
+    if (st != TP_OK) return tp_ox_fail(c, st, "dim arithmetic: %s", c->err ? c->err->msg : "");
+    return TP_OK;
+}
+
+tp_status tp_ox_prod(tp_ox_ctx *c, const tp_shape *s, int32_t from, int32_t to, tp_dim *out) {
+    tp_dim r = tp_dim_static(1);
+    for (int32_t k = from; k < to; k++) {
+        tp_status st = tp_ox_dim(c, TP_SYM_MUL, r, s->dims[k], &r);
+        if (st != TP_OK) return st;
+    }
+    *out = r;
+    return TP_OK;
+}
+
+void tp_ox_same(tp_ox_ctx *c, uint32_t out, uint32_t in) {
+    c->out[out].shape = c->in[in].shape;
+    c->out[out].elem_type = c->in[in].elem_type;
+}
+
+tp_status tp_ox_rank_check(tp_ox_ctx *c, uint32_t i, int32_t lo, int32_t hi) {
+    int32_t r = c->in[i].shape.rank;
+    if (r < lo || r > hi)
+        return tp_ox_fail(c, TP_ERR_SHAPE, "input %u has rank %d, expected %d..%d", i, (int)r,
+                          (int)lo, (int)hi);
+    return TP_OK;
+}
+
+void tp_ox_set_value(tp_ox_ctx *c, uint32_t out, tp_ox_value *v) {
+    tp_ox_value_free(c->alloc, c->out[out].value);
+    c->out[out].value = v;
+}
+
+int32_t tp_ox_elem_of_dtype(tp_dtype t) {
+    for (int32_t e = 1; e < TP_ONNX_ELEM_TYPE_COUNT; e++) {
+        tp_dtype d;
+        if (tp_onnx_elem_type_to_dtype(e, &d, NULL) == TP_OK && d == t) return e;
+    }
+    return TP_ONNX_UNDEFINED;
+}
+
+/* ---- shapes from value_info ---- */
+
+static tp_status shape_from_vi(conv *cv, const tp_onnx_value_info *vi, const char *what,
+                               tp_shape *s) {
+    if (vi->rank < 0)
+        return tp_error_set(cv->err, TP_ERR_UNSUPPORTED, "onnx: %s '%s' has no shape", what,
+                            vi->name);
+    if (vi->rank > TP_MAX_RANK)
+        return tp_error_set(cv->err, TP_ERR_UNSUPPORTED,
+                            "onnx: %s '%s' has rank %d (at most %d supported)", what, vi->name,
+                            (int)vi->rank, TP_MAX_RANK);
+    s->rank = vi->rank;
+    for (int32_t k = 0; k < vi->rank; k++) {
+        const tp_onnx_dim *d = &vi->dims[k];
+        tp_status st = TP_OK;
+        if (d->param && d->param[0]) {
+            st = tp_graph_symbol(cv->g, d->param, &s->dims[k], cv->err);
+        } else if (d->value >= 0) {
+            s->dims[k] = tp_dim_static(d->value);
+        } else {
+            char name[200];
+            snprintf(name, sizeof name, "unk_%s_%d", vi->name, (int)k);
+            st = tp_graph_symbol(cv->g, name, &s->dims[k], cv->err);
+        }
+        if (st != TP_OK) return st;
+    }
+    return TP_OK;
+}
+
+/* Does the inferred shape/type agree with a value_info? Static dims and ranks
+ * must match; symbolic dims on either side are not contradicted. */
+static tp_status check_vi(conv *cv, tp_ox_ctx *c, uint32_t k, const tp_onnx_value_info *vi) {
+    const tp_ox_out *o = &c->out[k];
+    if (vi->kind != 't' && vi->kind != '?') return TP_OK;
+    if (vi->elem_type && o->elem_type && vi->elem_type != o->elem_type)
+        return tp_ox_fail(c, TP_ERR_SHAPE, "output '%s': inferred type %s, value_info says %s",
+                          vi->name, elem_name(o->elem_type), elem_name(vi->elem_type));
+    if (vi->rank < 0) return TP_OK;
+    bool bad = vi->rank != o->shape.rank;
+    for (int32_t d = 0; !bad && d < vi->rank; d++) {
+        tp_dim x = o->shape.dims[d];
+        if (vi->dims[d].value >= 0 && (!vi->dims[d].param || !vi->dims[d].param[0]) &&
+            tp_dim_is_static(x) && x.size != vi->dims[d].value)
+            bad = true;
+    }
+    if (bad) {
+        char sb[160], vb[160];
+        size_t p = 0;
+        vb[0] = 0;
+        for (int32_t d = 0; d < vi->rank && p < sizeof vb - 24; d++) {
+            const tp_onnx_dim *od = &vi->dims[d];
+            int w;
+            if (od->param && od->param[0])
+                w = snprintf(vb + p, sizeof vb - p, "%s%s", d ? "," : "", od->param);
+            else if (od->value >= 0)
+                w = snprintf(vb + p, sizeof vb - p, "%s%lld", d ? "," : "", (long long)od->value);
+            else
+                w = snprintf(vb + p, sizeof vb - p, "%s?", d ? "," : "");
+            if (w > 0) p += (size_t)w;
+        }
+        (void)cv;
+        return tp_ox_fail(c, TP_ERR_SHAPE, "output '%s': inferred shape %s, value_info says [%s]",
+                          vi->name, tp_graph_shape_str(c->g, &o->shape, sb, sizeof sb), vb);
+    }
+    return TP_OK;
+}
+
+/* ---- the walk ---- */
+
+static tp_status set_param_data(conv *cv, tp_node_id id, const tp_onnx_tensor *t) {
+    uint64_t off, bytes;
+    if (t->location == TP_ONNX_DATA_RAW) {
+        off = t->raw_offset;
+        bytes = t->raw_size;
+    } else if (t->location == TP_ONNX_DATA_EXTERNAL) {
+        off = t->ext_offset; /* into the external data file */
+        bytes = t->ext_length ? t->ext_length : t->n_bytes;
+    } else {
+        off = t->msg_offset; /* typed fields: the TensorProto message */
+        bytes = t->msg_size;
+    }
+    return tp_graph_set_param_data(cv->g, id, off, bytes, cv->err);
+}
+
+static tp_status tensor_shape(conv *cv, const tp_onnx_tensor *t, tp_shape *s) {
+    if (t->rank > TP_MAX_RANK)
+        return tp_error_set(cv->err, TP_ERR_UNSUPPORTED,
+                            "onnx: tensor '%s' has rank %u (at most %d supported)", t->name,
+                            t->rank, TP_MAX_RANK);
+    s->rank = (int32_t)t->rank;
+    for (uint32_t k = 0; k < t->rank; k++)
+        s->dims[k] = tp_dim_static(t->dims[k]);
+    return TP_OK;
+}
+
+static tp_status add_initializer(conv *cv, const tp_onnx_tensor *t) {
+    tp_shape s;
+    tp_dtype dt;
+    tp_status st = tensor_shape(cv, t, &s);
+    if (st != TP_OK) return st;
+    st = tp_onnx_elem_type_to_dtype(t->data_type, &dt, cv->err);
+    if (st != TP_OK) {
+        tp_error_prefix(cv->err, "onnx: initializer '%s': ", t->name);
+        return st;
+    }
+    tp_node_id id;
+    st = tp_graph_add_param(cv->g, t->name, dt, &s, &id, cv->err);
+    if (st != TP_OK) return st;
+    if ((st = set_param_data(cv, id, t)) != TP_OK) return st;
+    tp_ox_value *v = NULL;
+    st = tp_ox_value_from_tensor(cv->a, cv->m, t, &v, cv->err);
+    if (st != TP_OK) return st;
+    return val_add(cv, t->name, id, &s, t->data_type, v);
+}
+
+static tp_status add_input(conv *cv, const tp_onnx_value_info *vi) {
+    tp_shape s;
+    tp_dtype dt;
+    if (vi->kind != 't' && vi->kind != '?')
+        return tp_error_set(cv->err, TP_ERR_UNSUPPORTED,
+                            "onnx: graph input '%s' is not a tensor (kind '%c')", vi->name,
+                            vi->kind);
+    tp_status st = shape_from_vi(cv, vi, "graph input", &s);
+    if (st != TP_OK) return st;
+    st = tp_onnx_elem_type_to_dtype(vi->elem_type, &dt, cv->err);
+    if (st != TP_OK) {
+        tp_error_prefix(cv->err, "onnx: graph input '%s': ", vi->name);
+        return st;
+    }
+    tp_node_id id;
+    st = tp_graph_add_input(cv->g, vi->name, dt, &s, &id, cv->err);
+    if (st != TP_OK) return st;
+    return val_add(cv, vi->name, id, &s, vi->elem_type, NULL);
+}
+
+static tp_status ensure_scratch(conv *cv, size_t n_in, size_t n_out) {
+    if (!tp_mem_grow(cv->a, (void **)&cv->ins, sizeof *cv->ins, &cv->cap_ins, n_in + 1) ||
+        !tp_mem_grow(cv->a, (void **)&cv->outs, sizeof *cv->outs, &cv->cap_outs, n_out + 1) ||
+        !tp_mem_grow(cv->a, (void **)&cv->ids, sizeof *cv->ids, &cv->cap_ids, n_in + 1))
+        return tp_error_set(cv->err, TP_ERR_NOMEM, "onnx: out of memory (node scratch)");
+    return TP_OK;
+}
+
+/* Outputs typed from value_info (unknown ops with allow_unknown_ops). */
+static tp_status rule_from_value_info(conv *cv, tp_ox_ctx *c) {
+    for (uint32_t k = 0; k < c->n_out; k++) {
+        if (!c->node->outputs[k][0]) continue;
+        const tp_onnx_value_info *vi = vi_find(cv, c->node->outputs[k]);
+        if (!vi || vi->rank < 0 || !vi->elem_type)
+            return tp_ox_fail(c, TP_ERR_UNSUPPORTED,
+                              "no shape rule, and no value_info gives the shape of output '%s'",
+                              c->node->outputs[k]);
+        tp_status st = shape_from_vi(cv, vi, "value_info", &c->out[k].shape);
+        if (st != TP_OK) return st;
+        c->out[k].elem_type = vi->elem_type;
+    }
+    return TP_OK;
+}
+
+static tp_status add_node(conv *cv, const tp_onnx_node *n, uint32_t index) {
+    tp_status st = ensure_scratch(cv, n->n_inputs, n->n_outputs);
+    if (st != TP_OK) return st;
+    tp_ox_ctx c;
+    memset(&c, 0, sizeof c);
+    c.g = cv->g;
+    c.alloc = cv->a;
+    c.m = cv->m;
+    c.node = n;
+    c.opset = tp__onnx_opset(cv->m, n->domain);
+    c.err = cv->err;
+    c.n_in = n->n_inputs;
+    c.in = cv->ins;
+    c.n_out = n->n_outputs;
+    c.out = cv->outs;
+    memset(cv->outs, 0, (n->n_outputs + 1) * sizeof *cv->outs);
+    for (uint32_t i = 0; i < n->n_inputs; i++) {
+        tp_ox_in *in = &cv->ins[i];
+        memset(in, 0, sizeof *in);
+        in->name = n->inputs[i];
+        if (!n->inputs[i][0]) continue;
+        const ox_val *v = val_find(cv, n->inputs[i]);
+        if (!v)
+            return tp_error_setx(cv->err, TP_ERR_PARSE, n->offset, TP_NO_NODE,
+                                 "onnx: node %u '%s' (%s): input '%s' is not defined by a graph "
+                                 "input, an initializer or an earlier node",
+                                 index, n->name, n->op_type, n->inputs[i]);
+        in->present = true;
+        in->node = v->node;
+        in->shape = v->shape;
+        in->elem_type = v->elem;
+        in->value = v->value;
+        tp_onnx_elem_type_to_dtype(v->elem, &in->dtype, NULL);
+    }
+    c.op.kind = TP_OP_CUSTOM;
+    tp_ox_rule_fn fn = n->domain[0] ? NULL : rule_find(cv, n->op_type);
+    if (n->n_outputs == 0) return TP_OK; /* nothing to compute */
+    if (fn) {
+        st = fn(&c);
+    } else if (cv->opt->allow_unknown_ops) {
+        st = rule_from_value_info(cv, &c);
+    } else {
+        st = tp_ox_fail(&c, TP_ERR_UNSUPPORTED, "no shape rule for this op");
+    }
+    if (st != TP_OK) goto fail;
+    if (cv->opt->check_value_info) {
+        for (uint32_t k = 0; k < n->n_outputs; k++) {
+            const tp_onnx_value_info *vi = vi_find(cv, n->outputs[k]);
+            if (vi && (st = check_vi(cv, &c, k, vi)) != TP_OK) goto fail;
+        }
+    }
+    /* IR inputs */
+    uint32_t n_ids = 0;
+    if (c.ir_in_set) {
+        for (uint32_t i = 0; i < c.n_ir_in; i++)
+            cv->ids[n_ids++] = cv->ins[c.ir_in[i]].node;
+    } else {
+        for (uint32_t i = 0; i < n->n_inputs; i++)
+            if (cv->ins[i].present) cv->ids[n_ids++] = cv->ins[i].node;
+    }
+    if (c.op.kind == TP_OP_CUSTOM) {
+        /* rules may have filled other union members before falling back */
+        memset(&c.op.attrs, 0, sizeof c.op.attrs);
+        c.op.sub = 0;
+        c.op.attrs.custom.name = n->op_type;
+        c.op.attrs.custom.n_inputs = (int32_t)n_ids;
+    }
+    tp_node_id first = -1;
+    for (uint32_t k = 0; k < n->n_outputs; k++) {
+        const char *oname = n->outputs[k];
+        if (!oname[0]) continue;
+        tp_dtype dt;
+        st = tp_onnx_elem_type_to_dtype(c.out[k].elem_type, &dt, cv->err);
+        if (st != TP_OK) {
+            st = tp_ox_fail(&c, st, "output '%s' has element type %s, which has no IR dtype", oname,
+                            tp_onnx_elem_type_name(c.out[k].elem_type));
+            goto fail;
+        }
+        tp_node_id id;
+        if (c.op.kind == TP_OP_CONSTANT) {
+            st = tp_graph_add_constant(cv->g, oname, dt, &c.out[k].shape, &id, cv->err);
+        } else if (first < 0) {
+            st = tp_graph_add_op_shaped(cv->g, &c.op, cv->ids, n_ids, &c.out[k].shape, dt, oname,
+                                        &id, cv->err);
+        } else {
+            tp_op oo;
+            memset(&oo, 0, sizeof oo);
+            oo.kind = TP_OP_OUTPUT_OF;
+            oo.attrs.output_of.index = (int32_t)k;
+            st = tp_graph_add_op_shaped(cv->g, &oo, &first, 1, &c.out[k].shape, dt, oname, &id,
+                                        cv->err);
+        }
+        if (st != TP_OK) {
+            tp_error_prefix(cv->err, "onnx: node '%s' (%s, opset %lld): ", n->name, n->op_type,
+                            (long long)c.opset);
+            goto fail;
+        }
+        if (first < 0) first = id;
+        st = val_add(cv, oname, id, &c.out[k].shape, c.out[k].elem_type, c.out[k].value);
+        c.out[k].value = NULL;
+        if (st != TP_OK) goto fail;
+    }
+    return TP_OK;
+fail:
+    for (uint32_t k = 0; k < n->n_outputs; k++) {
+        tp_ox_value_free(cv->a, c.out[k].value);
+        c.out[k].value = NULL;
+    }
+    return st;
+}
+
+static void conv_free(conv *cv) {
+    for (size_t i = 0; i < cv->n_vals; i++)
+        tp_ox_value_free(cv->a, cv->vals[i].value);
+    tp_mem_free(cv->a, cv->vals, cv->cap_vals * sizeof *cv->vals);
+    tp_mem_free(cv->a, cv->slots, cv->cap_slots * sizeof *cv->slots);
+    tp_mem_free(cv->a, (void *)cv->vi, cv->cap_vi * sizeof *cv->vi);
+    tp_mem_free(cv->a, cv->rules, cv->n_rules * sizeof *cv->rules);
+    tp_mem_free(cv->a, cv->ins, cv->cap_ins * sizeof *cv->ins);
+    tp_mem_free(cv->a, cv->outs, cv->cap_outs * sizeof *cv->outs);
+    tp_mem_free(cv->a, cv->ids, cv->cap_ids * sizeof *cv->ids);
+}
+
+static tp_status convert(conv *cv) {
+    const tp_onnx_graph *gr = cv->m->graph;
+    tp_status st = rules_build(cv);
+    if (st == TP_OK) st = vi_build(cv, gr);
+    for (uint32_t i = 0; st == TP_OK && i < gr->n_initializers; i++)
+        st = add_initializer(cv, &gr->initializers[i]);
+    if (st == TP_OK && gr->n_sparse_initializers)
+        st = tp_error_set(cv->err, TP_ERR_UNSUPPORTED,
+                          "onnx: sparse initializers ('%s') are not supported",
+                          gr->sparse_initializers[0].values.name);
+    for (uint32_t i = 0; st == TP_OK && i < gr->n_inputs; i++)
+        if (!tp__onnx_graph_find_initializer(gr, gr->inputs[i].name))
+            st = add_input(cv, &gr->inputs[i]);
+    for (uint32_t i = 0; st == TP_OK && i < gr->n_nodes; i++)
+        st = add_node(cv, &gr->nodes[i], i);
+    for (uint32_t i = 0; st == TP_OK && i < gr->n_outputs; i++) {
+        const ox_val *v = val_find(cv, gr->outputs[i].name);
+        if (!v)
+            st = tp_error_setx(cv->err, TP_ERR_PARSE, gr->outputs[i].offset, TP_NO_NODE,
+                               "onnx: graph output '%s' is not produced by any node, input or "
+                               "initializer",
+                               gr->outputs[i].name);
+        else
+            st = tp_graph_mark_output(cv->g, v->node, cv->err);
+    }
+    return st;
+}
+
+tp_status tp__onnx_convert(const tp_onnx_model *m, const tp_onnx_options *opt, tp_graph *g,
+                           tp_error *err) {
+    if (!m || !opt || !g || !m->graph)
+        return tp_error_set(err, TP_ERR_INVALID, "onnx: convert: NULL argument");
+    conv cv;
+    memset(&cv, 0, sizeof cv);
+    cv.g = g;
+    cv.a = tp_graph_allocator(g);
+    cv.m = m;
+    cv.opt = opt;
+    cv.err = err;
+    tp_status st = convert(&cv);
+    conv_free(&cv);
+    return st;
+}

@@ -1,0 +1,112 @@
+/*
+ * Internal: the per-op shape rules of the ONNX -> IR converter.
+ *
+ * onnx_convert.c walks the nodes; for each it fills a tp_ox_ctx with the
+ * node's inputs (shape, dtype, known values) and calls the op's rule. A rule
+ * fills the outputs (shape, dtype, optionally a propagated value), the IR op
+ * for output 0 and which inputs the IR node reads. Rules live in one file per
+ * op family (onnx_ops_<family>.c); each file exports a table.
+ *
+ * Rules never print; errors go through tp_ox_fail (status + message naming
+ * node, op, opset and input shapes). Not thread-safe (per conversion).
+ */
+#ifndef TP_IMPORT_ONNX_OPS_H
+#define TP_IMPORT_ONNX_OPS_H
+
+#include "import/onnx_model.h"
+#include "import/onnx_values.h"
+
+typedef struct tp_ox_in {
+    bool present; /* false for a missing optional input ("") */
+    const char *name;
+    tp_node_id node; /* IR node holding the value */
+    tp_shape shape;
+    tp_dtype dtype;
+    int32_t elem_type;        /* ONNX element type */
+    const tp_ox_value *value; /* known values, or NULL */
+} tp_ox_in;
+
+typedef struct tp_ox_out {
+    tp_shape shape;
+    int32_t elem_type;  /* ONNX element type of the output */
+    tp_ox_value *value; /* propagated value (owned by the converter once set) */
+} tp_ox_out;
+
+typedef struct tp_ox_ctx {
+    tp_graph *g;
+    const tp_allocator *alloc;
+    const tp_onnx_model *m;
+    const tp_onnx_node *node;
+    int64_t opset; /* of the node's domain */
+    tp_error *err;
+    uint32_t n_in;
+    const tp_ox_in *in;
+    uint32_t n_out;
+    tp_ox_out *out;
+    /* Set by the rule: the IR op of output 0 (default TP_OP_CUSTOM named after
+     * the ONNX op), and the inputs the IR node reads (default: every present
+     * input, in order). */
+    tp_op op;
+    uint32_t n_ir_in;
+    int32_t ir_in[64];
+    bool ir_in_set;
+} tp_ox_ctx;
+
+typedef tp_status (*tp_ox_rule_fn)(tp_ox_ctx *c);
+
+typedef struct tp_ox_rule {
+    const char *op_type; /* default-domain op */
+    tp_ox_rule_fn fn;
+} tp_ox_rule;
+
+/* Tables, one per family; *n receives the count. */
+const tp_ox_rule *tp__ox_rules_elementwise(size_t *n);
+const tp_ox_rule *tp__ox_rules_linalg(size_t *n);
+const tp_ox_rule *tp__ox_rules_shape(size_t *n);
+const tp_ox_rule *tp__ox_rules_index(size_t *n);
+const tp_ox_rule *tp__ox_rules_reduce(size_t *n);
+const tp_ox_rule *tp__ox_rules_misc(size_t *n);
+
+/* ---- helpers for rules (onnx_convert.c) ---- */
+
+/* Set c->err: "onnx: node 'n' (Op, opset 17) with inputs [..] f32, [..] i64: <msg>". */
+tp_status tp_ox_fail(tp_ox_ctx *c, tp_status s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* A fresh symbolic dim "unk_<node>_<axis>" for an unknown size. */
+tp_status tp_ox_unknown_dim(tp_ox_ctx *c, uint32_t out, int32_t axis, tp_dim *d);
+/* A named symbolic dim for a data-dependent size: "<what>_<node>". */
+tp_status tp_ox_data_dim(tp_ox_ctx *c, const char *what, tp_dim *d);
+/* Require at least lo and at most hi inputs (counting trailing missing ones). */
+tp_status tp_ox_arity(tp_ox_ctx *c, uint32_t lo, uint32_t hi);
+/* Normalize an axis for a rank (negative counts from the end). */
+tp_status tp_ox_axis(tp_ox_ctx *c, int64_t axis, int32_t rank, int64_t *out);
+/* Numpy broadcasting of n shapes into *out (MAX of symbolic dims). */
+tp_status tp_ox_broadcast(tp_ox_ctx *c, const tp_shape *const *shapes, uint32_t n, tp_shape *out);
+/* The IR reads only these inputs (indices into c->in); missing ones skipped. */
+void tp_ox_ir_inputs(tp_ox_ctx *c, uint32_t n, const int32_t *idx);
+/* Integer values of an input (static); false when unknown/symbolic. */
+bool tp_ox_input_ints(const tp_ox_ctx *c, uint32_t i, int64_t *out, int64_t cap, int64_t *n);
+/* An ints attribute: pointer and count (NULL/0 when absent). */
+const int64_t *tp_ox_attr_ints(const tp_ox_ctx *c, const char *name, uint32_t *n);
+const float *tp_ox_attr_floats(const tp_ox_ctx *c, const char *name, uint32_t *n);
+int64_t tp_ox_attr_int(const tp_ox_ctx *c, const char *name, int64_t dflt);
+float tp_ox_attr_float(const tp_ox_ctx *c, const char *name, float dflt);
+const char *tp_ox_attr_str(const tp_ox_ctx *c, const char *name, const char *dflt);
+bool tp_ox_has_attr(const tp_ox_ctx *c, const char *name);
+/* dim arithmetic shortcut (tp_graph_dim_expr with the ctx's error). */
+tp_status tp_ox_dim(tp_ox_ctx *c, tp_sym_op op, tp_dim a, tp_dim b, tp_dim *out);
+/* Product of dims [from, to) of s. */
+tp_status tp_ox_prod(tp_ox_ctx *c, const tp_shape *s, int32_t from, int32_t to, tp_dim *out);
+/* Set output i to shape/elem type of input j (same-shape ops). */
+void tp_ox_same(tp_ox_ctx *c, uint32_t out, uint32_t in);
+/* Set the output's elem type from a tp_dtype / check a shape's rank. */
+tp_status tp_ox_rank_check(tp_ox_ctx *c, uint32_t i, int32_t lo, int32_t hi);
+/* Set output 0 value (takes ownership). */
+void tp_ox_set_value(tp_ox_ctx *c, uint32_t out, tp_ox_value *v);
+/* ONNX elem type for a tp_dtype (for outputs built from a tp_dtype). */
+int32_t tp_ox_elem_of_dtype(tp_dtype t);
+
+#endif

@@ -1,0 +1,543 @@
+/* Value propagation of small tensors for the ONNX importer (see onnx_values.h). */
+#include "import/onnx_values.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "core/mem.h"
+
+tp_ox_value *tp_ox_value_new(const tp_allocator *a, int64_t n, bool is_float) {
+    if (n < 0 || n > TP_OX_MAX_VALUES) return NULL;
+    tp_ox_value *v = tp_mem_calloc(a, 1, sizeof *v);
+    if (!v) return NULL;
+    v->n = n;
+    v->is_float = is_float;
+    size_t cnt = n ? (size_t)n : 1;
+    if (is_float)
+        v->f = tp_mem_calloc(a, cnt, sizeof *v->f);
+    else
+        v->d = tp_mem_calloc(a, cnt, sizeof *v->d);
+    if (!v->f && !v->d) {
+        tp_mem_free(a, v, sizeof *v);
+        return NULL;
+    }
+    return v;
+}
+
+void tp_ox_value_free(const tp_allocator *a, tp_ox_value *v) {
+    if (!v) return;
+    size_t cnt = v->n ? (size_t)v->n : 1;
+    if (v->f) tp_mem_free(a, v->f, cnt * sizeof *v->f);
+    if (v->d) tp_mem_free(a, v->d, cnt * sizeof *v->d);
+    tp_mem_free(a, v, sizeof *v);
+}
+
+tp_ox_value *tp_ox_value_copy(const tp_allocator *a, const tp_ox_value *v) {
+    tp_ox_value *c = tp_ox_value_new(a, v->n, v->is_float);
+    if (!c) return NULL;
+    if (v->n) {
+        if (v->is_float)
+            memcpy(c->f, v->f, (size_t)v->n * sizeof *c->f);
+        else
+            memcpy(c->d, v->d, (size_t)v->n * sizeof *c->d);
+    }
+    return c;
+}
+
+bool tp_ox_value_int(const tp_ox_value *v, int64_t i, int64_t *out) {
+    if (!v || i < 0 || i >= v->n) return false;
+    if (v->is_float) {
+        double x = v->f[i];
+        if (!(x > -9.2e18 && x < 9.2e18)) return false;
+        *out = (int64_t)x;
+        return true;
+    }
+    if (!tp_dim_is_static(v->d[i])) return false;
+    *out = v->d[i].size;
+    return true;
+}
+
+bool tp_ox_value_all_static(const tp_ox_value *v) {
+    if (v->is_float) return true;
+    for (int64_t i = 0; i < v->n; i++)
+        if (!tp_dim_is_static(v->d[i])) return false;
+    return true;
+}
+
+bool tp_ox_shape_static_count(const tp_shape *s, int64_t limit, int64_t *out) {
+    int64_t n = 1;
+    for (int32_t i = 0; i < s->rank; i++) {
+        if (!tp_dim_is_static(s->dims[i]) || s->dims[i].size < 0) return false;
+        if (s->dims[i].size && n > limit / s->dims[i].size) return false;
+        n *= s->dims[i].size;
+    }
+    if (n > limit) return false;
+    *out = n;
+    return true;
+}
+
+static bool tracked_type(int32_t t, bool *is_float) {
+    switch (t) {
+    case TP_ONNX_FLOAT:
+    case TP_ONNX_DOUBLE:
+    case TP_ONNX_FLOAT16:
+    case TP_ONNX_BFLOAT16:
+        *is_float = true;
+        return true;
+    case TP_ONNX_INT64:
+    case TP_ONNX_INT32:
+    case TP_ONNX_INT16:
+    case TP_ONNX_INT8:
+    case TP_ONNX_UINT8:
+    case TP_ONNX_UINT16:
+    case TP_ONNX_UINT32:
+    case TP_ONNX_UINT64:
+    case TP_ONNX_BOOL:
+        *is_float = false;
+        return true;
+    default:
+        return false;
+    }
+}
+
+tp_status tp_ox_value_from_tensor(const tp_allocator *a, const tp_onnx_model *m,
+                                  const tp_onnx_tensor *t, tp_ox_value **out, tp_error *err) {
+    *out = NULL;
+    bool is_float;
+    if (!tracked_type(t->data_type, &is_float)) return TP_OK;
+    if (t->n_elements > TP_OX_MAX_VALUES || t->location == TP_ONNX_DATA_EXTERNAL) return TP_OK;
+    int64_t n = (int64_t)t->n_elements;
+    tp_ox_value *v = tp_ox_value_new(a, n, is_float);
+    if (!v)
+        return tp_error_set(err, TP_ERR_NOMEM, "onnx: out of memory for the values of '%s'",
+                            t->name);
+    uint64_t got = 0;
+    tp_status st = TP_OK;
+    if (n > 0) {
+        if (is_float) {
+            st = tp__onnx_tensor_read_f64(m, t, v->f, (uint64_t)n, &got, err);
+        } else {
+            int64_t buf[TP_OX_MAX_VALUES];
+            st = tp__onnx_tensor_read_i64(m, t, buf, (uint64_t)n, &got, err);
+            for (int64_t i = 0; st == TP_OK && i < n; i++)
+                v->d[i] = tp_dim_static(t->data_type == TP_ONNX_BOOL ? (buf[i] != 0) : buf[i]);
+        }
+    }
+    if (st == TP_ERR_UNSUPPORTED) {
+        tp_ox_value_free(a, v);
+        return TP_OK; /* not tracked */
+    }
+    if (st != TP_OK) {
+        tp_ox_value_free(a, v);
+        return st;
+    }
+    if (got != (uint64_t)n) {
+        tp_ox_value_free(a, v);
+        return TP_OK; /* no data (e.g. an empty typed field): untracked */
+    }
+    *out = v;
+    return TP_OK;
+}
+
+/* Index of the input element feeding output element `flat` under broadcasting. */
+static int64_t bcast_index(int64_t flat, const tp_shape *out, const tp_shape *in) {
+    int64_t idx = 0, stride = 1;
+    int32_t off = out->rank - in->rank;
+    for (int32_t k = out->rank - 1; k >= 0; k--) {
+        int64_t od = out->dims[k].size;
+        int64_t coord = od ? flat % od : 0;
+        flat = od ? flat / od : 0;
+        int32_t ik = k - off;
+        if (ik < 0) continue;
+        int64_t id = in->dims[ik].size;
+        if (id != 1) idx += coord * stride;
+        stride *= id;
+    }
+    return idx;
+}
+
+static int64_t ifloordiv(int64_t x, int64_t y) {
+    int64_t q = x / y;
+    if ((x % y != 0) && ((x < 0) != (y < 0))) q--;
+    return q;
+}
+
+/* One integer binary op; *known false when the result cannot be known. */
+static tp_status int_op(tp_graph *g, char op, tp_dim x, tp_dim y, tp_dim *r, bool *known,
+                        tp_error *err) {
+    *known = true;
+    bool sx = tp_dim_is_static(x), sy = tp_dim_is_static(y);
+    if (sx && sy) {
+        int64_t a = x.size, b = y.size, v = 0;
+        switch (op) {
+        case 'A':
+            if (__builtin_add_overflow(a, b, &v)) *known = false;
+            break;
+        case 'S':
+            if (__builtin_sub_overflow(a, b, &v)) *known = false;
+            break;
+        case 'M':
+            if (__builtin_mul_overflow(a, b, &v)) *known = false;
+            break;
+        case 'D':
+            if (b == 0 || (a == INT64_MIN && b == -1))
+                *known = false;
+            else
+                v = a / b; /* ONNX integer Div truncates */
+            break;
+        case 'R':
+            if (b == 0 || (a == INT64_MIN && b == -1))
+                *known = false;
+            else
+                v = a - ifloordiv(a, b) * b; /* Mod with fmod=0: sign of divisor */
+            break;
+        case 'x':
+            v = a > b ? a : b;
+            break;
+        case 'n':
+            v = a < b ? a : b;
+            break;
+        case '=':
+            v = a == b;
+            break;
+        case '<':
+            v = a < b;
+            break;
+        case '>':
+            v = a > b;
+            break;
+        case 'a':
+            v = (a != 0) && (b != 0);
+            break;
+        case 'o':
+            v = (a != 0) || (b != 0);
+            break;
+        default:
+            *known = false;
+        }
+        *r = tp_dim_static(v);
+        return TP_OK;
+    }
+    /* At least one symbolic operand. */
+    tp_sym_op so;
+    switch (op) {
+    case 'A':
+        if (sx && x.size == 0) {
+            *r = y;
+            return TP_OK;
+        }
+        if (sy && y.size == 0) {
+            *r = x;
+            return TP_OK;
+        }
+        so = TP_SYM_ADD;
+        break;
+    case 'S':
+        if (sy && y.size == 0) {
+            *r = x;
+            return TP_OK;
+        }
+        if (tp_graph_dim_equal(g, x, y)) {
+            *r = tp_dim_static(0);
+            return TP_OK;
+        }
+        so = TP_SYM_SUB;
+        break;
+    case 'M':
+        if (sx && x.size == 1) {
+            *r = y;
+            return TP_OK;
+        }
+        if (sy && y.size == 1) {
+            *r = x;
+            return TP_OK;
+        }
+        if ((sx && x.size == 0) || (sy && y.size == 0)) {
+            *r = tp_dim_static(0);
+            return TP_OK;
+        }
+        if ((sx && x.size < 0) || (sy && y.size < 0)) {
+            *known = false;
+            return TP_OK;
+        }
+        so = TP_SYM_MUL;
+        break;
+    case 'D':
+        if (sy && y.size == 1) {
+            *r = x;
+            return TP_OK;
+        }
+        if (tp_graph_dim_equal(g, x, y)) {
+            *r = tp_dim_static(1);
+            return TP_OK;
+        }
+        if ((sx && x.size < 0) || !sy || y.size <= 0) {
+            *known = false;
+            return TP_OK;
+        }
+        so = TP_SYM_DIV_FLOOR; /* dims are >= 0: truncation == floor */
+        break;
+    case 'x':
+        if (tp_graph_dim_equal(g, x, y)) {
+            *r = x;
+            return TP_OK;
+        }
+        so = TP_SYM_MAX;
+        break;
+    case 'n':
+        if (tp_graph_dim_equal(g, x, y)) {
+            *r = x;
+            return TP_OK;
+        }
+        so = TP_SYM_MIN;
+        break;
+    case '=':
+        if (tp_graph_dim_equal(g, x, y)) {
+            *r = tp_dim_static(1);
+            return TP_OK;
+        }
+        /* a symbolic dim compared with a negative static value */
+        if ((sx && x.size < 0) || (sy && y.size < 0)) {
+            *r = tp_dim_static(0);
+            return TP_OK;
+        }
+        *known = false;
+        return TP_OK;
+    default:
+        *known = false;
+        return TP_OK;
+    }
+    if ((sx && x.size < 0) || (sy && y.size < 0)) {
+        *known = false;
+        return TP_OK;
+    }
+    return tp_graph_dim_expr(g, so, x, y, r, err);
+}
+
+static double float_op(char op, double a, double b, bool *known) {
+    *known = true;
+    switch (op) {
+    case 'A':
+        return a + b;
+    case 'S':
+        return a - b;
+    case 'M':
+        return a * b;
+    case 'D':
+        return a / b;
+    case 'R':
+        return fmod(a, b);
+    case 'x':
+        return a > b ? a : b;
+    case 'n':
+        return a < b ? a : b;
+    case '=':
+        return a == b;
+    case '<':
+        return a < b;
+    case '>':
+        return a > b;
+    default:
+        *known = false;
+        return 0;
+    }
+}
+
+tp_status tp_ox_value_binary(tp_graph *g, const tp_allocator *a, char op, const tp_ox_value *x,
+                             const tp_shape *xs, const tp_ox_value *y, const tp_shape *ys,
+                             const tp_shape *out_shape, bool is_float, tp_ox_value **out,
+                             tp_error *err) {
+    *out = NULL;
+    int64_t n;
+    if (!tp_ox_shape_static_count(out_shape, TP_OX_MAX_VALUES, &n)) return TP_OK;
+    if (x->is_float != y->is_float) return TP_OK;
+    tp_ox_value *r = tp_ox_value_new(a, n, is_float);
+    if (!r) return tp_error_set(err, TP_ERR_NOMEM, "onnx: out of memory (values)");
+    for (int64_t i = 0; i < n; i++) {
+        int64_t ix = bcast_index(i, out_shape, xs), iy = bcast_index(i, out_shape, ys);
+        bool known = true;
+        if (ix >= x->n || iy >= y->n) {
+            known = false;
+        } else if (x->is_float) {
+            double v = float_op(op, x->f[ix], y->f[iy], &known);
+            if (is_float)
+                r->f[i] = v;
+            else
+                r->d[i] = tp_dim_static((int64_t)v);
+        } else {
+            tp_dim d;
+            tp_status st = int_op(g, op, x->d[ix], y->d[iy], &d, &known, err);
+            if (st != TP_OK) {
+                tp_ox_value_free(a, r);
+                return st;
+            }
+            if (known) {
+                if (is_float) {
+                    if (!tp_dim_is_static(d))
+                        known = false;
+                    else
+                        r->f[i] = (double)d.size;
+                } else {
+                    r->d[i] = d;
+                }
+            }
+        }
+        if (!known) {
+            tp_ox_value_free(a, r);
+            return TP_OK;
+        }
+    }
+    *out = r;
+    return TP_OK;
+}
+
+tp_status tp_ox_value_where(const tp_allocator *a, const tp_ox_value *c, const tp_shape *cs,
+                            const tp_ox_value *x, const tp_shape *xs, const tp_ox_value *y,
+                            const tp_shape *ys, const tp_shape *out_shape, tp_ox_value **out,
+                            tp_error *err) {
+    *out = NULL;
+    int64_t n;
+    if (!tp_ox_shape_static_count(out_shape, TP_OX_MAX_VALUES, &n)) return TP_OK;
+    if (x->is_float != y->is_float || c->is_float) return TP_OK;
+    tp_ox_value *r = tp_ox_value_new(a, n, x->is_float);
+    if (!r) return tp_error_set(err, TP_ERR_NOMEM, "onnx: out of memory (values)");
+    for (int64_t i = 0; i < n; i++) {
+        int64_t ic = bcast_index(i, out_shape, cs), ix = bcast_index(i, out_shape, xs),
+                iy = bcast_index(i, out_shape, ys);
+        if (ic >= c->n || ix >= x->n || iy >= y->n || !tp_dim_is_static(c->d[ic])) {
+            tp_ox_value_free(a, r);
+            return TP_OK;
+        }
+        bool take_x = c->d[ic].size != 0;
+        if (r->is_float)
+            r->f[i] = take_x ? x->f[ix] : y->f[iy];
+        else
+            r->d[i] = take_x ? x->d[ix] : y->d[iy];
+    }
+    *out = r;
+    return TP_OK;
+}
+
+tp_status tp_ox_value_pick(const tp_allocator *a, const tp_ox_value *v, const int64_t *map,
+                           int64_t n, tp_ox_value **out, tp_error *err) {
+    *out = NULL;
+    if (n > TP_OX_MAX_VALUES) return TP_OK;
+    tp_ox_value *r = tp_ox_value_new(a, n, v->is_float);
+    if (!r) return tp_error_set(err, TP_ERR_NOMEM, "onnx: out of memory (values)");
+    for (int64_t i = 0; i < n; i++) {
+        if (map[i] < 0 || map[i] >= v->n) {
+            tp_ox_value_free(a, r);
+            return TP_OK;
+        }
+        if (v->is_float)
+            r->f[i] = v->f[map[i]];
+        else
+            r->d[i] = v->d[map[i]];
+    }
+    *out = r;
+    return TP_OK;
+}
+
+tp_status tp_ox_value_gather(const tp_allocator *a, const tp_ox_value *data, const tp_shape *ds,
+                             const tp_ox_value *idx, const tp_shape *is, int64_t axis,
+                             tp_ox_value **out, tp_error *err) {
+    *out = NULL;
+    int64_t nd, ni;
+    if (!tp_ox_shape_static_count(ds, TP_OX_MAX_VALUES, &nd) ||
+        !tp_ox_shape_static_count(is, TP_OX_MAX_VALUES, &ni) || axis < 0 || axis >= ds->rank)
+        return TP_OK;
+    int64_t outer = 1, inner = 1, len = ds->dims[axis].size;
+    for (int32_t k = 0; k < axis; k++)
+        outer *= ds->dims[k].size;
+    for (int32_t k = (int32_t)axis + 1; k < ds->rank; k++)
+        inner *= ds->dims[k].size;
+    int64_t n = outer * ni * inner;
+    if (n > TP_OX_MAX_VALUES) return TP_OK;
+    int64_t map[TP_OX_MAX_VALUES];
+    int64_t p = 0;
+    for (int64_t o = 0; o < outer; o++)
+        for (int64_t j = 0; j < ni; j++) {
+            int64_t ix;
+            if (!tp_ox_value_int(idx, j, &ix)) return TP_OK;
+            if (ix < 0) ix += len;
+            if (ix < 0 || ix >= len) return TP_OK;
+            for (int64_t k = 0; k < inner; k++)
+                map[p++] = (o * len + ix) * inner + k;
+        }
+    return tp_ox_value_pick(a, data, map, n, out, err);
+}
+
+tp_status tp_ox_value_concat(const tp_allocator *a, const tp_ox_value *const *vs,
+                             const tp_shape *const *shapes, uint32_t n, int64_t axis,
+                             const tp_shape *out_shape, tp_ox_value **out, tp_error *err) {
+    *out = NULL;
+    int64_t total;
+    if (n == 0 || !tp_ox_shape_static_count(out_shape, TP_OX_MAX_VALUES, &total)) return TP_OK;
+    bool is_float = vs[0]->is_float;
+    for (uint32_t i = 0; i < n; i++)
+        if (vs[i]->is_float != is_float) return TP_OK;
+    tp_ox_value *r = tp_ox_value_new(a, total, is_float);
+    if (!r) return tp_error_set(err, TP_ERR_NOMEM, "onnx: out of memory (values)");
+    int64_t outer = 1;
+    for (int32_t k = 0; k < axis; k++)
+        outer *= out_shape->dims[k].size;
+    int64_t p = 0;
+    for (int64_t o = 0; o < outer; o++)
+        for (uint32_t i = 0; i < n; i++) {
+            int64_t chunk = 1;
+            for (int32_t k = (int32_t)axis; k < shapes[i]->rank; k++)
+                chunk *= shapes[i]->dims[k].size;
+            for (int64_t k = 0; k < chunk; k++) {
+                int64_t src = o * chunk + k;
+                if (src >= vs[i]->n || p >= total) {
+                    tp_ox_value_free(a, r);
+                    return TP_OK;
+                }
+                if (is_float)
+                    r->f[p++] = vs[i]->f[src];
+                else
+                    r->d[p++] = vs[i]->d[src];
+            }
+        }
+    if (p != total) {
+        tp_ox_value_free(a, r);
+        return TP_OK;
+    }
+    *out = r;
+    return TP_OK;
+}
+
+tp_status tp_ox_value_cast(const tp_allocator *a, const tp_ox_value *v, bool to_float, bool to_bool,
+                           tp_ox_value **out, tp_error *err) {
+    *out = NULL;
+    tp_ox_value *r = tp_ox_value_new(a, v->n, to_float);
+    if (!r) return tp_error_set(err, TP_ERR_NOMEM, "onnx: out of memory (values)");
+    for (int64_t i = 0; i < v->n; i++) {
+        if (v->is_float) {
+            double x = v->f[i];
+            if (to_bool) x = x != 0.0;
+            if (to_float) {
+                r->f[i] = x;
+            } else {
+                if (!(x > -9.2e18 && x < 9.2e18)) {
+                    tp_ox_value_free(a, r);
+                    return TP_OK;
+                }
+                r->d[i] = tp_dim_static((int64_t)x);
+            }
+        } else {
+            tp_dim d = v->d[i];
+            if (!tp_dim_is_static(d) && (to_float || to_bool)) {
+                tp_ox_value_free(a, r);
+                return TP_OK;
+            }
+            if (to_bool) d = tp_dim_static(d.size != 0);
+            if (to_float)
+                r->f[i] = (double)d.size;
+            else
+                r->d[i] = d;
+        }
+    }
+    *out = r;
+    return TP_OK;
+}

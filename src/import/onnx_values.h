@@ -1,0 +1,77 @@
+/*
+ * Internal: value propagation for the ONNX importer.
+ *
+ * Torch exports compute the shapes of Reshape / Expand / Range / ConstantOfShape
+ * ... at run time from Shape -> Gather -> Unsqueeze -> Concat chains. To infer
+ * those shapes statically the converter tracks the *values* of small tensors:
+ * integer elements as tp_dim (static numbers or symbolic dims such as `batch`,
+ * so that Shape of a [batch, seq, 768] tensor is the value {batch, seq, 768}),
+ * floating-point elements as double. Values come from initializers, Constant
+ * nodes and Shape/Size, and flow through the ops listed in docs/onnx.md.
+ *
+ * Ownership: a tp_ox_value and its arrays are allocated with the converter's
+ * allocator (tp_ox_value_free). Not thread-safe (per conversion).
+ */
+#ifndef TP_IMPORT_ONNX_VALUES_H
+#define TP_IMPORT_ONNX_VALUES_H
+
+#include "import/onnx_model.h"
+
+/* Largest tensor whose values are tracked. */
+#define TP_OX_MAX_VALUES 1024
+
+typedef struct tp_ox_value {
+    int64_t n;     /* number of elements */
+    bool is_float; /* f[] holds the elements; else d[] */
+    tp_dim *d;     /* integer (and bool) elements: static or symbolic */
+    double *f;     /* float elements */
+} tp_ox_value;
+
+/* A new value with n elements (d[] or f[] zeroed). NULL on NOMEM or n too big. */
+tp_ox_value *tp_ox_value_new(const tp_allocator *a, int64_t n, bool is_float);
+void tp_ox_value_free(const tp_allocator *a, tp_ox_value *v);
+tp_ox_value *tp_ox_value_copy(const tp_allocator *a, const tp_ox_value *v);
+
+/* Element i as a static integer; false when symbolic. Floats are truncated. */
+bool tp_ox_value_int(const tp_ox_value *v, int64_t i, int64_t *out);
+/* True when every element is static. */
+bool tp_ox_value_all_static(const tp_ox_value *v);
+
+/* Values of an initializer / Constant tensor: *out NULL (and TP_OK) when the
+ * tensor is too big, stored externally or of a type that is not tracked. */
+tp_status tp_ox_value_from_tensor(const tp_allocator *a, const tp_onnx_model *m,
+                                  const tp_onnx_tensor *t, tp_ox_value **out, tp_error *err);
+
+/* Elementwise binary op with numpy broadcasting over values of the given shapes
+ * (both static-shaped). op: 'A'dd 'S'ub 'M'ul 'D'iv 'R'emainder(Mod) 'x' max
+ * 'n' min '=' equal '<' less '>' greater 'a'nd 'o'r. is_float for the result
+ * type. *out NULL when the result cannot be known (symbolic comparison, ...). */
+tp_status tp_ox_value_binary(tp_graph *g, const tp_allocator *a, char op, const tp_ox_value *x,
+                             const tp_shape *xs, const tp_ox_value *y, const tp_shape *ys,
+                             const tp_shape *out_shape, bool is_float, tp_ox_value **out,
+                             tp_error *err);
+/* Where(cond, x, y) with broadcasting; NULL when a needed cond is unknown. */
+tp_status tp_ox_value_where(const tp_allocator *a, const tp_ox_value *c, const tp_shape *cs,
+                            const tp_ox_value *x, const tp_shape *xs, const tp_ox_value *y,
+                            const tp_shape *ys, const tp_shape *out_shape, tp_ox_value **out,
+                            tp_error *err);
+/* Gather along axis with static-shaped data/indices (indices may be negative). */
+tp_status tp_ox_value_gather(const tp_allocator *a, const tp_ox_value *data, const tp_shape *ds,
+                             const tp_ox_value *idx, const tp_shape *is, int64_t axis,
+                             tp_ox_value **out, tp_error *err);
+/* Copy elements selected by a strided index map: out[i] = v[map[i]]. */
+tp_status tp_ox_value_pick(const tp_allocator *a, const tp_ox_value *v, const int64_t *map,
+                           int64_t n, tp_ox_value **out, tp_error *err);
+/* Concatenate values along axis (shapes static). */
+tp_status tp_ox_value_concat(const tp_allocator *a, const tp_ox_value *const *vs,
+                             const tp_shape *const *shapes, uint32_t n, int64_t axis,
+                             const tp_shape *out_shape, tp_ox_value **out, tp_error *err);
+/* Convert to float or integer elements (Cast); NULL when a symbolic element
+ * would have to become a float. to_bool: nonzero -> 1. */
+tp_status tp_ox_value_cast(const tp_allocator *a, const tp_ox_value *v, bool to_float, bool to_bool,
+                           tp_ox_value **out, tp_error *err);
+
+/* Static element count of a static shape; false when symbolic or > limit. */
+bool tp_ox_shape_static_count(const tp_shape *s, int64_t limit, int64_t *out);
+
+#endif

@@ -1,0 +1,246 @@
+/* Ground truth (b) of the ONNX importer: for the models exported by
+ * scripts/export_models.py (torch, opset 17) every node output's inferred shape
+ * and dtype must equal what onnxruntime computed for the same input sizes
+ * (scripts/ort_shapes.js -> .fixtures/models/NAME.shapes.json). The fixtures are
+ * made by scripts/fixtures.sh (run by scripts/test.sh); without them this test
+ * fails and says how to make them. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+#ifndef TP_SOURCE_DIR
+#define TP_SOURCE_DIR "."
+#endif
+
+static const char *const MODELS[] = {
+    "resnet50",     "mobilenet_v2",  "efficientnet_b0", "densenet121",
+    "inception_v3", "convnext_tiny", "swin_t",          "vit_b_16",
+    "gpt2",         "gpt2_past",     "bert_base",
+};
+
+static char *read_text(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        free(buf);
+        buf = NULL;
+    }
+    if (buf) buf[n] = 0;
+    fclose(f);
+    return buf;
+}
+
+/* Read a JSON string at *p (pointing at the opening quote) into out. */
+static const char *json_str(const char *p, char *out, size_t cap) {
+    size_t n = 0;
+    if (*p != '"') return NULL;
+    for (p++; *p && *p != '"'; p++) {
+        char ch = *p;
+        if (ch == '\\' && p[1]) {
+            p++;
+            ch = *p == 'n' ? '\n' : *p == 't' ? '\t' : *p;
+        }
+        if (n + 1 < cap) out[n++] = ch;
+    }
+    out[n] = 0;
+    return *p == '"' ? p + 1 : NULL;
+}
+
+static const char *ort_dtype(tp_dtype t) {
+    switch (t) {
+    case TP_DTYPE_F32:
+        return "float32";
+    case TP_DTYPE_F64:
+        return "float64";
+    case TP_DTYPE_F16:
+        return "float16";
+    case TP_DTYPE_I64:
+        return "int64";
+    case TP_DTYPE_I32:
+        return "int32";
+    case TP_DTYPE_I8:
+        return "int8";
+    case TP_DTYPE_U8:
+        return "uint8";
+    case TP_DTYPE_BOOL:
+        return "bool";
+    default:
+        return tp_dtype_name(t);
+    }
+}
+
+typedef struct stats {
+    int values, matched, shape_bad, dtype_bad, missing;
+} stats;
+
+static void check_model(const char *name, stats *total) {
+    char path[1024], jpath[1024];
+    snprintf(path, sizeof path, "%s/.fixtures/models/%s.onnx", TP_SOURCE_DIR, name);
+    snprintf(jpath, sizeof jpath, "%s/.fixtures/models/%s.shapes.json", TP_SOURCE_DIR, name);
+    char *json = read_text(jpath);
+    if (!json) {
+        TP_FAIL_("%s: missing fixture %s (%s): run scripts/fixtures.sh", name, jpath,
+                 strerror(errno));
+        return;
+    }
+    tp_error err;
+    tp_graph *g = NULL;
+    tp_onnx_options opt;
+    tp_onnx_options_init(&opt);
+    tp_status st = tp_onnx_load(path, &opt, NULL, &g, &err);
+    if (st != TP_OK) {
+        TP_FAIL_("%s: load: %s: %s", name, tp_status_name(st), err.msg);
+        free(json);
+        return;
+    }
+    /* bindings: "bind": {"batch":2,"seq":8} */
+    const char *b = strstr(json, "\"bind\"");
+    b = b ? strchr(b, '{') : NULL;
+    while (b && *b && *b != '}') {
+        const char *q = strchr(b, '"');
+        const char *close = strchr(b, '}');
+        if (!q || (close && close < q)) break;
+        char key[128];
+        q = json_str(q, key, sizeof key);
+        if (!q) break;
+        q = strchr(q, ':');
+        if (!q) break;
+        long long v = strtoll(q + 1, (char **)&b, 10);
+        st = tp_graph_bind(g, key, v, &err);
+        if (st != TP_OK) TP_FAIL_("%s: bind %s=%lld: %s", name, key, v, err.msg);
+    }
+    stats s = {0};
+    const char *p = strstr(json, "\"values\"");
+    int printed = 0;
+    while (p && (p = strstr(p, "{\"name\":")) != NULL) {
+        char vname[512], dt[32];
+        const char *q = json_str(p + 8, vname, sizeof vname);
+        const char *d = q ? strstr(q, "\"dtype\":") : NULL;
+        q = d ? json_str(d + 8, dt, sizeof dt) : NULL;
+        const char *sh = q ? strstr(q, "\"shape\":[") : NULL;
+        if (!sh) break;
+        sh += 9;
+        int64_t want[TP_MAX_RANK + 1];
+        int rank = 0;
+        while (*sh && *sh != ']') {
+            char *e;
+            long long v = strtoll(sh, &e, 10);
+            if (e == sh) break;
+            if (rank <= TP_MAX_RANK) want[rank] = v;
+            rank++;
+            sh = e;
+            if (*sh == ',') sh++;
+        }
+        p = sh;
+        s.values++;
+        tp_node_id id;
+        if (tp_graph_find(g, vname, &id, &err) != TP_OK) {
+            s.missing++;
+            if (printed++ < 8) TP_FAIL_("%s: value '%s' has no IR node", name, vname);
+            continue;
+        }
+        const tp_node *n = tp_graph_node(g, id);
+        bool ok = n->shape.rank == rank;
+        for (int k = 0; ok && k < rank; k++) {
+            int64_t got;
+            if (tp_graph_dim_value(g, n->shape.dims[k], &got, &err) != TP_OK || got != want[k])
+                ok = false;
+        }
+        if (!ok) {
+            s.shape_bad++;
+            if (printed++ < 8) {
+                char buf[256], wb[160];
+                size_t w = 0;
+                wb[0] = 0;
+                for (int k = 0; k < rank && k <= TP_MAX_RANK && w < sizeof wb - 24; k++)
+                    w += (size_t)snprintf(wb + w, sizeof wb - w, "%s%lld", k ? "," : "",
+                                          (long long)want[k]);
+                TP_FAIL_("%s: '%s' (%s): shape %s, onnxruntime [%s]", name, vname,
+                         tp_op_name(&n->op), tp_graph_shape_str(g, &n->shape, buf, sizeof buf), wb);
+            }
+            continue;
+        }
+        if (strcmp(ort_dtype(n->dtype), dt) != 0) {
+            s.dtype_bad++;
+            if (printed++ < 8)
+                TP_FAIL_("%s: '%s': dtype %s, onnxruntime %s", name, vname, ort_dtype(n->dtype),
+                         dt);
+            continue;
+        }
+        s.matched++;
+    }
+    printf("  %-16s %5u IR nodes, %5d values: %5d match, %d shape, %d dtype, %d missing\n", name,
+           tp_graph_node_count(g), s.values, s.matched, s.shape_bad, s.dtype_bad, s.missing);
+    TP_CHECK(s.values > 0);
+    TP_CHECK_EQ_I64(s.matched, s.values);
+    total->values += s.values;
+    total->matched += s.matched;
+    tp_graph_destroy(g);
+    free(json);
+}
+
+static stats TOTAL;
+
+#define MODEL_TEST(fn, idx)                                                                        \
+    TP_TEST(fn) {                                                                                  \
+        check_model(MODELS[idx], &TOTAL);                                                          \
+    }
+MODEL_TEST(model_resnet50, 0)
+MODEL_TEST(model_mobilenet_v2, 1)
+MODEL_TEST(model_efficientnet_b0, 2)
+MODEL_TEST(model_densenet121, 3)
+MODEL_TEST(model_inception_v3, 4)
+MODEL_TEST(model_convnext_tiny, 5)
+MODEL_TEST(model_swin_t, 6)
+MODEL_TEST(model_vit_b_16, 7)
+MODEL_TEST(model_gpt2, 8)
+MODEL_TEST(model_gpt2_past, 9)
+MODEL_TEST(model_bert_base, 10)
+
+/* Symbolic dims stay symbolic: binding a different batch changes the shapes. */
+TP_TEST(symbolic_batch_rebinds) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/.fixtures/models/resnet50.onnx", TP_SOURCE_DIR);
+    tp_error err;
+    tp_graph *g = NULL;
+    tp_status st = tp_onnx_load(path, NULL, NULL, &g, &err);
+    if (st != TP_OK) {
+        TP_FAIL_("load: %s", err.msg);
+        return;
+    }
+    tp_node_id id;
+    TP_CHECK_OK(tp_graph_find(g, "logits", &id, &err), &err);
+    const tp_node *n = tp_graph_node(g, id);
+    TP_CHECK_EQ_I64(n->shape.rank, 2);
+    TP_CHECK(!tp_dim_is_static(n->shape.dims[0]));
+    TP_CHECK_STATUS(tp_graph_node_elements(g, id, &(uint64_t){0}, &err), TP_ERR_UNBOUND);
+    TP_CHECK_OK(tp_graph_bind(g, "batch", 5, &err), &err);
+    uint64_t el = 0;
+    TP_CHECK_OK(tp_graph_node_elements(g, id, &el, &err), &err);
+    TP_CHECK_EQ_U64(el, 5000);
+    tp_graph_destroy(g);
+}
+
+int main(void) {
+    TP_RUN(model_resnet50);
+    TP_RUN(model_mobilenet_v2);
+    TP_RUN(model_efficientnet_b0);
+    TP_RUN(model_densenet121);
+    TP_RUN(model_inception_v3);
+    TP_RUN(model_convnext_tiny);
+    TP_RUN(model_swin_t);
+    TP_RUN(model_vit_b_16);
+    TP_RUN(model_gpt2);
+    TP_RUN(model_gpt2_past);
+    TP_RUN(model_bert_base);
+    TP_RUN(symbolic_batch_rebinds);
+    printf("onnxruntime ground truth: %d / %d node outputs match\n", TOTAL.matched, TOTAL.values);
+    return tp_test_finish();
+}
