@@ -206,10 +206,11 @@ tp_status tp_registry_add_graph_params(tp_registry *r, const tp_graph *g, tp_err
         int32_t tied = node->op.attrs.param.tied_to;
         if (tied >= 0) {
             const tp_node *t = tp_graph_node(g, tied);
-            if (!t)
-                return tp_error_setx(err, TP_ERR_INVALID, TP_NO_OFFSET, (int64_t)id,
-                                     "registry: param '%s' tied to missing node %d", node->name,
-                                     (int)tied);
+            if (!t || tied >= (int32_t)id || t->op.kind != TP_OP_PARAM)
+                return tp_error_setx(
+                    err, TP_ERR_INVALID, TP_NO_OFFSET, (int64_t)id,
+                    "registry: param '%s' tied to node %d, which is not an earlier param",
+                    node->name, (int)tied);
             d.kind = TP_WEIGHT_TIED_ALIAS;
             d.related = t->name;
         }

@@ -1,0 +1,419 @@
+/* Tests of the memory estimate, budget check, MoE offload and max-fit search (SPEC §7). */
+#include <math.h>
+
+#include "harness.h"
+#include "tensorplan/demo.h"
+#include "tensorplan/estimate.h"
+
+/* x[batch,64] f32 -> matmul(w[64,64]) -> gelu -> output. */
+static tp_graph *mlp_graph(const tp_allocator *a, int64_t batch, tp_error *err) {
+    tp_graph *g = NULL;
+    if (tp_graph_create(a, &g, err) != TP_OK) return NULL;
+    tp_dim b;
+    tp_node_id x, w, h, y;
+    tp_shape ws = tp_shape_of(2, (int64_t[]){64, 64});
+    if (tp_graph_symbol(g, "batch", &b, err) != TP_OK) goto fail;
+    tp_shape xs = tp_shape_make(2, (tp_dim[]){b, tp_dim_static(64)});
+    if (tp_graph_add_input(g, "x", TP_DTYPE_F32, &xs, &x, err) != TP_OK ||
+        tp_graph_add_param(g, "w", TP_DTYPE_F32, &ws, &w, err) != TP_OK ||
+        tp_graph_add_op(g, &(tp_op){.kind = TP_OP_MATMUL}, (tp_node_id[]){x, w}, 2, "mm", &h,
+                        err) != TP_OK ||
+        tp_graph_add_op(g, &(tp_op){.kind = TP_OP_UNARY, .sub = TP_UNARY_GELU}, (tp_node_id[]){h},
+                        1, "gelu", &y, err) != TP_OK ||
+        tp_graph_mark_output(g, y, err) != TP_OK)
+        goto fail;
+    if (batch >= 0 && tp_graph_bind(g, "batch", batch, err) != TP_OK) goto fail;
+    return g;
+fail:
+    tp_graph_destroy(g);
+    return NULL;
+}
+
+static uint64_t full_arena(const tp_graph *g, bool inplace) {
+    tp_plan_options po;
+    tp_plan_options_default(&po);
+    po.inplace = inplace;
+    tp_plan *p = NULL;
+    if (tp_plan_graph(g, &po, &p, NULL) != TP_OK) return 0;
+    uint64_t a = tp_plan_arena_bytes(p);
+    tp_plan_destroy(p);
+    return a;
+}
+
+TP_TEST(test_breakdown_by_hand) {
+    tp_error err_s, *err = &err_s;
+    tp_graph *g = mlp_graph(NULL, 8, err);
+    TP_CHECK(g != NULL);
+    if (!g) return;
+    tp_estimate_options eo;
+    tp_estimate_options_default(&eo);
+    eo.plan.inplace = false; /* h [8,64] and gelu's y both live at the gelu step */
+    tp_estimate e;
+    TP_CHECK_OK(tp_estimate_graph(g, &eo, &e, err), err);
+    TP_CHECK_EQ_U64(e.weight_bytes, 64 * 64 * 4);
+    TP_CHECK_EQ_U64(e.param_bytes, 64 * 64 * 4);
+    TP_CHECK_EQ_U64(e.input_bytes, 8 * 64 * 4);
+    TP_CHECK_EQ_U64(e.activation_bytes, 2 * 8 * 64 * 4);
+    TP_CHECK_EQ_U64(e.peak_bytes, 16384 + 2048 + 4096);
+    TP_CHECK(!e.from_registry);
+    /* SPEC §7 Fix: the reference added weights and inputs to an arena that
+     * already contained them; ours is strictly smaller than that. */
+    uint64_t reference = full_arena(g, false) + e.weight_bytes + e.input_bytes;
+    TP_CHECK(e.peak_bytes < reference);
+    /* with in-place reuse gelu writes into h's slot: one buffer */
+    tp_estimate_options_default(&eo);
+    TP_CHECK_OK(tp_estimate_graph(g, &eo, &e, err), err);
+    TP_CHECK_EQ_U64(e.activation_bytes, 8 * 64 * 4);
+    TP_CHECK_EQ_U64(e.peak_bytes, 16384 + 2048 + 2048);
+    tp_graph_destroy(g);
+}
+
+TP_TEST(test_tied_constants_registry) {
+    tp_error err_s, *err = &err_s;
+    tp_graph *g = NULL;
+    TP_CHECK_OK(tp_graph_create(NULL, &g, err), err);
+    if (!g) return;
+    tp_shape es = tp_shape_of(2, (int64_t[]){100, 16});
+    tp_shape cs = tp_shape_of(1, (int64_t[]){16});
+    tp_shape is = tp_shape_of(2, (int64_t[]){4, 16});
+    tp_node_id x, emb, head, c, h, y;
+    TP_CHECK_OK(tp_graph_add_input(g, "x", TP_DTYPE_F32, &is, &x, err), err);
+    TP_CHECK_OK(tp_graph_add_param(g, "embd", TP_DTYPE_F16, &es, &emb, err), err);
+    TP_CHECK_OK(tp_graph_add_tied_param(g, "head", emb, &head, err), err);
+    TP_CHECK_OK(tp_graph_add_constant(g, "bias", TP_DTYPE_F32, &cs, &c, err), err);
+    TP_CHECK_OK(tp_graph_add_op(g, &(tp_op){.kind = TP_OP_BINARY, .sub = TP_BINARY_ADD},
+                                (tp_node_id[]){x, c}, 2, "add", &h, err),
+                err);
+    TP_CHECK_OK(tp_graph_add_op(g, &(tp_op){.kind = TP_OP_UNARY, .sub = TP_UNARY_RELU},
+                                (tp_node_id[]){h}, 1, "relu", &y, err),
+                err);
+    TP_CHECK_OK(tp_graph_mark_output(g, y, err), err);
+    tp_estimate e;
+    TP_CHECK_OK(tp_estimate_graph(g, NULL, &e, err), err);
+    TP_CHECK_EQ_U64(e.param_bytes, 100 * 16 * 2); /* head not counted again */
+    TP_CHECK_EQ_U64(e.tied_params_skipped, 1);
+    TP_CHECK_EQ_U64(e.constant_bytes, 64);
+    TP_CHECK_EQ_U64(e.weight_bytes, 3200 + 64);
+    TP_CHECK_EQ_U64(e.input_bytes, 256);
+    TP_CHECK_EQ_U64(e.peak_bytes, e.activation_bytes + 3264 + 256);
+    TP_CHECK(e.activation_bytes >= 256); /* at least the output */
+
+    /* with a registry its total replaces Params + Constants */
+    tp_registry *r = NULL;
+    TP_CHECK_OK(tp_registry_create(NULL, &r, err), err);
+    TP_CHECK_OK(tp_registry_add_graph_params(r, g, err), err);
+    tp_weight_desc lora = {.name = "embd.lora_a",
+                           .rank = 2,
+                           .dims = {100, 4},
+                           .dtype = TP_DTYPE_F32,
+                           .kind = TP_WEIGHT_LORA_ADAPTER,
+                           .related = "style"};
+    TP_CHECK_OK(tp_registry_add(r, &lora, NULL, err), err);
+    tp_estimate_options eo;
+    tp_estimate_options_default(&eo);
+    eo.registry = r;
+    tp_estimate er;
+    TP_CHECK_OK(tp_estimate_graph(g, &eo, &er, err), err);
+    TP_CHECK(er.from_registry);
+    TP_CHECK_EQ_U64(er.weight_bytes, 3200 + 1600);
+    TP_CHECK_EQ_U64(er.activation_bytes, e.activation_bytes);
+    TP_CHECK_EQ_U64(er.peak_bytes, e.activation_bytes + 4800 + 256);
+    tp_registry_destroy(r);
+    tp_graph_destroy(g);
+}
+
+TP_TEST(test_unbound_and_bad_args) {
+    tp_error err_s, *err = &err_s;
+    tp_graph *g = mlp_graph(NULL, -1, err);
+    TP_CHECK(g != NULL);
+    if (!g) return;
+    tp_estimate e;
+    TP_CHECK_STATUS(tp_estimate_graph(g, NULL, &e, err), TP_ERR_UNBOUND);
+    TP_CHECK_CONTAINS(err->msg, "batch");
+    TP_CHECK_STATUS(tp_estimate_graph(NULL, NULL, &e, err), TP_ERR_INVALID);
+    tp_estimate_options eo;
+    tp_estimate_options_default(&eo);
+    eo.plan.alignment = 48;
+    TP_CHECK_OK(tp_graph_bind(g, "batch", 2, err), err);
+    TP_CHECK_STATUS(tp_estimate_graph(g, &eo, &e, err), TP_ERR_INVALID);
+    /* sizes beyond 64 bits */
+    TP_CHECK_OK(tp_graph_bind(g, "batch", (int64_t)1 << 60, err), err);
+    TP_CHECK_STATUS(tp_estimate_graph(g, NULL, &e, err), TP_ERR_OVERFLOW);
+    tp_graph_destroy(g);
+}
+
+TP_TEST(test_fits_in_message) {
+    tp_error err_s, *err = &err_s;
+    tp_estimate e;
+    memset(&e, 0, sizeof e);
+    e.activation_bytes = 106954752; /* 102.0 MiB */
+    e.weight_bytes = 734108058;     /* 700.1 MiB */
+    e.input_bytes = 10800333;       /* 10.3 MiB */
+    e.peak_bytes = e.activation_bytes + e.weight_bytes + e.input_bytes;
+    tp_deficit d;
+    TP_CHECK_STATUS(tp_estimate_fits_in(&e, 512ull << 20, &d, err), TP_ERR_OVER_BUDGET);
+    TP_CHECK_STR(err->msg, "estimated peak 812.4 MiB exceeds budget 512.0 MiB by 300.4 MiB "
+                           "(activation 102.0, weights 700.1, inputs 10.3)");
+    TP_CHECK_EQ_U64(d.budget_bytes, 536870912);
+    TP_CHECK_EQ_U64(d.peak_bytes, 851863143);
+    TP_CHECK_EQ_U64(d.deficit_bytes, 851863143 - 536870912);
+    TP_CHECK_EQ_U64(d.weight_bytes, 734108058);
+    char buf[256];
+    TP_CHECK_STR(tp_deficit_format(&d, buf, sizeof buf), err->msg);
+    /* exactly at the budget fits; one byte less does not */
+    tp_error_clear(err);
+    TP_CHECK_OK(tp_estimate_fits_in(&e, e.peak_bytes, &d, err), err);
+    TP_CHECK_EQ_U64(d.deficit_bytes, 0);
+    TP_CHECK_STATUS(tp_estimate_fits_in(&e, e.peak_bytes - 1, &d, err), TP_ERR_OVER_BUDGET);
+    TP_CHECK_EQ_U64(d.deficit_bytes, 1);
+    TP_CHECK_STATUS(tp_estimate_fits_in(NULL, 1, &d, err), TP_ERR_INVALID);
+}
+
+static tp_estimate est(uint64_t act, uint64_t w, uint64_t in) {
+    tp_estimate e;
+    memset(&e, 0, sizeof e);
+    e.activation_bytes = act;
+    e.weight_bytes = w;
+    e.input_bytes = in;
+    e.peak_bytes = act + w + in;
+    return e;
+}
+
+TP_TEST(test_moe_offload) {
+    tp_error err_s, *err = &err_s;
+    const uint64_t MiB = 1ull << 20, GiB = 1ull << 30;
+    tp_estimate e = est(1 * GiB, 4 * GiB, 1 * MiB);
+    tp_moe_config c = {.experts_per_layer = 8,
+                       .moe_layers = 4,
+                       .expert_bytes = 100 * MiB,
+                       .max_device_experts = 6,
+                       .device_budget_bytes = 2 * GiB,
+                       .reserve_fraction = 0.1};
+    tp_moe_plan m;
+    TP_CHECK_OK(tp_estimate_moe_offload(&e, &c, &m, err), err);
+    TP_CHECK_EQ_U64(m.reserve_bytes, 214748364); /* floor(2 GiB x 0.1) */
+    TP_CHECK_EQ_U64(m.resident_per_layer, 4);    /* (2 GiB - reserve) / (100 MiB x 4) = 4.6 */
+    TP_CHECK_EQ_U64(m.all_expert_bytes, 3200 * MiB);
+    TP_CHECK_EQ_U64(m.resident_expert_bytes, 1600 * MiB);
+    TP_CHECK_EQ_U64(m.offloaded_expert_bytes, 1600 * MiB);
+    TP_CHECK_EQ_U64(m.peak_with_offload_bytes, GiB + MiB + (4 * GiB - 3200 * MiB) + 1600 * MiB);
+    /* max_dev caps */
+    c.max_device_experts = 2;
+    TP_CHECK_OK(tp_estimate_moe_offload(&e, &c, &m, err), err);
+    TP_CHECK_EQ_U64(m.resident_per_layer, 2);
+    /* E caps */
+    c.max_device_experts = 100;
+    c.device_budget_bytes = 1ull << 50;
+    TP_CHECK_OK(tp_estimate_moe_offload(&e, &c, &m, err), err);
+    TP_CHECK_EQ_U64(m.resident_per_layer, 8);
+    TP_CHECK_EQ_U64(m.offloaded_expert_bytes, 0);
+    TP_CHECK_EQ_U64(m.peak_with_offload_bytes, e.peak_bytes);
+    /* decimal reserve fractions are exact: floor(10 x 0.3) = 3 */
+    c.device_budget_bytes = 10;
+    c.reserve_fraction = 0.3;
+    TP_CHECK_OK(tp_estimate_moe_offload(&e, &c, &m, err), err);
+    TP_CHECK_EQ_U64(m.reserve_bytes, 3);
+    TP_CHECK_EQ_U64(m.resident_per_layer, 0); /* 7 bytes hold no expert */
+    /* r = 1: everything reserved */
+    c.device_budget_bytes = 2 * GiB;
+    c.reserve_fraction = 1.0;
+    TP_CHECK_OK(tp_estimate_moe_offload(&e, &c, &m, err), err);
+    TP_CHECK_EQ_U64(m.reserve_bytes, 2 * GiB);
+    TP_CHECK_EQ_U64(m.resident_per_layer, 0);
+    TP_CHECK_EQ_U64(m.peak_with_offload_bytes, GiB + MiB + 4 * GiB - 3200 * MiB);
+    /* epb = 0 or L = 0: min(max_dev, E) */
+    c.reserve_fraction = 0.5;
+    c.expert_bytes = 0;
+    c.max_device_experts = 5;
+    TP_CHECK_OK(tp_estimate_moe_offload(&e, &c, &m, err), err);
+    TP_CHECK_EQ_U64(m.resident_per_layer, 5);
+    TP_CHECK_EQ_U64(m.all_expert_bytes, 0);
+    c.expert_bytes = 100 * MiB;
+    c.moe_layers = 0;
+    TP_CHECK_OK(tp_estimate_moe_offload(&e, &c, &m, err), err);
+    TP_CHECK_EQ_U64(m.resident_per_layer, 5);
+    TP_CHECK_EQ_U64(m.all_expert_bytes, 0);
+    /* SPEC §7 Fix: experts heavier than all weights is an error */
+    c.moe_layers = 4;
+    tp_estimate small = est(GiB, 3 * GiB, MiB);
+    TP_CHECK_STATUS(tp_estimate_moe_offload(&small, &c, &m, err), TP_ERR_INVALID);
+    TP_CHECK_CONTAINS(err->msg, "3355443200");
+    /* saturating products: still the all > weight error, not a wrap */
+    c.expert_bytes = 1ull << 62;
+    TP_CHECK_STATUS(tp_estimate_moe_offload(&e, &c, &m, err), TP_ERR_INVALID);
+    TP_CHECK_CONTAINS(err->msg, "18446744073709551615");
+    /* bad reserve */
+    c.expert_bytes = MiB;
+    c.reserve_fraction = -0.1;
+    TP_CHECK_STATUS(tp_estimate_moe_offload(&e, &c, &m, err), TP_ERR_INVALID);
+    c.reserve_fraction = 0.0 * (double)INFINITY;
+    TP_CHECK_STATUS(tp_estimate_moe_offload(&e, &c, &m, err), TP_ERR_INVALID);
+    c.reserve_fraction = 1.5;
+    TP_CHECK_STATUS(tp_estimate_moe_offload(&e, &c, &m, err), TP_ERR_INVALID);
+    /* peak overflow */
+    tp_estimate huge = est(UINT64_MAX - 10, 100, 0);
+    huge.peak_bytes = UINT64_MAX;
+    c.reserve_fraction = 0.0;
+    c.expert_bytes = 1;
+    c.experts_per_layer = 10;
+    c.moe_layers = 1;
+    c.max_device_experts = 10;
+    c.device_budget_bytes = 1000;
+    TP_CHECK_STATUS(tp_estimate_moe_offload(&huge, &c, &m, err), TP_ERR_OVERFLOW);
+}
+
+/* Linear scan reference for the max-fit search. */
+static int64_t scan_max_fit(tp_graph *g, const char *sym, uint64_t budget, int64_t max) {
+    int64_t best = 0;
+    for (int64_t v = 1; v <= max; v++) {
+        tp_estimate e;
+        if (tp_graph_bind(g, sym, v, NULL) != TP_OK) return -1;
+        if (tp_estimate_graph(g, NULL, &e, NULL) != TP_OK) return -1;
+        if (e.peak_bytes > budget) break;
+        best = v;
+    }
+    return best;
+}
+
+TP_TEST(test_max_fit_small) {
+    tp_error err_s, *err = &err_s;
+    tp_graph *g = mlp_graph(NULL, 1, err);
+    TP_CHECK(g != NULL);
+    if (!g) return;
+    tp_fit_options fo;
+    tp_fit_options_default(&fo);
+    fo.symbol = "batch";
+    /* peak(b) = 16384 + 256 b (input) + 256 b (activation, in place) */
+    for (uint64_t budget = 16384 + 512; budget < 16384 + 512 * 70; budget += 777) {
+        fo.budget_bytes = budget;
+        tp_fit_result fr;
+        TP_CHECK_OK(tp_estimate_max_fit(g, &fo, NULL, &fr, err), err);
+        int64_t want = scan_max_fit(g, "batch", budget, 200);
+        TP_CHECK_EQ_I64(fr.value, want);
+        TP_CHECK_EQ_I64(fr.value, (int64_t)((budget - 16384) / 512));
+        TP_CHECK_LE_U64(fr.peak_bytes, budget);
+        TP_CHECK(fr.next_evaluated);
+        TP_CHECK_EQ_I64(fr.next_value, fr.value + 1);
+        TP_CHECK(fr.next_peak_bytes > budget);
+        TP_CHECK_EQ_U64(fr.peak_bytes, 16384 + 512 * (uint64_t)fr.value);
+        TP_CHECK_EQ_U64(fr.next_peak_bytes, 16384 + 512 * (uint64_t)(fr.value + 1));
+        TP_CHECK(!fr.at_max);
+        TP_CHECK_LE_U64(fr.evaluations, 20);
+    }
+    /* the symbol is left bound to the answer */
+    fo.budget_bytes = 16384 + 512 * 10;
+    tp_fit_result fr;
+    TP_CHECK_OK(tp_estimate_max_fit(g, &fo, NULL, &fr, err), err);
+    TP_CHECK_EQ_I64(fr.value, 10);
+    int64_t bound = 0;
+    tp_node_id x;
+    TP_CHECK_OK(tp_graph_find(g, "x", &x, err), err);
+    TP_CHECK_OK(tp_graph_dim_value(g, tp_graph_node(g, x)->shape.dims[0], &bound, err), err);
+    TP_CHECK_EQ_I64(bound, 10);
+    /* even 1 does not fit */
+    fo.budget_bytes = 16384;
+    TP_CHECK_STATUS(tp_estimate_max_fit(g, &fo, NULL, &fr, err), TP_ERR_OVER_BUDGET);
+    TP_CHECK_CONTAINS(err->msg, "even batch=1 does not fit: estimated peak");
+    TP_CHECK_EQ_I64(fr.value, 0);
+    TP_CHECK_EQ_U64(fr.next_peak_bytes, 16384 + 512);
+    /* the upper bound stops the search */
+    fo.budget_bytes = UINT64_MAX;
+    fo.max_value = 1000;
+    TP_CHECK_OK(tp_estimate_max_fit(g, &fo, NULL, &fr, err), err);
+    TP_CHECK_EQ_I64(fr.value, 1000);
+    TP_CHECK(fr.at_max);
+    TP_CHECK_EQ_U64(fr.next_peak_bytes, 16384 + 512 * 1001);
+    /* a huge budget without a bound: sizes overflow long before 2^40, counted as no fit */
+    fo.max_value = (int64_t)1 << 62;
+    fo.budget_bytes = UINT64_MAX - 1;
+    TP_CHECK_OK(tp_estimate_max_fit(g, &fo, NULL, &fr, err), err);
+    TP_CHECK(fr.value > ((int64_t)1 << 40));
+    TP_CHECK_LE_U64(fr.peak_bytes, UINT64_MAX - 1);
+    TP_CHECK(fr.next_peak_bytes > UINT64_MAX - 1);
+    /* bad arguments */
+    fo.symbol = "seq";
+    TP_CHECK_STATUS(tp_estimate_max_fit(g, &fo, NULL, &fr, err), TP_ERR_NOT_FOUND);
+    TP_CHECK_CONTAINS(err->msg, "symbols: batch");
+    fo.symbol = "batch";
+    fo.min_value = 5;
+    fo.max_value = 4;
+    TP_CHECK_STATUS(tp_estimate_max_fit(g, &fo, NULL, &fr, err), TP_ERR_INVALID);
+    tp_graph_destroy(g);
+}
+
+TP_TEST(test_max_fit_demo) {
+    tp_error err_s, *err = &err_s;
+    tp_demo_options o;
+    tp_demo_options_default(&o);
+    tp_graph *g = NULL;
+    TP_CHECK_OK(tp_demo_transformer(&o, NULL, &g, err), err);
+    if (!g) return;
+    tp_estimate e1;
+    TP_CHECK_OK(tp_estimate_graph(g, NULL, &e1, err), err);
+    /* budget: the weights plus room for some activations */
+    tp_fit_options fo;
+    tp_fit_options_default(&fo);
+    fo.symbol = "seq";
+    fo.budget_bytes = e1.weight_bytes + (64ull << 20);
+    fo.max_value = o.n_ctx; /* the position table bounds seq */
+    tp_fit_result fr;
+    TP_CHECK_OK(tp_estimate_max_fit(g, &fo, NULL, &fr, err), err);
+    TP_CHECK(fr.value >= 1);
+    TP_CHECK_LE_U64(fr.peak_bytes, fo.budget_bytes);
+    TP_CHECK(!fr.at_max);
+    TP_CHECK(fr.next_peak_bytes > fo.budget_bytes);
+    /* independent check at value and value + 1 */
+    tp_estimate e;
+    TP_CHECK_OK(tp_graph_bind(g, "seq", fr.value, err), err);
+    TP_CHECK_OK(tp_estimate_graph(g, NULL, &e, err), err);
+    TP_CHECK_EQ_U64(e.peak_bytes, fr.peak_bytes);
+    TP_CHECK_OK(tp_graph_bind(g, "seq", fr.value + 1, err), err);
+    TP_CHECK_OK(tp_estimate_graph(g, NULL, &e, err), err);
+    TP_CHECK_EQ_U64(e.peak_bytes, fr.next_peak_bytes);
+    printf("  demo: weights %llu, seq <= %lld at peak %llu (next %llu), %u plans\n",
+           (unsigned long long)e1.weight_bytes, (long long)fr.value,
+           (unsigned long long)fr.peak_bytes, (unsigned long long)fr.next_peak_bytes,
+           fr.evaluations);
+    tp_graph_destroy(g);
+}
+
+/* Every allocation of an estimate failing in turn gives TP_ERR_NOMEM and frees everything. */
+TP_TEST(test_alloc_failure_sweep) {
+    int sweeps = 0;
+    for (long k = 0; k < 500; k++) {
+        tp_failing_allocator fa;
+        tp_failing_allocator_init(&fa, 0);
+        tp_error err_s, *err = &err_s;
+        tp_graph *g = mlp_graph(&fa.hook, 4, err);
+        TP_CHECK(g != NULL);
+        if (!g) return;
+        long live_before = fa.live;
+        fa.fail_at = fa.count + 1 + k;
+        tp_estimate e;
+        tp_status s = tp_estimate_graph(g, NULL, &e, err);
+        if (s != TP_OK) TP_CHECK_STATUS(s, TP_ERR_NOMEM);
+        TP_CHECK_EQ_I64(fa.live, live_before);
+        int failed = fa.failed;
+        fa.fail_at = 0;
+        tp_graph_destroy(g);
+        TP_CHECK_EQ_I64(fa.live, 0);
+        sweeps++;
+        if (!failed) {
+            TP_CHECK_OK(s, err);
+            break;
+        }
+    }
+    TP_CHECK(sweeps > 1);
+}
+
+int main(void) {
+    TP_RUN(test_breakdown_by_hand);
+    TP_RUN(test_tied_constants_registry);
+    TP_RUN(test_unbound_and_bad_args);
+    TP_RUN(test_fits_in_message);
+    TP_RUN(test_moe_offload);
+    TP_RUN(test_max_fit_small);
+    TP_RUN(test_max_fit_demo);
+    TP_RUN(test_alloc_failure_sweep);
+    return tp_test_finish();
+}
