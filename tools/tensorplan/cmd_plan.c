@@ -43,6 +43,7 @@ typedef struct plan_args {
 
 static int parse_args(plan_args *a, int argc, char **argv) {
     const char *cmd = "plan";
+    memset(a, 0, sizeof *a);
     tp_cli_model_args_init(&a->model);
     tp_plan_options_default(&a->po);
     for (int i = 1; i < argc;) {
