@@ -207,6 +207,37 @@ static tp_status r_flatten(tp_ox_ctx *c) {
     return pass_value(c);
 }
 
+/* Values through a strided index map (both shapes static): the input coord on
+ * axis src[k] is start[k] + out_coord[k] * step[k]. Slice and Transpose. */
+static tp_status map_values(tp_ox_ctx *c, const tp_shape *in, const tp_shape *out,
+                            const int32_t *src, const int64_t *start, const int64_t *step) {
+    int64_t n_in, n_out;
+    if (!c->in[0].value || !tp_ox_shape_static_count(in, TP_OX_MAX_VALUES, &n_in) ||
+        !tp_ox_shape_static_count(out, TP_OX_MAX_VALUES, &n_out) || c->in[0].value->n != n_in)
+        return TP_OK;
+    int64_t map[TP_OX_MAX_VALUES], stride[TP_MAX_RANK];
+    int64_t acc = 1;
+    for (int32_t k = in->rank - 1; k >= 0; k--) {
+        stride[k] = acc;
+        acc *= in->dims[k].size;
+    }
+    for (int64_t i = 0; i < n_out; i++) {
+        int64_t rem = i, idx = 0;
+        for (int32_t k = out->rank - 1; k >= 0; k--) {
+            int64_t d = out->dims[k].size, coord = d ? rem % d : 0;
+            rem = d ? rem / d : 0;
+            int64_t ic = start[k] + coord * step[k];
+            if (ic < 0 || ic >= in->dims[src[k]].size) return TP_OK;
+            idx += ic * stride[src[k]];
+        }
+        map[i] = idx;
+    }
+    tp_ox_value *v = NULL;
+    tp_status st = tp_ox_value_pick(c->alloc, c->in[0].value, map, n_out, &v, c->err);
+    if (st == TP_OK) tp_ox_set_value(c, 0, v);
+    return st;
+}
+
 static tp_status r_transpose(tp_ox_ctx *c) {
     tp_status st = tp_ox_arity(c, 1, 1);
     if (st != TP_OK) return st;
@@ -229,8 +260,13 @@ static tp_status r_transpose(tp_ox_ctx *c) {
         c->op.attrs.transpose.perm[k] = (int32_t)p;
     }
     c->out[0].elem_type = c->in[0].elem_type;
-    if (x->rank <= 1) return pass_value(c);
-    return TP_OK;
+    int32_t src[TP_MAX_RANK];
+    int64_t zero[TP_MAX_RANK] = {0}, one[TP_MAX_RANK];
+    for (int32_t k = 0; k < x->rank; k++) {
+        src[k] = c->op.attrs.transpose.perm[k];
+        one[k] = 1;
+    }
+    return map_values(c, x, o, src, zero, one);
 }
 
 static tp_status r_squeeze(tp_ox_ctx *c) {
@@ -420,13 +456,14 @@ static tp_status slice_len(tp_ox_ctx *c, tp_dim d, tp_dim s, tp_dim e, int64_t s
             if (b < 0) b += n;
             a = a < 0 ? 0 : a > n ? n : a;
             b = b < 0 ? 0 : b > n ? n : b;
-            *len = tp_dim_static(b > a ? (b - a + step - 1) / step : 0);
+            *len = tp_dim_static(b > a ? (b - a - 1) / step + 1 : 0);
         } else {
             if (a < 0) a += n;
             if (b < 0) b += n;
-            a = a < 0 ? -1 : a > n - 1 ? n - 1 : a;
+            a = a < 0 ? 0 : a > n - 1 ? n - 1 : a;
             b = b < -1 ? -1 : b > n - 1 ? n - 1 : b;
-            *len = tp_dim_static(a > b ? (a - b + (-step) - 1) / (-step) : 0);
+            if (step == INT64_MIN) step = -INT64_MAX;
+            *len = tp_dim_static(n > 0 && a > b ? (a - b - 1) / (-step) + 1 : 0);
         }
         *s_static = a;
         return TP_OK;
@@ -552,17 +589,21 @@ static tp_status r_slice(tp_ox_ctx *c) {
         }
     }
     tp_ox_ir_inputs(c, 1, (const int32_t[]){0});
-    /* values of 1-D slices (Shape -> Slice) */
-    if (c->in[0].value && x->rank == 1 && n == 1 && tp_dim_is_static(o->dims[0]) && s0[0] >= 0) {
-        int64_t map[TP_OX_MAX_VALUES], len = o->dims[0].size;
-        if (len <= TP_OX_MAX_VALUES) {
-            for (int64_t k = 0; k < len; k++)
-                map[k] = s0[0] + k * steps[0];
-            tp_ox_value *v = NULL;
-            if ((st = tp_ox_value_pick(c->alloc, c->in[0].value, map, len, &v, c->err)) != TP_OK)
-                return st;
-            tp_ox_set_value(c, 0, v);
+    /* values (Shape -> Slice chains, torch's reversed pad pairs) */
+    if (all_static && c->in[0].value) {
+        int32_t src[TP_MAX_RANK];
+        int64_t from[TP_MAX_RANK], by[TP_MAX_RANK];
+        for (int32_t k = 0; k < x->rank; k++) {
+            src[k] = k;
+            from[k] = 0;
+            by[k] = 1;
         }
+        for (int64_t i = 0; i < n; i++) {
+            if (s0[i] < 0) return TP_OK;
+            from[axes[i]] = s0[i];
+            by[axes[i]] = steps[i];
+        }
+        return map_values(c, x, o, src, from, by);
     }
     return TP_OK;
 }
