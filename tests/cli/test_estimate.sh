@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# CLI tests of `tensorplan estimate` and `tensorplan fit`: outputs, JSON keys,
+# exit codes (3 = over budget), sizes, environment overrides.
+# usage: test_estimate.sh /path/to/tensorplan
+set -u
+TP="${1:?usage: $0 /path/to/tensorplan}"
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+fails=0
+pass=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+unset TENSORPLAN_MEMORY_BUDGET_BYTES TENSORPLAN_SOFT_MEMORY_FRACTION TENSORPLAN_ARENA_NO_REUSE
+
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fails=$((fails + 1)); echo "FAIL $1"; [ -n "${2:-}" ] && echo "  $2"; }
+
+# run NAME WANT_RC ARGS... : stdout -> $tmp/out, stderr -> $tmp/err
+run() {
+    local name=$1 want=$2
+    shift 2
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    local rc=$?
+    if [ "$rc" -eq "$want" ]; then ok "$name (exit $rc)"; else
+        bad "$name" "exit $rc, want $want; stderr: $(head -c 300 "$tmp/err")"; fi
+}
+# run_any NAME ARGS...: the verdict depends on this machine's memory: exit 0 or 3
+run_any() {
+    local name=$1
+    shift
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    local rc=$?
+    if [ "$rc" -eq 0 ] || [ "$rc" -eq 3 ]; then ok "$name (exit $rc)"; else
+        bad "$name" "exit $rc, want 0 or 3; stderr: $(head -c 300 "$tmp/err")"; fi
+}
+has() { # NAME REGEX [FILE]
+    if grep -Eq -- "$2" "${3:-$tmp/out}"; then ok "$1"; else
+        bad "$1" "no match for /$2/ in: $(head -c 400 "${3:-$tmp/out}")"; fi
+}
+# json NAME PYTHON-EXPR over d (the parsed stdout)
+json() {
+    if "$PY" -c "import json,sys; d=json.load(open('$tmp/out')); sys.exit(0 if ($2) else 1)" \
+        2>"$tmp/pyerr"; then ok "$1"; else
+        bad "$1" "json check failed: $2; $(head -c 300 "$tmp/pyerr") $(head -c 300 "$tmp/out")"; fi
+}
+
+# --- estimate: text, over budget -> exit 3 with the SPEC §7 message
+run "estimate over budget" 3 "$TP" estimate --demo --budget 200MiB
+has "deficit message" \
+    'estimated peak [0-9]+\.[0-9] MiB exceeds budget 200\.0 MiB by [0-9]+\.[0-9] MiB \(activation [0-9]+\.[0-9], weights [0-9]+\.[0-9], inputs [0-9]+\.[0-9]\)'
+has "breakdown lines" '^  activations .*MiB'
+has "weights line" '^  weights .*tied counted once'
+has "peak line" '^  peak .*bytes\)'
+
+# --- estimate: fits
+run "estimate fits 8GiB" 0 "$TP" estimate --demo --budget 8GiB
+has "fits yes" '^fits: yes, headroom'
+run "estimate 1.5G" 0 "$TP" estimate --demo --budget 1.5G
+has "1.5G parsed" 'budget +1\.5 GiB'
+run "estimate plain bytes" 3 "$TP" estimate --demo --budget 1048576
+has "plain bytes parsed" 'budget +1\.0 MiB'
+
+# --- JSON keys and arithmetic
+run "estimate json over budget" 3 "$TP" estimate --demo --budget 200MiB --json
+json "json keys" 'all(k in d for k in ["weights_bytes","activations_bytes","inputs_bytes","peak_bytes","budget_bytes","fits"])'
+json "json fits false" 'd["fits"] is False and d["budget_bytes"] == 200*1048576'
+json "json peak is the sum" 'd["peak_bytes"] == d["weights_bytes"] + d["activations_bytes"] + d["inputs_bytes"]'
+json "json deficit" 'd["deficit_bytes"] == d["peak_bytes"] - d["budget_bytes"] > 0'
+json "json message" 'd["message"].startswith("estimated peak ")'
+cp "$tmp/out" "$tmp/seq128.json"
+run "estimate json fits" 0 "$TP" estimate --demo --budget 8GiB --json
+json "json fits true" 'd["fits"] is True and d["deficit_bytes"] == 0 and d["headroom_bytes"] == d["budget_bytes"] - d["peak_bytes"]'
+json "demo weights ~204 MiB, tied once" '200*2**20 < d["weights_bytes"] < 210*2**20 and d["tied_params_skipped"] == 1'
+
+# --- --dim changes activations and inputs, not weights
+run "estimate --dim seq=1024" 0 "$TP" estimate --demo --dim seq=1024 --budget 8GiB --json
+"$PY" - "$tmp/seq128.json" "$tmp/out" <<'PYEOF' && ok "seq=1024 grows activations, same weights" || bad "seq=1024 grows activations, same weights"
+import json, sys
+a = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2]))
+sys.exit(0 if b["activations_bytes"] > a["activations_bytes"] and b["inputs_bytes"] == 8 * a["inputs_bytes"] and b["weights_bytes"] == a["weights_bytes"] else 1)
+PYEOF
+
+# --- default budget: environment overrides
+TENSORPLAN_MEMORY_BUDGET_BYTES=1000 run "budget from env bytes" 3 "$TP" estimate --demo --json
+json "env budget used" 'd["budget_bytes"] == 1000 and "TENSORPLAN_MEMORY_BUDGET_BYTES" in d["budget_source"]'
+TENSORPLAN_SOFT_MEMORY_FRACTION=0.5 run_any "budget from env fraction" "$TP" estimate --demo --json
+json "env fraction used" '"0.5 x available host memory" in d["budget_source"] and d["budget_bytes"] > 0'
+run_any "default soft budget" "$TP" estimate --demo
+has "default budget source" 'soft budget: 0\.80 x available host memory'
+TENSORPLAN_SOFT_MEMORY_FRACTION=2 run "bad env fraction" 1 "$TP" estimate --demo
+has "bad env named" 'TENSORPLAN_SOFT_MEMORY_FRACTION' "$tmp/err"
+
+# --- usage errors
+run "bad size" 2 "$TP" estimate --demo --budget lots
+run "negative size" 2 "$TP" estimate --demo --budget -5MiB
+run "unknown option" 2 "$TP" estimate --demo --frobnicate
+run "bad --dim" 1 "$TP" estimate --demo --dim nosuch=3 --budget 1GiB
+run "help" 0 "$TP" estimate --help
+has "help text" 'exit|Exit codes'
+
+# --- MoE offload
+run "moe fits" 0 "$TP" estimate --demo --moe 8,2,10MiB,2 --budget 200MiB --json
+json "moe numbers" 'd["moe"]["resident_per_layer"] == 2 and d["moe"]["all_expert_bytes"] == 8*2*10*2**20 and d["moe"]["peak_with_offload_bytes"] == d["peak_bytes"] - d["moe"]["offloaded_expert_bytes"]'
+run "moe heavier than weights" 1 "$TP" estimate --demo --moe 1000,100,1GiB --budget 8GiB
+has "moe error" 'experts weigh' "$tmp/err"
+run "moe bad spec" 2 "$TP" estimate --demo --moe 8,2
+
+# --- fit
+run "fit seq" 0 "$TP" fit --demo --dim seq --budget 250MiB --json
+json "fit keys" 'all(k in d for k in ["value","peak_bytes","next_value","next_peak_bytes","budget_bytes","plans_evaluated"])'
+json "fit boundary" 'd["peak_bytes"] <= d["budget_bytes"] < d["next_peak_bytes"] and d["next_value"] == d["value"] + 1 and d["value"] > 1'
+json "fit log plans" 'd["plans_evaluated"] <= 40'
+val=$("$PY" -c "import json; print(json.load(open('$tmp/out'))['value'])" 2>/dev/null)
+run "estimate at fit value" 0 "$TP" estimate --demo --dim "seq=$val" --budget 250MiB
+run "estimate at fit value + 1" 3 "$TP" estimate --demo --dim "seq=$((val + 1))" --budget 250MiB
+run "fit text" 0 "$TP" fit --demo --dim seq --budget 250MiB
+has "fit text line" "^largest seq that fits 250\.0 MiB: $val\$"
+run "fit batch with seq bound" 0 "$TP" fit --demo --dim batch --dim seq=256 --budget 2GiB
+has "fit batch line" '^largest batch that fits 2\.0 GiB: [0-9]+'
+run "fit nothing fits" 3 "$TP" fit --demo --dim seq --budget 100MiB
+has "fit nothing message" 'even seq=1 does not fit: estimated peak'
+run "fit max bound" 0 "$TP" fit --demo --dim seq --budget 8GiB --max 64 --json
+json "fit at max" 'd["value"] == 64 and d["at_max"] is True'
+run "fit no dim" 2 "$TP" fit --demo --budget 1GiB
+run "fit unknown dim" 1 "$TP" fit --demo --dim heads --budget 1GiB
+has "fit unknown dim lists symbols" 'symbols: ' "$tmp/err"
+
+echo "$pass passed, $fails failed"
+[ "$fails" -eq 0 ]

@@ -1,0 +1,311 @@
+/* tensorplan estimate — will the model fit? Activations, weights, inputs, peak,
+ * the budget (default: this machine's soft budget) and the deficit. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli_model.h"
+#include "tensorplan/estimate.h"
+#include "tensorplan/sysmem.h"
+
+const char tp_cli_estimate_summary[] =
+    "estimate peak memory (activations + weights + inputs) and check a budget";
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "usage: tensorplan estimate [MODEL | --demo] [--dim NAME=VALUE]... [options]\n\n"
+            "Estimate the memory a model needs before loading any weight:\n"
+            "  activations  arena of a plan of the non-boundary buffers\n"
+            "  weights      params + constants (tied params counted once)\n"
+            "  inputs       sum of the graph inputs\n"
+            "  peak         activations + weights + inputs\n"
+            "and compare the peak with a budget.\n\n"
+            "model:\n%s\n"
+            "options:\n"
+            "  --budget SIZE      memory budget: 512MiB, 8GiB, 1.5G, or plain bytes\n"
+            "                     (default: this machine's soft budget, 0.80 x available\n"
+            "                     memory; TENSORPLAN_SOFT_MEMORY_FRACTION and\n"
+            "                     TENSORPLAN_MEMORY_BUDGET_BYTES override it)\n"
+            "  --gpu              default budget from GPU 0's free memory instead of the host's\n"
+            "  --moe E,L,SIZE[,MAX]  MoE offload: E experts per layer in L MoE layers, SIZE\n"
+            "                     bytes per expert, at most MAX per layer on the device\n"
+            "                     (default E); the device budget is the budget\n"
+            "  --moe-reserve R    fraction of the device budget kept free (default 0.1)\n"
+            "  --align N          arena alignment, a power of two (default 64)\n"
+            "  --algo NAME        allocator for the activation plan (default greedy)\n"
+            "  --no-inplace       disable in-place reuse for elementwise ops\n"
+            "  --f32-uniform      size activations as elements x 4 bytes\n"
+            "  --json             machine-readable output (raw byte counts)\n"
+            "  --help             this text\n\n"
+            "examples:\n"
+            "  tensorplan estimate --demo --budget 512MiB\n"
+            "  tensorplan estimate --demo --dim seq=1024 --dim batch=4 --json\n"
+            "  tensorplan estimate --demo --moe 8,2,10MiB,2 --budget 200MiB\n\n"
+            "Human output uses binary units (1 MiB = 1048576 bytes); JSON has raw bytes.\n"
+            "Exit codes: 0 fits, 1 error, 2 usage error, 3 the peak exceeds the budget.\n",
+            tp_cli_model_usage);
+}
+
+typedef struct est_args {
+    tp_cli_model_args model;
+    tp_estimate_options eo;
+    bool json, gpu, has_budget, has_moe;
+    uint64_t budget;
+    tp_moe_config moe;
+} est_args;
+
+/* "E,L,SIZE[,MAX]" */
+static bool parse_moe(const char *s, tp_moe_config *m) {
+    char buf[128];
+    if (strlen(s) >= sizeof buf) return false;
+    strcpy(buf, s);
+    char *parts[5] = {0};
+    int n = 0;
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t && n < 5;
+         t = strtok_r(NULL, ",", &save))
+        parts[n++] = t;
+    if (n < 3 || n > 4) return false;
+    uint64_t v[4] = {0, 0, 0, 0};
+    for (int k = 0; k < n; k++) {
+        if (k == 2) {
+            if (!tp_cli_parse_size(parts[k], &v[k])) return false;
+        } else {
+            char *end = NULL;
+            errno = 0;
+            unsigned long long u = strtoull(parts[k], &end, 10);
+            if (end == parts[k] || *end || errno || parts[k][0] == '-') return false;
+            v[k] = (uint64_t)u;
+        }
+    }
+    m->experts_per_layer = v[0];
+    m->moe_layers = v[1];
+    m->expert_bytes = v[2];
+    m->max_device_experts = n == 4 ? v[3] : v[0];
+    return true;
+}
+
+static int parse_args(est_args *a, int argc, char **argv) {
+    const char *cmd = "estimate";
+    memset(a, 0, sizeof *a);
+    tp_cli_model_args_init(&a->model);
+    tp_estimate_options_default(&a->eo);
+    a->moe.reserve_fraction = 0.1;
+    for (int i = 1; i < argc;) {
+        int r = tp_cli_model_arg(&a->model, cmd, argc, argv, &i);
+        if (r == 1) continue;
+        if (r != 0) return r;
+        const char *s = argv[i];
+        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+        bool takes_value = false;
+        if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
+            usage(stdout);
+            return -1;
+        } else if (strcmp(s, "--json") == 0) {
+            a->json = true;
+        } else if (strcmp(s, "--gpu") == 0) {
+            a->gpu = true;
+        } else if (strcmp(s, "--no-inplace") == 0) {
+            a->eo.plan.inplace = false;
+        } else if (strcmp(s, "--f32-uniform") == 0) {
+            a->eo.plan.width = TP_WIDTH_F32_UNIFORM;
+        } else if (strcmp(s, "--budget") == 0) {
+            if (!val || !tp_cli_parse_size(val, &a->budget))
+                return tp_cli_usage_error(cmd,
+                                          "--budget needs a size (512MiB, 8GiB, 1.5G, bytes), "
+                                          "got '%s'",
+                                          val ? val : "");
+            a->has_budget = true;
+            takes_value = true;
+        } else if (strcmp(s, "--moe") == 0) {
+            if (!val || !parse_moe(val, &a->moe))
+                return tp_cli_usage_error(
+                    cmd, "--moe needs EXPERTS,LAYERS,EXPERT_SIZE[,MAX], got '%s'", val ? val : "");
+            a->has_moe = true;
+            takes_value = true;
+        } else if (strcmp(s, "--moe-reserve") == 0) {
+            char *end = NULL;
+            errno = 0;
+            double frac = val ? strtod(val, &end) : -1.0;
+            if (!val || end == val || *end || errno || !(frac >= 0.0 && frac <= 1.0))
+                return tp_cli_usage_error(cmd, "--moe-reserve needs a fraction in [0, 1], got '%s'",
+                                          val ? val : "");
+            a->moe.reserve_fraction = frac;
+            takes_value = true;
+        } else if (strcmp(s, "--align") == 0) {
+            uint64_t v = 0;
+            if (!val || !tp_cli_parse_size(val, &v) || !tp_is_pow2_u64(v))
+                return tp_cli_usage_error(cmd, "--align needs a power of two, got '%s'",
+                                          val ? val : "");
+            a->eo.plan.alignment = v;
+            takes_value = true;
+        } else if (strcmp(s, "--algo") == 0) {
+            tp_error err;
+            tp_error_clear(&err);
+            if (!val || tp_alloc_algo_parse(val, &a->eo.plan.algo, &err) != TP_OK)
+                return tp_cli_usage_error(cmd, "--algo: %s",
+                                          val ? err.msg : "needs a name (greedy, bestfit, ...)");
+            takes_value = true;
+        } else {
+            return tp_cli_usage_error(cmd, "unknown option '%s'", s);
+        }
+        i += takes_value ? 2 : 1;
+    }
+    if (a->has_budget && a->gpu)
+        return tp_cli_usage_error(cmd, "--gpu chooses the default budget; drop it or --budget");
+    return 0;
+}
+
+/* The default budget: the soft budget of the host (or GPU 0) memory. */
+static tp_status default_budget(bool gpu, uint64_t *out, char *how, size_t cap, tp_error *err) {
+    uint64_t avail;
+    const char *what;
+    if (gpu) {
+        tp_gpu_memory gm;
+        tp_status st = tp_sysmem_gpu(NULL, 0, &gm, err);
+        if (st != TP_OK) return st;
+        if (!gm.present) return tp_error_set(err, TP_ERR_UNSUPPORTED, "no GPU: %s", gm.reason);
+        avail = gm.free_bytes;
+        what = "free GPU memory";
+    } else {
+        tp_host_memory hm;
+        tp_status st = tp_sysmem_host(&hm, err);
+        if (st != TP_OK) return st;
+        avail = hm.available_bytes;
+        what = "available host memory";
+    }
+    tp_budget_source src;
+    tp_status st = tp_sysmem_soft_budget(avail, out, &src, err);
+    if (st != TP_OK) return st;
+    char b[32];
+    if (src == TP_BUDGET_BYTES_ENV)
+        snprintf(how, cap, "from %s", TP_ENV_MEMORY_BUDGET_BYTES);
+    else
+        snprintf(how, cap, "soft budget: %s x %s %s",
+                 src == TP_BUDGET_FRACTION_ENV ? getenv(TP_ENV_SOFT_MEMORY_FRACTION) : "0.80", what,
+                 tp_cli_fmt_bytes(avail, b, sizeof b));
+    return TP_OK;
+}
+
+static void print_json(const est_args *a, const tp_estimate *e, uint64_t budget, const char *how,
+                       bool fits, const tp_deficit *d, const tp_moe_plan *m, const char *msg) {
+    tp_json j;
+    tp_json_init(&j, stdout, true);
+    tp_json_begin_object(&j);
+    tp_json_kv_str(&j, "model", tp_cli_model_label(&a->model));
+    tp_json_kv_u64(&j, "weights_bytes", e->weight_bytes);
+    tp_json_kv_u64(&j, "activations_bytes", e->activation_bytes);
+    tp_json_kv_u64(&j, "inputs_bytes", e->input_bytes);
+    tp_json_kv_u64(&j, "peak_bytes", e->peak_bytes);
+    tp_json_kv_u64(&j, "param_bytes", e->param_bytes);
+    tp_json_kv_u64(&j, "constant_bytes", e->constant_bytes);
+    tp_json_kv_u64(&j, "tied_params_skipped", e->tied_params_skipped);
+    tp_json_kv_u64(&j, "budget_bytes", budget);
+    tp_json_kv_str(&j, "budget_source", how);
+    tp_json_kv_bool(&j, "fits", fits);
+    tp_json_kv_u64(&j, "deficit_bytes", d->deficit_bytes);
+    tp_json_kv_u64(&j, "headroom_bytes", tp_sat_sub_u64(budget, d->peak_bytes));
+    if (m) {
+        tp_json_key(&j, "moe");
+        tp_json_begin_object(&j);
+        tp_json_kv_u64(&j, "experts_per_layer", a->moe.experts_per_layer);
+        tp_json_kv_u64(&j, "moe_layers", a->moe.moe_layers);
+        tp_json_kv_u64(&j, "expert_bytes", a->moe.expert_bytes);
+        tp_json_kv_u64(&j, "max_device_experts", a->moe.max_device_experts);
+        tp_json_kv_f64(&j, "reserve_fraction", a->moe.reserve_fraction);
+        tp_json_kv_u64(&j, "reserve_bytes", m->reserve_bytes);
+        tp_json_kv_u64(&j, "resident_per_layer", m->resident_per_layer);
+        tp_json_kv_u64(&j, "all_expert_bytes", m->all_expert_bytes);
+        tp_json_kv_u64(&j, "resident_expert_bytes", m->resident_expert_bytes);
+        tp_json_kv_u64(&j, "offloaded_expert_bytes", m->offloaded_expert_bytes);
+        tp_json_kv_u64(&j, "peak_with_offload_bytes", m->peak_with_offload_bytes);
+        tp_json_end_object(&j);
+    }
+    if (!fits) tp_json_kv_str(&j, "message", msg);
+    tp_json_end_object(&j);
+    tp_json_finish(&j);
+}
+
+static void print_text(const est_args *a, const tp_estimate *e, uint64_t budget, const char *how,
+                       bool fits, const tp_deficit *d, const tp_moe_plan *m, const char *msg) {
+    char b[6][32];
+    printf("model: %s\n", tp_cli_model_label(&a->model));
+    printf("  activations  %12s  (arena of the non-boundary buffers)\n",
+           tp_cli_fmt_bytes(e->activation_bytes, b[0], sizeof b[0]));
+    if (e->from_registry)
+        printf("  weights      %12s  (weight registry)\n",
+               tp_cli_fmt_bytes(e->weight_bytes, b[1], sizeof b[1]));
+    else
+        printf("  weights      %12s  (params %s + constants %s; %u tied counted once)\n",
+               tp_cli_fmt_bytes(e->weight_bytes, b[1], sizeof b[1]),
+               tp_cli_fmt_bytes(e->param_bytes, b[2], sizeof b[2]),
+               tp_cli_fmt_bytes(e->constant_bytes, b[3], sizeof b[3]), e->tied_params_skipped);
+    printf("  inputs       %12s\n", tp_cli_fmt_bytes(e->input_bytes, b[4], sizeof b[4]));
+    printf("  peak         %12s  (%llu bytes)\n",
+           tp_cli_fmt_bytes(e->peak_bytes, b[5], sizeof b[5]), (unsigned long long)e->peak_bytes);
+    printf("  budget       %12s  (%s)\n", tp_cli_fmt_bytes(budget, b[0], sizeof b[0]), how);
+    if (m) {
+        printf("  moe          %llu of %llu experts per layer resident (reserve %s), "
+               "offloaded %s\n",
+               (unsigned long long)m->resident_per_layer,
+               (unsigned long long)a->moe.experts_per_layer,
+               tp_cli_fmt_bytes(m->reserve_bytes, b[1], sizeof b[1]),
+               tp_cli_fmt_bytes(m->offloaded_expert_bytes, b[2], sizeof b[2]));
+        printf("  peak with offload %s\n",
+               tp_cli_fmt_bytes(m->peak_with_offload_bytes, b[3], sizeof b[3]));
+    }
+    if (fits)
+        printf("fits: yes, headroom %s (binary units: 1 MiB = 1048576 bytes)\n",
+               tp_cli_fmt_bytes(budget - d->peak_bytes, b[4], sizeof b[4]));
+    else
+        printf("fits: no: %s\n", msg);
+}
+
+int tp_cli_estimate(int argc, char **argv) {
+    est_args a;
+    int rc = parse_args(&a, argc, argv);
+    if (rc < 0) return TP_EXIT_OK; /* --help */
+    if (rc != 0) return rc;
+    tp_error err;
+    tp_error_clear(&err);
+    tp_graph *g = NULL;
+    tp_estimate e;
+    tp_status st = tp_cli_model_load(&a.model, &g, &err);
+    if (st == TP_OK) st = tp_estimate_graph(g, &a.eo, &e, &err);
+    tp_graph_destroy(g);
+    if (st != TP_OK) {
+        tp_cli_error("estimate", &err);
+        return tp_cli_exit_for(st);
+    }
+    char how[160] = "--budget";
+    uint64_t budget = a.budget;
+    if (!a.has_budget && (st = default_budget(a.gpu, &budget, how, sizeof how, &err)) != TP_OK) {
+        tp_error_prefix(&err, "cannot determine the default budget (pass --budget): ");
+        tp_cli_error("estimate", &err);
+        return TP_EXIT_ERROR;
+    }
+    tp_moe_plan mp;
+    const tp_moe_plan *m = NULL;
+    tp_estimate checked = e;
+    if (a.has_moe) {
+        a.moe.device_budget_bytes = budget;
+        if ((st = tp_estimate_moe_offload(&e, &a.moe, &mp, &err)) != TP_OK) {
+            tp_cli_error("estimate", &err);
+            return tp_cli_exit_for(st);
+        }
+        m = &mp;
+        /* with offload, the device holds only the resident experts */
+        checked.peak_bytes = mp.peak_with_offload_bytes;
+        checked.weight_bytes = mp.peak_with_offload_bytes - e.activation_bytes - e.input_bytes;
+    }
+    tp_deficit d;
+    tp_error fe;
+    tp_error_clear(&fe);
+    bool fits = tp_estimate_fits_in(&checked, budget, &d, &fe) == TP_OK;
+    if (a.json)
+        print_json(&a, &e, budget, how, fits, &d, m, fe.msg);
+    else
+        print_text(&a, &e, budget, how, fits, &d, m, fe.msg);
+    return fits ? TP_EXIT_OK : TP_EXIT_OVER_BUDGET;
+}
