@@ -44,8 +44,13 @@
 #include "tensorplan/alloc.h"
 #include "tensorplan/plan.h"
 #include "tensorplan/demo.h"
+#include "tensorplan/report.h"
 #include "tensorplan/csv.h"
 #include "tensorplan/onnx.h"
 #include "tensorplan/tracker.h"
+#include "tensorplan/sysmem.h"
+#include "tensorplan/registry.h"
+#include "tensorplan/estimate.h"
+#include "tensorplan/cost.h"
 
 #endif
