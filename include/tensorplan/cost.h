@@ -278,6 +278,7 @@ typedef struct tp_catalog_entry {
     double f32_gflops, f16_gflops, bf16_gflops, int8_gops;
     double mem_gbps;
     uint64_t memory_bytes;
+    double link_gbps; /* host link, one direction (readback); unified: memory bandwidth */
     bool unified;
     uint32_t threads;
     double efficiency; /* achieved / peak; 0 = use the catalog-wide default */
@@ -301,15 +302,23 @@ tp_status tp_catalog_find(const tp_catalog *c, const char *name, const tp_catalo
                           tp_error *err);
 /* Efficiency applied to entries without their own (default 0.5). */
 void tp_catalog_set_default_efficiency(tp_catalog *c, double efficiency);
+/* Set one entry's efficiency (0 < efficiency <= 1). TP_ERR_NOT_FOUND, TP_ERR_INVALID. */
+tp_status tp_catalog_set_efficiency(tp_catalog *c, const char *name, double efficiency,
+                                    tp_error *err);
 /* Learn the efficiency from this machine: measured large-shape GEMM GFLOP/s /
  * derived peak GFLOP/s (clamped to [0.05, 1]). Applies to CPU entries without
  * their own efficiency. TP_ERR_INVALID when peak is unknown (<= 0). */
 tp_status tp_catalog_learn_efficiency(tp_catalog *c, const tp_device_model *measured,
                                       double peak_gflops, tp_error *err);
-/* Build a device model (source TP_SOURCE_CATALOG) from an entry for GEMMs in
- * `dtype`: large-shape throughput = peak × efficiency, smaller shapes scaled
- * by a saturation curve; bandwidth = mem_gbps × efficiency-derived factor;
- * overheads from the kind's defaults. TP_ERR_NOT_FOUND for an unknown name. */
+/* Build a device model (source TP_SOURCE_CATALOG) from an entry. `dtype` is
+ * the precision the runtime runs f32 GEMMs in (TP_DTYPE_F32 for plain f32,
+ * F16/BF16 for autocast): large-shape throughput = peak(dtype) × efficiency,
+ * smaller shapes follow a saturation curve (this machine's measured curve for
+ * CPUs once learned, else the kind's default shape, docs/cost.md); other
+ * dtypes get their spec-sheet ratio as speedup; bandwidth = 0.8 × spec;
+ * readback = 0.8 × host link (unified: memory bandwidth); overheads from the
+ * kind's defaults (CPUs: this machine's once learned). TP_ERR_NOT_FOUND for an
+ * unknown name, TP_ERR_UNSUPPORTED when the entry has no published peak. */
 tp_status tp_catalog_model(const tp_catalog *c, const char *name, tp_dtype dtype,
                            tp_device_model *out, tp_error *err);
 tp_status tp_catalog_entry_model(const tp_catalog *c, const tp_catalog_entry *e, tp_dtype dtype,

@@ -1,0 +1,181 @@
+/* Calibration: quick CPU run, cache round trip, cache keys and file errors,
+ * CUDA "no driver" answer. Uses a temporary XDG_CACHE_HOME. */
+#include "harness.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tensorplan/cost.h"
+
+static tp_error err_storage;
+static tp_error *err = &err_storage;
+static char tmpdir[256];
+
+static void write_file(const char *path, const char *text) {
+    FILE *f = fopen(path, "w");
+    TP_CHECK(f != NULL);
+    if (!f) return;
+    fputs(text, f);
+    fclose(f);
+}
+
+TP_TEST(cache_dir_and_path) {
+    char buf[512];
+    tp_calib_options o;
+    tp_calib_options_default(&o);
+    setenv("XDG_CACHE_HOME", "/tmp/xdg-test", 1);
+    TP_CHECK_OK(tp_calib_cache_dir(&o, buf, sizeof buf, err), err);
+    TP_CHECK_STR(buf, "/tmp/xdg-test/tensorplan");
+    unsetenv("XDG_CACHE_HOME");
+    const char *home = getenv("HOME");
+    char saved[256] = "";
+    if (home) snprintf(saved, sizeof saved, "%s", home);
+    setenv("HOME", "/home/someone", 1);
+    TP_CHECK_OK(tp_calib_cache_dir(&o, buf, sizeof buf, err), err);
+    TP_CHECK_STR(buf, "/home/someone/.cache/tensorplan");
+    unsetenv("HOME");
+    TP_CHECK_STATUS(tp_calib_cache_dir(&o, buf, sizeof buf, err), TP_ERR_NOT_FOUND);
+    if (saved[0]) setenv("HOME", saved, 1);
+    o.cache_dir = "/explicit";
+    TP_CHECK_OK(tp_calib_cache_dir(&o, buf, sizeof buf, err), err);
+    TP_CHECK_STR(buf, "/explicit");
+    TP_CHECK_OK(
+        tp_calib_cache_path("/x", "AMD EPYC 7B13 64-Core Processor", 8, buf, sizeof buf, err), err);
+    TP_CHECK_STR(buf, "/x/calib-amd-epyc-7b13-64-core-processor-t8.txt");
+    TP_CHECK_OK(tp_calib_cache_path("/x", "@@", 1, buf, sizeof buf, err), err);
+    TP_CHECK_STR(buf, "/x/calib-unknown-t1.txt");
+    char model[128];
+    tp_cpu_model_name(model, sizeof model);
+    TP_CHECK(model[0] != '\0');
+    TP_CHECK(tp_calib_default_threads() >= 1);
+}
+
+static tp_device_model sample(void) {
+    tp_device_model d;
+    tp_device_model_default(TP_DEVICE_CPU, &d);
+    snprintf(d.name, sizeof d.name, "cpu");
+    d.source = TP_SOURCE_MEASURED;
+    d.n_gemm = 3;
+    d.gemm[0] = (tp_gemm_point){16, 1.0 / 3.0};
+    d.gemm[1] = (tp_gemm_point){64, 12.25};
+    d.gemm[2] = (tp_gemm_point){192, 33.125};
+    d.dispatch_ns = 1234.5;
+    d.round_trip_ns = 0.1;
+    d.mem_gbps = 11.7;
+    d.readback_gbps = 9.25;
+    d.threads = 3;
+    d.memory_bytes = 1ull << 40;
+    snprintf(d.gemm_impl, sizeof d.gemm_impl, "builtin");
+    return d;
+}
+
+TP_TEST(model_file_round_trip) {
+    char path[400];
+    snprintf(path, sizeof path, "%s/sub/dir/model.txt", tmpdir);
+    tp_device_model d = sample(), back;
+    TP_CHECK_OK(tp_device_model_save(&d, "key A|threads=3", path, err), err);
+    memset(&back, 0, sizeof back);
+    TP_CHECK_OK(tp_device_model_load(path, "key A|threads=3", &back, err), err);
+    TP_CHECK(memcmp(&d, &back, sizeof d) == 0); /* %.17g round-trips doubles exactly */
+    TP_CHECK_OK(tp_device_model_load(path, NULL, &back, err), err);
+    TP_CHECK_STATUS(tp_device_model_load(path, "other cpu|threads=3", &back, err),
+                    TP_ERR_NOT_FOUND);
+    TP_CHECK_CONTAINS(err->msg, "other cpu");
+    snprintf(path, sizeof path, "%s/missing.txt", tmpdir);
+    TP_CHECK_STATUS(tp_device_model_load(path, NULL, &back, err), TP_ERR_NOT_FOUND);
+    /* corrupted files name the line */
+    snprintf(path, sizeof path, "%s/bad.txt", tmpdir);
+    write_file(path, "format=1\nkey=k\nname=cpu\nkind=cpu\nsource=measured\ngemm=16:abc\n");
+    TP_CHECK_STATUS(tp_device_model_load(path, NULL, &back, err), TP_ERR_PARSE);
+    TP_CHECK_CONTAINS(err->msg, ":6:");
+    write_file(path, "format=1\nkey=k\nname=cpu\nkind=cpu\nsource=measured\ngemm=16:2\n");
+    TP_CHECK_STATUS(tp_device_model_load(path, NULL, &back, err), TP_ERR_PARSE);
+    TP_CHECK_CONTAINS(err->msg, "missing 'mem_gbps'");
+    write_file(path, "format=2\n");
+    TP_CHECK_STATUS(tp_device_model_load(path, NULL, &back, err), TP_ERR_PARSE);
+    write_file(path, "format=1\nkey=k\nname=cpu\nkind=cpu\nsource=measured\ngemm=16:2\n"
+                     "mem_gbps=-1\nreadback_gbps=1\n");
+    TP_CHECK_STATUS(tp_device_model_load(path, NULL, &back, err), TP_ERR_PARSE);
+    TP_CHECK_CONTAINS(err->msg, "mem_gbps");
+    d.mem_gbps = NAN;
+    TP_CHECK_STATUS(tp_device_model_save(&d, "k", path, err), TP_ERR_INVALID);
+}
+
+TP_TEST(quick_calibration_and_cache) {
+    tp_calib_options o;
+    tp_calib_options_default(&o);
+    o.quick = true;
+    o.threads = 2;
+    tp_device_model d, again;
+    tp_calib_info info;
+    TP_CHECK_OK(tp_calibrate_cpu_cached(&o, &d, &info, err), err);
+    TP_CHECK(!info.from_cache);
+    TP_CHECK(strncmp(info.cache_path, tmpdir, strlen(tmpdir)) == 0);
+    TP_CHECK_CONTAINS(info.cache_path, "/tensorplan/calib-");
+    TP_CHECK_CONTAINS(info.cache_path, "-t2.txt");
+    TP_CHECK_OK(tp_device_model_validate(&d, err), err);
+    TP_CHECK(d.source == TP_SOURCE_MEASURED);
+    TP_CHECK_EQ_U64(d.n_gemm, 3);
+    TP_CHECK_EQ_U64(d.threads, 2);
+    TP_CHECK(d.unified);
+    TP_CHECK(d.mem_gbps > 0.01 && d.readback_gbps > 0.01);
+    TP_CHECK(d.dispatch_ns > 0 && d.round_trip_ns >= d.dispatch_ns);
+    for (uint32_t i = 0; i < d.n_gemm; i++)
+        TP_CHECK(d.gemm[i].gflops > 1e-3);
+    printf("  quick calibration: %.0f ms, gemm %s %.2f/%.2f/%.2f GFLOP/s, triad %.2f GB/s, "
+           "dispatch %.0f ns, round trip %.0f ns, derived peak %.1f GFLOP/s\n",
+           info.elapsed_ms, d.gemm_impl, d.gemm[0].gflops, d.gemm[1].gflops, d.gemm[2].gflops,
+           d.mem_gbps, d.dispatch_ns, d.round_trip_ns, info.peak_gflops);
+    struct stat st;
+    TP_CHECK(stat(info.cache_path, &st) == 0);
+    /* second call: from the cache, identical figures */
+    TP_CHECK_OK(tp_calibrate_cpu_cached(&o, &again, &info, err), err);
+    TP_CHECK(info.from_cache);
+    TP_CHECK(memcmp(&d, &again, sizeof d) == 0);
+    /* another thread count is another key */
+    o.threads = 1;
+    o.no_blas = true;
+    TP_CHECK_OK(tp_calibrate_cpu_cached(&o, &again, &info, err), err);
+    TP_CHECK(!info.from_cache);
+    TP_CHECK_STR(again.gemm_impl, "builtin");
+    TP_CHECK_EQ_U64(again.threads, 1);
+    /* --force measures again */
+    o.force = true;
+    TP_CHECK_OK(tp_calibrate_cpu_cached(&o, &again, &info, err), err);
+    TP_CHECK(!info.from_cache);
+}
+
+TP_TEST(cuda_without_gpu_is_not_found) {
+    tp_calib_options o;
+    tp_calib_options_default(&o);
+    o.quick = true;
+    tp_device_model d;
+    tp_status s = tp_calibrate_cuda(&o, &d, err);
+    if (s == TP_OK) {
+        TP_CHECK(d.kind == TP_DEVICE_CUDA && d.source == TP_SOURCE_MEASURED);
+        TP_CHECK_OK(tp_device_model_validate(&d, err), err);
+        printf("  cuda: %s\n", d.name);
+    } else {
+        TP_CHECK_STATUS(s, TP_ERR_NOT_FOUND);
+        printf("  cuda: %s\n", err->msg);
+    }
+}
+
+int main(void) {
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/tp-calib-XXXXXX");
+    if (!mkdtemp(tmpdir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    TP_RUN(cache_dir_and_path);
+    setenv("XDG_CACHE_HOME", tmpdir, 1);
+    TP_RUN(model_file_round_trip);
+    TP_RUN(quick_calibration_and_cache);
+    TP_RUN(cuda_without_gpu_is_not_found);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    if (system(cmd) != 0) printf("  (could not remove %s)\n", tmpdir);
+    return tp_test_finish();
+}
