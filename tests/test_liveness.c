@@ -351,6 +351,43 @@ TP_TEST(inplace_rules) {
     tp_graph_destroy(g);
 }
 
+/* A view of an in-place node resolves to the buffer the in-place chain shares,
+ * and keeps that buffer alive. */
+TP_TEST(view_of_inplace_node) {
+    tp_graph *g = new_graph();
+    tp_node_id x = input(g, "x", TP_DTYPE_F32, 2, d88);
+    tp_node_id w = param(g, "w", 2, d88);
+    tp_node_id a = matmul(g, x, w, "a");
+    tp_node_id r = unary(g, TP_UNARY_RELU, a, "r");
+    tp_node_id v = reshape(g, r, 1, (int64_t[]){64}, "v");
+    tp_node_id other = matmul(g, x, w, "other");
+    tp_node_id y = unary(g, TP_UNARY_NEG, v, "y");
+    tp_node_id z = matmul(g, other, w, "z");
+    TP_CHECK_OK(tp_graph_mark_output(g, y, &err), &err);
+    TP_CHECK_OK(tp_graph_mark_output(g, z, &err), &err);
+    tp_liveness *l = live_of(g, NULL);
+    if (l) {
+        TP_CHECK(tp_liveness_get(l, r)->inplace);
+        TP_CHECK_EQ_I64(tp_liveness_get(l, r)->root, a);
+        TP_CHECK_EQ_I64(tp_liveness_get(l, v)->root, a);
+        TP_CHECK_EQ_I64(tp_liveness_get(l, r)->death, y);
+        TP_CHECK_EQ_I64(tp_liveness_get(l, a)->death, r);
+    }
+    tp_liveness_destroy(l);
+    tp_plan *p = NULL;
+    TP_CHECK_OK(tp_plan_graph(g, NULL, &p, &err), &err);
+    if (p) {
+        const tp_slot *sa = tp_plan_slot_of(p, a), *sv = tp_plan_slot_of(p, v);
+        const tp_slot *so = tp_plan_slot_of(p, other);
+        TP_CHECK(sa && sv && so);
+        TP_CHECK_EQ_U64(sv->offset, sa->offset);
+        /* 'other' is born while v (bytes of a) is still to be read: no sharing */
+        TP_CHECK(so->offset + so->size <= sa->offset || sa->offset + sa->size <= so->offset);
+    }
+    tp_plan_destroy(p);
+    tp_graph_destroy(g);
+}
+
 /* A secondary output (TP_OP_OUTPUT_OF) is born with its producer. */
 TP_TEST(output_of_born_with_producer) {
     tp_graph *g = new_graph();
@@ -475,6 +512,7 @@ int main(void) {
     TP_RUN(pin_output_ancestors);
     TP_RUN(packed_qkv_parent);
     TP_RUN(inplace_rules);
+    TP_RUN(view_of_inplace_node);
     TP_RUN(output_of_born_with_producer);
     TP_RUN(tied_param_is_alias);
     TP_RUN(f32_uniform_width);
