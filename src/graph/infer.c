@@ -294,7 +294,7 @@ static tp_status infer_norm(const tp_infer_ctx *c, tp_shape *out, tp_dtype *dtyp
     const tp_node *x = c->in[0];
     const tp_op *op = c->op;
     tp_status st;
-    int32_t ax;
+    int32_t ax = 0;
     if ((st = no_quant(c, 0, err)) != TP_OK) return st;
     if (op->kind == TP_OP_SOFTMAX) {
         if (op->sub != 0 && op->sub != 1)
@@ -363,7 +363,7 @@ static tp_status infer_reduce(const tp_infer_ctx *c, tp_shape *out, tp_dtype *dt
         }
     }
     for (int32_t i = 0; i < n; i++) {
-        int32_t a;
+        int32_t a = 0;
         if ((st = tp_infer_axis(c, op->attrs.reduce.axes[i], r, "reduce axis", &a, err)) != TP_OK)
             return st;
         if (red[a])
@@ -512,7 +512,7 @@ tp_status tp_graph_infer(const tp_infer_ctx *c, tp_shape *out, tp_dtype *dtype, 
         tp_status st = no_quant(c, 0, err);
         if (st != TP_OK) return st;
         if (c->op->kind == TP_OP_CUMSUM) {
-            int32_t ax;
+            int32_t ax = 0;
             st = tp_infer_axis(c, c->op->attrs.axis.axis, c->in[0]->shape.rank, "axis", &ax, err);
             if (st != TP_OK) return st;
         }

@@ -13,7 +13,7 @@ static bool is_index_type(tp_dtype t) {
 
 static tp_status infer_gather(const tp_infer_ctx *c, tp_shape *out, tp_error *err) {
     const tp_shape *d = &c->in[0]->shape, *ix = &c->in[1]->shape;
-    int32_t ax;
+    int32_t ax = 0;
     tp_status st = tp_infer_axis(c, c->op->attrs.axis.axis, d->rank, "axis", &ax, err);
     if (st != TP_OK) return st;
     if (!is_index_type(c->in[1]->dtype))
@@ -42,7 +42,7 @@ static tp_status infer_scatter(const tp_infer_ctx *c, tp_shape *out, tp_error *e
         return tp_infer_fail(c, TP_ERR_INVALID, err, "updates are %s but data is %s",
                              tp_dtype_name(c->in[2]->dtype), tp_dtype_name(c->in[0]->dtype));
     if (c->in[0]->shape.rank > 0) {
-        int32_t ax;
+        int32_t ax = 0;
         tp_status st =
             tp_infer_axis(c, c->op->attrs.axis.axis, c->in[0]->shape.rank, "axis", &ax, err);
         if (st != TP_OK) return st;
@@ -53,7 +53,7 @@ static tp_status infer_scatter(const tp_infer_ctx *c, tp_shape *out, tp_error *e
 
 static tp_status infer_concat(const tp_infer_ctx *c, tp_shape *out, tp_error *err) {
     const tp_shape *s0 = &c->in[0]->shape;
-    int32_t ax;
+    int32_t ax = 0;
     tp_status st = tp_infer_axis(c, c->op->attrs.axis.axis, s0->rank, "axis", &ax, err);
     if (st != TP_OK) return st;
     tp_shape o = *s0;
@@ -89,7 +89,7 @@ static tp_status infer_concat(const tp_infer_ctx *c, tp_shape *out, tp_error *er
 static tp_status infer_narrow(const tp_infer_ctx *c, tp_shape *out, tp_error *err) {
     const tp_shape *s = &c->in[0]->shape;
     int64_t start = c->op->attrs.narrow.start, len = c->op->attrs.narrow.length;
-    int32_t ax;
+    int32_t ax = 0;
     tp_status st = tp_infer_axis(c, c->op->attrs.narrow.axis, s->rank, "axis", &ax, err);
     if (st != TP_OK) return st;
     tp_dim d = s->dims[ax];
@@ -182,7 +182,7 @@ static tp_status infer_slice(const tp_infer_ctx *c, tp_shape *out, bool *no_rule
     tp_shape o = *s;
     bool seen[TP_MAX_RANK] = {false};
     for (int32_t i = 0; i < n; i++) {
-        int32_t ax;
+        int32_t ax = 0;
         tp_status st =
             tp_infer_axis(c, c->op->attrs.slice.axes[i], s->rank, "slice axis", &ax, err);
         if (st != TP_OK) return st;
@@ -280,7 +280,7 @@ static tp_status infer_squeeze(const tp_infer_ctx *c, tp_shape *out, tp_error *e
             drop[i] = tp_dim_is_static(s->dims[i]) && s->dims[i].size == 1;
     }
     for (int32_t i = 0; i < n; i++) {
-        int32_t ax;
+        int32_t ax = 0;
         tp_status st = tp_infer_axis(c, c->op->attrs.axes.axes[i], s->rank, "axis", &ax, err);
         if (st != TP_OK) return st;
         tp_dim d = s->dims[ax];
@@ -307,7 +307,7 @@ static tp_status infer_unsqueeze(const tp_infer_ctx *c, tp_shape *out, tp_error 
     int32_t r = s->rank + n;
     bool ins[TP_MAX_RANK] = {false};
     for (int32_t i = 0; i < n; i++) {
-        int32_t ax;
+        int32_t ax = 0;
         tp_status st = tp_infer_axis(c, c->op->attrs.axes.axes[i], r, "axis", &ax, err);
         if (st != TP_OK) return st;
         if (ins[ax]) return tp_infer_fail(c, TP_ERR_INVALID, err, "axis %d repeated", (int)ax);
@@ -327,12 +327,27 @@ static tp_status infer_flatten(const tp_infer_ctx *c, tp_shape *out, tp_error *e
     if (axis < 0 || axis > s->rank)
         return tp_infer_fail(c, TP_ERR_INVALID, err, "axis %" PRId64 " is out of range for rank %d",
                              c->op->attrs.axis.axis, (int)s->rank);
-    tp_dim a = tp_dim_static(1), b = tp_dim_static(1);
+    /* symbolic factors first, the static product last: [b,3,4] -> (12*b) */
+    tp_dim part[2] = {tp_dim_static(1), tp_dim_static(1)};
+    int64_t stat[2] = {1, 1};
     for (int32_t i = 0; i < s->rank; i++) {
-        tp_dim *t = i < axis ? &a : &b;
-        tp_status st = tp_infer_expr(c, TP_SYM_MUL, *t, s->dims[i], t, err);
+        int k = i < axis ? 0 : 1;
+        tp_dim d = s->dims[i];
+        tp_status st = TP_OK;
+        if (tp_dim_is_static(d)) {
+            if (d.size != 0 && stat[k] > INT64_MAX / d.size)
+                return tp_infer_fail(c, TP_ERR_OVERFLOW, err, "flattened size overflows");
+            stat[k] *= d.size;
+        } else {
+            st = tp_infer_expr(c, TP_SYM_MUL, part[k], d, &part[k], err);
+        }
         if (st != TP_OK) return st;
     }
+    for (int k = 0; k < 2; k++) {
+        tp_status st = tp_infer_expr(c, TP_SYM_MUL, part[k], tp_dim_static(stat[k]), &part[k], err);
+        if (st != TP_OK) return st;
+    }
+    tp_dim a = part[0], b = part[1];
     *out = tp_shape_make(2, (tp_dim[]){a, b});
     return TP_OK;
 }
@@ -378,7 +393,7 @@ static tp_status infer_resize(const tp_infer_ctx *c, tp_shape *out, bool *no_rul
 
 static tp_status infer_topk(const tp_infer_ctx *c, tp_shape *out, tp_error *err) {
     const tp_shape *s = &c->in[0]->shape;
-    int32_t ax;
+    int32_t ax = 0;
     tp_status st = tp_infer_axis(c, c->op->attrs.topk.axis, s->rank, "axis", &ax, err);
     if (st != TP_OK) return st;
     int64_t k = c->op->attrs.topk.k;

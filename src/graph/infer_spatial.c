@@ -74,7 +74,7 @@ static tp_status infer_conv(const tp_infer_ctx *c, tp_shape *out, tp_dtype *dtyp
     const tp_op *op = c->op;
     const tp_shape *x = &c->in[0]->shape, *w = &c->in[1]->shape;
     bool tr = op->kind == TP_OP_CONV_TRANSPOSE;
-    int32_t ns;
+    int32_t ns = 0;
     char b1[128], b2[128];
     tp_status st = spatial_count(c, x, &ns, err);
     if (st != TP_OK) return st;
@@ -173,7 +173,7 @@ static tp_status infer_pool(const tp_infer_ctx *c, tp_shape *out, tp_error *err)
     const tp_shape *x = &c->in[0]->shape;
     if ((unsigned)op->sub >= (unsigned)TP_POOL_COUNT)
         return tp_infer_fail(c, TP_ERR_INVALID, err, "unknown pool kind %d", op->sub);
-    int32_t ns;
+    int32_t ns = 0;
     tp_status st = spatial_count(c, x, &ns, err);
     if (st != TP_OK) return st;
     tp_shape o = *x;

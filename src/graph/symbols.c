@@ -323,11 +323,15 @@ tp_status tp_graph_bind_str(tp_graph *g, const char *assignment, tp_error *err) 
     if (!eq || eq == assignment || strlen(assignment) > 300)
         return tp_error_set(err, TP_ERR_PARSE, "expected name=value, got '%.300s'", assignment);
     char name[301];
-    size_t n = (size_t)(eq - assignment);
+    while (*assignment == ' ' || *assignment == '\t')
+        assignment++;
+    size_t n = eq > assignment ? (size_t)(eq - assignment) : 0;
     memcpy(name, assignment, n);
     name[n] = '\0';
     while (n > 0 && (name[n - 1] == ' ' || name[n - 1] == '\t'))
         name[--n] = '\0';
+    if (n == 0)
+        return tp_error_set(err, TP_ERR_PARSE, "expected name=value, got '%.300s'", assignment);
     const char *v = eq + 1;
     while (*v == ' ' || *v == '\t')
         v++;
