@@ -153,6 +153,42 @@ class Bert(nn.Module):
         return x, pooled
 
 
+# ---------------------------------------------------------------- a tiny U-Net (Resize)
+
+
+class TinyUNet(nn.Module):
+    """Down/up-sampling with F.interpolate: Resize by scale factor (nearest) and by a
+    size computed from another tensor's Shape (bilinear), as segmentation nets do."""
+
+    def __init__(self):
+        super().__init__()
+        self.enc1 = nn.Conv2d(3, 16, 3, padding=1)
+        self.enc2 = nn.Conv2d(16, 32, 3, stride=2, padding=1)
+        self.enc3 = nn.Conv2d(32, 64, 3, stride=2, padding=1)
+        self.dec2 = nn.Conv2d(64 + 32, 32, 3, padding=1)
+        self.dec1 = nn.Conv2d(32 + 16, 16, 3, padding=1)
+        self.head = nn.Conv2d(16, 4, 1)
+
+    def forward(self, x):
+        e1 = F.relu(self.enc1(x))
+        e2 = F.relu(self.enc2(e1))
+        e3 = F.relu(self.enc3(e2))
+        u2 = F.interpolate(e3, scale_factor=2.0, mode="nearest")
+        d2 = F.relu(self.dec2(torch.cat([u2, e2], 1)))
+        u1 = F.interpolate(d2, size=e1.shape[-2:], mode="bilinear", align_corners=False)
+        d1 = F.relu(self.dec1(torch.cat([u1, e1], 1)))
+        return self.head(d1)
+
+
+def unet():
+    torch.manual_seed(0)
+    x = torch.randn(2, 3, 64, 96)
+    dyn = {"input": {0: "batch", 2: "height", 3: "width"},
+           "logits": {0: "batch", 2: "height", 3: "width"}}
+    return TinyUNet(), (x,), ["input"], ["logits"], dyn, {"input": ([2, 3, 64, 96], "float32")}, {
+        "batch": 2, "height": 64, "width": 96}
+
+
 # ---------------------------------------------------------------- registry
 
 
@@ -228,6 +264,7 @@ def models():
         "gpt2": gpt2(False),
         "gpt2_past": gpt2(True),
         "bert_base": bert,
+        "unet_tiny": unet,
     }
 
 

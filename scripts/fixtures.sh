@@ -16,20 +16,22 @@ cd "$(dirname "$0")/.."
 [ "${TP_FIXTURES_SKIP:-0}" = 1 ] && exit 0
 
 FIX=.fixtures
-MODELS="resnet50 mobilenet_v2 efficientnet_b0 densenet121 inception_v3 convnext_tiny swin_t vit_b_16 gpt2 gpt2_past bert_base"
+MODELS="resnet50 mobilenet_v2 efficientnet_b0 densenet121 inception_v3 convnext_tiny swin_t vit_b_16 gpt2 gpt2_past bert_base unet_tiny"
 
 have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 need=()
-for p in python3-torch python3-torchvision python3-onnx libonnx-testdata nodejs npm; do
+for p in python3-torch python3-torchvision python3-onnx libonnx-testdata; do
   have "$p" || need+=("$p")
 done
+command -v node >/dev/null || need+=(nodejs)
+command -v npm >/dev/null || need+=(npm)
 if ((${#need[@]})); then
   if pgrep -x apt-get >/dev/null; then
     echo "fixtures: waiting for a running apt-get" >&2
     while pgrep -x apt-get >/dev/null; do sleep 5; done
   fi
   need2=()
-  for p in "${need[@]}"; do have "$p" || need2+=("$p"); done
+  for p in "${need[@]}"; do have "$p" || command -v "${p%js}" >/dev/null || need2+=("$p"); done
   if ((${#need2[@]})); then
     echo "fixtures: installing ${need2[*]}" >&2
     SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"

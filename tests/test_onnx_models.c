@@ -18,7 +18,7 @@
 static const char *const MODELS[] = {
     "resnet50",     "mobilenet_v2",  "efficientnet_b0", "densenet121",
     "inception_v3", "convnext_tiny", "swin_t",          "vit_b_16",
-    "gpt2",         "gpt2_past",     "bert_base",
+    "gpt2",         "gpt2_past",     "bert_base",       "unet_tiny",
 };
 
 static char *read_text(const char *path) {
@@ -203,6 +203,7 @@ MODEL_TEST(model_vit_b_16, 7)
 MODEL_TEST(model_gpt2, 8)
 MODEL_TEST(model_gpt2_past, 9)
 MODEL_TEST(model_bert_base, 10)
+MODEL_TEST(model_unet_tiny, 11)
 
 /* Symbolic dims stay symbolic: binding a different batch changes the shapes. */
 TP_TEST(symbolic_batch_rebinds) {
@@ -240,6 +241,7 @@ int main(void) {
     TP_RUN(model_gpt2);
     TP_RUN(model_gpt2_past);
     TP_RUN(model_bert_base);
+    TP_RUN(model_unet_tiny);
     TP_RUN(symbolic_batch_rebinds);
     printf("onnxruntime ground truth: %d / %d node outputs match\n", TOTAL.matched, TOTAL.values);
     return tp_test_finish();

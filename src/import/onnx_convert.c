@@ -579,7 +579,8 @@ static tp_status add_node(conv *cv, const tp_onnx_node *n, uint32_t index) {
         tp_onnx_elem_type_to_dtype(v->elem, &in->dtype, NULL);
     }
     c.op.kind = TP_OP_CUSTOM;
-    tp_ox_rule_fn fn = n->domain[0] ? NULL : rule_find(cv, n->op_type);
+    bool std_domain = !n->domain[0] || strcmp(n->domain, "ai.onnx.preview.training") == 0;
+    tp_ox_rule_fn fn = std_domain ? rule_find(cv, n->op_type) : NULL;
     if (n->n_outputs == 0) return TP_OK; /* nothing to compute */
     if (fn) {
         st = fn(&c);

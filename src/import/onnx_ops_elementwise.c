@@ -80,6 +80,7 @@ static tp_status r_unary(tp_ox_ctx *c) {
 static tp_status r_unary_bool(tp_ox_ctx *c) {
     tp_status st = r_unary(c);
     c->out[0].elem_type = TP_ONNX_BOOL;
+    c->op.kind = TP_OP_CUSTOM; /* the IR's unary ops keep the input dtype */
     tp_ox_set_value(c, 0, NULL);
     return st;
 }
@@ -140,22 +141,19 @@ static tp_status r_binary(tp_ox_ctx *c) {
     tp_status st = tp_ox_arity(c, 2, 2);
     if (st != TP_OK) return st;
     const binary_map *b = binary_find(c->node->op_type);
+    if (strcmp(c->node->op_type, "PRelu") == 0) {
+        /* the slope broadcasts to X (opset < 7: per channel): X's shape */
+        tp_ox_same(c, 0, 0);
+        c->op.kind = TP_OP_BINARY;
+        c->op.sub = TP_BINARY_OTHER;
+        if (c->opset < 7) c->op.kind = TP_OP_CUSTOM;
+        return TP_OK;
+    }
     const tp_shape *sh[2] = {&c->in[0].shape, &c->in[1].shape};
     st = tp_ox_broadcast(c, sh, 2, &c->out[0].shape);
     if (st != TP_OK) return st;
     bool cmp = b && b->kind == TP_OP_COMPARE;
     c->out[0].elem_type = cmp ? TP_ONNX_BOOL : c->in[0].elem_type;
-    if (strcmp(c->node->op_type, "PRelu") == 0) {
-        /* PRelu: slope broadcasts to X (unidirectional): shape of X */
-        c->out[0].shape = c->in[0].shape;
-        c->op.kind = TP_OP_UNARY;
-        c->op.sub = TP_UNARY_OTHER;
-        tp_ox_ir_inputs(c, 1, (const int32_t[]){0});
-        c->op.kind = TP_OP_BINARY;
-        c->op.sub = TP_BINARY_OTHER;
-        tp_ox_ir_inputs(c, 2, (const int32_t[]){0, 1});
-        return TP_OK;
-    }
     if (b) {
         c->op.kind = b->kind;
         c->op.sub = b->sub;

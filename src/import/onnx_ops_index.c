@@ -262,7 +262,23 @@ static tp_status r_resize(tp_ox_ctx *c) {
             scales[k] = fa[k];
     }
     bool have_sizes = zi < c->n_in && c->in[zi].present;
-    if (have_sizes && !tp_ox_input_ints(c, zi, sizes, TP_MAX_RANK, &nz)) nz = -1;
+    tp_dim sized[TP_MAX_RANK];
+    bool sizes_static = false;
+    if (have_sizes) {
+        const tp_ox_value *zv = c->in[zi].value;
+        nz = -1;
+        if (zv && !zv->is_float && zv->n <= TP_MAX_RANK) {
+            nz = zv->n;
+            sizes_static = true;
+            for (int64_t k = 0; k < nz; k++) {
+                sized[k] = zv->d[k];
+                if (tp_dim_is_static(zv->d[k]))
+                    sizes[k] = zv->d[k].size;
+                else
+                    sizes_static = false;
+            }
+        }
+    }
     uint32_t nax;
     const int64_t *ax = tp_ox_attr_ints(c, "axes", &nax);
     na = ax ? (int64_t)nax : (int64_t)x->rank;
@@ -288,6 +304,8 @@ static tp_status r_resize(tp_ox_ctx *c) {
             return TP_OK;
         }
         const char *policy = tp_ox_attr_str(c, "keep_aspect_ratio_policy", "stretch");
+        if (strcmp(policy, "stretch") != 0 && !sizes_static)
+            return tp_ox_fail(c, TP_ERR_UNSUPPORTED, "aspect policy with symbolic sizes");
         if (strcmp(policy, "stretch") != 0) {
             /* one scale for all axes: min / max of sizes[i] / in[i] */
             double s = strcmp(policy, "not_larger") == 0 ? 1e300 : 0;
@@ -304,9 +322,9 @@ static tp_status r_resize(tp_ox_ctx *c) {
             return TP_OK;
         }
         for (int64_t k = 0; k < na; k++) {
-            o->dims[axes[k]] = tp_dim_static(sizes[k]);
+            o->dims[axes[k]] = sized[k];
             tp_dim d = x->dims[axes[k]];
-            if (tp_dim_is_static(d) && d.size)
+            if (tp_dim_is_static(d) && d.size && tp_dim_is_static(sized[k]))
                 c->op.attrs.resize.scales[axes[k]] = (double)sizes[k] / (double)d.size;
         }
         return TP_OK;

@@ -239,6 +239,10 @@ static tp_status read_window(tp_ox_ctx *c, win *w, int32_t sp, const int64_t *ke
 
 /* x + k for a possibly negative static k. */
 static tp_status add_const(tp_ox_ctx *c, tp_dim x, int64_t k, tp_dim *out) {
+    if (k == 0) {
+        *out = x;
+        return TP_OK;
+    }
     if (k >= 0) return tp_ox_dim(c, TP_SYM_ADD, x, tp_dim_static(k), out);
     return tp_ox_dim(c, TP_SYM_SUB, x, tp_dim_static(-k), out);
 }
@@ -265,12 +269,38 @@ static tp_status window_out(tp_ox_ctx *c, const win *w, int32_t i, tp_dim in, tp
         *out = tp_dim_static(o);
         return TP_OK;
     }
+    if (w->s[i] == 1) return add_const(c, in, pads - ek + 1, out); /* keeps `h` as `h` */
     st = add_const(c, in, pads - ek, &r);
     if (st == TP_OK)
         st = tp_ox_dim(c, w->ceil ? TP_SYM_DIV_CEIL : TP_SYM_DIV_FLOOR, r, tp_dim_static(w->s[i]),
                        &r);
     if (st == TP_OK) st = tp_ox_dim(c, TP_SYM_ADD, r, tp_dim_static(1), out);
     return st;
+}
+
+/* auto_pad SAME_*: the explicit pads that give the same output (for the IR's
+ * conv attributes, which carry pads only). Static sizes; stride 1 otherwise. */
+static void resolve_same_pads(win *w, const tp_shape *x, const tp_shape *o) {
+    bool upper = strcmp(w->auto_pad, "SAME_UPPER") == 0;
+    if (!upper && strcmp(w->auto_pad, "SAME_LOWER") != 0) {
+        if (strcmp(w->auto_pad, "VALID") == 0)
+            for (int32_t i = 0; i < w->sp; i++)
+                w->pb[i] = w->pe[i] = 0;
+        return;
+    }
+    for (int32_t i = 0; i < w->sp; i++) {
+        tp_dim in = x->dims[2 + i], out = o->dims[2 + i];
+        int64_t ek = w->d[i] * (w->k[i] - 1) + 1, total;
+        if (tp_dim_is_static(in) && tp_dim_is_static(out))
+            total = (out.size - 1) * w->s[i] + ek - in.size;
+        else if (w->s[i] == 1)
+            total = ek - 1;
+        else
+            total = 0;
+        if (total < 0) total = 0;
+        w->pb[i] = upper ? total / 2 : total - total / 2;
+        w->pe[i] = total - w->pb[i];
+    }
 }
 
 static void fill_conv_attrs(tp_op *op, const win *w, int64_t groups) {
@@ -315,6 +345,7 @@ static tp_status conv_common(tp_ox_ctx *c, uint32_t xi, uint32_t wi, int32_t out
     for (int32_t i = 0; i < sp; i++)
         if ((st = window_out(c, &w, i, x->dims[2 + i], &o->dims[2 + i])) != TP_OK) return st;
     c->out[0].elem_type = out_elem;
+    resolve_same_pads(&w, x, o);
     if (ir && sp <= 3) {
         c->op.kind = TP_OP_CONV;
         fill_conv_attrs(&c->op, &w, groups);
@@ -388,6 +419,20 @@ static tp_status r_conv_transpose(tp_ox_ctx *c) {
         if (st != TP_OK) return st;
     }
     c->out[0].elem_type = c->in[0].elem_type;
+    /* explicit pads / output padding that reproduce the output size */
+    for (int32_t i = 0; i < sp && (os || same); i++) {
+        tp_dim in = x->dims[2 + i], out = o->dims[2 + i];
+        if (!tp_dim_is_static(in) || !tp_dim_is_static(out)) continue;
+        int64_t total = w.s[i] * (in.size - 1) + w.op[i] + (w.k[i] - 1) * w.d[i] + 1 - out.size;
+        if (total < 0) {
+            w.op[i] -= total;
+            w.pb[i] = w.pe[i] = 0;
+        } else {
+            bool upper = strcmp(w.auto_pad, "SAME_UPPER") == 0;
+            w.pb[i] = upper ? total / 2 : total - total / 2;
+            w.pe[i] = total - w.pb[i];
+        }
+    }
     if (sp <= 3) {
         c->op.kind = TP_OP_CONV_TRANSPOSE;
         fill_conv_attrs(&c->op, &w, groups);
@@ -419,6 +464,7 @@ static tp_status r_pool(tp_ox_ctx *c) {
         c->out[1].shape = *o;
         c->out[1].elem_type = TP_ONNX_INT64;
     }
+    resolve_same_pads(&w, x, o);
     if (sp <= 3) {
         c->op.kind = TP_OP_POOL;
         c->op.sub = strcmp(op, "MaxPool") == 0       ? TP_POOL_MAX

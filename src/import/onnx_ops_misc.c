@@ -396,42 +396,49 @@ static tp_status r_loop(tp_ox_ctx *c) {
     return TP_OK;
 }
 
+/* Scan. Opset 8: (sequence_lens?, states..., scan inputs [batch, seq, ..]) with
+ * outputs (states..., scan outputs [batch, seq, ..]); opset 9+: no batch axis,
+ * scan_input_axes / scan_output_axes. */
 static tp_status r_scan(tp_ox_ctx *c) {
     const tp_onnx_graph *body = attr_graph(c, "body");
     if (!body) return tp_ox_fail(c, TP_ERR_PARSE, "Scan without a body");
     int64_t m = tp_ox_attr_int(c, "num_scan_inputs", 0);
-    if (m <= 0 || (uint32_t)m > c->n_in) return tp_ox_fail(c, TP_ERR_PARSE, "num_scan_inputs");
-    uint32_t n_state = c->n_in - (uint32_t)m;
-    if (c->opset < 9) return tp_ox_fail(c, TP_ERR_UNSUPPORTED, "Scan before opset 9");
+    bool v8 = c->opset < 9;
+    uint32_t first = v8 ? 1 : 0; /* opset 8: input 0 is sequence_lens */
+    if (m <= 0 || (uint64_t)m + first > c->n_in)
+        return tp_ox_fail(c, TP_ERR_PARSE, "num_scan_inputs %lld", (long long)m);
+    uint32_t n_state = c->n_in - first - (uint32_t)m;
     if (body->n_outputs != c->n_out || c->n_out < n_state)
         return tp_ox_fail(c, TP_ERR_SHAPE, "body has %u outputs for %u Scan outputs",
                           body->n_outputs, c->n_out);
     uint32_t na;
-    const int64_t *in_axes = tp_ox_attr_ints(c, "scan_input_axes", &na);
-    int64_t ax0 = in_axes && na ? in_axes[0] : 0;
-    const tp_shape *s0 = &c->in[n_state].shape;
+    const int64_t *in_axes = v8 ? NULL : tp_ox_attr_ints(c, "scan_input_axes", &na);
+    const tp_shape *s0 = &c->in[first + n_state].shape;
+    int64_t ax0 = v8 ? 1 : (in_axes && na ? in_axes[0] : 0);
     if (ax0 < 0) ax0 += s0->rank;
     if (ax0 < 0 || ax0 >= s0->rank) return tp_ox_fail(c, TP_ERR_SHAPE, "bad scan input axis");
     tp_dim len = s0->dims[ax0];
     uint32_t no;
-    const int64_t *out_axes = tp_ox_attr_ints(c, "scan_output_axes", &no);
+    const int64_t *out_axes = v8 ? NULL : tp_ox_attr_ints(c, "scan_output_axes", &no);
     tp_status st;
     for (uint32_t k = 0; k < c->n_out; k++) {
         if (k < n_state) {
-            tp_ox_same(c, k, k);
+            tp_ox_same(c, k, first + k);
             continue;
         }
         tp_shape per;
         int32_t elem;
+        int32_t lead = v8 ? 1 : 0;
         if ((st = body_shape(c, k, &body->outputs[k], 0, &per, &elem)) != TP_OK) return st;
-        int64_t ax = out_axes && k - n_state < no ? out_axes[k - n_state] : 0;
-        int32_t r = per.rank + 1;
+        int64_t ax = v8 ? 1 : (out_axes && k - n_state < no ? out_axes[k - n_state] : 0);
+        int32_t r = per.rank + 1 + lead;
         if (r > TP_MAX_RANK) return tp_ox_fail(c, TP_ERR_UNSUPPORTED, "rank too large");
         if (ax < 0) ax += r;
-        if (ax < 0 || ax >= r) return tp_ox_fail(c, TP_ERR_SHAPE, "bad scan output axis");
+        if (ax < lead || ax >= r) return tp_ox_fail(c, TP_ERR_SHAPE, "bad scan output axis");
         tp_shape *o = &c->out[k].shape;
         o->rank = r;
-        for (int32_t d = 0, j = 0; d < r; d++)
+        if (v8) o->dims[0] = s0->dims[0];
+        for (int32_t d = lead, j = 0; d < r; d++)
             o->dims[d] = d == ax ? len : per.dims[j++];
         c->out[k].elem_type = elem;
     }
