@@ -114,7 +114,8 @@ TP_TEST(quick_calibration_and_cache) {
     TP_CHECK(!info.from_cache);
     TP_CHECK(strncmp(info.cache_path, tmpdir, strlen(tmpdir)) == 0);
     TP_CHECK_CONTAINS(info.cache_path, "/tensorplan/calib-");
-    TP_CHECK_CONTAINS(info.cache_path, "-t2.txt");
+    TP_CHECK_CONTAINS(info.cache_path, "-t2-quick.txt");
+    TP_CHECK(info.quick);
     TP_CHECK_OK(tp_device_model_validate(&d, err), err);
     TP_CHECK(d.source == TP_SOURCE_MEASURED);
     TP_CHECK_EQ_U64(d.n_gemm, 3);
@@ -145,6 +146,21 @@ TP_TEST(quick_calibration_and_cache) {
     o.force = true;
     TP_CHECK_OK(tp_calibrate_cpu_cached(&o, &again, &info, err), err);
     TP_CHECK(!info.from_cache);
+    /* a full calibration in the cache serves quick requests too */
+    char model[128], dir[300], path[512], key[200];
+    tp_cpu_model_name(model, sizeof model);
+    snprintf(key, sizeof key, "%s|threads=%u", model, 2u);
+    TP_CHECK_OK(tp_calib_cache_dir(&o, dir, sizeof dir, err), err);
+    TP_CHECK_OK(tp_calib_cache_path(dir, model, 2, path, sizeof path, err), err);
+    tp_device_model full = sample();
+    full.threads = 2;
+    TP_CHECK_OK(tp_device_model_save(&full, key, path, err), err);
+    o.force = false;
+    o.threads = 2;
+    TP_CHECK_OK(tp_calibrate_cpu_cached(&o, &again, &info, err), err);
+    TP_CHECK(info.from_cache && !info.quick);
+    TP_CHECK_STR(info.cache_path, path);
+    TP_CHECK(memcmp(&full, &again, sizeof full) == 0);
 }
 
 TP_TEST(cuda_without_gpu_is_not_found) {

@@ -227,6 +227,7 @@ void tp_calib_options_default(tp_calib_options *o);
 /* Extra facts about a calibration run. */
 typedef struct tp_calib_info {
     bool from_cache;
+    bool quick; /* the figures come from a --quick run */
     char cache_path[512];
     char cpu_model[128];
     double elapsed_ms;  /* time spent measuring (0 when from cache) */
@@ -242,7 +243,9 @@ tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_c
                            tp_error *err);
 /* As tp_calibrate_cpu but reuse the cache file keyed by CPU model and thread
  * count unless o->force; a fresh measurement is written to the cache (a cache
- * write failure is not an error: info->cache_path is then ""). */
+ * write failure is not an error: info->cache_path is then ""). Quick runs are
+ * cached apart ("-quick" file): a full calibration serves quick and full
+ * requests, a quick one only quick requests. */
 tp_status tp_calibrate_cpu_cached(const tp_calib_options *o, tp_device_model *out,
                                   tp_calib_info *info, tp_error *err);
 /* Measure the first CUDA device through the driver API and cuBLAS, both loaded

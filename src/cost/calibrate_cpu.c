@@ -447,11 +447,16 @@ tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_c
         memset(info, 0, sizeof *info);
         tp_cpu_model_name(info->cpu_model, sizeof info->cpu_model);
         info->elapsed_ms = (tp_now_ns() - start) / 1e6;
+        info->quick = o->quick;
         info->peak_gflops = derive_peak_gflops(threads);
     }
     if ((s = tp_device_model_validate(&d, err)) != TP_OK) return s;
     *out = d;
     return TP_OK;
+}
+
+static bool load_cached(const char *path, const char *key, tp_device_model *out) {
+    return tp_device_model_load(path, key, out, NULL) == TP_OK;
 }
 
 tp_status tp_calibrate_cpu_cached(const tp_calib_options *o, tp_device_model *out,
@@ -463,22 +468,32 @@ tp_status tp_calibrate_cpu_cached(const tp_calib_options *o, tp_device_model *ou
     }
     if (!out) return tp_error_set(err, TP_ERR_INVALID, "calibrate: NULL result");
     uint32_t threads = o->threads ? o->threads : tp_calib_default_threads();
-    char model[128], dir[400], path[512], key[200];
+    char model[128], dir[400], full[496], quick[512], key[200], qkey[210];
     tp_cpu_model_name(model, sizeof model);
     snprintf(key, sizeof key, "%s|threads=%u", model, threads);
+    snprintf(qkey, sizeof qkey, "%s|quick", key);
     bool have_path = tp_calib_cache_dir(o, dir, sizeof dir, NULL) == TP_OK &&
-                     tp_calib_cache_path(dir, model, threads, path, sizeof path, NULL) == TP_OK;
+                     tp_calib_cache_path(dir, model, threads, full, sizeof full, NULL) == TP_OK;
+    if (have_path) {
+        size_t n = strlen(full); /* ".../calib-x-tN.txt" -> ".../calib-x-tN-quick.txt" */
+        snprintf(quick, sizeof quick, "%.*s-quick.txt", (int)(n - 4), full);
+    }
     if (have_path && !o->force) {
-        tp_device_model d;
-        if (tp_device_model_load(path, key, &d, NULL) == TP_OK) {
+        /* a full calibration serves every request; a quick one only quick requests */
+        const char *hit = NULL;
+        if (load_cached(full, key, out))
+            hit = full;
+        else if (o->quick && load_cached(quick, qkey, out))
+            hit = quick;
+        if (hit) {
             if (info) {
                 memset(info, 0, sizeof *info);
                 info->from_cache = true;
-                snprintf(info->cache_path, sizeof info->cache_path, "%s", path);
+                info->quick = hit == quick;
+                snprintf(info->cache_path, sizeof info->cache_path, "%s", hit);
                 snprintf(info->cpu_model, sizeof info->cpu_model, "%s", model);
                 info->peak_gflops = derive_peak_gflops(threads);
             }
-            *out = d;
             return TP_OK;
         }
     }
@@ -488,7 +503,8 @@ tp_status tp_calibrate_cpu_cached(const tp_calib_options *o, tp_device_model *ou
     tp_status s = tp_calibrate_cpu(&o2, out, &local, err);
     if (s != TP_OK) return s;
     local.cache_path[0] = '\0';
-    if (have_path && tp_device_model_save(out, key, path, NULL) == TP_OK)
+    const char *path = o->quick ? quick : full;
+    if (have_path && tp_device_model_save(out, o->quick ? qkey : key, path, NULL) == TP_OK)
         snprintf(local.cache_path, sizeof local.cache_path, "%s", path);
     if (info) *info = local;
     return TP_OK;

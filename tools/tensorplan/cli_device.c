@@ -1,0 +1,145 @@
+/* The CLI's device models: names -> calibrated, default or catalog models. */
+#include "cli_device.h"
+
+#include <string.h>
+#include <strings.h>
+
+void tp_cli_devices_init(tp_cli_devices *d) {
+    memset(d, 0, sizeof *d);
+    d->dtype = TP_DTYPE_F32;
+}
+
+void tp_cli_devices_free(tp_cli_devices *d) {
+    if (!d) return;
+    tp_catalog_destroy(d->catalog);
+    d->catalog = NULL;
+}
+
+tp_status tp_cli_devices_catalog(tp_cli_devices *d, tp_catalog **out, tp_error *err) {
+    if (!d->catalog) {
+        tp_status s = d->catalog_path ? tp_catalog_load(d->catalog_path, NULL, &d->catalog, err)
+                                      : tp_catalog_load_default(NULL, &d->catalog, err);
+        if (s != TP_OK) return s;
+        if (d->efficiency > 0) tp_catalog_set_default_efficiency(d->catalog, d->efficiency);
+    }
+    *out = d->catalog;
+    return TP_OK;
+}
+
+static tp_status calibrate_cpu(tp_cli_devices *d, tp_error *err) {
+    if (d->have_cpu) return TP_OK;
+    if (d->cpu_tried) return tp_error_set(err, TP_ERR_NOT_FOUND, "CPU calibration failed before");
+    d->cpu_tried = true;
+    tp_calib_options o;
+    tp_calib_options_default(&o);
+    o.quick = d->quick;
+    o.force = d->force;
+    if (!d->quiet && tp_cli_progress_enabled(false))
+        fprintf(stderr, "tensorplan: calibrating this CPU (cached after the first run)...\n");
+    tp_status s = tp_calibrate_cpu_cached(&o, &d->cpu, &d->cpu_info, err);
+    if (s != TP_OK) return s;
+    d->have_cpu = true;
+    return TP_OK;
+}
+
+/* Learn the catalog's CPU efficiency from this machine once (needs calibration). */
+static void learn(tp_cli_devices *d) {
+    if (d->learned) return;
+    d->learned = true;
+    tp_catalog *c;
+    if (tp_cli_devices_catalog(d, &c, NULL) != TP_OK) return;
+    if (calibrate_cpu(d, NULL) != TP_OK) return;
+    if (d->cpu_info.peak_gflops > 0)
+        (void)tp_catalog_learn_efficiency(c, &d->cpu, d->cpu_info.peak_gflops, NULL);
+}
+
+tp_status tp_cli_device_resolve(tp_cli_devices *d, const char *name, tp_device_model *out,
+                                tp_error *err) {
+    if (strcasecmp(name, "cpu") == 0) {
+        tp_status s = calibrate_cpu(d, err);
+        if (s == TP_OK) *out = d->cpu;
+        return s;
+    }
+    if (strcasecmp(name, "cuda") == 0) {
+        tp_calib_options o;
+        tp_calib_options_default(&o);
+        o.quick = d->quick;
+        return tp_calibrate_cuda(&o, out, err);
+    }
+    const char *dash = strrchr(name, '-');
+    if (dash && strcasecmp(dash, "-default") == 0) {
+        char kind[16];
+        size_t n = (size_t)(dash - name);
+        if (n < sizeof kind) {
+            memcpy(kind, name, n);
+            kind[n] = '\0';
+            tp_device_kind k;
+            if (tp_device_kind_parse(kind, &k, NULL) == TP_OK) {
+                tp_device_model_default(k, out);
+                return TP_OK;
+            }
+        }
+    }
+    tp_catalog *c;
+    tp_status s = tp_cli_devices_catalog(d, &c, err);
+    if (s != TP_OK) return s;
+    const tp_catalog_entry *e;
+    if (tp_catalog_find(c, name, &e, NULL) != TP_OK) {
+        char known[1024];
+        size_t len = 0;
+        known[0] = '\0';
+        for (uint32_t i = 0; i < tp_catalog_count(c) && len + 70 < sizeof known; i++)
+            len += (size_t)snprintf(known + len, sizeof known - len, "%s%s", i ? ", " : "",
+                                    tp_catalog_get(c, i)->name);
+        return tp_error_set(err, TP_ERR_NOT_FOUND,
+                            "unknown device '%s' (cpu, cuda, <kind>-default or a catalog "
+                            "device: %s)",
+                            name, known);
+    }
+    if (e->kind == TP_DEVICE_CPU) learn(d);
+    return tp_catalog_entry_model(c, e, d->dtype, out, err);
+}
+
+void tp_cli_json_device(tp_json *j, const tp_device_model *m) {
+    tp_json_begin_object(j);
+    tp_json_kv_str(j, "name", m->name);
+    tp_json_kv_str(j, "kind", tp_device_kind_name(m->kind));
+    tp_json_kv_str(j, "source", tp_model_source_name(m->source));
+    tp_json_kv_str(j, "gemm_impl", m->gemm_impl);
+    tp_json_key(j, "gemm_gflops");
+    tp_json_begin_array(j);
+    for (uint32_t i = 0; i < m->n_gemm; i++) {
+        tp_json_begin_object(j);
+        tp_json_kv_f64(j, "dim", m->gemm[i].dim);
+        tp_json_kv_f64(j, "gflops", m->gemm[i].gflops);
+        tp_json_end_object(j);
+    }
+    tp_json_end_array(j);
+    tp_json_kv_f64(j, "f16_speedup", m->f16_speedup);
+    tp_json_kv_f64(j, "bf16_speedup", m->bf16_speedup);
+    tp_json_kv_f64(j, "int8_speedup", m->int8_speedup);
+    tp_json_kv_f64(j, "mem_gbps", m->mem_gbps);
+    tp_json_kv_f64(j, "readback_gbps", m->readback_gbps);
+    tp_json_kv_f64(j, "dispatch_ns", m->dispatch_ns);
+    tp_json_kv_f64(j, "round_trip_ns", m->round_trip_ns);
+    tp_json_kv_bool(j, "unified", m->unified);
+    tp_json_kv_u64(j, "threads", m->threads);
+    tp_json_kv_u64(j, "memory_bytes", m->memory_bytes);
+    tp_json_kv_f64(j, "efficiency", m->efficiency);
+    tp_json_end_object(j);
+}
+
+void tp_cli_print_device(FILE *f, const tp_device_model *m) {
+    fprintf(f, "  device       %s (%s, source %s)\n", m->name, tp_device_kind_name(m->kind),
+            tp_model_source_name(m->source));
+    fprintf(f, "  gemm         %s:", m->gemm_impl);
+    for (uint32_t i = 0; i < m->n_gemm; i++)
+        fprintf(f, " %g->%.1f", m->gemm[i].dim, m->gemm[i].gflops);
+    fprintf(f, " GFLOP/s (by cube-root shape)\n");
+    fprintf(f, "  memory       %.2f GB/s, readback %.2f GB/s%s\n", m->mem_gbps, m->readback_gbps,
+            m->unified ? " (unified)" : "");
+    fprintf(f, "  overheads    dispatch %.0f ns, round trip %.0f ns\n", m->dispatch_ns,
+            m->round_trip_ns);
+    if (m->threads) fprintf(f, "  threads      %u\n", m->threads);
+    if (m->source == TP_SOURCE_CATALOG) fprintf(f, "  efficiency   %.3f of peak\n", m->efficiency);
+}

@@ -1,0 +1,44 @@
+/* The CLI's device models, shared by `profile`, `cost` and `calibrate`.
+ *
+ * A device name resolves to a model:
+ *   cpu                 this machine, calibrated (cached under ~/.cache/tensorplan)
+ *   cuda                the first CUDA GPU, measured (driver + cuBLAS loaded at run time)
+ *   cpu-default, cuda-default, rocm-default, metal-default, gpu-default
+ *                       built-in figures (source "default")
+ *   h100-sxm, l4, ...   a catalog entry (data/devices/catalog.csv, built in):
+ *                       spec-sheet peak × efficiency (CPUs: learned from this machine)
+ */
+#ifndef TP_CLI_DEVICE_H
+#define TP_CLI_DEVICE_H
+
+#include "cli.h"
+
+typedef struct tp_cli_devices {
+    /* options */
+    bool quick;               /* quick calibration when none is cached */
+    bool force;               /* calibrate again */
+    bool quiet;               /* no progress lines on stderr */
+    tp_dtype dtype;           /* GEMM precision on catalog devices (default f32) */
+    double efficiency;        /* catalog default efficiency; 0 = keep (0.5) */
+    const char *catalog_path; /* NULL = the built-in catalog */
+    /* state */
+    tp_catalog *catalog;
+    bool have_cpu, cpu_tried, learned;
+    tp_device_model cpu;
+    tp_calib_info cpu_info;
+} tp_cli_devices;
+
+void tp_cli_devices_init(tp_cli_devices *d);
+void tp_cli_devices_free(tp_cli_devices *d);
+/* Resolve a name (see above). TP_ERR_NOT_FOUND for an unknown name or an
+ * unavailable device (no CUDA driver), with the reason in err. */
+tp_status tp_cli_device_resolve(tp_cli_devices *d, const char *name, tp_device_model *out,
+                                tp_error *err);
+/* The catalog (loaded on first use). */
+tp_status tp_cli_devices_catalog(tp_cli_devices *d, tp_catalog **out, tp_error *err);
+/* Write a device model as a JSON object. */
+void tp_cli_json_device(tp_json *j, const tp_device_model *m);
+/* Print a device model as indented text lines. */
+void tp_cli_print_device(FILE *f, const tp_device_model *m);
+
+#endif

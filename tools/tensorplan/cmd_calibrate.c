@@ -1,0 +1,130 @@
+/* tensorplan calibrate — measure this machine's device models and cache them. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli_device.h"
+
+const char tp_cli_calibrate_summary[] =
+    "measure this machine (GEMM, memory bandwidth, overheads) for the cost model";
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "usage: tensorplan calibrate [--force] [--quick] [--threads N] [--no-blas] [--json]\n\n"
+            "Measure this CPU: f32 GEMM GFLOP/s at small and large shapes (OpenBLAS or\n"
+            "another cblas loaded at run time when installed and faster, else the built-in\n"
+            "blocked kernel; the output says which), STREAM-triad bandwidth, copy (readback)\n"
+            "bandwidth, thread-pool dispatch and thread round-trip overheads. Results are\n"
+            "cached in $XDG_CACHE_HOME/tensorplan/ (else ~/.cache/tensorplan/), keyed by CPU\n"
+            "model and thread count, and reused by `profile` and `cost` until --force.\n"
+            "A CUDA GPU is measured too when its driver and cuBLAS load (never required).\n\n"
+            "options:\n"
+            "  --force        measure again even when a cached calibration exists\n"
+            "  --quick        small shapes and few repetitions (under 2 s; for CI)\n"
+            "  --threads N    threads to calibrate with (default: CPUs available, or\n"
+            "                 TENSORPLAN_THREADS)\n"
+            "  --no-blas      do not load a BLAS library (built-in kernel only)\n"
+            "  --no-cuda      do not try the CUDA driver\n"
+            "  --json         machine-readable output\n"
+            "  --help         this text\n\n"
+            "examples:\n"
+            "  tensorplan calibrate\n"
+            "  tensorplan calibrate --quick --json\n\n"
+            "Exit codes: 0 ok, 1 error, 2 usage error.\n");
+}
+
+int tp_cli_calibrate(int argc, char **argv) {
+    const char *cmd = "calibrate";
+    tp_calib_options o;
+    tp_calib_options_default(&o);
+    bool json = false, no_cuda = false;
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
+            usage(stdout);
+            return TP_EXIT_OK;
+        } else if (strcmp(s, "--force") == 0) {
+            o.force = true;
+        } else if (strcmp(s, "--quick") == 0) {
+            o.quick = true;
+        } else if (strcmp(s, "--no-blas") == 0) {
+            o.no_blas = true;
+        } else if (strcmp(s, "--no-cuda") == 0) {
+            no_cuda = true;
+        } else if (strcmp(s, "--json") == 0) {
+            json = true;
+        } else if (strcmp(s, "--threads") == 0) {
+            char *end = NULL;
+            long v = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : 0;
+            if (i + 1 >= argc || !end || *end || v < 1 || v > 256)
+                return tp_cli_usage_error(cmd, "--threads needs a number 1..256, got '%s'",
+                                          i + 1 < argc ? argv[i + 1] : "");
+            o.threads = (uint32_t)v;
+            i++;
+        } else {
+            return tp_cli_usage_error(cmd, "unknown option '%s'", s);
+        }
+    }
+    tp_error err;
+    tp_error_clear(&err);
+    tp_device_model cpu, gpu;
+    tp_calib_info info;
+    if (!json && tp_cli_progress_enabled(false))
+        fprintf(stderr, "tensorplan: calibrating%s...\n", o.quick ? " (quick)" : "");
+    tp_status s = tp_calibrate_cpu_cached(&o, &cpu, &info, &err);
+    if (s != TP_OK) {
+        tp_cli_error(cmd, &err);
+        return tp_cli_exit_for(s);
+    }
+    tp_error cerr;
+    tp_error_clear(&cerr);
+    tp_status cs = TP_ERR_NOT_FOUND;
+    if (no_cuda)
+        snprintf(cerr.msg, sizeof cerr.msg, "not tried (--no-cuda)");
+    else
+        cs = tp_calibrate_cuda(&o, &gpu, &cerr);
+    double eff = info.peak_gflops > 0 ? cpu.gemm[cpu.n_gemm - 1].gflops / info.peak_gflops : 0;
+    if (json) {
+        tp_json j;
+        tp_json_init(&j, stdout, true);
+        tp_json_begin_object(&j);
+        tp_json_kv_str(&j, "cpu_model", info.cpu_model);
+        tp_json_kv_bool(&j, "from_cache", info.from_cache);
+        tp_json_kv_bool(&j, "quick", info.quick);
+        tp_json_kv_str(&j, "cache_path", info.cache_path);
+        tp_json_kv_f64(&j, "elapsed_ms", info.elapsed_ms);
+        tp_json_kv_f64(&j, "derived_peak_gflops", info.peak_gflops);
+        tp_json_kv_f64(&j, "efficiency", eff);
+        tp_json_key(&j, "cpu");
+        tp_cli_json_device(&j, &cpu);
+        tp_json_key(&j, "cuda");
+        if (cs == TP_OK)
+            tp_cli_json_device(&j, &gpu);
+        else
+            tp_json_null(&j);
+        tp_json_kv_str(&j, "cuda_status", cs == TP_OK ? "ok" : cerr.msg);
+        tp_json_end_object(&j);
+        tp_json_finish(&j);
+        return TP_EXIT_OK;
+    }
+    printf("cpu: %s, %u threads%s\n", info.cpu_model, cpu.threads,
+           info.from_cache ? " (cached)" : "");
+    tp_cli_print_device(stdout, &cpu);
+    if (info.peak_gflops > 0)
+        printf("  peak         %.1f GFLOP/s derived (threads x GHz x f32 flops/cycle); "
+               "largest GEMM reaches %.1f%%\n",
+               info.peak_gflops, 100.0 * eff);
+    if (info.from_cache)
+        printf("  cache        %s (use --force to measure again)\n", info.cache_path);
+    else
+        printf("  measured in  %.0f ms%s; cache %s\n", info.elapsed_ms,
+               info.quick ? " (quick)" : "",
+               info.cache_path[0] ? info.cache_path : "(not written)");
+    if (cs == TP_OK) {
+        printf("cuda:\n");
+        tp_cli_print_device(stdout, &gpu);
+    } else {
+        printf("cuda: %s\n", cerr.msg);
+    }
+    return TP_EXIT_OK;
+}

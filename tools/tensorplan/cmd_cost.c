@@ -1,0 +1,295 @@
+/* tensorplan cost — predicted latency per device and the device choice. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli_device.h"
+#include "cli_model.h"
+
+const char tp_cli_cost_summary[] = "predict latency on several devices and pick the best one";
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "usage: tensorplan cost [MODEL | --demo] [--dim NAME=VALUE]... [options]\n\n"
+            "Predict one forward pass of the model on each candidate device (round trip +\n"
+            "per-op roofline + readback + sync points) and choose the best device:\n"
+            "default-source models are dropped when a measured or catalog one exists; the\n"
+            "allow/deny/prefer lists apply; ties go to cuda, rocm, metal, gpu, cpu.\n\n"
+            "model:\n%s\n"
+            "options:\n"
+            "  --devices LIST     candidates, comma-separated (default cpu,cuda):\n"
+            "                       cpu          this CPU, calibrated (cached)\n"
+            "                       cuda         the first CUDA GPU, measured (if present)\n"
+            "                       KIND-default built-in figures (cpu, cuda, rocm, metal, gpu)\n"
+            "                       NAME         a catalog device (h100-sxm, h100-pcie, h200,\n"
+            "                                    a100-80gb, a100-40gb, l4, t4, a10, rtx4090,\n"
+            "                                    mi300x, apple-m2, rpi5, ...)\n"
+            "                       all          cpu, cuda and every catalog device\n"
+            "  --allow LIST       only these names or kinds (default $TENSORPLAN_DEVICES)\n"
+            "  --deny LIST        never these (default $TENSORPLAN_DENY_DEVICES)\n"
+            "  --prefer LIST      choose among these when any is a candidate\n"
+            "                     (default $TENSORPLAN_PREFER_DEVICES)\n"
+            "  --dtype T          GEMM precision on catalog devices: f32 (default), f16, bf16\n"
+            "  --efficiency X     achieved/peak for catalog GPUs (default 0.5; CPUs learn it\n"
+            "                     from this machine's calibration)\n"
+            "  --catalog FILE     a device catalog CSV instead of the built-in one\n"
+            "  --quick            quick calibration when none is cached\n"
+            "  --json             machine-readable output (nanoseconds)\n"
+            "  --help             this text\n\n"
+            "examples:\n"
+            "  tensorplan cost --demo --devices cpu,h100-sxm,l4,rpi5\n"
+            "  TENSORPLAN_DENY_DEVICES=cuda tensorplan cost model.onnx --devices all --json\n\n"
+            "Exit codes: 0 ok, 1 error (bad model, no device left), 2 usage error.\n",
+            tp_cli_model_usage);
+}
+
+#define MAX_DEV 64
+
+typedef struct cost_args {
+    tp_cli_model_args model;
+    const char *devices, *dtype, *catalog;
+    tp_device_policy policy;
+    double efficiency;
+    bool json, quick;
+} cost_args;
+
+static int parse_args(cost_args *a, int argc, char **argv) {
+    const char *cmd = "cost";
+    memset(a, 0, sizeof *a);
+    tp_cli_model_args_init(&a->model);
+    a->devices = "cpu,cuda";
+    for (int i = 1; i < argc;) {
+        int r = tp_cli_model_arg(&a->model, cmd, argc, argv, &i);
+        if (r == 1) continue;
+        if (r != 0) return r;
+        const char *s = argv[i];
+        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+        const char **slot = NULL;
+        if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
+            usage(stdout);
+            return -1;
+        } else if (strcmp(s, "--json") == 0) {
+            a->json = true;
+        } else if (strcmp(s, "--quick") == 0) {
+            a->quick = true;
+        } else if (strcmp(s, "--devices") == 0) {
+            slot = &a->devices;
+        } else if (strcmp(s, "--allow") == 0) {
+            slot = &a->policy.allow;
+        } else if (strcmp(s, "--deny") == 0) {
+            slot = &a->policy.deny;
+        } else if (strcmp(s, "--prefer") == 0) {
+            slot = &a->policy.prefer;
+        } else if (strcmp(s, "--dtype") == 0) {
+            slot = &a->dtype;
+        } else if (strcmp(s, "--catalog") == 0) {
+            slot = &a->catalog;
+        } else if (strcmp(s, "--efficiency") == 0) {
+            char *end = NULL;
+            errno = 0;
+            double v = val ? strtod(val, &end) : -1;
+            if (!val || end == val || *end || errno || !(v > 0 && v <= 1))
+                return tp_cli_usage_error(cmd, "--efficiency needs a number in (0, 1], got '%s'",
+                                          val ? val : "");
+            a->efficiency = v;
+            i++;
+        } else {
+            return tp_cli_usage_error(cmd, "unknown option '%s'", s);
+        }
+        if (slot) {
+            if (!val) return tp_cli_usage_error(cmd, "%s needs a value", s);
+            *slot = val;
+            i++;
+        }
+        i++;
+    }
+    return 0;
+}
+
+typedef struct cand {
+    char name[TP_DEVICE_NAME_CAP];
+    bool ok;
+    tp_device_model m;
+    tp_graph_cost gc;
+    char why[TP_ERROR_MSG_CAP];
+} cand;
+
+/* Split the --devices list into names (expanding "all"). */
+static uint32_t device_names(const char *list, tp_cli_devices *devs,
+                             char names[][TP_DEVICE_NAME_CAP], uint32_t cap) {
+    uint32_t n = 0;
+    const char *p = list;
+    while (*p && n < cap) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        while (len > 0 && *p == ' ') {
+            p++;
+            len--;
+        }
+        while (len > 0 && p[len - 1] == ' ')
+            len--;
+        if (len == 3 && strncmp(p, "all", 3) == 0) {
+            tp_catalog *c = NULL;
+            snprintf(names[n++], TP_DEVICE_NAME_CAP, "cpu");
+            if (n < cap) snprintf(names[n++], TP_DEVICE_NAME_CAP, "cuda");
+            if (tp_cli_devices_catalog(devs, &c, NULL) == TP_OK)
+                for (uint32_t i = 0; i < tp_catalog_count(c) && n < cap; i++)
+                    snprintf(names[n++], TP_DEVICE_NAME_CAP, "%s", tp_catalog_get(c, i)->name);
+        } else if (len > 0 && len < TP_DEVICE_NAME_CAP) {
+            memcpy(names[n], p, len);
+            names[n][len] = '\0';
+            n++;
+        }
+        if (!e) break;
+        p = e + 1;
+    }
+    return n;
+}
+
+static void print_json(const cost_args *a, const cand *c, uint32_t n, int chosen, const char *why) {
+    tp_json j;
+    tp_json_init(&j, stdout, true);
+    tp_json_begin_object(&j);
+    tp_json_kv_str(&j, "model", tp_cli_model_label(&a->model));
+    tp_json_key(&j, "devices");
+    tp_json_begin_array(&j);
+    for (uint32_t i = 0; i < n; i++) {
+        tp_json_begin_object(&j);
+        tp_json_kv_str(&j, "request", c[i].name);
+        tp_json_kv_bool(&j, "available", c[i].ok);
+        if (c[i].ok) {
+            tp_json_key(&j, "model");
+            tp_cli_json_device(&j, &c[i].m);
+            tp_json_kv_f64(&j, "total_ns", c[i].gc.total_ns);
+            tp_json_kv_f64(&j, "round_trip_ns", c[i].gc.round_trip_ns);
+            tp_json_kv_f64(&j, "nodes_ns", c[i].gc.nodes_ns);
+            tp_json_kv_f64(&j, "readback_ns", c[i].gc.readback_ns);
+            tp_json_kv_f64(&j, "sync_ns", c[i].gc.sync_ns);
+        } else {
+            tp_json_kv_str(&j, "reason", c[i].why);
+        }
+        tp_json_end_object(&j);
+    }
+    tp_json_end_array(&j);
+    if (chosen >= 0)
+        tp_json_kv_str(&j, "choice", c[chosen].m.name);
+    else
+        tp_json_kv_str(&j, "choice_error", why);
+    tp_json_end_object(&j);
+    tp_json_finish(&j);
+}
+
+static void print_text(const cost_args *a, const tp_graph *g, const cand *c, uint32_t n, int chosen,
+                       const char *why) {
+    printf("# model: %s, %u nodes\n", tp_cli_model_label(&a->model), tp_graph_node_count(g));
+    printf("# device\tkind\tsource\tpredicted_ms\tnodes_ms\treadback_ms\tsync_ms\tgemm\n");
+    for (uint32_t i = 0; i < n; i++) {
+        if (!c[i].ok) {
+            printf("%s\t-\t-\tunavailable: %s\n", c[i].name, c[i].why);
+            continue;
+        }
+        const tp_device_model *m = &c[i].m;
+        printf("%s\t%s\t%s\t%.4f\t%.4f\t%.4f\t%.4f\t%s%s\n", m->name, tp_device_kind_name(m->kind),
+               tp_model_source_name(m->source), c[i].gc.total_ns / 1e6, c[i].gc.nodes_ns / 1e6,
+               c[i].gc.readback_ns / 1e6, c[i].gc.sync_ns / 1e6, m->gemm_impl,
+               (int)i == chosen ? "\t<- chosen" : "");
+    }
+    if (chosen >= 0)
+        printf("# choice: %s (%.4f ms predicted)\n", c[chosen].m.name, c[chosen].gc.total_ns / 1e6);
+    else
+        printf("# choice: none (%s)\n", why);
+}
+
+int tp_cli_cost(int argc, char **argv) {
+    const char *cmd = "cost";
+    cost_args a;
+    int rc = parse_args(&a, argc, argv);
+    if (rc < 0) return TP_EXIT_OK;
+    if (rc != 0) return rc;
+    tp_error err;
+    tp_error_clear(&err);
+    tp_cli_devices devs;
+    tp_cli_devices_init(&devs);
+    devs.quick = a.quick;
+    devs.quiet = a.json;
+    devs.efficiency = a.efficiency;
+    devs.catalog_path = a.catalog;
+    if (a.dtype && tp_dtype_parse(a.dtype, &devs.dtype, &err) != TP_OK)
+        return tp_cli_usage_error(cmd, "--dtype: %s", err.msg);
+    tp_graph *g = NULL;
+    tp_status s = tp_cli_model_load(&a.model, &g, &err);
+    tp_catalog *cat;
+    if (s == TP_OK && a.catalog) s = tp_cli_devices_catalog(&devs, &cat, &err);
+    if (s != TP_OK) {
+        tp_cli_error(cmd, &err);
+        tp_graph_destroy(g);
+        tp_cli_devices_free(&devs);
+        return tp_cli_exit_for(s);
+    }
+    char names[MAX_DEV][TP_DEVICE_NAME_CAP];
+    uint32_t n = device_names(a.devices, &devs, names, MAX_DEV);
+    if (n == 0) {
+        tp_graph_destroy(g);
+        tp_cli_devices_free(&devs);
+        return tp_cli_usage_error(cmd, "--devices lists no device");
+    }
+    cand *c = calloc(n, sizeof *c);
+    tp_device_model *models = calloc(n, sizeof *models);
+    double *costs = calloc(n, sizeof *costs);
+    uint32_t *idx = calloc(n, sizeof *idx);
+    int exit_code = TP_EXIT_OK;
+    if (!c || !models || !costs || !idx) {
+        fprintf(stderr, "tensorplan cost: out of memory\n");
+        exit_code = TP_EXIT_ERROR;
+        goto done;
+    }
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        snprintf(c[i].name, sizeof c[i].name, "%s", names[i]);
+        tp_error e2;
+        tp_error_clear(&e2);
+        s = tp_cli_device_resolve(&devs, names[i], &c[i].m, &e2);
+        if (s == TP_OK) s = tp_graph_cost_compute(g, &c[i].m, NULL, NULL, &c[i].gc, &e2);
+        if (s != TP_OK && s != TP_ERR_NOT_FOUND && s != TP_ERR_UNSUPPORTED) {
+            tp_cli_error(cmd, &e2); /* a model error: the same for every device */
+            exit_code = tp_cli_exit_for(s);
+            goto done;
+        }
+        c[i].ok = s == TP_OK;
+        if (!c[i].ok) {
+            snprintf(c[i].why, sizeof c[i].why, "%s", e2.msg);
+            continue;
+        }
+        models[m] = c[i].m;
+        costs[m] = c[i].gc.total_ns;
+        idx[m++] = i;
+    }
+    tp_device_policy_apply_env(&a.policy);
+    int chosen = -1;
+    char why[TP_ERROR_MSG_CAP] = "no device available";
+    if (m > 0) {
+        uint32_t pick = 0;
+        tp_error e3;
+        tp_error_clear(&e3);
+        if (tp_pick_best_device(models, costs, m, &a.policy, &pick, &e3) == TP_OK)
+            chosen = (int)idx[pick];
+        else
+            snprintf(why, sizeof why, "%s", e3.msg);
+    }
+    if (a.json)
+        print_json(&a, c, n, chosen, why);
+    else
+        print_text(&a, g, c, n, chosen, why);
+    if (chosen < 0) exit_code = TP_EXIT_ERROR;
+done:
+    for (uint32_t i = 0; c && i < n; i++)
+        tp_graph_cost_release(&c[i].gc);
+    free(c);
+    free(models);
+    free(costs);
+    free(idx);
+    tp_graph_destroy(g);
+    tp_cli_devices_free(&devs);
+    return exit_code;
+}
