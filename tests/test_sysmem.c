@@ -1,4 +1,5 @@
 /* Tests of host/GPU memory detection (sysmem) on fixture files and on this machine. */
+#include <dlfcn.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -251,6 +252,52 @@ TP_TEST(test_gpu) {
     }
 }
 
+/* The success path against a fake driver built from a fixture source (needs a
+ * C compiler at test time; without one the test says so and checks nothing). */
+TP_TEST(test_gpu_fake_driver) {
+    tp_error err_s, *err = &err_s;
+    char so[96], cmd[512];
+    snprintf(so, sizeof so, "/tmp/tp_fake_cuda_%ld.so", (long)getpid());
+    const char *cc = getenv("CC");
+    snprintf(cmd, sizeof cmd, "%s -shared -fPIC -o %s %sfake_cuda.c 2>/dev/null",
+             cc && *cc ? cc : "cc", so, FIX);
+    if (system(cmd) != 0) {
+        printf("  fake driver: no C compiler to build it, not checked\n");
+        return;
+    }
+    tp_gpu_memory gm;
+    unsetenv("FAKE_CUDA_MODE");
+    TP_CHECK_OK(tp_sysmem_gpu(so, 0, &gm, err), err);
+    TP_CHECK(gm.present);
+    TP_CHECK_EQ_I64(gm.device_count, 2);
+    TP_CHECK_EQ_U64(gm.total_bytes, 85899345920ull);
+    TP_CHECK_EQ_U64(gm.free_bytes, 84825604096ull);
+    TP_CHECK_STR(gm.name, "Fake GPU 80GB");
+    TP_CHECK_OK(tp_sysmem_gpu(so, 1, &gm, err), err);
+    TP_CHECK_STR(gm.name, "Fake GPU 16GB");
+    /* no such device */
+    TP_CHECK_OK(tp_sysmem_gpu(so, 2, &gm, err), err);
+    TP_CHECK(!gm.present);
+    TP_CHECK_CONTAINS(gm.reason, "device 2 not present (2 devices)");
+    /* cuInit fails: a normal "no GPU" answer with the driver's words */
+    setenv("FAKE_CUDA_MODE", "noinit", 1);
+    TP_CHECK_OK(tp_sysmem_gpu(so, 0, &gm, err), err);
+    TP_CHECK(!gm.present);
+    TP_CHECK_CONTAINS(gm.reason, "cuInit failed: no CUDA-capable device is detected (100)");
+    /* cuMemGetInfo fails: the context is still popped and released */
+    setenv("FAKE_CUDA_MODE", "memfail", 1);
+    TP_CHECK_OK(tp_sysmem_gpu(so, 0, &gm, err), err);
+    TP_CHECK(!gm.present);
+    TP_CHECK_CONTAINS(gm.reason, "cuMemGetInfo failed");
+    unsetenv("FAKE_CUDA_MODE");
+    void *lib = dlopen(so, RTLD_NOW | RTLD_NOLOAD);
+    int (*balance)(void) = NULL;
+    if (lib) *(void **)&balance = dlsym(lib, "fake_cuda_balance");
+    TP_CHECK(balance != NULL);
+    if (balance) TP_CHECK_EQ_I64(balance(), 0); /* every retain released, every push popped */
+    remove(so);
+}
+
 int main(void) {
     TP_RUN(test_meminfo);
     TP_RUN(test_cgroup_files);
@@ -260,5 +307,6 @@ int main(void) {
     TP_RUN(test_soft_budget);
     TP_RUN(test_this_machine);
     TP_RUN(test_gpu);
+    TP_RUN(test_gpu_fake_driver);
     return tp_test_finish();
 }
