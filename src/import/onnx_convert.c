@@ -156,9 +156,9 @@ static int rule_cmp(const void *x, const void *y) {
 }
 
 static tp_status rules_build(conv *cv) {
-    const tp_ox_rule *(*fams[])(size_t *) = {tp__ox_rules_elementwise, tp__ox_rules_linalg,
-                                             tp__ox_rules_shape,       tp__ox_rules_index,
-                                             tp__ox_rules_reduce,      tp__ox_rules_misc};
+    const tp_ox_rule *(*fams[])(size_t *) = {
+        tp__ox_rules_elementwise, tp__ox_rules_linalg, tp__ox_rules_shape, tp__ox_rules_index,
+        tp__ox_rules_reduce,      tp__ox_rules_misc,   tp__ox_rules_const};
     size_t total = 0, n;
     for (size_t f = 0; f < sizeof fams / sizeof fams[0]; f++) {
         fams[f](&n);

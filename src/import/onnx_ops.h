@@ -66,6 +66,7 @@ const tp_ox_rule *tp__ox_rules_shape(size_t *n);
 const tp_ox_rule *tp__ox_rules_index(size_t *n);
 const tp_ox_rule *tp__ox_rules_reduce(size_t *n);
 const tp_ox_rule *tp__ox_rules_misc(size_t *n);
+const tp_ox_rule *tp__ox_rules_const(size_t *n);
 
 /* ---- helpers for rules (onnx_convert.c) ---- */
 
