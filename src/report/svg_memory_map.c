@@ -275,7 +275,7 @@ tp_status tp_plan_svg(const tp_plan *p, const tp_graph *g, const tp_svg_options 
     }
     uint64_t arena = tp_plan_arena_bytes(p), lb = tp_plan_lower_bound_bytes(p);
     double top = (double)(arena > lb ? arena : lb);
-    if (live[peak] > top) top = (double)live[peak];
+    if ((double)live[peak] > top) top = (double)live[peak];
     if (top <= 0) top = 1;
     frame f = {80.0, o.title ? 40.0 : 20.0, (double)o.width_px - 80.0 - 140.0, 0, 0, 0};
     f.h = (double)o.height_px - f.y0 - 50.0;

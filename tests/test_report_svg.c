@@ -1,0 +1,94 @@
+/* Report pictures: live-bytes curve and the SVG memory map on the demo model. */
+#include "harness.h"
+
+static tp_graph *demo(void) {
+    tp_graph *g = NULL;
+    tp_error err;
+    tp_demo_options o;
+    tp_demo_options_default(&o);
+    TP_CHECK_OK(tp_demo_transformer(&o, NULL, &g, &err), &err);
+    return g;
+}
+
+static size_t count(const char *hay, const char *needle) {
+    size_t n = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+TP_TEST(live_bytes_peak_equals_lower_bound) {
+    tp_graph *g = demo();
+    tp_plan_options po;
+    tp_plan_options_default(&po);
+    tp_plan *p = NULL;
+    tp_error err;
+    TP_CHECK_OK(tp_plan_graph(g, &po, &p, &err), &err);
+    size_t cap = tp_graph_node_count(g) + 1, steps = 0, peak = 0;
+    uint64_t *live = calloc(cap, sizeof *live);
+    TP_CHECK_OK(tp_plan_live_bytes(p, g, live, cap, &steps, &peak, &err), &err);
+    TP_CHECK_EQ_U64(steps, cap);
+    /* The curve counts unguarded sizes; the lower bound counts guarded ones,
+     * so the curve's maximum is at most the lower bound and at least the bound
+     * minus the guards of the boundary buffers. */
+    TP_CHECK_LE_U64(live[peak], tp_plan_lower_bound_bytes(p));
+    TP_CHECK(live[peak] > 0);
+    for (size_t t = 0; t < steps; t++)
+        TP_CHECK_LE_U64(live[t], live[peak]);
+    TP_CHECK_STATUS(tp_plan_live_bytes(p, g, live, 3, &steps, &peak, &err), TP_ERR_INVALID);
+    TP_CHECK_STATUS(tp_plan_live_bytes(NULL, g, live, cap, &steps, &peak, &err), TP_ERR_INVALID);
+    free(live);
+    tp_plan_destroy(p);
+    tp_graph_destroy(g);
+}
+
+TP_TEST(svg_has_one_rect_per_buffer_and_the_marks) {
+    tp_graph *g = demo();
+    tp_plan_options po;
+    tp_plan_options_default(&po);
+    po.allocate_params = false;
+    tp_plan *p = NULL;
+    tp_error err;
+    TP_CHECK_OK(tp_plan_graph(g, &po, &p, &err), &err);
+    size_t buffers = 0;
+    for (uint32_t i = 0; i < tp_plan_slot_count(p); i++) {
+        const tp_slot *s = tp_plan_slot(p, i);
+        if (!s->is_view && !s->inplace) buffers++;
+    }
+    tp_svg_options so;
+    tp_svg_options_default(&so);
+    so.title = "demo <2 layers>";
+    char *svg = NULL;
+    size_t len = 0;
+    TP_CHECK_OK(tp_plan_svg(p, g, &so, &svg, &len, &err), &err);
+    TP_CHECK(svg != NULL && len == strlen(svg));
+    TP_CHECK_EQ_U64(count(svg, "<rect class=\"buf\""), buffers);
+    TP_CHECK_CONTAINS(svg, "id=\"live-bytes\"");
+    TP_CHECK_CONTAINS(svg, "id=\"lower-bound\"");
+    TP_CHECK_CONTAINS(svg, "id=\"arena\"");
+    TP_CHECK_CONTAINS(svg, "id=\"peak\"");
+    TP_CHECK_CONTAINS(svg, "demo &lt;2 layers&gt;"); /* title escaped */
+    TP_CHECK_CONTAINS(svg, "</svg>");
+    TP_CHECK(strstr(svg, "nan") == NULL && strstr(svg, "inf") == NULL);
+    tp_free_string(svg);
+    TP_CHECK_STATUS(tp_plan_svg(NULL, g, NULL, &svg, &len, &err), TP_ERR_INVALID);
+    tp_plan_destroy(p);
+    tp_graph_destroy(g);
+}
+
+TP_TEST(families_and_colors) {
+    for (int k = 0; k < TP_OP_KIND_COUNT; k++) {
+        const char *f = tp_op_family((tp_op_kind)k);
+        TP_CHECK(f != NULL);
+        TP_CHECK(tp_op_family_color(f)[0] == '#');
+    }
+    TP_CHECK_STR(tp_op_family(TP_OP_MATMUL), "matmul");
+    TP_CHECK_STR(tp_op_family_color("nonsense"), "#9d755d");
+}
+
+int main(void) {
+    TP_RUN(live_bytes_peak_equals_lower_bound);
+    TP_RUN(svg_has_one_rect_per_buffer_and_the_marks);
+    TP_RUN(families_and_colors);
+    return tp_test_finish();
+}
