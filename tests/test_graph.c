@@ -197,6 +197,21 @@ TP_TEST(dim_expr_folding) {
     TP_CHECK_EQ_I64(r.sym, s.sym);
     TP_CHECK_OK(tp_graph_dim_expr(G, TP_SYM_SUB, s, s, &r, EP), EP);
     TP_CHECK(tp_dim_is_static(r) && r.size == 0);
+    /* linear folding: s+s = 2*s, 2*s+s = 3*s, 4*(3*s) = 12*s */
+    char lb[32];
+    tp_dim s2, s3, s12;
+    TP_CHECK_OK(tp_graph_dim_expr(G, TP_SYM_ADD, s, s, &s2, EP), EP);
+    TP_CHECK_STR(tp_graph_dim_str(G, s2, lb, sizeof lb), "(2*s)");
+    TP_CHECK_OK(tp_graph_dim_expr(G, TP_SYM_ADD, s, s2, &s3, EP), EP);
+    TP_CHECK_STR(tp_graph_dim_str(G, s3, lb, sizeof lb), "(3*s)");
+    TP_CHECK_OK(tp_graph_dim_expr(G, TP_SYM_MUL, s3, D(4), &s12, EP), EP);
+    TP_CHECK_STR(tp_graph_dim_str(G, s12, lb, sizeof lb), "(12*s)");
+    TP_CHECK_OK(tp_graph_dim_expr(G, TP_SYM_MUL, D(3), s, &r, EP), EP);
+    TP_CHECK_EQ_I64(r.sym, s3.sym); /* 3*s built two ways is one symbol */
+    tp_graph_bind(G, "s", 5, &E);
+    int64_t v = 0;
+    TP_CHECK_OK(tp_graph_dim_value(G, s12, &v, EP), EP);
+    TP_CHECK_EQ_I64(v, 60);
     char buf[8];
     TP_CHECK_STR(tp_graph_dim_str(G, D(123456789), buf, sizeof buf), "1234567"); /* truncated */
     char sb[64];

@@ -184,6 +184,21 @@ static bool is_static_val(tp_dim d, int64_t v) {
     return tp_dim_is_static(d) && d.size == v;
 }
 
+/* A symbolic dim as c*x (c static >= 1): x itself (c = 1) or a derived c*x. */
+static bool linear_term(const tp_graph *g, tp_dim d, int64_t *c, tp_dim *x) {
+    if (tp_dim_is_static(d)) return false;
+    const tp_gsym *s = &g->syms[d.sym];
+    if (!s->name && s->op == TP_SYM_MUL && tp_dim_is_static(s->a) && s->a.size >= 1 &&
+        !tp_dim_is_static(s->b)) {
+        *c = s->a.size;
+        *x = s->b;
+        return true;
+    }
+    *c = 1;
+    *x = d;
+    return true;
+}
+
 static const char *sym_op_str(tp_sym_op op) {
     switch (op) {
     case TP_SYM_ADD:
@@ -234,6 +249,20 @@ tp_status tp_graph_dim_expr(tp_graph *g, tp_sym_op op, tp_dim a, tp_dim b, tp_di
         }
     }
     bool eq = tp_graph_dim_equal(g, a, b);
+    /* linear folding: x+x = 2*x, c*x+x = (c+1)*x, c*(d*x) = (c*d)*x */
+    if (op == TP_SYM_ADD || op == TP_SYM_MUL) {
+        int64_t ca, cb;
+        tp_dim xa, xb;
+        bool la = linear_term(g, a, &ca, &xa), lb = linear_term(g, b, &cb, &xb);
+        if (op == TP_SYM_ADD && la && lb && tp_graph_dim_equal(g, xa, xb) && ca <= INT64_MAX - cb)
+            return tp_graph_dim_expr(g, TP_SYM_MUL, tp_dim_static(ca + cb), xa, out, err);
+        if (op == TP_SYM_MUL && tp_dim_is_static(a) && lb && cb != 1 && a.size != 0 &&
+            cb <= INT64_MAX / a.size)
+            return tp_graph_dim_expr(g, TP_SYM_MUL, tp_dim_static(a.size * cb), xb, out, err);
+        if (op == TP_SYM_MUL && tp_dim_is_static(b) && la && ca != 1 && b.size != 0 &&
+            ca <= INT64_MAX / b.size)
+            return tp_graph_dim_expr(g, TP_SYM_MUL, tp_dim_static(b.size * ca), xa, out, err);
+    }
     /* algebraic simplifications that hold for every value >= 0 */
     switch (op) {
     case TP_SYM_ADD:
