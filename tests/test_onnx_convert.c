@@ -1,0 +1,448 @@
+/* Unit tests of the ONNX -> IR conversion (src/import/onnx_convert.c and the
+ * per-op rules): small models are written in protobuf wire format here, loaded
+ * from memory and checked — mapping rules (initializers -> params with file
+ * offsets, Constant -> constants, dim_param -> symbols, multi-output nodes),
+ * value propagation, data-dependent dims, error messages (unsupported op,
+ * value_info mismatch, missing input), allow_unknown_ops, and an
+ * allocation-failure sweep over a whole import. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+/* ---- a tiny protobuf writer ---- */
+
+typedef struct pbuf {
+    uint8_t *p;
+    size_t n, cap;
+} pbuf;
+
+static void put(pbuf *b, const void *d, size_t n) {
+    if (n == 0) return;
+    if (b->n + n > b->cap) {
+        size_t c = b->cap ? b->cap * 2 : 256;
+        while (c < b->n + n)
+            c *= 2;
+        uint8_t *np = realloc(b->p, c);
+        if (!np) abort();
+        b->p = np;
+        b->cap = c;
+    }
+    memcpy(b->p + b->n, d, n);
+    b->n += n;
+}
+static void varint(pbuf *b, uint64_t v) {
+    uint8_t t[10];
+    size_t n = 0;
+    do {
+        t[n] = (uint8_t)(v & 0x7f);
+        v >>= 7;
+        if (v) t[n] |= 0x80;
+        n++;
+    } while (v);
+    put(b, t, n);
+}
+static void key(pbuf *b, uint32_t field, uint32_t wire) {
+    varint(b, ((uint64_t)field << 3) | wire);
+}
+static void f_int(pbuf *b, uint32_t field, int64_t v) {
+    key(b, field, 0);
+    varint(b, (uint64_t)v);
+}
+static void f_bytes(pbuf *b, uint32_t field, const void *d, size_t n) {
+    key(b, field, 2);
+    varint(b, n);
+    put(b, d, n);
+}
+static void f_str(pbuf *b, uint32_t field, const char *s) {
+    f_bytes(b, field, s, strlen(s));
+}
+/* Append message m as field `field` of b and free m. */
+static void f_msg(pbuf *b, uint32_t field, pbuf *m) {
+    f_bytes(b, field, m->p, m->n);
+    free(m->p);
+    memset(m, 0, sizeof *m);
+}
+
+/* ValueInfoProto: dims are "3" (value), "batch" (param) or "?" (unknown). */
+static void value_info(pbuf *g, uint32_t field, const char *name, int elem, int rank,
+                       const char *const *dims) {
+    pbuf vi = {0}, type = {0}, tensor = {0}, shape = {0};
+    for (int i = 0; i < rank; i++) {
+        pbuf dim = {0};
+        if (dims[i][0] >= '0' && dims[i][0] <= '9')
+            f_int(&dim, 1, atoll(dims[i]));
+        else if (dims[i][0] != '?')
+            f_str(&dim, 2, dims[i]);
+        f_msg(&shape, 1, &dim);
+    }
+    f_int(&tensor, 1, elem);
+    if (rank >= 0) f_msg(&tensor, 2, &shape);
+    free(shape.p);
+    f_msg(&type, 1, &tensor);
+    f_str(&vi, 1, name);
+    f_msg(&vi, 2, &type);
+    f_msg(g, field, &vi);
+}
+
+static void attr_int(pbuf *node, const char *name, int64_t v) {
+    pbuf a = {0};
+    f_str(&a, 1, name);
+    f_int(&a, 3, v);
+    f_int(&a, 20, 2);
+    f_msg(node, 5, &a);
+}
+static void attr_ints(pbuf *node, const char *name, int n, const int64_t *v) {
+    pbuf a = {0};
+    f_str(&a, 1, name);
+    for (int i = 0; i < n; i++)
+        f_int(&a, 8, v[i]);
+    f_int(&a, 20, 7);
+    f_msg(node, 5, &a);
+}
+
+/* node(op, "in1,in2", "out1,out2") with optional attributes added by the caller. */
+static pbuf node_begin(const char *op, const char *ins, const char *outs, const char *name) {
+    pbuf n = {0};
+    char buf[256];
+    for (int which = 0; which < 2; which++) {
+        snprintf(buf, sizeof buf, "%s", which ? outs : ins);
+        if (!buf[0]) continue;
+        char *save = NULL;
+        for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
+            f_str(&n, which ? 2 : 1, strcmp(t, "-") == 0 ? "" : t);
+    }
+    if (name) f_str(&n, 3, name);
+    f_str(&n, 4, op);
+    return n;
+}
+
+/* int64 initializer (int64_data) or float initializer (raw_data). */
+static void init_i64(pbuf *g, const char *name, int rank, const int64_t *dims, int n,
+                     const int64_t *vals) {
+    pbuf t = {0};
+    for (int i = 0; i < rank; i++)
+        f_int(&t, 1, dims[i]);
+    f_int(&t, 2, 7);
+    for (int i = 0; i < n; i++)
+        f_int(&t, 7, vals[i]);
+    f_str(&t, 8, name);
+    f_msg(g, 5, &t);
+}
+static void init_f32_raw(pbuf *g, const char *name, int rank, const int64_t *dims) {
+    pbuf t = {0};
+    size_t n = 1;
+    for (int i = 0; i < rank; i++) {
+        f_int(&t, 1, dims[i]);
+        n *= (size_t)dims[i];
+    }
+    f_int(&t, 2, 1);
+    f_str(&t, 8, name);
+    float *raw = calloc(n, sizeof *raw);
+    f_bytes(&t, 9, raw, n * sizeof *raw);
+    free(raw);
+    f_msg(g, 5, &t);
+}
+
+static pbuf model_of(pbuf *graph, int64_t opset) {
+    pbuf m = {0}, op = {0};
+    f_int(&m, 1, 8);
+    f_str(&m, 2, "test_onnx_convert");
+    f_str(graph, 2, "g");
+    f_msg(&m, 7, graph);
+    f_str(&op, 1, "");
+    f_int(&op, 2, opset);
+    f_msg(&m, 8, &op);
+    return m;
+}
+
+static const char *const X_DIMS[] = {"batch", "3", "8", "8"};
+
+/* x[batch,3,8,8] -> Conv(W, pads 1) -> Relu -> Reshape([0,-1]) -> z, with W also
+ * listed as a graph input (an initializer: not an input). */
+static pbuf conv_model(const char *extra_op, bool vi_for_extra, bool bad_vi) {
+    pbuf g = {0}, n;
+    value_info(&g, 11, "x", 1, 4, X_DIMS);
+    value_info(&g, 11, "W", 1, 4, (const char *const[]){"4", "3", "3", "3"});
+    init_f32_raw(&g, "W", 4, (const int64_t[]){4, 3, 3, 3});
+    init_i64(&g, "shape", 1, (const int64_t[]){2}, 2, (const int64_t[]){0, -1});
+    n = node_begin("Conv", "x,W", "c", "conv0");
+    attr_ints(&n, "pads", 4, (const int64_t[]){1, 1, 1, 1});
+    f_msg(&g, 1, &n);
+    n = node_begin("Relu", "c", "r", "relu0");
+    f_msg(&g, 1, &n);
+    const char *last = "r";
+    if (extra_op) {
+        n = node_begin(extra_op, "r", "e", "extra0");
+        f_msg(&g, 1, &n);
+        last = "e";
+        if (vi_for_extra) value_info(&g, 13, "e", 1, 4, X_DIMS);
+    }
+    char ins[64];
+    snprintf(ins, sizeof ins, "%s,shape", last);
+    n = node_begin("Reshape", ins, "z", "reshape0");
+    f_msg(&g, 1, &n);
+    if (bad_vi) value_info(&g, 13, "r", 1, 2, (const char *const[]){"1", "2"});
+    value_info(&g, 12, "z", 1, 2, (const char *const[]){"batch", "?"});
+    return model_of(&g, 17);
+}
+
+static tp_status load(pbuf *m, const tp_onnx_options *opt, tp_graph **g, tp_error *err) {
+    tp_status st = tp_onnx_load_memory(m->p, m->n, opt, NULL, g, err);
+    free(m->p);
+    memset(m, 0, sizeof *m);
+    return st;
+}
+
+static const tp_node *find(tp_graph *g, const char *name) {
+    tp_node_id id;
+    if (tp_graph_find(g, name, &id, NULL) != TP_OK) return NULL;
+    return tp_graph_node(g, id);
+}
+
+TP_TEST(mapping_rules) {
+    pbuf m = conv_model(NULL, false, false);
+    tp_graph *g = NULL;
+    tp_error err;
+    TP_CHECK_OK(load(&m, NULL, &g, &err), &err);
+    if (!g) return;
+    const tp_node *w = find(g, "W"), *x = find(g, "x"), *z = find(g, "z"), *c = find(g, "c");
+    TP_CHECK(w && x && z && c);
+    if (!w || !x || !z || !c) goto out;
+    TP_CHECK_EQ_I64(w->op.kind, TP_OP_PARAM); /* listed as input, but an initializer */
+    TP_CHECK_EQ_U64(w->op.attrs.param.data_bytes, 4 * 3 * 3 * 3 * 4);
+    TP_CHECK(w->op.attrs.param.data_offset > 0);
+    TP_CHECK_EQ_I64(x->op.kind, TP_OP_INPUT);
+    TP_CHECK_EQ_I64(c->op.kind, TP_OP_CONV);
+    char buf[128];
+    TP_CHECK_STR(tp_graph_shape_str(g, &c->shape, buf, sizeof buf), "[batch,4,8,8]");
+    /* Reshape [0,-1]: -1 inferred with the symbolic batch cancelled */
+    TP_CHECK_STR(tp_graph_shape_str(g, &z->shape, buf, sizeof buf), "[batch,256]");
+    TP_CHECK_EQ_I64(z->op.kind, TP_OP_RESHAPE);
+    TP_CHECK(z->flags & TP_NODE_OUTPUT);
+    TP_CHECK_EQ_U64(tp_graph_output_count(g), 1);
+    TP_CHECK_EQ_U64(tp_graph_symbol_count(g), 1);
+    TP_CHECK_STR(tp_graph_symbol_name(g, 0), "batch");
+    TP_CHECK_OK(tp_graph_bind(g, "batch", 3, &err), &err);
+    uint64_t bytes = 0;
+    TP_CHECK_OK(tp_graph_node_bytes(g, (tp_node_id)(z - tp_graph_node(g, 0)), &bytes, &err), &err);
+    TP_CHECK_EQ_U64(bytes, 3 * 256 * 4);
+out:
+    tp_graph_destroy(g);
+}
+
+TP_TEST(unsupported_op_names_context) {
+    pbuf m = conv_model("FooBar", false, false);
+    tp_graph *g = NULL;
+    tp_error err;
+    TP_CHECK_STATUS(load(&m, NULL, &g, &err), TP_ERR_UNSUPPORTED);
+    TP_CHECK(g == NULL);
+    TP_CHECK_CONTAINS(err.msg, "extra0");
+    TP_CHECK_CONTAINS(err.msg, "FooBar");
+    TP_CHECK_CONTAINS(err.msg, "opset 17");
+    TP_CHECK_CONTAINS(err.msg, "[batch,4,8,8] f32");
+    TP_CHECK_CONTAINS(err.msg, "no shape rule");
+    TP_CHECK(err.offset != TP_NO_OFFSET);
+}
+
+TP_TEST(allow_unknown_ops_uses_value_info) {
+    tp_onnx_options opt;
+    tp_onnx_options_init(&opt);
+    opt.allow_unknown_ops = true;
+    tp_graph *g = NULL;
+    tp_error err;
+    /* without value_info for its output the unknown op still fails */
+    pbuf m = conv_model("FooBar", false, false);
+    TP_CHECK_STATUS(load(&m, &opt, &g, &err), TP_ERR_UNSUPPORTED);
+    TP_CHECK_CONTAINS(err.msg, "value_info");
+    m = conv_model("FooBar", true, false);
+    TP_CHECK_OK(load(&m, &opt, &g, &err), &err);
+    const tp_node *e = g ? find(g, "e") : NULL;
+    TP_CHECK(e != NULL);
+    if (e) {
+        TP_CHECK_EQ_I64(e->op.kind, TP_OP_CUSTOM);
+        TP_CHECK_STR(e->op.attrs.custom.name, "FooBar");
+        char buf[64];
+        TP_CHECK_STR(tp_graph_shape_str(g, &e->shape, buf, sizeof buf), "[batch,3,8,8]");
+    }
+    tp_graph_destroy(g);
+}
+
+TP_TEST(value_info_mismatch_is_an_error) {
+    pbuf m = conv_model(NULL, false, true);
+    tp_graph *g = NULL;
+    tp_error err;
+    TP_CHECK_STATUS(load(&m, NULL, &g, &err), TP_ERR_SHAPE);
+    TP_CHECK_CONTAINS(err.msg, "relu0");
+    TP_CHECK_CONTAINS(err.msg, "value_info says [1,2]");
+    TP_CHECK_CONTAINS(err.msg, "[batch,4,8,8]");
+    /* the check can be switched off */
+    tp_onnx_options opt;
+    tp_onnx_options_init(&opt);
+    opt.check_value_info = false;
+    m = conv_model(NULL, false, true);
+    TP_CHECK_OK(load(&m, &opt, &g, &err), &err);
+    tp_graph_destroy(g);
+}
+
+TP_TEST(missing_input_is_an_error) {
+    pbuf g = {0}, n;
+    value_info(&g, 11, "x", 1, 1, (const char *const[]){"4"});
+    n = node_begin("Add", "x,nowhere", "y", "add0");
+    f_msg(&g, 1, &n);
+    value_info(&g, 12, "y", 1, 1, (const char *const[]){"4"});
+    pbuf m = model_of(&g, 17);
+    tp_graph *gr = NULL;
+    tp_error err;
+    TP_CHECK_STATUS(load(&m, NULL, &gr, &err), TP_ERR_PARSE);
+    TP_CHECK_CONTAINS(err.msg, "'nowhere'");
+    TP_CHECK_CONTAINS(err.msg, "add0");
+}
+
+/* Shape -> Gather -> Unsqueeze -> Concat -> Reshape, the torch export pattern. */
+TP_TEST(value_propagation_feeds_reshape) {
+    pbuf g = {0}, n;
+    value_info(&g, 11, "x", 1, 3, (const char *const[]){"batch", "seq", "768"});
+    init_i64(&g, "zero", 0, NULL, 1, (const int64_t[]){0});
+    init_i64(&g, "ax0", 1, (const int64_t[]){1}, 1, (const int64_t[]){0});
+    init_i64(&g, "tail", 1, (const int64_t[]){2}, 2, (const int64_t[]){12, 64});
+    n = node_begin("Shape", "x", "s", NULL);
+    f_msg(&g, 1, &n);
+    n = node_begin("Gather", "s,zero", "b", NULL);
+    f_msg(&g, 1, &n);
+    n = node_begin("Unsqueeze", "b,ax0", "bu", NULL);
+    f_msg(&g, 1, &n);
+    n = node_begin("Constant", "", "minus1", NULL);
+    {
+        pbuf a = {0}, t = {0};
+        f_int(&t, 1, 1);
+        f_int(&t, 2, 7);
+        f_int(&t, 7, -1);
+        f_str(&a, 1, "value");
+        f_msg(&a, 5, &t);
+        f_int(&a, 20, 4);
+        f_msg(&n, 5, &a);
+    }
+    f_msg(&g, 1, &n);
+    n = node_begin("Concat", "bu,minus1,tail", "shape", NULL);
+    attr_int(&n, "axis", 0);
+    f_msg(&g, 1, &n);
+    n = node_begin("Reshape", "x,shape", "y", NULL);
+    f_msg(&g, 1, &n);
+    n = node_begin("NonZero", "x", "nz", NULL);
+    f_msg(&g, 1, &n);
+    value_info(&g, 12, "y", 1, -1, NULL);
+    value_info(&g, 12, "nz", 7, -1, NULL);
+    pbuf m = model_of(&g, 17);
+    tp_graph *gr = NULL;
+    tp_error err;
+    TP_CHECK_OK(load(&m, NULL, &gr, &err), &err);
+    if (!gr) return;
+    char buf[128];
+    const tp_node *y = find(gr, "y"), *c = find(gr, "minus1"), *nz = find(gr, "nz");
+    TP_CHECK(y && c && nz);
+    if (y) TP_CHECK_STR(tp_graph_shape_str(gr, &y->shape, buf, sizeof buf), "[batch,seq,12,64]");
+    if (c) TP_CHECK_EQ_I64(c->op.kind, TP_OP_CONSTANT);
+    /* a data-dependent size is a named symbol */
+    if (nz) {
+        TP_CHECK_STR(tp_graph_shape_str(gr, &nz->shape, buf, sizeof buf), "[3,nonzero_nz]");
+        TP_CHECK_STATUS(tp_graph_validate(gr, true, &err), TP_ERR_UNBOUND);
+        TP_CHECK_CONTAINS(err.msg, "nonzero_nz");
+    }
+    tp_graph_destroy(gr);
+}
+
+TP_TEST(multi_output_nodes) {
+    pbuf g = {0}, n;
+    value_info(&g, 11, "x", 1, 2, (const char *const[]){"n", "10"});
+    init_i64(&g, "k", 1, (const int64_t[]){1}, 1, (const int64_t[]){3});
+    n = node_begin("TopK", "x,k", "values,indices", "topk0");
+    f_msg(&g, 1, &n);
+    n = node_begin("Split", "x", "a,b", "split0");
+    attr_int(&n, "axis", 1);
+    attr_ints(&n, "split", 2, (const int64_t[]){4, 6});
+    f_msg(&g, 1, &n);
+    value_info(&g, 12, "indices", 7, 2, (const char *const[]){"n", "3"});
+    value_info(&g, 12, "b", 1, 2, (const char *const[]){"n", "6"});
+    pbuf m = model_of(&g, 11);
+    tp_graph *gr = NULL;
+    tp_error err;
+    TP_CHECK_OK(load(&m, NULL, &gr, &err), &err);
+    if (!gr) return;
+    const tp_node *v = find(gr, "values"), *ix = find(gr, "indices"), *a = find(gr, "a"),
+                  *b = find(gr, "b");
+    TP_CHECK(v && ix && a && b);
+    if (v && ix && a && b) {
+        TP_CHECK_EQ_I64(v->op.kind, TP_OP_TOPK);
+        TP_CHECK_EQ_I64(v->op.attrs.topk.k, 3);
+        TP_CHECK_EQ_I64(ix->op.kind, TP_OP_OUTPUT_OF);
+        TP_CHECK_EQ_I64(ix->op.attrs.output_of.index, 1);
+        TP_CHECK_EQ_I64(ix->dtype, TP_DTYPE_I64);
+        TP_CHECK_EQ_I64(ix->inputs[0], (tp_node_id)(v - tp_graph_node(gr, 0)));
+        TP_CHECK_EQ_I64(a->op.kind, TP_OP_SPLIT);
+        TP_CHECK_EQ_I64(a->shape.dims[1].size, 4);
+        TP_CHECK_EQ_I64(b->op.kind, TP_OP_OUTPUT_OF);
+        TP_CHECK_EQ_I64(b->shape.dims[1].size, 6);
+    }
+    tp_graph_destroy(gr);
+}
+
+/* Shapes that cannot agree: an error naming node, op and shapes. */
+TP_TEST(incompatible_shapes) {
+    pbuf g = {0}, n;
+    value_info(&g, 11, "a", 1, 2, (const char *const[]){"2", "3"});
+    value_info(&g, 11, "b", 1, 2, (const char *const[]){"4", "5"});
+    n = node_begin("MatMul", "a,b", "y", "mm0");
+    f_msg(&g, 1, &n);
+    value_info(&g, 12, "y", 1, -1, NULL);
+    pbuf m = model_of(&g, 17);
+    tp_graph *gr = NULL;
+    tp_error err;
+    TP_CHECK_STATUS(load(&m, NULL, &gr, &err), TP_ERR_SHAPE);
+    TP_CHECK_CONTAINS(err.msg, "mm0");
+    TP_CHECK_CONTAINS(err.msg, "MatMul");
+    TP_CHECK_CONTAINS(err.msg, "[2,3] f32, [4,5] f32");
+}
+
+/* Every allocation failure is reported as NOMEM and leaks nothing. */
+TP_TEST(allocation_failure_sweep) {
+    pbuf m = conv_model(NULL, false, false);
+    int failures = 0;
+    for (long k = 1; k < 100000; k++) {
+        tp_failing_allocator fa;
+        tp_failing_allocator_init(&fa, k);
+        tp_graph *g = NULL;
+        tp_error err;
+        tp_status st = tp_onnx_load_memory(m.p, m.n, NULL, &fa.hook, &g, &err);
+        tp_graph_destroy(g);
+        if (fa.live != 0 || fa.live_bytes != 0) {
+            TP_FAIL_("fail at %ld: %ld allocations (%zu bytes) leaked", k, fa.live, fa.live_bytes);
+            break;
+        }
+        if (!fa.failed) {
+            TP_CHECK_OK(st, &err);
+            break;
+        }
+        if (st != TP_ERR_NOMEM) {
+            TP_FAIL_("fail at %ld: %s, want NOMEM (%s)", k, tp_status_name(st), err.msg);
+            break;
+        }
+        failures++;
+    }
+    TP_CHECK(failures > 10);
+    free(m.p);
+}
+
+int main(void) {
+    TP_RUN(mapping_rules);
+    TP_RUN(unsupported_op_names_context);
+    TP_RUN(allow_unknown_ops_uses_value_info);
+    TP_RUN(value_info_mismatch_is_an_error);
+    TP_RUN(missing_input_is_an_error);
+    TP_RUN(value_propagation_feeds_reshape);
+    TP_RUN(multi_output_nodes);
+    TP_RUN(incompatible_shapes);
+    TP_RUN(allocation_failure_sweep);
+    return tp_test_finish();
+}
