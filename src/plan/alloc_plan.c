@@ -1,5 +1,6 @@
 /* tp_alloc_plan: options, algorithm names, input validation and dispatch to the placers. */
 #include "core/mem.h"
+#include "plan/alloc_exact.h"
 #include "plan/alloc_internal.h"
 
 #include <stdlib.h>
@@ -126,7 +127,7 @@ static double now_s(void) {
 
 static tp_status dispatch(tp_alloc_algo algo, const tp_buffer *bufs, size_t n,
                           const tp_alloc_options *opt, const tp_allocator *alloc, uint64_t *offsets,
-                          uint64_t *arena, tp_alloc_algo *used, tp_error *err) {
+                          uint64_t *arena, tp_alloc_algo *used, bool *proven, tp_error *err) {
     *used = algo;
     switch (algo) {
     case TP_ALGO_GREEDY_SIZE:
@@ -134,8 +135,15 @@ static tp_status dispatch(tp_alloc_algo algo, const tp_buffer *bufs, size_t n,
     case TP_ALGO_NO_REUSE:
         return tp__alloc_noreuse(bufs, n, opt, alloc, offsets, arena, err);
     case TP_ALGO_BEST_FIT:
+        return tp__alloc_bestfit(bufs, n, opt, alloc, offsets, arena, err);
     case TP_ALGO_EXACT:
-    case TP_ALGO_AUTO:
+    case TP_ALGO_AUTO: {
+        tp_search_report rep;
+        tp_status s = tp__alloc_search(bufs, n, opt, alloc, offsets, arena, &rep, err);
+        *used = rep.used;
+        *proven = rep.proven_optimal;
+        return s;
+    }
     case TP_ALGO_COUNT:
     default:
         break;
@@ -158,7 +166,8 @@ tp_status tp_alloc_plan(const tp_buffer *bufs, size_t n, const tp_alloc_options 
     if (st != TP_OK) return st;
     uint64_t arena = 0, lb = 0;
     tp_alloc_algo used = opt->algo;
-    st = dispatch(opt->algo, bufs, n, opt, alloc, offsets, &arena, &used, err);
+    bool proven = false;
+    st = dispatch(opt->algo, bufs, n, opt, alloc, offsets, &arena, &used, &proven, err);
     if (st != TP_OK) return st;
     st = tp_alloc_lower_bound(bufs, n, alloc, &lb, err);
     if (st != TP_OK) return st;
@@ -166,7 +175,7 @@ tp_status tp_alloc_plan(const tp_buffer *bufs, size_t n, const tp_alloc_options 
         result->arena_bytes = arena;
         result->lower_bound_bytes = lb;
         result->algo_used = used;
-        result->optimal = arena <= lb;
+        result->optimal = arena <= lb || proven;
         result->seconds = now_s() - t0;
     }
     return TP_OK;

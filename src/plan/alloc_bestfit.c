@@ -1,0 +1,321 @@
+/* BEST_FIT: several placement orders x {best-fit gap, first-fit gap}, keeping the
+ * smallest arena.
+ *
+ * For each order the buffers are placed one at a time. The placed buffers whose
+ * lifetimes overlap the new one are found with a static max-segment tree over the
+ * buffers sorted by birth (a node holds the largest death among placed buffers of its
+ * range), so a query costs O((k + 1) log n) for k overlapping buffers. Their byte ranges
+ * are sorted and swept for gaps: best-fit takes the smallest gap that holds the buffer
+ * (ties: the lowest), first-fit the lowest; without a fitting gap the buffer goes on top.
+ * A run stops early once its arena reaches the best arena found so far.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/mem.h"
+#include "plan/alloc_exact.h"
+#include "plan/alloc_internal.h"
+
+typedef struct sort_key {
+    uint64_t k1, k2;
+    size_t idx;
+} sort_key;
+
+static int cmp_key_desc(const void *a, const void *b) {
+    const sort_key *x = a, *y = b;
+    if (x->k1 != y->k1) return x->k1 > y->k1 ? -1 : 1;
+    if (x->k2 != y->k2) return x->k2 > y->k2 ? -1 : 1;
+    return x->idx < y->idx ? -1 : (x->idx > y->idx);
+}
+
+typedef struct span {
+    uint64_t lo, hi;
+} span;
+
+static int cmp_span(const void *a, const void *b) {
+    const span *x = a, *y = b;
+    if (x->lo != y->lo) return x->lo < y->lo ? -1 : 1;
+    return (x->hi > y->hi) - (x->hi < y->hi);
+}
+
+typedef struct bf_ctx {
+    const tp_buffer *bufs;
+    size_t n;
+    uint64_t opt_align;
+    size_t *by_birth; /* buffer indices sorted by birth */
+    size_t *pos;      /* buffer index -> position in by_birth */
+    size_t leaves;
+    int64_t *tree; /* 2*leaves: max death of placed buffers, INT64_MIN = none */
+    uint32_t *hits;
+    span *spans;
+    uint64_t *off; /* working offsets */
+} bf_ctx;
+
+static int cmp_birth_ctx_dummy(const void *a, const void *b) {
+    const sort_key *x = a, *y = b;
+    if (x->k1 != y->k1) return x->k1 < y->k1 ? -1 : 1;
+    return x->idx < y->idx ? -1 : (x->idx > y->idx);
+}
+
+static void tree_reset(bf_ctx *c) {
+    for (size_t i = 0; i < 2 * c->leaves; i++)
+        c->tree[i] = INT64_MIN;
+}
+
+static void tree_insert(bf_ctx *c, size_t item) {
+    size_t p = c->leaves + c->pos[item];
+    int64_t d = c->bufs[item].death;
+    while (p >= 1) {
+        if (c->tree[p] >= d) break;
+        c->tree[p] = d;
+        p >>= 1;
+    }
+}
+
+/* Collect placed buffers with birth <= death_q (prefix [0, k) of by_birth) and
+ * death >= birth_q. Iterative descent. */
+static size_t tree_query(bf_ctx *c, size_t k, int64_t birth_q) {
+    size_t nh = 0;
+    if (k == 0) return 0;
+    size_t stack[128];
+    size_t sp = 0;
+    size_t lo_of[128], hi_of[128];
+    stack[sp] = 1;
+    lo_of[sp] = 0;
+    hi_of[sp] = c->leaves;
+    sp++;
+    while (sp) {
+        sp--;
+        size_t node = stack[sp], lo = lo_of[sp], hi = hi_of[sp];
+        if (lo >= k || c->tree[node] < birth_q) continue;
+        if (node >= c->leaves) {
+            c->hits[nh++] = (uint32_t)c->by_birth[lo];
+            continue;
+        }
+        size_t mid = lo + (hi - lo) / 2;
+        stack[sp] = 2 * node + 1;
+        lo_of[sp] = mid;
+        hi_of[sp] = hi;
+        sp++;
+        stack[sp] = 2 * node;
+        lo_of[sp] = lo;
+        hi_of[sp] = mid;
+        sp++;
+    }
+    return nh;
+}
+
+/* Number of buffers with birth <= t (upper bound in by_birth). */
+static size_t prefix_upto(const bf_ctx *c, int64_t t) {
+    size_t lo = 0, hi = c->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->bufs[c->by_birth[mid]].birth <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Place every buffer of `order` (fixed ones first). best_fit selects the rule.
+ * Returns TP_OK with *arena, TP_ERR_OVERFLOW, or TP_ERR_INFEASIBLE when the arena
+ * would reach `stop_at` (early exit; not an error for the caller). */
+static tp_status run_order(bf_ctx *c, const size_t *order, size_t n_order, bool best_fit,
+                           uint64_t stop_at, uint64_t *arena, tp_error *err) {
+    const tp_buffer *bufs = c->bufs;
+    uint64_t top = 0;
+    tree_reset(c);
+    for (size_t i = 0; i < c->n; i++) {
+        if (bufs[i].fixed_offset >= 0) {
+            c->off[i] = (uint64_t)bufs[i].fixed_offset;
+            uint64_t end = c->off[i] + tp__alloc_psize(&bufs[i]);
+            if (end > top) top = end;
+            if (tp__alloc_psize(&bufs[i]) > 0) tree_insert(c, i);
+        } else if (tp__alloc_psize(&bufs[i]) == 0) {
+            c->off[i] = 0; /* a zero-size buffer conflicts with nothing at 0 */
+        }
+    }
+    if (stop_at != UINT64_MAX && top >= stop_at) return TP_ERR_INFEASIBLE;
+    for (size_t oi = 0; oi < n_order; oi++) {
+        size_t i = order[oi];
+        const tp_buffer *b = &bufs[i];
+        uint64_t size = tp__alloc_psize(b), al = tp__alloc_align(b, c->opt_align);
+        size_t nh = tree_query(c, prefix_upto(c, b->death), b->birth);
+        for (size_t h = 0; h < nh; h++) {
+            uint32_t j = c->hits[h];
+            c->spans[h].lo = c->off[j];
+            c->spans[h].hi = c->off[j] + tp__alloc_psize(&bufs[j]);
+        }
+        if (nh > 1) qsort(c->spans, nh, sizeof *c->spans, cmp_span);
+        uint64_t cur = 0, best_off = 0, best_gap = UINT64_MAX;
+        bool found = false;
+        for (size_t h = 0; h < nh; h++) {
+            if (c->spans[h].lo > cur) {
+                uint64_t a;
+                if (tp_align_up_u64(cur, al, &a) && a <= c->spans[h].lo &&
+                    c->spans[h].lo - a >= size) {
+                    uint64_t gap = c->spans[h].lo - cur;
+                    if (!best_fit) {
+                        best_off = a;
+                        found = true;
+                        break;
+                    }
+                    if (gap < best_gap) {
+                        best_gap = gap;
+                        best_off = a;
+                        found = true;
+                    }
+                }
+            }
+            if (c->spans[h].hi > cur) cur = c->spans[h].hi;
+        }
+        if (!found && !tp_align_up_u64(cur, al, &best_off))
+            return tp_error_set(err, TP_ERR_OVERFLOW,
+                                "bestfit: offset of buffer %zu (id %lld) overflows 64 bits", i,
+                                (long long)b->id);
+        uint64_t end;
+        if (!tp_add_u64(best_off, size, &end))
+            return tp_error_set(err, TP_ERR_OVERFLOW,
+                                "bestfit: end of buffer %zu (id %lld, size %llu) overflows 64 bits",
+                                i, (long long)b->id, (unsigned long long)size);
+        c->off[i] = best_off;
+        if (end > top) top = end;
+        if (stop_at != UINT64_MAX && top >= stop_at) return TP_ERR_INFEASIBLE;
+        tree_insert(c, i);
+    }
+    *arena = top;
+    return TP_OK;
+}
+
+enum { ORD_SIZE, ORD_AREA, ORD_LENGTH, ORD_START, ORD_CONFLICT_SIZE, ORD_COUNT };
+
+static uint64_t length_of(const tp_buffer *b) {
+    return (uint64_t)(b->death - b->birth) + 1;
+}
+
+static void make_keys(const tp_buffer *bufs, const size_t *items, size_t m, int ord, sort_key *k) {
+    for (size_t t = 0; t < m; t++) {
+        const tp_buffer *b = &bufs[items[t]];
+        uint64_t sz = tp__alloc_psize(b), len = length_of(b);
+        k[t].idx = items[t];
+        switch (ord) {
+        case ORD_SIZE:
+            k[t].k1 = sz;
+            k[t].k2 = len;
+            break;
+        case ORD_AREA:
+            k[t].k1 = tp_sat_mul_u64(sz, len);
+            k[t].k2 = sz;
+            break;
+        case ORD_LENGTH:
+            k[t].k1 = len;
+            k[t].k2 = sz;
+            break;
+        case ORD_START: /* earliest birth first, then largest */
+            k[t].k1 = UINT64_MAX - (uint64_t)b->birth;
+            k[t].k2 = sz;
+            break;
+        default: /* largest first, long-lived before short among similar sizes */
+            k[t].k1 = sz >> 4;
+            k[t].k2 = tp_sat_mul_u64(sz, len);
+            break;
+        }
+    }
+    qsort(k, m, sizeof *k, cmp_key_desc);
+}
+
+tp_status tp__alloc_bestfit_ex(const tp_buffer *bufs, size_t n, const tp_alloc_options *opt,
+                               const tp_allocator *alloc, uint64_t *offsets, uint64_t *arena,
+                               tp_bestfit_info *info, tp_error *err) {
+    if (info) memset(info, 0, sizeof *info);
+    *arena = 0;
+    if (n == 0) return TP_OK;
+    if (n > UINT32_MAX)
+        return tp_error_set(err, TP_ERR_UNSUPPORTED, "bestfit: %zu buffers (max %u)", n,
+                            UINT32_MAX);
+    tp_status st = TP_OK;
+    bf_ctx c;
+    memset(&c, 0, sizeof c);
+    c.bufs = bufs;
+    c.n = n;
+    c.opt_align = opt->alignment;
+    c.leaves = 1;
+    while (c.leaves < n)
+        c.leaves <<= 1;
+    size_t m = 0;
+    size_t *items = NULL, *order = NULL;
+    sort_key *keys = NULL;
+    c.by_birth = tp_mem_alloc(alloc, n * sizeof *c.by_birth);
+    c.pos = tp_mem_alloc(alloc, n * sizeof *c.pos);
+    c.tree = tp_mem_alloc(alloc, 2 * c.leaves * sizeof *c.tree);
+    c.hits = tp_mem_alloc(alloc, n * sizeof *c.hits);
+    c.spans = tp_mem_alloc(alloc, n * sizeof *c.spans);
+    c.off = tp_mem_alloc(alloc, n * sizeof *c.off);
+    items = tp_mem_alloc(alloc, n * sizeof *items);
+    order = tp_mem_alloc(alloc, n * sizeof *order);
+    keys = tp_mem_alloc(alloc, n * sizeof *keys);
+    if (!c.by_birth || !c.pos || !c.tree || !c.hits || !c.spans || !c.off || !items || !order ||
+        !keys) {
+        st = tp_error_set(err, TP_ERR_NOMEM, "bestfit: out of memory for %zu buffers", n);
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++) {
+        keys[i].k1 = (uint64_t)bufs[i].birth;
+        keys[i].k2 = 0;
+        keys[i].idx = i;
+    }
+    qsort(keys, n, sizeof *keys, cmp_birth_ctx_dummy);
+    for (size_t i = 0; i < n; i++) {
+        c.by_birth[i] = keys[i].idx;
+        c.pos[keys[i].idx] = i;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (bufs[i].fixed_offset < 0 && tp__alloc_psize(&bufs[i]) > 0) items[m++] = i;
+
+    uint64_t best = UINT64_MAX;
+    bool have = false;
+    for (int ord = 0; ord < ORD_COUNT; ord++) {
+        make_keys(bufs, items, m, ord, keys);
+        for (size_t t = 0; t < m; t++)
+            order[t] = keys[t].idx;
+        for (int rule = 0; rule < 2; rule++) {
+            uint64_t a = 0;
+            st = run_order(&c, order, m, rule == 0, best, &a, err);
+            if (st == TP_ERR_INFEASIBLE) { /* not better than the best so far */
+                st = TP_OK;
+                continue;
+            }
+            if (st != TP_OK) goto done;
+            if (!have || a < best) {
+                best = a;
+                have = true;
+                memcpy(offsets, c.off, n * sizeof *offsets);
+                if (info) {
+                    info->order = ord;
+                    info->best_fit = rule == 0;
+                }
+            }
+            if (m == 0) break;
+        }
+        if (m == 0) break;
+    }
+    *arena = best;
+done:
+    tp_mem_free(alloc, c.by_birth, n * sizeof *c.by_birth);
+    tp_mem_free(alloc, c.pos, n * sizeof *c.pos);
+    tp_mem_free(alloc, c.tree, 2 * c.leaves * sizeof *c.tree);
+    tp_mem_free(alloc, c.hits, n * sizeof *c.hits);
+    tp_mem_free(alloc, c.spans, n * sizeof *c.spans);
+    tp_mem_free(alloc, c.off, n * sizeof *c.off);
+    tp_mem_free(alloc, items, n * sizeof *items);
+    tp_mem_free(alloc, order, n * sizeof *order);
+    tp_mem_free(alloc, keys, n * sizeof *keys);
+    return st;
+}
+
+tp_status tp__alloc_bestfit(const tp_buffer *bufs, size_t n, const tp_alloc_options *opt,
+                            const tp_allocator *alloc, uint64_t *offsets, uint64_t *arena,
+                            tp_error *err) {
+    return tp__alloc_bestfit_ex(bufs, n, opt, alloc, offsets, arena, NULL, err);
+}

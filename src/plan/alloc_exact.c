@@ -1,0 +1,346 @@
+/* EXACT and AUTO: the best heuristic first, then the anytime exact search per
+ * independent component (docs/exact.md).
+ *
+ * Per component, the minimize mode is a sequence of capacity decisions: first at the
+ * lower bound (a plan there is optimal), then bisection between the highest cap known
+ * infeasible or unknown and the best arena found. Each decision runs a portfolio of
+ * static preorders with restarts (node budgets doubling), which tames the heavy-tailed
+ * run times of a single depth-first search; node budgets keep it deterministic.
+ */
+#include <string.h>
+
+#include "core/mem.h"
+#include "plan/alloc_exact.h"
+#include "plan/alloc_internal.h"
+
+#define MAX_SEARCH_BUFFERS 2048u
+#define MAX_SEARCH_PAIRS ((size_t)4 << 20)
+#define FIRST_NODE_BUDGET 2000u
+
+typedef struct comp_state {
+    uint64_t arena, lb;
+    bool proven, unsearchable;
+} comp_state;
+
+/* The buffers of one component and the problem of the current restart. */
+typedef struct portfolio {
+    const tp_buffer *bufs;
+    const uint32_t *members;
+    size_t m;
+    uint64_t opt_align;
+    tp_xs_problem cur;
+    bool have;
+    uint64_t *off;
+    const tp_allocator *alloc;
+} portfolio;
+
+static void portfolio_free(portfolio *pf) {
+    if (pf->have) tp__xs_free(&pf->cur);
+    tp_mem_free(pf->alloc, pf->off, pf->m * sizeof *pf->off);
+    memset(pf, 0, sizeof *pf);
+}
+
+/* TP_ERR_UNSUPPORTED: too large for the search (not an error for the caller). */
+static tp_status portfolio_init(portfolio *pf, const tp_buffer *bufs, const uint32_t *members,
+                                size_t m, uint64_t opt_align, const tp_allocator *alloc,
+                                tp_error *err) {
+    memset(pf, 0, sizeof *pf);
+    pf->alloc = alloc;
+    if (m > MAX_SEARCH_BUFFERS) return TP_ERR_UNSUPPORTED;
+    pf->bufs = bufs;
+    pf->members = members;
+    pf->opt_align = opt_align;
+    pf->m = m;
+    pf->off = tp_mem_alloc(alloc, m * sizeof *pf->off);
+    if (!pf->off) {
+        portfolio_free(pf);
+        return tp_error_set(err, TP_ERR_NOMEM, "exact: out of memory (%zu offsets)", m);
+    }
+    return TP_OK;
+}
+
+static tp_status portfolio_variant(portfolio *pf, int variant, tp_error *err) {
+    if (pf->have) tp__xs_free(&pf->cur);
+    pf->have = false;
+    tp_status st = tp__xs_build(pf->bufs, pf->members, pf->m, pf->opt_align, variant,
+                                MAX_SEARCH_PAIRS, pf->alloc, &pf->cur, err);
+    pf->have = st == TP_OK;
+    return st;
+}
+
+/* Decide arena <= cap for one component; on FEASIBLE the offsets are written to the
+ * caller's array. probe_deadline <= 0: none. Restart schedule: round r runs every base
+ * preorder (perturbed from round 1 on) with a node budget growing by half each round. */
+static tp_status decide(portfolio *pf, uint64_t cap, tp_xs_clock *clk, double probe_deadline,
+                        uint64_t *offsets, uint64_t *arena, tp_xs_outcome *out, tp_error *err) {
+    double saved = clk->deadline;
+    if (probe_deadline > 0 && (saved <= 0 || probe_deadline < saved))
+        clk->deadline = probe_deadline;
+    tp_status st = TP_OK;
+    *out = TP_XS_TIMEOUT;
+    uint64_t budget = FIRST_NODE_BUDGET;
+    for (int round = 0;; round++) {
+        for (int v = 0; v < TP_XS_PREORDERS; v++) {
+            st = portfolio_variant(pf, round * TP_XS_PREORDERS + v, err);
+            if (st != TP_OK) goto done;
+            st = tp__xs_solve(&pf->cur, cap, budget, clk, pf->off, arena, out, err);
+            if (st != TP_OK) goto done;
+            if (*out == TP_XS_FEASIBLE) {
+                for (size_t r = 0; r < pf->m; r++)
+                    offsets[pf->cur.gidx[r]] = pf->off[r];
+                goto done;
+            }
+            if (*out == TP_XS_INFEASIBLE) goto done;
+            if (clk->deadline > 0 && tp__xs_now() >= clk->deadline) goto done;
+        }
+        if (round > 1000) round = 1; /* keep the variant numbers small */
+        budget = tp_sat_add_u64(budget, budget / 2);
+    }
+done:
+    clk->deadline = saved;
+    return st;
+}
+
+/* Minimize one component's arena within the clock's deadline. */
+static tp_status minimize(portfolio *pf, comp_state *c, tp_xs_clock *clk, uint64_t *offsets,
+                          bool *improved, tp_error *err) {
+    uint64_t lo = c->lb, tlo = c->lb; /* lo: proven bound; tlo: above every unknown cap */
+    bool first = true;
+    *improved = false;
+    while (c->arena > lo && tlo < c->arena) {
+        uint64_t cap = first ? lo : tlo + (c->arena - 1 - tlo) / 2;
+        first = false;
+        double probe_deadline = 0;
+        if (clk->deadline > 0) {
+            double now = tp__xs_now();
+            if (now >= clk->deadline) break;
+            probe_deadline = now + (clk->deadline - now) / 2;
+        }
+        tp_xs_outcome out;
+        uint64_t a = 0;
+        tp_status st = decide(pf, cap, clk, probe_deadline, offsets, &a, &out, err);
+        if (st != TP_OK) return st;
+        if (out == TP_XS_FEASIBLE) {
+            c->arena = a;
+            *improved = true;
+            clk->report_best = a > clk->other_max ? a : clk->other_max;
+        } else if (out == TP_XS_INFEASIBLE) {
+            lo = cap + 1;
+            if (tlo < lo) tlo = lo;
+        } else {
+            tlo = cap + 1;
+        }
+    }
+    c->proven = c->arena <= lo;
+    return TP_OK;
+}
+
+static uint64_t comp_arena(const tp_buffer *bufs, const uint32_t *idx, size_t a, size_t b,
+                           const uint64_t *offsets) {
+    uint64_t top = 0;
+    for (size_t i = a; i < b; i++) {
+        uint64_t end = offsets[idx[i]] + tp__alloc_psize(&bufs[idx[i]]);
+        if (end > top) top = end;
+    }
+    return top;
+}
+
+tp_status tp__alloc_search(const tp_buffer *bufs, size_t n, const tp_alloc_options *opt,
+                           const tp_allocator *alloc, uint64_t *offsets, uint64_t *arena,
+                           tp_search_report *rep, tp_error *err) {
+    tp_search_report local;
+    if (!rep) rep = &local;
+    memset(rep, 0, sizeof *rep);
+    rep->used = TP_ALGO_BEST_FIT;
+    tp_xs_clock clk;
+    memset(&clk, 0, sizeof clk);
+    clk.start = tp__xs_now();
+    clk.next_progress = clk.start + 1.0;
+    clk.progress = opt->progress;
+    clk.progress_ctx = opt->progress_ctx;
+    bool is_exact = opt->algo == TP_ALGO_EXACT;
+    double limit = opt->time_limit_s;
+    bool searching = is_exact || limit > 0;
+    if (limit > 0) clk.deadline = clk.start + limit;
+    uint64_t cap = opt->capacity;
+
+    tp_status st = tp__alloc_bestfit(bufs, n, opt, alloc, offsets, arena, err);
+    if (st != TP_OK) return st;
+    rep->heuristic_arena = *arena;
+
+    bool has_fixed = false;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (tp__alloc_psize(&bufs[i]) == 0) continue;
+        if (bufs[i].fixed_offset >= 0)
+            has_fixed = true;
+        else
+            k++;
+    }
+    if (has_fixed) {
+        /* pre-placed buffers break the canonical form the search relies on */
+        if (cap && *arena > cap)
+            return tp_error_set(err, TP_ERR_TIMEOUT,
+                                "exact: heuristic arena %llu exceeds capacity %llu and the "
+                                "search does not handle pre-placed buffers",
+                                (unsigned long long)*arena, (unsigned long long)cap);
+        return TP_OK;
+    }
+    if (k == 0) {
+        rep->proven_optimal = true;
+        return TP_OK;
+    }
+    uint32_t *idx = tp_mem_alloc(alloc, k * sizeof *idx);
+    size_t *starts = tp_mem_alloc(alloc, (k + 1) * sizeof *starts);
+    comp_state *cs = NULL;
+    portfolio pf;
+    memset(&pf, 0, sizeof pf);
+    size_t nc = 0;
+    if (!idx || !starts) {
+        st = tp_error_set(err, TP_ERR_NOMEM, "exact: out of memory (%zu buffers)", k);
+        goto done;
+    }
+    k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (tp__alloc_psize(&bufs[i]) > 0) idx[k++] = (uint32_t)i;
+    st = tp__xs_components(bufs, idx, k, starts, &nc, alloc, err);
+    if (st != TP_OK) goto done;
+    cs = tp_mem_calloc(alloc, nc, sizeof *cs);
+    if (!cs) {
+        st = tp_error_set(err, TP_ERR_NOMEM, "exact: out of memory (%zu components)", nc);
+        goto done;
+    }
+    uint64_t lb = 0;
+    for (size_t c = 0; c < nc; c++) {
+        size_t m = starts[c + 1] - starts[c];
+        cs[c].arena = comp_arena(bufs, idx, starts[c], starts[c + 1], offsets);
+        tp_xs_problem p;
+        st = m > MAX_SEARCH_BUFFERS ? TP_ERR_UNSUPPORTED
+                                    : tp__xs_build(bufs, idx + starts[c], m, opt->alignment, 0,
+                                                   MAX_SEARCH_PAIRS, alloc, &p, err);
+        if (st == TP_ERR_UNSUPPORTED) {
+            cs[c].unsearchable = true;
+            st = TP_OK;
+        } else if (st != TP_OK) {
+            goto done;
+        } else {
+            cs[c].lb = p.lb;
+            tp__xs_free(&p);
+        }
+        cs[c].proven = !cs[c].unsearchable && cs[c].arena <= cs[c].lb;
+        if (cs[c].lb > lb) lb = cs[c].lb;
+    }
+    clk.report_lb = lb;
+    clk.report_best = *arena;
+
+    if (cap) {
+        if (lb > cap) {
+            st = tp_error_set(err, TP_ERR_INFEASIBLE,
+                              "exact: lower bound %llu exceeds capacity %llu",
+                              (unsigned long long)lb, (unsigned long long)cap);
+            goto done;
+        }
+        bool unknown = false;
+        for (size_t c = 0; c < nc; c++) {
+            if (cs[c].arena <= cap) continue;
+            if (!searching || cs[c].unsearchable) {
+                unknown = true;
+                continue;
+            }
+            st = portfolio_init(&pf, bufs, idx + starts[c], starts[c + 1] - starts[c],
+                                opt->alignment, alloc, err);
+            if (st == TP_ERR_UNSUPPORTED) {
+                st = TP_OK;
+                unknown = true;
+                continue;
+            }
+            if (st != TP_OK) goto done;
+            tp_xs_outcome out;
+            uint64_t a = 0;
+            st = decide(&pf, cap, &clk, 0, offsets, &a, &out, err);
+            portfolio_free(&pf);
+            if (st != TP_OK) goto done;
+            if (out == TP_XS_INFEASIBLE) {
+                st = tp_error_set(err, TP_ERR_INFEASIBLE,
+                                  "exact: proved that no plan fits in %llu bytes (lower bound "
+                                  "%llu)",
+                                  (unsigned long long)cap, (unsigned long long)lb);
+                goto done;
+            }
+            if (out == TP_XS_TIMEOUT) {
+                unknown = true;
+                break;
+            }
+            cs[c].arena = a;
+            rep->used = TP_ALGO_EXACT;
+        }
+        if (unknown) {
+            st = tp_error_set(err, TP_ERR_TIMEOUT,
+                              "exact: no plan within %llu bytes found before the time limit "
+                              "(best %llu, lower bound %llu)",
+                              (unsigned long long)cap, (unsigned long long)*arena,
+                              (unsigned long long)lb);
+            goto done;
+        }
+    } else if (searching) {
+        for (;;) {
+            size_t c = 0;
+            uint64_t other = 0;
+            for (size_t j = 1; j < nc; j++)
+                if (cs[j].arena > cs[c].arena) c = j;
+            for (size_t j = 0; j < nc; j++)
+                if (j != c && cs[j].arena > other) other = cs[j].arena;
+            if (cs[c].proven || cs[c].unsearchable) break;
+            if (clk.deadline > 0 && tp__xs_now() >= clk.deadline) break;
+            clk.other_max = other;
+            st = portfolio_init(&pf, bufs, idx + starts[c], starts[c + 1] - starts[c],
+                                opt->alignment, alloc, err);
+            if (st == TP_ERR_UNSUPPORTED) {
+                st = TP_OK;
+                cs[c].unsearchable = true;
+                break;
+            }
+            if (st != TP_OK) goto done;
+            bool improved = false;
+            st = minimize(&pf, &cs[c], &clk, offsets, &improved, err);
+            portfolio_free(&pf);
+            if (st != TP_OK) goto done;
+            if (improved) rep->used = TP_ALGO_EXACT;
+            if (!cs[c].proven) break; /* time is up */
+        }
+    }
+    uint64_t top = 0;
+    size_t worst = 0;
+    for (size_t c = 0; c < nc; c++)
+        if (cs[c].arena > top) {
+            top = cs[c].arena;
+            worst = c;
+        }
+    *arena = top;
+    rep->proven_optimal = nc > 0 && cs[worst].proven;
+    if (top <= lb) rep->proven_optimal = true;
+done:
+    if (is_exact && st == TP_OK) rep->used = TP_ALGO_EXACT;
+    rep->nodes = clk.nodes;
+    portfolio_free(&pf);
+    tp_mem_free(alloc, idx, k * sizeof *idx);
+    tp_mem_free(alloc, starts, (k + 1) * sizeof *starts);
+    tp_mem_free(alloc, cs, nc * sizeof *cs);
+    return st;
+}
+
+tp_status tp__alloc_exact(const tp_buffer *bufs, size_t n, const tp_alloc_options *opt,
+                          const tp_allocator *alloc, uint64_t *offsets, uint64_t *arena,
+                          tp_error *err) {
+    tp_alloc_options o = *opt;
+    o.algo = TP_ALGO_EXACT;
+    return tp__alloc_search(bufs, n, &o, alloc, offsets, arena, NULL, err);
+}
+
+tp_status tp__alloc_auto(const tp_buffer *bufs, size_t n, const tp_alloc_options *opt,
+                         const tp_allocator *alloc, uint64_t *offsets, uint64_t *arena,
+                         tp_error *err) {
+    tp_alloc_options o = *opt;
+    o.algo = TP_ALGO_AUTO;
+    return tp__alloc_search(bufs, n, &o, alloc, offsets, arena, NULL, err);
+}

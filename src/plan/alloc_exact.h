@@ -1,0 +1,106 @@
+/*
+ * Internal interface of the best-fit heuristics and the exact search
+ * (src/plan/alloc_bestfit.c, src/plan/alloc_exact*.c). See docs/exact.md.
+ *
+ * Placer entry points follow the contract of alloc_internal.h. The search also reports
+ * whether its answer is proven optimal and which algorithm produced it, through
+ * tp__alloc_search.
+ */
+#ifndef TP_PLAN_ALLOC_EXACT_H
+#define TP_PLAN_ALLOC_EXACT_H
+
+#include "tensorplan/alloc.h"
+
+/* ---- best-fit heuristics (alloc_bestfit.c) ---- */
+typedef struct tp_bestfit_info {
+    int order;     /* index of the order that won (0 size, 1 area, 2 length, 3 start, 4 mixed) */
+    bool best_fit; /* true: best-fit gap rule won; false: first-fit */
+} tp_bestfit_info;
+
+tp_status tp__alloc_bestfit_ex(const tp_buffer *bufs, size_t n, const tp_alloc_options *opt,
+                               const tp_allocator *alloc, uint64_t *offsets, uint64_t *arena,
+                               tp_bestfit_info *info, tp_error *err);
+tp_status tp__alloc_bestfit(const tp_buffer *bufs, size_t n, const tp_alloc_options *opt,
+                            const tp_allocator *alloc, uint64_t *offsets, uint64_t *arena,
+                            tp_error *err);
+
+/* ---- exact search (alloc_exact.c) ---- */
+typedef struct tp_search_report {
+    bool proven_optimal; /* arena == lower bound, or the search space was exhausted */
+    tp_alloc_algo used;  /* TP_ALGO_BEST_FIT when the search did not improve the heuristic */
+    uint64_t nodes;      /* search nodes visited */
+    uint64_t heuristic_arena;
+} tp_search_report;
+
+/* EXACT (opt->algo == TP_ALGO_EXACT) or AUTO (anything else): best heuristic, then the
+ * search within opt->time_limit_s (EXACT: <= 0 means no limit; AUTO: <= 0 means
+ * heuristics only). Capacity mode when opt->capacity > 0: returns the first plan with
+ * arena <= capacity, TP_ERR_INFEASIBLE when none exists (proved), TP_ERR_TIMEOUT when
+ * the limit ran out first. rep may be NULL. */
+tp_status tp__alloc_search(const tp_buffer *bufs, size_t n, const tp_alloc_options *opt,
+                           const tp_allocator *alloc, uint64_t *offsets, uint64_t *arena,
+                           tp_search_report *rep, tp_error *err);
+tp_status tp__alloc_exact(const tp_buffer *bufs, size_t n, const tp_alloc_options *opt,
+                          const tp_allocator *alloc, uint64_t *offsets, uint64_t *arena,
+                          tp_error *err);
+tp_status tp__alloc_auto(const tp_buffer *bufs, size_t n, const tp_alloc_options *opt,
+                         const tp_allocator *alloc, uint64_t *offsets, uint64_t *arena,
+                         tp_error *err);
+
+/* ---- search internals (alloc_exact_sections.c, alloc_exact_search.c) ---- */
+
+/* One independent subproblem (a component between time cuts), buffers in rank order
+ * (largest first). Sections are the maximal step ranges with a constant live set. */
+typedef struct tp_xs_problem {
+    const tp_allocator *alloc;
+    size_t m, n_sec;
+    uint32_t *gidx;            /* rank -> index into the caller's buffers */
+    uint64_t *size, *align;    /* placement size and alignment, by rank */
+    uint32_t *lo, *hi;         /* inclusive section span, by rank */
+    uint32_t *adj_start, *adj; /* CSR lists of time-overlapping ranks (m + 1 starts) */
+    uint32_t *twin;            /* rank of the previous identical buffer, UINT32_MAX = none */
+    uint64_t *sec_total;       /* sum of sizes live in each section (saturating) */
+    uint64_t lb;               /* max sec_total */
+    size_t n_adj;
+} tp_xs_problem;
+
+/* Split the buffers idx[0..k) (non-fixed, nonzero size) into components at time cuts no
+ * buffer crosses. idx is reordered in place (by birth); component c is
+ * idx[starts[c] .. starts[c + 1]), starts[*n_comp] == k; starts must have room for k + 1
+ * entries. TP_ERR_NOMEM only. */
+tp_status tp__xs_components(const tp_buffer *bufs, uint32_t *idx, size_t k, size_t *starts,
+                            size_t *n_comp, const tp_allocator *alloc, tp_error *err);
+
+/* Build a subproblem over the buffers members[0..m) with static preorder `preorder`
+ * (0..TP_XS_PREORDERS-1, see alloc_exact_sections.c). TP_ERR_NOMEM or TP_ERR_UNSUPPORTED
+ * (more than max_adj overlap pairs). */
+tp_status tp__xs_build(const tp_buffer *bufs, const uint32_t *members, size_t m, uint64_t opt_align,
+                       int preorder, size_t max_adj, const tp_allocator *alloc, tp_xs_problem *p,
+                       tp_error *err);
+void tp__xs_free(tp_xs_problem *p);
+#define TP_XS_PREORDERS 4
+
+typedef enum tp_xs_outcome {
+    TP_XS_FEASIBLE,   /* a plan within the cap was found */
+    TP_XS_INFEASIBLE, /* proven: no plan within the cap */
+    TP_XS_TIMEOUT     /* nothing found before the deadline or the node limit */
+} tp_xs_outcome;
+
+typedef struct tp_xs_clock {
+    double start, deadline; /* monotonic seconds; deadline <= 0: none */
+    void (*progress)(void *ctx, double elapsed_s, uint64_t best_arena, uint64_t lower_bound);
+    void *progress_ctx;
+    double next_progress;
+    uint64_t report_best, report_lb; /* figures passed to progress */
+    uint64_t other_max;              /* largest arena of the other components */
+    uint64_t nodes;
+} tp_xs_clock;
+
+double tp__xs_now(void);
+
+/* Decide whether a plan with arena <= cap exists (node_limit 0 = none). On FEASIBLE, off
+ * receives offsets by rank and *arena the plan's arena. */
+tp_status tp__xs_solve(const tp_xs_problem *p, uint64_t cap, uint64_t node_limit, tp_xs_clock *clk,
+                       uint64_t *off, uint64_t *arena, tp_xs_outcome *outcome, tp_error *err);
+
+#endif
