@@ -1,0 +1,34 @@
+/* The default memory budget: the soft budget of host (or GPU 0) memory. */
+#include "cli_budget.h"
+
+#include <stdlib.h>
+
+tp_status tp_cli_default_budget(bool gpu, uint64_t *out, char *how, size_t cap, tp_error *err) {
+    uint64_t avail;
+    const char *what;
+    if (gpu) {
+        tp_gpu_memory gm;
+        tp_status st = tp_sysmem_gpu(NULL, 0, &gm, err);
+        if (st != TP_OK) return st;
+        if (!gm.present) return tp_error_set(err, TP_ERR_UNSUPPORTED, "no GPU: %s", gm.reason);
+        avail = gm.free_bytes;
+        what = "free GPU memory";
+    } else {
+        tp_host_memory hm;
+        tp_status st = tp_sysmem_host(&hm, err);
+        if (st != TP_OK) return st;
+        avail = hm.available_bytes;
+        what = "available host memory";
+    }
+    tp_budget_source src;
+    tp_status st = tp_sysmem_soft_budget(avail, out, &src, err);
+    if (st != TP_OK) return st;
+    char b[32];
+    if (src == TP_BUDGET_BYTES_ENV)
+        snprintf(how, cap, "from %s", TP_ENV_MEMORY_BUDGET_BYTES);
+    else
+        snprintf(how, cap, "soft budget: %s x %s %s",
+                 src == TP_BUDGET_FRACTION_ENV ? getenv(TP_ENV_SOFT_MEMORY_FRACTION) : "0.80", what,
+                 tp_cli_fmt_bytes(avail, b, sizeof b));
+    return TP_OK;
+}
