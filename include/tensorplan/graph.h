@@ -364,6 +364,9 @@ void tp_graph_unbind_all(tp_graph *g);
 /* Number of named symbols and their names (derived expressions excluded). */
 uint32_t tp_graph_symbol_count(const tp_graph *g);
 const char *tp_graph_symbol_name(const tp_graph *g, uint32_t index);
+/* A symbolic dim referring to the index-th named symbol (for tp_graph_dim_value);
+ * {0, TP_NO_SYM} for a bad index. */
+tp_dim tp_graph_symbol_dim(const tp_graph *g, uint32_t index);
 /* Value of a dim under the current bindings. TP_ERR_UNBOUND naming the
  * unbound symbol(s). Derived: TP_ERR_OVERFLOW / TP_ERR_INVALID (division by 0). */
 tp_status tp_graph_dim_value(const tp_graph *g, tp_dim d, int64_t *out, tp_error *err);
@@ -374,7 +377,16 @@ const char *tp_graph_shape_str(const tp_graph *g, const tp_shape *s, char *buf, 
 /* True when both dims are provably equal (same static value or same symbol). */
 bool tp_graph_dim_equal(const tp_graph *g, tp_dim a, tp_dim b);
 
-/* ---- building ---- */
+/* ---- building ----
+ *
+ * Node names are unique: adding a node whose non-empty name is already used
+ * fails with TP_ERR_INVALID (unnamed nodes, name NULL or "", are fine). Input,
+ * param and constant nodes need a name. A failed add leaves the graph as it
+ * was. Every add returns TP_ERR_INVALID (bad ids, arity, dtype, rank >
+ * TP_MAX_RANK), TP_ERR_SHAPE (shapes that do not agree, quantized tensors that
+ * are not whole blocks), TP_ERR_OVERFLOW (a static byte size over 64 bits) or
+ * TP_ERR_NOMEM, with a message naming the node, its op and the shapes. The
+ * shape rules of every op are listed in docs/graph.md. */
 
 tp_status tp_graph_add_input(tp_graph *g, const char *name, tp_dtype dtype, const tp_shape *shape,
                              tp_node_id *out, tp_error *err);

@@ -552,6 +552,7 @@ typedef struct factors {
 } factors;
 
 static void add_factor(const tp_graph *g, factors *f, tp_dim d) {
+    if (f->too_many) return;
     if (tp_dim_is_static(d)) {
         if (!tp_mul_u64(f->stat, (uint64_t)d.size, &f->stat)) f->stat_ovf = true;
         return;
