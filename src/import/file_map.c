@@ -51,6 +51,10 @@ tp_status tp__file_map_open(const char *path, const tp_allocator *alloc, tp_file
             return tp_error_set(err, TP_ERR_IO, "cannot map '%s' (%llu bytes): %s", path,
                                 (unsigned long long)size, strerror(e));
         }
+        /* The decoder touches only message headers and skips weight bytes;
+         * without read-ahead a cold open reads a few pages per tensor instead
+         * of the whole file. */
+        (void)madvise(p, (size_t)size, MADV_RANDOM);
         m->data = p;
     }
     close(fd);
