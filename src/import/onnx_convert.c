@@ -49,6 +49,10 @@ static uint64_t hash_str(const char *s) {
     uint64_t h = 1469598103934665603ull;
     for (; *s; s++)
         h = (h ^ (uint8_t)*s) * 1099511628211ull;
+    /* FNV's low bits mix poorly (names share long suffixes): finalize */
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
     return h;
 }
 
