@@ -13,6 +13,10 @@ const char tp_cli_model_usage[] =
 
 typedef tp_status (*model_loader)(const char *path, tp_graph **out, tp_error *err);
 
+static tp_status load_onnx(const char *path, tp_graph **out, tp_error *err) {
+    return tp_onnx_load(path, NULL, NULL, out, err);
+}
+
 /* One row per supported file format: extension (with dot, case-insensitive),
  * description and loader. The table ends with a NULL row. */
 static const struct {
@@ -20,6 +24,7 @@ static const struct {
     const char *format;
     model_loader load;
 } formats[] = {
+    {".onnx", "ONNX", load_onnx},
     {NULL, NULL, NULL},
 };
 
