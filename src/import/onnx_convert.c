@@ -25,6 +25,7 @@ typedef struct ox_rule_ix {
 
 typedef struct conv {
     tp_graph *g;
+    tp_ox_syms syms;
     const tp_allocator *a;
     const tp_onnx_model *m;
     const tp_onnx_options *opt;
@@ -287,7 +288,7 @@ tp_status tp_ox_broadcast(tp_ox_ctx *c, const tp_shape *const *shapes, uint32_t 
             } else if (tp_dim_is_static(d)) {
                 r = d; /* symbolic vs n > 1: must be n (or 1) */
             } else if (!tp_dim_is_static(r)) {
-                tp_status st = tp_graph_dim_expr(c->g, TP_SYM_MAX, r, d, &r, c->err);
+                tp_status st = tp_ox_sym_expr(c->syms, TP_SYM_MAX, r, d, &r, c->err);
                 if (st != TP_OK) return st;
             }
         }
@@ -348,7 +349,7 @@ bool tp_ox_has_attr(const tp_ox_ctx *c, const char *name) {
 }
 
 tp_status tp_ox_dim(tp_ox_ctx *c, tp_sym_op op, tp_dim a, tp_dim b, tp_dim *out) {
-    tp_status st = tp_graph_dim_expr(c->g, op, a, b, out, c->err);
+    tp_status st = tp_ox_sym_expr(c->syms, op, a, b, out, c->err);
     if (st != TP_OK) return tp_ox_fail(c, st, "dim arithmetic: %s", c->err ? c->err->msg : "");
     return TP_OK;
 }
@@ -554,6 +555,7 @@ static tp_status add_node(conv *cv, const tp_onnx_node *n, uint32_t index) {
     tp_ox_ctx c;
     memset(&c, 0, sizeof c);
     c.g = cv->g;
+    c.syms = &cv->syms;
     c.alloc = cv->a;
     c.m = cv->m;
     c.node = n;
@@ -661,6 +663,7 @@ fail:
 }
 
 static void conv_free(conv *cv) {
+    tp_ox_syms_free(&cv->syms);
     for (size_t i = 0; i < cv->n_vals; i++)
         tp_ox_value_free(cv->a, cv->vals[i].value);
     tp_mem_free(cv->a, cv->vals, cv->cap_vals * sizeof *cv->vals);
@@ -708,6 +711,8 @@ tp_status tp__onnx_convert(const tp_onnx_model *m, const tp_onnx_options *opt, t
     memset(&cv, 0, sizeof cv);
     cv.g = g;
     cv.a = tp_graph_allocator(g);
+    cv.syms.g = g;
+    cv.syms.alloc = cv.a;
     cv.m = m;
     cv.opt = opt;
     cv.err = err;

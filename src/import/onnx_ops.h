@@ -34,6 +34,7 @@ typedef struct tp_ox_out {
 
 typedef struct tp_ox_ctx {
     tp_graph *g;
+    tp_ox_syms *syms; /* symbolic arithmetic (tp_ox_dim) */
     const tp_allocator *alloc;
     const tp_onnx_model *m;
     const tp_onnx_node *node;

@@ -161,7 +161,7 @@ static tp_status r_binary(tp_ox_ctx *c) {
     if (b && b->vop && c->in[0].value && c->in[1].value) {
         tp_ox_value *v = NULL;
         bool fl = !cmp && c->in[0].value->is_float;
-        st = tp_ox_value_binary(c->g, c->alloc, b->vop, c->in[0].value, &c->in[0].shape,
+        st = tp_ox_value_binary(c->syms, c->alloc, b->vop, c->in[0].value, &c->in[0].shape,
                                 c->in[1].value, &c->in[1].shape, &c->out[0].shape, fl, &v, c->err);
         if (st != TP_OK) return st;
         tp_ox_set_value(c, 0, v);
@@ -194,7 +194,7 @@ static tp_status r_variadic(tp_ox_ctx *c) {
     char vop = strcmp(op, "Max") == 0 ? 'x' : strcmp(op, "Min") == 0 ? 'n' : 0;
     if (vop && n == 2 && c->in[0].value && c->in[1].value) {
         tp_ox_value *v = NULL;
-        st = tp_ox_value_binary(c->g, c->alloc, vop, c->in[0].value, &c->in[0].shape,
+        st = tp_ox_value_binary(c->syms, c->alloc, vop, c->in[0].value, &c->in[0].shape,
                                 c->in[1].value, &c->in[1].shape, &c->out[0].shape,
                                 c->in[0].value->is_float, &v, c->err);
         if (st != TP_OK) return st;

@@ -6,6 +6,70 @@
 
 #include "core/mem.h"
 
+/* ---- symbolic arithmetic with a memo of built expressions ---- */
+
+static const tp_ox_symdef *symdef(const tp_ox_syms *s, tp_dim d) {
+    if (tp_dim_is_static(d) || d.sym < 0 || (size_t)d.sym >= s->cap) return NULL;
+    return s->defs[d.sym].set ? &s->defs[d.sym] : NULL;
+}
+
+/* d is `op(x, ...)` or `op(..., x)`. */
+static bool is_op_of(const tp_ox_syms *s, tp_dim d, tp_sym_op op, tp_dim x) {
+    const tp_ox_symdef *e = symdef(s, d);
+    return e && e->op == op &&
+           (tp_graph_dim_equal(s->g, e->a, x) || tp_graph_dim_equal(s->g, e->b, x));
+}
+
+tp_status tp_ox_sym_expr(tp_ox_syms *s, tp_sym_op op, tp_dim a, tp_dim b, tp_dim *out,
+                         tp_error *err) {
+    const tp_ox_symdef *e;
+    switch (op) {
+    case TP_SYM_SUB: /* (x+y)-y = x, (x+y)-x = y */
+        if ((e = symdef(s, a)) != NULL && e->op == TP_SYM_ADD) {
+            if (tp_graph_dim_equal(s->g, e->b, b)) return *out = e->a, TP_OK;
+            if (tp_graph_dim_equal(s->g, e->a, b)) return *out = e->b, TP_OK;
+        }
+        break;
+    case TP_SYM_MAX:
+        if (is_op_of(s, b, TP_SYM_MIN, a) || is_op_of(s, a, TP_SYM_MAX, b)) return *out = a, TP_OK;
+        if (is_op_of(s, a, TP_SYM_MIN, b) || is_op_of(s, b, TP_SYM_MAX, a)) return *out = b, TP_OK;
+        break;
+    case TP_SYM_MIN:
+        if (is_op_of(s, b, TP_SYM_MAX, a) || is_op_of(s, a, TP_SYM_MIN, b)) return *out = a, TP_OK;
+        if (is_op_of(s, a, TP_SYM_MAX, b) || is_op_of(s, b, TP_SYM_MIN, a)) return *out = b, TP_OK;
+        break;
+    default:
+        break;
+    }
+    tp_status st = tp_graph_dim_expr(s->g, op, a, b, out, err);
+    if (st != TP_OK || tp_dim_is_static(*out) || out->sym < 0) return st;
+    size_t id = (size_t)out->sym;
+    if (id >= s->cap) {
+        size_t nc = s->cap ? s->cap : 64;
+        while (nc <= id)
+            nc *= 2;
+        tp_ox_symdef *nd = tp_mem_realloc(s->alloc, s->defs, s->cap * sizeof *nd, nc * sizeof *nd);
+        if (!nd) return tp_error_set(err, TP_ERR_NOMEM, "onnx: out of memory (symbol memo)");
+        memset(nd + s->cap, 0, (nc - s->cap) * sizeof *nd);
+        s->defs = nd;
+        s->cap = nc;
+    }
+    if (!s->defs[id].set && !tp_graph_dim_equal(s->g, *out, a) &&
+        !tp_graph_dim_equal(s->g, *out, b)) {
+        s->defs[id].set = true;
+        s->defs[id].op = op;
+        s->defs[id].a = a;
+        s->defs[id].b = b;
+    }
+    return TP_OK;
+}
+
+void tp_ox_syms_free(tp_ox_syms *s) {
+    tp_mem_free(s->alloc, s->defs, s->cap * sizeof *s->defs);
+    s->defs = NULL;
+    s->cap = 0;
+}
+
 tp_ox_value *tp_ox_value_new(const tp_allocator *a, int64_t n, bool is_float) {
     if (n < 0 || n > TP_OX_MAX_VALUES) return NULL;
     tp_ox_value *v = tp_mem_calloc(a, 1, sizeof *v);
@@ -163,7 +227,7 @@ static int64_t ifloordiv(int64_t x, int64_t y) {
 }
 
 /* One integer binary op; *known false when the result cannot be known. */
-static tp_status int_op(tp_graph *g, char op, tp_dim x, tp_dim y, tp_dim *r, bool *known,
+static tp_status int_op(tp_ox_syms *syms, char op, tp_dim x, tp_dim y, tp_dim *r, bool *known,
                         tp_error *err) {
     *known = true;
     bool sx = tp_dim_is_static(x), sy = tp_dim_is_static(y);
@@ -237,7 +301,7 @@ static tp_status int_op(tp_graph *g, char op, tp_dim x, tp_dim y, tp_dim *r, boo
             *r = x;
             return TP_OK;
         }
-        if (tp_graph_dim_equal(g, x, y)) {
+        if (tp_graph_dim_equal(syms->g, x, y)) {
             *r = tp_dim_static(0);
             return TP_OK;
         }
@@ -267,7 +331,7 @@ static tp_status int_op(tp_graph *g, char op, tp_dim x, tp_dim y, tp_dim *r, boo
             *r = x;
             return TP_OK;
         }
-        if (tp_graph_dim_equal(g, x, y)) {
+        if (tp_graph_dim_equal(syms->g, x, y)) {
             *r = tp_dim_static(1);
             return TP_OK;
         }
@@ -278,21 +342,21 @@ static tp_status int_op(tp_graph *g, char op, tp_dim x, tp_dim y, tp_dim *r, boo
         so = TP_SYM_DIV_FLOOR; /* dims are >= 0: truncation == floor */
         break;
     case 'x':
-        if (tp_graph_dim_equal(g, x, y)) {
+        if (tp_graph_dim_equal(syms->g, x, y)) {
             *r = x;
             return TP_OK;
         }
         so = TP_SYM_MAX;
         break;
     case 'n':
-        if (tp_graph_dim_equal(g, x, y)) {
+        if (tp_graph_dim_equal(syms->g, x, y)) {
             *r = x;
             return TP_OK;
         }
         so = TP_SYM_MIN;
         break;
     case '=':
-        if (tp_graph_dim_equal(g, x, y)) {
+        if (tp_graph_dim_equal(syms->g, x, y)) {
             *r = tp_dim_static(1);
             return TP_OK;
         }
@@ -311,7 +375,7 @@ static tp_status int_op(tp_graph *g, char op, tp_dim x, tp_dim y, tp_dim *r, boo
         *known = false;
         return TP_OK;
     }
-    return tp_graph_dim_expr(g, so, x, y, r, err);
+    return tp_ox_sym_expr(syms, so, x, y, r, err);
 }
 
 static double float_op(char op, double a, double b, bool *known) {
@@ -343,7 +407,7 @@ static double float_op(char op, double a, double b, bool *known) {
     }
 }
 
-tp_status tp_ox_value_binary(tp_graph *g, const tp_allocator *a, char op, const tp_ox_value *x,
+tp_status tp_ox_value_binary(tp_ox_syms *g, const tp_allocator *a, char op, const tp_ox_value *x,
                              const tp_shape *xs, const tp_ox_value *y, const tp_shape *ys,
                              const tp_shape *out_shape, bool is_float, tp_ox_value **out,
                              tp_error *err) {

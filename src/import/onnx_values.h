@@ -27,6 +27,28 @@ typedef struct tp_ox_value {
     double *f;     /* float elements */
 } tp_ox_value;
 
+/* Symbolic arithmetic for the converter: tp_graph_dim_expr plus a memo of the
+ * expressions the converter built (derived symbol -> op, a, b), used to apply
+ * identities that hold for all dims >= 0 and that the graph does not:
+ * (a+b)-b = a, max(a, min(a,c)) = a, max(a, max(a,c)) = max(a,c),
+ * min(a, max(a,c)) = a, min(a, min(a,c)) = min(a,c). */
+typedef struct tp_ox_symdef {
+    bool set;
+    tp_sym_op op;
+    tp_dim a, b;
+} tp_ox_symdef;
+
+typedef struct tp_ox_syms {
+    tp_graph *g;
+    const tp_allocator *alloc;
+    tp_ox_symdef *defs; /* indexed by symbol id */
+    size_t cap;
+} tp_ox_syms;
+
+tp_status tp_ox_sym_expr(tp_ox_syms *s, tp_sym_op op, tp_dim a, tp_dim b, tp_dim *out,
+                         tp_error *err);
+void tp_ox_syms_free(tp_ox_syms *s);
+
 /* A new value with n elements (d[] or f[] zeroed). NULL on NOMEM or n too big. */
 tp_ox_value *tp_ox_value_new(const tp_allocator *a, int64_t n, bool is_float);
 void tp_ox_value_free(const tp_allocator *a, tp_ox_value *v);
@@ -46,7 +68,7 @@ tp_status tp_ox_value_from_tensor(const tp_allocator *a, const tp_onnx_model *m,
  * (both static-shaped). op: 'A'dd 'S'ub 'M'ul 'D'iv 'R'emainder(Mod) 'x' max
  * 'n' min '=' equal '<' less '>' greater 'a'nd 'o'r. is_float for the result
  * type. *out NULL when the result cannot be known (symbolic comparison, ...). */
-tp_status tp_ox_value_binary(tp_graph *g, const tp_allocator *a, char op, const tp_ox_value *x,
+tp_status tp_ox_value_binary(tp_ox_syms *g, const tp_allocator *a, char op, const tp_ox_value *x,
                              const tp_shape *xs, const tp_ox_value *y, const tp_shape *ys,
                              const tp_shape *out_shape, bool is_float, tp_ox_value **out,
                              tp_error *err);
