@@ -1,5 +1,6 @@
 /* Tests of the memory estimate, budget check, MoE offload and max-fit search (SPEC §7). */
 #include <math.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "tensorplan/demo.h"
@@ -406,6 +407,230 @@ TP_TEST(test_alloc_failure_sweep) {
     TP_CHECK(sweeps > 1);
 }
 
+/* ---- GGUF / LLM ---- */
+
+typedef struct wbuf {
+    unsigned char data[65536];
+    size_t len;
+} wbuf;
+
+static void w_bytes(wbuf *b, const void *p, size_t n) {
+    if (b->len + n <= sizeof b->data) memcpy(b->data + b->len, p, n);
+    b->len += n;
+}
+static void w_u32(wbuf *b, uint32_t v) {
+    unsigned char x[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
+                          (unsigned char)(v >> 24)};
+    w_bytes(b, x, 4);
+}
+static void w_u64(wbuf *b, uint64_t v) {
+    w_u32(b, (uint32_t)v);
+    w_u32(b, (uint32_t)(v >> 32));
+}
+static void w_str(wbuf *b, const char *s) {
+    w_u64(b, strlen(s));
+    w_bytes(b, s, strlen(s));
+}
+static void kv_u32(wbuf *b, const char *k, uint32_t v) {
+    w_str(b, k);
+    w_u32(b, 4); /* UINT32 */
+    w_u32(b, v);
+}
+static void kv_str(wbuf *b, const char *k, const char *v) {
+    w_str(b, k);
+    w_u32(b, 8); /* STRING */
+    w_str(b, v);
+}
+static void tensor(wbuf *b, const char *name, uint64_t ne0, uint64_t ne1, uint32_t type) {
+    w_str(b, name);
+    w_u32(b, 2);
+    w_u64(b, ne0);
+    w_u64(b, ne1);
+    w_u32(b, type);
+    w_u64(b, 0); /* data offset: not read */
+}
+
+/* A tiny llama-like GGUF v3: 2 layers, d=64, 4 heads (2 KV), ff 172, 100 tokens. */
+static void tiny_gguf(wbuf *b, uint32_t q_type, bool with_heads) {
+    b->len = 0;
+    w_u32(b, 0x46554747u);
+    w_u32(b, 3);
+    w_u64(b, 5);                    /* tensors */
+    w_u64(b, with_heads ? 14 : 13); /* key/values */
+    kv_str(b, "general.architecture", "llama");
+    kv_str(b, "general.name", "tiny");
+    kv_u32(b, "llama.block_count", 2);
+    kv_u32(b, "llama.context_length", 256);
+    kv_u32(b, "llama.embedding_length", 64);
+    kv_u32(b, "llama.feed_forward_length", 172);
+    if (with_heads) kv_u32(b, "llama.attention.head_count", 4);
+    kv_u32(b, "llama.attention.head_count_kv", 2);
+    w_str(b, "llama.rope.freq_base"); /* a float: skipped */
+    w_u32(b, 6);
+    w_u32(b, 0x461c4000u);
+    w_str(b, "tokenizer.ggml.tokens"); /* array of 100 strings */
+    w_u32(b, 9);
+    w_u32(b, 8);
+    w_u64(b, 100);
+    for (int i = 0; i < 100; i++) {
+        char t[16];
+        snprintf(t, sizeof t, "tok%d", i);
+        w_str(b, t);
+    }
+    w_str(b, "tokenizer.ggml.scores"); /* array of 100 f32 */
+    w_u32(b, 9);
+    w_u32(b, 6);
+    w_u64(b, 100);
+    for (int i = 0; i < 100; i++)
+        w_u32(b, 0);
+    w_str(b, "general.flag"); /* a bool */
+    w_u32(b, 7);
+    w_bytes(b, "\1", 1);
+    w_str(b, "general.nested"); /* array of arrays of u8 */
+    w_u32(b, 9);
+    w_u32(b, 9);
+    w_u64(b, 2);
+    for (int i = 0; i < 2; i++) {
+        w_u32(b, 0);
+        w_u64(b, 3);
+        w_bytes(b, "abc", 3);
+    }
+    kv_u32(b, "general.alignment", 32);
+    tensor(b, "token_embd.weight", 64, 100, 1);  /* f16: 12800 B */
+    tensor(b, "blk.0.attn_q.weight", 64, 64, 8); /* q8_0: 128 blocks x 34 = 4352 B */
+    tensor(b, "blk.1.attn_q.weight", 64, 64, q_type);
+    tensor(b, "blk.0.ffn_up.weight", 256, 4, 12); /* q4_k: 4 blocks x 144 = 576 B */
+    tensor(b, "output_norm.weight", 64, 1, 0);    /* f32: 256 B */
+}
+
+static bool write_buf(const char *path, const wbuf *b, size_t len) {
+    FILE *f = fopen(path, "wb");
+    if (!f) return false;
+    bool ok = fwrite(b->data, 1, len, f) == len;
+    return fclose(f) == 0 && ok;
+}
+
+TP_TEST(test_gguf_llm) {
+    tp_error err_s, *err = &err_s;
+    static wbuf b;
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/tp_test_%ld.gguf", (long)getpid());
+    tiny_gguf(&b, 8, true);
+    TP_CHECK(b.len < sizeof b.data);
+    TP_CHECK(write_buf(path, &b, b.len));
+    tp_registry *r = NULL;
+    TP_CHECK_OK(tp_registry_create(NULL, &r, err), err);
+    tp_llm_config c;
+    TP_CHECK_OK(tp_gguf_read_llm(path, r, &c, err), err);
+    TP_CHECK_STR(c.arch, "llama");
+    TP_CHECK_EQ_U64(c.gguf_version, 3);
+    TP_CHECK_EQ_U64(c.n_layer, 2);
+    TP_CHECK_EQ_U64(c.n_ctx_train, 256);
+    TP_CHECK_EQ_U64(c.n_embd, 64);
+    TP_CHECK_EQ_U64(c.n_ff, 172);
+    TP_CHECK_EQ_U64(c.n_head, 4);
+    TP_CHECK_EQ_U64(c.n_head_kv, 2);
+    TP_CHECK_EQ_U64(c.head_dim_k, 16);
+    TP_CHECK_EQ_U64(c.head_dim_v, 16);
+    TP_CHECK_EQ_U64(c.n_vocab, 100);
+    TP_CHECK_EQ_U64(c.n_tensors, 5);
+    const uint64_t wbytes = 12800 + 4352 + 4352 + 576 + 256;
+    TP_CHECK_EQ_U64(c.weight_bytes, wbytes);
+    TP_CHECK_EQ_U64(tp_registry_total_bytes(r), wbytes);
+    const tp_weight_entry *e = tp_registry_find(r, "token_embd.weight");
+    TP_CHECK(e != NULL);
+    if (e) { /* row-major: [100, 64] */
+        TP_CHECK_EQ_I64(e->dims[0], 100);
+        TP_CHECK_EQ_I64(e->dims[1], 64);
+        TP_CHECK_EQ_I64(e->dtype, TP_DTYPE_F16);
+    }
+    tp_registry_destroy(r);
+
+    /* the estimate, by hand */
+    tp_llm_options o;
+    tp_llm_options_default(&o);
+    tp_llm_estimate le;
+    TP_CHECK_OK(tp_llm_estimate_memory(&c, &o, &le, err), err);
+    TP_CHECK_EQ_U64(le.n_ctx, 256);
+    TP_CHECK_EQ_U64(le.kv_cache_bytes, 2 * 2 * (256 * 2 * 16) * 2); /* layers x K,V x el x f16 */
+    /* t = 256: attention 4*256*256 + 256*4*16 + 256*2*32 + 256*4*16 = 311296 (largest),
+     * plus residual 256*64 = 16384, x 4 bytes */
+    TP_CHECK_EQ_U64(le.compute_bytes, (311296 + 16384) * 4);
+    TP_CHECK_EQ_U64(le.peak_bytes, wbytes + 65536 + 1310720);
+    o.n_ctx = 64; /* t = 64: ffn 64*64 + 3*64*172 = 37120 beats attention 4*64*64 + 3*4096 */
+    o.n_seq = 3;
+    o.kv_dtype = TP_DTYPE_Q8_0;
+    TP_CHECK_OK(tp_llm_estimate_memory(&c, &o, &le, err), err);
+    TP_CHECK_EQ_U64(le.kv_cache_bytes, 2 * 2 * (64 * 3 * 2 * 16 / 32 * 34));
+    TP_CHECK_EQ_U64(le.compute_bytes, (37120 + 4096) * 4);
+    o.kv_dtype = TP_DTYPE_Q4_K; /* 6144 elements per cache: 24 whole blocks of 256 */
+    TP_CHECK_OK(tp_llm_estimate_memory(&c, &o, &le, err), err);
+    o.n_ctx = 5;
+    o.n_seq = 1;
+    TP_CHECK_STATUS(tp_llm_estimate_memory(&c, &o, &le, err), TP_ERR_SHAPE);
+    o.n_ctx = UINT64_MAX / 4;
+    o.kv_dtype = TP_DTYPE_F16;
+    TP_CHECK_STATUS(tp_llm_estimate_memory(&c, &o, &le, err), TP_ERR_OVERFLOW);
+    tp_llm_config bad = c;
+    bad.n_head = 0;
+    TP_CHECK_STATUS(tp_llm_estimate_memory(&bad, NULL, &le, err), TP_ERR_INVALID);
+
+    /* every truncation of the file is an error, never a crash or a leak */
+    int parse_errors = 0;
+    for (size_t n = 0; n < b.len; n += 7) {
+        TP_CHECK(write_buf(path, &b, n));
+        tp_failing_allocator fa;
+        tp_failing_allocator_init(&fa, 0);
+        tp_registry *rr = NULL;
+        TP_CHECK_OK(tp_registry_create(&fa.hook, &rr, err), err);
+        tp_status st = tp_gguf_read_llm(path, rr, &c, err);
+        if (st == TP_ERR_PARSE) parse_errors++;
+        TP_CHECK(st != TP_OK);
+        tp_registry_destroy(rr);
+        TP_CHECK_EQ_I64(fa.live, 0);
+    }
+    TP_CHECK(parse_errors > 100);
+    /* allocation failures while registering: TP_ERR_NOMEM, nothing leaks */
+    TP_CHECK(write_buf(path, &b, b.len));
+    int nomem = 0;
+    for (long k = 1; k < 60; k++) {
+        tp_failing_allocator fa;
+        tp_failing_allocator_init(&fa, k);
+        tp_registry *rr = NULL;
+        tp_status st = tp_registry_create(&fa.hook, &rr, err);
+        if (st == TP_OK) st = tp_gguf_read_llm(path, rr, &c, err);
+        if (st != TP_OK) {
+            TP_CHECK_STATUS(st, TP_ERR_NOMEM);
+            nomem++;
+        }
+        tp_registry_destroy(rr);
+        TP_CHECK_EQ_I64(fa.live, 0);
+        if (!fa.failed) break;
+    }
+    TP_CHECK(nomem > 5);
+    /* bad magic, version, unknown tensor type, missing head count */
+    TP_CHECK(write_buf(path, &b, b.len));
+    b.data[0] = 'X';
+    TP_CHECK(write_buf(path, &b, b.len));
+    TP_CHECK_STATUS(tp_gguf_read_llm(path, NULL, &c, err), TP_ERR_PARSE);
+    TP_CHECK_CONTAINS(err->msg, "bad magic");
+    b.data[0] = 'G';
+    b.data[4] = 1;
+    TP_CHECK(write_buf(path, &b, b.len));
+    TP_CHECK_STATUS(tp_gguf_read_llm(path, NULL, &c, err), TP_ERR_PARSE);
+    TP_CHECK_CONTAINS(err->msg, "version");
+    tiny_gguf(&b, 99, true);
+    TP_CHECK(write_buf(path, &b, b.len));
+    TP_CHECK_STATUS(tp_gguf_read_llm(path, NULL, &c, err), TP_ERR_UNSUPPORTED);
+    TP_CHECK_CONTAINS(err->msg, "blk.1.attn_q.weight");
+    tiny_gguf(&b, 8, false);
+    TP_CHECK(write_buf(path, &b, b.len));
+    TP_CHECK_STATUS(tp_gguf_read_llm(path, NULL, &c, err), TP_ERR_INVALID);
+    TP_CHECK_CONTAINS(err->msg, "head_count 0");
+    TP_CHECK_STATUS(tp_gguf_read_llm("/nonexistent/x.gguf", NULL, &c, err), TP_ERR_IO);
+    remove(path);
+}
+
 int main(void) {
     TP_RUN(test_breakdown_by_hand);
     TP_RUN(test_tied_constants_registry);
@@ -415,5 +640,6 @@ int main(void) {
     TP_RUN(test_max_fit_small);
     TP_RUN(test_max_fit_demo);
     TP_RUN(test_alloc_failure_sweep);
+    TP_RUN(test_gguf_llm);
     return tp_test_finish();
 }

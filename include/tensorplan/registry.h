@@ -75,6 +75,8 @@ typedef struct tp_registry tp_registry;
 /* alloc may be NULL (libc). TP_ERR_NOMEM, TP_ERR_INVALID. */
 tp_status tp_registry_create(const tp_allocator *alloc, tp_registry **out, tp_error *err);
 void tp_registry_destroy(tp_registry *r);
+/* The allocator given at creation (NULL for libc). */
+const tp_allocator *tp_registry_allocator(const tp_registry *r);
 
 /* Register a weight. When the name is already registered the first entry is
  * kept and *inserted (nullable) is false. Errors: TP_ERR_INVALID (NULL or empty

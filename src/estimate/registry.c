@@ -60,6 +60,10 @@ void tp_registry_destroy(tp_registry *r) {
     tp_mem_free(r->alloc, r, sizeof *r);
 }
 
+const tp_allocator *tp_registry_allocator(const tp_registry *r) {
+    return r ? r->alloc : NULL;
+}
+
 /* Slot of name in the table: its index, or the empty slot where it would go. */
 static size_t probe(const tp_registry *r, const char *name, bool *found) {
     size_t mask = r->table_cap - 1;

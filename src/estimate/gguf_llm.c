@@ -1,0 +1,407 @@
+/* GGUF metadata reader for the LLM estimate: header, key/value metadata and
+ * tensor infos (never the tensor data). Bounded: every count is checked
+ * against the bytes left in the file before it drives a loop. */
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "core/mem.h"
+#include "tensorplan/estimate.h"
+
+#define GGUF_MAGIC 0x46554747u /* "GGUF" little-endian */
+#define NAME_CAP 256           /* keys and tensor names longer than this are an error */
+
+enum {
+    GT_U8 = 0,
+    GT_I8 = 1,
+    GT_U16 = 2,
+    GT_I16 = 3,
+    GT_U32 = 4,
+    GT_I32 = 5,
+    GT_F32 = 6,
+    GT_BOOL = 7,
+    GT_STRING = 8,
+    GT_ARRAY = 9,
+    GT_U64 = 10,
+    GT_I64 = 11,
+    GT_F64 = 12
+};
+
+typedef struct reader {
+    FILE *f;
+    const char *path;
+    uint64_t pos, size;
+    tp_error *err;
+    tp_status st;
+} reader;
+
+static bool fail(reader *r, tp_status s, const char *what) {
+    if (r->st == TP_OK)
+        r->st = tp_error_setx(r->err, s, r->pos, TP_NO_NODE, "gguf: %s at offset %llu: %s", r->path,
+                              (unsigned long long)r->pos, what);
+    return false;
+}
+
+static bool rd(reader *r, void *dst, uint64_t n) {
+    if (n > r->size - r->pos) return fail(r, TP_ERR_PARSE, "truncated file");
+    if (n && fread(dst, 1, (size_t)n, r->f) != (size_t)n) return fail(r, TP_ERR_IO, "read error");
+    r->pos += n;
+    return true;
+}
+
+static bool skip(reader *r, uint64_t n) {
+    if (n > r->size - r->pos) return fail(r, TP_ERR_PARSE, "truncated file");
+    if (n > (uint64_t)INT64_MAX / 2 || fseeko(r->f, (off_t)n, SEEK_CUR) != 0)
+        return fail(r, TP_ERR_IO, "seek error");
+    r->pos += n;
+    return true;
+}
+
+static bool u32le(reader *r, uint32_t *v) {
+    unsigned char b[4];
+    if (!rd(r, b, 4)) return false;
+    *v = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+    return true;
+}
+
+static bool u64le(reader *r, uint64_t *v) {
+    unsigned char b[8];
+    if (!rd(r, b, 8)) return false;
+    *v = 0;
+    for (int i = 7; i >= 0; i--)
+        *v = *v << 8 | b[i];
+    return true;
+}
+
+/* A gguf string into buf (NUL-terminated); longer than cap-1 is an error. */
+static bool str(reader *r, char *buf, size_t cap) {
+    uint64_t n;
+    if (!u64le(r, &n)) return false;
+    if (n >= cap) return fail(r, TP_ERR_PARSE, "string longer than supported");
+    if (!rd(r, buf, n)) return false;
+    buf[n] = '\0';
+    return true;
+}
+
+static bool skip_str(reader *r) {
+    uint64_t n;
+    return u64le(r, &n) && skip(r, n);
+}
+
+static uint64_t scalar_size(uint32_t t) {
+    switch (t) {
+    case GT_U8:
+    case GT_I8:
+    case GT_BOOL:
+        return 1;
+    case GT_U16:
+    case GT_I16:
+        return 2;
+    case GT_U32:
+    case GT_I32:
+    case GT_F32:
+        return 4;
+    case GT_U64:
+    case GT_I64:
+    case GT_F64:
+        return 8;
+    default:
+        return 0;
+    }
+}
+
+/* Read an integer-typed value (any width/sign; negative is an error). */
+static bool int_value(reader *r, uint32_t t, uint64_t *v) {
+    unsigned char b[8] = {0};
+    uint64_t n = scalar_size(t);
+    if (n == 0 || t == GT_F32 || t == GT_F64 || t == GT_BOOL)
+        return fail(r, TP_ERR_PARSE, "expected an integer value");
+    if (!rd(r, b, n)) return false;
+    uint64_t u = 0;
+    for (int i = (int)n - 1; i >= 0; i--)
+        u = u << 8 | b[i];
+    bool is_signed = t == GT_I8 || t == GT_I16 || t == GT_I32 || t == GT_I64;
+    if (is_signed && (b[n - 1] & 0x80)) return fail(r, TP_ERR_PARSE, "negative value");
+    *v = u;
+    return true;
+}
+
+static bool skip_value(reader *r, uint32_t t, int depth);
+
+/* Skip `count` array elements of type et. */
+static bool skip_array_body(reader *r, uint32_t et, uint64_t count, int depth) {
+    uint64_t es = scalar_size(et);
+    if (es) {
+        uint64_t total;
+        if (!tp_mul_u64(es, count, &total)) return fail(r, TP_ERR_PARSE, "array too large");
+        return skip(r, total);
+    }
+    if (et != GT_STRING && et != GT_ARRAY) return fail(r, TP_ERR_PARSE, "bad array type");
+    /* each element takes at least 8 bytes: bound the loop by the file */
+    if (count > (r->size - r->pos) / 8) return fail(r, TP_ERR_PARSE, "array count too large");
+    for (uint64_t i = 0; i < count; i++)
+        if (!skip_value(r, et, depth + 1)) return false;
+    return true;
+}
+
+/* Skip a value of type t (arrays included; nested arrays bounded by depth). */
+static bool skip_value(reader *r, uint32_t t, int depth) {
+    if (t == GT_STRING) return skip_str(r);
+    if (t == GT_ARRAY) {
+        uint32_t et;
+        uint64_t count;
+        if (depth > 4) return fail(r, TP_ERR_PARSE, "arrays nested too deeply");
+        if (!u32le(r, &et) || !u64le(r, &count)) return false;
+        return skip_array_body(r, et, count, depth);
+    }
+    uint64_t n = scalar_size(t);
+    if (n == 0) return fail(r, TP_ERR_PARSE, "unknown value type");
+    return skip(r, n);
+}
+
+/* GGML tensor type ids -> tensorplan dtypes (-1: unknown). */
+static int ggml_type(uint32_t t) {
+    switch (t) {
+    case 0:
+        return TP_DTYPE_F32;
+    case 1:
+        return TP_DTYPE_F16;
+    case 2:
+        return TP_DTYPE_Q4_0;
+    case 3:
+        return TP_DTYPE_Q4_1;
+    case 6:
+        return TP_DTYPE_Q5_0;
+    case 7:
+        return TP_DTYPE_Q5_1;
+    case 8:
+        return TP_DTYPE_Q8_0;
+    case 9:
+        return TP_DTYPE_Q8_1;
+    case 10:
+        return TP_DTYPE_Q2_K;
+    case 11:
+        return TP_DTYPE_Q3_K;
+    case 12:
+        return TP_DTYPE_Q4_K;
+    case 13:
+        return TP_DTYPE_Q5_K;
+    case 14:
+        return TP_DTYPE_Q6_K;
+    case 15:
+        return TP_DTYPE_Q8_K;
+    case 16:
+        return TP_DTYPE_IQ2_XXS;
+    case 17:
+        return TP_DTYPE_IQ2_XS;
+    case 18:
+        return TP_DTYPE_IQ3_XXS;
+    case 19:
+        return TP_DTYPE_IQ1_S;
+    case 20:
+        return TP_DTYPE_IQ4_NL;
+    case 21:
+        return TP_DTYPE_IQ3_S;
+    case 22:
+        return TP_DTYPE_IQ2_S;
+    case 23:
+        return TP_DTYPE_IQ4_XS;
+    case 24:
+        return TP_DTYPE_I8;
+    case 25:
+        return TP_DTYPE_I16;
+    case 26:
+        return TP_DTYPE_I32;
+    case 27:
+        return TP_DTYPE_I64;
+    case 28:
+        return TP_DTYPE_F64;
+    case 29:
+        return TP_DTYPE_IQ1_M;
+    case 30:
+        return TP_DTYPE_BF16;
+    case 34:
+        return TP_DTYPE_TQ1_0;
+    case 35:
+        return TP_DTYPE_TQ2_0;
+    default:
+        return -1;
+    }
+}
+
+/* The metadata keys the estimate uses, relative to "<arch>.". */
+static const struct {
+    const char *suffix;
+    size_t field;
+} arch_keys[] = {
+    {"block_count", offsetof(tp_llm_config, n_layer)},
+    {"context_length", offsetof(tp_llm_config, n_ctx_train)},
+    {"embedding_length", offsetof(tp_llm_config, n_embd)},
+    {"feed_forward_length", offsetof(tp_llm_config, n_ff)},
+    {"attention.head_count", offsetof(tp_llm_config, n_head)},
+    {"attention.head_count_kv", offsetof(tp_llm_config, n_head_kv)},
+    {"attention.key_length", offsetof(tp_llm_config, head_dim_k)},
+    {"attention.value_length", offsetof(tp_llm_config, head_dim_v)},
+    {"vocab_size", offsetof(tp_llm_config, n_vocab)},
+    {"expert_count", offsetof(tp_llm_config, n_expert)},
+    {"expert_used_count", offsetof(tp_llm_config, n_expert_used)},
+};
+#define N_ARCH_KEYS (sizeof arch_keys / sizeof arch_keys[0])
+
+/* Metadata values seen before general.architecture is known are kept by full
+ * key; the file order is free, so keys are matched after the scan. */
+typedef struct kv_seen {
+    char key[NAME_CAP];
+    uint64_t value;
+} kv_seen;
+
+static bool read_metadata(reader *r, uint64_t n_kv, tp_llm_config *c, const tp_allocator *a,
+                          kv_seen **seen, size_t *n_seen, size_t *cap_seen) {
+    char key[NAME_CAP];
+    for (uint64_t i = 0; i < n_kv; i++) {
+        uint32_t t;
+        if (!str(r, key, sizeof key) || !u32le(r, &t)) return false;
+        if (strcmp(key, "general.architecture") == 0) {
+            if (t != GT_STRING) return fail(r, TP_ERR_PARSE, "general.architecture not a string");
+            if (!str(r, c->arch, sizeof c->arch)) return false;
+        } else if (strcmp(key, "tokenizer.ggml.tokens") == 0 && t == GT_ARRAY) {
+            uint32_t et;
+            uint64_t count;
+            if (!u32le(r, &et) || !u64le(r, &count)) return false;
+            if (!skip_array_body(r, et, count, 0)) return false;
+            c->n_vocab = count; /* <arch>.vocab_size, applied later, wins when present */
+        } else if (strchr(key, '.') && scalar_size(t) && t != GT_F32 && t != GT_F64 &&
+                   t != GT_BOOL) {
+            uint64_t v;
+            if (!int_value(r, t, &v)) return false;
+            if (!tp_mem_grow(a, (void **)seen, sizeof **seen, cap_seen, *n_seen + 1))
+                return fail(r, TP_ERR_NOMEM, "out of memory");
+            memcpy((*seen)[*n_seen].key, key, sizeof key);
+            (*seen)[*n_seen].value = v;
+            (*n_seen)++;
+        } else {
+            if (!skip_value(r, t, 0)) return false;
+        }
+    }
+    return true;
+}
+
+static void apply_arch_keys(tp_llm_config *c, const kv_seen *seen, size_t n_seen) {
+    size_t al = strlen(c->arch);
+    for (size_t i = 0; i < n_seen; i++) {
+        const char *k = seen[i].key;
+        if (al == 0 || strncmp(k, c->arch, al) != 0 || k[al] != '.') continue;
+        for (size_t j = 0; j < N_ARCH_KEYS; j++) {
+            if (strcmp(k + al + 1, arch_keys[j].suffix) != 0) continue;
+            uint64_t *dst = (uint64_t *)(void *)((char *)c + arch_keys[j].field);
+            *dst = seen[i].value;
+        }
+    }
+}
+
+static bool read_tensors(reader *r, uint64_t n_tensors, tp_registry *reg, tp_llm_config *c) {
+    char name[NAME_CAP];
+    for (uint64_t i = 0; i < n_tensors; i++) {
+        uint32_t n_dims, type;
+        uint64_t dims[TP_MAX_RANK], offset, elems = 1;
+        if (!str(r, name, sizeof name) || !u32le(r, &n_dims)) return false;
+        if (n_dims > TP_MAX_RANK) return fail(r, TP_ERR_PARSE, "tensor rank above 8");
+        for (uint32_t d = 0; d < n_dims; d++) {
+            if (!u64le(r, &dims[d])) return false;
+            if (dims[d] > (uint64_t)INT64_MAX || !tp_mul_u64(elems, dims[d], &elems))
+                return fail(r, TP_ERR_OVERFLOW, "tensor element count overflows");
+        }
+        if (!u32le(r, &type) || !u64le(r, &offset)) return false;
+        int dt = ggml_type(type);
+        if (dt < 0) {
+            char msg[NAME_CAP + 64];
+            snprintf(msg, sizeof msg, "tensor '%s' has ggml type %u, unknown here", name,
+                     (unsigned)type);
+            return fail(r, TP_ERR_UNSUPPORTED, msg);
+        }
+        uint64_t bytes;
+        tp_error e2;
+        if (tp_dtype_bytes((tp_dtype)dt, elems, &bytes, &e2) != TP_OK) {
+            char msg[NAME_CAP + TP_ERROR_MSG_CAP + 16];
+            snprintf(msg, sizeof msg, "tensor '%s': %s", name, e2.msg);
+            return fail(r, e2.status, msg);
+        }
+        if (!tp_add_u64(c->weight_bytes, bytes, &c->weight_bytes))
+            return fail(r, TP_ERR_OVERFLOW, "total tensor bytes overflow");
+        if (reg) {
+            tp_weight_desc d;
+            memset(&d, 0, sizeof d);
+            d.name = name;
+            d.rank = (int32_t)n_dims;
+            /* GGUF lists dims innermost first; the registry keeps row-major order */
+            for (uint32_t k = 0; k < n_dims; k++)
+                d.dims[k] = (int64_t)dims[n_dims - 1 - k];
+            d.dtype = (tp_dtype)dt;
+            d.bytes = bytes;
+            tp_error e3;
+            tp_status s = tp_registry_add(reg, &d, NULL, &e3);
+            if (s != TP_OK) return fail(r, s, e3.msg);
+        }
+    }
+    return true;
+}
+
+tp_status tp_gguf_read_llm(const char *path, tp_registry *reg, tp_llm_config *out, tp_error *err) {
+    if (!path || !out) return tp_error_set(err, TP_ERR_INVALID, "gguf: NULL argument");
+    memset(out, 0, sizeof *out);
+    FILE *f = fopen(path, "rb");
+    if (!f) return tp_error_set(err, TP_ERR_IO, "gguf: cannot open %s", path);
+    reader r = {f, path, 0, 0, err, TP_OK};
+    if (fseeko(f, 0, SEEK_END) == 0) {
+        off_t sz = ftello(f);
+        r.size = sz > 0 ? (uint64_t)sz : 0;
+    }
+    rewind(f);
+    tp_llm_config c;
+    memset(&c, 0, sizeof c);
+    kv_seen *seen = NULL;
+    size_t n_seen = 0, cap_seen = 0;
+    uint32_t magic = 0, version = 0;
+    uint64_t n_tensors = 0, n_kv = 0;
+    if (!u32le(&r, &magic)) goto done;
+    if (magic != GGUF_MAGIC) {
+        r.pos = 0;
+        fail(&r, TP_ERR_PARSE, "not a GGUF file (bad magic)");
+        goto done;
+    }
+    if (!u32le(&r, &version)) goto done;
+    if (version != 2 && version != 3) {
+        fail(&r, TP_ERR_PARSE, "unsupported GGUF version (2 and 3 are read)");
+        goto done;
+    }
+    if (!u64le(&r, &n_tensors) || !u64le(&r, &n_kv)) goto done;
+    /* every key/value takes at least 12 bytes, every tensor info at least 24 */
+    if (n_kv > r.size / 12 || n_tensors > r.size / 24) {
+        fail(&r, TP_ERR_PARSE, "counts larger than the file can hold");
+        goto done;
+    }
+    if (!read_metadata(&r, n_kv, &c, reg ? tp_registry_allocator(reg) : NULL, &seen, &n_seen,
+                       &cap_seen))
+        goto done;
+    apply_arch_keys(&c, seen, n_seen);
+    if (!read_tensors(&r, n_tensors, reg, &c)) goto done;
+    c.n_tensors = n_tensors;
+    c.gguf_version = version;
+    if (c.n_head_kv == 0) c.n_head_kv = c.n_head;
+    if (c.head_dim_k == 0 && c.n_head) c.head_dim_k = c.n_embd / c.n_head;
+    if (c.head_dim_v == 0) c.head_dim_v = c.head_dim_k;
+    if (!c.arch[0] || !c.n_layer || !c.n_embd || !c.n_head) {
+        r.st = tp_error_set(err, TP_ERR_INVALID,
+                            "gguf: %s: not a decoder LLM the estimate understands (architecture "
+                            "'%s', block_count %llu, embedding_length %llu, head_count %llu)",
+                            path, c.arch, (unsigned long long)c.n_layer,
+                            (unsigned long long)c.n_embd, (unsigned long long)c.n_head);
+        goto done;
+    }
+    *out = c;
+done:
+    tp_mem_free(reg ? tp_registry_allocator(reg) : NULL, seen, cap_seen * sizeof *seen);
+    fclose(f);
+    return r.st;
+}
