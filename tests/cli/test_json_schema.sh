@@ -1,0 +1,291 @@
+#!/usr/bin/env bash
+# Every subcommand's --json output validates against its JSON Schema
+# (docs/schema/<command>.schema.json, draft 2020-12; conventions in docs/json.md).
+#
+# The subcommands are read from `tensorplan --help`, so a new subcommand is
+# checked as soon as it exists: it needs a schema file (else FAIL) and is run
+# with the cases below, or with `<command> --json` when it has none. Each run's
+# stdout must be one JSON document that passes its schema and a few invariants
+# (plan: slots inside the arena, arena >= lower bound; estimate: peak = sum of the
+# parts; ...). Calibration runs use a temporary $XDG_CACHE_HOME and --quick.
+#
+# Needs /usr/bin/python3 with jsonschema (Debian python3-jsonschema).
+# usage: test_json_schema.sh /path/to/tensorplan
+set -u
+TP="${1:?usage: $0 /path/to/tensorplan}"
+PY=/usr/bin/python3
+SCHEMAS=docs/schema
+C=fuzz/corpus/onnx
+fails=0
+pass=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export XDG_CACHE_HOME="$tmp/cache"
+unset TENSORPLAN_DEVICES TENSORPLAN_DENY_DEVICES TENSORPLAN_PREFER_DEVICES
+
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() {
+    fails=$((fails + 1))
+    echo "FAIL $1"
+    if [ -n "${2:-}" ]; then printf '%s\n' "$2" | sed 's/^/  /'; fi
+}
+
+if ! "$PY" -c "import jsonschema" 2>/dev/null; then
+    echo "FAIL: $PY cannot import jsonschema (apt-get install python3-jsonschema; scripts/deps.sh)"
+    exit 1
+fi
+
+# The validator: validate.py SCHEMA_DIR MANIFEST, one line per run:
+# COMMAND<TAB>LABEL<TAB>JSON_FILE. Prints "ok"/"FAIL" lines; exit status = failures.
+cat >"$tmp/validate.py" <<'PYEOF'
+import copy, json, os, sys, warnings
+import jsonschema
+
+warnings.simplefilter("ignore", DeprecationWarning)
+schema_dir = os.path.abspath(sys.argv[1])
+
+
+def uri(name):
+    return "file://" + os.path.join(schema_dir, name)
+
+
+store = {}
+for n in sorted(os.listdir(schema_dir)):
+    if n.endswith(".schema.json"):
+        with open(os.path.join(schema_dir, n), encoding="utf-8") as f:
+            s = json.load(f)
+        jsonschema.Draft202012Validator.check_schema(s)
+        store[uri(n)] = s
+
+
+def validate(cmd, doc):
+    """The schema errors and broken invariants of one document."""
+    errors = []
+    schema = store[uri(cmd + ".schema.json")]
+    want = "tensorplan.%s/1" % cmd
+    if schema.get("properties", {}).get("schema", {}).get("const") != want:
+        errors.append("schema file: properties.schema.const is not %r" % want)
+    resolver = jsonschema.RefResolver(base_uri=uri(cmd + ".schema.json"), referrer=schema, store=store)
+    v = jsonschema.Draft202012Validator(schema, resolver=resolver)
+    for e in sorted(v.iter_errors(doc), key=lambda e: [str(p) for p in e.absolute_path]):
+        path = "/".join(str(p) for p in e.absolute_path) or "(top)"
+        errors.append("%s: %s" % (path, e.message[:300]))
+    invariants(cmd, doc, errors)
+    return errors
+
+
+def invariants(cmd, doc, errors):
+    def check(cond, what):
+        if not cond:
+            errors.append("invariant: " + what)
+
+    # A few invariants over real values (only where the schema passed for those keys).
+    try:
+        if isinstance(doc, dict) and list(doc)[:2] != ["schema", "tensorplan_version"] and not errors:
+            errors.append("the header keys must come first: %s" % list(doc)[:2])
+        if cmd == "plan":
+            a, lb = doc["arena_bytes"], doc["lower_bound_bytes"]
+            check(a >= lb, "arena %d >= lower bound %d" % (a, lb))
+            check(doc["saved_bytes"] == max(0, doc["unshared_bytes"] - a), "saved = unshared - arena")
+            offs = [s["offset"] for s in doc["slots"]]
+            check(offs == sorted(offs), "slots sorted by offset")
+            for s in doc["slots"]:
+                check(s["offset"] + s["size"] <= a, "slot %s ends inside the arena" % s["name"])
+                check(s["birth"] <= s["death"], "slot %s: birth <= death" % s["name"])
+                check(s["view"] or s["inplace"] or s["root"] == s["node"],
+                      "slot %s that is neither a view nor in place is its own root" % s["name"])
+        elif cmd == "estimate":
+            check(doc["peak_bytes"] == doc["weights_bytes"] + doc["activations_bytes"] + doc["inputs_bytes"],
+                  "peak = weights + activations + inputs")
+            peak = doc["moe"]["peak_with_offload_bytes"] if "moe" in doc else doc["peak_bytes"]
+            check(doc["fits"] == (peak <= doc["budget_bytes"]), "fits == (peak <= budget)")
+            if not doc["fits"]:
+                check(doc["deficit_bytes"] == peak - doc["budget_bytes"], "deficit = peak - budget")
+        elif cmd == "fit":
+            if doc["fits"]:
+                check(doc["peak_bytes"] <= doc["budget_bytes"], "peak at value <= budget")
+                check(doc["min"] <= doc["value"] <= doc["max"], "min <= value <= max")
+                check(doc["peak_bytes"] == doc["weights_bytes"] + doc["activations_bytes"] + doc["inputs_bytes"],
+                      "peak = weights + activations + inputs")
+            check(doc["next_value"] == doc["value"] + 1 or not doc["fits"], "next_value = value + 1")
+            if isinstance(doc["next_peak_bytes"], int) and not doc["at_max"]:
+                check(doc["next_peak_bytes"] > doc["budget_bytes"], "next value does not fit")
+        elif cmd == "inspect":
+            check(sum(doc["ops"].values()) == doc["n_nodes_total"], "op histogram sums to n_nodes_total")
+            check(len(doc["nodes"]) == doc["n_nodes"], "nodes[] has n_nodes entries")
+            if doc["shapes_inferred"]:
+                for n in doc["nodes"]:
+                    for o in n["outputs"]:
+                        check(o["name"] == "" or o["shape"] is not None, "output %s has a shape" % o["name"])
+        elif cmd == "profile":
+            parts = doc["round_trip_ns"] + doc["nodes_ns"] + doc["readback_ns"] + doc["sync_ns"]
+            check(abs(doc["total_ns"] - parts) <= 1e-6 * max(1.0, parts), "total_ns = sum of the parts")
+            if "nodes" in doc:
+                n = len(doc["nodes"])
+                check(all(h < n for h in doc["hotspots"]), "hotspots are node indices")
+                check([x["node"] for x in doc["nodes"]] == list(range(n)), "nodes in step order")
+                check(sum(x["flops"] for x in doc["nodes"]) == doc["flops"], "flops = sum over nodes")
+        elif cmd == "cost":
+            ok = [d for d in doc["devices"] if d["available"]]
+            if "choice" in doc:
+                check(doc["choice"] in [d["model"]["name"] for d in ok], "choice is an available device")
+            for d in ok:
+                parts = d["round_trip_ns"] + d["nodes_ns"] + d["readback_ns"] + d["sync_ns"]
+                check(abs(d["total_ns"] - parts) <= 1e-6 * max(1.0, parts), "%s: total = parts" % d["request"])
+        elif cmd == "calibrate":
+            check(doc["cpu"]["source"] == "measured", "cpu model is measured")
+            check((doc["cuda"] is None) == (doc["cuda_status"] != "ok"), "cuda null unless status ok")
+    except (KeyError, TypeError, IndexError, AttributeError) as e:
+        if not errors:
+            errors.append("invariant check crashed on %r" % (e,))
+
+
+fails = 0
+first = {}
+with open(sys.argv[2], encoding="utf-8") as man:
+    for line in man:
+        cmd, label, path = line.rstrip("\n").split("\t")
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        try:
+            doc = json.loads(text)
+        except ValueError as e:
+            errors = ["not one JSON document: %s; output starts: %r" % (e, text[:120])]
+        else:
+            errors = validate(cmd, doc)
+            first.setdefault(cmd, doc)
+        if errors:
+            fails += 1
+            print("FAIL " + label)
+            for e in errors[:12]:
+                print("  " + e)
+            if len(errors) > 12:
+                print("  ... and %d more" % (len(errors) - 12))
+        else:
+            print("ok   " + label)
+
+# The schemas can fail: broken copies of a real plan document (given the header
+# if it lacks one, so that this runs whatever the state of the header) are rejected.
+if "plan" in first:
+    base = {"schema": "tensorplan.plan/1", "tensorplan_version": "0.0.0"}
+    base.update(first["plan"])
+    broken = []
+    d = copy.deepcopy(base); d["arena_bytes"] = "229.2 MiB"; broken.append(("bytes as a string", d))
+    d = copy.deepcopy(base); d["undocumented"] = 1; broken.append(("an undocumented key", d))
+    d = copy.deepcopy(base); del d["slots"][0]["offset"]; broken.append(("a slot without offset", d))
+    d = copy.deepcopy(base); d["schema"] = "tensorplan.plan/2"; broken.append(("another major version", d))
+    d = copy.deepcopy(base); d["slots"][0]["offset"] = d["arena_bytes"]; broken.append(("a slot past the arena", d))
+    d = copy.deepcopy(base); del d["tensorplan_version"]; broken.append(("no tensorplan_version", d))
+    if validate("plan", base):
+        print("note: the plan document fails even with a header; mutation checks skipped")
+    for what, d in broken:
+        if validate("plan", d):
+            print("ok   a plan document with %s is rejected" % what)
+        else:
+            fails += 1
+            print("FAIL a plan document with %s is accepted" % what)
+sys.exit(min(fails, 100))
+PYEOF
+
+# The subcommands, from the top-level help.
+mapfile -t cmds < <("$TP" --help 2>&1 | awk '/^commands:/{on=1; next} on && /^  [a-z]/{print $1} on && /^$/{on=0}')
+if [ "${#cmds[@]}" -lt 2 ]; then
+    bad "list the subcommands from '$TP --help'" "got: ${cmds[*]:-nothing}"
+    echo "$pass passed, $fails failed"
+    exit 1
+fi
+ok "subcommands: ${cmds[*]}"
+
+has_cmd() { printf '%s\n' "${cmds[@]}" | grep -qx "$1"; }
+
+# Every schema file but common describes an existing subcommand (warn only: a
+# schema may land before its command).
+for f in "$SCHEMAS"/*.schema.json; do
+    n=$(basename "$f" .schema.json)
+    [ "$n" = common ] && continue
+    has_cmd "$n" || echo "note: $f has no subcommand '$n' (yet)"
+done
+
+n_case=0
+# case CMD WANT_RC(S, e.g. 0 or 0|3) ARGS...: run, validate stdout against CMD's schema.
+case_() {
+    local cmd=$1 want=$2
+    shift 2
+    n_case=$((n_case + 1))
+    local out="$tmp/out.$n_case.json" err="$tmp/err.$n_case"
+    "$TP" "$@" >"$out" 2>"$err"
+    local rc=$?
+    local label="$cmd: tensorplan $*"
+    if ! [[ "|$want|" == *"|$rc|"* ]]; then
+        bad "$label" "exit $rc, want $want; stderr: $(head -c 400 "$err")"
+        return
+    fi
+    if [ ! -f "$SCHEMAS/$cmd.schema.json" ]; then
+        bad "$label" "no schema file $SCHEMAS/$cmd.schema.json (every subcommand needs one)"
+        return
+    fi
+    printf '%s\t%s\t%s\n' "$cmd" "$label (exit $rc)" "$out" >>"$tmp/manifest"
+}
+
+for cmd in "${cmds[@]}"; do
+    case "$cmd" in
+    plan)
+        case_ plan 0 plan --demo --json
+        case_ plan 0 plan --demo --dim seq=64 --no-inplace --pin-outputs --json
+        case_ plan 0 plan --demo --no-reuse --align 256 --json
+        ;;
+    estimate)
+        case_ estimate 0 estimate --demo --budget 1GiB --json
+        case_ estimate 3 estimate --demo --budget 100MiB --json
+        case_ estimate 0 estimate --demo --moe 8,2,10MiB,2 --budget 200MiB --json
+        case_ estimate "0|3" estimate --demo --dim seq=256 --json # default budget: this machine
+        ;;
+    fit)
+        case_ fit 0 fit --demo --dim seq --budget 1GiB --json
+        case_ fit 3 fit --demo --dim seq --budget 100MiB --json
+        case_ fit 0 fit --demo --dim batch --dim seq=64 --budget 100TiB --max 100 --json
+        ;;
+    inspect)
+        case_ inspect 0 inspect $C/test_basic_conv_with_padding.onnx --json
+        case_ inspect 0 inspect $C/test_if.onnx --json
+        case_ inspect 0 inspect $C/test_loop11.onnx --json
+        case_ inspect 0 inspect $C/test_basic_conv_with_padding.onnx --no-shapes --json
+        ;;
+    profile)
+        case_ profile 0 profile --demo --device h100-sxm --json
+        case_ profile 0 profile --demo --dim seq=64 --device rpi5 --top 3 --summary --json
+        case_ profile 0 profile --demo --device cpu --quick --json
+        ;;
+    cost)
+        case_ cost 0 cost --demo --devices h100-sxm,l4,rpi5 --json
+        case_ cost 0 cost --demo --devices cpu,cuda,cpu-default --quick --json
+        case_ cost "0|1" cost --demo --devices cuda --json # 1 without a GPU
+        ;;
+    calibrate)
+        case_ calibrate 0 calibrate --quick --no-cuda --json # measures (temp cache)
+        case_ calibrate 0 calibrate --quick --json           # from the cache
+        ;;
+    version)
+        case_ version 0 version --json
+        ;;
+    *)
+        # A subcommand this test does not know yet: its plain --json run.
+        case_ "$cmd" "0|3" "$cmd" --json
+        ;;
+    esac
+done
+
+# Validate everything in one python run (starting it costs ~1 s).
+if [ -s "$tmp/manifest" ]; then
+    "$PY" "$tmp/validate.py" "$SCHEMAS" "$tmp/manifest" >"$tmp/report" 2>&1
+    vrc=$?
+    cat "$tmp/report"
+    pass=$((pass + $(grep -c '^ok ' "$tmp/report")))
+    fails=$((fails + $(grep -c '^FAIL ' "$tmp/report")))
+    if [ "$vrc" -ne 0 ] && ! grep -q '^FAIL ' "$tmp/report"; then
+        bad "the validator crashed (exit $vrc)"
+    fi
+fi
+
+echo "$pass passed, $fails failed"
+[ "$fails" -eq 0 ]
