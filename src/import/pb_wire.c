@@ -45,7 +45,7 @@ tp_status tp__pb_varint_slow(tp_pb *r, uint64_t *out, tp_error *err) {
                          "varint at offset %" PRIu64 " is longer than 10 bytes", start);
 }
 
-tp_status tp__pb_tag(tp_pb *r, uint32_t *field, uint32_t *wire, tp_error *err) {
+tp_status tp__pb_tag_slow(tp_pb *r, uint32_t *field, uint32_t *wire, tp_error *err) {
     uint64_t at = r->pos, key;
     tp_status s = tp__pb_varint(r, &key, err);
     if (s != TP_OK) return s;
@@ -64,7 +64,7 @@ tp_status tp__pb_tag(tp_pb *r, uint32_t *field, uint32_t *wire, tp_error *err) {
     return TP_OK;
 }
 
-tp_status tp__pb_len(tp_pb *r, tp_pb *sub, tp_error *err) {
+tp_status tp__pb_len_slow(tp_pb *r, tp_pb *sub, tp_error *err) {
     uint64_t at = r->pos, len;
     tp_status s = tp__pb_varint(r, &len, err);
     if (s != TP_OK) return s;

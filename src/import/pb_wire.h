@@ -52,12 +52,39 @@ static inline tp_status tp__pb_varint(tp_pb *r, uint64_t *out, tp_error *err) {
     return tp__pb_varint_slow(r, out, err);
 }
 
+/* Slow paths of tp__pb_tag / tp__pb_len (multi-byte keys, errors). */
+tp_status tp__pb_tag_slow(tp_pb *r, uint32_t *field, uint32_t *wire, tp_error *err);
+tp_status tp__pb_len_slow(tp_pb *r, tp_pb *sub, tp_error *err);
+
 /* Read a field key. *field >= 1 (0 and > 2^29-1 are errors), *wire in {0,1,2,5}. */
-tp_status tp__pb_tag(tp_pb *r, uint32_t *field, uint32_t *wire, tp_error *err);
+static inline tp_status tp__pb_tag(tp_pb *r, uint32_t *field, uint32_t *wire, tp_error *err) {
+    if (r->pos < r->end) {
+        uint32_t b = r->base[r->pos], w = b & 7;
+        if (b < 0x80 && b >= 8 && (w == 0 || w == 1 || w == 2 || w == 5)) {
+            r->pos++;
+            *field = b >> 3;
+            *wire = w;
+            return TP_OK;
+        }
+    }
+    return tp__pb_tag_slow(r, field, wire, err);
+}
 
 /* Read a length prefix and return the sub-range as its own reader; r moves past
  * it. Errors when the length runs past r->end. */
-tp_status tp__pb_len(tp_pb *r, tp_pb *sub, tp_error *err);
+static inline tp_status tp__pb_len(tp_pb *r, tp_pb *sub, tp_error *err) {
+    if (r->pos < r->end) {
+        uint64_t len = r->base[r->pos];
+        if (len < 0x80 && len < r->end - r->pos) {
+            sub->base = r->base;
+            sub->pos = r->pos + 1;
+            sub->end = sub->pos + len;
+            r->pos = sub->end;
+            return TP_OK;
+        }
+    }
+    return tp__pb_len_slow(r, sub, err);
+}
 
 tp_status tp__pb_fixed32(tp_pb *r, uint32_t *out, tp_error *err);
 tp_status tp__pb_fixed64(tp_pb *r, uint64_t *out, tp_error *err);
