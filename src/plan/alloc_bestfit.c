@@ -147,7 +147,19 @@ static tp_status run_order(bf_ctx *c, const size_t *order, size_t n_order, bool 
             c->spans[h].lo = c->off[j];
             c->spans[h].hi = c->off[j] + tp__alloc_psize(&bufs[j]);
         }
-        if (nh > 1) qsort(c->spans, nh, sizeof *c->spans, cmp_span);
+        if (nh > 32) {
+            qsort(c->spans, nh, sizeof *c->spans, cmp_span);
+        } else {
+            for (size_t h = 1; h < nh; h++) { /* insertion sort: k is small on graphs */
+                span v = c->spans[h];
+                size_t j = h;
+                while (j > 0 && c->spans[j - 1].lo > v.lo) {
+                    c->spans[j] = c->spans[j - 1];
+                    j--;
+                }
+                c->spans[j] = v;
+            }
+        }
         uint64_t cur = 0, best_off = 0, best_gap = UINT64_MAX;
         bool found = false;
         for (size_t h = 0; h < nh; h++) {
@@ -188,13 +200,101 @@ static tp_status run_order(bf_ctx *c, const size_t *order, size_t n_order, bool 
     return TP_OK;
 }
 
-enum { ORD_SIZE, ORD_AREA, ORD_LENGTH, ORD_START, ORD_CONFLICT_SIZE, ORD_COUNT };
+/* Orders: size, breadth (the most crowded step of the lifetime; "greedy by breadth"),
+ * start time, lifetime length, area. Above LARGE_N buffers only the first three run. */
+enum { ORD_SIZE, ORD_BREADTH, ORD_START, ORD_LENGTH, ORD_AREA, ORD_COUNT };
+#define LARGE_N 20000u
 
 static uint64_t length_of(const tp_buffer *b) {
     return (uint64_t)(b->death - b->birth) + 1;
 }
 
-static void make_keys(const tp_buffer *bufs, const size_t *items, size_t m, int ord, sort_key *k) {
+static int cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static size_t time_index(const int64_t *t, size_t nt, int64_t v) { /* first t[i] >= v */
+    size_t lo = 0, hi = nt;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t[mid] < v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* breadth[i] = the largest sum of live placement sizes at any step of buffer i's lifetime
+ * (saturating). Falls back to the buffer's own size when the sums pass 2^64. */
+static tp_status compute_breadth(const tp_buffer *bufs, size_t n, const tp_allocator *alloc,
+                                 uint64_t *breadth, tp_error *err) {
+    uint64_t all = 0;
+    bool sat = false;
+    for (size_t i = 0; i < n; i++)
+        if (!tp_add_u64(all, tp__alloc_psize(&bufs[i]), &all)) sat = true;
+    if (sat) {
+        for (size_t i = 0; i < n; i++)
+            breadth[i] = tp__alloc_psize(&bufs[i]);
+        return TP_OK;
+    }
+    size_t nt = 0, leaves = 1;
+    int64_t *t = tp_mem_alloc(alloc, 2 * n * sizeof *t);
+    uint64_t *tree = NULL;
+    if (!t) goto nomem;
+    for (size_t i = 0; i < n; i++) {
+        t[nt++] = bufs[i].birth;
+        if (bufs[i].death < INT64_MAX) t[nt++] = bufs[i].death + 1;
+    }
+    qsort(t, nt, sizeof *t, cmp_i64);
+    size_t u = 0;
+    for (size_t i = 0; i < nt; i++)
+        if (u == 0 || t[i] != t[u - 1]) t[u++] = t[i];
+    nt = u;
+    while (leaves < nt + 1)
+        leaves <<= 1;
+    tree = tp_mem_calloc(alloc, 2 * leaves, sizeof *tree);
+    if (!tree) goto nomem;
+    /* difference array in the leaves (wrapping is exact: no prefix passes `all`) */
+    for (size_t i = 0; i < n; i++) {
+        uint64_t ps = tp__alloc_psize(&bufs[i]);
+        tree[leaves + time_index(t, nt, bufs[i].birth)] += ps;
+        if (bufs[i].death < INT64_MAX) tree[leaves + time_index(t, nt, bufs[i].death + 1)] -= ps;
+    }
+    for (size_t i = 1; i < leaves; i++)
+        tree[leaves + i] += tree[leaves + i - 1];
+    for (size_t i = leaves - 1; i >= 1; i--)
+        tree[i] = tree[2 * i] > tree[2 * i + 1] ? tree[2 * i] : tree[2 * i + 1];
+    for (size_t i = 0; i < n; i++) {
+        size_t lo = leaves + time_index(t, nt, bufs[i].birth);
+        size_t hi = bufs[i].death < INT64_MAX ? time_index(t, nt, bufs[i].death + 1) - 1 : nt - 1;
+        hi += leaves + 1; /* half-open */
+        uint64_t best = 0;
+        while (lo < hi) {
+            if (lo & 1) {
+                if (tree[lo] > best) best = tree[lo];
+                lo++;
+            }
+            if (hi & 1) {
+                hi--;
+                if (tree[hi] > best) best = tree[hi];
+            }
+            lo >>= 1;
+            hi >>= 1;
+        }
+        breadth[i] = best;
+    }
+    tp_mem_free(alloc, t, 2 * n * sizeof *t);
+    tp_mem_free(alloc, tree, 2 * leaves * sizeof *tree);
+    return TP_OK;
+nomem:
+    tp_mem_free(alloc, t, 2 * n * sizeof *t);
+    return tp_error_set(err, TP_ERR_NOMEM, "bestfit: out of memory for %zu buffers", n);
+}
+
+static void make_keys(const tp_buffer *bufs, const uint64_t *breadth, const size_t *items, size_t m,
+                      int ord, sort_key *k) {
     for (size_t t = 0; t < m; t++) {
         const tp_buffer *b = &bufs[items[t]];
         uint64_t sz = tp__alloc_psize(b), len = length_of(b);
@@ -216,9 +316,13 @@ static void make_keys(const tp_buffer *bufs, const size_t *items, size_t m, int 
             k[t].k1 = UINT64_MAX - (uint64_t)b->birth;
             k[t].k2 = sz;
             break;
-        default: /* largest first, long-lived before short among similar sizes */
-            k[t].k1 = sz >> 4;
-            k[t].k2 = tp_sat_mul_u64(sz, len);
+        case ORD_BREADTH: /* most crowded lifetime first, then largest */
+            k[t].k1 = breadth[items[t]];
+            k[t].k2 = sz;
+            break;
+        default:
+            k[t].k1 = sz;
+            k[t].k2 = len;
             break;
         }
     }
@@ -246,6 +350,7 @@ tp_status tp__alloc_bestfit_ex(const tp_buffer *bufs, size_t n, const tp_alloc_o
     size_t m = 0;
     size_t *items = NULL, *order = NULL;
     sort_key *keys = NULL;
+    uint64_t *breadth = NULL;
     c.by_birth = tp_mem_alloc(alloc, n * sizeof *c.by_birth);
     c.pos = tp_mem_alloc(alloc, n * sizeof *c.pos);
     c.tree = tp_mem_alloc(alloc, 2 * c.leaves * sizeof *c.tree);
@@ -255,8 +360,9 @@ tp_status tp__alloc_bestfit_ex(const tp_buffer *bufs, size_t n, const tp_alloc_o
     items = tp_mem_alloc(alloc, n * sizeof *items);
     order = tp_mem_alloc(alloc, n * sizeof *order);
     keys = tp_mem_alloc(alloc, n * sizeof *keys);
-    if (!c.by_birth || !c.pos || !c.tree || !c.hits || !c.spans || !c.off || !items || !order ||
-        !keys) {
+    breadth = tp_mem_alloc(alloc, n * sizeof *breadth);
+    if (!breadth || !c.by_birth || !c.pos || !c.tree || !c.hits || !c.spans || !c.off || !items ||
+        !order || !keys) {
         st = tp_error_set(err, TP_ERR_NOMEM, "bestfit: out of memory for %zu buffers", n);
         goto done;
     }
@@ -273,10 +379,13 @@ tp_status tp__alloc_bestfit_ex(const tp_buffer *bufs, size_t n, const tp_alloc_o
     for (size_t i = 0; i < n; i++)
         if (bufs[i].fixed_offset < 0 && tp__alloc_psize(&bufs[i]) > 0) items[m++] = i;
 
+    st = compute_breadth(bufs, n, alloc, breadth, err);
+    if (st != TP_OK) goto done;
     uint64_t best = UINT64_MAX;
     bool have = false;
-    for (int ord = 0; ord < ORD_COUNT; ord++) {
-        make_keys(bufs, items, m, ord, keys);
+    int n_orders = m > LARGE_N ? ORD_LENGTH : ORD_COUNT;
+    for (int ord = 0; ord < n_orders; ord++) {
+        make_keys(bufs, breadth, items, m, ord, keys);
         for (size_t t = 0; t < m; t++)
             order[t] = keys[t].idx;
         for (int rule = 0; rule < 2; rule++) {
@@ -311,6 +420,7 @@ done:
     tp_mem_free(alloc, items, n * sizeof *items);
     tp_mem_free(alloc, order, n * sizeof *order);
     tp_mem_free(alloc, keys, n * sizeof *keys);
+    tp_mem_free(alloc, breadth, n * sizeof *breadth);
     return st;
 }
 

@@ -13,7 +13,7 @@
 
 /* ---- best-fit heuristics (alloc_bestfit.c) ---- */
 typedef struct tp_bestfit_info {
-    int order;     /* index of the order that won (0 size, 1 area, 2 length, 3 start, 4 mixed) */
+    int order;     /* order that won: 0 size, 1 breadth, 2 start, 3 length, 4 area */
     bool best_fit; /* true: best-fit gap rule won; false: first-fit */
 } tp_bestfit_info;
 

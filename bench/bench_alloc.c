@@ -1,0 +1,218 @@
+/* bench_alloc — arena placement quality and speed.
+ *
+ *   bench_alloc [DIR] [--time-limit SEC] [--skip-synthetic] [--skip-minimalloc]
+ *
+ * DIR holds the MiniMalloc "challenging" instances (default:
+ * TP_SOURCE_DIR/../shared/benchmarks/minimalloc). For each instance and algorithm it prints
+ * the arena, arena / lower bound, whether the answer is proven optimal, wall and CPU time,
+ * and the planner's own peak heap use (a counting allocator passed to tp_alloc_plan).
+ * Then the same for synthetic graph-like buffer sets of 10,000 and 100,000 buffers (short
+ * lifetimes, many small buffers, a few large ones, some skip connections). Every plan is
+ * checked with tp_alloc_verify. Figures only; no pass/fail.
+ */
+#include <dirent.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "tensorplan.h"
+
+typedef struct counting {
+    tp_allocator hook;
+    size_t live, peak;
+} counting;
+
+static void *c_alloc(void *ctx, size_t size) {
+    counting *c = ctx;
+    void *p = malloc(size ? size : 1);
+    if (p) {
+        c->live += size;
+        if (c->live > c->peak) c->peak = c->live;
+    }
+    return p;
+}
+static void *c_realloc(void *ctx, void *ptr, size_t old_size, size_t new_size) {
+    counting *c = ctx;
+    void *p = realloc(ptr, new_size ? new_size : 1);
+    if (p) {
+        c->live = c->live - old_size + new_size;
+        if (c->live > c->peak) c->peak = c->live;
+    }
+    return p;
+}
+static void c_free(void *ctx, void *ptr, size_t size) {
+    counting *c = ctx;
+    if (!ptr) return;
+    c->live -= size;
+    free(ptr);
+}
+
+static double now_s(clockid_t id) {
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static uint64_t rng_state = 0x853C49E6748FEA9Bu;
+static uint64_t rnd(void) { /* xorshift64* */
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return rng_state * 0x2545F4914F6CDD1Du;
+}
+static double rnd01(void) {
+    return (double)(rnd() >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* Graph-like buffer set: one output per step, mostly consumed at the next few steps. */
+static tp_buffer *graph_like(size_t n, uint64_t seed) {
+    rng_state = seed * 0x9E3779B97F4A7C15u + 1;
+    tp_buffer *b = calloc(n, sizeof *b);
+    if (!b) return NULL;
+    for (size_t i = 0; i < n; i++) {
+        double u = rnd01(), v = rnd01();
+        uint64_t size;
+        if (u < 0.02)
+            size = (uint64_t)(1048576.0 * (1.0 + 15.0 * v)); /* a few large: 1-16 MiB */
+        else if (u < 0.20)
+            size = (uint64_t)(65536.0 * (1.0 + 15.0 * v)); /* medium: 64 KiB - 1 MiB */
+        else
+            size = 256 + (uint64_t)(65280.0 * v * v); /* many small */
+        double w = rnd01();
+        int64_t len;
+        if (w < 0.70)
+            len = 1;
+        else if (w < 0.90)
+            len = 2 + (int64_t)(rnd() % 3);
+        else if (w < 0.98)
+            len = 5 + (int64_t)(rnd() % 26);
+        else
+            len = 100 + (int64_t)(rnd() % 1900); /* skip connections, caches */
+        b[i].size = size;
+        b[i].birth = (int64_t)i;
+        b[i].death = (int64_t)i + len;
+        b[i].fixed_offset = -1;
+        b[i].id = (int64_t)i;
+    }
+    return b;
+}
+
+static int load_csv(const char *path, tp_buffer **b, size_t *n) {
+    tp_error err;
+    if (tp_csv_load_buffers(path, NULL, b, n, &err) != TP_OK) {
+        fprintf(stderr, "bench_alloc: %s\n", err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+static void run_one(const char *name, const tp_buffer *b, size_t n, tp_alloc_algo algo,
+                    uint64_t alignment, double limit) {
+    counting c = {{c_alloc, c_realloc, c_free, NULL}, 0, 0};
+    c.hook.ctx = &c;
+    tp_alloc_options o;
+    tp_alloc_options_default(&o);
+    o.algo = algo;
+    o.alignment = alignment;
+    o.time_limit_s = limit;
+    uint64_t *off = malloc((n ? n : 1) * sizeof *off);
+    tp_alloc_result r;
+    memset(&r, 0, sizeof r);
+    tp_error err;
+    double w0 = now_s(CLOCK_MONOTONIC), c0 = now_s(CLOCK_PROCESS_CPUTIME_ID);
+    tp_status st = tp_alloc_plan(b, n, &o, &c.hook, off, &r, &err);
+    double wall = now_s(CLOCK_MONOTONIC) - w0, cpu = now_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+    if (st != TP_OK) {
+        printf("| %-9s | %7zu | %-7s | error: %s |\n", name, n, tp_alloc_algo_name(algo), err.msg);
+        free(off);
+        return;
+    }
+    tp_status v = tp_alloc_verify(b, n, off, alignment, r.arena_bytes, NULL, &err);
+    printf("| %-9s | %7zu | %-7s | %12" PRIu64 " | %12" PRIu64 " | %7.4f | %-3s | %7.3f | %7.3f "
+           "| %8.1f | %s |\n",
+           name, n, tp_alloc_algo_name(algo), r.arena_bytes, r.lower_bound_bytes,
+           r.lower_bound_bytes ? (double)r.arena_bytes / (double)r.lower_bound_bytes : 1.0,
+           r.optimal ? "yes" : "no", wall, cpu, (double)c.peak / 1024.0,
+           v == TP_OK ? "ok" : err.msg);
+    fflush(stdout);
+    free(off);
+}
+
+static void header(void) {
+    printf(
+        "| instance  | buffers | algo    |        arena |  lower bound | arena/LB | opt | wall s "
+        "|  cpu s  | peak KiB | verify |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
+}
+
+static int cmp_str(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int main(int argc, char **argv) {
+    const char *dir = TP_SOURCE_DIR "/../shared/benchmarks/minimalloc";
+    double limit = 1.0;
+    int skip_syn = 0, skip_mm = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--time-limit") == 0 && i + 1 < argc)
+            limit = atof(argv[++i]);
+        else if (strcmp(argv[i], "--skip-synthetic") == 0)
+            skip_syn = 1;
+        else if (strcmp(argv[i], "--skip-minimalloc") == 0)
+            skip_mm = 1;
+        else
+            dir = argv[i];
+    }
+    printf("# bench_alloc: exact/auto time limit %.2f s; times are wall and process CPU\n", limit);
+    header();
+    if (!skip_mm) {
+        DIR *d = opendir(dir);
+        if (!d) {
+            fprintf(stderr, "bench_alloc: cannot open %s (pass the instance folder)\n", dir);
+        } else {
+            char *names[256];
+            size_t nn = 0;
+            struct dirent *e;
+            while ((e = readdir(d)) && nn < 256) {
+                size_t l = strlen(e->d_name);
+                if (l > 4 && strcmp(e->d_name + l - 4, ".csv") == 0)
+                    names[nn++] = strdup(e->d_name);
+            }
+            closedir(d);
+            qsort(names, nn, sizeof *names, cmp_str);
+            for (size_t i = 0; i < nn; i++) {
+                char path[4096], label[16];
+                snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+                snprintf(label, sizeof label, "%.1s", names[i]);
+                tp_buffer *b;
+                size_t n;
+                if (load_csv(path, &b, &n) == 0) {
+                    run_one(label, b, n, TP_ALGO_GREEDY_SIZE, 1, 0);
+                    run_one(label, b, n, TP_ALGO_BEST_FIT, 1, 0);
+                    run_one(label, b, n, TP_ALGO_EXACT, 1, limit);
+                    tp_csv_free_buffers(NULL, b, n);
+                }
+                free(names[i]);
+            }
+        }
+    }
+    if (!skip_syn) {
+        static const size_t sizes[] = {10000, 100000};
+        for (size_t k = 0; k < 2; k++) {
+            for (uint64_t seed = 1; seed <= 2; seed++) {
+                size_t n = sizes[k];
+                tp_buffer *b = graph_like(n, seed);
+                if (!b) return 1;
+                char label[32];
+                snprintf(label, sizeof label, "graph%zuk/%" PRIu64, n / 1000, seed);
+                run_one(label, b, n, TP_ALGO_GREEDY_SIZE, 64, 0);
+                run_one(label, b, n, TP_ALGO_BEST_FIT, 64, 0);
+                run_one(label, b, n, TP_ALGO_AUTO, 64, limit);
+                free(b);
+            }
+        }
+    }
+    return 0;
+}
