@@ -171,7 +171,7 @@ typedef struct tp_llm_config {
     uint64_t n_head_kv;     /* <arch>.attention.head_count_kv (default n_head) */
     uint64_t head_dim_k;    /* <arch>.attention.key_length (default n_embd / n_head) */
     uint64_t head_dim_v;    /* <arch>.attention.value_length (default head_dim_k) */
-    uint64_t n_vocab;       /* <arch>.vocab_size, else tokenizer.ggml.tokens' length */
+    uint64_t n_vocab;       /* <arch>.vocab_size, else tokens' count, else token_embd rows */
     uint64_t n_expert;      /* <arch>.expert_count (0: dense) */
     uint64_t n_expert_used; /* <arch>.expert_used_count */
     uint64_t n_tensors;     /* tensor infos in the file */

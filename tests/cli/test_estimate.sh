@@ -125,5 +125,44 @@ run "fit no dim" 2 "$TP" fit --demo --budget 1GiB
 run "fit unknown dim" 1 "$TP" fit --demo --dim heads --budget 1GiB
 has "fit unknown dim lists symbols" 'symbols: ' "$tmp/err"
 
+# --- a .gguf LLM (a tiny llama-like file written here)
+"$PY" - "$tmp/tiny.gguf" <<'PYEOF'
+import struct, sys
+def s(x): b = x.encode(); return struct.pack("<Q", len(b)) + b
+def kv_u32(k, v): return s(k) + struct.pack("<II", 4, v)
+kvs = [s("general.architecture") + struct.pack("<I", 8) + s("llama"),
+       kv_u32("llama.block_count", 4), kv_u32("llama.context_length", 2048),
+       kv_u32("llama.embedding_length", 256), kv_u32("llama.feed_forward_length", 688),
+       kv_u32("llama.attention.head_count", 8), kv_u32("llama.attention.head_count_kv", 2),
+       s("tokenizer.ggml.tokens") + struct.pack("<IIQ", 9, 8, 1000) + b"".join(s("t%d" % i) for i in range(1000))]
+tensors = [("token_embd.weight", (256, 1000), 1)]  # f16
+for l in range(4):
+    for n, dims in (("attn_q", (256, 256)), ("attn_k", (256, 64)), ("attn_v", (256, 64)),
+                    ("attn_output", (256, 256)), ("ffn_gate", (256, 688)), ("ffn_up", (256, 688)),
+                    ("ffn_down", (688, 256))):
+        tensors.append(("blk.%d.%s.weight" % (l, n), dims, 8))  # q8_0
+out = struct.pack("<IIQQ", 0x46554747, 3, len(tensors), len(kvs)) + b"".join(kvs)
+for name, dims, t in tensors:
+    out += s(name) + struct.pack("<I", len(dims)) + b"".join(struct.pack("<Q", d) for d in dims) + struct.pack("<IQ", t, 0)
+open(sys.argv[1], "wb").write(out)
+PYEOF
+# weights: f16 256x1000 + 4 layers x q8_0 (2x65536 + 2x16384 + 3x176128 elements) / 32 x 34 bytes
+W=$((256 * 1000 * 2 + 4 * (2 * 65536 + 2 * 16384 + 3 * 176128) / 32 * 34))
+run "gguf estimate" 0 "$TP" estimate "$tmp/tiny.gguf" --budget 1GiB --json
+json "gguf weights" "d['weights_bytes'] == $W and d['llm']['tensors'] == 29"
+json "gguf kv cache" 'd["llm"]["kv_cache_bytes"] == 4 * 2 * 2048 * 2 * 32 * 2 and d["llm"]["n_ctx"] == 2048'
+json "gguf peak" 'd["peak_bytes"] == d["weights_bytes"] + d["llm"]["kv_cache_bytes"] + d["llm"]["compute_bytes"] and d["inputs_bytes"] == 0'
+json "gguf config" 'd["llm"]["arch"] == "llama" and d["llm"]["kv_heads"] == 2 and d["llm"]["head_dim"] == 32 and d["llm"]["vocab"] == 1000'
+run "gguf ctx/seqs/kv-type" 0 "$TP" estimate "$tmp/tiny.gguf" --ctx 512 --seqs 4 --kv-type q8_0 --budget 1GiB --json
+json "gguf kv q8_0" 'd["llm"]["kv_cache_bytes"] == 4 * 2 * (512 * 4 * 2 * 32 // 32 * 34)'
+run "gguf over budget" 3 "$TP" estimate "$tmp/tiny.gguf" --budget 1MiB
+has "gguf deficit message" 'estimated peak [0-9.]+ MiB exceeds budget 1\.0 MiB'
+has "gguf text kv line" '^  kv cache .*2048 tokens x 1 seqs, f16'
+run "gguf with --dim" 2 "$TP" estimate "$tmp/tiny.gguf" --dim seq=3
+run "--ctx without gguf" 2 "$TP" estimate --demo --ctx 512
+printf 'GGUF\003\000\000\000' >"$tmp/trunc.gguf"
+run "truncated gguf" 1 "$TP" estimate "$tmp/trunc.gguf" --budget 1GiB
+has "truncated gguf message" 'truncated' "$tmp/err"
+
 echo "$pass passed, $fails failed"
 [ "$fails" -eq 0 ]

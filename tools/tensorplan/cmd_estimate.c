@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli.h"
 #include "cli_model.h"
@@ -15,13 +16,18 @@ const char tp_cli_estimate_summary[] =
 
 static void usage(FILE *f) {
     fprintf(f,
-            "usage: tensorplan estimate [MODEL | --demo] [--dim NAME=VALUE]... [options]\n\n"
+            "usage: tensorplan estimate [MODEL | --demo] [--dim NAME=VALUE]... [options]\n"
+            "       tensorplan estimate MODEL.gguf [--ctx N] [--seqs N] [--ubatch N]\n"
+            "                           [--kv-type T] [options]\n\n"
             "Estimate the memory a model needs before loading any weight:\n"
             "  activations  arena of a plan of the non-boundary buffers\n"
             "  weights      params + constants (tied params counted once)\n"
             "  inputs       sum of the graph inputs\n"
             "  peak         activations + weights + inputs\n"
-            "and compare the peak with a budget.\n\n"
+            "and compare the peak with a budget.\n"
+            "A .gguf LLM is estimated from its metadata instead: weights (tensor bytes), KV\n"
+            "cache (layers x ctx x seqs x kv heads x head dims), and an approximate compute\n"
+            "buffer for one pass of --ubatch tokens; 'activations' is then KV + compute.\n\n"
             "model:\n%s\n"
             "options:\n"
             "  --budget SIZE      memory budget: 512MiB, 8GiB, 1.5G, or plain bytes\n"
@@ -33,6 +39,10 @@ static void usage(FILE *f) {
             "                     bytes per expert, at most MAX per layer on the device\n"
             "                     (default E); the device budget is the budget\n"
             "  --moe-reserve R    fraction of the device budget kept free (default 0.1)\n"
+            "  --ctx N            .gguf: context length (default: the model's)\n"
+            "  --seqs N           .gguf: parallel sequences (default 1)\n"
+            "  --ubatch N         .gguf: tokens per forward pass (default 512)\n"
+            "  --kv-type T        .gguf: KV cache element type (default f16; q8_0, f32, ...)\n"
             "  --align N          arena alignment, a power of two (default 64)\n"
             "  --algo NAME        allocator for the activation plan (default greedy)\n"
             "  --no-inplace       disable in-place reuse for elementwise ops\n"
@@ -54,7 +64,15 @@ typedef struct est_args {
     bool json, gpu, has_budget, has_moe;
     uint64_t budget;
     tp_moe_config moe;
+    const char *gguf; /* LLM mode: a .gguf model */
+    tp_llm_options llm;
+    bool llm_opts; /* an LLM-only option was given */
 } est_args;
+
+static bool ends_with_gguf(const char *s) {
+    size_t n = strlen(s);
+    return n > 5 && strcasecmp(s + n - 5, ".gguf") == 0;
+}
 
 /* "E,L,SIZE[,MAX]" */
 static bool parse_moe(const char *s, tp_moe_config *m) {
@@ -92,7 +110,14 @@ static int parse_args(est_args *a, int argc, char **argv) {
     tp_cli_model_args_init(&a->model);
     tp_estimate_options_default(&a->eo);
     a->moe.reserve_fraction = 0.1;
+    tp_llm_options_default(&a->llm);
     for (int i = 1; i < argc;) {
+        if (argv[i][0] != '-' && ends_with_gguf(argv[i])) {
+            if (a->gguf || a->model.path)
+                return tp_cli_usage_error(cmd, "more than one model given");
+            a->gguf = argv[i++];
+            continue;
+        }
         int r = tp_cli_model_arg(&a->model, cmd, argc, argv, &i);
         if (r == 1) continue;
         if (r != 0) return r;
@@ -133,6 +158,30 @@ static int parse_args(est_args *a, int argc, char **argv) {
                                           val ? val : "");
             a->moe.reserve_fraction = frac;
             takes_value = true;
+        } else if (strcmp(s, "--ctx") == 0 || strcmp(s, "--seqs") == 0 ||
+                   strcmp(s, "--ubatch") == 0) {
+            char *end = NULL;
+            errno = 0;
+            unsigned long long v = val ? strtoull(val, &end, 10) : 0;
+            if (!val || end == val || *end || errno || val[0] == '-' || v == 0)
+                return tp_cli_usage_error(cmd, "%s needs a positive integer, got '%s'", s,
+                                          val ? val : "");
+            if (s[2] == 'c')
+                a->llm.n_ctx = (uint64_t)v;
+            else if (s[2] == 's')
+                a->llm.n_seq = (uint64_t)v;
+            else
+                a->llm.n_ubatch = (uint64_t)v;
+            a->llm_opts = true;
+            takes_value = true;
+        } else if (strcmp(s, "--kv-type") == 0) {
+            tp_error err;
+            tp_error_clear(&err);
+            if (!val || tp_dtype_parse(val, &a->llm.kv_dtype, &err) != TP_OK)
+                return tp_cli_usage_error(cmd, "--kv-type needs a dtype (f16, q8_0, ...), got '%s'",
+                                          val ? val : "");
+            a->llm_opts = true;
+            takes_value = true;
         } else if (strcmp(s, "--align") == 0) {
             uint64_t v = 0;
             if (!val || !tp_cli_parse_size(val, &v) || !tp_is_pow2_u64(v))
@@ -152,6 +201,12 @@ static int parse_args(est_args *a, int argc, char **argv) {
         }
         i += takes_value ? 2 : 1;
     }
+    if (a->gguf && (a->model.demo || a->model.path || a->model.n_dims))
+        return tp_cli_usage_error(cmd, "a .gguf model takes --ctx/--seqs/--ubatch/--kv-type, not "
+                                       "--demo, another model or --dim");
+    if (!a->gguf && a->llm_opts)
+        return tp_cli_usage_error(cmd, "--ctx, --seqs, --ubatch and --kv-type apply to .gguf "
+                                       "models");
     if (a->has_budget && a->gpu)
         return tp_cli_usage_error(cmd, "--gpu chooses the default budget; drop it or --budget");
     return 0;
@@ -188,12 +243,24 @@ static tp_status default_budget(bool gpu, uint64_t *out, char *how, size_t cap, 
     return TP_OK;
 }
 
+/* LLM mode figures (NULL otherwise). */
+typedef struct llm_view {
+    const tp_llm_config *c;
+    const tp_llm_estimate *le;
+    const tp_llm_options *o;
+} llm_view;
+
+static const char *model_label(const est_args *a) {
+    return a->gguf ? a->gguf : tp_cli_model_label(&a->model);
+}
+
 static void print_json(const est_args *a, const tp_estimate *e, uint64_t budget, const char *how,
-                       bool fits, const tp_deficit *d, const tp_moe_plan *m, const char *msg) {
+                       bool fits, const tp_deficit *d, const tp_moe_plan *m, const char *msg,
+                       const llm_view *lv) {
     tp_json j;
     tp_json_init(&j, stdout, true);
     tp_json_begin_object(&j);
-    tp_json_kv_str(&j, "model", tp_cli_model_label(&a->model));
+    tp_json_kv_str(&j, "model", model_label(a));
     tp_json_kv_u64(&j, "weights_bytes", e->weight_bytes);
     tp_json_kv_u64(&j, "activations_bytes", e->activation_bytes);
     tp_json_kv_u64(&j, "inputs_bytes", e->input_bytes);
@@ -222,26 +289,67 @@ static void print_json(const est_args *a, const tp_estimate *e, uint64_t budget,
         tp_json_kv_u64(&j, "peak_with_offload_bytes", m->peak_with_offload_bytes);
         tp_json_end_object(&j);
     }
+    if (lv) {
+        tp_json_key(&j, "llm");
+        tp_json_begin_object(&j);
+        tp_json_kv_str(&j, "arch", lv->c->arch);
+        tp_json_kv_u64(&j, "layers", lv->c->n_layer);
+        tp_json_kv_u64(&j, "embedding", lv->c->n_embd);
+        tp_json_kv_u64(&j, "heads", lv->c->n_head);
+        tp_json_kv_u64(&j, "kv_heads", lv->c->n_head_kv);
+        tp_json_kv_u64(&j, "head_dim", lv->c->head_dim_k);
+        tp_json_kv_u64(&j, "vocab", lv->c->n_vocab);
+        tp_json_kv_u64(&j, "experts", lv->c->n_expert);
+        tp_json_kv_u64(&j, "tensors", lv->c->n_tensors);
+        tp_json_kv_u64(&j, "n_ctx", lv->le->n_ctx);
+        tp_json_kv_u64(&j, "n_seq", lv->o->n_seq);
+        tp_json_kv_u64(&j, "n_ubatch", lv->o->n_ubatch);
+        tp_json_kv_str(&j, "kv_type", tp_dtype_name(lv->o->kv_dtype));
+        tp_json_kv_u64(&j, "kv_cache_bytes", lv->le->kv_cache_bytes);
+        tp_json_kv_u64(&j, "compute_bytes", lv->le->compute_bytes);
+        tp_json_end_object(&j);
+    }
     if (!fits) tp_json_kv_str(&j, "message", msg);
     tp_json_end_object(&j);
     tp_json_finish(&j);
 }
 
 static void print_text(const est_args *a, const tp_estimate *e, uint64_t budget, const char *how,
-                       bool fits, const tp_deficit *d, const tp_moe_plan *m, const char *msg) {
+                       bool fits, const tp_deficit *d, const tp_moe_plan *m, const char *msg,
+                       const llm_view *lv) {
     char b[6][32];
-    printf("model: %s\n", tp_cli_model_label(&a->model));
-    printf("  activations  %12s  (arena of the non-boundary buffers)\n",
-           tp_cli_fmt_bytes(e->activation_bytes, b[0], sizeof b[0]));
-    if (e->from_registry)
-        printf("  weights      %12s  (weight registry)\n",
-               tp_cli_fmt_bytes(e->weight_bytes, b[1], sizeof b[1]));
-    else
-        printf("  weights      %12s  (params %s + constants %s; %u tied counted once)\n",
-               tp_cli_fmt_bytes(e->weight_bytes, b[1], sizeof b[1]),
-               tp_cli_fmt_bytes(e->param_bytes, b[2], sizeof b[2]),
-               tp_cli_fmt_bytes(e->constant_bytes, b[3], sizeof b[3]), e->tied_params_skipped);
-    printf("  inputs       %12s\n", tp_cli_fmt_bytes(e->input_bytes, b[4], sizeof b[4]));
+    printf("model: %s\n", model_label(a));
+    if (lv) {
+        const tp_llm_config *c = lv->c;
+        printf("  %s: %llu layers, embedding %llu, %llu heads (%llu KV, dim %llu), vocab %llu%s\n",
+               c->arch, (unsigned long long)c->n_layer, (unsigned long long)c->n_embd,
+               (unsigned long long)c->n_head, (unsigned long long)c->n_head_kv,
+               (unsigned long long)c->head_dim_k, (unsigned long long)c->n_vocab,
+               c->n_expert ? ", mixture of experts" : "");
+        printf("  kv cache     %12s  (%llu tokens x %llu seqs, %s)\n",
+               tp_cli_fmt_bytes(lv->le->kv_cache_bytes, b[0], sizeof b[0]),
+               (unsigned long long)lv->le->n_ctx, (unsigned long long)lv->o->n_seq,
+               tp_dtype_name(lv->o->kv_dtype));
+        printf("  compute      %12s  (approximate, %llu tokens per pass)\n",
+               tp_cli_fmt_bytes(lv->le->compute_bytes, b[1], sizeof b[1]),
+               (unsigned long long)(lv->o->n_ubatch < lv->le->n_ctx ? lv->o->n_ubatch
+                                                                    : lv->le->n_ctx));
+        printf("  weights      %12s  (%llu tensors in the file)\n",
+               tp_cli_fmt_bytes(e->weight_bytes, b[2], sizeof b[2]),
+               (unsigned long long)c->n_tensors);
+    } else {
+        printf("  activations  %12s  (arena of the non-boundary buffers)\n",
+               tp_cli_fmt_bytes(e->activation_bytes, b[0], sizeof b[0]));
+        if (e->from_registry)
+            printf("  weights      %12s  (weight registry)\n",
+                   tp_cli_fmt_bytes(e->weight_bytes, b[1], sizeof b[1]));
+        else
+            printf("  weights      %12s  (params %s + constants %s; %u tied counted once)\n",
+                   tp_cli_fmt_bytes(e->weight_bytes, b[1], sizeof b[1]),
+                   tp_cli_fmt_bytes(e->param_bytes, b[2], sizeof b[2]),
+                   tp_cli_fmt_bytes(e->constant_bytes, b[3], sizeof b[3]), e->tied_params_skipped);
+        printf("  inputs       %12s\n", tp_cli_fmt_bytes(e->input_bytes, b[4], sizeof b[4]));
+    }
     printf("  peak         %12s  (%llu bytes)\n",
            tp_cli_fmt_bytes(e->peak_bytes, b[5], sizeof b[5]), (unsigned long long)e->peak_bytes);
     printf("  budget       %12s  (%s)\n", tp_cli_fmt_bytes(budget, b[0], sizeof b[0]), how);
@@ -269,11 +377,28 @@ int tp_cli_estimate(int argc, char **argv) {
     if (rc != 0) return rc;
     tp_error err;
     tp_error_clear(&err);
-    tp_graph *g = NULL;
     tp_estimate e;
-    tp_status st = tp_cli_model_load(&a.model, &g, &err);
-    if (st == TP_OK) st = tp_estimate_graph(g, &a.eo, &e, &err);
-    tp_graph_destroy(g);
+    tp_llm_config lc;
+    tp_llm_estimate le;
+    llm_view lview = {&lc, &le, &a.llm}, *lv = NULL;
+    tp_status st;
+    if (a.gguf) {
+        /* LLM mode: activations = KV cache + compute buffer, no graph inputs */
+        st = tp_gguf_read_llm(a.gguf, NULL, &lc, &err);
+        if (st == TP_OK) st = tp_llm_estimate_memory(&lc, &a.llm, &le, &err);
+        if (st == TP_OK) {
+            memset(&e, 0, sizeof e);
+            e.weight_bytes = le.weight_bytes;
+            e.activation_bytes = le.kv_cache_bytes + le.compute_bytes; /* <= peak: no overflow */
+            e.peak_bytes = le.peak_bytes;
+            lv = &lview;
+        }
+    } else {
+        tp_graph *g = NULL;
+        st = tp_cli_model_load(&a.model, &g, &err);
+        if (st == TP_OK) st = tp_estimate_graph(g, &a.eo, &e, &err);
+        tp_graph_destroy(g);
+    }
     if (st != TP_OK) {
         tp_cli_error("estimate", &err);
         return tp_cli_exit_for(st);
@@ -304,8 +429,8 @@ int tp_cli_estimate(int argc, char **argv) {
     tp_error_clear(&fe);
     bool fits = tp_estimate_fits_in(&checked, budget, &d, &fe) == TP_OK;
     if (a.json)
-        print_json(&a, &e, budget, how, fits, &d, m, fe.msg);
+        print_json(&a, &e, budget, how, fits, &d, m, fe.msg, lv);
     else
-        print_text(&a, &e, budget, how, fits, &d, m, fe.msg);
+        print_text(&a, &e, budget, how, fits, &d, m, fe.msg, lv);
     return fits ? TP_EXIT_OK : TP_EXIT_OVER_BUDGET;
 }
