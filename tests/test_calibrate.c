@@ -61,6 +61,9 @@ static tp_device_model sample(void) {
     d.gemm[0] = (tp_gemm_point){16, 1.0 / 3.0};
     d.gemm[1] = (tp_gemm_point){64, 12.25};
     d.gemm[2] = (tp_gemm_point){192, 33.125};
+    d.n_skinny = 2;
+    d.skinny[0] = (tp_gemm_point){1, 0.7};
+    d.skinny[1] = (tp_gemm_point){8, 5.5};
     d.dispatch_ns = 1234.5;
     d.round_trip_ns = 0.1;
     d.mem_gbps = 11.7;
@@ -119,6 +122,7 @@ TP_TEST(quick_calibration_and_cache) {
     TP_CHECK_OK(tp_device_model_validate(&d, err), err);
     TP_CHECK(d.source == TP_SOURCE_MEASURED);
     TP_CHECK_EQ_U64(d.n_gemm, 3);
+    TP_CHECK_EQ_U64(d.n_skinny, 3);
     TP_CHECK_EQ_U64(d.threads, 2);
     TP_CHECK(d.unified);
     TP_CHECK(d.mem_gbps > 0.01 && d.readback_gbps > 0.01);

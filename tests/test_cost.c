@@ -146,7 +146,7 @@ TP_TEST(conv_groups_dilation_transpose) {
     c = acc(g, dw);
     TP_CHECK_EQ_U64(c.flops, 4608);
     TP_CHECK_EQ_U64(c.gemm_k, 9);
-    TP_CHECK_EQ_U64(c.gemm_n, 1);
+    TP_CHECK_EQ_U64(c.gemm_n, 4); /* groups side by side: throughput shape uses all of c_out */
     TP_CHECK_EQ_U64(c.gemm_batch, 4);
     /* transposed, stride 2: X[1,4,4,4], W[4,2,3,3] -> [1,2,9,9]; 2 · 64 in · 2 · 9 */
     tp_node_id xt = in(g, "xt", TP_DTYPE_F32, 4, (int64_t[]){1, 4, 4, 4});
@@ -375,6 +375,21 @@ TP_TEST(gemm_curve_interpolation) {
     /* m=10, k=100, n=1000: cbrt(10^6) = 100 */
     TP_CHECK_NEAR(tp_device_gemm_gflops(&d, TP_DTYPE_F32, 10, 100, 1000), 60, 1e-9);
     TP_CHECK_OK(tp_device_model_validate(&d, err), err);
+    /* skinny curve: min(m,k,n) = 4 -> halfway (log) between 1 and 16: 30 GFLOP/s < square 60 */
+    d.n_skinny = 2;
+    d.skinny[0] = (tp_gemm_point){1, 10};
+    d.skinny[1] = (tp_gemm_point){16, 50};
+    TP_CHECK_NEAR(tp_device_gemm_gflops(&d, TP_DTYPE_F32, 4, 500, 500), 30, 1e-9);
+    /* cbrt(16·1000·62.5)=100 -> square 60; min dim 16 is the skinny curve's end: no cap */
+    TP_CHECK_NEAR(tp_device_gemm_gflops(&d, TP_DTYPE_F32, 16, 1000, 63), 60, 0.5);
+    /* skinny value above the square one does not raise it */
+    d.skinny[1].gflops = 500;
+    TP_CHECK_NEAR(tp_device_gemm_gflops(&d, TP_DTYPE_F32, 10, 100, 1000), 60, 1e-9);
+    TP_CHECK_OK(tp_device_model_validate(&d, err), err);
+    d.skinny[1].dim = 0.5;
+    TP_CHECK_STATUS(tp_device_model_validate(&d, err), TP_ERR_INVALID);
+    TP_CHECK_CONTAINS(err->msg, "skinny");
+    d.n_skinny = 0;
     d.gemm[1].dim = 5;
     TP_CHECK_STATUS(tp_device_model_validate(&d, err), TP_ERR_INVALID);
     TP_CHECK_CONTAINS(err->msg, "sorted");

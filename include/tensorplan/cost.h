@@ -141,17 +141,21 @@ typedef struct tp_device_model {
     tp_model_source source;
     uint32_t n_gemm;                       /* points in gemm[], sorted by dim, >= 1 */
     tp_gemm_point gemm[TP_GEMM_CURVE_MAX]; /* f32 GEMM GFLOP/s by shape */
-    double f16_speedup, bf16_speedup;      /* throughput multiplier vs f32 (>= 0; 0 = 1) */
-    double int8_speedup;                   /* likewise for 8-bit integer/float8 operands */
-    double dispatch_ns;                    /* per-kernel launch / dispatch overhead */
-    double round_trip_ns;                  /* per-forward host<->device round trip */
-    double mem_gbps;                       /* device memory bandwidth, bytes per ns */
-    double readback_gbps;                  /* device -> host copy bandwidth */
-    bool unified;                          /* host and device share memory */
-    uint32_t threads;                      /* CPU threads used (GPUs: 0) */
-    uint64_t memory_bytes;                 /* device memory size, 0 = unknown */
-    double efficiency;                     /* achieved / peak applied (catalog), else 1 */
-    char gemm_impl[TP_DEVICE_NAME_CAP];    /* "openblas", "builtin", "cublas", "catalog" */
+    /* Skinny GEMMs: GFLOP/s when the smallest of m, k, n is `dim` and the other
+     * two are large (decode steps, GEMV-like products). 0 points = not modelled. */
+    uint32_t n_skinny;
+    tp_gemm_point skinny[TP_GEMM_CURVE_MAX];
+    double f16_speedup, bf16_speedup;   /* throughput multiplier vs f32 (>= 0; 0 = 1) */
+    double int8_speedup;                /* likewise for 8-bit integer/float8 operands */
+    double dispatch_ns;                 /* per-kernel launch / dispatch overhead */
+    double round_trip_ns;               /* per-forward host<->device round trip */
+    double mem_gbps;                    /* device memory bandwidth, bytes per ns */
+    double readback_gbps;               /* device -> host copy bandwidth */
+    bool unified;                       /* host and device share memory */
+    uint32_t threads;                   /* CPU threads used (GPUs: 0) */
+    uint64_t memory_bytes;              /* device memory size, 0 = unknown */
+    double efficiency;                  /* achieved / peak applied (catalog), else 1 */
+    char gemm_impl[TP_DEVICE_NAME_CAP]; /* "openblas", "builtin", "cublas", "catalog" */
 } tp_device_model;
 
 /* A default (source TP_SOURCE_DEFAULT) model of the given kind: conservative
@@ -162,7 +166,9 @@ void tp_device_model_default(tp_device_kind kind, tp_device_model *out);
 tp_status tp_device_model_validate(const tp_device_model *d, tp_error *err);
 /* GEMM throughput in GFLOP/s for one m×k by k×n product with operands of
  * `dtype`: log-linear interpolation of the curve in cbrt(m·k·n), clamped at the
- * ends, times the dtype speedup. Never returns <= 0 for a valid model. */
+ * ends; when the model has a skinny curve, the lower of that and the skinny
+ * curve at min(m, k, n) (no cap above its last point); times the dtype
+ * speedup. Never returns <= 0 for a valid model. */
 double tp_device_gemm_gflops(const tp_device_model *d, tp_dtype dtype, uint64_t m, uint64_t k,
                              uint64_t n);
 

@@ -101,6 +101,9 @@ tp_status tp_device_model_save(const tp_device_model *d, const char *key, const 
             d->gemm_impl);
     for (uint32_t i = 0; i < d->n_gemm; i++)
         fprintf(f, "%s%.17g:%.17g", i ? " " : "", d->gemm[i].dim, d->gemm[i].gflops);
+    if (d->n_skinny > 0) fprintf(f, "\nskinny=");
+    for (uint32_t i = 0; i < d->n_skinny; i++)
+        fprintf(f, "%s%.17g:%.17g", i ? " " : "", d->skinny[i].dim, d->skinny[i].gflops);
     fprintf(f,
             "\nf16_speedup=%.17g\nbf16_speedup=%.17g\nint8_speedup=%.17g\ndispatch_ns=%.17g\n"
             "round_trip_ns=%.17g\nmem_gbps=%.17g\nreadback_gbps=%.17g\nunified=%d\nthreads=%u\n"
@@ -129,22 +132,22 @@ static tp_status parse_double(const char *v, double *out, const char *path, int 
     return TP_OK;
 }
 
-static tp_status parse_gemm(char *v, tp_device_model *d, const char *path, int line,
-                            tp_error *err) {
-    d->n_gemm = 0;
+static tp_status parse_curve(char *v, tp_gemm_point *pts, uint32_t *count, const char *path,
+                             int line, tp_error *err) {
+    *count = 0;
     char *save = NULL;
     for (char *tok = strtok_r(v, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
         char *colon = strchr(tok, ':');
-        if (!colon || d->n_gemm >= TP_GEMM_CURVE_MAX)
+        if (!colon || *count >= TP_GEMM_CURVE_MAX)
             return tp_error_set(err, TP_ERR_PARSE,
-                                "%s:%d: gemm: expected up to %d 'dim:gflops' pairs", path, line,
+                                "%s:%d: curve: expected up to %d 'dim:gflops' pairs", path, line,
                                 TP_GEMM_CURVE_MAX);
         *colon = '\0';
         tp_gemm_point pt;
-        tp_status s = parse_double(tok, &pt.dim, path, line, "gemm dim", err);
-        if (s == TP_OK) s = parse_double(colon + 1, &pt.gflops, path, line, "gemm gflops", err);
+        tp_status s = parse_double(tok, &pt.dim, path, line, "curve dim", err);
+        if (s == TP_OK) s = parse_double(colon + 1, &pt.gflops, path, line, "curve gflops", err);
         if (s != TP_OK) return s;
-        d->gemm[d->n_gemm++] = pt;
+        pts[(*count)++] = pt;
     }
     return TP_OK;
 }
@@ -198,8 +201,10 @@ static tp_status parse_text(char *text, const char *path, const char *want_key, 
         } else if (strcmp(k, "gemm_impl") == 0) {
             snprintf(d->gemm_impl, sizeof d->gemm_impl, "%s", v);
         } else if (strcmp(k, "gemm") == 0) {
-            if ((s = parse_gemm(v, d, path, line, err)) != TP_OK) return s;
+            if ((s = parse_curve(v, d->gemm, &d->n_gemm, path, line, err)) != TP_OK) return s;
             seen[F_GEMM] = true;
+        } else if (strcmp(k, "skinny") == 0) {
+            if ((s = parse_curve(v, d->skinny, &d->n_skinny, path, line, err)) != TP_OK) return s;
         } else if (strcmp(k, "unified") == 0) {
             d->unified = strcmp(v, "1") == 0;
         } else {

@@ -222,30 +222,41 @@ typedef struct bench_ctx {
     const blas_lib *blas; /* NULL = built-in */
     double min_ns;        /* minimum time per trial */
     int trials;
+    bool cpu_clock; /* single thread: time by thread CPU time (robust to other processes) */
 } bench_ctx;
 
-/* Best-of-trials GFLOP/s of one square-ish GEMM of dim d. */
-static double bench_gemm(const bench_ctx *bc, uint32_t d, float *a, float *b, float *c) {
-    gemm_job j = {a, b, c, d, d, d};
-    double flops = 2.0 * (double)d * (double)d * (double)d, best = 0;
+static double clock_ns(const bench_ctx *bc) {
+    return bc->cpu_clock ? tp_thread_cpu_ns() : tp_now_ns();
+}
+
+/* Best-of-trials GFLOP/s of one m×k by k×n GEMM. */
+static double bench_gemm_mkn(const bench_ctx *bc, uint32_t m, uint32_t k, uint32_t n, float *a,
+                             float *b, float *c) {
+    gemm_job j = {a, b, c, m, k, n};
+    double flops = 2.0 * (double)m * (double)k * (double)n, best = 0;
+    bool small = flops < 2.0 * 64 * 64 * 64; /* too small to split: fork/join would dominate */
     for (int t = 0; t < bc->trials; t++) {
         uint64_t reps = 0;
-        double t0 = tp_now_ns(), el;
+        double t0 = clock_ns(bc), el;
         do {
             if (bc->blas)
-                bc->blas->sgemm(101, 111, 111, (int)d, (int)d, (int)d, 1.0f, a, (int)d, b, (int)d,
-                                0.0f, c, (int)d);
-            else if (d < 64)
-                gemm_rows(&j, 0, d); /* too small to split: fork/join would dominate */
+                bc->blas->sgemm(101, 111, 111, (int)m, (int)n, (int)k, 1.0f, a, (int)k, b, (int)n,
+                                0.0f, c, (int)n);
+            else if (small)
+                gemm_rows(&j, 0, m);
             else
                 tp_pool_run(bc->pool, gemm_part, &j);
             reps++;
-            el = tp_now_ns() - t0;
+            el = clock_ns(bc) - t0;
         } while (el < bc->min_ns);
         double g = flops * (double)reps / el;
         if (g > best) best = g;
     }
     return best;
+}
+
+static double bench_gemm(const bench_ctx *bc, uint32_t d, float *a, float *b, float *c) {
+    return bench_gemm_mkn(bc, d, d, d, a, b, c);
 }
 
 /* Check the built-in kernel against a naive product on a ragged shape. */
@@ -292,9 +303,9 @@ static double bench_triad(const bench_ctx *bc, triad_job *t) {
     double bytes = (t->copy ? 2.0 : 3.0) * (double)t->n * sizeof(double);
     tp_pool_run(bc->pool, triad_part, t); /* first touch */
     for (int k = 0; k < bc->trials + 2; k++) {
-        double t0 = tp_now_ns();
+        double t0 = clock_ns(bc);
         tp_pool_run(bc->pool, triad_part, t);
-        double el = tp_now_ns() - t0;
+        double el = clock_ns(bc) - t0;
         if (el > 0 && bytes / el > best) best = bytes / el;
     }
     return best; /* bytes per ns = GB/s */
@@ -339,6 +350,9 @@ static double bench_dispatch(tp_pool *pool, int reps) {
 
 static const uint32_t full_dims[] = {16, 32, 64, 128, 256, 512, 1024};
 static const uint32_t quick_dims[] = {16, 64, 192};
+/* skinny GEMMs: m rows against a square k = n matrix (the largest dim above) */
+static const uint32_t full_skinny[] = {1, 4, 16, 64};
+static const uint32_t quick_skinny[] = {1, 8, 32};
 
 static void fill(float *p, size_t n) {
     for (size_t i = 0; i < n; i++)
@@ -390,7 +404,7 @@ tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_c
     float *a = buf, *b = buf + mat, *c = buf + 2 * mat;
     fill(a, mat);
     fill(b, mat);
-    bench_ctx bc = {&pool, NULL, o->quick ? 8e6 : 60e6, o->quick ? 2 : 3};
+    bench_ctx bc = {&pool, NULL, o->quick ? 8e6 : 60e6, o->quick ? 2 : 3, threads == 1};
 
     /* GEMM: built-in kernel, then a run-time BLAS if present; keep the faster. */
     double builtin[8] = {0}, blas_g[8] = {0};
@@ -416,6 +430,18 @@ tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_c
         snprintf(d.gemm_impl, sizeof d.gemm_impl, "%s", bl.name);
     else
         snprintf(d.gemm_impl, sizeof d.gemm_impl, "builtin");
+    /* skinny shapes with the chosen implementation */
+    {
+        const uint32_t *sk = o->quick ? quick_skinny : full_skinny;
+        bench_ctx bs = bc;
+        bs.blas = use_blas ? &bl : NULL;
+        d.n_skinny = o->quick ? 3 : 4;
+        for (uint32_t i = 0; i < d.n_skinny; i++) {
+            d.skinny[i].dim = sk[i];
+            d.skinny[i].gflops = bench_gemm_mkn(&bs, sk[i], dmax, dmax, a, b, c);
+            if (!(d.skinny[i].gflops > 0)) d.skinny[i].gflops = 1e-3;
+        }
+    }
     if (have_blas) dlclose(bl.handle);
 
     /* Memory: STREAM triad and a parallel memcpy (readback). */

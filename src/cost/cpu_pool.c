@@ -10,6 +10,15 @@ double tp_now_ns(void) {
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
+double tp_thread_cpu_ns(void) {
+#ifdef CLOCK_THREAD_CPUTIME_ID
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
+        return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+#endif
+    return tp_now_ns();
+}
+
 static void *worker(void *arg) {
     tp_pool_arg *wa = arg;
     tp_pool *p = wa->p;

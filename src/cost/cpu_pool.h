@@ -43,5 +43,7 @@ void tp_pool_stop(tp_pool *p);
 
 /* Monotonic clock in nanoseconds. */
 double tp_now_ns(void);
+/* CPU time of the calling thread in nanoseconds (wall clock where unavailable). */
+double tp_thread_cpu_ns(void);
 
 #endif

@@ -100,6 +100,20 @@ tp_status tp_device_model_validate(const tp_device_model *d, tp_error *err) {
                                 "device '%s': gemm points not sorted by dim (%g after %g)", nm,
                                 d->gemm[i].dim, d->gemm[i - 1].dim);
     }
+    if (d->n_skinny > TP_GEMM_CURVE_MAX)
+        return tp_error_set(err, TP_ERR_INVALID, "device '%s': n_skinny = %u, need 0..%d", nm,
+                            d->n_skinny, TP_GEMM_CURVE_MAX);
+    for (uint32_t i = 0; i < d->n_skinny; i++) {
+        if (!pos_finite(d->skinny[i].dim) || !pos_finite(d->skinny[i].gflops))
+            return tp_error_set(err, TP_ERR_INVALID,
+                                "device '%s': skinny point %u (dim %g, %g GFLOP/s) must be "
+                                "positive and finite",
+                                nm, i, d->skinny[i].dim, d->skinny[i].gflops);
+        if (i > 0 && !(d->skinny[i].dim > d->skinny[i - 1].dim))
+            return tp_error_set(err, TP_ERR_INVALID,
+                                "device '%s': skinny points not sorted by dim (%g after %g)", nm,
+                                d->skinny[i].dim, d->skinny[i - 1].dim);
+    }
     struct {
         const char *field;
         double v;
@@ -141,23 +155,31 @@ static double speedup_for(const tp_device_model *d, tp_dtype t) {
     return s > 0 ? s : 1.0;
 }
 
+/* Log-linear interpolation of a curve at x, clamped at both ends. */
+static double interp(const tp_gemm_point *p, uint32_t cnt, double x) {
+    if (cnt == 1 || x <= p[0].dim) return p[0].gflops;
+    if (x >= p[cnt - 1].dim) return p[cnt - 1].gflops;
+    uint32_t i = 1;
+    while (i < cnt - 1 && x > p[i].dim)
+        i++;
+    double t = (log(x) - log(p[i - 1].dim)) / (log(p[i].dim) - log(p[i - 1].dim));
+    return p[i - 1].gflops + t * (p[i].gflops - p[i - 1].gflops);
+}
+
 double tp_device_gemm_gflops(const tp_device_model *d, tp_dtype dtype, uint64_t m, uint64_t k,
                              uint64_t n) {
     if (!d || d->n_gemm == 0) return 1.0;
-    double dim = cbrt((double)(m ? m : 1) * (double)(k ? k : 1) * (double)(n ? n : 1));
-    const tp_gemm_point *p = d->gemm;
+    double fm = (double)(m ? m : 1), fk = (double)(k ? k : 1), fn = (double)(n ? n : 1);
     uint32_t cnt = d->n_gemm > TP_GEMM_CURVE_MAX ? TP_GEMM_CURVE_MAX : d->n_gemm;
-    double g;
-    if (cnt == 1 || dim <= p[0].dim) {
-        g = p[0].gflops;
-    } else if (dim >= p[cnt - 1].dim) {
-        g = p[cnt - 1].gflops;
-    } else {
-        uint32_t i = 1;
-        while (i < cnt - 1 && dim > p[i].dim)
-            i++;
-        double t = (log(dim) - log(p[i - 1].dim)) / (log(p[i].dim) - log(p[i - 1].dim));
-        g = p[i - 1].gflops + t * (p[i].gflops - p[i - 1].gflops);
+    double g = interp(d->gemm, cnt, cbrt(fm * fk * fn));
+    uint32_t ns = d->n_skinny > TP_GEMM_CURVE_MAX ? TP_GEMM_CURVE_MAX : d->n_skinny;
+    if (ns > 0) {
+        double small = fm < fk ? fm : fk;
+        if (fn < small) small = fn;
+        if (small < d->skinny[ns - 1].dim) {
+            double s = interp(d->skinny, ns, small);
+            if (s < g) g = s;
+        }
     }
     g *= speedup_for(d, dtype);
     return g > 0 && isfinite(g) ? g : 1e-9;

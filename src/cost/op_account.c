@@ -253,7 +253,7 @@ static tp_status account_conv(const acct *a, uint64_t out_elems, tp_op_cost *c) 
         if ((s = mul(a, c->flops, 2, &c->flops)) != TP_OK) return s;
         c->gemm_m = cout ? out_elems / cout : 0;
         c->gemm_k = (cin / g) * area;
-        c->gemm_n = cout / g;
+        c->gemm_n = cout; /* groups run side by side (grouped/depthwise kernels) */
     } else {
         /* transposed: 2 · in_elems · (c_out / groups) · kernel_area */
         if ((s = dim_of(a, W, 1, &cout)) != TP_OK) return s; /* W[C_in, C_out/g, k...] */

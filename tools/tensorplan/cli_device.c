@@ -115,6 +115,15 @@ void tp_cli_json_device(tp_json *j, const tp_device_model *m) {
         tp_json_end_object(j);
     }
     tp_json_end_array(j);
+    tp_json_key(j, "skinny_gflops");
+    tp_json_begin_array(j);
+    for (uint32_t i = 0; i < m->n_skinny; i++) {
+        tp_json_begin_object(j);
+        tp_json_kv_f64(j, "min_dim", m->skinny[i].dim);
+        tp_json_kv_f64(j, "gflops", m->skinny[i].gflops);
+        tp_json_end_object(j);
+    }
+    tp_json_end_array(j);
     tp_json_kv_f64(j, "f16_speedup", m->f16_speedup);
     tp_json_kv_f64(j, "bf16_speedup", m->bf16_speedup);
     tp_json_kv_f64(j, "int8_speedup", m->int8_speedup);
@@ -136,6 +145,12 @@ void tp_cli_print_device(FILE *f, const tp_device_model *m) {
     for (uint32_t i = 0; i < m->n_gemm; i++)
         fprintf(f, " %g->%.1f", m->gemm[i].dim, m->gemm[i].gflops);
     fprintf(f, " GFLOP/s (by cube-root shape)\n");
+    if (m->n_skinny > 0) {
+        fprintf(f, "  skinny gemm ");
+        for (uint32_t i = 0; i < m->n_skinny; i++)
+            fprintf(f, " %g->%.1f", m->skinny[i].dim, m->skinny[i].gflops);
+        fprintf(f, " GFLOP/s (by smallest dim)\n");
+    }
     fprintf(f, "  memory       %.2f GB/s, readback %.2f GB/s%s\n", m->mem_gbps, m->readback_gbps,
             m->unified ? " (unified)" : "");
     fprintf(f, "  overheads    dispatch %.0f ns, round trip %.0f ns\n", m->dispatch_ns,

@@ -1,0 +1,100 @@
+#!/usr/bin/env node
+// Measure the real forward latency of exported ONNX models with onnxruntime (CPU).
+//
+// For each NAME: loads DIR/NAME.onnx (weights in NAME.onnx.data), fills the inputs of
+// DIR/NAME.inputs.json (the same fixed sizes the importer binds), runs 2 warm-up passes,
+// then timed passes until at least MIN_RUNS runs and MIN_SECONDS have passed, and prints
+// one JSON line: {"model", "threads", "runs", "median_ms", "min_ms", "p90_ms", "cpu_ms"}.
+// cpu_ms is the median CPU time (user + system, whole process) of one run: with one
+// thread it is the latency the run would have on an idle machine, which matters on a
+// shared, loaded machine where wall times are stretched by other processes.
+// Graph optimizations are onnxruntime's default ("all"): this is what a deployment sees.
+//
+// usage: node measure_ort.js DIR THREADS NAME...   (NODE_PATH must reach onnxruntime-node)
+// env:   TP_BENCH_MIN_RUNS (default 5), TP_BENCH_MIN_SECONDS (default 2)
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const ort = require('onnxruntime-node');
+
+function fill(dtype, shape) {
+  const n = shape.reduce((a, b) => a * b, 1);
+  if (dtype === 'int64') {
+    const a = new BigInt64Array(n);
+    for (let i = 0; i < n; i++) a[i] = BigInt(i % 2);
+    return new ort.Tensor('int64', a, shape);
+  }
+  if (dtype === 'float32') {
+    const a = new Float32Array(n);
+    for (let i = 0; i < n; i++) a[i] = Math.sin(i) * 0.5;
+    return new ort.Tensor('float32', a, shape);
+  }
+  throw new Error('unsupported input dtype ' + dtype);
+}
+
+function quantile(sorted, q) {
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.round(q * (sorted.length - 1))));
+  return sorted[i];
+}
+
+async function one(dir, name, threads, minRuns, minSeconds) {
+  const spec = JSON.parse(fs.readFileSync(path.join(dir, name + '.inputs.json'), 'utf8'));
+  const sess = await ort.InferenceSession.create(path.join(dir, name + '.onnx'), {
+    intraOpNumThreads: threads,
+    interOpNumThreads: 1,
+    executionMode: 'sequential',
+  });
+  const feeds = {};
+  for (const [k, v] of Object.entries(spec.inputs)) feeds[k] = fill(v.dtype, v.shape);
+  for (let i = 0; i < 2; i++) await sess.run(feeds);
+  const times = [], cpu = [];
+  const start = process.hrtime.bigint();
+  for (;;) {
+    const c0 = process.cpuUsage();
+    const t0 = process.hrtime.bigint();
+    await sess.run(feeds);
+    const t1 = process.hrtime.bigint();
+    const c1 = process.cpuUsage(c0);
+    times.push(Number(t1 - t0) / 1e6);
+    cpu.push((c1.user + c1.system) / 1e3);
+    const total = Number(t1 - start) / 1e9;
+    if (times.length >= minRuns && total >= minSeconds) break;
+    if (times.length >= 1000) break;
+  }
+  if (sess.release) await sess.release();
+  times.sort((a, b) => a - b);
+  cpu.sort((a, b) => a - b);
+  return {
+    model: name,
+    threads: threads,
+    runs: times.length,
+    median_ms: quantile(times, 0.5),
+    min_ms: times[0],
+    p90_ms: quantile(times, 0.9),
+    cpu_ms: quantile(cpu, 0.5),
+  };
+}
+
+async function main() {
+  const [dir, threadsArg, ...names] = process.argv.slice(2);
+  if (!dir || !threadsArg || names.length === 0) {
+    console.error('usage: node measure_ort.js DIR THREADS NAME...');
+    process.exit(2);
+  }
+  const threads = parseInt(threadsArg, 10);
+  const minRuns = parseInt(process.env.TP_BENCH_MIN_RUNS || '5', 10);
+  const minSeconds = parseFloat(process.env.TP_BENCH_MIN_SECONDS || '2');
+  let failed = 0;
+  for (const name of names) {
+    try {
+      const r = await one(dir, name, threads, minRuns, minSeconds);
+      console.log(JSON.stringify(r));
+    } catch (e) {
+      failed++;
+      console.error('measure_ort: ' + name + ': ' + (e && e.message ? e.message : e));
+    }
+  }
+  process.exit(failed ? 1 : 0);
+}
+
+main();

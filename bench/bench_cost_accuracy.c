@@ -1,0 +1,285 @@
+/* Accuracy benchmark of the cost model: predicted vs measured latency.
+ *
+ * usage: bench_cost_accuracy MEASURED.jsonl [MODELS_DIR] [--quick] [--force]
+ *
+ * MEASURED.jsonl comes from bench/accuracy/measure_ort.js (onnxruntime on this
+ * machine): one line {"model":NAME,"threads":T,"median_ms":X,"min_ms":Y,...} per
+ * model. For each model this program imports MODELS_DIR/NAME.onnx (default
+ * .fixtures/models), binds the sizes of NAME.inputs.json ("bind"), predicts one
+ * forward pass on this CPU calibrated with the same thread count (cached
+ * calibration; --quick / --force as in `tensorplan calibrate`), and prints per
+ * model predicted vs measured, then the mean absolute percentage error (MAPE)
+ * and Spearman's rank correlation, against the median and against the fastest
+ * run. bench/accuracy/run.sh does all the steps. It never invents a figure: a
+ * model that cannot be imported or measured is listed as skipped. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tensorplan.h"
+
+#define MAX_MODELS 64
+
+typedef struct row {
+    char name[64];
+    int threads;
+    double median_ms, min_ms, cpu_ms;
+    double pred_ms, gemm_ms, mem_ms, disp_ms;
+    double gflop;
+    uint32_t nodes, kernels;
+    bool ok;
+    char why[600];
+} row;
+
+static char *read_text(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        size_t got = fread(buf + n, 1, cap - n - 1, f);
+        n += got;
+        if (got == 0) break;
+        if (n + 1 == cap) {
+            char *nb = realloc(buf, cap * 2);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+    }
+    fclose(f);
+    if (buf) buf[n] = '\0';
+    return buf;
+}
+
+/* Value of "key": in a JSON line (number or string). */
+static bool json_num(const char *line, const char *key, double *out) {
+    char pat[64];
+    snprintf(pat, sizeof pat, "\"%s\":", key);
+    const char *p = strstr(line, pat);
+    if (!p) return false;
+    p += strlen(pat);
+    char *end = NULL;
+    *out = strtod(p, &end);
+    return end != p;
+}
+
+static bool json_str(const char *line, const char *key, char *buf, size_t cap) {
+    char pat[64];
+    snprintf(pat, sizeof pat, "\"%s\":\"", key);
+    const char *p = strstr(line, pat);
+    if (!p) return false;
+    p += strlen(pat);
+    size_t n = strcspn(p, "\"");
+    if (n >= cap) return false;
+    memcpy(buf, p, n);
+    buf[n] = '\0';
+    return true;
+}
+
+/* Bind every "name": value pair of the "bind" object of NAME.inputs.json. */
+static tp_status bind_inputs(tp_graph *g, const char *path, tp_error *err) {
+    char *text = read_text(path);
+    if (!text) return tp_error_set(err, TP_ERR_IO, "cannot read %s", path);
+    tp_status s = TP_OK;
+    const char *p = strstr(text, "\"bind\"");
+    p = p ? strchr(p, '{') : NULL;
+    while (p && *p && *p != '}' && s == TP_OK) {
+        const char *k0 = strchr(p, '"');
+        const char *close = strchr(p, '}');
+        if (!k0 || (close && close < k0)) break;
+        const char *k1 = strchr(k0 + 1, '"');
+        if (!k1) break;
+        char name[128];
+        size_t n = (size_t)(k1 - k0 - 1);
+        if (n >= sizeof name) break;
+        memcpy(name, k0 + 1, n);
+        name[n] = '\0';
+        const char *colon = strchr(k1, ':');
+        if (!colon) break;
+        char *end = NULL;
+        long long v = strtoll(colon + 1, &end, 10);
+        /* a symbol the graph does not use is not an error */
+        tp_error e2;
+        tp_status bs = tp_graph_bind(g, name, (int64_t)v, &e2);
+        if (bs != TP_OK && bs != TP_ERR_NOT_FOUND) {
+            *err = e2;
+            s = bs;
+        }
+        p = end;
+        while (p && *p == ' ')
+            p++;
+        if (p && *p == ',') p++;
+    }
+    free(text);
+    return s;
+}
+
+static void ranks(const double *v, int n, double *r) {
+    for (int i = 0; i < n; i++) {
+        int less = 0, eq = 0;
+        for (int k = 0; k < n; k++) {
+            if (v[k] < v[i]) less++;
+            if (v[k] == v[i]) eq++;
+        }
+        r[i] = less + (eq + 1) / 2.0; /* average rank of ties, 1-based */
+    }
+}
+
+static double spearman(const double *a, const double *b, int n) {
+    double ra[MAX_MODELS], rb[MAX_MODELS], ma = 0, mb = 0;
+    ranks(a, n, ra);
+    ranks(b, n, rb);
+    for (int i = 0; i < n; i++) {
+        ma += ra[i] / n;
+        mb += rb[i] / n;
+    }
+    double sab = 0, saa = 0, sbb = 0;
+    for (int i = 0; i < n; i++) {
+        sab += (ra[i] - ma) * (rb[i] - mb);
+        saa += (ra[i] - ma) * (ra[i] - ma);
+        sbb += (rb[i] - mb) * (rb[i] - mb);
+    }
+    return saa > 0 && sbb > 0 ? sab / sqrt(saa * sbb) : 0;
+}
+
+static void predict(row *r, const char *dir, const tp_device_model *dev) {
+    char path[1024];
+    tp_error err;
+    tp_error_clear(&err);
+    tp_graph *g = NULL;
+    tp_onnx_options opt;
+    tp_onnx_options_init(&opt);
+    snprintf(path, sizeof path, "%s/%s.onnx", dir, r->name);
+    tp_status s = tp_onnx_load(path, &opt, NULL, &g, &err);
+    if (s == TP_OK) {
+        snprintf(path, sizeof path, "%s/%s.inputs.json", dir, r->name);
+        s = bind_inputs(g, path, &err);
+    }
+    tp_graph_cost gc;
+    memset(&gc, 0, sizeof gc);
+    if (s == TP_OK) s = tp_graph_cost_compute(g, dev, NULL, NULL, &gc, &err);
+    if (s != TP_OK) {
+        snprintf(r->why, sizeof r->why, "%s: %s", tp_status_name(s), err.msg);
+        tp_graph_destroy(g);
+        return;
+    }
+    r->ok = true;
+    r->pred_ms = gc.total_ns / 1e6;
+    r->gflop = (double)gc.flops / 1e9;
+    r->nodes = tp_graph_node_count(g);
+    r->kernels = (uint32_t)gc.io.kernel_launches;
+    for (uint32_t i = 0; i < gc.n_nodes; i++) {
+        const tp_node_cost *nc = &gc.nodes[i];
+        double body = nc->total_ns - nc->dispatch_ns;
+        r->disp_ms += nc->dispatch_ns / 1e6;
+        if (nc->cls == TP_COST_GEMM)
+            r->gemm_ms += body / 1e6;
+        else
+            r->mem_ms += body / 1e6;
+    }
+    tp_graph_cost_release(&gc);
+    tp_graph_destroy(g);
+}
+
+/* against: 0 median wall time, 1 fastest run, 2 median CPU time */
+static void summary(const row *rows, int n, int against) {
+    static const char *const what[] = {"median wall time", "fastest run", "median CPU time"};
+    double pred[MAX_MODELS], meas[MAX_MODELS], ape = 0;
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        if (!rows[i].ok) continue;
+        pred[k] = rows[i].pred_ms;
+        meas[k] = against == 0 ? rows[i].median_ms : against == 1 ? rows[i].min_ms : rows[i].cpu_ms;
+        if (!(meas[k] > 0)) return;
+        ape += fabs(pred[k] - meas[k]) / meas[k];
+        k++;
+    }
+    if (k == 0) return;
+    printf("vs %-16s: MAPE %5.1f %%, Spearman rank correlation %.3f (%d models)\n", what[against],
+           100.0 * ape / k, spearman(pred, meas, k), k);
+}
+
+int main(int argc, char **argv) {
+    const char *measured = NULL, *dir = NULL;
+    tp_calib_options co;
+    tp_calib_options_default(&co);
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--quick") == 0)
+            co.quick = true;
+        else if (strcmp(argv[i], "--force") == 0)
+            co.force = true;
+        else if (!measured)
+            measured = argv[i];
+        else if (!dir)
+            dir = argv[i];
+    }
+    if (!measured) {
+        fprintf(stderr, "usage: %s MEASURED.jsonl [MODELS_DIR] [--quick] [--force]\n", argv[0]);
+        return 2;
+    }
+    if (!dir) dir = TP_SOURCE_DIR "/.fixtures/models";
+    char *text = read_text(measured);
+    if (!text) {
+        fprintf(stderr, "cannot read %s\n", measured);
+        return 1;
+    }
+    static row rows[MAX_MODELS];
+    int n = 0;
+    char *save = NULL;
+    for (char *ln = strtok_r(text, "\n", &save); ln && n < MAX_MODELS;
+         ln = strtok_r(NULL, "\n", &save)) {
+        row *r = &rows[n];
+        memset(r, 0, sizeof *r);
+        double th = 0;
+        if (!json_str(ln, "model", r->name, sizeof r->name) ||
+            !json_num(ln, "median_ms", &r->median_ms) || !json_num(ln, "min_ms", &r->min_ms))
+            continue;
+        if (json_num(ln, "threads", &th)) r->threads = (int)th;
+        if (!json_num(ln, "cpu_ms", &r->cpu_ms)) r->cpu_ms = 0;
+        n++;
+    }
+    free(text);
+    if (n == 0) {
+        fprintf(stderr, "%s: no measurements\n", measured);
+        return 1;
+    }
+    co.threads = rows[0].threads > 0 ? (uint32_t)rows[0].threads : 0;
+    tp_device_model dev;
+    tp_calib_info info;
+    tp_error err;
+    if (tp_calibrate_cpu_cached(&co, &dev, &info, &err) != TP_OK) {
+        fprintf(stderr, "calibration failed: %s\n", err.msg);
+        return 1;
+    }
+    printf("# device: %s (%s), %u threads, gemm %s:", info.cpu_model, dev.name, dev.threads,
+           dev.gemm_impl);
+    for (uint32_t i = 0; i < dev.n_gemm; i++)
+        printf(" %g->%.1f", dev.gemm[i].dim, dev.gemm[i].gflops);
+    printf(" GFLOP/s; triad %.2f GB/s; dispatch %.0f ns; round trip %.0f ns%s\n", dev.mem_gbps,
+           dev.dispatch_ns, dev.round_trip_ns, info.from_cache ? " (cached)" : "");
+    printf("# model\tnodes\tkernels\tGFLOP\tpred_ms\tgemm_ms\tmem_ms\tdisp_ms\tmedian_ms\tmin_"
+           "ms\tcpu_ms\terr_vs_cpu\n");
+    for (int i = 0; i < n; i++) {
+        row *r = &rows[i];
+        predict(r, dir, &dev);
+        if (!r->ok) {
+            printf("%s\tskipped: %s\n", r->name, r->why);
+            continue;
+        }
+        double ref = r->cpu_ms > 0 ? r->cpu_ms : r->median_ms;
+        printf("%s\t%u\t%u\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%+.1f%%\n", r->name,
+               r->nodes, r->kernels, r->gflop, r->pred_ms, r->gemm_ms, r->mem_ms, r->disp_ms,
+               r->median_ms, r->min_ms, r->cpu_ms, 100.0 * (r->pred_ms - ref) / ref);
+        fflush(stdout);
+    }
+    summary(rows, n, 0);
+    summary(rows, n, 1);
+    summary(rows, n, 2);
+    return 0;
+}
