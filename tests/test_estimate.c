@@ -450,13 +450,29 @@ static void tensor(wbuf *b, const char *name, uint64_t ne0, uint64_t ne1, uint32
     w_u64(b, 0); /* data offset: not read */
 }
 
-/* A tiny llama-like GGUF v3: 2 layers, d=64, 4 heads (2 KV), ff 172, 100 tokens. */
-static void tiny_gguf(wbuf *b, uint32_t q_type, bool with_heads) {
+static void tensor3(wbuf *b, const char *name, uint64_t ne0, uint64_t ne1, uint64_t ne2,
+                    uint32_t type) {
+    w_str(b, name);
+    w_u32(b, 3);
+    w_u64(b, ne0);
+    w_u64(b, ne1);
+    w_u64(b, ne2);
+    w_u32(b, type);
+    w_u64(b, 0);
+}
+
+/* A tiny llama-like GGUF v3: 2 layers, d=64, 4 heads (2 KV), ff 172, 100 tokens;
+ * with moe: 4 experts (2 used) and one stacked expert tensor per layer. */
+static void tiny_gguf_moe(wbuf *b, uint32_t q_type, bool with_heads, bool moe) {
     b->len = 0;
     w_u32(b, 0x46554747u);
     w_u32(b, 3);
-    w_u64(b, 5);                    /* tensors */
-    w_u64(b, with_heads ? 14 : 13); /* key/values */
+    w_u64(b, moe ? 7 : 5);                                      /* tensors */
+    w_u64(b, (uint64_t)(with_heads ? 14 : 13) + (moe ? 2 : 0)); /* key/values */
+    if (moe) {
+        kv_u32(b, "llama.expert_count", 4);
+        kv_u32(b, "llama.expert_used_count", 2);
+    }
     kv_str(b, "general.architecture", "llama");
     kv_str(b, "general.name", "tiny");
     kv_u32(b, "llama.block_count", 2);
@@ -501,6 +517,14 @@ static void tiny_gguf(wbuf *b, uint32_t q_type, bool with_heads) {
     tensor(b, "blk.1.attn_q.weight", 64, 64, q_type);
     tensor(b, "blk.0.ffn_up.weight", 256, 4, 12); /* q4_k: 4 blocks x 144 = 576 B */
     tensor(b, "output_norm.weight", 64, 1, 0);    /* f32: 256 B */
+    if (moe) {                                    /* q4_k: 8192 el = 32 blocks = 4608 B each */
+        tensor3(b, "blk.0.ffn_up_exps.weight", 256, 8, 4, 12);
+        tensor3(b, "blk.1.ffn_up_exps.weight", 256, 8, 4, 12);
+    }
+}
+
+static void tiny_gguf(wbuf *b, uint32_t q_type, bool with_heads) {
+    tiny_gguf_moe(b, q_type, with_heads, false);
 }
 
 static bool write_buf(const char *path, const wbuf *b, size_t len) {
@@ -628,6 +652,21 @@ TP_TEST(test_gguf_llm) {
     TP_CHECK_STATUS(tp_gguf_read_llm(path, NULL, &c, err), TP_ERR_INVALID);
     TP_CHECK_CONTAINS(err->msg, "head_count 0");
     TP_CHECK_STATUS(tp_gguf_read_llm("/nonexistent/x.gguf", NULL, &c, err), TP_ERR_IO);
+    /* MoE layout from the stacked expert tensors */
+    tiny_gguf_moe(&b, 8, true, true);
+    TP_CHECK(write_buf(path, &b, b.len));
+    TP_CHECK_OK(tp_gguf_read_llm(path, NULL, &c, err), err);
+    TP_CHECK_EQ_U64(c.n_expert, 4);
+    TP_CHECK_EQ_U64(c.n_expert_used, 2);
+    TP_CHECK_EQ_U64(c.moe_layers, 2);
+    TP_CHECK_EQ_U64(c.expert_tensor_bytes, 2 * 4608);
+    TP_CHECK_EQ_U64(c.expert_bytes, 4608 / 4);
+    TP_CHECK_EQ_U64(c.weight_bytes, wbytes + 2 * 4608);
+    /* feed-forward with 2 experts used: 3 * t * n_ff * 2 */
+    tp_llm_options_default(&o);
+    o.n_ctx = 64;
+    TP_CHECK_OK(tp_llm_estimate_memory(&c, &o, &le, err), err);
+    TP_CHECK_EQ_U64(le.compute_bytes, (64 * 64 + 3 * 64 * 172 * 2 + 4096) * 4);
     remove(path);
 }
 

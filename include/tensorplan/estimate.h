@@ -177,6 +177,10 @@ typedef struct tp_llm_config {
     uint64_t n_tensors;     /* tensor infos in the file */
     uint64_t weight_bytes;  /* sum of the tensors' bytes */
     uint32_t gguf_version;  /* 2 or 3 */
+    /* MoE layout from the stacked expert tensors ("*_exps", llama.cpp naming): */
+    uint64_t expert_tensor_bytes; /* all *_exps tensors */
+    uint64_t moe_layers;          /* distinct blk.N holding *_exps tensors */
+    uint64_t expert_bytes;        /* one expert of one layer: all / (n_expert × moe_layers) */
 } tp_llm_config;
 
 /* Read a GGUF file's header, metadata and tensor infos (no tensor data).

@@ -300,8 +300,24 @@ static void apply_arch_keys(tp_llm_config *c, const kv_seen *seen, size_t n_seen
     }
 }
 
+/* Layer index of a "blk.N." tensor name, or -1. */
+static long block_index(const char *name) {
+    if (strncmp(name, "blk.", 4) != 0) return -1;
+    long v = 0;
+    const char *p = name + 4;
+    if (*p < '0' || *p > '9') return -1;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        v = v * 10 + (*p - '0');
+        if (v > 1000000) return -1;
+    }
+    return *p == '.' ? v : -1;
+}
+
 static bool read_tensors(reader *r, uint64_t n_tensors, tp_registry *reg, tp_llm_config *c) {
     char name[NAME_CAP];
+    unsigned char moe_seen[4096 / 8];
+    bool moe_overflow = false;
+    memset(moe_seen, 0, sizeof moe_seen);
     for (uint64_t i = 0; i < n_tensors; i++) {
         uint32_t n_dims, type;
         uint64_t dims[TP_MAX_RANK], offset, elems = 1;
@@ -332,6 +348,16 @@ static bool read_tensors(reader *r, uint64_t n_tensors, tp_registry *reg, tp_llm
             c->n_vocab = dims[1];
         if (!tp_add_u64(c->weight_bytes, bytes, &c->weight_bytes))
             return fail(r, TP_ERR_OVERFLOW, "total tensor bytes overflow");
+        if (strstr(name, "_exps")) {
+            c->expert_tensor_bytes += bytes; /* <= weight_bytes: no overflow */
+            long layer = block_index(name);
+            if (layer < 0 || layer >= 4096) {
+                moe_overflow = true;
+            } else if (!(moe_seen[layer / 8] & (1u << (layer % 8)))) {
+                moe_seen[layer / 8] = (unsigned char)(moe_seen[layer / 8] | (1u << (layer % 8)));
+                c->moe_layers++;
+            }
+        }
         if (reg) {
             tp_weight_desc d;
             memset(&d, 0, sizeof d);
@@ -347,6 +373,9 @@ static bool read_tensors(reader *r, uint64_t n_tensors, tp_registry *reg, tp_llm
             if (s != TP_OK) return fail(r, s, e3.msg);
         }
     }
+    if (moe_overflow && c->moe_layers < c->n_layer) c->moe_layers = c->n_layer;
+    if (c->n_expert && c->moe_layers && c->expert_tensor_bytes)
+        c->expert_bytes = c->expert_tensor_bytes / tp_sat_mul_u64(c->n_expert, c->moe_layers);
     return true;
 }
 

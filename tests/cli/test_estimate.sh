@@ -164,5 +164,31 @@ printf 'GGUF\003\000\000\000' >"$tmp/trunc.gguf"
 run "truncated gguf" 1 "$TP" estimate "$tmp/trunc.gguf" --budget 1GiB
 has "truncated gguf message" 'truncated' "$tmp/err"
 
+# --- a .gguf mixture of experts: --moe auto takes the layout from the *_exps tensors
+"$PY" - "$tmp/moe.gguf" <<'PYEOF'
+import struct, sys
+def s(x): b = x.encode(); return struct.pack("<Q", len(b)) + b
+def kv_u32(k, v): return s(k) + struct.pack("<II", 4, v)
+kvs = [s("general.architecture") + struct.pack("<I", 8) + s("qwen2moe"),
+       kv_u32("qwen2moe.block_count", 2), kv_u32("qwen2moe.embedding_length", 256),
+       kv_u32("qwen2moe.attention.head_count", 8), kv_u32("qwen2moe.expert_count", 8),
+       kv_u32("qwen2moe.expert_used_count", 2)]
+tensors = [("token_embd.weight", (256, 1000), 1)]
+for l in range(2):
+    for n in ("ffn_gate_exps", "ffn_up_exps", "ffn_down_exps"):
+        tensors.append(("blk.%d.%s.weight" % (l, n), (256, 512, 8), 8))  # q8_0, 8 experts
+out = struct.pack("<IIQQ", 0x46554747, 3, len(tensors), len(kvs)) + b"".join(kvs)
+for name, dims, t in tensors:
+    out += s(name) + struct.pack("<I", len(dims)) + b"".join(struct.pack("<Q", d) for d in dims) + struct.pack("<IQ", t, 0)
+open(sys.argv[1], "wb").write(out)
+PYEOF
+EPB=$((3 * 256 * 512 / 32 * 34))  # one expert of one layer: gate + up + down
+run "gguf moe auto" 3 "$TP" estimate "$tmp/moe.gguf" --budget 8MiB --moe auto,2 --json
+json "moe auto layout" "d['moe']['experts_per_layer'] == 8 and d['moe']['moe_layers'] == 2 and d['moe']['expert_bytes'] == $EPB and d['moe']['max_device_experts'] == 2"
+json "moe auto offload" 'd["moe"]["resident_per_layer"] <= 2 and d["moe"]["all_expert_bytes"] == 8 * 2 * d["moe"]["expert_bytes"]'
+run "moe auto on a dense gguf" 1 "$TP" estimate "$tmp/tiny.gguf" --budget 8MiB --moe auto
+has "moe auto dense message" 'no expert tensors' "$tmp/err"
+run "moe auto without gguf" 2 "$TP" estimate --demo --moe auto
+
 echo "$pass passed, $fails failed"
 [ "$fails" -eq 0 ]

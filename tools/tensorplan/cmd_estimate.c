@@ -38,6 +38,8 @@ static void usage(FILE *f) {
             "  --moe E,L,SIZE[,MAX]  MoE offload: E experts per layer in L MoE layers, SIZE\n"
             "                     bytes per expert, at most MAX per layer on the device\n"
             "                     (default E); the device budget is the budget\n"
+            "                     .gguf: --moe auto[,MAX] takes E, L and SIZE from the\n"
+            "                     model's stacked expert tensors (*_exps)\n"
             "  --moe-reserve R    fraction of the device budget kept free (default 0.1)\n"
             "  --ctx N            .gguf: context length (default: the model's)\n"
             "  --seqs N           .gguf: parallel sequences (default 1)\n"
@@ -62,6 +64,7 @@ typedef struct est_args {
     tp_cli_model_args model;
     tp_estimate_options eo;
     bool json, gpu, has_budget, has_moe;
+    bool moe_auto; /* --moe auto[,MAX]: the layout from the .gguf's expert tensors */
     uint64_t budget;
     tp_moe_config moe;
     const char *gguf; /* LLM mode: a .gguf model */
@@ -144,7 +147,21 @@ static int parse_args(est_args *a, int argc, char **argv) {
             a->has_budget = true;
             takes_value = true;
         } else if (strcmp(s, "--moe") == 0) {
-            if (!val || !parse_moe(val, &a->moe))
+            if (val && strncmp(val, "auto", 4) == 0 && (val[4] == '\0' || val[4] == ',')) {
+                char *end = NULL;
+                errno = 0;
+                a->moe_auto = true;
+                a->moe.max_device_experts = UINT64_MAX;
+                if (val[4] == ',') {
+                    unsigned long long mx = strtoull(val + 5, &end, 10);
+                    if (end == val + 5 || *end || errno || val[5] == '-')
+                        return tp_cli_usage_error(cmd,
+                                                  "--moe auto,MAX needs an integer MAX, "
+                                                  "got '%s'",
+                                                  val);
+                    a->moe.max_device_experts = (uint64_t)mx;
+                }
+            } else if (!val || !parse_moe(val, &a->moe))
                 return tp_cli_usage_error(
                     cmd, "--moe needs EXPERTS,LAYERS,EXPERT_SIZE[,MAX], got '%s'", val ? val : "");
             a->has_moe = true;
@@ -204,6 +221,9 @@ static int parse_args(est_args *a, int argc, char **argv) {
     if (a->gguf && (a->model.demo || a->model.path || a->model.n_dims))
         return tp_cli_usage_error(cmd, "a .gguf model takes --ctx/--seqs/--ubatch/--kv-type, not "
                                        "--demo, another model or --dim");
+    if (!a->gguf && a->moe_auto)
+        return tp_cli_usage_error(cmd, "--moe auto reads the expert layout of a .gguf model; "
+                                       "give E,L,SIZE[,MAX] for other models");
     if (!a->gguf && a->llm_opts)
         return tp_cli_usage_error(cmd, "--ctx, --seqs, --ubatch and --kv-type apply to .gguf "
                                        "models");
@@ -413,6 +433,21 @@ int tp_cli_estimate(int argc, char **argv) {
     tp_moe_plan mp;
     const tp_moe_plan *m = NULL;
     tp_estimate checked = e;
+    if (a.has_moe && a.moe_auto) {
+        if (!lc.n_expert || !lc.moe_layers) {
+            tp_error_set(&err, TP_ERR_INVALID,
+                         "--moe auto: %s has no expert tensors (expert_count %llu, *_exps "
+                         "tensors in %llu layers)",
+                         a.gguf, (unsigned long long)lc.n_expert,
+                         (unsigned long long)lc.moe_layers);
+            tp_cli_error("estimate", &err);
+            return TP_EXIT_ERROR;
+        }
+        a.moe.experts_per_layer = lc.n_expert;
+        a.moe.moe_layers = lc.moe_layers;
+        a.moe.expert_bytes = lc.expert_bytes;
+        if (a.moe.max_device_experts > lc.n_expert) a.moe.max_device_experts = lc.n_expert;
+    }
     if (a.has_moe) {
         a.moe.device_budget_bytes = budget;
         if ((st = tp_estimate_moe_offload(&e, &a.moe, &mp, &err)) != TP_OK) {
