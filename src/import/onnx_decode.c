@@ -370,13 +370,13 @@ static tp_status decode_attr(tp_onnx_dctx *c, tp_pb r, tp_onnx_attr *a) {
             CHECK(tp__onnx_str(c, &sub, &strings[ks++]));
         } else if (f == A_TENSORS || f == A_T) {
             CHECK(tp__pb_len(&r, &sub, c->err));
-            tp_onnx_tensor *t = &tensors[kt];
+            tp_onnx_tensor *t;
             if (f == A_T) {
                 t = tp__onnx_arena_alloc(c->arena, sizeof *t);
                 if (!t) return tp__onnx_nomem(c, "attribute tensor");
                 a->t = t;
             } else {
-                kt++;
+                t = &tensors[kt++];
             }
             CHECK(tp__onnx_decode_tensor(c, sub, t));
         } else if (f == A_GRAPHS || f == A_G) {
