@@ -1211,6 +1211,121 @@ TP_TEST(op_names) {
     TP_CHECK(!tp_shape_is_static(NULL));
 }
 
+/* ---- random ops: statuses only, never a crash (run under ASan/UBSan in CI) ---- */
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static uint64_t rnd(void) {
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+static int64_t rnd_attr(void) {
+    static const int64_t vals[] = {0,  1,  2, 3, -1, -2, 7,         64,      INT64_MAX,
+                                   -3, 16, 5, 4, 8,  -8, INT64_MIN, 1 << 20, 1ll << 40};
+    return vals[rnd() % (sizeof vals / sizeof vals[0])];
+}
+
+TP_TEST(random_ops_never_crash) {
+    fresh();
+    const char *seed = getenv("TP_GRAPH_SEED"); /* to explore other sequences by hand */
+    if (seed && strtoull(seed, NULL, 10)) rng_state = strtoull(seed, NULL, 10);
+    tp_dim syms[3] = {S("a"), S("b"), S("c")};
+    static const tp_dtype dts[] = {TP_DTYPE_F32, TP_DTYPE_F16, TP_DTYPE_I64, TP_DTYPE_BOOL,
+                                   TP_DTYPE_Q4_0};
+    int added = 0, ok_ops = 0;
+    for (int i = 0; i < 40; i++) {
+        int32_t r = (int32_t)(rnd() % 5);
+        tp_shape s = tp_shape_make(r, NULL);
+        for (int32_t k = 0; k < r; k++)
+            s.dims[k] = rnd() % 4 == 0 ? syms[rnd() % 3] : D((int64_t)(rnd() % 5) * 32);
+        char name[16];
+        snprintf(name, sizeof name, "in%d", i);
+        tp_node_id id;
+        if (tp_graph_add_input(G, name, dts[rnd() % 5], &s, &id, &E) == TP_OK) added++;
+    }
+    TP_CHECK(added > 20);
+    for (int i = 0; i < 20000; i++) {
+        tp_op o;
+        memset(&o, 0, sizeof o);
+        o.kind = (tp_op_kind)(3 + rnd() % (TP_OP_KIND_COUNT - 3));
+        o.sub = (int32_t)(rnd() % 8);
+        int64_t *raw = (int64_t *)(void *)&o.attrs;
+        for (size_t k = 0; k < sizeof o.attrs / sizeof(int64_t); k++)
+            raw[k] = rnd() % 3 ? rnd_attr() % 4 : rnd_attr();
+        bool flip = rnd() % 2, flip2 = rnd() % 2; /* bool fields must hold 0 or 1 */
+        switch (o.kind) {
+        case TP_OP_GEMM:
+            o.attrs.gemm.trans_a = flip, o.attrs.gemm.trans_b = flip2;
+            break;
+        case TP_OP_FUSED_MATMUL:
+            o.attrs.fused.has_bias = flip, o.attrs.fused.trans_b = flip2;
+            break;
+        case TP_OP_CONV:
+        case TP_OP_CONV_TRANSPOSE:
+        case TP_OP_POOL:
+            o.attrs.conv.ceil_mode = flip;
+            break;
+        case TP_OP_REDUCE:
+            o.attrs.reduce.keepdims = flip;
+            break;
+        case TP_OP_ATTENTION:
+            o.attrs.attention.packed_qkv = flip;
+            break;
+        case TP_OP_TOPK:
+            o.attrs.topk.largest = flip;
+            break;
+        default:
+            break;
+        }
+        if (o.kind == TP_OP_CUSTOM) o.attrs.custom.name = NULL;
+        if (o.kind == TP_OP_RESIZE)
+            for (int k = 0; k < TP_MAX_RANK; k++)
+                o.attrs.resize.scales[k] = (double)(rnd() % 4) * 0.5;
+        if (o.kind == TP_OP_GEMM) o.attrs.gemm.alpha = o.attrs.gemm.beta = 1.0;
+        uint32_t n = (uint32_t)(rnd() % 5);
+        tp_node_id in[4];
+        uint32_t count = tp_graph_node_count(G);
+        for (uint32_t k = 0; k < n; k++)
+            in[k] = (tp_node_id)(rnd() % count);
+        tp_node_id id = -1;
+        tp_status st;
+        if (rnd() % 4 == 0) {
+            tp_shape s = tp_graph_node(G, in[0] >= 0 && n ? in[0] : 0)->shape;
+            st = tp_graph_add_op_shaped(G, &o, in, n, &s, dts[rnd() % 5], NULL, &id, &E);
+        } else {
+            st = tp_graph_add_op(G, &o, in, n, NULL, &id, &E);
+        }
+        if (st == TP_OK) {
+            ok_ops++;
+            const tp_node *nd = tp_graph_node(G, id);
+            TP_CHECK(nd && nd->shape.rank >= 0 && nd->shape.rank <= TP_MAX_RANK);
+            for (int32_t k = 0; nd && k < nd->shape.rank; k++)
+                TP_CHECK(!tp_dim_is_static(nd->shape.dims[k]) || nd->shape.dims[k].size >= 0);
+        } else {
+            TP_CHECK(st == TP_ERR_INVALID || st == TP_ERR_SHAPE || st == TP_ERR_OVERFLOW);
+            TP_CHECK(E.msg[0] != '\0');
+        }
+    }
+    TP_CHECK(ok_ops > 100);
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t i = 0; i < tp_graph_node_count(G); i++) {
+            uint64_t b;
+            bool v;
+            tp_status st = tp_graph_node_bytes(G, (tp_node_id)i, &b, &E);
+            TP_CHECK(st == TP_OK || st == TP_ERR_UNBOUND || st == TP_ERR_OVERFLOW ||
+                     st == TP_ERR_INVALID || st == TP_ERR_SHAPE);
+            tp_graph_node_view(G, (tp_node_id)i, &v, &b, &E);
+        }
+        tp_graph_mark_output(G, (tp_node_id)(tp_graph_node_count(G) - 1), &E);
+        tp_graph_validate(G, true, &E);
+        tp_graph_bind(G, "a", 3, &E);
+        tp_graph_bind(G, "b", 0, &E);
+        tp_graph_bind(G, "c", INT64_MAX / 3, &E);
+    }
+    printf("  %d of 20000 random ops accepted\n", ok_ops);
+}
+
 int main(void) {
     TP_RUN(symbols_and_binding);
     TP_RUN(derived_dims);
@@ -1234,6 +1349,7 @@ int main(void) {
     TP_RUN(sizes_and_overflow);
     TP_RUN(bad_inputs);
     TP_RUN(op_names);
+    TP_RUN(random_ops_never_crash);
     tp_graph_destroy(G);
     return tp_test_finish();
 }

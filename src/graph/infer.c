@@ -395,10 +395,12 @@ static tp_status infer_attention(const tp_infer_ctx *c, tp_shape *out, tp_dtype 
     const tp_node *q = c->in[0];
     char b1[128], b2[128];
     tp_status st;
-    if (h < 1 || kvh < 0 || d < 0 || (kvh > 0 && h % kvh != 0))
+    const int64_t lim = INT64_C(1) << 24;
+    if (h < 1 || kvh < 0 || d < 0 || h > lim || kvh > lim || d > lim || (kvh > 0 && h % kvh != 0))
         return tp_infer_fail(c, TP_ERR_INVALID, err,
                              "bad head counts: heads %" PRId64 ", kv_heads %" PRId64
-                             ", head_dim %" PRId64 " (heads >= 1, a multiple of kv_heads)",
+                             ", head_dim %" PRId64
+                             " (heads >= 1, a multiple of kv_heads, all <= 2^24)",
                              h, kvh, d);
     if (kvh == 0) kvh = h;
     if (mask < 0 || mask >= TP_MASK_COUNT)

@@ -125,11 +125,11 @@ static tp_status slice_dim(const tp_infer_ctx *c, tp_dim d, int64_t start, int64
         if (step > 0) {
             start = start < 0 ? 0 : start > n ? n : start;
             end = end < 0 ? 0 : end > n ? n : end;
-            len = end > start ? (end - start + step - 1) / step : 0;
+            len = end > start ? (end - start) / step + ((end - start) % step != 0) : 0;
         } else {
             start = start < 0 ? 0 : start > n - 1 ? n - 1 : start;
             end = end < -1 ? -1 : end > n - 1 ? n - 1 : end;
-            len = start > end ? (start - end - step - 1) / (-step) : 0;
+            len = start > end ? (start - end) / -step + ((start - end) % -step != 0) : 0;
         }
         *out = tp_dim_static(len);
         return TP_OK;
@@ -153,6 +153,10 @@ static tp_status slice_dim(const tp_infer_ctx *c, tp_dim d, int64_t start, int64
         return TP_OK;
     }
     if (start <= -SLICE_TO_END) s = (bound){false, 0};
+    if (start >= SLICE_TO_END) { /* starts past any end */
+        *out = tp_dim_static(0);
+        return TP_OK;
+    }
     tp_dim len;
     tp_status st;
     if (!s.rel && !e.rel) {

@@ -90,7 +90,8 @@ static tp_status infer_conv(const tp_infer_ctx *c, tp_shape *out, tp_dtype *dtyp
                              tp_dtype_name(c->in[0]->dtype), tp_dtype_name(c->in[1]->dtype));
     /* channel checks: conv W[M, C/g, k...]; conv-transpose W[C, M/g, k...] */
     tp_dim cin = x->dims[1], w0 = w->dims[0], w1 = w->dims[1];
-    if (!tr && tp_dim_is_static(cin) && tp_dim_is_static(w1) && cin.size != w1.size * g)
+    if (!tr && tp_dim_is_static(cin) && tp_dim_is_static(w1) &&
+        (w1.size > INT64_MAX / g || cin.size != w1.size * g))
         return tp_infer_fail(c, TP_ERR_SHAPE, err,
                              "input has %" PRId64 " channels, weight %s expects %" PRId64
                              " (x %" PRId64 " groups)",
