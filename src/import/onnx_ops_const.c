@@ -17,8 +17,11 @@ static bool value_dims(const tp_ox_value *v, tp_dim *out, int64_t cap, int64_t *
     return true;
 }
 
-static tp_status unknown_dims(tp_ox_ctx *c, uint32_t out, int32_t rank) {
-    c->out[out].shape.rank = rank;
+static tp_status unknown_dims(tp_ox_ctx *c, uint32_t out, int64_t rank) {
+    if (rank < 0 || rank > TP_MAX_RANK)
+        return tp_ox_fail(c, TP_ERR_UNSUPPORTED, "output rank %lld (at most %d supported)",
+                          (long long)rank, TP_MAX_RANK);
+    c->out[out].shape.rank = (int32_t)rank;
     for (int32_t k = 0; k < rank; k++) {
         tp_status st = tp_ox_unknown_dim(c, out, k, &c->out[out].shape.dims[k]);
         if (st != TP_OK) return st;
@@ -38,7 +41,7 @@ static tp_status r_constant_of_shape(tp_ox_ctx *c) {
         const tp_shape *ss = &c->in[0].shape;
         if (ss->rank != 1 || !tp_dim_is_static(ss->dims[0]))
             return tp_ox_fail(c, TP_ERR_SHAPE, "shape input of unknown length");
-        return unknown_dims(c, 0, (int32_t)ss->dims[0].size);
+        return unknown_dims(c, 0, ss->dims[0].size);
     }
     o->rank = (int32_t)n;
     for (int32_t k = 0; k < o->rank; k++)
@@ -87,6 +90,7 @@ static tp_status r_range(tp_ox_ctx *c) {
         double a = s->f[0], b = l->f[0], step = d->f[0];
         if (step == 0) return tp_ox_fail(c, TP_ERR_SHAPE, "delta 0");
         double q = (b - a) / step;
+        if (!(q < 9.0e18)) return tp_ox_fail(c, TP_ERR_OVERFLOW, "Range of %g elements", q);
         int64_t n = q > 0 ? (int64_t)q + ((double)(int64_t)q < q) : 0;
         *len = tp_dim_static(n);
         return TP_OK;
@@ -95,7 +99,9 @@ static tp_status r_range(tp_ox_ctx *c) {
     if (!tp_ox_value_int(d, 0, &step) || step == 0) return tp_ox_unknown_dim(c, 0, 0, len);
     tp_dim a = s->d[0], b = l->d[0];
     if (tp_dim_is_static(a) && tp_dim_is_static(b)) {
-        int64_t diff = b.size - a.size;
+        int64_t diff;
+        if (__builtin_sub_overflow(b.size, a.size, &diff) || step == INT64_MIN)
+            return tp_ox_fail(c, TP_ERR_OVERFLOW, "Range length overflows");
         int64_t n = step > 0 ? (diff > 0 ? (diff + step - 1) / step : 0)
                              : (diff < 0 ? (-diff + (-step) - 1) / (-step) : 0);
         *len = tp_dim_static(n);
@@ -185,7 +191,8 @@ static tp_status r_depth_space(tp_ox_ctx *c) {
     if (st != TP_OK) return st;
     if ((st = tp_ox_rank_check(c, 0, 4, 4)) != TP_OK) return st;
     int64_t b = tp_ox_attr_int(c, "blocksize", 0);
-    if (b <= 0) return tp_ox_fail(c, TP_ERR_PARSE, "blocksize %lld", (long long)b);
+    if (b <= 0 || b > ((int64_t)1 << 31))
+        return tp_ox_fail(c, TP_ERR_PARSE, "blocksize %lld", (long long)b);
     const tp_shape *x = &c->in[0].shape;
     tp_shape *o = &c->out[0].shape;
     *o = *x;

@@ -53,7 +53,8 @@ static tp_status r_gather_nd(tp_ox_ctx *c) {
     if (ix->rank < 1 || !tp_dim_is_static(ix->dims[ix->rank - 1]))
         return tp_ox_fail(c, TP_ERR_SHAPE, "indices need a static last dim");
     int64_t last = ix->dims[ix->rank - 1].size;
-    if (b < 0 || b + last > x->rank) return tp_ox_fail(c, TP_ERR_SHAPE, "indices too long");
+    if (b < 0 || b > x->rank || last > x->rank || b + last > x->rank)
+        return tp_ox_fail(c, TP_ERR_SHAPE, "indices too long");
     tp_shape *o = &c->out[0].shape;
     o->rank = 0;
     for (int32_t k = 0; k < ix->rank - 1; k++)
@@ -316,9 +317,12 @@ static tp_status r_resize(tp_ox_ctx *c) {
                 double r = (double)sizes[k] / (double)d.size;
                 s = strcmp(policy, "not_larger") == 0 ? (r < s ? r : s) : (r > s ? r : s);
             }
-            for (int64_t k = 0; k < na; k++)
-                o->dims[axes[k]] =
-                    tp_dim_static((int64_t)floor((double)x->dims[axes[k]].size * s + 0.5));
+            for (int64_t k = 0; k < na; k++) {
+                double v = floor((double)x->dims[axes[k]].size * s + 0.5);
+                if (!(v >= 0 && v < 9.0e18))
+                    return tp_ox_fail(c, TP_ERR_OVERFLOW, "resized size %g", v);
+                o->dims[axes[k]] = tp_dim_static((int64_t)v);
+            }
             return TP_OK;
         }
         for (int64_t k = 0; k < na; k++) {
@@ -344,7 +348,10 @@ static tp_status r_resize(tp_ox_ctx *c) {
         c->op.attrs.resize.scales[axes[k]] = s;
         if (s <= 0) return tp_ox_fail(c, TP_ERR_SHAPE, "scale %g", s);
         if (tp_dim_is_static(d)) {
-            o->dims[axes[k]] = tp_dim_static((int64_t)floor((double)d.size * s));
+            double v = floor((double)d.size * s);
+            if (!(v >= 0 && v < 9.0e18))
+                return tp_ox_fail(c, TP_ERR_OVERFLOW, "resized size %g", v);
+            o->dims[axes[k]] = tp_dim_static((int64_t)v);
         } else if (s == floor(s)) {
             st = tp_ox_dim(c, TP_SYM_MUL, d, tp_dim_static((int64_t)s), &o->dims[axes[k]]);
         } else if (1.0 / s == floor(1.0 / s)) {

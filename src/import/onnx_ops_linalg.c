@@ -193,6 +193,11 @@ static tp_status r_einsum(tp_ox_ctx *c) {
 
 /* ---- convolution and pooling ---- */
 
+/* Window attributes (kernel, stride, dilation, pads) above this are rejected, so
+ * that the size arithmetic below cannot overflow. */
+#define WIN_LIMIT ((int64_t)1 << 31)
+#define DIM_LIMIT ((int64_t)1 << 61)
+
 typedef struct win {
     int32_t sp;
     int64_t k[8], s[8], d[8], pb[8], pe[8], op[8];
@@ -226,7 +231,9 @@ static tp_status read_window(tp_ox_ctx *c, win *w, int32_t sp, const int64_t *ke
     for (uint32_t i = 0; v && i < n && i < (uint32_t)sp; i++)
         w->op[i] = v[i];
     for (int32_t i = 0; i < sp; i++)
-        if (w->s[i] <= 0 || w->d[i] <= 0 || w->k[i] <= 0 || w->pb[i] < 0 || w->pe[i] < 0)
+        if (w->s[i] <= 0 || w->d[i] <= 0 || w->k[i] <= 0 || w->pb[i] < 0 || w->pe[i] < 0 ||
+            w->s[i] > WIN_LIMIT || w->d[i] > WIN_LIMIT || w->k[i] > WIN_LIMIT ||
+            w->pb[i] > WIN_LIMIT || w->pe[i] > WIN_LIMIT || w->op[i] < 0 || w->op[i] > WIN_LIMIT)
             return tp_ox_fail(c, TP_ERR_PARSE,
                               "bad window on axis %d (kernel %lld, stride %lld, "
                               "dilation %lld, pads %lld/%lld)",
@@ -257,6 +264,9 @@ static tp_status window_out(tp_ox_ctx *c, const win *w, int32_t i, tp_dim in, tp
     }
     int64_t pads = strcmp(w->auto_pad, "VALID") == 0 ? 0 : w->pb[i] + w->pe[i];
     if (tp_dim_is_static(in)) {
+        if (in.size > DIM_LIMIT)
+            return tp_ox_fail(c, TP_ERR_OVERFLOW, "spatial size %lld too large",
+                              (long long)in.size);
         int64_t num = in.size + pads - ek;
         if (num < 0)
             return tp_ox_fail(c, TP_ERR_SHAPE,
@@ -423,7 +433,12 @@ static tp_status r_conv_transpose(tp_ox_ctx *c) {
     for (int32_t i = 0; i < sp && (os || same); i++) {
         tp_dim in = x->dims[2 + i], out = o->dims[2 + i];
         if (!tp_dim_is_static(in) || !tp_dim_is_static(out)) continue;
-        int64_t total = w.s[i] * (in.size - 1) + w.op[i] + (w.k[i] - 1) * w.d[i] + 1 - out.size;
+        if (in.size > DIM_LIMIT || out.size > DIM_LIMIT || in.size < 1)
+            continue; /* the shape rule reports impossible sizes */
+        int64_t total;
+        if (__builtin_mul_overflow(w.s[i], in.size - 1, &total) ||
+            __builtin_add_overflow(total, w.op[i] + (w.k[i] - 1) * w.d[i] + 1 - out.size, &total))
+            return tp_ox_fail(c, TP_ERR_OVERFLOW, "output size of axis %d overflows", (int)i);
         if (total < 0) {
             w.op[i] -= total;
             w.pb[i] = w.pe[i] = 0;

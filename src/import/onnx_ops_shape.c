@@ -151,8 +151,11 @@ static tp_status reshape_target(tp_ox_ctx *c, const tp_shape *in, const tp_ox_va
     return tp_ox_dim(c, TP_SYM_DIV_FLOOR, num, tp_dim_static(sden), &o->dims[infer]);
 }
 
-static tp_status unknown_dims(tp_ox_ctx *c, uint32_t out, int32_t rank) {
-    c->out[out].shape.rank = rank;
+static tp_status unknown_dims(tp_ox_ctx *c, uint32_t out, int64_t rank) {
+    if (rank < 0 || rank > TP_MAX_RANK)
+        return tp_ox_fail(c, TP_ERR_UNSUPPORTED, "output rank %lld (at most %d supported)",
+                          (long long)rank, TP_MAX_RANK);
+    c->out[out].shape.rank = (int32_t)rank;
     for (int32_t k = 0; k < rank; k++) {
         tp_status st = tp_ox_unknown_dim(c, out, k, &c->out[out].shape.dims[k]);
         if (st != TP_OK) return st;
@@ -183,7 +186,7 @@ static tp_status r_reshape(tp_ox_ctx *c) {
         const tp_shape *ss = &c->in[1].shape;
         if (ss->rank != 1 || !tp_dim_is_static(ss->dims[0]))
             return tp_ox_fail(c, TP_ERR_SHAPE, "shape input of unknown length");
-        st = unknown_dims(c, 0, (int32_t)ss->dims[0].size);
+        st = unknown_dims(c, 0, ss->dims[0].size);
     }
     if (st != TP_OK) return st;
     return pass_value(c);
@@ -405,7 +408,7 @@ static tp_status r_split(tp_ox_ctx *c) {
             return tp_ox_fail(c, TP_ERR_SHAPE, "num_outputs %lld for %u outputs", (long long)parts,
                               c->n_out);
         if (tp_dim_is_static(d)) {
-            int64_t each = (d.size + parts - 1) / parts;
+            int64_t each = d.size / parts + (d.size % parts != 0);
             for (int64_t i = 0; i < parts; i++) {
                 int64_t rem = d.size - each * i;
                 piece[i] = tp_dim_static(rem < each ? (rem > 0 ? rem : 0) : each);
@@ -619,7 +622,7 @@ static tp_status r_expand(tp_ox_ctx *c) {
         const tp_shape *ss = &c->in[1].shape;
         if (ss->rank != 1 || !tp_dim_is_static(ss->dims[0]))
             return tp_ox_fail(c, TP_ERR_SHAPE, "shape input of unknown length");
-        int32_t r = (int32_t)ss->dims[0].size;
+        int64_t r = ss->dims[0].size;
         if (r < c->in[0].shape.rank) r = c->in[0].shape.rank;
         return unknown_dims(c, 0, r);
     }
@@ -678,7 +681,10 @@ static tp_status r_pad(tp_ox_ctx *c) {
     for (int64_t i = 0; i < na; i++) {
         int64_t a;
         if ((st = tp_ox_axis(c, axes[i], x->rank, &a)) != TP_OK) return st;
-        int64_t add = pads[i] + pads[i + na];
+        int64_t add, sz;
+        if (__builtin_add_overflow(pads[i], pads[i + na], &add) ||
+            (tp_dim_is_static(x->dims[a]) && __builtin_add_overflow(x->dims[a].size, add, &sz)))
+            return tp_ox_fail(c, TP_ERR_OVERFLOW, "pads of axis %lld overflow", (long long)a);
         c->op.attrs.pad.begin[a] = pads[i];
         c->op.attrs.pad.end[a] = pads[i + na];
         if (tp_dim_is_static(x->dims[a])) {
