@@ -162,6 +162,10 @@ for cmd in "${cmds[@]}"; do
     version)
         golden version version
         ;;
+    alloc) # successful runs print their time: see tests/cli/test_alloc.sh
+        golden alloc_missing alloc "$tmp/missing.csv"
+        golden alloc_bad_algo alloc "$tmp/missing.csv" --algo nosuch
+        ;;
     esac
 done
 

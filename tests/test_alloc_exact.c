@@ -1,0 +1,369 @@
+/* tests for BEST_FIT, EXACT and AUTO placement (src/plan/alloc_bestfit.c,
+ * src/plan/alloc_exact*.c) through tp_alloc_plan; every plan goes through
+ * tp_alloc_verify. */
+#include "harness.h"
+
+static const tp_alloc_algo algos[] = {TP_ALGO_BEST_FIT, TP_ALGO_EXACT, TP_ALGO_AUTO};
+
+static uint64_t rng = 0x9E3779B97F4A7C15u;
+static uint64_t rnd(void) {
+    rng ^= rng >> 12;
+    rng ^= rng << 25;
+    rng ^= rng >> 27;
+    return rng * 0x2545F4914F6CDD1Du;
+}
+
+static tp_buffer buf(uint64_t size, int64_t birth, int64_t death) {
+    tp_buffer b;
+    memset(&b, 0, sizeof b);
+    b.size = size;
+    b.birth = birth;
+    b.death = death;
+    b.fixed_offset = -1;
+    return b;
+}
+
+/* Plan with one algorithm and check the plan with the verifier. */
+static tp_status plan(const tp_buffer *b, size_t n, tp_alloc_algo algo, uint64_t alignment,
+                      double limit, uint64_t capacity, uint64_t *off, tp_alloc_result *r,
+                      tp_error *err) {
+    tp_alloc_options o;
+    tp_alloc_options_default(&o);
+    o.algo = algo;
+    o.alignment = alignment;
+    o.time_limit_s = limit;
+    o.capacity = capacity;
+    memset(r, 0, sizeof *r);
+    tp_status st = tp_alloc_plan(b, n, &o, NULL, off, r, err);
+    if (st == TP_OK) {
+        tp_error verr;
+        tp_status v = tp_alloc_verify(b, n, off, alignment, r->arena_bytes, NULL, &verr);
+        if (v != TP_OK) {
+            TP_FAIL_("%s plan fails verification: %s", tp_alloc_algo_name(algo), verr.msg);
+            return TP_ERR_VERIFY;
+        }
+        if (capacity) TP_CHECK_LE_U64(r->arena_bytes, capacity);
+        TP_CHECK_LE_U64(r->lower_bound_bytes, r->arena_bytes);
+    }
+    return st;
+}
+
+/* Brute-force optimum for tiny instances: the best first-fit over every order. */
+static uint64_t bf_best;
+static void bf_rec(const tp_buffer *b, int n, int k, int *used, int *perm, uint64_t *off,
+                   uint64_t top) {
+    if (top >= bf_best) return;
+    if (k == n) {
+        bf_best = top;
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        if (used[i]) continue;
+        uint64_t o = 0;
+        for (int moved = 1; moved;) {
+            moved = 0;
+            for (int j = 0; j < k; j++) {
+                int q = perm[j];
+                if (b[q].birth <= b[i].death && b[i].birth <= b[q].death &&
+                    off[q] < o + b[i].size && o < off[q] + b[q].size) {
+                    o = off[q] + b[q].size;
+                    moved = 1;
+                }
+            }
+        }
+        used[i] = 1;
+        perm[k] = i;
+        off[i] = o;
+        uint64_t e = o + b[i].size;
+        bf_rec(b, n, k + 1, used, perm, off, e > top ? e : top);
+        used[i] = 0;
+    }
+}
+static uint64_t brute_force(const tp_buffer *b, int n) {
+    int used[8] = {0}, perm[8];
+    uint64_t off[8];
+    bf_best = UINT64_MAX;
+    bf_rec(b, n, 0, used, perm, off, 0);
+    return bf_best;
+}
+
+TP_TEST(exact_matches_brute_force_on_tiny_instances) {
+    for (int it = 0; it < 400; it++) {
+        tp_buffer b[7];
+        int n = 1 + (int)(rnd() % 7);
+        for (int i = 0; i < n; i++) {
+            int64_t birth = (int64_t)(rnd() % 6);
+            b[i] = buf(1 + rnd() % 9, birth, birth + (int64_t)(rnd() % 4));
+            b[i].id = i;
+        }
+        uint64_t opt = brute_force(b, n), off[7];
+        tp_alloc_result r, h;
+        tp_error err;
+        TP_CHECK_OK(plan(b, (size_t)n, TP_ALGO_EXACT, 1, 0, 0, off, &r, &err), &err);
+        TP_CHECK_EQ_U64(r.arena_bytes, opt);
+        TP_CHECK(r.optimal);
+        TP_CHECK_OK(plan(b, (size_t)n, TP_ALGO_BEST_FIT, 1, 0, 0, off, &h, &err), &err);
+        TP_CHECK_LE_U64(r.arena_bytes, h.arena_bytes);
+        /* capacity answers agree with the optimum */
+        TP_CHECK_OK(plan(b, (size_t)n, TP_ALGO_EXACT, 1, 0, opt, off, &r, &err), &err);
+        if (opt > 1) {
+            tp_status st = plan(b, (size_t)n, TP_ALGO_EXACT, 1, 0, opt - 1, off, &r, &err);
+            TP_CHECK_STATUS(st, TP_ERR_INFEASIBLE);
+        }
+        if (tp_test_cur_failed_) {
+            printf("  instance %d:", it);
+            for (int i = 0; i < n; i++)
+                printf(" (%llu,[%lld,%lld])", (unsigned long long)b[i].size, (long long)b[i].birth,
+                       (long long)b[i].death);
+            printf("\n");
+            return;
+        }
+    }
+}
+
+TP_TEST(random_instances_bounds_and_capacity) {
+    enum { N = 48 };
+    for (int it = 0; it < 40; it++) {
+        tp_buffer b[N];
+        size_t n = 10 + (size_t)(rnd() % (N - 10));
+        for (size_t i = 0; i < n; i++) {
+            int64_t birth = (int64_t)(rnd() % 30);
+            b[i] = buf((1 + rnd() % 16) * 64, birth, birth + (int64_t)(rnd() % 8));
+            b[i].id = (int64_t)i;
+        }
+        uint64_t off[N];
+        tp_alloc_result e, h, g;
+        tp_error err;
+        TP_CHECK_OK(plan(b, n, TP_ALGO_GREEDY_SIZE, 64, 0, 0, off, &g, &err), &err);
+        TP_CHECK_OK(plan(b, n, TP_ALGO_BEST_FIT, 64, 0, 0, off, &h, &err), &err);
+        TP_CHECK_OK(plan(b, n, TP_ALGO_EXACT, 64, 5.0, 0, off, &e, &err), &err);
+        TP_CHECK_LE_U64(e.arena_bytes, h.arena_bytes);
+        TP_CHECK_LE_U64(e.arena_bytes, g.arena_bytes);
+        TP_CHECK_LE_U64(e.lower_bound_bytes, e.arena_bytes);
+        if (e.optimal) {
+            /* capacity mode agrees: the optimum fits, one alignment step less does not */
+            tp_alloc_result c;
+            TP_CHECK_OK(plan(b, n, TP_ALGO_EXACT, 64, 5.0, e.arena_bytes, off, &c, &err), &err);
+            tp_status st = plan(b, n, TP_ALGO_EXACT, 64, 5.0, e.arena_bytes - 64, off, &c, &err);
+            TP_CHECK(st == TP_ERR_INFEASIBLE || st == TP_ERR_TIMEOUT);
+        }
+    }
+}
+
+TP_TEST(degenerate_inputs_every_algo) {
+    for (size_t a = 0; a < sizeof algos / sizeof algos[0]; a++) {
+        tp_alloc_algo algo = algos[a];
+        uint64_t off[8];
+        tp_alloc_result r;
+        tp_error err;
+        /* no buffers */
+        TP_CHECK_OK(plan(NULL, 0, algo, 64, 0.5, 0, off, &r, &err), &err);
+        TP_CHECK_EQ_U64(r.arena_bytes, 0);
+        /* zero sizes */
+        tp_buffer z[3] = {buf(0, 0, 5), buf(0, 1, 2), buf(0, 3, 3)};
+        TP_CHECK_OK(plan(z, 3, algo, 64, 0.5, 0, off, &r, &err), &err);
+        TP_CHECK_EQ_U64(r.arena_bytes, 0);
+        /* one buffer */
+        tp_buffer one[1] = {buf(100, 2, 7)};
+        TP_CHECK_OK(plan(one, 1, algo, 64, 0.5, 0, off, &r, &err), &err);
+        TP_CHECK_EQ_U64(r.arena_bytes, 100);
+        TP_CHECK_EQ_U64(off[0], 0);
+        /* all overlapping: the sum of aligned sizes */
+        tp_buffer all[4] = {buf(100, 0, 9), buf(64, 0, 9), buf(1, 0, 9), buf(200, 0, 9)};
+        TP_CHECK_OK(plan(all, 4, algo, 64, 0.5, 0, off, &r, &err), &err);
+        TP_CHECK_EQ_U64(r.arena_bytes, 200 + 56 + 100 + 28 + 64 + 1); /* 449: padding between */
+        /* none overlapping: the largest */
+        tp_buffer none[4] = {buf(100, 0, 0), buf(300, 1, 1), buf(5, 2, 2), buf(7, 3, 9)};
+        TP_CHECK_OK(plan(none, 4, algo, 64, 0.5, 0, off, &r, &err), &err);
+        TP_CHECK_EQ_U64(r.arena_bytes, 300);
+        TP_CHECK(r.optimal);
+        /* huge sizes: two near 2^63 that overlap overflow; that do not, fit */
+        uint64_t big = (UINT64_C(1) << 63) - 64;
+        tp_buffer h1[2] = {buf(big, 0, 1), buf(big, 2, 3)};
+        TP_CHECK_OK(plan(h1, 2, algo, 64, 0.5, 0, off, &r, &err), &err);
+        TP_CHECK_EQ_U64(r.arena_bytes, big);
+        tp_buffer h2[3] = {buf(big, 0, 1), buf(big, 1, 3), buf(big, 0, 3)};
+        tp_status st = plan(h2, 3, algo, 64, 0.5, 0, off, &r, &err);
+        TP_CHECK_STATUS(st, TP_ERR_OVERFLOW);
+        tp_buffer h3[2] = {buf(UINT64_MAX - 10, 0, 1), buf(64, 0, 1)};
+        st = plan(h3, 2, algo, 64, 0.5, 0, off, &r, &err);
+        TP_CHECK_STATUS(st, TP_ERR_OVERFLOW);
+    }
+}
+
+TP_TEST(alignment_and_tail_guard) {
+    for (size_t a = 0; a < sizeof algos / sizeof algos[0]; a++) {
+        tp_buffer b[5] = {buf(10, 0, 3), buf(10, 1, 4), buf(100, 2, 2), buf(33, 3, 6),
+                          buf(7, 0, 6)};
+        b[1].alignment = 256;
+        b[2].tail_guard = 128;
+        b[4].alignment = 4;
+        uint64_t off[5];
+        tp_alloc_result r;
+        tp_error err;
+        TP_CHECK_OK(plan(b, 5, algos[a], 16, 1.0, 0, off, &r, &err), &err);
+        TP_CHECK_EQ_U64(off[1] % 256, 0);
+        TP_CHECK_EQ_U64(off[0] % 16, 0);
+    }
+}
+
+TP_TEST(fixed_buffers_are_respected) {
+    for (size_t a = 0; a < sizeof algos / sizeof algos[0]; a++) {
+        tp_buffer b[4] = {buf(64, 0, 9), buf(64, 0, 9), buf(128, 2, 3), buf(64, 4, 5)};
+        b[0].fixed_offset = 0;
+        b[1].fixed_offset = 192; /* a 128-byte hole at [64, 192) */
+        uint64_t off[4];
+        tp_alloc_result r;
+        tp_error err;
+        TP_CHECK_OK(plan(b, 4, algos[a], 64, 0.5, 0, off, &r, &err), &err);
+        TP_CHECK_EQ_U64(off[0], 0);
+        TP_CHECK_EQ_U64(off[1], 192);
+        TP_CHECK_EQ_U64(r.arena_bytes, 256); /* both fit in the hole */
+    }
+}
+
+TP_TEST(independent_components_optimal) {
+    /* two time-disjoint groups: the optimum is the max of the two */
+    tp_buffer b[6] = {buf(30, 0, 2),   buf(20, 1, 3),   buf(25, 2, 4),
+                      buf(50, 10, 12), buf(10, 11, 13), buf(45, 12, 14)};
+    uint64_t off[6];
+    tp_alloc_result r;
+    tp_error err;
+    TP_CHECK_OK(plan(b, 6, TP_ALGO_EXACT, 1, 0, 0, off, &r, &err), &err);
+    TP_CHECK_EQ_U64(r.arena_bytes, brute_force(b, 6));
+    TP_CHECK(r.optimal);
+    TP_CHECK_EQ_I64(r.algo_used, TP_ALGO_EXACT);
+}
+
+TP_TEST(exact_is_deterministic) {
+    enum { N = 40 };
+    tp_buffer b[N];
+    for (size_t i = 0; i < N; i++) {
+        int64_t birth = (int64_t)(rnd() % 20);
+        b[i] = buf(1 + rnd() % 1000, birth, birth + (int64_t)(rnd() % 6));
+    }
+    uint64_t o1[N], o2[N];
+    tp_alloc_result r1, r2;
+    tp_error err;
+    TP_CHECK_OK(plan(b, N, TP_ALGO_EXACT, 1, 0, 0, o1, &r1, &err), &err);
+    TP_CHECK_OK(plan(b, N, TP_ALGO_EXACT, 1, 0, 0, o2, &r2, &err), &err);
+    TP_CHECK_EQ_U64(r1.arena_bytes, r2.arena_bytes);
+    TP_CHECK(memcmp(o1, o2, sizeof o1) == 0);
+    TP_CHECK(r1.optimal);
+}
+
+static int progress_calls;
+static void on_progress(void *ctx, double elapsed, uint64_t best, uint64_t lb) {
+    (void)ctx;
+    (void)elapsed;
+    progress_calls++;
+    TP_CHECK_LE_U64(lb, best);
+}
+
+static tp_buffer *load(const char *name, size_t *n) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/../shared/benchmarks/minimalloc/%s", TP_SOURCE_DIR, name);
+    tp_buffer *b = NULL;
+    tp_error err;
+    if (tp_csv_load_buffers(path, NULL, &b, n, &err) != TP_OK) {
+        printf("  (skipped: %s)\n", err.msg);
+        return NULL;
+    }
+    return b;
+}
+
+TP_TEST(minimalloc_instance_solved_to_the_bound) {
+    size_t n = 0;
+    tp_buffer *b = load("F.1048576.csv", &n);
+    if (!b) return;
+    uint64_t *off = calloc(n, sizeof *off);
+    tp_alloc_result r, h;
+    tp_error err;
+    TP_CHECK_OK(plan(b, n, TP_ALGO_BEST_FIT, 1, 0, 0, off, &h, &err), &err);
+    TP_CHECK(h.arena_bytes > 1048576); /* the heuristics do not reach it */
+    TP_CHECK_OK(plan(b, n, TP_ALGO_EXACT, 1, 0, 0, off, &r, &err), &err); /* no limit */
+    TP_CHECK_EQ_U64(r.arena_bytes, 1048576);
+    TP_CHECK(r.optimal);
+    TP_CHECK_OK(plan(b, n, TP_ALGO_EXACT, 1, 0, 1048576, off, &r, &err), &err);
+    TP_CHECK_STATUS(plan(b, n, TP_ALGO_EXACT, 1, 0, 1048575, off, &r, &err), TP_ERR_INFEASIBLE);
+    free(off);
+    tp_csv_free_buffers(NULL, b, n);
+}
+
+TP_TEST(capacity_time_limit_and_progress) {
+    size_t n = 0;
+    tp_buffer *b = load("B.1048576.csv", &n);
+    if (!b) return;
+    uint64_t *off = calloc(n, sizeof *off);
+    tp_alloc_options o;
+    tp_alloc_options_default(&o);
+    o.algo = TP_ALGO_EXACT;
+    o.alignment = 1;
+    o.time_limit_s = 1.5;
+    o.capacity = 1048576;
+    o.progress = on_progress;
+    progress_calls = 0;
+    tp_alloc_result r;
+    memset(&r, 0, sizeof r);
+    tp_error err;
+    tp_status st = tp_alloc_plan(b, n, &o, NULL, off, &r, &err);
+    /* found, or unknown at the limit; never "infeasible" (the instance fits) */
+    TP_CHECK(st == TP_OK || st == TP_ERR_TIMEOUT);
+    if (st == TP_OK) {
+        TP_CHECK_OK(tp_alloc_verify(b, n, off, 1, r.arena_bytes, NULL, &err), &err);
+        TP_CHECK_LE_U64(r.arena_bytes, 1048576);
+    } else {
+        TP_CHECK_CONTAINS(err.msg, "time limit");
+        TP_CHECK(progress_calls >= 1); /* ran 1.5 s: at least one report */
+    }
+    free(off);
+    tp_csv_free_buffers(NULL, b, n);
+}
+
+TP_TEST(allocation_failure_sweep) {
+    tp_buffer b[12];
+    for (size_t i = 0; i < 12; i++) {
+        int64_t birth = (int64_t)(rnd() % 8);
+        b[i] = buf(1 + rnd() % 50, birth, birth + (int64_t)(rnd() % 4));
+    }
+    for (size_t a = 0; a < sizeof algos / sizeof algos[0]; a++) {
+        tp_alloc_options o;
+        tp_alloc_options_default(&o);
+        o.algo = algos[a];
+        o.time_limit_s = 0; /* EXACT: no limit (finishes: tiny); AUTO: heuristics */
+        uint64_t off[12];
+        tp_alloc_result r;
+        tp_error err;
+        tp_failing_allocator count;
+        tp_failing_allocator_init(&count, 0);
+        TP_CHECK_OK(tp_alloc_plan(b, 12, &o, &count.hook, off, &r, &err), &err);
+        TP_CHECK_EQ_I64(count.live, 0);
+        for (long k = 1; k <= count.count; k++) {
+            tp_failing_allocator fa;
+            tp_failing_allocator_init(&fa, k);
+            tp_status st = tp_alloc_plan(b, 12, &o, &fa.hook, off, &r, &err);
+            TP_CHECK_STATUS(st, TP_ERR_NOMEM);
+            TP_CHECK_EQ_I64(fa.live, 0);
+            TP_CHECK_EQ_U64(fa.live_bytes, 0);
+            if (tp_test_cur_failed_) {
+                printf("  algo %s, failing allocation %ld of %ld\n", tp_alloc_algo_name(algos[a]),
+                       k, count.count);
+                return;
+            }
+        }
+    }
+}
+
+int main(void) {
+    TP_RUN(exact_matches_brute_force_on_tiny_instances);
+    TP_RUN(random_instances_bounds_and_capacity);
+    TP_RUN(degenerate_inputs_every_algo);
+    TP_RUN(alignment_and_tail_guard);
+    TP_RUN(fixed_buffers_are_respected);
+    TP_RUN(independent_components_optimal);
+    TP_RUN(exact_is_deterministic);
+    TP_RUN(minimalloc_instance_solved_to_the_bound);
+    TP_RUN(capacity_time_limit_and_progress);
+    TP_RUN(allocation_failure_sweep);
+    return tp_test_finish();
+}
