@@ -22,17 +22,18 @@ static tp_status window_out(const tp_infer_ctx *c, int32_t i, tp_dim in, int64_t
     const tp_op *op = c->op;
     int64_t s = or1(op->attrs.conv.stride[i]), dil = or1(op->attrs.conv.dilation[i]);
     int64_t pb = op->attrs.conv.pad_begin[i], pe = op->attrs.conv.pad_end[i];
-    const int64_t lim = INT64_C(1) << 40;
+    const int64_t lim = INT64_C(1) << 30; /* window attributes; products stay below 2^61 */
     if (s < 1 || dil < 1 || k < 1 || pb < 0 || pe < 0 || s > lim || dil > lim || k > lim ||
         pb > lim || pe > lim)
         return tp_infer_fail(c, TP_ERR_INVALID, err,
                              "spatial dim %d: kernel %" PRId64 ", stride %" PRId64
                              ", dilation %" PRId64 ", pads %" PRId64 "/%" PRId64
-                             " (need kernel, stride, dilation >= 1, pads >= 0)",
+                             " (need kernel, stride, dilation >= 1, pads >= 0, all <= 2^30)",
                              (int)i, k, s, dil, pb, pe);
     int64_t span = dil * (k - 1) + 1, extra = pb + pe - span; /* out = (in + extra)/s + 1 */
     if (tp_dim_is_static(in)) {
-        if (in.size > lim) return tp_infer_fail(c, TP_ERR_OVERFLOW, err, "spatial dim too large");
+        if (in.size > (INT64_C(1) << 40))
+            return tp_infer_fail(c, TP_ERR_OVERFLOW, err, "spatial dim too large");
         int64_t num = in.size + extra;
         if (num < 0)
             return tp_infer_fail(c, TP_ERR_SHAPE, err,
@@ -132,7 +133,7 @@ static tp_status infer_conv(const tp_infer_ctx *c, tp_shape *out, tp_dtype *dtyp
         int64_t s = or1(op->attrs.conv.stride[i]), dil = or1(op->attrs.conv.dilation[i]);
         int64_t pb = op->attrs.conv.pad_begin[i], pe = op->attrs.conv.pad_end[i];
         int64_t op_ = op->attrs.conv.out_pad[i];
-        const int64_t lim = INT64_C(1) << 40;
+        const int64_t lim = INT64_C(1) << 30;
         if (s < 1 || dil < 1 || k < 1 || k > lim || s > lim || dil > lim || pb < 0 || pe < 0 ||
             pb > lim || pe > lim || op_ < 0 || op_ > lim)
             return tp_infer_fail(c, TP_ERR_INVALID, err, "bad window attributes for dim %d",
@@ -140,7 +141,7 @@ static tp_status infer_conv(const tp_infer_ctx *c, tp_shape *out, tp_dtype *dtyp
         int64_t extra = op_ + dil * (k - 1) + 1 - pb - pe;
         tp_dim in = x->dims[2 + i];
         if (tp_dim_is_static(in)) {
-            if (in.size < 1 || in.size > lim)
+            if (in.size < 1 || in.size > (INT64_C(1) << 30))
                 return tp_infer_fail(c, TP_ERR_SHAPE, err, "spatial dim %d is %" PRId64, (int)i,
                                      in.size);
             int64_t v = s * (in.size - 1) + extra;
