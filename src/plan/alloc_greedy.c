@@ -27,19 +27,12 @@ typedef struct size_key {
     size_t idx;
 } size_key;
 
-typedef struct byte_range {
-    uint64_t off, end;
-} byte_range;
+typedef tp__itree_range byte_range;
 
 static int cmp_size_desc(const void *a, const void *b) {
     const size_key *x = a, *y = b;
     if (x->psize != y->psize) return x->psize > y->psize ? -1 : 1;
     return (x->idx > y->idx) - (x->idx < y->idx); /* stable: input order */
-}
-
-static int cmp_range(const void *a, const void *b) {
-    const byte_range *x = a, *y = b;
-    return (x->off > y->off) - (x->off < y->off);
 }
 
 static tp_status overflow_at(const tp_buffer *bufs, size_t i, uint64_t after, tp_error *err) {
@@ -52,11 +45,11 @@ static tp_status overflow_at(const tp_buffer *bufs, size_t i, uint64_t after, tp
                         (unsigned long long)after);
 }
 
-/* Lowest aligned offset q >= 0 such that no range r has r.off < q + s && q < r.end.
- * ranges sorted by offset. */
-static bool lowest_fit(const byte_range *r, size_t k, uint64_t s, uint64_t align, uint64_t *out,
-                       uint64_t *blocker) {
-    uint64_t q = 0;
+/* Lowest aligned offset q >= q0 (q0 aligned, every aligned value below it known to conflict)
+ * such that no range r has r.off < q + s && q < r.end; the k
+ * ranges are sorted by offset. On overflow returns false with *blocker set. */
+static bool lowest_fit(const byte_range *r, size_t k, uint64_t q, uint64_t s, uint64_t align,
+                       uint64_t *out, uint64_t *blocker) {
     for (size_t j = 0; j < k; j++) {
         if (r[j].off >= q && r[j].off - q >= s) break; /* this and every later range fit above */
         if (q < r[j].end) {
@@ -73,6 +66,46 @@ static bool lowest_fit(const byte_range *r, size_t k, uint64_t s, uint64_t align
     return true;
 }
 
+enum { FAST_PASSES = 4 };
+
+/* Fast path: jump over the per-node slabs directly (no copy, no merge). Each slab is sorted
+ * and byte-disjoint, so the only slab range that can conflict with [q, q + s) is the first one
+ * ending above q (binary search). A conflict moves q to that range's aligned end; passes repeat
+ * until one pass moves nothing. Returns 1 when q is final, 0 when it did not settle within
+ * FAST_PASSES (q is then a valid starting point for the full sweep), -1 on overflow. */
+static int jump_fit(const tp__itree *t, const size_t *nodes, size_t nn, uint64_t s, uint64_t align,
+                    uint64_t *qp, uint64_t *blocker) {
+    uint64_t q = 0;
+    for (int pass = 0; pass < FAST_PASSES; pass++) {
+        bool moved = false;
+        for (size_t k = 0; k < nn; k++) {
+            const byte_range *slab = t->ranges + t->start[nodes[k]];
+            size_t f = t->fill[nodes[k]], i = 0;
+            for (;;) {
+                size_t hi = f;
+                while (i < hi) { /* first range with end > q */
+                    size_t mid = i + (hi - i) / 2;
+                    if (slab[mid].end <= q)
+                        i = mid + 1;
+                    else
+                        hi = mid;
+                }
+                if (i == f || (slab[i].off >= q && slab[i].off - q >= s)) break;
+                *blocker = slab[i].end;
+                if (!tp_align_up_u64(slab[i].end, align, &q)) return -1;
+                moved = true;
+                i++;
+            }
+        }
+        if (!moved) {
+            *qp = q;
+            return 1;
+        }
+    }
+    *qp = q;
+    return 0;
+}
+
 tp_status tp__alloc_greedy_ordered(const tp_buffer *bufs, size_t n, const size_t *order,
                                    size_t n_order, const tp_alloc_options *opt,
                                    const tp_allocator *alloc, uint64_t *offsets, uint64_t *arena,
@@ -87,43 +120,40 @@ tp_status tp__alloc_greedy_ordered(const tp_buffer *bufs, size_t n, const size_t
     tp__itree t;
     tp_status st = tp__itree_init(&t, bufs, n, alloc, err);
     if (st != TP_OK) return st;
-    uint32_t *hits = tp_mem_calloc(alloc, n, sizeof *hits);
-    byte_range *ranges = tp_mem_calloc(alloc, n, sizeof *ranges);
-    if (!hits || !ranges) {
-        st = tp_error_set(err, TP_ERR_NOMEM, "out of memory placing %zu buffers", n);
-        goto done;
-    }
+    byte_range *ranges = NULL;
+    size_t cap = 0, *nodes = NULL, cap_nodes = 0, nn = 0;
     uint64_t top = 0;
-    for (size_t i = 0; i < n && st == TP_OK; i++) {
+    for (size_t i = 0; i < n; i++) {
         if (bufs[i].fixed_offset < 0) continue;
         offsets[i] = (uint64_t)bufs[i].fixed_offset;
         uint64_t end = offsets[i] + tp__alloc_psize(&bufs[i]); /* validated */
         if (end > top) top = end;
-        st = tp__itree_insert(&t, (uint32_t)i, bufs[i].birth, bufs[i].death, err);
+        tp__itree_insert(&t, bufs[i].birth, bufs[i].death, offsets[i], end);
     }
-    for (size_t k = 0; k < n_order && st == TP_OK; k++) {
-        size_t i = order[k];
+    for (size_t k = 0; k < n_order; k++) {
+        size_t i = order[k], nh = 0;
         const tp_buffer *b = &bufs[i];
-        size_t nh = 0;
-        tp__itree_query(&t, b->birth, b->death, hits, &nh);
-        for (size_t h = 0; h < nh; h++) {
-            ranges[h].off = offsets[hits[h]];
-            ranges[h].end = offsets[hits[h]] + tp__alloc_psize(&bufs[hits[h]]);
+        uint64_t q = 0, blocker = 0, s = tp__alloc_psize(b),
+                 al = tp__alloc_align(b, opt->alignment);
+        st = tp__itree_nodes(&t, b->birth, b->death, &nodes, &cap_nodes, &nn, err);
+        if (st != TP_OK) break;
+        int fast = jump_fit(&t, nodes, nn, s, al, &q, &blocker);
+        if (fast == 0) { /* not settled: full sorted sweep from q */
+            st = tp__itree_query(&t, b->birth, b->death, &ranges, &cap, &nh, err);
+            if (st != TP_OK) break;
+            fast = lowest_fit(ranges, nh, q, s, al, &q, &blocker) ? 1 : -1;
         }
-        if (nh > 1) qsort(ranges, nh, sizeof *ranges, cmp_range);
-        uint64_t q = 0, blocker = 0, s = tp__alloc_psize(b);
-        if (!lowest_fit(ranges, nh, s, tp__alloc_align(b, opt->alignment), &q, &blocker)) {
-            st = overflow_at(bufs, i, blocker, err);
+        if (fast < 0 || !tp_add_u64(q, s, &blocker)) {
+            st = overflow_at(bufs, i, fast < 0 ? blocker : q, err);
             break;
         }
         offsets[i] = q;
         if (q + s > top) top = q + s;
-        st = tp__itree_insert(&t, (uint32_t)i, b->birth, b->death, err);
+        tp__itree_insert(&t, b->birth, b->death, q, q + s);
     }
     if (st == TP_OK) *arena = top;
-done:
-    tp_mem_free(alloc, hits, n * sizeof *hits);
-    tp_mem_free(alloc, ranges, n * sizeof *ranges);
+    tp_mem_free(alloc, ranges, cap * sizeof *ranges);
+    tp_mem_free(alloc, nodes, cap_nodes * sizeof *nodes);
     tp__itree_free(&t);
     return st;
 }

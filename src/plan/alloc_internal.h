@@ -73,34 +73,48 @@ tp_status tp__alloc_find_conflict(const tp_buffer *bufs, size_t n, const size_t 
                                   size_t *a, size_t *b, tp_error *err);
 
 /* ---- time-interval index used by the greedy placer (interval_index.c) ----
- * A static segment tree over compressed time steps; items (buffer indices) are inserted with
- * an inclusive step range and queried by an inclusive step range: the query returns every
- * inserted item whose range intersects it, each exactly once. */
+ * A static segment tree over the compressed steps of all n buffers. Every buffer's inclusive
+ * lifetime is decomposed once, at init, into its O(log T) canonical nodes, which sizes a
+ * contiguous slab per node (CSR layout); inserting a placed buffer appends its byte range to
+ * the slabs of its canonical nodes. A query returns the byte ranges of every inserted buffer
+ * whose lifetime intersects the query's, possibly with duplicates (harmless to the sweep). */
+typedef struct tp__itree_range {
+    uint64_t off, end;
+} tp__itree_range;
+
 typedef struct tp__itree {
     const tp_allocator *alloc;
     int64_t *steps; /* sorted distinct steps (compression) */
-    size_t n_steps;
-    size_t leaves;   /* power of two >= n_steps */
-    uint32_t *head;  /* per node: first entry of its list, UINT32_MAX = none */
-    uint32_t *count; /* per node: entries stored in the subtree */
-    struct tp__itree_entry {
-        uint32_t item, next;
-    } * entries; /* pooled list entries */
-    size_t n_entries, cap_entries;
-    uint32_t *stamp; /* per item: last query that reported it */
-    uint32_t query_id;
-    size_t n_items;
+    size_t n_steps, n_items;
+    size_t leaves;           /* power of two >= n_steps; nodes 1 .. 2*leaves-1 */
+    size_t *start;           /* per node: first slot of its slab (2*leaves + 1 entries) */
+    size_t *fill;            /* per node: ranges inserted so far */
+    size_t *sub;             /* per node: ranges inserted in its subtree (pruning) */
+    tp__itree_range *ranges; /* all slabs */
+    size_t total;
+    tp__itree_range *tmp; /* query scratch (merge) */
+    size_t cap_tmp;
+    size_t *runs; /* query scratch: run starts */
+    size_t cap_runs, n_runs;
 } tp__itree;
 
-/* Build over the steps of all n buffers (births and deaths). */
+/* Build over the steps of all n buffers (births and deaths); n < 2^31. */
 tp_status tp__itree_init(tp__itree *t, const tp_buffer *bufs, size_t n, const tp_allocator *alloc,
                          tp_error *err);
 void tp__itree_free(tp__itree *t);
-/* Insert item (index < n) with the inclusive lifetime of bufs[item]. */
-tp_status tp__itree_insert(tp__itree *t, uint32_t item, int64_t birth, int64_t death,
-                           tp_error *err);
-/* Append to out[*n_out...] every inserted item whose range intersects [birth, death]; out must
- * have room for all inserted items. */
-void tp__itree_query(tp__itree *t, int64_t birth, int64_t death, uint32_t *out, size_t *n_out);
+/* Insert the byte range [off, end) of a buffer with lifetime [birth, death]; each of the n
+ * buffers given to init may be inserted at most once. Never fails. */
+void tp__itree_insert(tp__itree *t, int64_t birth, int64_t death, uint64_t off, uint64_t end);
+/* Set *n_out to the number of ranges written to *out (grown with tp_mem_grow through the
+ * tree's allocator, possibly swapped with internal scratch; *cap is its capacity): the ranges
+ * of every inserted buffer whose lifetime intersects [birth, death], sorted by offset. The
+ * slabs must stay byte-disjoint (true for any conflict-free placement). */
+tp_status tp__itree_query(tp__itree *t, int64_t birth, int64_t death, tp__itree_range **out,
+                          size_t *cap, size_t *n_out, tp_error *err);
+/* The nodes whose slabs a query over [birth, death] would report (non-empty ones only), into
+ * *nodes (grown; *cap its capacity). Slab of node v: t->ranges + t->start[v], t->fill[v]
+ * ranges, sorted by (offset, end), byte-disjoint, so ends are non-decreasing too. */
+tp_status tp__itree_nodes(tp__itree *t, int64_t birth, int64_t death, size_t **nodes, size_t *cap,
+                          size_t *n_nodes, tp_error *err);
 
 #endif

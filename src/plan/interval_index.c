@@ -1,26 +1,31 @@
 /* Time-interval index for the greedy placer: a segment tree over compressed steps.
  *
- * An inserted item is stored in the O(log T) canonical nodes that exactly cover its step
- * range (entries in one pooled linked list, so the whole index is a handful of allocations).
- * A query visits the nodes that intersect its range and whose subtree holds entries, and
- * reports each item once (a per-item stamp). Every item stored in a visited node covers the
- * whole node range, which intersects the query, so nothing reported is spurious; an item
- * intersecting the query has a canonical node inside or around the query range, which the
- * descent reaches, so nothing is missed. */
+ * All lifetimes are known up front (only which buffers are placed changes), so init
+ * decomposes every buffer's step range into its canonical nodes once and lays out one
+ * contiguous slab of byte ranges per node (CSR). Inserting a placed buffer appends its
+ * [offset, end) to the slabs of its canonical nodes; a query walks the nodes that intersect
+ * its step range and whose subtree holds ranges and copies their slabs out. Every range in a
+ * visited node belongs to a buffer whose lifetime covers the whole node range, which
+ * intersects the query, so nothing reported is spurious; a buffer whose lifetime intersects
+ * the query has a canonical node intersecting it, which the walk reaches, so nothing is missed.
+ * A buffer can be reported by several of its canonical nodes: duplicates are harmless to the
+ * placer's sweep and cheaper than de-duplicating.
+ *
+ * All buffers stored in one node overlap in time (each covers the node's step range), so in a
+ * valid placement they are byte-disjoint: each slab is kept sorted by offset, and a query merges
+ * the sorted slabs it visits (O(K log runs)) instead of sorting K ranges from scratch. */
 #include "core/mem.h"
 #include "plan/alloc_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define NONE UINT32_MAX
-
 static int cmp_i64(const void *a, const void *b) {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
     return (x > y) - (x < y);
 }
 
-/* Index of the first step >= v (steps sorted, distinct). */
+/* Index of step v in the sorted distinct steps (v is always present). */
 static size_t rank_of(const tp__itree *t, int64_t v) {
     size_t lo = 0, hi = t->n_steps;
     while (lo < hi) {
@@ -33,13 +38,47 @@ static size_t rank_of(const tp__itree *t, int64_t v) {
     return lo;
 }
 
+/* Mode 0: count canonical slots into fill[]; mode 1: append a range. Returns the number of
+ * canonical nodes below (and including) node, so that sub[] counts ranges exactly. */
+static size_t walk(tp__itree *t, int mode, size_t node, size_t l, size_t r, size_t ql, size_t qr,
+                   const tp__itree_range *rg) {
+    if (qr < l || r < ql) return 0;
+    size_t added;
+    if (ql <= l && r <= qr) {
+        if (mode == 0) {
+            t->fill[node]++;
+        } else { /* keep the slab sorted by offset (its ranges are byte-disjoint) */
+            tp__itree_range *slab = t->ranges + t->start[node];
+            size_t lo = 0, hi = t->fill[node];
+            while (lo < hi) { /* upper bound by (off, end): ends stay non-decreasing */
+                size_t mid = lo + (hi - lo) / 2;
+                if (slab[mid].off < rg->off ||
+                    (slab[mid].off == rg->off && slab[mid].end <= rg->end))
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            memmove(slab + lo + 1, slab + lo, (t->fill[node] - lo) * sizeof *slab);
+            slab[lo] = *rg;
+            t->fill[node]++;
+        }
+        added = 1;
+    } else {
+        size_t mid = l + (r - l) / 2;
+        added = walk(t, mode, 2 * node, l, mid, ql, qr, rg) +
+                walk(t, mode, 2 * node + 1, mid + 1, r, ql, qr, rg);
+    }
+    if (mode == 1) t->sub[node] += added;
+    return added;
+}
+
 tp_status tp__itree_init(tp__itree *t, const tp_buffer *bufs, size_t n, const tp_allocator *alloc,
                          tp_error *err) {
     memset(t, 0, sizeof *t);
     t->alloc = alloc;
-    t->n_items = n;
-    if (n >= (size_t)NONE / 2)
+    if (n >= (SIZE_MAX >> 4) || n >= ((size_t)1 << 31))
         return tp_error_set(err, TP_ERR_INVALID, "too many buffers for the placer: %zu", n);
+    t->n_items = n;
     size_t ns = n * 2;
     t->steps = tp_mem_calloc(alloc, n ? ns : 1, sizeof *t->steps);
     if (!t->steps) goto nomem;
@@ -56,12 +95,23 @@ tp_status tp__itree_init(tp__itree *t, const tp_buffer *bufs, size_t n, const tp
     while (t->leaves < (u ? u : 1))
         t->leaves *= 2;
     size_t nodes = 2 * t->leaves;
-    t->head = tp_mem_calloc(alloc, nodes, sizeof *t->head);
-    t->count = tp_mem_calloc(alloc, nodes, sizeof *t->count);
-    t->stamp = tp_mem_calloc(alloc, n ? n : 1, sizeof *t->stamp);
-    if (!t->head || !t->count || !t->stamp) goto nomem;
-    for (size_t i = 0; i < nodes; i++)
-        t->head[i] = NONE;
+    t->start = tp_mem_calloc(alloc, nodes + 1, sizeof *t->start);
+    t->fill = tp_mem_calloc(alloc, nodes, sizeof *t->fill);
+    t->sub = tp_mem_calloc(alloc, nodes, sizeof *t->sub);
+    if (!t->start || !t->fill || !t->sub) goto nomem;
+    for (size_t i = 0; i < n; i++)
+        (void)walk(t, 0, 1, 0, t->leaves - 1, rank_of(t, bufs[i].birth), rank_of(t, bufs[i].death),
+                   NULL);
+    size_t total = 0;
+    for (size_t v = 0; v < nodes; v++) {
+        t->start[v] = total;
+        total += t->fill[v]; /* <= n * 2 * log2(nodes): no overflow for n < 2^31 */
+        t->fill[v] = 0;
+    }
+    t->start[nodes] = total;
+    t->total = total;
+    t->ranges = tp_mem_calloc(alloc, total ? total : 1, sizeof *t->ranges);
+    if (!t->ranges) goto nomem;
     return TP_OK;
 nomem:
     tp__itree_free(t);
@@ -71,66 +121,119 @@ nomem:
 
 void tp__itree_free(tp__itree *t) {
     const tp_allocator *a = t->alloc;
+    size_t nodes = 2 * t->leaves;
     tp_mem_free(a, t->steps, (t->n_items ? 2 * t->n_items : 1) * sizeof *t->steps);
-    tp_mem_free(a, t->head, 2 * t->leaves * sizeof *t->head);
-    tp_mem_free(a, t->count, 2 * t->leaves * sizeof *t->count);
-    tp_mem_free(a, t->stamp, (t->n_items ? t->n_items : 1) * sizeof *t->stamp);
-    tp_mem_free(a, t->entries, t->cap_entries * sizeof *t->entries);
+    tp_mem_free(a, t->start, (nodes + 1) * sizeof *t->start);
+    tp_mem_free(a, t->fill, nodes * sizeof *t->fill);
+    tp_mem_free(a, t->sub, nodes * sizeof *t->sub);
+    tp_mem_free(a, t->ranges, (t->total ? t->total : 1) * sizeof *t->ranges);
+    tp_mem_free(a, t->tmp, t->cap_tmp * sizeof *t->tmp);
+    tp_mem_free(a, t->runs, t->cap_runs * sizeof *t->runs);
     memset(t, 0, sizeof *t);
 }
 
-static bool push_entry(tp__itree *t, size_t node, uint32_t item) {
-    if (t->n_entries >= NONE - 1) return false;
-    if (!tp_mem_grow(t->alloc, (void **)&t->entries, sizeof *t->entries, &t->cap_entries,
-                     t->n_entries + 1))
-        return false;
-    uint32_t e = (uint32_t)t->n_entries++;
-    t->entries[e].item = item;
-    t->entries[e].next = t->head[node];
-    t->head[node] = e;
-    return true;
+void tp__itree_insert(tp__itree *t, int64_t birth, int64_t death, uint64_t off, uint64_t end) {
+    tp__itree_range rg = {off, end};
+    (void)walk(t, 1, 1, 0, t->leaves - 1, rank_of(t, birth), rank_of(t, death), &rg);
 }
 
-static bool insert_rec(tp__itree *t, size_t node, size_t l, size_t r, size_t ql, size_t qr,
-                       uint32_t item) {
-    if (qr < l || r < ql) return true;
-    t->count[node]++;
-    if (ql <= l && r <= qr) return push_entry(t, node, item);
+/* Number of ranges (and of non-empty slabs, *runs) the walk over [ql, qr] reports. */
+static size_t query_count(const tp__itree *t, size_t node, size_t l, size_t r, size_t ql, size_t qr,
+                          size_t *runs) {
+    if (qr < l || r < ql || t->sub[node] == 0) return 0;
+    if (t->fill[node]) ++*runs;
+    if (l == r) return t->fill[node];
     size_t mid = l + (r - l) / 2;
-    return insert_rec(t, 2 * node, l, mid, ql, qr, item) &&
-           insert_rec(t, 2 * node + 1, mid + 1, r, ql, qr, item);
+    return t->fill[node] + query_count(t, 2 * node, l, mid, ql, qr, runs) +
+           query_count(t, 2 * node + 1, mid + 1, r, ql, qr, runs);
 }
 
-tp_status tp__itree_insert(tp__itree *t, uint32_t item, int64_t birth, int64_t death,
-                           tp_error *err) {
-    size_t ql = rank_of(t, birth), qr = rank_of(t, death);
-    if (!insert_rec(t, 1, 0, t->leaves - 1, ql, qr, item))
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory in the time index (%zu entries)",
-                            t->n_entries);
+static bool collect_nodes(tp__itree *t, size_t node, size_t l, size_t r, size_t ql, size_t qr,
+                          size_t **nodes, size_t *cap, size_t *n) {
+    if (qr < l || r < ql || t->sub[node] == 0) return true;
+    if (t->fill[node]) {
+        if (*n == *cap && !tp_mem_grow(t->alloc, (void **)nodes, sizeof **nodes, cap, *n + 1))
+            return false;
+        (*nodes)[(*n)++] = node;
+    }
+    if (l == r) return true;
+    size_t mid = l + (r - l) / 2;
+    return collect_nodes(t, 2 * node, l, mid, ql, qr, nodes, cap, n) &&
+           collect_nodes(t, 2 * node + 1, mid + 1, r, ql, qr, nodes, cap, n);
+}
+
+tp_status tp__itree_nodes(tp__itree *t, int64_t birth, int64_t death, size_t **nodes, size_t *cap,
+                          size_t *n_nodes, tp_error *err) {
+    *n_nodes = 0;
+    if (!collect_nodes(t, 1, 0, t->leaves - 1, rank_of(t, birth), rank_of(t, death), nodes, cap,
+                       n_nodes))
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory collecting time-index nodes");
     return TP_OK;
 }
 
-static void query_rec(tp__itree *t, size_t node, size_t l, size_t r, size_t ql, size_t qr,
-                      uint32_t *out, size_t *n_out) {
-    if (qr < l || r < ql || t->count[node] == 0) return;
-    for (uint32_t e = t->head[node]; e != NONE; e = t->entries[e].next) {
-        uint32_t it = t->entries[e].item;
-        if (t->stamp[it] != t->query_id) {
-            t->stamp[it] = t->query_id;
-            out[(*n_out)++] = it;
-        }
+/* Copy every intersecting slab (each sorted) to out and record where each run starts. */
+static void query_copy(tp__itree *t, size_t node, size_t l, size_t r, size_t ql, size_t qr,
+                       tp__itree_range *out, size_t *n_out) {
+    if (qr < l || r < ql || t->sub[node] == 0) return;
+    if (t->fill[node]) {
+        t->runs[t->n_runs++] = *n_out;
+        memcpy(out + *n_out, t->ranges + t->start[node], t->fill[node] * sizeof *out);
+        *n_out += t->fill[node];
     }
     if (l == r) return;
     size_t mid = l + (r - l) / 2;
-    query_rec(t, 2 * node, l, mid, ql, qr, out, n_out);
-    query_rec(t, 2 * node + 1, mid + 1, r, ql, qr, out, n_out);
+    query_copy(t, 2 * node, l, mid, ql, qr, out, n_out);
+    query_copy(t, 2 * node + 1, mid + 1, r, ql, qr, out, n_out);
 }
 
-void tp__itree_query(tp__itree *t, int64_t birth, int64_t death, uint32_t *out, size_t *n_out) {
-    if (++t->query_id == 0) { /* wrapped: reset stamps so no stale match */
-        memset(t->stamp, 0, (t->n_items ? t->n_items : 1) * sizeof *t->stamp);
-        t->query_id = 1;
+static void merge(const tp__itree_range *a, size_t na, const tp__itree_range *b, size_t nb,
+                  tp__itree_range *dst) {
+    size_t i = 0, j = 0, o = 0;
+    while (i < na && j < nb)
+        dst[o++] = b[j].off < a[i].off ? b[j++] : a[i++];
+    while (i < na)
+        dst[o++] = a[i++];
+    while (j < nb)
+        dst[o++] = b[j++];
+}
+
+tp_status tp__itree_query(tp__itree *t, int64_t birth, int64_t death, tp__itree_range **out,
+                          size_t *cap, size_t *n_out, tp_error *err) {
+    size_t ql = rank_of(t, birth), qr = rank_of(t, death), runs = 0;
+    *n_out = 0;
+    size_t need = query_count(t, 1, 0, t->leaves - 1, ql, qr, &runs);
+    if ((need > *cap && !tp_mem_grow(t->alloc, (void **)out, sizeof **out, cap, need)) ||
+        (need > t->cap_tmp &&
+         !tp_mem_grow(t->alloc, (void **)&t->tmp, sizeof *t->tmp, &t->cap_tmp, need)) ||
+        (runs + 1 > t->cap_runs &&
+         !tp_mem_grow(t->alloc, (void **)&t->runs, sizeof *t->runs, &t->cap_runs, runs + 1)))
+        return tp_error_set(err, TP_ERR_NOMEM, "out of memory collecting %zu byte ranges", need);
+    t->n_runs = 0;
+    query_copy(t, 1, 0, t->leaves - 1, ql, qr, *out, n_out);
+    /* bottom-up merge of the sorted runs, ping-ponging between *out and t->tmp */
+    tp__itree_range *src = *out, *dst = t->tmp;
+    size_t nr = t->n_runs;
+    t->runs[nr] = *n_out;
+    while (nr > 1) {
+        size_t w = 0;
+        for (size_t k = 0; k < nr; k += 2) {
+            size_t s0 = t->runs[k], s1 = k + 1 < nr ? t->runs[k + 1] : t->runs[nr];
+            size_t e1 = k + 1 < nr ? t->runs[k + 2] : t->runs[nr];
+            merge(src + s0, s1 - s0, src + s1, e1 - s1, dst + s0);
+            t->runs[w++] = s0;
+        }
+        t->runs[w] = *n_out;
+        nr = w;
+        tp__itree_range *x = src;
+        src = dst;
+        dst = x;
     }
-    size_t ql = rank_of(t, birth), qr = rank_of(t, death);
-    query_rec(t, 1, 0, t->leaves - 1, ql, qr, out, n_out);
+    if (src != *out) { /* result in tmp: swap the buffers (same allocator) */
+        size_t c = *cap;
+        t->tmp = *out;
+        *cap = t->cap_tmp;
+        t->cap_tmp = c;
+        *out = src;
+    }
+    return TP_OK;
 }
