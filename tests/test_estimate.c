@@ -667,6 +667,41 @@ TP_TEST(test_gguf_llm) {
     o.n_ctx = 64;
     TP_CHECK_OK(tp_llm_estimate_memory(&c, &o, &le, err), err);
     TP_CHECK_EQ_U64(le.compute_bytes, (64 * 64 + 3 * 64 * 172 * 2 + 4096) * 4);
+
+    /* the longest context that fits a budget, checked against a linear scan */
+    tp_fit_options fo;
+    tp_fit_options_default(&fo);
+    fo.symbol = "ctx";
+    fo.budget_bytes = c.weight_bytes + (2u << 20);
+    tp_fit_result fr;
+    TP_CHECK_OK(tp_llm_max_fit(&c, NULL, &fo, &fr, err), err);
+    int64_t want = 0;
+    for (int64_t v = 1; v < 100000; v++) {
+        tp_llm_options_default(&o);
+        o.n_ctx = (uint64_t)v;
+        if (tp_llm_estimate_memory(&c, &o, &le, NULL) != TP_OK || le.peak_bytes > fo.budget_bytes)
+            break;
+        want = v;
+    }
+    TP_CHECK(want > 1);
+    TP_CHECK_EQ_I64(fr.value, want);
+    TP_CHECK_LE_U64(fr.peak_bytes, fo.budget_bytes);
+    TP_CHECK(fr.next_peak_bytes > fo.budget_bytes);
+    TP_CHECK_EQ_U64(fr.estimate.weight_bytes, c.weight_bytes);
+    fo.symbol = "seqs";
+    fo.budget_bytes = c.weight_bytes + (4u << 20);
+    tp_llm_options_default(&o);
+    o.n_ctx = 256;
+    TP_CHECK_OK(tp_llm_max_fit(&c, &o, &fo, &fr, err), err);
+    TP_CHECK(fr.value >= 1);
+    o.n_seq = (uint64_t)fr.value;
+    TP_CHECK_OK(tp_llm_estimate_memory(&c, &o, &le, err), err);
+    TP_CHECK_EQ_U64(le.peak_bytes, fr.peak_bytes);
+    fo.budget_bytes = c.weight_bytes; /* nothing fits */
+    TP_CHECK_STATUS(tp_llm_max_fit(&c, &o, &fo, &fr, err), TP_ERR_OVER_BUDGET);
+    TP_CHECK_CONTAINS(err->msg, "even seqs=1 does not fit");
+    fo.symbol = "layers";
+    TP_CHECK_STATUS(tp_llm_max_fit(&c, &o, &fo, &fr, err), TP_ERR_NOT_FOUND);
     remove(path);
 }
 

@@ -225,6 +225,14 @@ typedef struct tp_llm_estimate {
 tp_status tp_llm_estimate_memory(const tp_llm_config *c, const tp_llm_options *o,
                                  tp_llm_estimate *out, tp_error *err);
 
+/* Max-fit search over an LLM option: fo->symbol is "ctx", "seqs" or "ubatch"
+ * (TP_ERR_NOT_FOUND otherwise); the other options come from o (NULL:
+ * defaults). The estimate in *out maps activation = KV cache + compute,
+ * weight = weights, input = 0. A min_value of 0 is raised to 1. Same
+ * statuses and monotonicity assumption as tp_estimate_max_fit. */
+tp_status tp_llm_max_fit(const tp_llm_config *c, const tp_llm_options *o, const tp_fit_options *fo,
+                         tp_fit_result *out, tp_error *err);
+
 #ifdef __cplusplus
 }
 #endif

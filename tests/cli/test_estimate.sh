@@ -190,5 +190,17 @@ run "moe auto on a dense gguf" 1 "$TP" estimate "$tmp/tiny.gguf" --budget 8MiB -
 has "moe auto dense message" 'no expert tensors' "$tmp/err"
 run "moe auto without gguf" 2 "$TP" estimate --demo --moe auto
 
+# --- fit on a .gguf: the longest context / most sequences in a budget
+run "fit gguf ctx" 0 "$TP" fit "$tmp/tiny.gguf" --dim ctx --budget 64MiB --json
+json "fit gguf ctx boundary" 'd["peak_bytes"] <= d["budget_bytes"] < d["next_peak_bytes"] and d["value"] > 1'
+ctx=$("$PY" -c "import json; print(json.load(open('$tmp/out'))['value'])" 2>/dev/null)
+run "estimate at the fitting ctx" 0 "$TP" estimate "$tmp/tiny.gguf" --ctx "$ctx" --budget 64MiB
+run "estimate at ctx + 1" 3 "$TP" estimate "$tmp/tiny.gguf" --ctx "$((ctx + 1))" --budget 64MiB
+run "fit gguf seqs q8_0" 0 "$TP" fit "$tmp/tiny.gguf" --dim seqs --ctx 1024 --kv-type q8_0 --budget 64MiB
+has "fit gguf seqs line" '^largest seqs that fits 64\.0 MiB: [0-9]+'
+run "fit gguf unknown dim" 1 "$TP" fit "$tmp/tiny.gguf" --dim batch --budget 64MiB
+has "fit gguf dims listed" 'ctx, seqs, ubatch' "$tmp/err"
+run "fit gguf nothing fits" 3 "$TP" fit "$tmp/tiny.gguf" --dim ctx --budget 100KiB
+
 echo "$pass passed, $fails failed"
 [ "$fails" -eq 0 ]

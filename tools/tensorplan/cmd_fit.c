@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli.h"
 #include "cli_model.h"
@@ -13,7 +14,9 @@ const char tp_cli_fit_summary[] = "find the largest batch/sequence whose peak fi
 
 static void usage(FILE *f) {
     fprintf(f,
-            "usage: tensorplan fit [MODEL | --demo] --dim NAME [--budget SIZE] [options]\n\n"
+            "usage: tensorplan fit [MODEL | --demo] --dim NAME [--budget SIZE] [options]\n"
+            "       tensorplan fit MODEL.gguf --dim ctx|seqs|ubatch [--budget SIZE] [--ctx N]\n"
+            "                      [--seqs N] [--ubatch N] [--kv-type T] [options]\n\n"
             "Find the largest value of the symbolic dimension NAME whose estimated peak\n"
             "(activations + weights + inputs, as in 'tensorplan estimate') fits the budget:\n"
             "an exponential then binary search over re-bound plans, O(log value) plans.\n"
@@ -23,6 +26,9 @@ static void usage(FILE *f) {
             "options:\n"
             "  --budget SIZE      memory budget: 512MiB, 8GiB, 1.5G, or plain bytes\n"
             "                     (default: this machine's soft budget, 0.80 x available)\n"
+            "  --ctx, --seqs, --ubatch N, --kv-type T\n"
+            "                     .gguf: the LLM options that are not searched (see\n"
+            "                     'tensorplan estimate --help')\n"
             "  --min N            smallest value tried (default 1)\n"
             "  --max N            largest value tried (default 2^40)\n"
             "  --align N          arena alignment, a power of two (default 64)\n"
@@ -32,7 +38,8 @@ static void usage(FILE *f) {
             "  --help             this text\n\n"
             "examples:\n"
             "  tensorplan fit --demo --dim seq --budget 512MiB\n"
-            "  tensorplan fit --demo --dim batch --dim seq=256 --budget 2GiB --json\n\n"
+            "  tensorplan fit --demo --dim batch --dim seq=256 --budget 2GiB --json\n"
+            "  tensorplan fit model.gguf --dim ctx --budget 24GiB --kv-type q8_0\n\n"
             "Human output uses binary units (1 MiB = 1048576 bytes); JSON has raw bytes.\n"
             "Exit codes: 0 found, 1 error, 2 usage error, 3 even the smallest value does not "
             "fit.\n",
@@ -44,7 +51,15 @@ typedef struct fit_args {
     tp_estimate_options eo;
     tp_fit_options fo;
     bool json, has_budget;
+    const char *gguf; /* LLM mode: search ctx, seqs or ubatch of a .gguf model */
+    tp_llm_options llm;
+    bool llm_opts;
 } fit_args;
+
+static bool ends_with_gguf(const char *s) {
+    size_t n = strlen(s);
+    return n > 5 && strcasecmp(s + n - 5, ".gguf") == 0;
+}
 
 static bool parse_i64(const char *s, int64_t *out) {
     char *end = NULL;
@@ -61,9 +76,17 @@ static int parse_args(fit_args *a, int argc, char **argv) {
     tp_cli_model_args_init(&a->model);
     tp_estimate_options_default(&a->eo);
     tp_fit_options_default(&a->fo);
+    tp_llm_options_default(&a->llm);
     for (int i = 1; i < argc;) {
         const char *s = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+        if (s[0] != '-' && ends_with_gguf(s)) {
+            if (a->gguf || a->model.path)
+                return tp_cli_usage_error(cmd, "more than one model given");
+            a->gguf = s;
+            i++;
+            continue;
+        }
         /* --dim NAME (no '='): the dimension to search */
         if (strcmp(s, "--dim") == 0 && val && !strchr(val, '=')) {
             if (a->fo.symbol)
@@ -102,6 +125,28 @@ static int parse_args(fit_args *a, int argc, char **argv) {
             else
                 a->fo.max_value = v;
             takes_value = true;
+        } else if (strcmp(s, "--ctx") == 0 || strcmp(s, "--seqs") == 0 ||
+                   strcmp(s, "--ubatch") == 0) {
+            int64_t v;
+            if (!parse_i64(val, &v) || v == 0)
+                return tp_cli_usage_error(cmd, "%s needs a positive integer, got '%s'", s,
+                                          val ? val : "");
+            if (s[2] == 'c')
+                a->llm.n_ctx = (uint64_t)v;
+            else if (s[2] == 's')
+                a->llm.n_seq = (uint64_t)v;
+            else
+                a->llm.n_ubatch = (uint64_t)v;
+            a->llm_opts = true;
+            takes_value = true;
+        } else if (strcmp(s, "--kv-type") == 0) {
+            tp_error err;
+            tp_error_clear(&err);
+            if (!val || tp_dtype_parse(val, &a->llm.kv_dtype, &err) != TP_OK)
+                return tp_cli_usage_error(cmd, "--kv-type needs a dtype (f16, q8_0, ...), got '%s'",
+                                          val ? val : "");
+            a->llm_opts = true;
+            takes_value = true;
         } else if (strcmp(s, "--align") == 0) {
             uint64_t v = 0;
             if (!val || !tp_cli_parse_size(val, &v) || !tp_is_pow2_u64(v))
@@ -124,6 +169,13 @@ static int parse_args(fit_args *a, int argc, char **argv) {
     if (!a->fo.symbol)
         return tp_cli_usage_error(cmd, "name the dimension to search with --dim NAME (e.g. "
                                        "--dim seq)");
+    if (a->gguf && (a->model.demo || a->model.path || a->model.n_dims))
+        return tp_cli_usage_error(cmd,
+                                  "a .gguf model takes --dim ctx|seqs|ubatch and --ctx/--seqs/"
+                                  "--ubatch/--kv-type, not --demo, another model or --dim k=v");
+    if (!a->gguf && a->llm_opts)
+        return tp_cli_usage_error(cmd, "--ctx, --seqs, --ubatch and --kv-type apply to .gguf "
+                                       "models");
     if (a->fo.max_value < a->fo.min_value)
         return tp_cli_usage_error(cmd, "--max %lld is below --min %lld", (long long)a->fo.max_value,
                                   (long long)a->fo.min_value);
@@ -137,11 +189,15 @@ static tp_status default_budget(uint64_t *out, tp_error *err) {
     return tp_sysmem_soft_budget(hm.available_bytes, out, NULL, err);
 }
 
+static const char *model_label(const fit_args *a) {
+    return a->gguf ? a->gguf : tp_cli_model_label(&a->model);
+}
+
 static void print_json(const fit_args *a, const tp_fit_result *r, bool found, const char *msg) {
     tp_json j;
     tp_json_init(&j, stdout, true);
     tp_json_begin_object(&j);
-    tp_json_kv_str(&j, "model", tp_cli_model_label(&a->model));
+    tp_json_kv_str(&j, "model", model_label(a));
     tp_json_kv_str(&j, "dim", a->fo.symbol);
     tp_json_kv_u64(&j, "budget_bytes", a->fo.budget_bytes);
     tp_json_kv_bool(&j, "fits", found);
@@ -167,7 +223,7 @@ static void print_json(const fit_args *a, const tp_fit_result *r, bool found, co
 static void print_text(const fit_args *a, const tp_fit_result *r) {
     char b[5][32];
     const char *sym = a->fo.symbol;
-    printf("model: %s\n", tp_cli_model_label(&a->model));
+    printf("model: %s\n", model_label(a));
     printf("largest %s that fits %s: %lld%s\n", sym,
            tp_cli_fmt_bytes(a->fo.budget_bytes, b[0], sizeof b[0]), (long long)r->value,
            r->at_max ? " (the --max bound, not the budget, stopped the search)" : "");
@@ -184,7 +240,7 @@ static void print_text(const fit_args *a, const tp_fit_result *r) {
                    tp_cli_fmt_bytes(r->next_peak_bytes, b[0], sizeof b[0]),
                    r->next_peak_bytes > a->fo.budget_bytes ? " (exceeds the budget)" : "");
     }
-    printf("  %u plans evaluated (binary units: 1 MiB = 1048576 bytes)\n", r->evaluations);
+    printf("  %u evaluations (binary units: 1 MiB = 1048576 bytes)\n", r->evaluations);
 }
 
 int tp_cli_fit(int argc, char **argv) {
@@ -199,18 +255,24 @@ int tp_cli_fit(int argc, char **argv) {
         tp_cli_error("fit", &err);
         return TP_EXIT_ERROR;
     }
-    tp_graph *g = NULL;
     tp_fit_result r;
     memset(&r, 0, sizeof r);
-    tp_status st = tp_cli_model_load(&a.model, &g, &err);
-    if (st == TP_OK) st = tp_estimate_max_fit(g, &a.fo, &a.eo, &r, &err);
-    tp_graph_destroy(g);
+    tp_status st;
+    if (a.gguf) {
+        tp_llm_config lc;
+        st = tp_gguf_read_llm(a.gguf, NULL, &lc, &err);
+        if (st == TP_OK) st = tp_llm_max_fit(&lc, &a.llm, &a.fo, &r, &err);
+    } else {
+        tp_graph *g = NULL;
+        st = tp_cli_model_load(&a.model, &g, &err);
+        if (st == TP_OK) st = tp_estimate_max_fit(g, &a.fo, &a.eo, &r, &err);
+        tp_graph_destroy(g);
+    }
     if (st == TP_ERR_OVER_BUDGET) {
         if (a.json)
             print_json(&a, &r, false, err.msg);
         else
-            printf("model: %s\nno %s fits: %s\n", tp_cli_model_label(&a.model), a.fo.symbol,
-                   err.msg);
+            printf("model: %s\nno %s fits: %s\n", model_label(&a), a.fo.symbol, err.msg);
         return TP_EXIT_OVER_BUDGET;
     }
     if (st != TP_OK) {
