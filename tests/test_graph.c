@@ -950,6 +950,8 @@ TP_TEST(explicit_shapes) {
     tp_node_id xw[2] = {xs, w};
     TP_CHECK(shaped(mm, 2, xw, SH(3, b, s, D(3072)), TP_DTYPE_F32) >= 0);
     TP_CHECK(shaped(mm, 2, xw, SH(3, b, D(3), D(3072)), TP_DTYPE_F32) >= 0); /* refines s */
+    TP_CHECK_STR(shape_of(shaped(mm, 2, xw, SH(3, b, s, n), TP_DTYPE_F32)),
+                 "[b,s,3072]"); /* the inferred static size wins over a symbol */
     TP_CHECK_EQ_I64(shaped(mm, 2, xw, SH(3, b, s, D(3071)), TP_DTYPE_F32), -1);
     TP_CHECK_EQ_I64(E.status, TP_ERR_SHAPE);
     TP_CHECK_CONTAINS(E.msg, "[b,s,3071]");

@@ -359,6 +359,10 @@ tp_status tp_graph_add_op_shaped(tp_graph *g, const tp_op *op, const tp_node_id 
                                  "inferred %s",
                                  (int)id, name, tp_op_name(op), tp_dtype_name(dtype),
                                  tp_dtype_name(idt));
+        /* keep what is known statically from either side */
+        for (int32_t i = 0; i < inf.rank; i++)
+            if (tp_dim_is_static(inf.dims[i]) && !tp_dim_is_static(given.dims[i]))
+                given.dims[i] = inf.dims[i];
     }
     const tp_node *x = n_inputs ? &g->nodes[inputs[0]] : NULL;
     switch (op->kind) {
