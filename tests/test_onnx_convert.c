@@ -405,6 +405,56 @@ TP_TEST(incompatible_shapes) {
     TP_CHECK_CONTAINS(err.msg, "[2,3] f32, [4,5] f32");
 }
 
+/* If: typed from its branches; reads the outer values its branches capture. */
+TP_TEST(control_flow_captures) {
+    pbuf g = {0}, n, then_g = {0}, else_g = {0}, a;
+    value_info(&g, 11, "x", 1, 2, (const char *const[]){"n", "4"});
+    value_info(&g, 11, "cond", 9, 0, NULL);
+    n = node_begin("Relu", "x", "y", NULL);
+    f_msg(&g, 1, &n);
+    /* then: Identity(x); else: Neg(y) */
+    n = node_begin("Identity", "x", "t_out", NULL);
+    f_msg(&then_g, 1, &n);
+    f_str(&then_g, 2, "then");
+    value_info(&then_g, 12, "t_out", 1, 2, (const char *const[]){"n", "4"});
+    n = node_begin("Neg", "y", "e_out", NULL);
+    f_msg(&else_g, 1, &n);
+    f_str(&else_g, 2, "else");
+    value_info(&else_g, 12, "e_out", 1, 2, (const char *const[]){"n", "4"});
+    n = node_begin("If", "cond", "z", "if0");
+    a = (pbuf){0};
+    f_str(&a, 1, "then_branch");
+    f_msg(&a, 6, &then_g);
+    f_int(&a, 20, 5);
+    f_msg(&n, 5, &a);
+    f_str(&a, 1, "else_branch");
+    f_msg(&a, 6, &else_g);
+    f_int(&a, 20, 5);
+    f_msg(&n, 5, &a);
+    f_msg(&g, 1, &n);
+    value_info(&g, 12, "z", 1, -1, NULL);
+    pbuf m = model_of(&g, 17);
+    tp_graph *gr = NULL;
+    tp_error err;
+    TP_CHECK_OK(load(&m, NULL, &gr, &err), &err);
+    if (!gr) return;
+    const tp_node *z = find(gr, "z"), *x = find(gr, "x"), *y = find(gr, "y"), *c = find(gr, "cond");
+    TP_CHECK(z && x && y && c);
+    if (z && x && y && c) {
+        char buf[64];
+        TP_CHECK_EQ_I64(z->op.kind, TP_OP_IF);
+        TP_CHECK_STR(tp_graph_shape_str(gr, &z->shape, buf, sizeof buf), "[n,4]");
+        const tp_node *base = tp_graph_node(gr, 0);
+        TP_CHECK_EQ_U64(z->n_inputs, 3); /* cond, then captured x and y */
+        if (z->n_inputs == 3) {
+            TP_CHECK_EQ_I64(z->inputs[0], (tp_node_id)(c - base));
+            TP_CHECK_EQ_I64(z->inputs[1], (tp_node_id)(x - base));
+            TP_CHECK_EQ_I64(z->inputs[2], (tp_node_id)(y - base));
+        }
+    }
+    tp_graph_destroy(gr);
+}
+
 /* Every allocation failure is reported as NOMEM and leaks nothing. */
 TP_TEST(allocation_failure_sweep) {
     pbuf m = conv_model(NULL, false, false);
@@ -443,6 +493,7 @@ int main(void) {
     TP_RUN(value_propagation_feeds_reshape);
     TP_RUN(multi_output_nodes);
     TP_RUN(incompatible_shapes);
+    TP_RUN(control_flow_captures);
     TP_RUN(allocation_failure_sweep);
     return tp_test_finish();
 }

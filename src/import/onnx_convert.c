@@ -549,6 +549,64 @@ static tp_status rule_from_value_info(conv *cv, tp_ox_ctx *c) {
     return TP_OK;
 }
 
+/* ---- outer-scope values captured by subgraphs (If / Loop / Scan bodies) ---- */
+
+static bool defined_in(const tp_onnx_graph *g, const char *name) {
+    for (uint32_t i = 0; i < g->n_inputs; i++)
+        if (strcmp(g->inputs[i].name, name) == 0) return true;
+    for (uint32_t i = 0; i < g->n_initializers; i++)
+        if (strcmp(g->initializers[i].name, name) == 0) return true;
+    for (uint32_t i = 0; i < g->n_nodes; i++)
+        for (uint32_t k = 0; k < g->nodes[i].n_outputs; k++)
+            if (strcmp(g->nodes[i].outputs[k], name) == 0) return true;
+    return false;
+}
+
+static tp_status capture_graph(conv *cv, const tp_onnx_graph **chain, uint32_t depth,
+                               uint32_t *n_ids);
+
+static tp_status capture_node(conv *cv, const tp_onnx_node *n, const tp_onnx_graph **chain,
+                              uint32_t depth, uint32_t *n_ids) {
+    for (uint32_t j = 0; j < n->n_attrs; j++) {
+        const tp_onnx_attr *a = &n->attrs[j];
+        for (uint32_t k = 0; k < a->n_graphs + (a->g ? 1u : 0u); k++) {
+            if (depth >= 64) return TP_OK; /* deeper nesting: no more captures */
+            chain[depth] = k < a->n_graphs ? a->graphs[k] : a->g;
+            tp_status st = capture_graph(cv, chain, depth + 1, n_ids);
+            if (st != TP_OK) return st;
+        }
+    }
+    return TP_OK;
+}
+
+/* Names a subgraph reads that none of the enclosing subgraphs defines are values
+ * of the main graph: the control-flow node reads them (for liveness). */
+static tp_status capture_graph(conv *cv, const tp_onnx_graph **chain, uint32_t depth,
+                               uint32_t *n_ids) {
+    const tp_onnx_graph *g = chain[depth - 1];
+    for (uint32_t i = 0; i < g->n_nodes; i++) {
+        const tp_onnx_node *n = &g->nodes[i];
+        for (uint32_t k = 0; k < n->n_inputs; k++) {
+            const char *name = n->inputs[k];
+            bool local = !name[0];
+            for (uint32_t d = 0; !local && d < depth; d++)
+                local = defined_in(chain[d], name);
+            const ox_val *v = local ? NULL : val_find(cv, name);
+            if (!v) continue;
+            bool dup = false;
+            for (uint32_t j = 0; j < *n_ids && !dup; j++)
+                dup = cv->ids[j] == v->node;
+            if (dup) continue;
+            if (!tp_mem_grow(cv->a, (void **)&cv->ids, sizeof *cv->ids, &cv->cap_ids, *n_ids + 1))
+                return tp_error_set(cv->err, TP_ERR_NOMEM, "onnx: out of memory (captures)");
+            cv->ids[(*n_ids)++] = v->node;
+        }
+        tp_status st = capture_node(cv, n, chain, depth, n_ids);
+        if (st != TP_OK) return st;
+    }
+    return TP_OK;
+}
+
 static tp_status add_node(conv *cv, const tp_onnx_node *n, uint32_t index) {
     tp_status st = ensure_scratch(cv, n->n_inputs, n->n_outputs);
     if (st != TP_OK) return st;
@@ -610,6 +668,11 @@ static tp_status add_node(conv *cv, const tp_onnx_node *n, uint32_t index) {
     } else {
         for (uint32_t i = 0; i < n->n_inputs; i++)
             if (cv->ins[i].present) cv->ids[n_ids++] = cv->ins[i].node;
+    }
+    if (c.op.kind == TP_OP_IF || c.op.kind == TP_OP_LOOP || c.op.kind == TP_OP_SCAN ||
+        c.op.kind == TP_OP_CUSTOM) {
+        const tp_onnx_graph *chain[64];
+        if ((st = capture_node(cv, n, chain, 0, &n_ids)) != TP_OK) goto fail;
     }
     if (c.op.kind == TP_OP_CUSTOM) {
         /* rules may have filled other union members before falling back */
