@@ -716,7 +716,7 @@ static tp_status add_node(conv *cv, const tp_onnx_node *n, uint32_t index) {
         c.out[k].value = NULL;
         if (st != TP_OK) goto fail;
     }
-    return TP_OK;
+    st = TP_OK; /* values of unnamed (skipped) outputs are freed below */
 fail:
     for (uint32_t k = 0; k < n->n_outputs; k++) {
         tp_ox_value_free(cv->a, c.out[k].value);
