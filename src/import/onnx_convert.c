@@ -382,14 +382,6 @@ void tp_ox_set_value(tp_ox_ctx *c, uint32_t out, tp_ox_value *v) {
     c->out[out].value = v;
 }
 
-int32_t tp_ox_elem_of_dtype(tp_dtype t) {
-    for (int32_t e = 1; e < TP_ONNX_ELEM_TYPE_COUNT; e++) {
-        tp_dtype d;
-        if (tp_onnx_elem_type_to_dtype(e, &d, NULL) == TP_OK && d == t) return e;
-    }
-    return TP_ONNX_UNDEFINED;
-}
-
 /* ---- shapes from value_info ---- */
 
 static tp_status shape_from_vi(conv *cv, const tp_onnx_value_info *vi, const char *what,

@@ -108,7 +108,5 @@ void tp_ox_same(tp_ox_ctx *c, uint32_t out, uint32_t in);
 tp_status tp_ox_rank_check(tp_ox_ctx *c, uint32_t i, int32_t lo, int32_t hi);
 /* Set output 0 value (takes ownership). */
 void tp_ox_set_value(tp_ox_ctx *c, uint32_t out, tp_ox_value *v);
-/* ONNX elem type for a tp_dtype (for outputs built from a tp_dtype). */
-int32_t tp_ox_elem_of_dtype(tp_dtype t);
 
 #endif

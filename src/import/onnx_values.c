@@ -121,13 +121,6 @@ bool tp_ox_value_int(const tp_ox_value *v, int64_t i, int64_t *out) {
     return true;
 }
 
-bool tp_ox_value_all_static(const tp_ox_value *v) {
-    if (v->is_float) return true;
-    for (int64_t i = 0; i < v->n; i++)
-        if (!tp_dim_is_static(v->d[i])) return false;
-    return true;
-}
-
 bool tp_ox_shape_static_count(const tp_shape *s, int64_t limit, int64_t *out) {
     int64_t n = 1;
     for (int32_t i = 0; i < s->rank; i++) {

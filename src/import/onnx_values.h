@@ -56,8 +56,6 @@ tp_ox_value *tp_ox_value_copy(const tp_allocator *a, const tp_ox_value *v);
 
 /* Element i as a static integer; false when symbolic. Floats are truncated. */
 bool tp_ox_value_int(const tp_ox_value *v, int64_t i, int64_t *out);
-/* True when every element is static. */
-bool tp_ox_value_all_static(const tp_ox_value *v);
 
 /* Values of an initializer / Constant tensor: *out NULL (and TP_OK) when the
  * tensor is too big, stored externally or of a type that is not tracked. */
