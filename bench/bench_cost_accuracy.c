@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "tensorplan.h"
 
@@ -27,6 +28,7 @@ typedef struct row {
     double median_ms, min_ms, cpu_ms;
     double pred_ms, gemm_ms, mem_ms, disp_ms;
     double gflop;
+    double predict_us; /* time to compute the prediction (accounting + cost) */
     uint32_t nodes, kernels;
     bool ok;
     char why[600];
@@ -163,7 +165,11 @@ static void predict(row *r, const char *dir, const tp_device_model *dev) {
     }
     tp_graph_cost gc;
     memset(&gc, 0, sizeof gc);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     if (s == TP_OK) s = tp_graph_cost_compute(g, dev, NULL, NULL, &gc, &err);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    r->predict_us = (double)(t1.tv_sec - t0.tv_sec) * 1e6 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e3;
     if (s != TP_OK) {
         snprintf(r->why, sizeof r->why, "%s: %s", tp_status_name(s), err.msg);
         tp_graph_destroy(g);
@@ -278,6 +284,15 @@ int main(int argc, char **argv) {
                r->median_ms, r->min_ms, r->cpu_ms, 100.0 * (r->pred_ms - ref) / ref);
         fflush(stdout);
     }
+    double us = 0;
+    uint32_t nodes = 0;
+    for (int i = 0; i < n; i++)
+        if (rows[i].ok) {
+            us += rows[i].predict_us;
+            nodes += rows[i].nodes;
+        }
+    printf("# prediction time: %.0f us for %u nodes (%.2f us per node)\n", us, nodes,
+           nodes ? us / nodes : 0.0);
     summary(rows, n, 0);
     summary(rows, n, 1);
     summary(rows, n, 2);

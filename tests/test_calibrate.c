@@ -1,5 +1,6 @@
 /* Calibration: quick CPU run, cache round trip, cache keys and file errors,
  * CUDA "no driver" answer. Uses a temporary XDG_CACHE_HOME. */
+/* ctest-labels: threads */
 #include "harness.h"
 
 #include <math.h>
