@@ -136,12 +136,26 @@ static int op_index(const char *op) {
 }
 
 /* Run one test; returns true when every output matches. *why gets a reason. */
+/* Coverage: each op type of the top-level graph counts this test once. */
+static void count_ops_of(const tp_onnx_graph *gr, bool ok) {
+    for (uint32_t i = 0; i < gr->n_nodes; i++) {
+        bool dup = false;
+        for (uint32_t j = 0; j < i; j++)
+            if (strcmp(gr->nodes[j].op_type, gr->nodes[i].op_type) == 0) dup = true;
+        int ix = dup ? -1 : op_index(gr->nodes[i].op_type);
+        if (ix < 0) continue;
+        op_tests[ix]++;
+        if (ok) op_pass[ix]++;
+    }
+}
+
+static bool check_one(tp_onnx_model *m, const char *dir, char *why, size_t cap, int *data_dims);
+
 static bool run_one(const char *dir, char *why, size_t cap, int *data_dims, bool count_ops) {
     char path[1024];
     if (snprintf(path, sizeof path, "%s/model.onnx", dir) >= (int)sizeof path) return false;
     tp_error err;
     tp_onnx_model *m = NULL;
-    tp_graph *g = NULL;
     tp_onnx_options opt;
     tp_onnx_options_init(&opt);
     tp_status st = tp_onnx_model_open(path, &opt, NULL, &m, &err);
@@ -149,10 +163,22 @@ static bool run_one(const char *dir, char *why, size_t cap, int *data_dims, bool
         snprintf(why, cap, "open: %.400s", err.msg);
         return false;
     }
+    bool ok = check_one(m, dir, why, cap, data_dims);
+    if (count_ops) count_ops_of(m->graph, ok);
+    tp_onnx_model_close(m);
+    return ok;
+}
+
+static bool check_one(tp_onnx_model *m, const char *dir, char *why, size_t cap, int *data_dims) {
+    char path[1024];
+    tp_error err;
+    tp_graph *g = NULL;
+    tp_onnx_options opt;
+    tp_onnx_options_init(&opt);
+    tp_status st;
     st = tp_onnx_model_to_graph(m, &opt, NULL, &g, &err);
     if (st != TP_OK) {
         snprintf(why, cap, "%s: %.400s", tp_status_name(st), err.msg);
-        tp_onnx_model_close(m);
         return false;
     }
     const tp_onnx_graph *gr = m->graph;
@@ -236,18 +262,7 @@ static bool run_one(const char *dir, char *why, size_t cap, int *data_dims, bool
             ok = false;
         }
     }
-    /* coverage: the ops of the top-level graph */
-    for (uint32_t i = 0; count_ops && i < gr->n_nodes; i++) {
-        int ix = op_index(gr->nodes[i].op_type);
-        bool dup = false;
-        for (uint32_t j = 0; j < i; j++)
-            if (strcmp(gr->nodes[j].op_type, gr->nodes[i].op_type) == 0) dup = true;
-        if (ix < 0 || dup) continue;
-        op_tests[ix]++;
-        if (ok) op_pass[ix]++;
-    }
     tp_graph_destroy(g);
-    tp_onnx_model_close(m);
     return ok;
 }
 
