@@ -20,7 +20,8 @@
 # `normalize` below) replaces what still names this machine: the temporary
 # directory -> <tmp>, the CPU model name -> <cpu model> (and its slug in the
 # cache file name, calib-<slug>-t2.txt -> calib-<cpu>-t2.txt), and the numbers
-# of calibrate's "peak ... derived" line (from this CPU's clock) -> <derived>.
+# of calibrate's "peak ... derived" line (from this CPU's clock) -> <derived>,
+# and the search time at the end of alloc's summary line -> <time>.
 #
 # Also checked: every subcommand has at least one golden case and no golden file
 # is stale; every subcommand's --help has a usage line, an examples section and
@@ -79,6 +80,7 @@ normalize() { # stdin -> stdout: the machine-specific bits named in the header
         s="$s;s|$(printf '%s' "$cpu_model" | sed 's/[][\.*^$|]/\\&/g')|<cpu model>|g"
     fi
     sed -e "$s" -e 's|/calib-[a-z0-9-]*-t\([0-9]*\)\(-quick\)\{0,1\}\.txt|/calib-<cpu>-t\1\2.txt|g' \
+        -e 's/^\(tensorplan alloc: .*\), [0-9.]* s$/\1, <time> s/' \
         -e 's/^\(  peak  *\)[0-9.]* GFLOP\/s derived\(.*\)reaches [0-9.]*%$/\1<derived> GFLOP\/s derived\2reaches <derived>%/'
 }
 
@@ -119,6 +121,7 @@ golden() {
 }
 
 head -c 60 $C/test_if.onnx >"$tmp/truncated.onnx"
+printf 'id,lower,upper,size\n0,0,3,100\n1,5,2,50\n' >"$tmp/bad_interval.csv"
 
 for cmd in "${cmds[@]}"; do
     case "$cmd" in
@@ -162,9 +165,18 @@ for cmd in "${cmds[@]}"; do
     version)
         golden version version
         ;;
-    alloc) # successful runs print their time: see tests/cli/test_alloc.sh
+    alloc)
+        golden alloc_exact alloc $G/alloc_small.csv --algo exact --time-limit 0 # no time limit: deterministic
+        golden alloc_bestfit alloc $G/alloc_small.csv --algo bestfit
+        golden alloc_greedy alloc $G/alloc_small.csv --algo greedy --align 256
+        golden alloc_capacity_infeasible alloc $G/alloc_small.csv --capacity 10KiB
+        golden alloc_bad_interval alloc "$tmp/bad_interval.csv"
         golden alloc_missing alloc "$tmp/missing.csv"
         golden alloc_bad_algo alloc "$tmp/missing.csv" --algo nosuch
+        ;;
+    report)
+        golden report_fits report --demo --budget 1GiB --devices h100-sxm,l4,cpu-default
+        golden report_over report --demo --dim seq=512 --budget 256MiB --devices a100-80gb,cuda-default --top 3
         ;;
     esac
 done

@@ -132,6 +132,23 @@ def invariants(cmd, doc, errors):
             for d in ok:
                 parts = d["round_trip_ns"] + d["nodes_ns"] + d["readback_ns"] + d["sync_ns"]
                 check(abs(d["total_ns"] - parts) <= 1e-6 * max(1.0, parts), "%s: total = parts" % d["request"])
+        elif cmd == "report":
+            check(doc["peak_bytes"] == doc["weights_bytes"] + doc["activations_bytes"] + doc["inputs_bytes"],
+                  "peak = weights + activations + inputs")
+            check(doc["activations_bytes"] >= doc["lower_bound_bytes"], "activation arena >= lower bound")
+            check(doc["activations_no_reuse_bytes"] >= doc["lower_bound_bytes"], "no reuse >= lower bound")
+            check(doc["fits"] == (doc["peak_bytes"] <= doc["budget_bytes"]), "fits == (peak <= budget)")
+            sizes = [b["size_bytes"] for b in doc["largest_activations"]]
+            check(sizes == sorted(sizes, reverse=True), "largest activations sorted by size")
+            check(doc["peak"]["live_bytes"] <= doc["activations_bytes"], "live bytes at the peak <= arena")
+            names = [d["name"] for d in doc["devices"] if d["available"]]
+            check(doc["choice"] is None if not names else doc["choice"] in names, "choice is an available device")
+        elif cmd == "alloc":
+            check(doc["arena_bytes"] >= doc["lower_bound_bytes"], "arena >= lower bound")
+            if doc["lower_bound_bytes"]:
+                check(abs(doc["ratio"] - doc["arena_bytes"] / doc["lower_bound_bytes"]) < 1e-9, "ratio = arena / LB")
+            if "capacity_bytes" in doc:
+                check(doc["arena_bytes"] <= doc["capacity_bytes"], "arena <= capacity")
         elif cmd == "calibrate":
             check(doc["cpu"]["source"] == "measured", "cpu model is measured")
             check((doc["cuda"] is None) == (doc["cuda_status"] != "ok"), "cuda null unless status ok")
@@ -267,6 +284,17 @@ for cmd in "${cmds[@]}"; do
         ;;
     version)
         case_ version 0 version --json
+        ;;
+    alloc)
+        # --json puts the summary on stdout only with -o (else the CSV is there)
+        case_ alloc 0 alloc tests/golden/alloc_small.csv -o "$tmp/sol1.csv" --json
+        case_ alloc 0 alloc tests/golden/alloc_small.csv -o "$tmp/sol2.csv" --algo greedy --align 256 --json
+        case_ alloc 0 alloc tests/golden/alloc_small.csv -o "$tmp/sol3.csv" --capacity 15KiB --json
+        ;;
+    report)
+        case_ report 0 report --demo --budget 1GiB --devices h100-sxm,l4,cuda --json
+        case_ report 3 report --demo --dim seq=512 --budget 100MiB --devices h100-sxm --top 3 --json
+        case_ report "0|3" report --demo --json # default budget and devices (cpu: quick calibration)
         ;;
     *)
         # A subcommand this test does not know yet: its plain --json run.
