@@ -412,6 +412,29 @@ TP_TEST(verifier_finds_a_conflict_hidden_behind_many_buffers) {
     TP_CHECK_OK(tp_alloc_verify(b, N + 1, off, 1, 100000, NULL, &e), ep(&e));
 }
 
+TP_TEST(staircase_of_fixed_buffers_across_time_nodes) {
+    /* Fixed buffers alternate in bytes between two lifetimes, so the lowest fit for a buffer
+     * spanning both climbs a staircase: exercises the placer's slow path (many passes). */
+    enum { PAIRS = 40 };
+    tp_buffer b[2 * PAIRS + 2];
+    for (int k = 0; k < PAIRS; k++) {
+        b[2 * k] = B(10, 0, 1);
+        b[2 * k].fixed_offset = 20 * k;
+        b[2 * k + 1] = B(10, 1, 2);
+        b[2 * k + 1].fixed_offset = 20 * k + 10;
+    }
+    b[2 * PAIRS] = B(5, 0, 2);
+    b[2 * PAIRS + 1] = B(5, 2, 3);
+    uint64_t off[2 * PAIRS + 2];
+    tp_alloc_result r;
+    tp_error e;
+    TP_CHECK_OK(plan(b, 2 * PAIRS + 2, TP_ALGO_GREEDY_SIZE, 1, off, &r, &e), ep(&e));
+    TP_CHECK_EQ_U64(off[2 * PAIRS], 20 * PAIRS);
+    /* [2,3] meets the B side (steps 1-2) and the buffer above: B0 is at [10,20), 0 is free */
+    TP_CHECK_EQ_U64(off[2 * PAIRS + 1], 0);
+    TP_CHECK_EQ_U64(r.arena_bytes, 20 * PAIRS + 5);
+}
+
 TP_TEST(failing_allocator_sweep) {
     tp_buffer b[6] = {B(100, 0, 2), B(50, 1, 3), B(200, 2, 2),
                       B(70, 3, 5),  B(10, 0, 5), B(300, 4, 5)};
@@ -462,6 +485,7 @@ int main(void) {
     TP_RUN(unimplemented_algorithms_say_so_or_work);
     TP_RUN(verifier_catches_bad_plans);
     TP_RUN(verifier_finds_a_conflict_hidden_behind_many_buffers);
+    TP_RUN(staircase_of_fixed_buffers_across_time_nodes);
     TP_RUN(failing_allocator_sweep);
     return tp_test_finish();
 }
