@@ -31,7 +31,8 @@ static tp_status r_rnn(tp_ox_ctx *c) {
     tp_status st = tp_ox_arity(c, 3, 8);
     if (st != TP_OK) return st;
     const tp_shape *x = &c->in[0].shape, *w = &c->in[1].shape;
-    if (x->rank != 3 || w->rank != 3) return tp_ox_fail(c, TP_ERR_SHAPE, "X and W must be 3-D");
+    if (x->rank != 3 || w->rank != 3 || c->in[2].shape.rank != 3)
+        return tp_ox_fail(c, TP_ERR_SHAPE, "X, W and R must be 3-D");
     int64_t layout = tp_ox_attr_int(c, "layout", 0);
     tp_dim seq = layout ? x->dims[1] : x->dims[0], batch = layout ? x->dims[0] : x->dims[1];
     tp_dim dirs = w->dims[0];
@@ -84,6 +85,7 @@ static tp_status r_roi_align(tp_ox_ctx *c) {
     tp_status st = tp_ox_arity(c, 3, 3);
     if (st != TP_OK) return st;
     if ((st = tp_ox_rank_check(c, 0, 4, 4)) != TP_OK) return st;
+    if ((st = tp_ox_rank_check(c, 1, 2, 2)) != TP_OK) return st;
     tp_shape *o = &c->out[0].shape;
     o->rank = 4;
     o->dims[0] = c->in[1].shape.dims[0];
