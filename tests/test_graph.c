@@ -665,6 +665,10 @@ TP_TEST(gather_scatter_concat) {
     tp_node_id e = OP(ga, emb, ids);
     TP_CHECK_STR(shape_of(e), "[b,s,768]");
     TP_CHECK_EQ_I64(dtype_of(e), TP_DTYPE_F16);
+    tp_node_id qemb = param("qemb", TP_DTYPE_Q4_K, SH(2, D(32000), D(4096)));
+    tp_node_id qe = OP(ga, qemb, ids);
+    TP_CHECK_STR(shape_of(qe), "[b,s,4096]");
+    TP_CHECK_EQ_I64(dtype_of(qe), TP_DTYPE_F32); /* dequantized rows */
     tp_node_id d3 = input("d3", TP_DTYPE_F32, SH(3, D(3), D(4), D(5)));
     tp_node_id i1 = input("i1", TP_DTYPE_I32, SH(1, D(2)));
     ga.attrs.axis.axis = 1;

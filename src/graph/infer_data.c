@@ -416,6 +416,8 @@ tp_status tp_infer_data(const tp_infer_ctx *c, tp_shape *out, tp_dtype *dtype, b
     *dtype = c->in[0]->dtype;
     switch (c->op->kind) {
     case TP_OP_GATHER:
+        /* rows gathered from a block-quantized table come out dequantized (ggml get_rows) */
+        if (tp_dtype_is_quantized(*dtype)) *dtype = TP_DTYPE_F32;
         return infer_gather(c, out, err);
     case TP_OP_SCATTER:
         return infer_scatter(c, out, err);

@@ -175,6 +175,9 @@ static tp_status infer_pool(const tp_infer_ctx *c, tp_shape *out, tp_error *err)
     const tp_shape *x = &c->in[0]->shape;
     if ((unsigned)op->sub >= (unsigned)TP_POOL_COUNT)
         return tp_infer_fail(c, TP_ERR_INVALID, err, "unknown pool kind %d", op->sub);
+    if (tp_dtype_is_quantized(c->in[0]->dtype))
+        return tp_infer_fail(c, TP_ERR_INVALID, err, "pooling a block-quantized (%s) tensor",
+                             tp_dtype_name(c->in[0]->dtype));
     int32_t ns = 0;
     tp_status st = spatial_count(c, x, &ns, err);
     if (st != TP_OK) return st;
