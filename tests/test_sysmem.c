@@ -238,6 +238,12 @@ TP_TEST(test_gpu) {
     TP_CHECK_CONTAINS(gm.reason, "lacks required entry points");
     TP_CHECK_STATUS(tp_sysmem_gpu(NULL, -1, &gm, err), TP_ERR_INVALID);
     TP_CHECK_STATUS(tp_sysmem_gpu(NULL, 0, NULL, err), TP_ERR_INVALID);
+    /* the environment names the library when the caller does not */
+    setenv("TENSORPLAN_CUDA_LIBRARY", "libtp-env-named-driver.so", 1);
+    TP_CHECK_OK(tp_sysmem_gpu(NULL, 0, &gm, err), err);
+    TP_CHECK(!gm.present);
+    TP_CHECK_CONTAINS(gm.reason, "libtp-env-named-driver.so");
+    unsetenv("TENSORPLAN_CUDA_LIBRARY");
     /* the real driver, if any */
     TP_CHECK_OK(tp_sysmem_gpu(NULL, 0, &gm, err), err);
     if (gm.present) {

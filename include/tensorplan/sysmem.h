@@ -33,6 +33,7 @@ extern "C" {
 #define TP_SOFT_MEMORY_FRACTION_DEFAULT 0.80
 #define TP_ENV_SOFT_MEMORY_FRACTION "TENSORPLAN_SOFT_MEMORY_FRACTION"
 #define TP_ENV_MEMORY_BUDGET_BYTES "TENSORPLAN_MEMORY_BUDGET_BYTES"
+#define TP_ENV_CUDA_LIBRARY "TENSORPLAN_CUDA_LIBRARY"
 
 /* A cgroup memory controller's figures. */
 typedef struct tp_cgroup_memory {
@@ -122,11 +123,10 @@ typedef struct tp_gpu_memory {
 } tp_gpu_memory;
 
 /* Query CUDA device `device` through the driver API loaded at run time:
- * dlopen(library or "libcuda.so.1"), cuInit, cuDeviceGetCount, cuDeviceGet,
- * cuDeviceGetName, cuDevicePrimaryCtxRetain + cuCtxPushCurrent_v2,
- * cuMemGetInfo_v2, then pop and release. No driver, no device, or a driver
- * error all return TP_OK with present = false and the reason; TP_ERR_INVALID
- * only for a NULL out or a negative device. */
+ * dlopen(library, else $TENSORPLAN_CUDA_LIBRARY, else "libcuda.so.1"), cuInit, cuDeviceGetCount,
+ * cuDeviceGet, cuDeviceGetName, cuDevicePrimaryCtxRetain + cuCtxPushCurrent_v2, cuMemGetInfo_v2,
+ * then pop and release. No driver, no device, or a driver error all return TP_OK with present =
+ * false and the reason; TP_ERR_INVALID only for a NULL out or a negative device. */
 tp_status tp_sysmem_gpu(const char *library, int device, tp_gpu_memory *out, tp_error *err);
 
 #ifdef __cplusplus

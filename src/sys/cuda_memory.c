@@ -3,6 +3,7 @@
 #include "tensorplan/sysmem.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #if defined(__unix__) || defined(__APPLE__)
@@ -60,7 +61,8 @@ tp_status tp_sysmem_gpu(const char *library, int device, tp_gpu_memory *out, tp_
     (void)library;
     return no_gpu(out, "no run-time loader on this platform", NULL);
 #else
-    const char *libname = library && *library ? library : "libcuda.so.1";
+    const char *env = getenv(TP_ENV_CUDA_LIBRARY);
+    const char *libname = library && *library ? library : env && *env ? env : "libcuda.so.1";
     /* The handle is deliberately kept: the driver starts threads that may
      * outlive this call, and the loader shares one handle per library. */
     void *lib = dlopen(libname, RTLD_NOW | RTLD_LOCAL);

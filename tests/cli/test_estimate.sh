@@ -202,5 +202,21 @@ run "fit gguf unknown dim" 1 "$TP" fit "$tmp/tiny.gguf" --dim batch --budget 64M
 has "fit gguf dims listed" 'ctx, seqs, ubatch' "$tmp/err"
 run "fit gguf nothing fits" 3 "$TP" fit "$tmp/tiny.gguf" --dim ctx --budget 100KiB
 
+# --- --gpu: the default budget from GPU 0's free memory (a fake libcuda when a
+# compiler is there; without a driver it is an error naming the reason)
+run "memory in json" 0 "$TP" estimate --demo --budget 8GiB --json
+json "memory object" 'd["memory"]["host_total_bytes"] >= d["memory"]["host_available_bytes"] > 0'
+TENSORPLAN_CUDA_LIBRARY="$tmp/no-such-libcuda.so" run "gpu without driver" 1 "$TP" estimate --demo --gpu
+has "gpu reason" 'no GPU: no CUDA driver' "$tmp/err"
+if ${CC:-cc} -shared -fPIC -o "$tmp/fake_cuda.so" tests/fixtures/sysmem/fake_cuda.c 2>/dev/null; then
+    TENSORPLAN_CUDA_LIBRARY="$tmp/fake_cuda.so" run "gpu budget (fake driver)" 0 "$TP" estimate --demo --gpu --json
+    json "gpu budget is 0.80 x free" 'd["budget_bytes"] == 84825604096 * 8 // 10 and d["memory"]["gpu"]["name"] == "Fake GPU 80GB"'
+    TENSORPLAN_CUDA_LIBRARY="$tmp/fake_cuda.so" run "gpu text (fake driver)" 0 "$TP" estimate --demo --gpu
+    has "gpu budget line" 'soft budget: 0\.80 x free GPU memory 79\.0 GiB'
+else
+    echo "note: no C compiler, fake GPU driver not checked"
+fi
+run "gpu and budget exclusive" 2 "$TP" estimate --demo --gpu --budget 1GiB
+
 echo "$pass passed, $fails failed"
 [ "$fails" -eq 0 ]

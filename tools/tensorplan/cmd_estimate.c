@@ -232,22 +232,41 @@ static int parse_args(est_args *a, int argc, char **argv) {
     return 0;
 }
 
+/* This machine's memory, as far as it could be read. */
+typedef struct mem_view {
+    bool host_ok, gpu_queried;
+    tp_error host_err;
+    tp_host_memory hm;
+    uint64_t rss;
+    tp_gpu_memory gm;
+} mem_view;
+
+static void read_memory(bool gpu, mem_view *mv) {
+    memset(mv, 0, sizeof *mv);
+    tp_error e;
+    tp_error_clear(&mv->host_err);
+    mv->host_ok = tp_sysmem_host(&mv->hm, &mv->host_err) == TP_OK;
+    if (tp_sysmem_process_rss(&mv->rss, &e) != TP_OK) mv->rss = 0;
+    if (gpu) mv->gpu_queried = tp_sysmem_gpu(NULL, 0, &mv->gm, &e) == TP_OK;
+}
+
 /* The default budget: the soft budget of the host (or GPU 0) memory. */
-static tp_status default_budget(bool gpu, uint64_t *out, char *how, size_t cap, tp_error *err) {
+static tp_status default_budget(bool gpu, const mem_view *mv, uint64_t *out, char *how, size_t cap,
+                                tp_error *err) {
     uint64_t avail;
     const char *what;
     if (gpu) {
-        tp_gpu_memory gm;
-        tp_status st = tp_sysmem_gpu(NULL, 0, &gm, err);
-        if (st != TP_OK) return st;
-        if (!gm.present) return tp_error_set(err, TP_ERR_UNSUPPORTED, "no GPU: %s", gm.reason);
-        avail = gm.free_bytes;
+        if (!mv->gpu_queried || !mv->gm.present)
+            return tp_error_set(err, TP_ERR_UNSUPPORTED, "no GPU: %s",
+                                mv->gpu_queried ? mv->gm.reason : "query failed");
+        avail = mv->gm.free_bytes;
         what = "free GPU memory";
     } else {
-        tp_host_memory hm;
-        tp_status st = tp_sysmem_host(&hm, err);
-        if (st != TP_OK) return st;
-        avail = hm.available_bytes;
+        if (!mv->host_ok) {
+            if (err) *err = mv->host_err;
+            return mv->host_err.status;
+        }
+        avail = mv->hm.available_bytes;
         what = "available host memory";
     }
     tp_budget_source src;
@@ -263,6 +282,34 @@ static tp_status default_budget(bool gpu, uint64_t *out, char *how, size_t cap, 
     return TP_OK;
 }
 
+static void json_memory(tp_json *j, const mem_view *mv) {
+    tp_json_key(j, "memory");
+    tp_json_begin_object(j);
+    if (mv->host_ok) {
+        tp_json_kv_u64(j, "host_total_bytes", mv->hm.total_bytes);
+        tp_json_kv_u64(j, "host_available_bytes", mv->hm.available_bytes);
+        tp_json_kv_i64(j, "cgroup_version", mv->hm.cgroup.version);
+        tp_json_kv_bool(j, "cgroup_limited", mv->hm.cgroup.limited);
+        if (mv->hm.cgroup.limited)
+            tp_json_kv_u64(j, "cgroup_limit_bytes", mv->hm.cgroup.limit_bytes);
+    }
+    tp_json_kv_u64(j, "process_rss_bytes", mv->rss);
+    if (mv->gpu_queried) {
+        tp_json_key(j, "gpu");
+        tp_json_begin_object(j);
+        tp_json_kv_bool(j, "present", mv->gm.present);
+        if (mv->gm.present) {
+            tp_json_kv_str(j, "name", mv->gm.name);
+            tp_json_kv_u64(j, "total_bytes", mv->gm.total_bytes);
+            tp_json_kv_u64(j, "free_bytes", mv->gm.free_bytes);
+        } else {
+            tp_json_kv_str(j, "reason", mv->gm.reason);
+        }
+        tp_json_end_object(j);
+    }
+    tp_json_end_object(j);
+}
+
 /* LLM mode figures (NULL otherwise). */
 typedef struct llm_view {
     const tp_llm_config *c;
@@ -276,7 +323,7 @@ static const char *model_label(const est_args *a) {
 
 static void print_json(const est_args *a, const tp_estimate *e, uint64_t budget, const char *how,
                        bool fits, const tp_deficit *d, const tp_moe_plan *m, const char *msg,
-                       const llm_view *lv) {
+                       const llm_view *lv, const mem_view *mv) {
     tp_json j;
     tp_json_init(&j, stdout, true);
     tp_json_begin_object(&j);
@@ -329,6 +376,7 @@ static void print_json(const est_args *a, const tp_estimate *e, uint64_t budget,
         tp_json_kv_u64(&j, "compute_bytes", lv->le->compute_bytes);
         tp_json_end_object(&j);
     }
+    json_memory(&j, mv);
     if (!fits) tp_json_kv_str(&j, "message", msg);
     tp_json_end_object(&j);
     tp_json_finish(&j);
@@ -425,7 +473,10 @@ int tp_cli_estimate(int argc, char **argv) {
     }
     char how[160] = "--budget";
     uint64_t budget = a.budget;
-    if (!a.has_budget && (st = default_budget(a.gpu, &budget, how, sizeof how, &err)) != TP_OK) {
+    mem_view mv;
+    read_memory(a.gpu, &mv);
+    if (!a.has_budget &&
+        (st = default_budget(a.gpu, &mv, &budget, how, sizeof how, &err)) != TP_OK) {
         tp_error_prefix(&err, "cannot determine the default budget (pass --budget): ");
         tp_cli_error("estimate", &err);
         return TP_EXIT_ERROR;
@@ -464,7 +515,7 @@ int tp_cli_estimate(int argc, char **argv) {
     tp_error_clear(&fe);
     bool fits = tp_estimate_fits_in(&checked, budget, &d, &fe) == TP_OK;
     if (a.json)
-        print_json(&a, &e, budget, how, fits, &d, m, fe.msg, lv);
+        print_json(&a, &e, budget, how, fits, &d, m, fe.msg, lv, &mv);
     else
         print_text(&a, &e, budget, how, fits, &d, m, fe.msg, lv);
     return fits ? TP_EXIT_OK : TP_EXIT_OVER_BUDGET;
