@@ -30,6 +30,12 @@ static double now_ms(void) {
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+static double cpu_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
 static void evict(const char *path) {
     int fd = open(path, O_RDONLY);
     if (fd < 0) return;
@@ -54,7 +60,8 @@ static int bench_file(const char *path, int runs) {
     if (stat(path, &st) != 0) return 0;
     tp_error err;
     tp_onnx_model *m;
-    double open_t[MAX_RUNS], load_t[MAX_RUNS], cold_open, cold_load = -1;
+    double open_t[MAX_RUNS], load_t[MAX_RUNS], open_c[MAX_RUNS], load_c[MAX_RUNS];
+    double cold_open, cold_load = -1;
     evict(path);
     double t0 = now_ms();
     if (tp_onnx_model_open(path, NULL, NULL, &m, &err) != TP_OK) {
@@ -71,10 +78,12 @@ static int bench_file(const char *path, int runs) {
     uint64_t params = info.param_bytes, external = info.external_bytes;
     tp_onnx_model_close(m);
     for (int r = 0; r < runs; r++) {
+        double c0 = cpu_ms();
         t0 = now_ms();
         tp_onnx_model_open(path, NULL, NULL, &m, &err);
         tp_onnx_model_close(m);
         open_t[r] = now_ms() - t0;
+        open_c[r] = cpu_ms() - c0;
     }
     /* full import */
     tp_graph *g;
@@ -85,19 +94,21 @@ static int bench_file(const char *path, int runs) {
         cold_load = now_ms() - t0;
         tp_graph_destroy(g);
         for (int r = 0; r < runs; r++) {
+            double c0 = cpu_ms();
             t0 = now_ms();
             tp_onnx_load(path, NULL, NULL, &g, &err);
             load_t[r] = now_ms() - t0;
             tp_graph_destroy(g);
+            load_c[r] = cpu_ms() - c0;
         }
     }
     const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
     double mib = (double)st.st_size / 1048576.0;
-    printf("%-28s %10.1f %9.1f %9.1f %6u %10.3f %10.3f", base, mib,
+    printf("%-26s %8.1f %8.1f %8.1f %6u %9.3f %9.3f %8.3f", base, mib,
            (double)(params - external) / 1048576.0, (double)external / 1048576.0, nodes, cold_open,
-           median(open_t, runs));
+           median(open_t, runs), median(open_c, runs));
     if (cold_load >= 0)
-        printf(" %10.3f %10.3f\n", cold_load, median(load_t, runs));
+        printf(" %9.3f %9.3f %8.3f\n", cold_load, median(load_t, runs), median(load_c, runs));
     else
         printf("  load failed: %s\n", err.msg);
     return 0;
@@ -133,8 +144,9 @@ static int bench_dir(const char *dir, int runs) {
 int main(int argc, char **argv) {
     int runs = 7, fails = 0, files = 0;
     printf("ONNX load time (ms) against file size; embedded weights are skipped, not read\n");
-    printf("%-28s %10s %9s %9s %6s %10s %10s %10s %10s\n", "model", "file MiB", "in-file",
-           "external", "nodes", "open cold", "open warm", "load cold", "load warm");
+    printf("%-26s %8s %8s %8s %6s %9s %9s %8s %9s %9s %8s\n", "model", "file MiB", "in-file",
+           "external", "nodes", "open cold", "open warm", "open cpu", "load cold", "load warm",
+           "load cpu");
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
             runs = atoi(argv[++i]);
@@ -149,8 +161,8 @@ int main(int argc, char **argv) {
         fails += bench_dir(TP_SOURCE_DIR "/.fixtures/models", runs);
         fails += bench_dir(TP_SOURCE_DIR "/.fixtures/bench", runs);
     }
-    printf("(in-file/external: parameter MiB; warm = median of %d runs; cold = after "
-           "posix_fadvise(DONTNEED))\n",
+    printf("(in-file/external: parameter MiB; warm = median wall time of %d runs, cpu = median "
+           "process CPU time of the same runs; cold = first run after posix_fadvise(DONTNEED))\n",
            runs);
     return fails ? 1 : 0;
 }
