@@ -977,6 +977,46 @@ TP_TEST(libonnx_testdata_models) {
     TP_CHECK_EQ_I64(failed, 0);
 }
 
+/* The public load entry points hand the decoded model to the converter. */
+TP_TEST(load_entry_points) {
+    buf b = small_model();
+    tp_graph *g = (tp_graph *)1;
+    tp_error err;
+    TP_CHECK_OK(tp_onnx_load_memory(b.p, b.n, NULL, NULL, &g, &err), &err);
+    if (g) {
+        tp_node_id id;
+        TP_CHECK_OK(tp_graph_find(g, "y", &id, &err), &err);
+        TP_CHECK_EQ_U64(tp_graph_output_count(g), 1);
+        TP_CHECK_OK(tp_graph_find(g, "w", &id, &err), &err);
+        const tp_node *w = tp_graph_node(g, id);
+        TP_CHECK(w && w->op.kind == TP_OP_PARAM);
+        tp_graph_destroy(g);
+    }
+    g = (tp_graph *)1;
+    TP_CHECK_STATUS(tp_onnx_load("/nonexistent.onnx", NULL, NULL, &g, &err), TP_ERR_NOT_FOUND);
+    TP_CHECK(g == NULL);
+    g = (tp_graph *)1;
+    TP_CHECK_STATUS(tp_onnx_load_memory(b.p, 5, NULL, NULL, &g, &err), TP_ERR_PARSE);
+    TP_CHECK(g == NULL);
+    TP_CHECK_STATUS(tp_onnx_model_to_graph(NULL, NULL, NULL, &g, &err), TP_ERR_INVALID);
+    /* every allocation of the whole import can fail cleanly */
+    long k;
+    for (k = 1; k < 20000; k++) {
+        tp_failing_allocator fa;
+        tp_failing_allocator_init(&fa, k);
+        tp_status st = tp_onnx_load_memory(b.p, b.n, NULL, &fa.hook, &g, &err);
+        if (st == TP_OK) tp_graph_destroy(g);
+        TP_CHECK_EQ_I64(fa.live, 0);
+        if (st == TP_OK && !fa.failed) break;
+        if (st != TP_OK) {
+            TP_CHECK_STATUS(st, TP_ERR_NOMEM);
+            TP_CHECK(g == NULL);
+        }
+    }
+    TP_CHECK(k > 2 && k < 20000);
+    free(b.p);
+}
+
 int main(void) {
     TP_RUN(wire_varints);
     TP_RUN(wire_tags_and_lengths);
@@ -988,6 +1028,7 @@ int main(void) {
     TP_RUN(every_truncation_is_an_error);
     TP_RUN(allocation_failure_sweep);
     TP_RUN(file_errors);
+    TP_RUN(load_entry_points);
     TP_RUN(file_over_2gib);
     TP_RUN(libonnx_testdata_models);
     return tp_test_finish();
