@@ -125,9 +125,18 @@ tp_status tp_onnx_model_info(tp_onnx_model *m, tp_onnx_info *out, tp_error *err)
     bool ok;
     const tp_onnx_value_info **ins = tp__onnx_arena_array(m->arena, g->n_inputs, sizeof *ins, &ok);
     if (!ok) return tp_error_set(err, TP_ERR_NOMEM, "onnx: out of memory computing model info");
-    for (uint32_t i = 0; i < g->n_inputs; i++)
-        if (!tp__onnx_graph_find_initializer(g, g->inputs[i].name))
+    /* initializer names sorted, so that telling inputs apart is O(n log n) even
+     * for old exports that list every initializer as an input */
+    const char **names = tp__onnx_arena_array(m->arena, g->n_initializers, sizeof *names, &ok);
+    if (!ok) return tp_error_set(err, TP_ERR_NOMEM, "onnx: out of memory computing model info");
+    for (uint32_t i = 0; i < g->n_initializers; i++)
+        names[i] = g->initializers[i].name;
+    if (g->n_initializers) qsort(names, g->n_initializers, sizeof *names, cmp_str);
+    for (uint32_t i = 0; i < g->n_inputs; i++) {
+        const char *key = g->inputs[i].name;
+        if (!g->n_initializers || !bsearch(&key, names, g->n_initializers, sizeof *names, cmp_str))
             ins[in->n_inputs++] = &g->inputs[i];
+    }
     in->inputs = ins;
 
     /* op histogram */
