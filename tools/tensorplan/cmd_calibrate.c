@@ -88,6 +88,8 @@ int tp_cli_calibrate(int argc, char **argv) {
         tp_json j;
         tp_json_init(&j, stdout, true);
         tp_json_begin_object(&j);
+        tp_json_kv_str(&j, "schema", "tensorplan.calibrate/1");
+        tp_json_kv_str(&j, "tensorplan_version", tp_version());
         tp_json_kv_str(&j, "cpu_model", info.cpu_model);
         tp_json_kv_bool(&j, "from_cache", info.from_cache);
         tp_json_kv_bool(&j, "quick", info.quick);

@@ -151,6 +151,8 @@ static void print_json(const cost_args *a, const cand *c, uint32_t n, int chosen
     tp_json j;
     tp_json_init(&j, stdout, true);
     tp_json_begin_object(&j);
+    tp_json_kv_str(&j, "schema", "tensorplan.cost/1");
+    tp_json_kv_str(&j, "tensorplan_version", tp_version());
     tp_json_kv_str(&j, "model", tp_cli_model_label(&a->model));
     tp_json_key(&j, "devices");
     tp_json_begin_array(&j);

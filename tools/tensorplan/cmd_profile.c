@@ -150,6 +150,8 @@ static void print_json(const prof_args *a, const tp_graph *g, const tp_device_mo
     tp_json j;
     tp_json_init(&j, stdout, true);
     tp_json_begin_object(&j);
+    tp_json_kv_str(&j, "schema", "tensorplan.profile/1");
+    tp_json_kv_str(&j, "tensorplan_version", tp_version());
     tp_json_kv_str(&j, "model", tp_cli_model_label(&a->model));
     tp_json_key(&j, "device");
     tp_cli_json_device(&j, dev);
