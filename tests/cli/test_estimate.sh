@@ -63,6 +63,7 @@ has "plain bytes parsed" 'budget +1\.0 MiB'
 # --- JSON keys and arithmetic
 run "estimate json over budget" 3 "$TP" estimate --demo --budget 200MiB --json
 json "json keys" 'all(k in d for k in ["weights_bytes","activations_bytes","inputs_bytes","peak_bytes","budget_bytes","fits"])'
+json "json header" 'd["schema"] == "tensorplan.estimate/1" and d["tensorplan_version"]'
 json "json fits false" 'd["fits"] is False and d["budget_bytes"] == 200*1048576'
 json "json peak is the sum" 'd["peak_bytes"] == d["weights_bytes"] + d["activations_bytes"] + d["inputs_bytes"]'
 json "json deficit" 'd["deficit_bytes"] == d["peak_bytes"] - d["budget_bytes"] > 0'
@@ -108,6 +109,7 @@ run "moe bad spec" 2 "$TP" estimate --demo --moe 8,2
 # --- fit
 run "fit seq" 0 "$TP" fit --demo --dim seq --budget 250MiB --json
 json "fit keys" 'all(k in d for k in ["value","peak_bytes","next_value","next_peak_bytes","budget_bytes","plans_evaluated"])'
+json "fit header" 'd["schema"] == "tensorplan.fit/1"'
 json "fit boundary" 'd["peak_bytes"] <= d["budget_bytes"] < d["next_peak_bytes"] and d["next_value"] == d["value"] + 1 and d["value"] > 1'
 json "fit log plans" 'd["plans_evaluated"] <= 40'
 val=$("$PY" -c "import json; print(json.load(open('$tmp/out'))['value'])" 2>/dev/null)

@@ -327,6 +327,8 @@ static void print_json(const est_args *a, const tp_estimate *e, uint64_t budget,
     tp_json j;
     tp_json_init(&j, stdout, true);
     tp_json_begin_object(&j);
+    tp_json_kv_str(&j, "schema", "tensorplan.estimate/1");
+    tp_json_kv_str(&j, "tensorplan_version", tp_version());
     tp_json_kv_str(&j, "model", model_label(a));
     tp_json_kv_u64(&j, "weights_bytes", e->weight_bytes);
     tp_json_kv_u64(&j, "activations_bytes", e->activation_bytes);

@@ -197,6 +197,8 @@ static void print_json(const fit_args *a, const tp_fit_result *r, bool found, co
     tp_json j;
     tp_json_init(&j, stdout, true);
     tp_json_begin_object(&j);
+    tp_json_kv_str(&j, "schema", "tensorplan.fit/1");
+    tp_json_kv_str(&j, "tensorplan_version", tp_version());
     tp_json_kv_str(&j, "model", model_label(a));
     tp_json_kv_str(&j, "dim", a->fo.symbol);
     tp_json_kv_u64(&j, "budget_bytes", a->fo.budget_bytes);
