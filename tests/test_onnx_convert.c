@@ -405,6 +405,53 @@ TP_TEST(incompatible_shapes) {
     TP_CHECK_CONTAINS(err.msg, "[2,3] f32, [4,5] f32");
 }
 
+/* A shape that a graph input carries: symbolic without its value, static with it. */
+TP_TEST(graph_input_values) {
+    pbuf m;
+    tp_graph *gr = NULL;
+    tp_error err;
+    char buf[128];
+    for (int variant = 0; variant < 4; variant++) {
+        pbuf g = {0}, n;
+        value_info(&g, 11, "x", 1, 2, (const char *const[]){"6", "4"});
+        value_info(&g, 11, "shape", 7, 1, (const char *const[]){"3"});
+        n = node_begin("Reshape", "x,shape", "y", NULL);
+        f_msg(&g, 1, &n);
+        value_info(&g, 12, "y", 1, -1, NULL);
+        m = model_of(&g, 17);
+        tp_onnx_options opt;
+        tp_onnx_options_init(&opt);
+        const int64_t shape[3] = {2, -1, 3};
+        tp_onnx_input_value iv = {variant == 3 ? "nope" : "shape", shape, NULL,
+                                  variant == 2 ? 2u : 3u};
+        if (variant > 0) {
+            opt.input_values = &iv;
+            opt.n_input_values = 1;
+        }
+        tp_status st = load(&m, &opt, &gr, &err);
+        if (variant == 2) {
+            TP_CHECK_STATUS(st, TP_ERR_SHAPE);
+            TP_CHECK_CONTAINS(err.msg, "'shape'");
+            continue;
+        }
+        if (variant == 3) {
+            TP_CHECK_STATUS(st, TP_ERR_NOT_FOUND);
+            TP_CHECK_CONTAINS(err.msg, "'nope'");
+            continue;
+        }
+        TP_CHECK_OK(st, &err);
+        const tp_node *y = gr ? find(gr, "y") : NULL;
+        TP_CHECK(y != NULL);
+        if (y)
+            TP_CHECK_STR(tp_graph_shape_str(gr, &y->shape, buf, sizeof buf),
+                         variant == 0 ? "[unk_y_0,unk_y_1,unk_y_2]" : "[2,4,3]");
+        const tp_node *sh = gr ? find(gr, "shape") : NULL;
+        if (sh) TP_CHECK_EQ_I64(sh->op.kind, TP_OP_INPUT); /* still an input */
+        tp_graph_destroy(gr);
+        gr = NULL;
+    }
+}
+
 /* If: typed from its branches; reads the outer values its branches capture. */
 TP_TEST(control_flow_captures) {
     pbuf g = {0}, n, then_g = {0}, else_g = {0}, a;
@@ -494,6 +541,7 @@ int main(void) {
     TP_RUN(multi_output_nodes);
     TP_RUN(incompatible_shapes);
     TP_RUN(control_flow_captures);
+    TP_RUN(graph_input_values);
     TP_RUN(allocation_failure_sweep);
     return tp_test_finish();
 }

@@ -51,6 +51,18 @@
 extern "C" {
 #endif
 
+/* The known value of a graph input (for tp_onnx_options.input_values): e.g. the
+ * `shape` input of a Reshape or the `sizes` of a Resize that a model takes at
+ * run time. Exactly one of values / float_values is non-NULL; count must equal
+ * the input's element count (at most 1024). Borrowed for the duration of the
+ * call. */
+typedef struct tp_onnx_input_value {
+    const char *name;
+    const int64_t *values;
+    const double *float_values;
+    uint32_t count;
+} tp_onnx_input_value;
+
 typedef struct tp_onnx_options {
     /* Ops without a shape rule pass when value_info (or the graph outputs) give
      * their output shapes; they become TP_OP_CUSTOM nodes. Default false. */
@@ -67,6 +79,12 @@ typedef struct tp_onnx_options {
     /* Directory that external data locations are relative to; NULL = the
      * directory of the model file (or the current directory for memory input). */
     const char *external_data_dir;
+    /* Known values of graph inputs: propagated like constants during shape
+     * inference, so shapes computed from them become static (the inputs stay
+     * Input nodes). A name that is not a graph input is TP_ERR_NOT_FOUND; a
+     * wrong count is TP_ERR_SHAPE. Default none. */
+    const tp_onnx_input_value *input_values;
+    uint32_t n_input_values;
 } tp_onnx_options;
 
 /* Defaults: everything false except check_value_info; max_depth 0 (= 64). */

@@ -497,6 +497,43 @@ static tp_status add_initializer(conv *cv, const tp_onnx_tensor *t) {
     return val_add(cv, t->name, id, &s, t->data_type, v);
 }
 
+/* The caller-given value of a graph input (tp_onnx_options.input_values). */
+static tp_status input_value(conv *cv, const tp_onnx_value_info *vi, const tp_shape *s, tp_dtype dt,
+                             tp_ox_value **out) {
+    *out = NULL;
+    const tp_onnx_input_value *iv = NULL;
+    for (uint32_t i = 0; i < cv->opt->n_input_values && cv->opt->input_values; i++)
+        if (cv->opt->input_values[i].name && strcmp(cv->opt->input_values[i].name, vi->name) == 0)
+            iv = &cv->opt->input_values[i];
+    if (!iv) return TP_OK;
+    int64_t n;
+    if (!tp_ox_shape_static_count(s, TP_OX_MAX_VALUES, &n) || n != (int64_t)iv->count ||
+        (n > 0 && !iv->values && !iv->float_values))
+        return tp_error_set(cv->err, TP_ERR_SHAPE,
+                            "onnx: value given for graph input '%s' has %u elements, its shape "
+                            "needs a static count of at most %d",
+                            vi->name, iv->count, TP_OX_MAX_VALUES);
+    bool fl = tp_dtype_is_float(dt);
+    tp_ox_value *v = tp_ox_value_new(cv->a, n, fl);
+    if (!v) return tp_error_set(cv->err, TP_ERR_NOMEM, "onnx: out of memory (input values)");
+    for (int64_t i = 0; i < n; i++) {
+        double f = iv->float_values ? iv->float_values[i] : (double)iv->values[i];
+        if (fl) {
+            v->f[i] = f;
+        } else if (iv->values) {
+            v->d[i] = tp_dim_static(iv->values[i]);
+        } else if (f > -9.2e18 && f < 9.2e18) {
+            v->d[i] = tp_dim_static((int64_t)f);
+        } else {
+            tp_ox_value_free(cv->a, v);
+            return tp_error_set(cv->err, TP_ERR_INVALID,
+                                "onnx: value %g for integer graph input '%s'", f, vi->name);
+        }
+    }
+    *out = v;
+    return TP_OK;
+}
+
 static tp_status add_input(conv *cv, const tp_onnx_value_info *vi) {
     tp_shape s;
     tp_dtype dt;
@@ -514,7 +551,9 @@ static tp_status add_input(conv *cv, const tp_onnx_value_info *vi) {
     tp_node_id id;
     st = tp_graph_add_input(cv->g, vi->name, dt, &s, &id, cv->err);
     if (st != TP_OK) return st;
-    return val_add(cv, vi->name, id, &s, vi->elem_type, NULL);
+    tp_ox_value *v = NULL;
+    if ((st = input_value(cv, vi, &s, dt, &v)) != TP_OK) return st;
+    return val_add(cv, vi->name, id, &s, vi->elem_type, v);
 }
 
 static tp_status ensure_scratch(conv *cv, size_t n_in, size_t n_out) {
@@ -743,6 +782,14 @@ static tp_status convert(conv *cv) {
     for (uint32_t i = 0; st == TP_OK && i < gr->n_inputs; i++)
         if (!tp__onnx_graph_find_initializer(gr, gr->inputs[i].name))
             st = add_input(cv, &gr->inputs[i]);
+    for (uint32_t i = 0; st == TP_OK && i < cv->opt->n_input_values && cv->opt->input_values; i++) {
+        const char *name = cv->opt->input_values[i].name;
+        const ox_val *v = name ? val_find(cv, name) : NULL;
+        if (!v || tp_graph_node(cv->g, v->node)->op.kind != TP_OP_INPUT)
+            st = tp_error_set(cv->err, TP_ERR_NOT_FOUND,
+                              "onnx: a value is given for '%s', which is not a graph input",
+                              name ? name : "(null)");
+    }
     for (uint32_t i = 0; st == TP_OK && i < gr->n_nodes; i++)
         st = add_node(cv, &gr->nodes[i], i);
     for (uint32_t i = 0; st == TP_OK && i < gr->n_outputs; i++) {

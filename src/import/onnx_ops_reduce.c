@@ -79,11 +79,16 @@ static tp_status r_reduce(tp_ox_ctx *c) {
     }
     if ((st = reduce_shape(c, axes, n, keep, noop)) != TP_OK) return st;
     c->out[0].elem_type = c->in[0].elem_type;
+    tp_ox_ir_inputs(c, 1, (const int32_t[]){0});
+    if (n == 0 && noop) { /* noop_with_empty_axes: the input passes through */
+        c->op.kind = TP_OP_UNARY;
+        c->op.sub = TP_UNARY_IDENTITY;
+        return TP_OK;
+    }
     c->op.kind = TP_OP_REDUCE;
     for (size_t i = 0; i < sizeof REDUCE / sizeof REDUCE[0]; i++)
         if (strcmp(REDUCE[i].op, c->node->op_type) == 0) c->op.sub = (int32_t)REDUCE[i].fn;
     if (strcmp(c->node->op_type, "ReduceLogSum") == 0) c->op.kind = TP_OP_CUSTOM;
-    tp_ox_ir_inputs(c, 1, (const int32_t[]){0});
     return TP_OK;
 }
 
