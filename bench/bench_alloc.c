@@ -201,9 +201,9 @@ int main(int argc, char **argv) {
     if (!skip_syn) {
         static const size_t sizes[] = {10000, 100000};
         for (size_t k = 0; k < 2; k++) {
-            for (uint64_t seed = 1; seed <= 2; seed++) {
+            for (uint64_t seed = 1; seed <= 3; seed++) {
                 size_t n = sizes[k];
-                tp_buffer *b = graph_like(n, seed);
+                tp_buffer *b = graph_like(n, seed + 10 * k); /* other seeds per size */
                 if (!b) return 1;
                 char label[32];
                 snprintf(label, sizeof label, "graph%zuk/%" PRIu64, n / 1000, seed);

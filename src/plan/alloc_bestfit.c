@@ -32,10 +32,46 @@ typedef struct span {
     uint64_t lo, hi;
 } span;
 
-static int cmp_span(const void *a, const void *b) {
-    const span *x = a, *y = b;
-    if (x->lo != y->lo) return x->lo < y->lo ? -1 : 1;
-    return (x->hi > y->hi) - (x->hi < y->hi);
+/* Sort spans by lo: quicksort (median of three, smaller side first) with insertion sort
+ * below 24 elements; inline comparisons, no allocation. */
+static void sort_spans(span *v, size_t n) {
+    while (n > 24) {
+        size_t mid = n / 2;
+        span t;
+        if (v[mid].lo < v[0].lo) t = v[mid], v[mid] = v[0], v[0] = t;
+        if (v[n - 1].lo < v[0].lo) t = v[n - 1], v[n - 1] = v[0], v[0] = t;
+        if (v[n - 1].lo < v[mid].lo) t = v[n - 1], v[n - 1] = v[mid], v[mid] = t;
+        uint64_t pivot = v[mid].lo;
+        size_t i = 0, j = n - 1;
+        for (;;) {
+            while (v[i].lo < pivot)
+                i++;
+            while (v[j].lo > pivot)
+                j--;
+            if (i >= j) break;
+            t = v[i], v[i] = v[j], v[j] = t;
+            i++;
+            j--;
+        }
+        size_t left = j + 1; /* v[0..left) <= pivot <= v[left..n) */
+        if (left < n - left) {
+            sort_spans(v, left);
+            v += left;
+            n -= left;
+        } else {
+            sort_spans(v + left, n - left);
+            n = left;
+        }
+    }
+    for (size_t h = 1; h < n; h++) {
+        span x = v[h];
+        size_t j = h;
+        while (j > 0 && v[j - 1].lo > x.lo) {
+            v[j] = v[j - 1];
+            j--;
+        }
+        v[j] = x;
+    }
 }
 
 typedef struct bf_ctx {
@@ -49,6 +85,17 @@ typedef struct bf_ctx {
     uint32_t *hits;
     span *spans;
     uint64_t *off; /* working offsets */
+    /* per-birth-point lists (used when the lifetimes are short; else the tree):
+     * point p = the p-th distinct birth; lst holds, for each point, the placed buffers
+     * alive at it */
+    bool use_lists;
+    size_t n_pt, n_lst;
+    size_t *pt_first;  /* n_pt + 1: first by_birth position of each point */
+    uint32_t *pt_of;   /* buffer -> point of its birth */
+    uint32_t *pt_last; /* buffer -> last point inside its lifetime */
+    size_t *lst_start; /* n_pt + 1 */
+    uint32_t *lst_fill, *lst;
+    uint8_t *placed;
 } bf_ctx;
 
 static int cmp_birth_ctx_dummy(const void *a, const void *b) {
@@ -118,6 +165,97 @@ static size_t prefix_upto(const bf_ctx *c, int64_t t) {
     return lo;
 }
 
+static void idx_reset(bf_ctx *c) {
+    if (!c->use_lists) {
+        tree_reset(c);
+        return;
+    }
+    memset(c->lst_fill, 0, c->n_pt * sizeof *c->lst_fill);
+    memset(c->placed, 0, c->n);
+}
+
+static void idx_insert(bf_ctx *c, size_t item) {
+    if (!c->use_lists) {
+        tree_insert(c, item);
+        return;
+    }
+    c->placed[item] = 1;
+    for (uint32_t p = c->pt_of[item]; p <= c->pt_last[item]; p++)
+        c->lst[c->lst_start[p] + c->lst_fill[p]++] = (uint32_t)item;
+}
+
+/* Every placed buffer whose lifetime overlaps buffer q's, into c->hits. */
+static size_t idx_query(bf_ctx *c, size_t q) {
+    const tp_buffer *b = &c->bufs[q];
+    if (!c->use_lists) return tree_query(c, prefix_upto(c, b->death), b->birth);
+    size_t nh = 0;
+    uint32_t p = c->pt_of[q];
+    for (size_t e = c->lst_start[p], end = e + c->lst_fill[p]; e < end; e++)
+        c->hits[nh++] = c->lst[e]; /* alive at q's birth (born at or before it) */
+    size_t k2 = prefix_upto(c, b->death);
+    for (size_t k = c->pt_first[p + 1]; k < k2; k++) /* born later, inside q's lifetime */
+        if (c->placed[c->by_birth[k]]) c->hits[nh++] = (uint32_t)c->by_birth[k];
+    return nh;
+}
+
+/* Build the per-point lists when their total size stays within 32 entries per buffer. */
+static tp_status lists_init(bf_ctx *c, const tp_allocator *alloc, tp_error *err) {
+    size_t n = c->n;
+    c->use_lists = false;
+    c->pt_first = tp_mem_alloc(alloc, (n + 1) * sizeof *c->pt_first);
+    c->pt_of = tp_mem_alloc(alloc, n * sizeof *c->pt_of);
+    c->pt_last = tp_mem_alloc(alloc, n * sizeof *c->pt_last);
+    if (!c->pt_first || !c->pt_of || !c->pt_last) goto nomem;
+    size_t np = 0;
+    for (size_t k = 0; k < n; k++) {
+        size_t i = c->by_birth[k];
+        if (k == 0 || c->bufs[i].birth != c->bufs[c->by_birth[k - 1]].birth) c->pt_first[np++] = k;
+        c->pt_of[i] = (uint32_t)(np - 1);
+    }
+    c->pt_first[np] = n;
+    c->n_pt = np;
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t k2 = prefix_upto(c, c->bufs[i].death); /* > position of i */
+        c->pt_last[i] = c->pt_of[c->by_birth[k2 - 1]];
+        if (tp__alloc_psize(&c->bufs[i]) > 0) total += (size_t)(c->pt_last[i] - c->pt_of[i]) + 1;
+        if (total > 32 * (size_t)n + 1024) return TP_OK; /* long lifetimes: use the tree */
+    }
+    c->lst_start = tp_mem_calloc(alloc, np + 1, sizeof *c->lst_start);
+    c->lst_fill = tp_mem_calloc(alloc, np, sizeof *c->lst_fill);
+    c->n_lst = total ? total : 1;
+    c->lst = tp_mem_alloc(alloc, c->n_lst * sizeof *c->lst);
+    c->placed = tp_mem_calloc(alloc, n, 1);
+    if (!c->lst_start || !c->lst_fill || !c->lst || !c->placed) goto nomem;
+    for (size_t i = 0; i < n; i++) /* capacities: difference array over points */
+        if (tp__alloc_psize(&c->bufs[i]) > 0) {
+            c->lst_start[c->pt_of[i]]++;
+            if (c->pt_last[i] + 1 < np) c->lst_start[c->pt_last[i] + 1]--;
+        }
+    size_t run = 0, acc = 0;
+    for (size_t p = 0; p < np; p++) { /* live count per point -> start offsets */
+        run += c->lst_start[p];
+        c->lst_start[p] = acc;
+        acc += run;
+    }
+    c->lst_start[np] = acc;
+    c->use_lists = true;
+    return TP_OK;
+nomem:
+    return tp_error_set(err, TP_ERR_NOMEM, "bestfit: out of memory for %zu buffers", n);
+}
+
+static void lists_free(bf_ctx *c, const tp_allocator *alloc) {
+    size_t n = c->n;
+    tp_mem_free(alloc, c->pt_first, (n + 1) * sizeof *c->pt_first);
+    tp_mem_free(alloc, c->pt_of, n * sizeof *c->pt_of);
+    tp_mem_free(alloc, c->pt_last, n * sizeof *c->pt_last);
+    tp_mem_free(alloc, c->lst_start, (c->n_pt + 1) * sizeof *c->lst_start);
+    tp_mem_free(alloc, c->lst_fill, c->n_pt * sizeof *c->lst_fill);
+    tp_mem_free(alloc, c->lst, c->n_lst * sizeof *c->lst);
+    tp_mem_free(alloc, c->placed, n);
+}
+
 /* Place every buffer of `order` (fixed ones first). best_fit selects the rule.
  * Returns TP_OK with *arena, TP_ERR_OVERFLOW, or TP_ERR_INFEASIBLE when the arena
  * would reach `stop_at` (early exit; not an error for the caller). */
@@ -125,13 +263,13 @@ static tp_status run_order(bf_ctx *c, const size_t *order, size_t n_order, bool 
                            uint64_t stop_at, uint64_t *arena, tp_error *err) {
     const tp_buffer *bufs = c->bufs;
     uint64_t top = 0;
-    tree_reset(c);
+    idx_reset(c);
     for (size_t i = 0; i < c->n; i++) {
         if (bufs[i].fixed_offset >= 0) {
             c->off[i] = (uint64_t)bufs[i].fixed_offset;
             uint64_t end = c->off[i] + tp__alloc_psize(&bufs[i]);
             if (end > top) top = end;
-            if (tp__alloc_psize(&bufs[i]) > 0) tree_insert(c, i);
+            if (tp__alloc_psize(&bufs[i]) > 0) idx_insert(c, i);
         } else if (tp__alloc_psize(&bufs[i]) == 0) {
             c->off[i] = 0; /* a zero-size buffer conflicts with nothing at 0 */
         }
@@ -141,25 +279,13 @@ static tp_status run_order(bf_ctx *c, const size_t *order, size_t n_order, bool 
         size_t i = order[oi];
         const tp_buffer *b = &bufs[i];
         uint64_t size = tp__alloc_psize(b), al = tp__alloc_align(b, c->opt_align);
-        size_t nh = tree_query(c, prefix_upto(c, b->death), b->birth);
+        size_t nh = idx_query(c, i);
         for (size_t h = 0; h < nh; h++) {
             uint32_t j = c->hits[h];
             c->spans[h].lo = c->off[j];
             c->spans[h].hi = c->off[j] + tp__alloc_psize(&bufs[j]);
         }
-        if (nh > 32) {
-            qsort(c->spans, nh, sizeof *c->spans, cmp_span);
-        } else {
-            for (size_t h = 1; h < nh; h++) { /* insertion sort: k is small on graphs */
-                span v = c->spans[h];
-                size_t j = h;
-                while (j > 0 && c->spans[j - 1].lo > v.lo) {
-                    c->spans[j] = c->spans[j - 1];
-                    j--;
-                }
-                c->spans[j] = v;
-            }
-        }
+        sort_spans(c->spans, nh);
         uint64_t cur = 0, best_off = 0, best_gap = UINT64_MAX;
         bool found = false;
         for (size_t h = 0; h < nh; h++) {
@@ -194,14 +320,14 @@ static tp_status run_order(bf_ctx *c, const size_t *order, size_t n_order, bool 
         c->off[i] = best_off;
         if (end > top) top = end;
         if (stop_at != UINT64_MAX && top >= stop_at) return TP_ERR_INFEASIBLE;
-        tree_insert(c, i);
+        idx_insert(c, i);
     }
     *arena = top;
     return TP_OK;
 }
 
 /* Orders: size, breadth (the most crowded step of the lifetime; "greedy by breadth"),
- * start time, lifetime length, area. Above LARGE_N buffers only the first three run. */
+ * start time, lifetime length, area. */
 enum { ORD_SIZE, ORD_BREADTH, ORD_START, ORD_LENGTH, ORD_AREA, ORD_COUNT };
 #define LARGE_N 20000u
 
@@ -378,39 +504,55 @@ tp_status tp__alloc_bestfit_ex(const tp_buffer *bufs, size_t n, const tp_alloc_o
     }
     for (size_t i = 0; i < n; i++)
         if (bufs[i].fixed_offset < 0 && tp__alloc_psize(&bufs[i]) > 0) items[m++] = i;
-
-    st = compute_breadth(bufs, n, alloc, breadth, err);
+    st = lists_init(&c, alloc, err);
     if (st != TP_OK) goto done;
+
+    /* (order, best-fit?) runs; above LARGE_N buffers only the three that win on
+     * graph-like sets (the others rarely do and each run costs a full pass) */
+    static const struct {
+        int ord;
+        bool best_fit;
+    } all_runs[] = {{ORD_SIZE, true},    {ORD_START, true},    {ORD_SIZE, false},
+                    {ORD_BREADTH, true}, {ORD_BREADTH, false}, {ORD_START, false},
+                    {ORD_LENGTH, true},  {ORD_LENGTH, false},  {ORD_AREA, true},
+                    {ORD_AREA, false}};
+    size_t n_runs = m > LARGE_N ? 3 : sizeof all_runs / sizeof all_runs[0];
+    if (m <= LARGE_N) {
+        st = compute_breadth(bufs, n, alloc, breadth, err);
+        if (st != TP_OK) goto done;
+    }
     uint64_t best = UINT64_MAX;
     bool have = false;
-    int n_orders = m > LARGE_N ? ORD_LENGTH : ORD_COUNT;
-    for (int ord = 0; ord < n_orders; ord++) {
-        make_keys(bufs, breadth, items, m, ord, keys);
-        for (size_t t = 0; t < m; t++)
-            order[t] = keys[t].idx;
-        for (int rule = 0; rule < 2; rule++) {
-            uint64_t a = 0;
-            st = run_order(&c, order, m, rule == 0, best, &a, err);
-            if (st == TP_ERR_INFEASIBLE) { /* not better than the best so far */
-                st = TP_OK;
-                continue;
+    int keyed = -1;
+    for (size_t run = 0; run < n_runs; run++) {
+        int ord = all_runs[run].ord;
+        if (ord != keyed) {
+            make_keys(bufs, breadth, items, m, ord, keys);
+            for (size_t t = 0; t < m; t++)
+                order[t] = keys[t].idx;
+            keyed = ord;
+        }
+        uint64_t a = 0;
+        st = run_order(&c, order, m, all_runs[run].best_fit, best, &a, err);
+        if (st == TP_ERR_INFEASIBLE) { /* not better than the best so far */
+            st = TP_OK;
+            continue;
+        }
+        if (st != TP_OK) goto done;
+        if (!have || a < best) {
+            best = a;
+            have = true;
+            memcpy(offsets, c.off, n * sizeof *offsets);
+            if (info) {
+                info->order = ord;
+                info->best_fit = all_runs[run].best_fit;
             }
-            if (st != TP_OK) goto done;
-            if (!have || a < best) {
-                best = a;
-                have = true;
-                memcpy(offsets, c.off, n * sizeof *offsets);
-                if (info) {
-                    info->order = ord;
-                    info->best_fit = rule == 0;
-                }
-            }
-            if (m == 0) break;
         }
         if (m == 0) break;
     }
     *arena = best;
 done:
+    lists_free(&c, alloc);
     tp_mem_free(alloc, c.by_birth, n * sizeof *c.by_birth);
     tp_mem_free(alloc, c.pos, n * sizeof *c.pos);
     tp_mem_free(alloc, c.tree, 2 * c.leaves * sizeof *c.tree);
