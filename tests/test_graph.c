@@ -437,6 +437,10 @@ TP_TEST(matmul_rules) {
     tp_node_id bias = param("bias", TP_DTYPE_F32, SH(1, D(3072)));
     TP_CHECK_STR(shape_of(OP(fm, x, W, bias)), "[batch,seq,3072]");
     TP_CHECK_EQ_I64(OP(fm, x, W), -1); /* has_bias without the bias input */
+    fm.attrs.fused.act = 500;
+    TP_CHECK_EQ_I64(OP(fm, x, W, bias), -1);
+    TP_CHECK_CONTAINS(E.msg, "unknown activation");
+    fm.attrs.fused.act = TP_UNARY_GELU;
     tp_node_id bad_bias = param("bb", TP_DTYPE_F32, SH(1, D(3071)));
     TP_CHECK_EQ_I64(OP(fm, x, W, bad_bias), -1);
     TP_CHECK_EQ_I64(E.status, TP_ERR_SHAPE);
@@ -570,6 +574,14 @@ TP_TEST(norm_softmax_reduce) {
     TP_CHECK_EQ_I64(OP(gn, x), -1); /* 3 channels, 2 groups */
     gn.attrs.norm.groups = 3;
     TP_CHECK(OP(gn, x) >= 0);
+    tp_op bn = {.kind = TP_OP_NORM, .sub = TP_NORM_BATCH};
+    tp_node_id v1 = input("v1", TP_DTYPE_F32, SH(1, D(4)));
+    TP_CHECK_EQ_I64(OP(bn, v1), -1);
+    TP_CHECK_CONTAINS(E.msg, "[N,C,...]");
+    TP_CHECK_STR(shape_of(OP(bn, x, sc, sc, sc, sc)), "[2,3,4]");
+    tp_op bad_norm = {.kind = TP_OP_NORM, .sub = 77};
+    TP_CHECK_EQ_I64(OP(bad_norm, x), -1);
+    TP_CHECK_CONTAINS(E.msg, "unknown norm");
     tp_op sm = {.kind = TP_OP_SOFTMAX};
     sm.attrs.axis.axis = -1;
     TP_CHECK_STR(shape_of(OP(sm, x)), "[2,3,4]");
@@ -1063,6 +1075,20 @@ TP_TEST(views_and_offsets) {
     TP_CHECK_OK(tp_graph_node_view(G, sn, &view, &off, EP), EP);
     TP_CHECK_EQ_U64(off, 2 * 64 * 2);
     TP_CHECK_STATUS(tp_graph_node_view(G, 999, &view, &off, &E), TP_ERR_INVALID);
+    /* a narrow past the end of a symbolic dim is caught once bound */
+    tp_node_id rows = input("rows", TP_DTYPE_F32, SH(2, S("r"), D(4)));
+    nr.attrs.narrow.start = 2;
+    nr.attrs.narrow.length = 3;
+    tp_node_id past_end = OP(nr, rows);
+    TP_CHECK(past_end >= 0);
+    tp_graph_mark_output(G, past_end, &E);
+    tp_graph_bind(G, "s", 8, &E);
+    tp_graph_bind(G, "r", 5, &E);
+    TP_CHECK_OK(tp_graph_validate(G, true, EP), EP);
+    tp_graph_bind(G, "r", 4, &E);
+    TP_CHECK_STATUS(tp_graph_validate(G, true, &E), TP_ERR_SHAPE);
+    TP_CHECK_CONTAINS(E.msg, "run past");
+    TP_CHECK_EQ_I64(E.node, past_end);
 }
 
 /* ---- sizes ---- */
