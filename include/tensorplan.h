@@ -11,6 +11,8 @@
  *   tensorplan/alloc.h   arena placement over (size, birth, death) buffers
  *   tensorplan/plan.h    liveness, graph plans, reports, backward plans
  *   tensorplan/onnx.h    ONNX import (zero-copy reader, inspect info, conversion)
+ *   tensorplan/cost.h    op flops/bytes, IO profile, device models, calibration,
+ *                        device catalog and device choice
  *
  * Worked example — plan a one-layer MLP for batch 8:
  *
