@@ -328,7 +328,23 @@ TP_TEST(elementwise_and_broadcasting) {
     tp_node_id pq = OP(add, p, q);
     TP_CHECK_STR(shape_of(pq), "[max(s,t),4]"); /* unknown symbols: the broadcast max */
     tp_node_id r = input("r", TP_DTYPE_F32, SH(2, D(5), D(4)));
-    TP_CHECK_STR(shape_of(OP(add, p, r)), "[5,4]"); /* static beats an unproven symbol */
+    tp_node_id pr = OP(add, p, r);
+    TP_CHECK_STR(shape_of(pr), "[5,4]"); /* static beats an unproven symbol */
+    /* ... and validation checks the assumption once s is bound */
+    tp_graph_mark_output(G, pr, &E);
+    tp_graph_mark_output(G, pq, &E);
+    tp_graph_bind(G, "batch", 2, &E);
+    tp_graph_bind(G, "t", 1, &E);
+    tp_graph_bind(G, "s", 5, &E);
+    TP_CHECK_OK(tp_graph_validate(G, true, EP), EP);
+    TP_CHECK_EQ_I64(dim_val(pq, 0), 5); /* max(s,t) */
+    tp_graph_bind(G, "s", 1, &E);
+    TP_CHECK_OK(tp_graph_validate(G, true, EP), EP);
+    tp_graph_bind(G, "s", 7, &E);
+    TP_CHECK_STATUS(tp_graph_validate(G, true, &E), TP_ERR_SHAPE);
+    TP_CHECK_CONTAINS(E.msg, "input 0 dim 0 is 7 but broadcasts to 5");
+    TP_CHECK_EQ_I64(E.node, pr);
+    tp_graph_unbind_all(G);
     TP_CHECK_STR(shape_of(OP(add, p, p)), "[s,4]");
     /* mismatching statics */
     tp_node_id m = input("m", TP_DTYPE_F32, SH(1, D(3)));
@@ -398,6 +414,18 @@ TP_TEST(matmul_rules) {
     TP_CHECK_EQ_I64(dtype_of(y), TP_DTYPE_F32); /* quantized weight: activation dtype */
     TP_CHECK_EQ_I64(OP(mm, a, m34), -1);
     TP_CHECK_EQ_I64(E.status, TP_ERR_SHAPE);
+    TP_CHECK_CONTAINS(E.msg, "contraction");
+    /* a symbolic contraction dim is accepted, then checked once bound */
+    tp_node_id xk = input("xk", TP_DTYPE_F32, SH(2, D(2), S("k")));
+    tp_node_id xkw = OP(mm, xk, b);
+    TP_CHECK_STR(shape_of(xkw), "[2,5]");
+    tp_graph_mark_output(G, xkw, &E);
+    tp_graph_bind(G, "k", 4, &E);
+    tp_graph_bind(G, "batch", 1, &E);
+    tp_graph_bind(G, "seq", 1, &E);
+    TP_CHECK_OK(tp_graph_validate(G, true, EP), EP);
+    tp_graph_bind(G, "k", 3, &E);
+    TP_CHECK_STATUS(tp_graph_validate(G, true, &E), TP_ERR_SHAPE);
     TP_CHECK_CONTAINS(E.msg, "contraction");
     tp_node_id h = input("h", TP_DTYPE_F16, SH(2, D(4), D(5)));
     TP_CHECK_EQ_I64(OP(mm, a, h), -1);

@@ -81,6 +81,67 @@ static tp_status check_bound(const tp_graph *g, tp_error *err) {
                          first >= 0 ? g->nodes[first].name : "");
 }
 
+static bool value_of(const tp_graph *g, tp_dim d, int64_t *v) {
+    return tp_graph_dim_value(g, d, v, NULL) == TP_OK;
+}
+
+static tp_status bound_mismatch(const tp_graph *g, tp_node_id id, uint32_t k, int32_t i, int64_t vi,
+                                int64_t vo, const char *what, tp_error *err) {
+    const tp_node *n = &g->nodes[id];
+    return tp_error_setx(err, TP_ERR_SHAPE, TP_NO_OFFSET, id,
+                         "node %d '%.200s' (%s): under the bindings input %u dim %d is %lld but %s "
+                         "%lld",
+                         (int)id, n->name, tp_op_name(&n->op), k, (int)i, (long long)vi, what,
+                         (long long)vo);
+}
+
+/* Symbolic dims were accepted when they could agree; with values bound, check
+ * that they do (broadcasting, contraction and concat dims). */
+static tp_status check_bound_agreement(const tp_graph *g, tp_node_id id, tp_error *err) {
+    const tp_node *n = &g->nodes[id];
+    const tp_shape *o = &n->shape;
+    int64_t vi, vo;
+    switch (n->op.kind) {
+    case TP_OP_BINARY:
+    case TP_OP_COMPARE:
+    case TP_OP_WHERE:
+        for (uint32_t k = 0; k < n->n_inputs; k++) {
+            const tp_shape *s = &g->nodes[n->inputs[k]].shape;
+            for (int32_t i = 0; i < s->rank && s->rank <= o->rank; i++)
+                if (value_of(g, s->dims[i], &vi) &&
+                    value_of(g, o->dims[o->rank - s->rank + i], &vo) && vi != 1 && vi != vo)
+                    return bound_mismatch(g, id, k, i, vi, vo, "broadcasts to", err);
+        }
+        return TP_OK;
+    case TP_OP_MATMUL:
+    case TP_OP_BATCHED_DOT:
+    case TP_OP_FUSED_MATMUL: {
+        const tp_shape *a = &g->nodes[n->inputs[0]].shape, *b = &g->nodes[n->inputs[1]].shape;
+        if (a->rank < 1 || b->rank < 1) return TP_OK;
+        bool tb = n->op.kind == TP_OP_FUSED_MATMUL && n->op.attrs.fused.trans_b;
+        int32_t kb = b->rank == 1 ? 0 : tb ? b->rank - 1 : b->rank - 2;
+        if (value_of(g, a->dims[a->rank - 1], &vi) && value_of(g, b->dims[kb], &vo) && vi != vo)
+            return bound_mismatch(g, id, 0, a->rank - 1, vi, vo,
+                                  "the contraction dim of input 1 is", err);
+        return TP_OK;
+    }
+    case TP_OP_CONCAT: {
+        int64_t axis =
+            n->op.attrs.axis.axis < 0 ? n->op.attrs.axis.axis + o->rank : n->op.attrs.axis.axis;
+        for (uint32_t k = 0; k < n->n_inputs; k++) {
+            const tp_shape *s = &g->nodes[n->inputs[k]].shape;
+            for (int32_t i = 0; i < s->rank && s->rank == o->rank; i++)
+                if (i != axis && value_of(g, s->dims[i], &vi) && value_of(g, o->dims[i], &vo) &&
+                    vi != vo)
+                    return bound_mismatch(g, id, k, i, vi, vo, "the output dim is", err);
+        }
+        return TP_OK;
+    }
+    default:
+        return TP_OK;
+    }
+}
+
 tp_status tp_graph_validate(const tp_graph *g, bool require_bound, tp_error *err) {
     if (!g) return tp_error_set(err, TP_ERR_INVALID, "tp_graph_validate: NULL graph");
     tp_status st;
@@ -101,6 +162,7 @@ tp_status tp_graph_validate(const tp_graph *g, bool require_bound, tp_error *err
             if (err) *err = e2;
             return st;
         }
+        if ((st = check_bound_agreement(g, id, err)) != TP_OK) return st;
         switch (n->op.kind) {
         case TP_OP_RESHAPE:
         case TP_OP_SQUEEZE:
