@@ -220,5 +220,28 @@ else
 fi
 run "gpu and budget exclusive" 2 "$TP" estimate --demo --gpu --budget 1GiB
 
+# --- real ONNX models (made by scripts/fixtures.sh; skipped when absent): the
+# weights counted from the graph match the external weight file byte for byte,
+# up to the small initializers stored inline in the .onnx
+M=.fixtures/models
+for m in bert_base gpt2 resnet50 vit_b_16; do
+    if [ -f "$M/$m.onnx" ] && [ -f "$M/$m.onnx.data" ]; then
+        dims="--dim batch=2"
+        case $m in bert_base | gpt2) dims="--dim batch=2 --dim seq=64" ;; esac
+        # shellcheck disable=SC2086
+        run "onnx $m" 0 "$TP" estimate "$M/$m.onnx" $dims --budget 64GiB --json
+        data=$(stat -c %s "$M/$m.onnx.data")
+        json "onnx $m weights = external data (+ inline)" "$data <= d['weights_bytes'] <= $data + $data // 1000 + 16384 and d['activations_bytes'] > 0"
+    else
+        echo "note: $M/$m.onnx not built, skipped"
+    fi
+done
+if [ -f "$M/bert_base.onnx" ]; then
+    run "unbound dims" 1 "$TP" estimate "$M/bert_base.onnx" --budget 1GiB
+    has "unbound hint" 'hint: bind symbolic dims with --dim NAME=VALUE \(symbols: .*batch' "$tmp/err"
+    run "fit unbound dims" 1 "$TP" fit "$M/bert_base.onnx" --dim seq --budget 1GiB
+    has "fit unbound hint" 'hint: bind symbolic dims' "$tmp/err"
+fi
+
 echo "$pass passed, $fails failed"
 [ "$fails" -eq 0 ]
