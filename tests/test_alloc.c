@@ -1,6 +1,7 @@
 /* Allocator layer (tensorplan/alloc.h): hand-built cases for greedy, no-reuse, the lower
  * bound, the verifier, options and errors. Random/property tests: test_alloc_property.c. */
 #include "harness.h"
+#include "plan/alloc_internal.h"
 
 #include <stdlib.h>
 
@@ -435,6 +436,37 @@ TP_TEST(staircase_of_fixed_buffers_across_time_nodes) {
     TP_CHECK_EQ_U64(r.arena_bytes, 20 * PAIRS + 5);
 }
 
+TP_TEST(greedy_with_a_caller_order) {
+    tp_buffer b[4] = {B(100, 0, 1), B(200, 1, 2), B(50, 0, 2), B(64, 3, 3)};
+    b[3].fixed_offset = 0;
+    tp_alloc_options o = opts(TP_ALGO_GREEDY_SIZE, 64);
+    uint64_t off[4], arena = 0;
+    tp_error e;
+    size_t order[3] = {2, 0, 1}; /* smallest first */
+    TP_CHECK_OK(tp__alloc_greedy_ordered(b, 4, order, 3, &o, NULL, off, &arena, &e), ep(&e));
+    TP_CHECK_EQ_U64(off[2], 0);
+    TP_CHECK_EQ_U64(off[0], 64);
+    TP_CHECK_EQ_U64(off[1], 192); /* above 50@0 and 100@64 (both live at step 1) */
+    TP_CHECK_EQ_U64(off[3], 0);
+    TP_CHECK_EQ_U64(arena, 392);
+    TP_CHECK_OK(tp_alloc_verify(b, 4, off, 64, arena, NULL, &e), ep(&e));
+    size_t by_size[3] = {1, 0, 2};
+    uint64_t off2[4], arena2 = 0;
+    TP_CHECK_OK(tp__alloc_greedy_ordered(b, 4, by_size, 3, &o, NULL, off2, &arena2, &e), ep(&e));
+    tp_alloc_result r;
+    TP_CHECK_OK(tp_alloc_plan(b, 4, &o, NULL, off, &r, &e), ep(&e));
+    TP_CHECK(memcmp(off, off2, sizeof off) == 0);
+    TP_CHECK_EQ_U64(arena2, r.arena_bytes);
+    size_t dup[3] = {2, 0, 2}, fixed[1] = {3}, out_of_range[1] = {9};
+    TP_CHECK_STATUS(tp__alloc_greedy_ordered(b, 4, dup, 3, &o, NULL, off, &arena, &e),
+                    TP_ERR_INVALID);
+    TP_CHECK_CONTAINS(e.msg, "entry 2");
+    TP_CHECK_STATUS(tp__alloc_greedy_ordered(b, 4, fixed, 1, &o, NULL, off, &arena, &e),
+                    TP_ERR_INVALID);
+    TP_CHECK_STATUS(tp__alloc_greedy_ordered(b, 4, out_of_range, 1, &o, NULL, off, &arena, &e),
+                    TP_ERR_INVALID);
+}
+
 TP_TEST(failing_allocator_sweep) {
     tp_buffer b[6] = {B(100, 0, 2), B(50, 1, 3), B(200, 2, 2),
                       B(70, 3, 5),  B(10, 0, 5), B(300, 4, 5)};
@@ -486,6 +518,7 @@ int main(void) {
     TP_RUN(verifier_catches_bad_plans);
     TP_RUN(verifier_finds_a_conflict_hidden_behind_many_buffers);
     TP_RUN(staircase_of_fixed_buffers_across_time_nodes);
+    TP_RUN(greedy_with_a_caller_order);
     TP_RUN(failing_allocator_sweep);
     return tp_test_finish();
 }

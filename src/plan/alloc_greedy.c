@@ -66,6 +66,27 @@ static bool lowest_fit(const byte_range *r, size_t k, uint64_t q, uint64_t s, ui
     return true;
 }
 
+/* The order must list non-fixed buffers, each at most once (the time index sizes its slabs
+ * for one insertion per buffer, so a repeat would be a memory error, not just a bad plan). */
+static tp_status check_order(const tp_buffer *bufs, size_t n, const size_t *order, size_t n_order,
+                             const tp_allocator *alloc, tp_error *err) {
+    unsigned char *seen = tp_mem_calloc(alloc, n, 1);
+    if (!seen) return tp_error_set(err, TP_ERR_NOMEM, "out of memory checking a placement order");
+    tp_status st = TP_OK;
+    for (size_t k = 0; k < n_order && st == TP_OK; k++) {
+        size_t i = order[k];
+        if (i >= n || bufs[i].fixed_offset >= 0 || seen[i])
+            st = tp_error_set(err, TP_ERR_INVALID,
+                              "placement order entry %zu (%zu) is not a non-fixed buffer index "
+                              "listed once",
+                              k, i);
+        else
+            seen[i] = 1;
+    }
+    tp_mem_free(alloc, seen, n);
+    return st;
+}
+
 enum { FAST_PASSES = 4 };
 
 /* Fast path: jump over the per-node slabs directly (no copy, no merge). Each slab is sorted
@@ -112,13 +133,10 @@ tp_status tp__alloc_greedy_ordered(const tp_buffer *bufs, size_t n, const size_t
                                    tp_error *err) {
     *arena = 0;
     if (n == 0) return TP_OK;
-    for (size_t k = 0; k < n_order; k++)
-        if (order[k] >= n || bufs[order[k]].fixed_offset >= 0)
-            return tp_error_set(err, TP_ERR_INVALID,
-                                "placement order entry %zu (%zu) is not a non-fixed buffer index",
-                                k, order[k]);
+    tp_status st = check_order(bufs, n, order, n_order, alloc, err);
+    if (st != TP_OK) return st;
     tp__itree t;
-    tp_status st = tp__itree_init(&t, bufs, n, alloc, err);
+    st = tp__itree_init(&t, bufs, n, alloc, err);
     if (st != TP_OK) return st;
     byte_range *ranges = NULL;
     size_t cap = 0, *nodes = NULL, cap_nodes = 0, nn = 0;
