@@ -12,7 +12,12 @@
  *                       {.size = 50,  .birth = 1, .death = 2, .fixed_offset = -1}};
  *     tp_alloc_options o; tp_alloc_options_default(&o);
  *     uint64_t off[2]; tp_alloc_result r;
- *     if (tp_alloc_plan(b, 2, &o, off, &r, &err) == TP_OK) printf("%llu\n", r.arena_bytes);
+ *     if (tp_alloc_plan(b, 2, &o, NULL, off, &r, &err) == TP_OK) printf("%llu\n", r.arena_bytes);
+ *
+ * Zero placement size (size + tail_guard == 0) buffers still get an offset; they conflict
+ * only with a live buffer that strictly contains their offset (greedy puts them at 0).
+ * Fixed buffers are placed first and never move. docs/allocator.md has the exact rules,
+ * what "the reference result" of TP_ALGO_GREEDY_SIZE means, and complexities.
  *
  * Ownership: inputs are read-only; offsets are written to the caller's array.
  * Thread safety: reentrant; no global state except reading the environment
@@ -70,7 +75,9 @@ typedef struct tp_alloc_result {
 } tp_alloc_result;
 
 /* Place n buffers. offsets[i] receives buffer i's offset (fixed buffers keep
- * theirs). Errors: TP_ERR_INVALID (alignment not a power of two, birth >
+ * theirs). opt NULL = tp_alloc_options_default; result may be NULL. On error the
+ * contents of offsets are unspecified.
+ * Errors: TP_ERR_INVALID (alignment not a power of two, birth >
  * death, negative birth, fixed offset not aligned, fixed buffers overlapping
  * each other), TP_ERR_OVERFLOW (sizes/offsets beyond 64 bits), TP_ERR_NOMEM,
  * TP_ERR_INFEASIBLE (capacity mode proved no fit), TP_ERR_TIMEOUT (capacity
