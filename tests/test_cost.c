@@ -299,6 +299,11 @@ TP_TEST(views_and_free_transposes_are_metadata) {
     TP_CHECK_EQ_U64(c.bytes_read, 24);
     TP_CHECK_EQ_U64(c.bytes_written, 24);
     TP_CHECK(acc(g, x).cls == TP_COST_METADATA);
+    /* identity is elided by runtimes */
+    c = acc(g, op(g, (tp_op){.kind = TP_OP_UNARY, .sub = TP_UNARY_IDENTITY}, (tp_node_id[]){x}, 1,
+                  TP_DTYPE_F32, 2, (int64_t[]){1, 6}));
+    TP_CHECK(c.cls == TP_COST_METADATA);
+    TP_CHECK_EQ_U64(c.launches, 0);
     tp_graph_destroy(g);
 }
 

@@ -158,7 +158,9 @@ tp_status tp_op_is_metadata(const tp_graph *g, tp_node_id id, bool *out, tp_erro
         return tp_error_setx(err, TP_ERR_INVALID, TP_NO_OFFSET, id, "node %d: no such node",
                              (int)id);
     acct a = {g, id, n, err};
-    if (tp_op_is_boundary(n->op.kind) || n->op.kind == TP_OP_OUTPUT_OF) {
+    /* identity: runtimes elide it (ONNX exports are full of them) */
+    bool identity = n->op.kind == TP_OP_UNARY && n->op.sub == TP_UNARY_IDENTITY;
+    if (tp_op_is_boundary(n->op.kind) || n->op.kind == TP_OP_OUTPUT_OF || identity) {
         *out = true;
         return TP_OK;
     }
