@@ -53,9 +53,8 @@ typedef struct xs {
     trail_e *trail;
     size_t n_trail, cap_trail;
     uint64_t *zob;  /* per rank: random key of "rank r unplaced" */
-    uint64_t *memo; /* failed-state keys (0 = empty slot) */
+    uint64_t *memo; /* keys of failed states (0 = empty slot), two-way buckets */
     size_t memo_mask;
-    uint64_t memo_hits;
 } xs;
 
 static uint64_t mix64(uint64_t z) { /* splitmix64 finalizer */
@@ -130,8 +129,10 @@ static bool twin_waits(const xs *s, uint32_t r) {
     return p->twin[r] != UINT32_MAX && !s->placed[p->twin[r]];
 }
 
-static bool search_node(xs *s, uint32_t a, uint32_t b, uint64_t L, int64_t lr, uint32_t i0,
-                        uint32_t i1, uint64_t x);
+#define MAX_CAND 16
+
+static bool branch(xs *s, uint32_t a, uint32_t b, uint64_t L, int64_t lr, uint64_t x, uint32_t cut,
+                   uint64_t slack_l, uint64_t slack_r, uint32_t *cand, uint32_t n_cand);
 
 /* Place every unplaced buffer whose sections lie in [a, b] (no unplaced buffer crosses
  * the range's borders). true: all placed (state kept); false: state restored. */
@@ -143,19 +144,41 @@ static bool dfs(xs *s, uint32_t a, uint32_t b, uint64_t L, int64_t lr) {
     if (s->node_limit && s->nodes >= s->node_limit) s->stop = true;
     if (s->stop) return false;
     uint32_t i0 = s->first_lo[a], i1 = s->first_lo[b + 1];
+    for (uint32_t sec = a; sec <= b; sec++) {
+        s->fl[sec] = UINT64_MAX;
+        s->cross[sec] = 0;
+    }
+    s->cross[b + 1] = 0;
+
+    /* one pass over the unplaced buffers: floors, pruning, the lowest eligible floor x
+     * and its candidates, per-section lowest floor, crossing counts */
     uint64_t x = UINT64_MAX;
-    uint32_t lo_min = UINT32_MAX, hi_max = 0;
+    uint32_t lo_min = UINT32_MAX, hi_max = 0, cand[MAX_CAND], n_cand = 0;
+    /* memo key of the state: the unplaced set, the skyline where they live, L, rank */
+    uint64_t key = mix64(L) ^ mix64((uint64_t)lr * 0x2545F4914F6CDD1Du);
     for (uint32_t i = i0; i < i1; i++) {
         uint32_t r = s->by_lo[i];
         if (s->placed[r]) continue;
+        key ^= s->zob[r];
         if (p->lo[r] < lo_min) lo_min = p->lo[r];
         if (p->hi[r] > hi_max) hi_max = p->hi[r];
         uint64_t f;
         if (!floor_of(s, r, &f)) return false;          /* can never fit */
         if (f < L && p->size[r] <= L - f) return false; /* dominated */
+        for (uint32_t sec = p->lo[r]; sec <= p->hi[r]; sec++)
+            if (f < s->fl[sec]) s->fl[sec] = f;
+        s->cross[p->lo[r] + 1]++;
+        s->cross[p->hi[r] + 1]--;
         if (twin_waits(s, r)) continue;
         if (f > L || (f == L && (int64_t)r > lr)) {
-            if (f < x) x = f;
+            if (f < x) {
+                x = f;
+                n_cand = 0;
+            }
+            if (f == x && n_cand <= MAX_CAND) { /* MAX_CAND + 1 marks an overflow */
+                if (n_cand < MAX_CAND) cand[n_cand] = r;
+                n_cand++;
+            }
         } else if (s->udeg[r] == 0) {
             return false; /* stranded below L */
         }
@@ -165,54 +188,18 @@ static bool dfs(xs *s, uint32_t a, uint32_t b, uint64_t L, int64_t lr) {
     a = lo_min;
     b = hi_max;
 
-    /* failed-state memo: the future depends only on the unplaced set, the skyline over
-     * the sections they cover, L and the rank tie */
-    uint64_t key = mix64(L) ^ mix64((uint64_t)lr * 0x2545F4914F6CDD1Du);
-    for (uint32_t i = i0; i < i1; i++)
-        if (!s->placed[s->by_lo[i]]) key ^= s->zob[s->by_lo[i]];
-    for (uint32_t sec = a; sec <= b; sec++)
-        if (s->rem[sec]) key ^= mix64(s->h[sec] * 0x9E3779B97F4A7C15u + sec);
-    if (key == 0) key = 1;
-    size_t slot = (size_t)(key >> 7) & s->memo_mask;
-    if (s->memo[slot] == key || s->memo[slot ^ 1] == key) {
-        s->memo_hits++;
-        return false;
-    }
-    bool ok = search_node(s, a, b, L, lr, i0, i1, x);
-    if (!ok && !s->stop) {
-        if (s->memo[slot] != 0) s->memo[slot ^ 1] = s->memo[slot];
-        s->memo[slot] = key;
-    }
-    return ok;
-}
-
-/* The body of a node after the quick checks: bounds, decomposition, branching. */
-static bool search_node(xs *s, uint32_t a, uint32_t b, uint64_t L, int64_t lr, uint32_t i0,
-                        uint32_t i1, uint64_t x) {
-    const tp_xs_problem *p = s->p;
-
-    /* section bound with the floors of the unplaced buffers; crossing counts */
-    for (uint32_t sec = a; sec <= b; sec++) {
-        s->fl[sec] = UINT64_MAX;
-        s->cross[sec] = 0;
-    }
-    s->cross[b + 1] = 0;
-    for (uint32_t i = i0; i < i1; i++) {
-        uint32_t r = s->by_lo[i];
-        if (s->placed[r]) continue;
-        uint64_t f;
-        (void)floor_of(s, r, &f);
-        if (f < x) f = x;
-        for (uint32_t sec = p->lo[r]; sec <= p->hi[r]; sec++)
-            if (f < s->fl[sec]) s->fl[sec] = f;
-        s->cross[p->lo[r] + 1]++;
-        s->cross[p->hi[r] + 1]--;
-    }
+    /* section bound: every future offset is >= x and >= the floors of the unplaced
+     * buffers of the section; first cut no unplaced buffer crosses */
     uint32_t cut = 0;
     int64_t run = 0;
     uint64_t slack_l = UINT64_MAX, slack_r = UINT64_MAX; /* tightest section on each side */
     for (uint32_t sec = a; sec <= b; sec++) {
-        uint64_t need = s->rem[sec] ? tp_sat_add_u64(s->fl[sec], s->rem[sec]) : 0;
+        uint64_t base = s->fl[sec] > x ? s->fl[sec] : x;
+        uint64_t need = 0;
+        if (s->rem[sec]) {
+            need = tp_sat_add_u64(base, s->rem[sec]);
+            key ^= mix64(s->h[sec] * 0x9E3779B97F4A7C15u + sec);
+        }
         if (need > s->cap) return false;
         run += s->cross[sec];
         if (sec > a && run == 0 && cut == 0) cut = sec;
@@ -220,6 +207,20 @@ static bool search_node(xs *s, uint32_t a, uint32_t b, uint64_t L, int64_t lr, u
         if (cut == 0 && slack < slack_l) slack_l = slack;
         if (cut != 0 && slack < slack_r) slack_r = slack;
     }
+    if (key == 0) key = 1;
+    size_t slot = (size_t)(key >> 7) & s->memo_mask;
+    if (s->memo[slot] == key || s->memo[slot ^ 1] == key) return false; /* failed before */
+    bool ok = branch(s, a, b, L, lr, x, cut, slack_l, slack_r, cand, n_cand);
+    if (!ok && !s->stop) {
+        if (s->memo[slot] != 0) s->memo[slot ^ 1] = s->memo[slot];
+        s->memo[slot] = key;
+    }
+    return ok;
+}
+
+/* Decomposition at `cut`, or branching on the candidates at x, then skipping x. */
+static bool branch(xs *s, uint32_t a, uint32_t b, uint64_t L, int64_t lr, uint64_t x, uint32_t cut,
+                   uint64_t slack_l, uint64_t slack_r, uint32_t *cand, uint32_t n_cand) {
     if (cut) {
         /* independent sides: solve the tighter one first (fail first) */
         size_t mp = s->n_pstack, mt = s->n_trail;
@@ -231,10 +232,28 @@ static bool search_node(xs *s, uint32_t a, uint32_t b, uint64_t L, int64_t lr, u
     }
 
     /* branch: each eligible buffer at x in rank order, then skip x */
-    int64_t prev = -1;
+    if (n_cand <= MAX_CAND) {
+        for (uint32_t k = 1; k < n_cand; k++) { /* by rank */
+            uint32_t v = cand[k], j = k;
+            while (j > 0 && cand[j - 1] > v) {
+                cand[j] = cand[j - 1];
+                j--;
+            }
+            cand[j] = v;
+        }
+        for (uint32_t k = 0; k < n_cand; k++) {
+            size_t mp = s->n_pstack, mt = s->n_trail;
+            place(s, cand[k], x);
+            if (dfs(s, a, b, x, (int64_t)cand[k])) return true;
+            undo_to(s, mp, mt);
+            if (s->stop) return false;
+        }
+        return dfs(s, a, b, x, INT64_MAX);
+    }
+    int64_t prev = -1; /* many candidates: find them in rank order by scanning */
     for (;;) {
         uint32_t best = UINT32_MAX;
-        for (uint32_t i = i0; i < i1; i++) {
+        for (uint32_t i = s->first_lo[a]; i < s->first_lo[b + 1]; i++) {
             uint32_t r = s->by_lo[i];
             if (s->placed[r] || (int64_t)r <= prev || r >= best) continue;
             uint64_t f;
@@ -286,14 +305,14 @@ tp_status tp__xs_solve(const tp_xs_problem *p, uint64_t cap, uint64_t node_limit
     s.placed = tp_mem_calloc(a, m, sizeof *s.placed);
     s.trail = tp_mem_alloc(a, s.cap_trail * sizeof *s.trail);
     size_t memo_n = (size_t)1 << 16;
-    while (memo_n < ((size_t)1 << 20) && memo_n < 64 * m)
+    while (memo_n < ((size_t)1 << 20) && memo_n < 256 * m)
         memo_n <<= 1;
     s.memo_mask = memo_n - 1;
     s.memo = tp_mem_calloc(a, memo_n, sizeof *s.memo);
     s.zob = tp_mem_alloc(a, m * sizeof *s.zob);
     tp_status st = TP_OK;
-    if (!s.h || !s.rem || !s.fl || !s.cross || !s.sky || !s.off || !s.udeg || !s.pstack ||
-        !s.by_lo || !s.first_lo || !s.placed || !s.trail || !s.memo || !s.zob) {
+    if (!s.memo || !s.zob || !s.h || !s.rem || !s.fl || !s.cross || !s.sky || !s.off || !s.udeg ||
+        !s.pstack || !s.by_lo || !s.first_lo || !s.placed || !s.trail) {
         st = tp_error_set(err, TP_ERR_NOMEM, "exact: out of memory for the search state");
         goto done;
     }
