@@ -88,7 +88,8 @@ tp_status tp_registry_add(tp_registry *r, const tp_weight_desc *d, bool *inserte
 
 /* Register every Param of a graph (bound dims needed for symbolic shapes):
  * a Param with attrs.param.tied_to >= 0 becomes a tied alias of that node's
- * name; the rest are base weights. Constants are not weights here. */
+ * name; the rest are base weights. Constants are not weights here. On an
+ * error the Params registered before the failing one stay registered. */
 tp_status tp_registry_add_graph_params(tp_registry *r, const tp_graph *g, tp_error *err);
 
 /* The entry of that exact name, or NULL. */
