@@ -669,6 +669,8 @@ TP_TEST(attention_rules) {
     tp_node_id o = OP(attn(12, 0, 64, TP_MASK_CAUSAL, false), q, k, v);
     TP_CHECK_STR(shape_of(o), "[b,s,768]");
     TP_CHECK_EQ_I64(dtype_of(o), TP_DTYPE_F16);
+    TP_CHECK_EQ_I64(OP(attn(7, 0, 0, TP_MASK_NONE, false), q, k, v), -1); /* 768 % 7 */
+    TP_CHECK_CONTAINS(E.msg, "7 heads");
     TP_CHECK_EQ_I64(OP(attn(12, 0, 32, TP_MASK_NONE, false), q, k, v), -1);
     TP_CHECK_CONTAINS(E.msg, "768");
     TP_CHECK_EQ_I64(OP(attn(12, 0, 64, TP_MASK_EXPLICIT, false), q, k, v), -1);

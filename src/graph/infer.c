@@ -454,6 +454,10 @@ static tp_status infer_attention(const tp_infer_ctx *c, tp_shape *out, tp_dtype 
     if ((st = must_agree(c, k->shape.dims[seq], v->shape.dims[seq], "key/value lengths", &k->shape,
                          &v->shape, err)) != TP_OK)
         return st;
+    if (r == 3 && d == 0 && tp_dim_is_static(q->shape.dims[2]) && q->shape.dims[2].size % h != 0)
+        return tp_infer_fail(c, TP_ERR_SHAPE, err,
+                             "q last dim %" PRId64 " is not a multiple of %" PRId64 " heads",
+                             q->shape.dims[2].size, h);
     if (r == 3 && d > 0) {
         tp_dim qd = q->shape.dims[2], kd = k->shape.dims[2];
         if (tp_dim_is_static(qd) && qd.size != h * d)
