@@ -122,6 +122,7 @@ golden() {
 
 head -c 60 $C/test_if.onnx >"$tmp/truncated.onnx"
 printf 'id,lower,upper,size\n0,0,3,100\n1,5,2,50\n' >"$tmp/bad_interval.csv"
+/usr/bin/python3 tests/cli/make_tiny_gguf.py "$tmp/tiny.gguf" # a llama-like .gguf (metadata only)
 
 for cmd in "${cmds[@]}"; do
     case "$cmd" in
@@ -136,11 +137,13 @@ for cmd in "${cmds[@]}"; do
         golden estimate_over estimate --demo --dim seq=512 --dim batch=4 --budget 512MiB
         golden estimate_moe estimate --demo --moe 8,2,10MiB,2 --budget 200MiB
         golden estimate_bad_budget estimate --demo --budget 12XB
+        golden estimate_gguf estimate "$tmp/tiny.gguf" --ctx 512 --seqs 4 --kv-type q8_0 --budget 1GiB
         ;;
     fit)
         golden fit_seq fit --demo --dim seq --budget 1GiB
         golden fit_none fit --demo --dim seq --budget 100MiB
         golden fit_at_max fit --demo --dim batch --dim seq=64 --budget 100TiB --max 100
+        golden fit_gguf_ctx fit "$tmp/tiny.gguf" --dim ctx --budget 64MiB
         ;;
     inspect)
         golden inspect_conv inspect $C/test_basic_conv_with_padding.onnx --nodes

@@ -49,11 +49,22 @@ def uri(name):
     return "file://" + os.path.join(schema_dir, name)
 
 
+def no_duplicate_keys(pairs):
+    keys = [k for k, _ in pairs]
+    dup = sorted({k for k in keys if keys.count(k) > 1})
+    if dup:
+        raise ValueError("duplicate keys %s" % dup)
+    return dict(pairs)
+
+
 store = {}
 for n in sorted(os.listdir(schema_dir)):
     if n.endswith(".schema.json"):
         with open(os.path.join(schema_dir, n), encoding="utf-8") as f:
-            s = json.load(f)
+            try:
+                s = json.load(f, object_pairs_hook=no_duplicate_keys)
+            except ValueError as e:
+                sys.exit("FAIL schema file %s: %s" % (n, e))
         jsonschema.Draft202012Validator.check_schema(s)
         store[uri(n)] = s
 
@@ -165,7 +176,7 @@ with open(sys.argv[2], encoding="utf-8") as man:
         with open(path, encoding="utf-8") as f:
             text = f.read()
         try:
-            doc = json.loads(text)
+            doc = json.loads(text, object_pairs_hook=no_duplicate_keys)
         except ValueError as e:
             errors = ["not one JSON document: %s; output starts: %r" % (e, text[:120])]
         else:
@@ -223,6 +234,8 @@ for f in "$SCHEMAS"/*.schema.json; do
     has_cmd "$n" || echo "note: $f has no subcommand '$n' (yet)"
 done
 
+"$PY" tests/cli/make_tiny_gguf.py "$tmp/tiny.gguf" # a llama-like .gguf (metadata only)
+
 n_case=0
 # case CMD WANT_RC(S, e.g. 0 or 0|3) ARGS...: run, validate stdout against CMD's schema.
 case_() {
@@ -256,11 +269,14 @@ for cmd in "${cmds[@]}"; do
         case_ estimate 3 estimate --demo --budget 100MiB --json
         case_ estimate 0 estimate --demo --moe 8,2,10MiB,2 --budget 200MiB --json
         case_ estimate "0|3" estimate --demo --dim seq=256 --json # default budget: this machine
+        case_ estimate 0 estimate "$tmp/tiny.gguf" --budget 1GiB --json
+        case_ estimate 3 estimate "$tmp/tiny.gguf" --ctx 512 --seqs 4 --kv-type q8_0 --budget 1MiB --json
         ;;
     fit)
         case_ fit 0 fit --demo --dim seq --budget 1GiB --json
         case_ fit 3 fit --demo --dim seq --budget 100MiB --json
         case_ fit 0 fit --demo --dim batch --dim seq=64 --budget 100TiB --max 100 --json
+        case_ fit 0 fit "$tmp/tiny.gguf" --dim ctx --budget 64MiB --json
         ;;
     inspect)
         case_ inspect 0 inspect $C/test_basic_conv_with_padding.onnx --json
