@@ -67,6 +67,14 @@ pyjson "io profile" "d['io']['kernel_launches'] + d['io']['metadata_nodes'] == l
 run "profile on a catalog device" 0 "$TP" profile --demo --device h100-sxm --json --summary
 pyjson "catalog device source" "d['device']['source'] == 'catalog' and d['device']['name'] == 'h100-sxm'"
 pyjson "summary omits nodes" "'nodes' not in d"
+run "profile host ops" 0 "$TP" profile --demo --quick --json --host-ops matmul,softmax
+pyjson "host ops become sync points" \
+    "d['io']['sync_points'] == sum(1 for n in d['nodes'] if n['op'] in ('matmul', 'softmax')) > 0"
+pyjson "sync points cost round trips" "abs(d['sync_ns'] - d['io']['sync_points'] * d['round_trip_ns']) < 1e-6 * d['sync_ns']"
+run "profile host ops none" 0 "$TP" profile --demo --quick --json --host-ops none
+pyjson "no sync points" "d['io']['sync_points'] == 0 and d['sync_ns'] == 0"
+run "profile bad host ops" 2 "$TP" profile --demo --host-ops bogus
+has "bad host op named" "$tmp/err" "bogus"
 run "profile unknown device" 1 "$TP" profile --demo --device tpu-v9
 has "unknown device named" "$tmp/err" "tpu-v9"
 run "profile bad top" 2 "$TP" profile --demo --top x

@@ -100,6 +100,32 @@ tp_status tp_cli_device_resolve(tp_cli_devices *d, const char *name, tp_device_m
     return tp_catalog_entry_model(c, e, d->dtype, out, err);
 }
 
+tp_status tp_cli_parse_host_ops(const char *list, tp_io_options *out, tp_error *err) {
+    tp_io_options_default(out);
+    if (strcasecmp(list, "default") == 0) return TP_OK;
+    out->host_op_mask = 0;
+    if (strcasecmp(list, "none") == 0 || *list == '\0') return TP_OK;
+    const char *p = list;
+    for (;;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        bool found = false;
+        for (int k = 0; k < TP_OP_KIND_COUNT && k < 64; k++) {
+            const char *name = tp_op_kind_name((tp_op_kind)k);
+            if (strlen(name) == len && strncasecmp(name, p, len) == 0) {
+                out->host_op_mask |= 1ull << k;
+                found = true;
+            }
+        }
+        if (!found)
+            return tp_error_set(err, TP_ERR_NOT_FOUND, "unknown op kind '%.*s' in --host-ops",
+                                (int)len, p);
+        if (!e) break;
+        p = e + 1;
+    }
+    return TP_OK;
+}
+
 void tp_cli_json_device(tp_json *j, const tp_device_model *m) {
     tp_json_begin_object(j);
     tp_json_kv_str(j, "name", m->name);

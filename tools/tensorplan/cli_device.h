@@ -36,6 +36,10 @@ tp_status tp_cli_device_resolve(tp_cli_devices *d, const char *name, tp_device_m
                                 tp_error *err);
 /* The catalog (loaded on first use). */
 tp_status tp_cli_devices_catalog(tp_cli_devices *d, tp_catalog **out, tp_error *err);
+/* Parse a --host-ops list: comma-separated op kind names (tp_op_kind_name:
+ * custom, fft, log_mel, ...), "default" (the library default set) or "none".
+ * TP_ERR_NOT_FOUND naming an unknown kind. */
+tp_status tp_cli_parse_host_ops(const char *list, tp_io_options *out, tp_error *err);
 /* Write a device model as a JSON object. */
 void tp_cli_json_device(tp_json *j, const tp_device_model *m);
 /* Print a device model as indented text lines. */

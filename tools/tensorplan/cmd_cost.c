@@ -35,6 +35,9 @@ static void usage(FILE *f) {
             "                     from this machine's calibration)\n"
             "  --catalog FILE     a device catalog CSV instead of the built-in one\n"
             "  --quick            quick calibration when none is cached\n"
+            "  --host-ops LIST    op kinds that force a host round trip (sync points):\n"
+            "                     comma-separated kind names, 'none' or 'default'\n"
+            "                     (default: custom,fft,log_mel,welch_peaks)\n"
             "  --json             machine-readable output (nanoseconds)\n"
             "  --help             this text\n\n"
             "examples:\n"
@@ -48,7 +51,7 @@ static void usage(FILE *f) {
 
 typedef struct cost_args {
     tp_cli_model_args model;
-    const char *devices, *dtype, *catalog;
+    const char *devices, *dtype, *catalog, *host_ops;
     tp_device_policy policy;
     double efficiency;
     bool json, quick;
@@ -85,6 +88,8 @@ static int parse_args(cost_args *a, int argc, char **argv) {
             slot = &a->dtype;
         } else if (strcmp(s, "--catalog") == 0) {
             slot = &a->catalog;
+        } else if (strcmp(s, "--host-ops") == 0) {
+            slot = &a->host_ops;
         } else if (strcmp(s, "--efficiency") == 0) {
             char *end = NULL;
             errno = 0;
@@ -219,6 +224,10 @@ int tp_cli_cost(int argc, char **argv) {
     devs.catalog_path = a.catalog;
     if (a.dtype && tp_dtype_parse(a.dtype, &devs.dtype, &err) != TP_OK)
         return tp_cli_usage_error(cmd, "--dtype: %s", err.msg);
+    tp_io_options io;
+    tp_io_options_default(&io);
+    if (a.host_ops && tp_cli_parse_host_ops(a.host_ops, &io, &err) != TP_OK)
+        return tp_cli_usage_error(cmd, "%s", err.msg);
     tp_graph *g = NULL;
     tp_status s = tp_cli_model_load(&a.model, &g, &err);
     tp_catalog *cat;
@@ -252,7 +261,7 @@ int tp_cli_cost(int argc, char **argv) {
         tp_error e2;
         tp_error_clear(&e2);
         s = tp_cli_device_resolve(&devs, names[i], &c[i].m, &e2);
-        if (s == TP_OK) s = tp_graph_cost_compute(g, &c[i].m, NULL, NULL, &c[i].gc, &e2);
+        if (s == TP_OK) s = tp_graph_cost_compute(g, &c[i].m, &io, NULL, &c[i].gc, &e2);
         if (s != TP_OK && s != TP_ERR_NOT_FOUND && s != TP_ERR_UNSUPPORTED) {
             tp_cli_error(cmd, &e2); /* a model error: the same for every device */
             exit_code = tp_cli_exit_for(s);

@@ -25,6 +25,9 @@ static void usage(FILE *f) {
             "  --top N            hotspots to list (default 10)\n"
             "  --summary          omit the per-op table\n"
             "  --quick            quick calibration when none is cached\n"
+            "  --host-ops LIST    op kinds that force a host round trip (sync points):\n"
+            "                     comma-separated kind names, 'none' or 'default'\n"
+            "                     (default: custom,fft,log_mel,welch_peaks)\n"
             "  --json             machine-readable output (raw integers, nanoseconds)\n"
             "  --help             this text\n\n"
             "examples:\n"
@@ -40,6 +43,7 @@ typedef struct prof_args {
     tp_cli_model_args model;
     const char *device;
     const char *dtype;
+    const char *host_ops;
     uint32_t top;
     bool summary, json, quick;
 } prof_args;
@@ -65,12 +69,15 @@ static int parse_args(prof_args *a, int argc, char **argv) {
             a->summary = true;
         } else if (strcmp(s, "--quick") == 0) {
             a->quick = true;
-        } else if (strcmp(s, "--device") == 0 || strcmp(s, "--dtype") == 0) {
+        } else if (strcmp(s, "--device") == 0 || strcmp(s, "--dtype") == 0 ||
+                   strcmp(s, "--host-ops") == 0) {
             if (!val) return tp_cli_usage_error(cmd, "%s needs a value", s);
-            if (s[2] == 'd' && s[3] == 'e')
+            if (strcmp(s, "--device") == 0)
                 a->device = val;
-            else
+            else if (strcmp(s, "--dtype") == 0)
                 a->dtype = val;
+            else
+                a->host_ops = val;
             i++;
         } else if (strcmp(s, "--top") == 0) {
             char *end = NULL;
@@ -265,13 +272,17 @@ int tp_cli_profile(int argc, char **argv) {
     devs.quiet = a.json;
     if (a.dtype && tp_dtype_parse(a.dtype, &devs.dtype, &err) != TP_OK)
         return tp_cli_usage_error(cmd, "--dtype: %s", err.msg);
+    tp_io_options io;
+    tp_io_options_default(&io);
+    if (a.host_ops && tp_cli_parse_host_ops(a.host_ops, &io, &err) != TP_OK)
+        return tp_cli_usage_error(cmd, "%s", err.msg);
     tp_graph *g = NULL;
     tp_device_model dev;
     tp_graph_cost gc;
     memset(&gc, 0, sizeof gc);
     tp_status s = tp_cli_model_load(&a.model, &g, &err);
     if (s == TP_OK) s = tp_cli_device_resolve(&devs, a.device, &dev, &err);
-    if (s == TP_OK) s = tp_graph_cost_compute(g, &dev, NULL, NULL, &gc, &err);
+    if (s == TP_OK) s = tp_graph_cost_compute(g, &dev, &io, NULL, &gc, &err);
     if (s != TP_OK) {
         tp_cli_error(cmd, &err);
         tp_graph_destroy(g);
