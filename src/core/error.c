@@ -17,8 +17,11 @@ static void mark_truncated(char *msg, int written) {
     if (written >= TP_ERROR_MSG_CAP) memcpy(msg + TP_ERROR_MSG_CAP - 4, "...", 4);
 }
 
-static tp_status error_vset(tp_error *err, tp_status s, uint64_t offset, int64_t node,
-                            const char *fmt, va_list ap) {
+#if defined(__GNUC__)
+__attribute__((format(printf, 5, 0)))
+#endif
+static tp_status
+error_vset(tp_error *err, tp_status s, uint64_t offset, int64_t node, const char *fmt, va_list ap) {
     if (!err) return s;
     err->status = s;
     err->offset = offset;
