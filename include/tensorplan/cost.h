@@ -241,11 +241,15 @@ typedef struct tp_calib_info {
     double peak_gflops; /* this CPU's derived f32 peak (cores × GHz × flops/cycle); 0 unknown */
 } tp_calib_info;
 
-/* Measure this CPU now: f32 GEMM at small and large shapes (OpenBLAS/BLAS
- * cblas_sgemm loaded at run time when present and faster, else the built-in
- * blocked kernel; gemm_impl says which), STREAM triad bandwidth, dispatch
- * (thread-pool fork/join) and round-trip overheads. Source TP_SOURCE_MEASURED.
- * info may be NULL. TP_ERR_NOMEM, TP_ERR_IO (thread creation). */
+/* Measure this CPU now: f32 GEMM at small and large square shapes and at
+ * skinny shapes (OpenBLAS/BLAS cblas_sgemm loaded at run time when present and
+ * faster on the largest shape, else the built-in blocked kernel; gemm_impl
+ * says which), STREAM triad bandwidth, memcpy readback bandwidth, dispatch
+ * (thread-pool fork/join) and round-trip (two-thread hand-off) overheads.
+ * With one thread, GEMM and triad are timed by thread CPU time (robust to other
+ * processes); with more, by the wall clock. Source TP_SOURCE_MEASURED. info
+ * may be NULL. TP_ERR_NOMEM, TP_ERR_IO (thread creation), TP_ERR_VERIFY (the
+ * built-in kernel failed its self-check). Takes ~6 s (quick: < 1 s). */
 tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_calib_info *info,
                            tp_error *err);
 /* As tp_calibrate_cpu but reuse the cache file keyed by CPU model and thread
