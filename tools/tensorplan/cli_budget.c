@@ -20,8 +20,13 @@ tp_status tp_cli_default_budget(bool gpu, uint64_t *out, char *how, size_t cap, 
         avail = hm.available_bytes;
         what = "available host memory";
     }
+    return tp_cli_soft_budget(avail, what, out, how, cap, err);
+}
+
+tp_status tp_cli_soft_budget(uint64_t avail_bytes, const char *what, uint64_t *out, char *how,
+                             size_t cap, tp_error *err) {
     tp_budget_source src;
-    tp_status st = tp_sysmem_soft_budget(avail, out, &src, err);
+    tp_status st = tp_sysmem_soft_budget(avail_bytes, out, &src, err);
     if (st != TP_OK) return st;
     char b[32];
     if (src == TP_BUDGET_BYTES_ENV)
@@ -29,6 +34,6 @@ tp_status tp_cli_default_budget(bool gpu, uint64_t *out, char *how, size_t cap, 
     else
         snprintf(how, cap, "soft budget: %s x %s %s",
                  src == TP_BUDGET_FRACTION_ENV ? getenv(TP_ENV_SOFT_MEMORY_FRACTION) : "0.80", what,
-                 tp_cli_fmt_bytes(avail, b, sizeof b));
+                 tp_cli_fmt_bytes(avail_bytes, b, sizeof b));
     return TP_OK;
 }

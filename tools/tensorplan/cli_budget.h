@@ -10,4 +10,9 @@
  * the figure came from. TP_ERR_UNSUPPORTED when gpu and no GPU is present. */
 tp_status tp_cli_default_budget(bool gpu, uint64_t *out, char *how, size_t cap, tp_error *err);
 
+/* The soft budget of `avail_bytes` of memory described by `what` ("available
+ * host memory"), with the same environment overrides and description. */
+tp_status tp_cli_soft_budget(uint64_t avail_bytes, const char *what, uint64_t *out, char *how,
+                             size_t cap, tp_error *err);
+
 #endif

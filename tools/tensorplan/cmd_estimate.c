@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "cli.h"
+#include "cli_budget.h"
 #include "cli_model.h"
 #include "tensorplan/estimate.h"
 #include "tensorplan/sysmem.h"
@@ -269,17 +270,7 @@ static tp_status default_budget(bool gpu, const mem_view *mv, uint64_t *out, cha
         avail = mv->hm.available_bytes;
         what = "available host memory";
     }
-    tp_budget_source src;
-    tp_status st = tp_sysmem_soft_budget(avail, out, &src, err);
-    if (st != TP_OK) return st;
-    char b[32];
-    if (src == TP_BUDGET_BYTES_ENV)
-        snprintf(how, cap, "from %s", TP_ENV_MEMORY_BUDGET_BYTES);
-    else
-        snprintf(how, cap, "soft budget: %s x %s %s",
-                 src == TP_BUDGET_FRACTION_ENV ? getenv(TP_ENV_SOFT_MEMORY_FRACTION) : "0.80", what,
-                 tp_cli_fmt_bytes(avail, b, sizeof b));
-    return TP_OK;
+    return tp_cli_soft_budget(avail, what, out, how, cap, err);
 }
 
 static void json_memory(tp_json *j, const mem_view *mv) {

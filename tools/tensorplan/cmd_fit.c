@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "cli.h"
+#include "cli_budget.h"
 #include "cli_model.h"
 #include "tensorplan/estimate.h"
 #include "tensorplan/sysmem.h"
@@ -183,10 +184,8 @@ static int parse_args(fit_args *a, int argc, char **argv) {
 }
 
 static tp_status default_budget(uint64_t *out, tp_error *err) {
-    tp_host_memory hm;
-    tp_status st = tp_sysmem_host(&hm, err);
-    if (st != TP_OK) return st;
-    return tp_sysmem_soft_budget(hm.available_bytes, out, NULL, err);
+    char how[256];
+    return tp_cli_default_budget(false, out, how, sizeof how, err);
 }
 
 static const char *model_label(const fit_args *a) {
