@@ -319,8 +319,33 @@ TP_TEST(fft_and_log_mel) {
         /* 2 transforms × 2.5 · 8 · log2(8) = 2 × 60 */
         TP_CHECK_EQ_U64(acc(g, y).flops, 120);
     } else {
-        printf("  (fft shape rule differs: %s)\n", err->msg);
+        TP_FAIL_("fft shape rule: %s", err->msg);
     }
+    /* log-mel from a spectrogram [2, 4 frames, 5 bins] -> [2, 4, 3 mels]:
+       2 · 24 · 5 (filter bank) + 24 (log) */
+    tp_node_id spec = in(g, "spec", TP_DTYPE_F32, 3, (int64_t[]){2, 4, 5});
+    tp_op lm = {.kind = TP_OP_LOG_MEL};
+    lm.attrs.signal.n_mels = 3;
+    TP_CHECK_EQ_U64(
+        acc(g, op(g, lm, (tp_node_id[]){spec}, 1, TP_DTYPE_F32, 3, (int64_t[]){2, 4, 3})).flops,
+        264);
+    /* from a waveform of 16 samples, n_fft 8, hop 4: 3 frames × (2.5·8·3 + 2·5 bins)
+       + 2 · 9 · 5 + 9 */
+    tp_node_id wav = in(g, "wav", TP_DTYPE_F32, 2, (int64_t[]){1, 16});
+    lm.attrs.signal.n_fft = 8;
+    lm.attrs.signal.hop = 4;
+    TP_CHECK_EQ_U64(
+        acc(g, op(g, lm, (tp_node_id[]){wav}, 1, TP_DTYPE_F32, 3, (int64_t[]){1, 3, 3})).flops,
+        3 * 70 + 90 + 9);
+    /* Welch peaks over [2, 64] with n_fft 16: 128 · (2.5 · 4 + 4) */
+    tp_node_id sig = in(g, "sig", TP_DTYPE_F32, 2, (int64_t[]){2, 64});
+    tp_op we = {.kind = TP_OP_WELCH_PEAKS};
+    we.attrs.signal.n_fft = 16;
+    we.attrs.signal.k_peaks = 4;
+    tp_op_cost wc = acc(g, op(g, we, (tp_node_id[]){sig}, 1, TP_DTYPE_F32, 2, (int64_t[]){2, 4}));
+    TP_CHECK_EQ_U64(wc.flops, 1792);
+    /* signal ops are host ops by default: a sync point each in the IO profile */
+    TP_CHECK(wc.launches == 1);
     tp_graph_destroy(g);
 }
 

@@ -346,11 +346,25 @@ static tp_status account_signal(const acct *a, uint64_t out_elems, tp_op_cost *c
         if ((s = mul(a, t, 5, &t)) != TP_OK) return s;
         return mul(a, frames, t / 2, &c->flops);
     }
-    case TP_OP_LOG_MEL:
-        /* mel filter bank matmul 2 · out · bins, + log per output */
-        if ((s = mul(a, out_elems, last, &t)) != TP_OK) return s;
+    case TP_OP_LOG_MEL: {
+        /* from a spectrogram [.., frames, bins]: mel filter bank 2 · out · bins + log per
+         * output; from a waveform (n_fft and hop set): + per frame an FFT (2.5 · n · log2 n)
+         * and the power spectrum (2 per bin) */
+        uint64_t mels =
+            a->n->op.attrs.signal.n_mels > 0 ? (uint64_t)a->n->op.attrs.signal.n_mels : 1;
+        bool waveform = a->n->op.attrs.signal.n_fft > 0 && a->n->op.attrs.signal.hop > 0;
+        uint64_t bins = waveform ? nfft / 2 + 1 : last, stft = 0, per = 0;
+        if (waveform) {
+            if ((s = mul(a, nfft, lg, &per)) != TP_OK) return s;
+            if ((s = mul(a, per, 5, &per)) != TP_OK) return s;
+            if ((s = add(a, per / 2, 2 * bins, &per)) != TP_OK) return s;
+            if ((s = mul(a, out_elems / mels, per, &stft)) != TP_OK) return s;
+        }
+        if ((s = mul(a, out_elems, bins, &t)) != TP_OK) return s;
         if ((s = mul(a, t, 2, &t)) != TP_OK) return s;
-        return add(a, t, out_elems, &c->flops);
+        if ((s = add(a, t, out_elems, &t)) != TP_OK) return s;
+        return add(a, t, stft, &c->flops);
+    }
     default:
         /* Welch: windowed FFTs over the input (2.5·log2 n per sample) + 4 for
          * window, |X|², averaging and peak picking */
