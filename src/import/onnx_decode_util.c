@@ -42,12 +42,16 @@ void tp__onnx_arena_destroy(tp_onnx_arena *a) {
     tp_mem_free(a->alloc, a, sizeof *a);
 }
 
-void *tp__onnx_arena_alloc(tp_onnx_arena *a, uint64_t size) {
-    uint64_t need;
-    if (!tp_align_up_u64(size ? size : 1, 16, &need) || need > SIZE_MAX / 2) return NULL;
+/* Carve size bytes aligned to align (1 or 16) from the head chunk, or from a
+ * new chunk. Chunk data is 16-byte aligned. */
+static void *arena_take(tp_onnx_arena *a, uint64_t size, size_t align) {
+    if (size == 0) size = 1;
+    if (size > SIZE_MAX / 2) return NULL;
     arena_chunk *c = a->head;
-    if (!c || c->size - c->used < need) {
-        size_t csize = need > ARENA_CHUNK / 4 ? (size_t)need : ARENA_CHUNK;
+    size_t at = c ? (c->used + align - 1) & ~(align - 1) : 0;
+    if (!c || at > c->size || c->size - at < size) {
+        size_t need = ((size_t)size + 15) & ~(size_t)15;
+        size_t csize = need > ARENA_CHUNK / 4 ? need : ARENA_CHUNK;
         arena_chunk *nc = tp_mem_alloc(a->alloc, sizeof *nc + csize);
         if (!nc) return NULL;
         nc->size = csize;
@@ -61,10 +65,16 @@ void *tp__onnx_arena_alloc(tp_onnx_arena *a, uint64_t size) {
             a->head = nc;
         }
         c = nc;
+        at = 0;
     }
-    void *p = c->data + c->used;
-    c->used += (size_t)need;
-    memset(p, 0, (size_t)need);
+    void *p = c->data + at;
+    c->used = at + (size_t)size;
+    return p;
+}
+
+void *tp__onnx_arena_alloc(tp_onnx_arena *a, uint64_t size) {
+    void *p = arena_take(a, size, 16);
+    if (p) memset(p, 0, (size_t)(size ? size : 1));
     return p;
 }
 
@@ -83,7 +93,7 @@ void *tp__onnx_arena_array(tp_onnx_arena *a, uint64_t count, uint64_t size, bool
 
 char *tp__onnx_arena_strndup(tp_onnx_arena *a, const uint8_t *s, uint64_t n) {
     if (n == UINT64_MAX) return NULL;
-    char *p = tp__onnx_arena_alloc(a, n + 1);
+    char *p = arena_take(a, n + 1, 1); /* strings need no alignment */
     if (!p) return NULL;
     if (n) memcpy(p, s, (size_t)n);
     p[n] = '\0';
@@ -106,6 +116,10 @@ tp_status tp__onnx_nomem(tp_onnx_dctx *c, const char *what) {
 }
 
 tp_status tp__onnx_str(tp_onnx_dctx *c, const tp_pb *sub, const char **out) {
+    if (sub->end == sub->pos) { /* "" (missing optional inputs, defaults) shares one literal */
+        *out = "";
+        return TP_OK;
+    }
     char *s = tp__onnx_arena_strndup(c->arena, sub->base + sub->pos, sub->end - sub->pos);
     if (!s) return tp__onnx_nomem(c, "a string");
     *out = s;
