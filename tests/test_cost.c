@@ -223,6 +223,93 @@ TP_TEST(memory_bound_ops) {
     tp_graph_destroy(g);
 }
 
+TP_TEST(per_element_counts) {
+    tp_graph *g = new_graph();
+    tp_node_id v = in(g, "v", TP_DTYPE_F32, 1, (int64_t[]){4});
+    tp_node_id w = in(g, "w", TP_DTYPE_F32, 1, (int64_t[]){4});
+    tp_node_id x = in(g, "x", TP_DTYPE_F32, 2, (int64_t[]){4, 10});
+    const int64_t four[] = {4};
+    struct {
+        tp_op o;
+        tp_node_id a, b;
+        uint64_t want;
+    } cases[] = {
+        {{.kind = TP_OP_UNARY, .sub = TP_UNARY_RELU}, v, -1, 4},
+        {{.kind = TP_OP_UNARY, .sub = TP_UNARY_EXP}, v, -1, 16},
+        {{.kind = TP_OP_UNARY, .sub = TP_UNARY_SILU}, v, -1, 32},
+        {{.kind = TP_OP_UNARY, .sub = TP_UNARY_HARD_SWISH}, v, -1, 8},
+        {{.kind = TP_OP_BINARY, .sub = TP_BINARY_POW}, v, w, 16},
+        {{.kind = TP_OP_BINARY, .sub = TP_BINARY_DIV}, v, w, 4},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tp_node_id ins[2] = {cases[i].a, cases[i].b};
+        tp_op_cost c =
+            acc(g, op(g, cases[i].o, ins, cases[i].b >= 0 ? 2 : 1, TP_DTYPE_F32, 1, four));
+        TP_CHECK_EQ_U64(c.flops, cases[i].want);
+        TP_CHECK_EQ_U64(c.bytes_written, 16);
+    }
+    /* compare: 1 per element, bool output of 1 byte per element */
+    tp_op_cost c = acc(g, op(g, (tp_op){.kind = TP_OP_COMPARE, .sub = TP_COMPARE_LT},
+                             (tp_node_id[]){v, w}, 2, TP_DTYPE_BOOL, 1, four));
+    TP_CHECK_EQ_U64(c.flops, 4);
+    TP_CHECK_EQ_U64(c.bytes_read, 32);
+    TP_CHECK_EQ_U64(c.bytes_written, 4);
+    tp_node_id cond = in(g, "cond", TP_DTYPE_BOOL, 1, four);
+    c = acc(g, op(g, (tp_op){.kind = TP_OP_WHERE}, (tp_node_id[]){cond, v, w}, 3, TP_DTYPE_F32, 1,
+                  four));
+    TP_CHECK_EQ_U64(c.flops, 4);
+    TP_CHECK_EQ_U64(c.bytes_read, 4 + 16 + 16);
+    /* rms norm 4 per element; reductions per input element: l2 2, log-sum-exp 4 */
+    tp_op rms = {.kind = TP_OP_NORM, .sub = TP_NORM_RMS};
+    rms.attrs.norm.axis = -1;
+    rms.attrs.norm.eps = 1e-6;
+    TP_CHECK_EQ_U64(
+        acc(g, op(g, rms, (tp_node_id[]){x}, 1, TP_DTYPE_F32, 2, (int64_t[]){4, 10})).flops, 160);
+    tp_op rd = {.kind = TP_OP_REDUCE, .sub = TP_REDUCE_L2};
+    rd.attrs.reduce.n_axes = 1;
+    rd.attrs.reduce.axes[0] = 1;
+    TP_CHECK_EQ_U64(acc(g, op(g, rd, (tp_node_id[]){x}, 1, TP_DTYPE_F32, 1, four)).flops, 80);
+    rd.sub = TP_REDUCE_LOG_SUM_EXP;
+    TP_CHECK_EQ_U64(acc(g, op(g, rd, (tp_node_id[]){x}, 1, TP_DTYPE_F32, 1, four)).flops, 160);
+    /* cumsum 1 per element, topk 1 per input element */
+    tp_op cs = {.kind = TP_OP_CUMSUM};
+    cs.attrs.axis.axis = 1;
+    TP_CHECK_EQ_U64(
+        acc(g, op(g, cs, (tp_node_id[]){x}, 1, TP_DTYPE_F32, 2, (int64_t[]){4, 10})).flops, 40);
+    tp_op tk = {.kind = TP_OP_TOPK};
+    tk.attrs.topk.k = 3;
+    tk.attrs.topk.axis = -1;
+    tk.attrs.topk.largest = true;
+    TP_CHECK_EQ_U64(
+        acc(g, op(g, tk, (tp_node_id[]){x}, 1, TP_DTYPE_F32, 2, (int64_t[]){4, 3})).flops, 40);
+    /* rope 3 per element */
+    tp_node_id r = in(g, "r", TP_DTYPE_F32, 3, (int64_t[]){2, 4, 8});
+    TP_CHECK_EQ_U64(acc(g, op(g, (tp_op){.kind = TP_OP_ROPE}, (tp_node_id[]){r}, 1, TP_DTYPE_F32, 3,
+                              (int64_t[]){2, 4, 8}))
+                        .flops,
+                    192);
+    /* data movement: 0 flops, bytes = inputs + output */
+    tp_node_id p = in(g, "p", TP_DTYPE_F32, 2, (int64_t[]){2, 3});
+    tp_node_id q = in(g, "q", TP_DTYPE_F32, 2, (int64_t[]){4, 3});
+    tp_op cat = {.kind = TP_OP_CONCAT};
+    cat.attrs.axis.axis = 0;
+    c = acc(g, op(g, cat, (tp_node_id[]){p, q}, 2, TP_DTYPE_F32, 2, (int64_t[]){6, 3}));
+    TP_CHECK_EQ_U64(c.flops, 0);
+    TP_CHECK_EQ_U64(c.bytes_read, 72);
+    TP_CHECK_EQ_U64(c.bytes_written, 72);
+    tp_op pad = {.kind = TP_OP_PAD};
+    pad.attrs.pad.begin[0] = 1;
+    pad.attrs.pad.end[0] = 1;
+    c = acc(g, op(g, pad, (tp_node_id[]){p}, 1, TP_DTYPE_F32, 2, (int64_t[]){4, 3}));
+    TP_CHECK_EQ_U64(c.flops + c.bytes_read + c.bytes_written, 0 + 24 + 48);
+    tp_op tile = {.kind = TP_OP_TILE};
+    tile.attrs.tile.repeats[0] = 2;
+    tile.attrs.tile.repeats[1] = 1;
+    c = acc(g, op(g, tile, (tp_node_id[]){p}, 1, TP_DTYPE_F32, 2, (int64_t[]){4, 3}));
+    TP_CHECK_EQ_U64(c.flops + c.bytes_read + c.bytes_written, 0 + 24 + 48);
+    tp_graph_destroy(g);
+}
+
 TP_TEST(pool_counts) {
     tp_graph *g = new_graph();
     tp_node_id x = in(g, "x", TP_DTYPE_F32, 4, (int64_t[]){1, 2, 4, 4});
@@ -533,6 +620,7 @@ int main(void) {
     TP_RUN(conv_groups_dilation_transpose);
     TP_RUN(attention_grouped_kv);
     TP_RUN(memory_bound_ops);
+    TP_RUN(per_element_counts);
     TP_RUN(pool_counts);
     TP_RUN(gather_slice_read_only_what_they_copy);
     TP_RUN(quantized_sizes_not_four_bytes);
