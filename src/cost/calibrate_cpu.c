@@ -11,6 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef __APPLE__
+#include <sys/sysctl.h>
+#include <sys/types.h>
+#endif
 
 #include "core/mem.h"
 #include "cost/cpu_pool.h"
@@ -67,6 +71,10 @@ static bool cpuinfo_field(const char *key, char *buf, size_t cap) {
 
 void tp_cpu_model_name(char *buf, size_t cap) {
     if (!buf || cap == 0) return;
+#ifdef __APPLE__
+    size_t len = cap;
+    if (sysctlbyname("machdep.cpu.brand_string", buf, &len, NULL, 0) == 0 && len > 1) return;
+#endif
     if (cpuinfo_field("model name", buf, cap)) return;
     if (cpuinfo_field("Hardware", buf, cap)) return;
     if (cpuinfo_field("cpu model", buf, cap)) return;
