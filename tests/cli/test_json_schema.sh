@@ -263,6 +263,7 @@ for cmd in "${cmds[@]}"; do
         case_ plan 0 plan --demo --json
         case_ plan 0 plan --demo --dim seq=64 --no-inplace --pin-outputs --json
         case_ plan 0 plan --demo --no-reuse --align 256 --json
+        case_ plan 0 plan $C/test_basic_conv_with_padding.onnx --json
         ;;
     estimate)
         case_ estimate 0 estimate --demo --budget 1GiB --json
