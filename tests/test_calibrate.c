@@ -97,6 +97,11 @@ TP_TEST(model_file_round_trip) {
     write_file(path, "format=1\nkey=k\nname=cpu\nkind=cpu\nsource=measured\ngemm=16:2\n");
     TP_CHECK_STATUS(tp_device_model_load(path, NULL, &back, err), TP_ERR_PARSE);
     TP_CHECK_CONTAINS(err->msg, "missing 'mem_gbps'");
+    /* CRLF line ends are accepted */
+    write_file(path, "format=1\r\nkey=k\r\nname=cpu\r\nkind=cpu\r\nsource=measured\r\n"
+                     "gemm=16:2\r\nmem_gbps=3\r\nreadback_gbps=1\r\n");
+    TP_CHECK_OK(tp_device_model_load(path, "k", &back, err), err);
+    TP_CHECK_NEAR(back.mem_gbps, 3, 0);
     write_file(path, "format=2\n");
     TP_CHECK_STATUS(tp_device_model_load(path, NULL, &back, err), TP_ERR_PARSE);
     write_file(path, "format=1\nkey=k\nname=cpu\nkind=cpu\nsource=measured\ngemm=16:2\n"

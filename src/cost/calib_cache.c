@@ -162,6 +162,8 @@ static tp_status parse_text(char *text, const char *path, const char *want_key, 
     tp_status s = TP_OK;
     for (char *ln = strtok_r(text, "\n", &save); ln; ln = strtok_r(NULL, "\n", &save)) {
         line++;
+        size_t len = strlen(ln);
+        if (len > 0 && ln[len - 1] == '\r') ln[len - 1] = '\0'; /* CRLF files */
         if (*ln == '#' || *ln == '\0') continue;
         char *eq = strchr(ln, '=');
         if (!eq) return tp_error_set(err, TP_ERR_PARSE, "%s:%d: expected key=value", path, line);
