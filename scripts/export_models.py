@@ -9,10 +9,11 @@ python3-onnx).  For every model NAME this writes, into OUTDIR (default
   NAME.onnx.data   the weights (random: weights=None), read by onnxruntime only
   NAME.all.onnx    a copy whose graph outputs are every node output, so that
                    scripts/ort_shapes.js can record each intermediate shape
+  NAME.vi.onnx     a copy with onnx's shape inference in value_info (cross-check)
   NAME.inputs.json the fixed input sizes and the symbol bindings they imply
 
 Models are exported at opset 17 with dynamic batch / sequence axes.  A model is
-skipped when its four files exist already (idempotent).  Usage:
+skipped when its files exist already (idempotent).  Usage:
   export_models.py [--out DIR] [NAME ...]
 """
 import argparse
@@ -268,6 +269,13 @@ def models():
     }
 
 
+def value_info_copy(model_path, out_path):
+    """Copy of the model with onnx's own shape inference written into value_info, to check
+    that tensorplan's inferred shapes never contradict it (tests/test_onnx_models.c)."""
+    m = onnx.load(model_path, load_external_data=False)
+    onnx.save(onnx.shape_inference.infer_shapes(m), out_path)
+
+
 def all_outputs_copy(model_path, out_path):
     """Copy of the model whose graph outputs are every node output (types from
     onnx's inference; onnxruntime reports the real shape and type at run time)."""
@@ -291,6 +299,9 @@ def export(name, make, outdir):
     base = os.path.join(outdir, name)
     files = [base + ".onnx", base + ".onnx.data", base + ".all.onnx", base + ".inputs.json"]
     if all(os.path.exists(f) for f in files):
+        if not os.path.exists(base + ".vi.onnx"):
+            value_info_copy(base + ".onnx", base + ".vi.onnx")
+            return True
         return False
     model, args, in_names, out_names, dyn, shapes, bind = make()
     model.eval()
@@ -308,6 +319,7 @@ def export(name, make, outdir):
     onnx.save_model(m, base + ".onnx", save_as_external_data=True, all_tensors_to_one_file=True,
                     location=name + ".onnx.data", size_threshold=1024)
     all_outputs_copy(base + ".onnx", base + ".all.onnx")
+    value_info_copy(base + ".onnx", base + ".vi.onnx")
     with open(base + ".inputs.json", "w") as f:
         json.dump({"model": name, "bind": bind,
                    "inputs": {k: {"shape": v[0], "dtype": v[1]} for k, v in shapes.items()}}, f)

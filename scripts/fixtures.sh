@@ -4,7 +4,7 @@
 #  1. Debian packages: python3-torch python3-torchvision python3-onnx libonnx-testdata
 #     (installed only when missing).
 #  2. npm onnxruntime-node into .fixtures/ort (ONNXRUNTIME_NODE_INSTALL=skip: CPU only).
-#  3. .fixtures/models/NAME.{onnx,onnx.data,all.onnx,inputs.json} exported by
+#  3. .fixtures/models/NAME.{onnx,onnx.data,all.onnx,vi.onnx,inputs.json} exported by
 #     scripts/export_models.py, and NAME.shapes.json (onnxruntime's shape and dtype of
 #     every node output) by scripts/ort_shapes.js.
 #
@@ -51,7 +51,7 @@ fi
 missing_export=()
 missing_shapes=()
 for m in $MODELS; do
-  for f in "$m.onnx" "$m.onnx.data" "$m.all.onnx" "$m.inputs.json"; do
+  for f in "$m.onnx" "$m.onnx.data" "$m.all.onnx" "$m.vi.onnx" "$m.inputs.json"; do
     if [ ! -f "$FIX/models/$f" ]; then
       missing_export+=("$m")
       break
