@@ -44,7 +44,8 @@ void tp_cli_prediction_free(tp_cli_prediction *p) {
 }
 
 tp_status tp_cli_predict(const tp_graph *g, tp_cli_devices *devs, const char *list,
-                         tp_device_policy *policy, tp_cli_prediction *out, tp_error *err) {
+                         const tp_io_options *io, tp_device_policy *policy, tp_cli_prediction *out,
+                         tp_error *err) {
     char names[TP_CLI_MAX_DEVICES][TP_DEVICE_NAME_CAP];
     memset(out, 0, sizeof *out);
     out->chosen = -1;
@@ -66,7 +67,7 @@ tp_status tp_cli_predict(const tp_graph *g, tp_cli_devices *devs, const char *li
         tp_error e2;
         tp_error_clear(&e2);
         tp_status s = tp_cli_device_resolve(devs, names[i], &c->m, &e2);
-        if (s == TP_OK) s = tp_graph_cost_compute(g, &c->m, NULL, NULL, &c->gc, &e2);
+        if (s == TP_OK) s = tp_graph_cost_compute(g, &c->m, io, NULL, &c->gc, &e2);
         if (s != TP_OK && s != TP_ERR_NOT_FOUND && s != TP_ERR_UNSUPPORTED) {
             if (err) *err = e2; /* a model error: the same for every device */
             tp_cli_prediction_free(out);

@@ -28,13 +28,13 @@ typedef struct tp_cli_prediction {
 uint32_t tp_cli_device_names(const char *list, tp_cli_devices *devs,
                              char names[][TP_DEVICE_NAME_CAP], uint32_t cap);
 
-/* Resolve every device of `list`, predict g on each, and pick the best under
- * `policy` (environment lists applied). Devices that are unavailable (no
- * driver, unknown name) are kept with ok = false and the reason. Errors that
- * concern the model itself (unbound dims, bad attributes) are returned.
- * TP_ERR_INVALID for an empty list; TP_ERR_NOMEM. */
+/* Resolve every device of `list`, predict g on each (io may be NULL: defaults), and pick the best
+ * under `policy` (environment lists applied). Devices that are unavailable (no driver, unknown
+ * name) are kept with ok = false and the reason. Errors that concern the model itself (unbound
+ * dims, bad attributes) are returned. TP_ERR_INVALID for an empty list; TP_ERR_NOMEM. */
 tp_status tp_cli_predict(const tp_graph *g, tp_cli_devices *devs, const char *list,
-                         tp_device_policy *policy, tp_cli_prediction *out, tp_error *err);
+                         const tp_io_options *io, tp_device_policy *policy, tp_cli_prediction *out,
+                         tp_error *err);
 void tp_cli_prediction_free(tp_cli_prediction *p);
 
 #endif

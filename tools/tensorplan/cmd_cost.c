@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "cli_device.h"
 #include "cli_model.h"
+#include "cli_predict.h"
 
 const char tp_cli_cost_summary[] = "predict latency on several devices and pick the best one";
 
@@ -46,8 +47,6 @@ static void usage(FILE *f) {
             "Exit codes: 0 ok, 1 error (bad model, no device left), 2 usage error.\n",
             tp_cli_model_usage);
 }
-
-#define MAX_DEV 64
 
 typedef struct cost_args {
     tp_cli_model_args model;
@@ -112,47 +111,8 @@ static int parse_args(cost_args *a, int argc, char **argv) {
     return 0;
 }
 
-typedef struct cand {
-    char name[TP_DEVICE_NAME_CAP];
-    bool ok;
-    tp_device_model m;
-    tp_graph_cost gc;
-    char why[TP_ERROR_MSG_CAP];
-} cand;
-
-/* Split the --devices list into names (expanding "all"). */
-static uint32_t device_names(const char *list, tp_cli_devices *devs,
-                             char names[][TP_DEVICE_NAME_CAP], uint32_t cap) {
-    uint32_t n = 0;
-    const char *p = list;
-    while (*p && n < cap) {
-        const char *e = strchr(p, ',');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        while (len > 0 && *p == ' ') {
-            p++;
-            len--;
-        }
-        while (len > 0 && p[len - 1] == ' ')
-            len--;
-        if (len == 3 && strncmp(p, "all", 3) == 0) {
-            tp_catalog *c = NULL;
-            snprintf(names[n++], TP_DEVICE_NAME_CAP, "cpu");
-            if (n < cap) snprintf(names[n++], TP_DEVICE_NAME_CAP, "cuda");
-            if (tp_cli_devices_catalog(devs, &c, NULL) == TP_OK)
-                for (uint32_t i = 0; i < tp_catalog_count(c) && n < cap; i++)
-                    snprintf(names[n++], TP_DEVICE_NAME_CAP, "%s", tp_catalog_get(c, i)->name);
-        } else if (len > 0 && len < TP_DEVICE_NAME_CAP) {
-            memcpy(names[n], p, len);
-            names[n][len] = '\0';
-            n++;
-        }
-        if (!e) break;
-        p = e + 1;
-    }
-    return n;
-}
-
-static void print_json(const cost_args *a, const cand *c, uint32_t n, int chosen, const char *why) {
+static void print_json(const cost_args *a, const tp_cli_candidate *c, uint32_t n, int chosen,
+                       const char *why) {
     tp_json j;
     tp_json_init(&j, stdout, true);
     tp_json_begin_object(&j);
@@ -187,8 +147,8 @@ static void print_json(const cost_args *a, const cand *c, uint32_t n, int chosen
     tp_json_finish(&j);
 }
 
-static void print_text(const cost_args *a, const tp_graph *g, const cand *c, uint32_t n, int chosen,
-                       const char *why) {
+static void print_text(const cost_args *a, const tp_graph *g, const tp_cli_candidate *c, uint32_t n,
+                       int chosen, const char *why) {
     printf("# model: %s, %u nodes\n", tp_cli_model_label(&a->model), tp_graph_node_count(g));
     printf("# device\tkind\tsource\tpredicted_ms\tnodes_ms\treadback_ms\tsync_ms\tgemm\n");
     for (uint32_t i = 0; i < n; i++) {
@@ -238,68 +198,31 @@ int tp_cli_cost(int argc, char **argv) {
         tp_cli_devices_free(&devs);
         return tp_cli_exit_for(s);
     }
-    char names[MAX_DEV][TP_DEVICE_NAME_CAP];
-    uint32_t n = device_names(a.devices, &devs, names, MAX_DEV);
-    if (n == 0) {
+    char names[TP_CLI_MAX_DEVICES][TP_DEVICE_NAME_CAP];
+    if (tp_cli_device_names(a.devices, &devs, names, TP_CLI_MAX_DEVICES) == 0) {
         tp_graph_destroy(g);
         tp_cli_devices_free(&devs);
         return tp_cli_usage_error(cmd, "--devices lists no device");
     }
-    cand *c = calloc(n, sizeof *c);
-    tp_device_model *models = calloc(n, sizeof *models);
-    double *costs = calloc(n, sizeof *costs);
-    uint32_t *idx = calloc(n, sizeof *idx);
+    tp_cli_prediction pr;
+    s = tp_cli_predict(g, &devs, a.devices, &io, &a.policy, &pr, &err);
+    if (s != TP_OK) {
+        tp_cli_error(cmd, &err); /* a model error: the same for every device */
+        tp_graph_destroy(g);
+        tp_cli_devices_free(&devs);
+        return tp_cli_exit_for(s);
+    }
     int exit_code = TP_EXIT_OK;
-    if (!c || !models || !costs || !idx) {
-        fprintf(stderr, "tensorplan cost: out of memory\n");
-        exit_code = TP_EXIT_ERROR;
-        goto done;
-    }
-    uint32_t m = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        snprintf(c[i].name, sizeof c[i].name, "%s", names[i]);
-        tp_error e2;
-        tp_error_clear(&e2);
-        s = tp_cli_device_resolve(&devs, names[i], &c[i].m, &e2);
-        if (s == TP_OK) s = tp_graph_cost_compute(g, &c[i].m, &io, NULL, &c[i].gc, &e2);
-        if (s != TP_OK && s != TP_ERR_NOT_FOUND && s != TP_ERR_UNSUPPORTED) {
-            tp_cli_error(cmd, &e2); /* a model error: the same for every device */
-            exit_code = tp_cli_exit_for(s);
-            goto done;
-        }
-        c[i].ok = s == TP_OK;
-        if (!c[i].ok) {
-            snprintf(c[i].why, sizeof c[i].why, "%s", e2.msg);
-            continue;
-        }
-        models[m] = c[i].m;
-        costs[m] = c[i].gc.total_ns;
-        idx[m++] = i;
-    }
-    tp_device_policy_apply_env(&a.policy);
-    int chosen = -1;
-    char why[TP_ERROR_MSG_CAP] = "no device available";
-    if (m > 0) {
-        uint32_t pick = 0;
-        tp_error e3;
-        tp_error_clear(&e3);
-        if (tp_pick_best_device(models, costs, m, &a.policy, &pick, &e3) == TP_OK)
-            chosen = (int)idx[pick];
-        else
-            snprintf(why, sizeof why, "%s", e3.msg);
-    }
+    const tp_cli_candidate *c = pr.c;
+    uint32_t n = pr.n;
+    int chosen = pr.chosen;
+    const char *why = pr.why;
     if (a.json)
         print_json(&a, c, n, chosen, why);
     else
         print_text(&a, g, c, n, chosen, why);
     if (chosen < 0) exit_code = TP_EXIT_ERROR;
-done:
-    for (uint32_t i = 0; c && i < n; i++)
-        tp_graph_cost_release(&c[i].gc);
-    free(c);
-    free(models);
-    free(costs);
-    free(idx);
+    tp_cli_prediction_free(&pr);
     tp_graph_destroy(g);
     tp_cli_devices_free(&devs);
     return exit_code;

@@ -217,7 +217,7 @@ static void predict(report *r, tp_cli_devices *devs) {
     tp_error e;
     tp_error_clear(&e);
     tp_device_policy policy = {NULL, NULL, NULL};
-    if (tp_cli_predict(r->g, devs, r->a->devices, &policy, &r->pred, &e) == TP_OK)
+    if (tp_cli_predict(r->g, devs, r->a->devices, NULL, &policy, &r->pred, &e) == TP_OK)
         r->have_pred = true;
     else
         snprintf(r->pred_error, sizeof r->pred_error, "%s", e.msg);
