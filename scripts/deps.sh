@@ -4,7 +4,7 @@
 set -euo pipefail
 need=()
 have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
-for p in build-essential cmake clang libclang-rt-dev pkg-config chromium python3-jsonschema ${TP_EXTRA_DEPS:-}; do
+for p in build-essential cmake clang libclang-rt-dev pkg-config libopenblas0-pthread chromium python3-jsonschema ${TP_EXTRA_DEPS:-}; do
   have "$p" || need+=("$p")
 done
 if ((${#need[@]})); then
