@@ -1017,12 +1017,149 @@ TP_TEST(load_entry_points) {
     free(b.p);
 }
 
+/* Sparse initializers, non-tensor value types, tensor/graph list attributes,
+ * double and uint64 typed data. */
+TP_TEST(more_message_kinds) {
+    buf m = {0}, g = {0}, sp = {0}, t = {0}, n = {0}, a = {0};
+    b_int(&m, 1, 9);
+    /* sparse initializer: dense [10, 10], 3 values (raw floats), indices int64 */
+    float vals[3] = {1, 2, 3};
+    t = tensor_raw("sp", TP_ONNX_FLOAT, 1, (int64_t[]){3}, vals, sizeof vals);
+    b_msg(&sp, 1, &t);
+    int64_t idx[3] = {0, 5, 99};
+    t = tensor_raw("sp_idx", TP_ONNX_INT64, 1, (int64_t[]){3}, idx, sizeof idx);
+    b_msg(&sp, 2, &t);
+    b_packed_ints(&sp, 3, (int64_t[]){10, 10}, 2);
+    b_msg(&g, 15, &sp);
+    /* double_data and uint64_data (unpacked) */
+    b_int(&t, 2, TP_ONNX_DOUBLE);
+    b_str(&t, 8, "d");
+    b_tag(&t, 10, 1);
+    double dv = -2.5;
+    uint64_t du;
+    memcpy(&du, &dv, 8);
+    for (int i = 0; i < 8; i++) {
+        uint8_t byte = (uint8_t)(du >> (8 * i));
+        b_put(&t, &byte, 1);
+    }
+    b_msg(&g, 5, &t);
+    b_packed_ints(&t, 1, (int64_t[]){2}, 1);
+    b_int(&t, 2, TP_ONNX_UINT64);
+    b_str(&t, 8, "u");
+    b_int(&t, 11, 7);
+    b_int(&t, 11, (int64_t)UINT64_MAX);
+    b_msg(&g, 5, &t);
+    /* a node with tensors and graphs list attributes */
+    b_str(&n, 4, "Custom");
+    b_str(&n, 7, "com.example");
+    b_str(&a, 1, "ts");
+    t = tensor_raw("t0", TP_ONNX_INT8, 1, (int64_t[]){2}, "\x01\xff", 2);
+    b_msg(&a, 10, &t);
+    t = tensor_raw("t1", TP_ONNX_UINT8, 0, NULL, "\x07", 1);
+    b_msg(&a, 10, &t);
+    for (int k = 0; k < 2; k++) {
+        buf sg = {0}, sn = {0};
+        b_str(&sg, 2, k ? "g1" : "g0");
+        b_str(&sn, 4, "Neg");
+        b_msg(&sg, 1, &sn);
+        b_msg(&a, 11, &sg);
+    }
+    b_msg(&n, 5, &a);
+    b_msg(&g, 1, &n);
+    /* value types: sequence of tensor, optional of tensor, map */
+    buf vi = {0}, type = {0}, inner = {0}, tt = {0}, wrap = {0};
+    b_str(&vi, 1, "seq");
+    b_int(&tt, 1, TP_ONNX_INT32);
+    b_msg(&inner, 1, &tt);
+    b_msg(&wrap, 1, &inner);
+    b_msg(&type, 4, &wrap);
+    b_msg(&vi, 2, &type);
+    b_msg(&g, 11, &vi);
+    b_str(&vi, 1, "opt");
+    b_int(&tt, 1, TP_ONNX_FLOAT16);
+    buf shape = {0}, d = {0};
+    b_str(&d, 2, "n");
+    b_msg(&shape, 1, &d);
+    b_msg(&tt, 2, &shape);
+    b_msg(&inner, 1, &tt);
+    b_msg(&wrap, 1, &inner);
+    b_msg(&type, 9, &wrap);
+    b_msg(&vi, 2, &type);
+    b_msg(&g, 11, &vi);
+    b_str(&vi, 1, "map");
+    b_int(&wrap, 1, TP_ONNX_STRING);
+    b_msg(&type, 5, &wrap);
+    b_msg(&vi, 2, &type);
+    b_msg(&g, 12, &vi);
+    b_msg(&m, 7, &g);
+
+    tp_onnx_model *mm;
+    tp_error err;
+    TP_CHECK_OK(open_buf(&m, &mm, &err), &err);
+    if (!mm) return;
+    const tp_onnx_graph *gg = mm->graph;
+    TP_CHECK_EQ_U64(gg->n_sparse_initializers, 1);
+    if (gg->n_sparse_initializers) {
+        const tp_onnx_sparse_tensor *st = &gg->sparse_initializers[0];
+        TP_CHECK_STR(st->values.name, "sp");
+        TP_CHECK_EQ_U64(st->rank, 2);
+        TP_CHECK_EQ_U64(st->n_elements, 100);
+        TP_CHECK_EQ_U64(st->values.n_bytes, 12);
+        TP_CHECK_EQ_U64(st->indices.n_elements, 3);
+    }
+    const tp_onnx_tensor *dt = tp__onnx_graph_find_initializer(gg, "d");
+    double dd[2];
+    int64_t iv[2];
+    uint64_t cnt;
+    TP_CHECK(dt && dt->double_data && dt->double_data[0] == -2.5);
+    if (dt) {
+        TP_CHECK_OK(tp__onnx_tensor_read_f64(mm, dt, dd, 2, &cnt, &err), &err);
+        TP_CHECK_NEAR(dd[0], -2.5, 0);
+        TP_CHECK_OK(tp__onnx_tensor_read_i64(mm, dt, iv, 2, &cnt, &err), &err);
+        TP_CHECK_EQ_I64(iv[0], -2);
+    }
+    const tp_onnx_tensor *ut = tp__onnx_graph_find_initializer(gg, "u");
+    TP_CHECK(ut && ut->uint64_data && ut->uint64_data[1] == UINT64_MAX);
+    const tp_onnx_node *nd = &gg->nodes[0];
+    TP_CHECK_STR(nd->domain, "com.example");
+    const tp_onnx_attr *at = tp__onnx_find_attr(nd, "ts");
+    TP_CHECK(at && at->type == TP_ONNX_ATTR_TENSORS && at->n_tensors == 2 && at->n_graphs == 2);
+    if (at && at->n_tensors == 2 && at->n_graphs == 2) {
+        TP_CHECK_OK(tp__onnx_tensor_read_i64(mm, &at->tensors[0], iv, 2, &cnt, &err), &err);
+        TP_CHECK_EQ_I64(iv[1], -1);
+        TP_CHECK_OK(tp__onnx_tensor_read_i64(mm, &at->tensors[1], iv, 2, &cnt, &err), &err);
+        TP_CHECK_EQ_I64(iv[0], 7);
+        TP_CHECK_STR(at->graphs[1]->name, "g1");
+        TP_CHECK(at->graphs[0]->parent == gg);
+    }
+    TP_CHECK_EQ_U64(gg->n_inputs, 2);
+    if (gg->n_inputs == 2) {
+        TP_CHECK(gg->inputs[0].kind == 's' && gg->inputs[0].elem_type == TP_ONNX_INT32 &&
+                 gg->inputs[0].rank == -1);
+        TP_CHECK(gg->inputs[1].kind == 'o' && gg->inputs[1].elem_type == TP_ONNX_FLOAT16 &&
+                 gg->inputs[1].rank == 1);
+        TP_CHECK_STR(gg->inputs[1].dims[0].param, "n");
+    }
+    TP_CHECK(gg->n_outputs == 1 && gg->outputs[0].kind == 'm');
+    tp_onnx_info in;
+    TP_CHECK_OK(tp_onnx_model_info(mm, &in, &err), &err);
+    TP_CHECK_EQ_U64(in.n_params, 3);               /* d, u, and the sparse one */
+    TP_CHECK_EQ_U64(in.param_elements, 1 + 2 + 3); /* sparse: stored values, not dense */
+    TP_CHECK_EQ_U64(in.n_subgraphs, 2);
+    TP_CHECK_EQ_U64(in.n_nodes_total, 3);
+    TP_CHECK_STR(in.ops[0].op_type, "Neg");
+    TP_CHECK_STR(in.ops[1].op_type, "com.example:Custom");
+    tp_onnx_model_close(mm);
+    free(m.p);
+}
+
 int main(void) {
     TP_RUN(wire_varints);
     TP_RUN(wire_tags_and_lengths);
     TP_RUN(decode_small_model);
     TP_RUN(typed_tensor_data);
     TP_RUN(external_data);
+    TP_RUN(more_message_kinds);
     TP_RUN(nested_graphs);
     TP_RUN(bad_inputs_each_a_clear_error);
     TP_RUN(every_truncation_is_an_error);
