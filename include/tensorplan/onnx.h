@@ -169,7 +169,7 @@ typedef struct tp_onnx_info {
     /* Op histogram over all graphs, sorted by count (descending), then name. */
     uint32_t n_ops;
     const tp_onnx_op_count *ops;
-    /* Initializers (top-level graph; sparse ones included). */
+    /* Initializers of the main graph; sparse ones count their stored values. */
     uint64_t n_params;
     uint64_t param_elements;
     uint64_t param_bytes;        /* sum over initializers */
