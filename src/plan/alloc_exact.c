@@ -15,7 +15,7 @@
 
 #define MAX_SEARCH_BUFFERS 2048u
 #define MAX_SEARCH_PAIRS ((size_t)4 << 20)
-#define FIRST_NODE_BUDGET 2000u
+#define FIRST_NODE_BUDGET 4000u
 
 typedef struct comp_state {
     uint64_t arena, lb;
@@ -69,8 +69,9 @@ static tp_status portfolio_variant(portfolio *pf, int variant, tp_error *err) {
 }
 
 /* Decide arena <= cap for one component; on FEASIBLE the offsets are written to the
- * caller's array. probe_deadline <= 0: none. Restart schedule: round r runs every base
- * preorder (perturbed from round 1 on) with a node budget growing by half each round. */
+ * caller's array. probe_deadline <= 0: none. Restart schedule: round r runs each base
+ * preorder with a node budget of FIRST_NODE_BUDGET * 2^r (a complete search needs no
+ * restart: a run that ends within its budget proves the answer). */
 static tp_status decide(portfolio *pf, uint64_t cap, tp_xs_clock *clk, double probe_deadline,
                         uint64_t *offsets, uint64_t *arena, tp_xs_outcome *out, tp_error *err) {
     double saved = clk->deadline;
@@ -78,10 +79,9 @@ static tp_status decide(portfolio *pf, uint64_t cap, tp_xs_clock *clk, double pr
         clk->deadline = probe_deadline;
     tp_status st = TP_OK;
     *out = TP_XS_TIMEOUT;
-    uint64_t budget = FIRST_NODE_BUDGET;
-    for (int round = 0;; round++) {
+    for (uint64_t budget = FIRST_NODE_BUDGET;; budget = tp_sat_mul_u64(budget, 2)) {
         for (int v = 0; v < TP_XS_PREORDERS; v++) {
-            st = portfolio_variant(pf, round * TP_XS_PREORDERS + v, err);
+            st = portfolio_variant(pf, v, err);
             if (st != TP_OK) goto done;
             st = tp__xs_solve(&pf->cur, cap, budget, clk, pf->off, arena, out, err);
             if (st != TP_OK) goto done;
@@ -93,8 +93,6 @@ static tp_status decide(portfolio *pf, uint64_t cap, tp_xs_clock *clk, double pr
             if (*out == TP_XS_INFEASIBLE) goto done;
             if (clk->deadline > 0 && tp__xs_now() >= clk->deadline) goto done;
         }
-        if (round > 1000) round = 1; /* keep the variant numbers small */
-        budget = tp_sat_add_u64(budget, budget / 2);
     }
 done:
     clk->deadline = saved;

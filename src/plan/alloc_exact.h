@@ -78,7 +78,7 @@ tp_status tp__xs_build(const tp_buffer *bufs, const uint32_t *members, size_t m,
                        int preorder, size_t max_adj, const tp_allocator *alloc, tp_xs_problem *p,
                        tp_error *err);
 void tp__xs_free(tp_xs_problem *p);
-#define TP_XS_PREORDERS 4
+#define TP_XS_PREORDERS 3
 
 typedef enum tp_xs_outcome {
     TP_XS_FEASIBLE,   /* a plan within the cap was found */

@@ -22,12 +22,6 @@ static int cmp_key3(const void *x, const void *y) {
     return p->idx < q->idx ? -1 : (p->idx > q->idx);
 }
 
-static uint64_t mix64(uint64_t z) { /* splitmix64 finalizer */
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
-    return z ^ (z >> 31);
-}
-
 static int cmp_i64(const void *x, const void *y) {
     int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
     return (a > b) - (a < b);
@@ -145,24 +139,16 @@ tp_status tp__xs_build(const tp_buffer *bufs, const uint32_t *members, size_t m,
             if (p->sec_total[s] > total) total = p->sec_total[s];
         uint64_t area = tp_sat_mul_u64(tp__alloc_psize(b), width);
         uint64_t k[3];
-        switch (preorder % TP_XS_PREORDERS) {
+        switch (preorder) {
         case 1: /* width, area, total */
             k[0] = width, k[1] = area, k[2] = total;
             break;
         case 2: /* total, width, area */
             k[0] = total, k[1] = width, k[2] = area;
             break;
-        case 3: /* size, width, total */
-            k[0] = tp__alloc_psize(b), k[1] = width, k[2] = total;
-            break;
         default: /* total, area, width */
             k[0] = total, k[1] = area, k[2] = width;
             break;
-        }
-        if (preorder >= TP_XS_PREORDERS) { /* restarts: perturb the main key by < 1/4 */
-            uint64_t h = mix64((uint64_t)preorder * 0x9E3779B97F4A7C15u ^ mix64(b->size) ^
-                               mix64((uint64_t)b->birth << 1) ^ mix64((uint64_t)b->death << 2));
-            k[0] -= (k[0] >> 2) / 256 * (h & 255);
         }
         keys[i].a = UINT64_MAX - k[0];
         keys[i].b = UINT64_MAX - k[1];
