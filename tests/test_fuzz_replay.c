@@ -10,6 +10,11 @@
 
 #define TP_FUZZ_NO_MAIN
 #include "../fuzz/fuzz_onnx.c"
+#include "../fuzz/fuzz_gguf.c"
+#include "../fuzz/fuzz_csv.c"
+#include "../fuzz/fuzz_catalog.c"
+#include "../fuzz/fuzz_calib_cache.c"
+#include "../fuzz/fuzz_sysmem.c"
 
 typedef struct fuzz_target {
     const char *name;
@@ -18,6 +23,11 @@ typedef struct fuzz_target {
 
 static const fuzz_target targets[] = {
     {"onnx", tp_fuzz_onnx},
+    {"gguf", tp_fuzz_gguf},
+    {"csv", tp_fuzz_csv},
+    {"catalog", tp_fuzz_catalog},
+    {"calib_cache", tp_fuzz_calib_cache},
+    {"sysmem", tp_fuzz_sysmem},
 };
 
 static uint8_t *read_file(const char *path, size_t *size) {
