@@ -118,10 +118,12 @@ static void tick(xs *s) {
 }
 
 /* Floor of rank r: the aligned top of its skyline; false when it cannot fit under cap. */
-static bool floor_of(const xs *s, uint32_t r, uint64_t *f) {
+static inline bool floor_of(const xs *s, uint32_t r, uint64_t *f) {
     const tp_xs_problem *p = s->p;
-    if (!tp_align_up_u64(s->sky[r], p->align[r], f)) return false;
-    return p->size[r] <= s->cap && *f <= s->cap - p->size[r];
+    uint64_t mask = p->align[r] - 1, v = s->sky[r], sz = p->size[r];
+    if (v > UINT64_MAX - mask) return false;
+    *f = (v + mask) & ~mask;
+    return sz <= s->cap && *f <= s->cap - sz;
 }
 
 static bool twin_waits(const xs *s, uint32_t r) {
