@@ -10,7 +10,8 @@ python3-onnx).  For every model NAME this writes, into OUTDIR (default
   NAME.all.onnx    a copy whose graph outputs are every node output, so that
                    scripts/ort_shapes.js can record each intermediate shape
   NAME.vi.onnx     a copy with onnx's shape inference in value_info (cross-check)
-  NAME.inputs.json the fixed input sizes and the symbol bindings they imply
+  NAME.inputs.json the fixed input sizes and the symbol bindings they imply, and a
+                   second set ("alt") with every symbol moved
 
 Models are exported at opset 17 with dynamic batch / sequence axes.  A model is
 skipped when its files exist already (idempotent).  Usage:
@@ -295,14 +296,42 @@ def all_outputs_copy(model_path, out_path):
     onnx.save(m, out_path)
 
 
+ALT_DELTA = {"batch": 1, "seq": 3, "past": 2, "height": 32, "width": 32}
+
+
+def add_alt_sizes(base):
+    """Second input sizes (every symbol moved by ALT_DELTA) in NAME.inputs.json, so that the
+    ground truth is checked under two bindings: a dim that is wrongly static, or a wrong
+    expression that happens to agree at one size, shows up."""
+    spec = json.load(open(base + ".inputs.json"))
+    if "alt" in spec:
+        return False
+    m = onnx.load(base + ".onnx", load_external_data=False)
+    bind = {k: v + ALT_DELTA.get(k, 1) for k, v in spec["bind"].items()}
+    inputs = {}
+    for vi in m.graph.input:
+        if vi.name not in spec["inputs"]:
+            continue
+        shape = list(spec["inputs"][vi.name]["shape"])
+        for i, d in enumerate(vi.type.tensor_type.shape.dim):
+            if d.dim_param in bind:
+                shape[i] = bind[d.dim_param]
+        inputs[vi.name] = {"shape": shape, "dtype": spec["inputs"][vi.name]["dtype"]}
+    spec["alt"] = {"bind": bind, "inputs": inputs}
+    with open(base + ".inputs.json", "w") as f:
+        json.dump(spec, f)
+    return True
+
+
 def export(name, make, outdir):
     base = os.path.join(outdir, name)
     files = [base + ".onnx", base + ".onnx.data", base + ".all.onnx", base + ".inputs.json"]
     if all(os.path.exists(f) for f in files):
+        done = False
         if not os.path.exists(base + ".vi.onnx"):
             value_info_copy(base + ".onnx", base + ".vi.onnx")
-            return True
-        return False
+            done = True
+        return add_alt_sizes(base) or done
     model, args, in_names, out_names, dyn, shapes, bind = make()
     model.eval()
     tmp = base + ".tmp.onnx"
@@ -323,6 +352,7 @@ def export(name, make, outdir):
     with open(base + ".inputs.json", "w") as f:
         json.dump({"model": name, "bind": bind,
                    "inputs": {k: {"shape": v[0], "dtype": v[1]} for k, v in shapes.items()}}, f)
+    add_alt_sizes(base)
     return True
 
 

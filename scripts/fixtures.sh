@@ -5,8 +5,8 @@
 #     (installed only when missing).
 #  2. npm onnxruntime-node into .fixtures/ort (ONNXRUNTIME_NODE_INSTALL=skip: CPU only).
 #  3. .fixtures/models/NAME.{onnx,onnx.data,all.onnx,vi.onnx,inputs.json} exported by
-#     scripts/export_models.py, and NAME.shapes.json (onnxruntime's shape and dtype of
-#     every node output) by scripts/ort_shapes.js.
+#     scripts/export_models.py, and NAME.shapes.json / NAME.shapes_alt.json (onnxruntime's
+#     shape and dtype of every node output at two input sizes) by scripts/ort_shapes.js.
 #
 # Idempotent: each step runs only when its result is missing, so it is quick when up to
 # date. TP_FIXTURES_SKIP=1 skips everything (the ONNX ground-truth tests then fail
@@ -57,7 +57,11 @@ for m in $MODELS; do
       break
     fi
   done
-  [ -f "$FIX/models/$m.shapes.json" ] || missing_shapes+=("$m")
+  if [ ! -f "$FIX/models/$m.shapes.json" ] || [ ! -f "$FIX/models/$m.shapes_alt.json" ]; then
+    missing_shapes+=("$m")
+    # older caches lack the second input sizes: the exporter adds them (no re-export)
+    [[ " ${missing_export[*]} " == *" $m "* ]] || missing_export+=("$m")
+  fi
 done
 if ((${#missing_export[@]})); then
   echo "fixtures: exporting ${missing_export[*]} (torch, opset 17)" >&2

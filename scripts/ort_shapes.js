@@ -4,7 +4,7 @@
 // For each DIR/NAME.all.onnx (made by scripts/export_models.py: the model with every
 // node output added as a graph output) this runs onnxruntime-node once, with graph
 // optimizations off and the fixed input sizes of DIR/NAME.inputs.json, and writes
-// DIR/NAME.shapes.json:
+// DIR/NAME.shapes.json (and NAME.shapes_alt.json for the second sizes, "alt"):
 //   {"model": "...", "bind": {"batch": 2, ...},
 //    "values": [
 //      {"name": "...", "dtype": "float32", "shape": [2, 64, 112, 112]},
@@ -39,6 +39,13 @@ async function one(dir, name) {
     intraOpNumThreads: 1,
     interOpNumThreads: 1,
   });
+  let n = await record(sess, dir, name + '.shapes.json', name, spec);
+  if (spec.alt) n += await record(sess, dir, name + '.shapes_alt.json', name, spec.alt);
+  if (sess.release) await sess.release();
+  return n;
+}
+
+async function record(sess, dir, file, name, spec) {
   const feeds = {};
   for (const [k, v] of Object.entries(spec.inputs)) feeds[k] = fill(v.dtype, v.shape);
   const out = await sess.run(feeds);
@@ -51,10 +58,9 @@ async function one(dir, name) {
     lines.push(JSON.stringify({name: k, dtype: v.dtype, shape: v.shape}));
   const text = '{"model": ' + JSON.stringify(name) + ', "bind": ' + JSON.stringify(spec.bind) +
       ',\n "values": [\n' + lines.join(',\n') + '\n]}\n';
-  const dst = path.join(dir, name + '.shapes.json');
+  const dst = path.join(dir, file);
   fs.writeFileSync(dst + '.tmp', text);
   fs.renameSync(dst + '.tmp', dst);
-  if (sess.release) await sess.release();
   return lines.length;
 }
 
