@@ -327,8 +327,8 @@ static tp_status run_order(bf_ctx *c, const size_t *order, size_t n_order, bool 
 }
 
 /* Orders: size, breadth (the most crowded step of the lifetime; "greedy by breadth"),
- * start time, lifetime length, area. */
-enum { ORD_SIZE, ORD_BREADTH, ORD_START, ORD_LENGTH, ORD_AREA, ORD_COUNT };
+ * start time, lifetime length, area, size class (power of two) then start time. */
+enum { ORD_SIZE, ORD_BREADTH, ORD_START, ORD_LENGTH, ORD_AREA, ORD_CLASS, ORD_COUNT };
 #define LARGE_N 20000u
 
 static uint64_t length_of(const tp_buffer *b) {
@@ -442,6 +442,14 @@ static void make_keys(const tp_buffer *bufs, const uint64_t *breadth, const size
             k[t].k1 = UINT64_MAX - (uint64_t)b->birth;
             k[t].k2 = sz;
             break;
+        case ORD_CLASS: { /* size class (power of two) first, then earliest birth */
+            int cls = 0;
+            for (uint64_t v = sz; v > 1; v >>= 1)
+                cls++;
+            k[t].k1 = (uint64_t)cls;
+            k[t].k2 = UINT64_MAX - (uint64_t)b->birth;
+            break;
+        }
         case ORD_BREADTH: /* most crowded lifetime first, then largest */
             k[t].k1 = breadth[items[t]];
             k[t].k2 = sz;
@@ -507,16 +515,16 @@ tp_status tp__alloc_bestfit_ex(const tp_buffer *bufs, size_t n, const tp_alloc_o
     st = lists_init(&c, alloc, err);
     if (st != TP_OK) goto done;
 
-    /* (order, best-fit?) runs; above LARGE_N buffers only the three that win on
+    /* (order, best-fit?) runs; above LARGE_N buffers only the four that win on
      * graph-like sets (the others rarely do and each run costs a full pass) */
     static const struct {
         int ord;
         bool best_fit;
-    } all_runs[] = {{ORD_SIZE, true},    {ORD_START, true},    {ORD_SIZE, false},
-                    {ORD_BREADTH, true}, {ORD_BREADTH, false}, {ORD_START, false},
-                    {ORD_LENGTH, true},  {ORD_LENGTH, false},  {ORD_AREA, true},
-                    {ORD_AREA, false}};
-    size_t n_runs = m > LARGE_N ? 3 : sizeof all_runs / sizeof all_runs[0];
+    } all_runs[] = {{ORD_CLASS, true},  {ORD_SIZE, true},    {ORD_START, true},
+                    {ORD_SIZE, false},  {ORD_BREADTH, true}, {ORD_BREADTH, false},
+                    {ORD_START, false}, {ORD_LENGTH, true},  {ORD_LENGTH, false},
+                    {ORD_AREA, true},   {ORD_AREA, false}};
+    size_t n_runs = m > LARGE_N ? 4 : sizeof all_runs / sizeof all_runs[0];
     if (m <= LARGE_N) {
         st = compute_breadth(bufs, n, alloc, breadth, err);
         if (st != TP_OK) goto done;
