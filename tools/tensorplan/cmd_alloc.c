@@ -105,7 +105,7 @@ static int parse_args(alloc_args *a, int argc, char **argv) {
 }
 
 static void progress(void *ctx, double elapsed_s, uint64_t best, uint64_t lb) {
-    (void)ctx;
+    *(bool *)ctx = true; /* a line is open on stderr */
     fprintf(stderr, "\rtensorplan alloc: searching %.0f s, best %llu, lower bound %llu, %.4f",
             elapsed_s, (unsigned long long)best, (unsigned long long)lb,
             lb ? (double)best / (double)lb : 1.0);
@@ -146,7 +146,11 @@ int tp_cli_alloc(int argc, char **argv) {
     alloc_args a;
     int rc = parse_args(&a, argc, argv);
     if (rc != 0) return rc < 0 ? TP_EXIT_OK : rc;
-    if (tp_cli_progress_enabled(a.quiet)) a.o.progress = progress;
+    bool progress_shown = false;
+    if (tp_cli_progress_enabled(a.quiet)) {
+        a.o.progress = progress;
+        a.o.progress_ctx = &progress_shown;
+    }
     tp_error err;
     tp_error_clear(&err);
     tp_buffer *bufs = NULL;
@@ -165,7 +169,7 @@ int tp_cli_alloc(int argc, char **argv) {
     tp_alloc_result r;
     memset(&r, 0, sizeof r);
     st = tp_alloc_plan(bufs, n, &a.o, NULL, off, &r, &err);
-    if (a.o.progress && r.seconds >= 1.0) fputc('\n', stderr);
+    if (progress_shown) fputc('\n', stderr);
     if (st == TP_OK) st = tp_alloc_verify(bufs, n, off, a.o.alignment, r.arena_bytes, NULL, &err);
     if (st != TP_OK) {
         tp_cli_error("alloc", &err);
