@@ -13,11 +13,65 @@ static const tp_ox_symdef *symdef(const tp_ox_syms *s, tp_dim d) {
     return s->defs[d.sym].set ? &s->defs[d.sym] : NULL;
 }
 
-/* d is `op(x, ...)` or `op(..., x)`. */
-static bool is_op_of(const tp_ox_syms *s, tp_dim d, tp_sym_op op, tp_dim x) {
+static bool deq(const tp_ox_syms *s, tp_dim x, tp_dim y) {
+    return tp_graph_dim_equal(s->g, x, y);
+}
+
+/* d = min(c, v) with c static (either operand order). */
+static bool min_const(const tp_ox_syms *s, tp_dim d, int64_t *c, tp_dim *v) {
     const tp_ox_symdef *e = symdef(s, d);
-    return e && e->op == op &&
-           (tp_graph_dim_equal(s->g, e->a, x) || tp_graph_dim_equal(s->g, e->b, x));
+    if (!e || e->op != TP_SYM_MIN) return false;
+    if (tp_dim_is_static(e->a)) {
+        *c = e->a.size;
+        *v = e->b;
+        return true;
+    }
+    if (tp_dim_is_static(e->b)) {
+        *c = e->b.size;
+        *v = e->a;
+        return true;
+    }
+    return false;
+}
+
+/* Is x <= y for every binding (all dims >= 0)? A sound, incomplete prover over the
+ * expressions the converter built; false means "not proven". */
+static bool le(const tp_ox_syms *s, tp_dim x, tp_dim y, int depth) {
+    if (deq(s, x, y)) return true;
+    if (tp_dim_is_static(x) && tp_dim_is_static(y)) return x.size <= y.size;
+    if (tp_dim_is_static(x) && x.size <= 0) return true;
+    if (depth <= 0) return false;
+    const tp_ox_symdef *ex = symdef(s, x), *ey = symdef(s, y);
+    if (ey && (ey->op == TP_SYM_MAX || ey->op == TP_SYM_ADD) &&
+        (le(s, x, ey->a, depth - 1) || le(s, x, ey->b, depth - 1)))
+        return true;
+    if (ey && ey->op == TP_SYM_MUL && tp_dim_is_static(ey->a) && ey->a.size >= 1 &&
+        le(s, x, ey->b, depth - 1))
+        return true;
+    if (!ex) return false;
+    switch (ex->op) {
+    case TP_SYM_MIN:
+        return le(s, ex->a, y, depth - 1) || le(s, ex->b, y, depth - 1);
+    case TP_SYM_DIV_FLOOR:
+    case TP_SYM_DIV_CEIL:
+        return tp_dim_is_static(ex->b) && ex->b.size >= 1 && le(s, ex->a, y, depth - 1);
+    case TP_SYM_SUB: {
+        if (le(s, ex->a, y, depth - 1)) return true;
+        /* min(c, p+q) - min(c, p) <= q: a slice [p : p+q] clamped to c */
+        int64_t c1, c2;
+        tp_dim v1, v2;
+        if (min_const(s, ex->a, &c1, &v1) && min_const(s, ex->b, &c2, &v2) && c1 == c2) {
+            const tp_ox_symdef *sum = symdef(s, v1);
+            if (sum && sum->op == TP_SYM_ADD) {
+                if (deq(s, sum->a, v2) && le(s, sum->b, y, depth - 1)) return true;
+                if (deq(s, sum->b, v2) && le(s, sum->a, y, depth - 1)) return true;
+            }
+        }
+        return false;
+    }
+    default:
+        return false;
+    }
 }
 
 tp_status tp_ox_sym_expr(tp_ox_syms *s, tp_sym_op op, tp_dim a, tp_dim b, tp_dim *out,
@@ -30,13 +84,13 @@ tp_status tp_ox_sym_expr(tp_ox_syms *s, tp_sym_op op, tp_dim a, tp_dim b, tp_dim
             if (tp_graph_dim_equal(s->g, e->a, b)) return *out = e->b, TP_OK;
         }
         break;
-    case TP_SYM_MAX:
-        if (is_op_of(s, b, TP_SYM_MIN, a) || is_op_of(s, a, TP_SYM_MAX, b)) return *out = a, TP_OK;
-        if (is_op_of(s, a, TP_SYM_MIN, b) || is_op_of(s, b, TP_SYM_MAX, a)) return *out = b, TP_OK;
+    case TP_SYM_MAX: /* max(a,b) = b when a <= b is provable, and vice versa */
+        if (le(s, b, a, 8)) return *out = a, TP_OK;
+        if (le(s, a, b, 8)) return *out = b, TP_OK;
         break;
     case TP_SYM_MIN:
-        if (is_op_of(s, b, TP_SYM_MAX, a) || is_op_of(s, a, TP_SYM_MIN, b)) return *out = a, TP_OK;
-        if (is_op_of(s, a, TP_SYM_MAX, b) || is_op_of(s, b, TP_SYM_MIN, a)) return *out = b, TP_OK;
+        if (le(s, a, b, 8)) return *out = a, TP_OK;
+        if (le(s, b, a, 8)) return *out = b, TP_OK;
         break;
     default:
         break;

@@ -30,8 +30,9 @@ typedef struct tp_ox_value {
 /* Symbolic arithmetic for the converter: tp_graph_dim_expr plus a memo of the
  * expressions the converter built (derived symbol -> op, a, b), used to apply
  * identities that hold for all dims >= 0 and that the graph does not:
- * (a+b)-b = a, max(a, min(a,c)) = a, max(a, max(a,c)) = max(a,c),
- * min(a, max(a,c)) = a, min(a, min(a,c)) = min(a,c). */
+ * (a+b)-b = a, and max(a,b) = b / min(a,b) = a whenever a <= b is provable from
+ * the built expressions (min(a,c) <= a, a <= a+c, x/k <= x, and
+ * min(c,p+q)-min(c,p) <= q for a clamped slice [p : p+q]). */
 typedef struct tp_ox_symdef {
     bool set;
     tp_sym_op op;
