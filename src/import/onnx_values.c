@@ -84,6 +84,18 @@ tp_status tp_ox_sym_expr(tp_ox_syms *s, tp_sym_op op, tp_dim a, tp_dim b, tp_dim
             if (tp_graph_dim_equal(s->g, e->a, b)) return *out = e->b, TP_OK;
         }
         break;
+    case TP_SYM_DIV_FLOOR: /* (k*x)/k = x, (m*x)/k = (m/k)*x when k divides m */
+    case TP_SYM_DIV_CEIL:
+        if (tp_dim_is_static(b) && b.size > 0 && (e = symdef(s, a)) != NULL &&
+            e->op == TP_SYM_MUL) {
+            tp_dim k = tp_dim_is_static(e->a) ? e->a : e->b,
+                   x = tp_dim_is_static(e->a) ? e->b : e->a;
+            if (tp_dim_is_static(k) && k.size % b.size == 0) {
+                if (k.size == b.size) return *out = x, TP_OK;
+                return tp_ox_sym_expr(s, TP_SYM_MUL, tp_dim_static(k.size / b.size), x, out, err);
+            }
+        }
+        break;
     case TP_SYM_MAX: /* max(a,b) = b when a <= b is provable, and vice versa */
         if (le(s, b, a, 8)) return *out = a, TP_OK;
         if (le(s, a, b, 8)) return *out = b, TP_OK;
