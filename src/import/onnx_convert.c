@@ -1,5 +1,7 @@
-/* ONNX -> IR conversion: the node walk, the value table, value_info checks and
- * the helpers the per-op rules (onnx_ops_*.c) use. See onnx_convert.h. */
+/* ONNX -> IR conversion: the node walk, the value table, value_info checks,
+ * graph inputs (with optional known values), initializers and the outer values
+ * captured by control-flow bodies. The per-op rules are in onnx_ops_*.c, their
+ * helpers in onnx_ops_util.c. See onnx_convert.h and docs/onnx.md. */
 #include "import/onnx_convert.h"
 
 #include <stdio.h>
