@@ -45,6 +45,7 @@ has "params line" '^params: 0 tensors'
 # --- JSON with node shapes from the IR
 run "inspect conv json" 0 "$TP" inspect $C/test_basic_conv_with_padding.onnx --json
 json "json keys" 'all(k in d for k in ["opset","opsets","inputs","outputs","ops","params","nodes"])'
+json "json header" 'd["schema"] == "tensorplan.inspect/1" and d["tensorplan_version"]'
 json "json inputs" '[i["name"] for i in d["inputs"]] == ["x","W"] and d["inputs"][0]["shape"] == [1,1,5,5]'
 json "json node" 'd["nodes"][0]["op"] == "Conv" and d["nodes"][0]["outputs"][0]["name"] == "y"'
 json "json node shape from IR" 'd["nodes"][0]["outputs"][0]["shape"] == [1,1,5,5] and d["nodes"][0]["outputs"][0]["dtype"] == "f32"'

@@ -243,6 +243,8 @@ static void print_json(const inspect_args *a, const tp_onnx_model *m, const tp_o
     tp_json j;
     tp_json_init(&j, stdout, true);
     tp_json_begin_object(&j);
+    tp_json_kv_str(&j, "schema", "tensorplan.inspect/1");
+    tp_json_kv_str(&j, "tensorplan_version", tp_version());
     tp_json_kv_str(&j, "model", a->path);
     tp_json_kv_u64(&j, "file_bytes", in->file_bytes);
     tp_json_kv_i64(&j, "ir_version", in->ir_version);
