@@ -3,7 +3,9 @@
  *   bench_alloc [DIR] [--time-limit SEC] [--skip-synthetic] [--skip-minimalloc]
  *
  * DIR holds the MiniMalloc "challenging" instances (default:
- * TP_SOURCE_DIR/../shared/benchmarks/minimalloc). For each instance and algorithm it prints
+ * TP_SOURCE_DIR/../shared/benchmarks/minimalloc). For each instance: greedy, bestfit, exact
+ * (minimize within the limit) and exact@cap (capacity mode at 1,048,576 bytes, the task
+ * MiniMalloc solves). For each instance and algorithm it prints
  * the arena, arena / lower bound, whether the answer is proven optimal, wall and CPU time,
  * and the planner's own peak heap use (a counting allocator passed to tp_alloc_plan).
  * Then the same for synthetic graph-like buffer sets of 10,000 and 100,000 buffers (short
@@ -109,7 +111,7 @@ static int load_csv(const char *path, tp_buffer **b, size_t *n) {
 }
 
 static void run_one(const char *name, const tp_buffer *b, size_t n, tp_alloc_algo algo,
-                    uint64_t alignment, double limit) {
+                    uint64_t alignment, double limit, uint64_t capacity) {
     counting c = {{c_alloc, c_realloc, c_free, NULL}, 0, 0};
     c.hook.ctx = &c;
     tp_alloc_options o;
@@ -117,6 +119,9 @@ static void run_one(const char *name, const tp_buffer *b, size_t n, tp_alloc_alg
     o.algo = algo;
     o.alignment = alignment;
     o.time_limit_s = limit;
+    o.capacity = capacity;
+    char algo_name[32];
+    snprintf(algo_name, sizeof algo_name, "%s%s", tp_alloc_algo_name(algo), capacity ? "@cap" : "");
     uint64_t *off = malloc((n ? n : 1) * sizeof *off);
     tp_alloc_result r;
     memset(&r, 0, sizeof r);
@@ -125,14 +130,15 @@ static void run_one(const char *name, const tp_buffer *b, size_t n, tp_alloc_alg
     tp_status st = tp_alloc_plan(b, n, &o, &c.hook, off, &r, &err);
     double wall = now_s(CLOCK_MONOTONIC) - w0, cpu = now_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
     if (st != TP_OK) {
-        printf("| %-9s | %7zu | %-7s | error: %s |\n", name, n, tp_alloc_algo_name(algo), err.msg);
+        printf("| %-9s | %7zu | %-9s | %s: %s | | | | %7.3f | %7.3f | | |\n", name, n, algo_name,
+               tp_status_name(st), err.msg, wall, cpu);
         free(off);
         return;
     }
     tp_status v = tp_alloc_verify(b, n, off, alignment, r.arena_bytes, NULL, &err);
-    printf("| %-9s | %7zu | %-7s | %12" PRIu64 " | %12" PRIu64 " | %7.4f | %-3s | %7.3f | %7.3f "
+    printf("| %-9s | %7zu | %-9s | %12" PRIu64 " | %12" PRIu64 " | %7.4f | %-3s | %7.3f | %7.3f "
            "| %8.1f | %s |\n",
-           name, n, tp_alloc_algo_name(algo), r.arena_bytes, r.lower_bound_bytes,
+           name, n, algo_name, r.arena_bytes, r.lower_bound_bytes,
            r.lower_bound_bytes ? (double)r.arena_bytes / (double)r.lower_bound_bytes : 1.0,
            r.optimal ? "yes" : "no", wall, cpu, (double)c.peak / 1024.0,
            v == TP_OK ? "ok" : err.msg);
@@ -142,7 +148,7 @@ static void run_one(const char *name, const tp_buffer *b, size_t n, tp_alloc_alg
 
 static void header(void) {
     printf(
-        "| instance  | buffers | algo    |        arena |  lower bound | arena/LB | opt | wall s "
+        "| instance  | buffers | algo      |        arena |  lower bound | arena/LB | opt | wall s "
         "|  cpu s  | peak KiB | verify |\n");
     printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
 }
@@ -189,9 +195,10 @@ int main(int argc, char **argv) {
                 tp_buffer *b;
                 size_t n;
                 if (load_csv(path, &b, &n) == 0) {
-                    run_one(label, b, n, TP_ALGO_GREEDY_SIZE, 1, 0);
-                    run_one(label, b, n, TP_ALGO_BEST_FIT, 1, 0);
-                    run_one(label, b, n, TP_ALGO_EXACT, 1, limit);
+                    run_one(label, b, n, TP_ALGO_GREEDY_SIZE, 1, 0, 0);
+                    run_one(label, b, n, TP_ALGO_BEST_FIT, 1, 0, 0);
+                    run_one(label, b, n, TP_ALGO_EXACT, 1, limit, 0);
+                    run_one(label, b, n, TP_ALGO_EXACT, 1, limit, 1048576); /* MiniMalloc's task */
                     tp_csv_free_buffers(NULL, b, n);
                 }
                 free(names[i]);
@@ -207,9 +214,9 @@ int main(int argc, char **argv) {
                 if (!b) return 1;
                 char label[32];
                 snprintf(label, sizeof label, "graph%zuk/%" PRIu64, n / 1000, seed);
-                run_one(label, b, n, TP_ALGO_GREEDY_SIZE, 64, 0);
-                run_one(label, b, n, TP_ALGO_BEST_FIT, 64, 0);
-                run_one(label, b, n, TP_ALGO_AUTO, 64, limit);
+                run_one(label, b, n, TP_ALGO_GREEDY_SIZE, 64, 0, 0);
+                run_one(label, b, n, TP_ALGO_BEST_FIT, 64, 0, 0);
+                run_one(label, b, n, TP_ALGO_AUTO, 64, limit, 0);
                 free(b);
             }
         }
