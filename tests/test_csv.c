@@ -141,6 +141,49 @@ TP_TEST(load_minimalloc_instance) {
     tp_csv_free_buffers(NULL, b, n);
 }
 
+TP_TEST(named_ids) {
+    /* MiniMalloc's own example (ids are names) */
+    const char *text = "id,lower,upper,size\nb1,0,3,4\nb2,3,9,4\n17,0,9,4\n";
+    tp_buffer *b = NULL;
+    size_t n = 0;
+    tp_csv_names names;
+    tp_error err;
+    TP_CHECK_STATUS(parse(text, &b, &n, &err), TP_ERR_PARSE); /* plain reader: numbers only */
+    TP_CHECK_CONTAINS(err.msg, "line 2: column 'id' value 'b1' is not a number");
+    TP_CHECK_OK(tp_csv_parse_buffers_named(text, strlen(text), NULL, &b, &n, &names, &err), &err);
+    TP_CHECK_EQ_U64(n, 3);
+    TP_CHECK_EQ_U64(names.n, 3);
+    TP_CHECK_STR(tp_csv_name(&names, 0), "b1");
+    TP_CHECK_STR(tp_csv_name(&names, 2), "17");
+    TP_CHECK(tp_csv_name(&names, 3) == NULL);
+    if (n == 3) {
+        TP_CHECK_EQ_I64(b[0].id, 0); /* not a number: the row */
+        TP_CHECK_EQ_I64(b[1].id, 1);
+        TP_CHECK_EQ_I64(b[2].id, 17);
+    }
+    uint64_t off[3] = {8, 8, 0};
+    FILE *f = tmpfile();
+    TP_CHECK(f != NULL);
+    if (f) {
+        TP_CHECK_OK(tp_csv_write_solution_named(f, b, n, &names, off, &err), &err);
+        rewind(f);
+        char buf[256];
+        size_t len = fread(buf, 1, sizeof buf - 1, f);
+        buf[len] = 0;
+        fclose(f);
+        TP_CHECK_STR(buf, "id,lower,upper,size,offset\nb1,0,3,4,8\nb2,3,9,4,8\n17,0,9,4,0\n");
+    }
+    tp_csv_free_buffers(NULL, b, n);
+    tp_csv_free_names(NULL, &names);
+    /* an empty id is still an error, and the names are left empty */
+    const char *bad = "id,lower,upper,size\nx,0,1,1\n,0,1,1\n";
+    TP_CHECK_STATUS(tp_csv_parse_buffers_named(bad, strlen(bad), NULL, &b, &n, &names, &err),
+                    TP_ERR_PARSE);
+    TP_CHECK_CONTAINS(err.msg, "line 3: empty id");
+    TP_CHECK_EQ_U64(names.n, 0);
+    TP_CHECK(names.text == NULL);
+}
+
 TP_TEST(allocation_failure_sweep) {
     const char *text = "id,lower,upper,size\n0,0,1,1\n1,1,2,2\n2,2,3,3\n3,0,9,4\n4,1,2,5\n"
                        "5,0,1,1\n6,1,2,2\n7,2,3,3\n8,0,9,4\n9,1,2,5\n";
@@ -151,11 +194,15 @@ TP_TEST(allocation_failure_sweep) {
         tp_buffer *b = NULL;
         size_t n = 0;
         tp_error err;
-        tp_status st = tp_csv_parse_buffers(text, strlen(text), &fa.hook, &b, &n, &err);
+        tp_csv_names names;
+        tp_status st =
+            tp_csv_parse_buffers_named(text, strlen(text), &fa.hook, &b, &n, &names, &err);
         if (st == TP_OK) {
             reached_ok = 1;
             TP_CHECK_EQ_U64(n, 10);
+            TP_CHECK_EQ_U64(names.n, 10);
             tp_csv_free_buffers(&fa.hook, b, n);
+            tp_csv_free_names(&fa.hook, &names);
         } else {
             TP_CHECK_STATUS(st, TP_ERR_NOMEM);
         }
@@ -173,6 +220,7 @@ int main(void) {
     TP_RUN(writer_round_trip);
     TP_RUN(load_missing_file_is_io_error);
     TP_RUN(load_minimalloc_instance);
+    TP_RUN(named_ids);
     TP_RUN(allocation_failure_sweep);
     return tp_test_finish();
 }

@@ -50,10 +50,34 @@ tp_status tp_csv_load_buffers(const char *path, const tp_allocator *alloc, tp_bu
 /* Free an array from tp_csv_parse_buffers / tp_csv_load_buffers. NULL is a no-op. */
 void tp_csv_free_buffers(const tp_allocator *alloc, tp_buffer *bufs, size_t n);
 
+/* Ids as written in the file (MiniMalloc's own examples use names such as "b1"). */
+typedef struct tp_csv_names {
+    char *text;    /* NUL-separated ids */
+    size_t *start; /* start of each id in text */
+    size_t n, text_len, text_cap, start_cap;
+} tp_csv_names;
+
+/* As tp_csv_parse_buffers / tp_csv_load_buffers, but the id column may hold any non-empty
+ * text: *names receives every row's id (free with tp_csv_free_names, also on error it is
+ * left empty); bufs[i].id is the id when it is a non-negative integer, else i. */
+tp_status tp_csv_parse_buffers_named(const char *text, size_t len, const tp_allocator *alloc,
+                                     tp_buffer **out, size_t *n_out, tp_csv_names *names,
+                                     tp_error *err);
+tp_status tp_csv_load_buffers_named(const char *path, const tp_allocator *alloc, tp_buffer **out,
+                                    size_t *n_out, tp_csv_names *names, tp_error *err);
+/* The i-th id (NULL when out of range). */
+const char *tp_csv_name(const tp_csv_names *names, size_t i);
+/* Free the ids; NULL or empty is a no-op. */
+void tp_csv_free_names(const tp_allocator *alloc, tp_csv_names *names);
+
 /* Write "id,lower,upper,size,offset" and one row per buffer (lower = birth,
  * upper = death + 1). TP_ERR_IO when the stream reports a write error. */
 tp_status tp_csv_write_solution(FILE *f, const tp_buffer *bufs, size_t n, const uint64_t *offsets,
                                 tp_error *err);
+/* As tp_csv_write_solution with the ids from names (NULL: the numeric ids). */
+tp_status tp_csv_write_solution_named(FILE *f, const tp_buffer *bufs, size_t n,
+                                      const tp_csv_names *names, const uint64_t *offsets,
+                                      tp_error *err);
 
 #ifdef __cplusplus
 }

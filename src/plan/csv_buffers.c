@@ -77,12 +77,38 @@ static tp_status field_error(tp_error *err, int code, size_t line, uint64_t off,
                          (int)(f->len > 40 ? 40 : f->len), f->p, what[code]);
 }
 
-tp_status tp_csv_parse_buffers(const char *text, size_t len, const tp_allocator *alloc,
-                               tp_buffer **out, size_t *n_out, tp_error *err) {
+void tp_csv_free_names(const tp_allocator *alloc, tp_csv_names *names) {
+    if (!names) return;
+    tp_mem_free(alloc, names->text, names->text_cap);
+    tp_mem_free(alloc, names->start, names->start_cap * sizeof *names->start);
+    memset(names, 0, sizeof *names);
+}
+
+const char *tp_csv_name(const tp_csv_names *names, size_t i) {
+    if (!names || i >= names->n) return NULL;
+    return names->text + names->start[i];
+}
+
+/* Append one id text; false on NOMEM. */
+static bool add_name(const tp_allocator *alloc, tp_csv_names *nm, const field *f) {
+    if (!tp_mem_grow(alloc, (void **)&nm->start, sizeof *nm->start, &nm->start_cap, nm->n + 1))
+        return false;
+    if (!tp_mem_grow(alloc, (void **)&nm->text, 1, &nm->text_cap, nm->text_len + f->len + 1))
+        return false;
+    nm->start[nm->n++] = nm->text_len;
+    memcpy(nm->text + nm->text_len, f->p, f->len);
+    nm->text_len += f->len;
+    nm->text[nm->text_len++] = '\0';
+    return true;
+}
+
+static tp_status parse_impl(const char *text, size_t len, const tp_allocator *alloc,
+                            tp_buffer **out, size_t *n_out, tp_csv_names *names, tp_error *err) {
     if (!out || !n_out || (!text && len))
         return tp_error_set(err, TP_ERR_INVALID, "csv: NULL argument");
     *out = NULL;
     *n_out = 0;
+    if (names) memset(names, 0, sizeof *names);
     size_t pos = 0, line = 0, ncols = 0, cap = 0, n = 0;
     tp_buffer *bufs = NULL;
     tp_status st = TP_OK;
@@ -120,6 +146,21 @@ tp_status tp_csv_parse_buffers(const char *text, size_t len, const tp_allocator 
         uint64_t v[COL_MAX] = {0};
         int64_t id = 0;
         for (size_t c = 0; c < ncols; c++) {
+            if (c == COL_ID && names) { /* any text; the number when it is one, else the row */
+                if (f[c].len == 0) {
+                    st = tp_error_setx(err, TP_ERR_PARSE, start, TP_NO_NODE, "line %zu: empty id",
+                                       line);
+                    goto fail;
+                }
+                if (!add_name(alloc, names, &f[c])) {
+                    st = tp_error_set(err, TP_ERR_NOMEM, "csv: out of memory at line %zu", line);
+                    goto fail;
+                }
+                uint64_t u;
+                id =
+                    parse_u64(&f[c], &u) == 0 && u <= (uint64_t)INT64_MAX ? (int64_t)u : (int64_t)n;
+                continue;
+            }
             if (c == COL_ID && f[c].len > 0 && f[c].p[0] == '-') {
                 /* ids may be negative; parse the magnitude */
                 field mag = {f[c].p + 1, f[c].len - 1};
@@ -192,11 +233,25 @@ tp_status tp_csv_parse_buffers(const char *text, size_t len, const tp_allocator 
     return TP_OK;
 fail:
     tp_mem_free(alloc, bufs, cap * sizeof *bufs);
+    tp_csv_free_names(alloc, names);
     return st;
 }
 
-tp_status tp_csv_load_buffers(const char *path, const tp_allocator *alloc, tp_buffer **out,
-                              size_t *n_out, tp_error *err) {
+tp_status tp_csv_parse_buffers(const char *text, size_t len, const tp_allocator *alloc,
+                               tp_buffer **out, size_t *n_out, tp_error *err) {
+    return parse_impl(text, len, alloc, out, n_out, NULL, err);
+}
+
+tp_status tp_csv_parse_buffers_named(const char *text, size_t len, const tp_allocator *alloc,
+                                     tp_buffer **out, size_t *n_out, tp_csv_names *names,
+                                     tp_error *err) {
+    if (!names) return tp_error_set(err, TP_ERR_INVALID, "csv: NULL names");
+    return parse_impl(text, len, alloc, out, n_out, names, err);
+}
+
+static tp_status load_impl(const char *path, const tp_allocator *alloc, tp_buffer **out,
+                           size_t *n_out, tp_csv_names *names, tp_error *err) {
+    if (names) memset(names, 0, sizeof *names);
     if (!path) return tp_error_set(err, TP_ERR_INVALID, "csv: NULL path");
     FILE *f = fopen(path, "rb");
     if (!f) return tp_error_set(err, TP_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
@@ -216,7 +271,7 @@ tp_status tp_csv_load_buffers(const char *path, const tp_allocator *alloc, tp_bu
         st = tp_error_set(err, TP_ERR_IO, "%s: read error: %s", path, strerror(errno));
         goto done;
     }
-    st = tp_csv_parse_buffers(text, len, alloc, out, n_out, err);
+    st = parse_impl(text, len, alloc, out, n_out, names, err);
     if (st != TP_OK) tp_error_prefix(err, "%s: ", path);
 done:
     tp_mem_free(alloc, text, cap);
@@ -224,23 +279,44 @@ done:
     return st;
 }
 
+tp_status tp_csv_load_buffers(const char *path, const tp_allocator *alloc, tp_buffer **out,
+                              size_t *n_out, tp_error *err) {
+    return load_impl(path, alloc, out, n_out, NULL, err);
+}
+
+tp_status tp_csv_load_buffers_named(const char *path, const tp_allocator *alloc, tp_buffer **out,
+                                    size_t *n_out, tp_csv_names *names, tp_error *err) {
+    if (!names) return tp_error_set(err, TP_ERR_INVALID, "csv: NULL names");
+    return load_impl(path, alloc, out, n_out, names, err);
+}
+
 void tp_csv_free_buffers(const tp_allocator *alloc, tp_buffer *bufs, size_t n) {
     if (!bufs) return;
     tp_mem_free(alloc, bufs, n * sizeof *bufs);
 }
 
-tp_status tp_csv_write_solution(FILE *f, const tp_buffer *bufs, size_t n, const uint64_t *offsets,
-                                tp_error *err) {
+tp_status tp_csv_write_solution_named(FILE *f, const tp_buffer *bufs, size_t n,
+                                      const tp_csv_names *names, const uint64_t *offsets,
+                                      tp_error *err) {
     if (!f || (n && (!bufs || !offsets)))
         return tp_error_set(err, TP_ERR_INVALID, "csv: NULL argument");
+    if (names && names->n != n)
+        return tp_error_set(err, TP_ERR_INVALID, "csv: %zu names for %zu buffers", names->n, n);
     if (fputs("id,lower,upper,size,offset\n", f) < 0) goto io;
     for (size_t i = 0; i < n; i++) {
-        if (fprintf(f, "%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRIu64 ",%" PRIu64 "\n", bufs[i].id,
-                    bufs[i].birth, bufs[i].death + 1, bufs[i].size, offsets[i]) < 0)
+        int w = names ? fprintf(f, "%s,", tp_csv_name(names, i))
+                      : fprintf(f, "%" PRId64 ",", bufs[i].id);
+        if (w < 0 || fprintf(f, "%" PRId64 ",%" PRId64 ",%" PRIu64 ",%" PRIu64 "\n", bufs[i].birth,
+                             bufs[i].death + 1, bufs[i].size, offsets[i]) < 0)
             goto io;
     }
     if (fflush(f) != 0 || ferror(f)) goto io;
     return TP_OK;
 io:
     return tp_error_set(err, TP_ERR_IO, "csv: write error: %s", strerror(errno));
+}
+
+tp_status tp_csv_write_solution(FILE *f, const tp_buffer *bufs, size_t n, const uint64_t *offsets,
+                                tp_error *err) {
+    return tp_csv_write_solution_named(f, bufs, n, NULL, offsets, err);
 }

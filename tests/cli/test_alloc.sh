@@ -100,6 +100,12 @@ printf 'id,start,end,size\n' >"$tmp/bad3.csv"
 run "bad header" 1 "$TP" alloc "$tmp/bad3.csv"
 has "bad header named" "$tmp/err" "line 1: bad header"
 
+# ids that are names (MiniMalloc's own example), kept in the solution
+printf 'id,lower,upper,size\nb1,0,3,4\nb2,3,9,4\nb3,0,9,4\nb4,9,21,4\nb5,0,21,4\n' >"$tmp/named.csv"
+run "named ids, capacity 12" 0 "$TP" alloc "$tmp/named.csv" --capacity 12 --algo exact
+has "names kept" "$tmp/out" "^b4,9,21,4,"
+if [ "$(grep -c '^b' "$tmp/out")" -eq 5 ]; then ok "five named rows"; else bad "five named rows" "$(cat "$tmp/out")"; fi
+
 # usage errors
 run "no file" 2 "$TP" alloc
 run "bad --align" 2 "$TP" alloc "$tmp/small.csv" --align 3

@@ -13,11 +13,11 @@ static void usage(FILE *f) {
     fprintf(f,
             "usage: tensorplan alloc FILE.csv [-o OUT.csv] [--algo NAME] [--time-limit SEC]\n"
             "                        [--capacity BYTES] [--align N] [--json] [--quiet]\n\n"
-            "Read buffers 'id,lower,upper,size[,alignment]' (each live on [lower, upper)),\n"
-            "give every buffer an offset so that buffers live at the same time never share a\n"
-            "byte, and write 'id,lower,upper,size,offset' (stdout without -o). The arena, the\n"
-            "lower bound (max live bytes), arena/LB, the algorithm, whether the arena is proven\n"
-            "optimal and the time go to stderr.\n\n"
+            "Read buffers 'id,lower,upper,size[,alignment]' (each live on [lower, upper); ids\n"
+            "are any text), give every buffer an offset so that buffers live at the same time\n"
+            "never share a byte, and write 'id,lower,upper,size,offset' (stdout without -o).\n"
+            "The arena, the lower bound (max live bytes), arena/LB, the algorithm, whether the\n"
+            "arena is proven optimal and the time go to stderr.\n\n"
             "options:\n"
             "  -o OUT.csv         write the solution here instead of stdout\n"
             "  --algo NAME        auto (default: best-fit, then exact search), exact, bestfit,\n"
@@ -155,7 +155,8 @@ int tp_cli_alloc(int argc, char **argv) {
     tp_error_clear(&err);
     tp_buffer *bufs = NULL;
     size_t n = 0;
-    tp_status st = tp_csv_load_buffers(a.in, NULL, &bufs, &n, &err);
+    tp_csv_names names;
+    tp_status st = tp_csv_load_buffers_named(a.in, NULL, &bufs, &n, &names, &err);
     if (st != TP_OK) {
         tp_cli_error("alloc", &err);
         return tp_cli_exit_for(st);
@@ -163,6 +164,7 @@ int tp_cli_alloc(int argc, char **argv) {
     uint64_t *off = calloc(n ? n : 1, sizeof *off);
     if (!off) {
         tp_csv_free_buffers(NULL, bufs, n);
+        tp_csv_free_names(NULL, &names);
         fprintf(stderr, "tensorplan alloc: error: out of memory\n");
         return TP_EXIT_ERROR;
     }
@@ -186,7 +188,7 @@ int tp_cli_alloc(int argc, char **argv) {
             goto done;
         }
     }
-    st = tp_csv_write_solution(f, bufs, n, off, &err);
+    st = tp_csv_write_solution_named(f, bufs, n, &names, off, &err);
     if (a.out && fclose(f) != 0 && st == TP_OK)
         st = tp_error_set(&err, TP_ERR_IO, "%s: %s", a.out, strerror(errno));
     if (st != TP_OK) {
@@ -199,5 +201,6 @@ int tp_cli_alloc(int argc, char **argv) {
 done:
     free(off);
     tp_csv_free_buffers(NULL, bufs, n);
+    tp_csv_free_names(NULL, &names);
     return rc;
 }
