@@ -316,6 +316,9 @@ const char *tp_op_name(const tp_op *op);
 enum {
     TP_NODE_OUTPUT = 1u << 0,            /* graph output (tp_graph_mark_output) */
     TP_NODE_READS_INPUTS_LATE = 1u << 1, /* inputs' chains live until the end of the run */
+    TP_NODE_SHAPE_ONLY = 1u << 2,        /* reads only its inputs' shapes, never their bytes (ONNX
+                                            Shape/Size): no kernel launch, no host sync in cost models;
+                                            liveness still counts it as a reader (conservative) */
 };
 
 /* A node as stored; read-only for callers. */

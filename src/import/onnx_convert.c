@@ -543,6 +543,8 @@ static tp_status add_node(conv *cv, const tp_onnx_node *n, uint32_t index) {
         } else if (first < 0) {
             st = tp_graph_add_op_shaped(cv->g, &c.op, cv->ids, n_ids, &c.out[k].shape, dt, oname,
                                         &id, cv->err);
+            if (st == TP_OK && c.node_flags)
+                st = tp_graph_set_flags(cv->g, id, c.node_flags, cv->err);
         } else {
             tp_op oo;
             memset(&oo, 0, sizeof oo);

@@ -51,6 +51,7 @@ typedef struct tp_ox_ctx {
     uint32_t n_ir_in;
     int32_t ir_in[64];
     bool ir_in_set;
+    uint32_t node_flags; /* tp_graph node flags for output 0 (e.g. TP_NODE_SHAPE_ONLY) */
 } tp_ox_ctx;
 
 typedef tp_status (*tp_ox_rule_fn)(tp_ox_ctx *c);

@@ -50,6 +50,7 @@ static tp_status r_shape(tp_ox_ctx *c) {
     int64_t n = e > s ? e - s : 0;
     c->out[0].shape = tp_shape_of(1, &n);
     c->out[0].elem_type = TP_ONNX_INT64;
+    c->node_flags |= TP_NODE_SHAPE_ONLY;
     tp_ox_value *v = tp_ox_value_new(c->alloc, n, false);
     if (!v) return nomem(c);
     for (int64_t k = 0; k < n; k++)
@@ -63,6 +64,7 @@ static tp_status r_size(tp_ox_ctx *c) {
     if (st != TP_OK) return st;
     c->out[0].shape.rank = 0;
     c->out[0].elem_type = TP_ONNX_INT64;
+    c->node_flags |= TP_NODE_SHAPE_ONLY;
     tp_dim p;
     if ((st = tp_ox_prod(c, &c->in[0].shape, 0, c->in[0].shape.rank, &p)) != TP_OK) return st;
     tp_ox_value *v = tp_ox_value_new(c->alloc, 1, false);
