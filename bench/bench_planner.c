@@ -1,7 +1,9 @@
 /* Planner benchmark: synthetic graph-like buffer sets of 1k, 10k and 100k buffers (fixed seed):
  * one buffer per step, mostly short lifetimes (1-8 steps), some skip connections (16-256
  * steps), a few buffers alive the whole run (inputs/outputs), many small sizes and a few large
- * ones. Prints per size: buffers, seconds, buffers/second, arena / lower bound for the greedy
+ * ones. Two scenarios: 2 or 20 buffers per 1000 alive over [0, last] (inputs/outputs; or
+ * weights too, as in an inference plan that allocates params). Prints per size: buffers,
+ * wall and CPU seconds, buffers/second, arena / lower bound for the greedy
  * placer and for the no-reuse baseline, and the verifier's time. Best of 3 runs.
  *
  * Usage: bench_planner [max_buffers]   (default 100000) */
@@ -32,7 +34,9 @@ static double cpu_s(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static void make_set(tp_buffer *b, size_t n) {
+/* whole_permille: buffers per 1000 alive for the whole run (2 = inputs/outputs only; 20 =
+ * an inference plan that also allocates its weights). */
+static void make_set(tp_buffer *b, size_t n, unsigned whole_permille) {
     rng = 0x1234abcdu + n;
     int64_t last = (int64_t)n;
     for (size_t i = 0; i < n; i++) {
@@ -44,9 +48,9 @@ static void make_set(tp_buffer *b, size_t n) {
         x->birth = (int64_t)i;
         uint64_t r = rnd() % 1000;
         int64_t len;
-        if (r < 2) /* inputs / outputs: the whole run */
+        if (r < whole_permille) /* inputs / outputs / weights: the whole run */
             len = last - x->birth;
-        else if (r < 60) /* skip connections */
+        else if (r < 58 + whole_permille) /* skip connections */
             len = 16 + (int64_t)(rnd() % 241);
         else
             len = 1 + (int64_t)(rnd() % 8);
@@ -58,7 +62,11 @@ static void make_set(tp_buffer *b, size_t n) {
             x->size = (64 + rnd() % 960) << 10;
         else /* many small: 256 B - 64 KiB */
             x->size = 256 + rnd() % (64 << 10);
-        if (r < 2) x->tail_guard = 128;
+        if (r < whole_permille) {
+            x->birth = 0; /* like SPEC §3 boundary buffers: [0, last] */
+            x->death = last;
+            x->tail_guard = 128;
+        }
     }
 }
 
@@ -96,15 +104,20 @@ int main(int argc, char **argv) {
            "# seconds (CPU is the figure to trust on a loaded machine; buffers/s uses it)\n");
     printf("%-8s %9s %10s %10s %12s %14s %14s %8s %10s\n", "algo", "buffers", "wall_s", "cpu_s",
            "buffers/s", "arena_bytes", "lower_bound", "arena/LB", "verify_s");
-    for (size_t n = 1000; n <= max_n; n *= 10) {
-        tp_buffer *b = malloc(n * sizeof *b);
-        uint64_t *off = malloc(n * sizeof *off);
-        if (!b || !off) return 1;
-        make_set(b, n);
-        run(b, n, TP_ALGO_GREEDY_SIZE, off);
-        run(b, n, TP_ALGO_NO_REUSE, off);
-        free(b);
-        free(off);
+    static const unsigned scenarios[] = {2, 20};
+    for (size_t sc = 0; sc < sizeof scenarios / sizeof scenarios[0]; sc++) {
+        printf("# scenario: %u per 1000 buffers alive for the whole run [0, last]%s\n",
+               scenarios[sc], scenarios[sc] > 2 ? " (weights allocated)" : " (inputs/outputs)");
+        for (size_t n = 1000; n <= max_n; n *= 10) {
+            tp_buffer *b = malloc(n * sizeof *b);
+            uint64_t *off = malloc(n * sizeof *off);
+            if (!b || !off) return 1;
+            make_set(b, n, scenarios[sc]);
+            run(b, n, TP_ALGO_GREEDY_SIZE, off);
+            run(b, n, TP_ALGO_NO_REUSE, off);
+            free(b);
+            free(off);
+        }
     }
     return 0;
 }

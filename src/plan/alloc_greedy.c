@@ -87,45 +87,7 @@ static tp_status check_order(const tp_buffer *bufs, size_t n, const size_t *orde
     return st;
 }
 
-enum { FAST_PASSES = 4 };
-
-/* Fast path: jump over the per-node slabs directly (no copy, no merge). Each slab is sorted
- * and byte-disjoint, so the only slab range that can conflict with [q, q + s) is the first one
- * ending above q (binary search). A conflict moves q to that range's aligned end; passes repeat
- * until one pass moves nothing. Returns 1 when q is final, 0 when it did not settle within
- * FAST_PASSES (q is then a valid starting point for the full sweep), -1 on overflow. */
-static int jump_fit(const tp__itree *t, const size_t *nodes, size_t nn, uint64_t s, uint64_t align,
-                    uint64_t *qp, uint64_t *blocker) {
-    uint64_t q = 0;
-    for (int pass = 0; pass < FAST_PASSES; pass++) {
-        bool moved = false;
-        for (size_t k = 0; k < nn; k++) {
-            const byte_range *slab = t->ranges + t->start[nodes[k]];
-            size_t f = t->fill[nodes[k]], i = 0;
-            for (;;) {
-                size_t hi = f;
-                while (i < hi) { /* first range with end > q */
-                    size_t mid = i + (hi - i) / 2;
-                    if (slab[mid].end <= q)
-                        i = mid + 1;
-                    else
-                        hi = mid;
-                }
-                if (i == f || (slab[i].off >= q && slab[i].off - q >= s)) break;
-                *blocker = slab[i].end;
-                if (!tp_align_up_u64(slab[i].end, align, &q)) return -1;
-                moved = true;
-                i++;
-            }
-        }
-        if (!moved) {
-            *qp = q;
-            return 1;
-        }
-    }
-    *qp = q;
-    return 0;
-}
+enum { FAST_PASSES = 16 };
 
 tp_status tp__alloc_greedy_ordered(const tp_buffer *bufs, size_t n, const size_t *order,
                                    size_t n_order, const tp_alloc_options *opt,
@@ -139,7 +101,7 @@ tp_status tp__alloc_greedy_ordered(const tp_buffer *bufs, size_t n, const size_t
     st = tp__itree_init(&t, bufs, n, alloc, err);
     if (st != TP_OK) return st;
     byte_range *ranges = NULL;
-    size_t cap = 0, *nodes = NULL, cap_nodes = 0, nn = 0;
+    size_t cap = 0;
     uint64_t top = 0;
     for (size_t i = 0; i < n; i++) {
         if (bufs[i].fixed_offset < 0) continue;
@@ -153,9 +115,7 @@ tp_status tp__alloc_greedy_ordered(const tp_buffer *bufs, size_t n, const size_t
         const tp_buffer *b = &bufs[i];
         uint64_t q = 0, blocker = 0, s = tp__alloc_psize(b),
                  al = tp__alloc_align(b, opt->alignment);
-        st = tp__itree_nodes(&t, b->birth, b->death, &nodes, &cap_nodes, &nn, err);
-        if (st != TP_OK) break;
-        int fast = jump_fit(&t, nodes, nn, s, al, &q, &blocker);
+        int fast = tp__itree_jump_fit(&t, b->birth, b->death, s, al, FAST_PASSES, &q, &blocker);
         if (fast == 0) { /* not settled: full sorted sweep from q */
             st = tp__itree_query(&t, b->birth, b->death, &ranges, &cap, &nh, err);
             if (st != TP_OK) break;
@@ -171,7 +131,6 @@ tp_status tp__alloc_greedy_ordered(const tp_buffer *bufs, size_t n, const size_t
     }
     if (st == TP_OK) *arena = top;
     tp_mem_free(alloc, ranges, cap * sizeof *ranges);
-    tp_mem_free(alloc, nodes, cap_nodes * sizeof *nodes);
     tp__itree_free(&t);
     return st;
 }

@@ -86,11 +86,12 @@ typedef struct tp__itree {
     const tp_allocator *alloc;
     int64_t *steps; /* sorted distinct steps (compression) */
     size_t n_steps, n_items;
-    size_t leaves;           /* power of two >= n_steps; nodes 1 .. 2*leaves-1 */
-    size_t *start;           /* per node: first slot of its slab (2*leaves + 1 entries) */
-    size_t *fill;            /* per node: ranges inserted so far */
-    size_t *sub;             /* per node: ranges inserted in its subtree (pruning) */
-    tp__itree_range *ranges; /* all slabs */
+    size_t leaves;             /* power of two >= n_steps; nodes 1 .. 2*leaves-1 */
+    size_t *start;             /* per node: first slot of its slab (2*leaves + 1 entries) */
+    size_t *fill;              /* per node: ranges inserted so far */
+    size_t *sub;               /* per node: ranges inserted in its subtree (pruning) */
+    uint64_t *maxend, *minoff; /* per node: over the ranges in its subtree (pruning) */
+    tp__itree_range *ranges;   /* all slabs */
     size_t total;
     tp__itree_range *tmp; /* query scratch (merge) */
     size_t cap_tmp;
@@ -111,10 +112,11 @@ void tp__itree_insert(tp__itree *t, int64_t birth, int64_t death, uint64_t off, 
  * slabs must stay byte-disjoint (true for any conflict-free placement). */
 tp_status tp__itree_query(tp__itree *t, int64_t birth, int64_t death, tp__itree_range **out,
                           size_t *cap, size_t *n_out, tp_error *err);
-/* The nodes whose slabs a query over [birth, death] would report (non-empty ones only), into
- * *nodes (grown; *cap its capacity). Slab of node v: t->ranges + t->start[v], t->fill[v]
- * ranges, sorted by (offset, end), byte-disjoint, so ends are non-decreasing too. */
-tp_status tp__itree_nodes(tp__itree *t, int64_t birth, int64_t death, size_t **nodes, size_t *cap,
-                          size_t *n_nodes, tp_error *err);
-
+/* Lowest aligned q (alignment align) such that [q, q + size) conflicts with no inserted range
+ * whose lifetime intersects [birth, death], by passes of jumps over the slabs (no copy): 1 =
+ * *q is that offset; 0 = not settled within max_passes (every aligned value below *q is known
+ * to conflict; finish with a sorted sweep from *q); -1 = an aligned end passed 2^64 (*blocker
+ * is the end). */
+int tp__itree_jump_fit(const tp__itree *t, int64_t birth, int64_t death, uint64_t size,
+                       uint64_t align, int max_passes, uint64_t *q, uint64_t *blocker);
 #endif

@@ -68,7 +68,11 @@ static size_t walk(tp__itree *t, int mode, size_t node, size_t l, size_t r, size
         added = walk(t, mode, 2 * node, l, mid, ql, qr, rg) +
                 walk(t, mode, 2 * node + 1, mid + 1, r, ql, qr, rg);
     }
-    if (mode == 1) t->sub[node] += added;
+    if (mode == 1) {
+        t->sub[node] += added;
+        if (rg->end > t->maxend[node]) t->maxend[node] = rg->end;
+        if (rg->off < t->minoff[node]) t->minoff[node] = rg->off;
+    }
     return added;
 }
 
@@ -98,7 +102,11 @@ tp_status tp__itree_init(tp__itree *t, const tp_buffer *bufs, size_t n, const tp
     t->start = tp_mem_calloc(alloc, nodes + 1, sizeof *t->start);
     t->fill = tp_mem_calloc(alloc, nodes, sizeof *t->fill);
     t->sub = tp_mem_calloc(alloc, nodes, sizeof *t->sub);
-    if (!t->start || !t->fill || !t->sub) goto nomem;
+    t->maxend = tp_mem_calloc(alloc, nodes, sizeof *t->maxend);
+    t->minoff = tp_mem_calloc(alloc, nodes, sizeof *t->minoff);
+    if (!t->start || !t->fill || !t->sub || !t->maxend || !t->minoff) goto nomem;
+    for (size_t v = 0; v < nodes; v++)
+        t->minoff[v] = UINT64_MAX;
     for (size_t i = 0; i < n; i++)
         (void)walk(t, 0, 1, 0, t->leaves - 1, rank_of(t, bufs[i].birth), rank_of(t, bufs[i].death),
                    NULL);
@@ -126,6 +134,8 @@ void tp__itree_free(tp__itree *t) {
     tp_mem_free(a, t->start, (nodes + 1) * sizeof *t->start);
     tp_mem_free(a, t->fill, nodes * sizeof *t->fill);
     tp_mem_free(a, t->sub, nodes * sizeof *t->sub);
+    tp_mem_free(a, t->maxend, nodes * sizeof *t->maxend);
+    tp_mem_free(a, t->minoff, nodes * sizeof *t->minoff);
     tp_mem_free(a, t->ranges, (t->total ? t->total : 1) * sizeof *t->ranges);
     tp_mem_free(a, t->tmp, t->cap_tmp * sizeof *t->tmp);
     tp_mem_free(a, t->runs, t->cap_runs * sizeof *t->runs);
@@ -146,29 +156,6 @@ static size_t query_count(const tp__itree *t, size_t node, size_t l, size_t r, s
     size_t mid = l + (r - l) / 2;
     return t->fill[node] + query_count(t, 2 * node, l, mid, ql, qr, runs) +
            query_count(t, 2 * node + 1, mid + 1, r, ql, qr, runs);
-}
-
-static bool collect_nodes(tp__itree *t, size_t node, size_t l, size_t r, size_t ql, size_t qr,
-                          size_t **nodes, size_t *cap, size_t *n) {
-    if (qr < l || r < ql || t->sub[node] == 0) return true;
-    if (t->fill[node]) {
-        if (*n == *cap && !tp_mem_grow(t->alloc, (void **)nodes, sizeof **nodes, cap, *n + 1))
-            return false;
-        (*nodes)[(*n)++] = node;
-    }
-    if (l == r) return true;
-    size_t mid = l + (r - l) / 2;
-    return collect_nodes(t, 2 * node, l, mid, ql, qr, nodes, cap, n) &&
-           collect_nodes(t, 2 * node + 1, mid + 1, r, ql, qr, nodes, cap, n);
-}
-
-tp_status tp__itree_nodes(tp__itree *t, int64_t birth, int64_t death, size_t **nodes, size_t *cap,
-                          size_t *n_nodes, tp_error *err) {
-    *n_nodes = 0;
-    if (!collect_nodes(t, 1, 0, t->leaves - 1, rank_of(t, birth), rank_of(t, death), nodes, cap,
-                       n_nodes))
-        return tp_error_set(err, TP_ERR_NOMEM, "out of memory collecting time-index nodes");
-    return TP_OK;
 }
 
 /* Copy every intersecting slab (each sorted) to out and record where each run starts. */
@@ -236,4 +223,64 @@ tp_status tp__itree_query(tp__itree *t, int64_t birth, int64_t death, tp__itree_
         *out = src;
     }
     return TP_OK;
+}
+
+/* ---- the placer's fast search (see tp__itree_jump_fit in alloc_internal.h) ---- */
+typedef struct jump_state {
+    const tp__itree *t;
+    size_t ql, qr;
+    uint64_t q, s, align, blocker;
+    bool moved, overflow;
+} jump_state;
+
+/* One pass over the subtree: in every slab intersecting the query, the only range that can
+ * conflict with [q, q + s) is the first one ending above q; a conflict moves q to its aligned
+ * end. A subtree whose ranges all end at or below q, or all start at or above q + s, holds no
+ * conflict and is skipped. */
+static void jump_rec(jump_state *js, size_t node, size_t l, size_t r) {
+    const tp__itree *t = js->t;
+    if (js->overflow || js->qr < l || r < js->ql || t->sub[node] == 0) return;
+    if (t->maxend[node] <= js->q) return;
+    if (t->minoff[node] >= js->q && t->minoff[node] - js->q >= js->s) return;
+    size_t f = t->fill[node];
+    if (f) {
+        const tp__itree_range *slab = t->ranges + t->start[node];
+        size_t i = 0;
+        for (;;) {
+            size_t hi = f;
+            while (i < hi) { /* first range with end > q (ends are non-decreasing) */
+                size_t mid = i + (hi - i) / 2;
+                if (slab[mid].end <= js->q)
+                    i = mid + 1;
+                else
+                    hi = mid;
+            }
+            if (i == f || (slab[i].off >= js->q && slab[i].off - js->q >= js->s)) break;
+            js->blocker = slab[i].end;
+            if (!tp_align_up_u64(slab[i].end, js->align, &js->q)) {
+                js->overflow = true;
+                return;
+            }
+            js->moved = true;
+            i++;
+        }
+    }
+    if (l == r) return;
+    size_t mid = l + (r - l) / 2;
+    jump_rec(js, 2 * node, l, mid);
+    jump_rec(js, 2 * node + 1, mid + 1, r);
+}
+
+int tp__itree_jump_fit(const tp__itree *t, int64_t birth, int64_t death, uint64_t size,
+                       uint64_t align, int max_passes, uint64_t *q, uint64_t *blocker) {
+    jump_state js = {t, rank_of(t, birth), rank_of(t, death), 0, size, align, 0, false, false};
+    for (int pass = 0; pass < max_passes; pass++) {
+        js.moved = false;
+        jump_rec(&js, 1, 0, t->leaves - 1);
+        *q = js.q;
+        *blocker = js.blocker;
+        if (js.overflow) return -1;
+        if (!js.moved) return 1;
+    }
+    return 0;
 }
