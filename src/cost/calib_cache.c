@@ -187,6 +187,7 @@ static tp_status parse_text(char *text, const char *path, const char *want_key, 
         } else if (strcmp(k, "kind") == 0) {
             if ((s = tp_device_kind_parse(v, &d->kind, err)) != TP_OK) {
                 tp_error_prefix(err, "%s:%d: ", path, line);
+                if (err) err->status = TP_ERR_PARSE; /* the status returned */
                 return TP_ERR_PARSE;
             }
             seen[F_KIND] = true;
@@ -243,6 +244,7 @@ static tp_status parse_text(char *text, const char *path, const char *want_key, 
         if (!seen[i]) return tp_error_set(err, TP_ERR_PARSE, "%s: missing '%s'", path, names[i]);
     if ((s = tp_device_model_validate(d, err)) != TP_OK) {
         tp_error_prefix(err, "%s: ", path);
+        if (err) err->status = TP_ERR_PARSE; /* the status returned */
         return TP_ERR_PARSE;
     }
     return TP_OK;

@@ -107,6 +107,7 @@ static tp_status parse_row(char **f, const int *map, int line, tp_catalog_entry 
     snprintf(e->name, sizeof e->name, "%s", name);
     if (tp_device_kind_parse(f[map[C_KIND]], &e->kind, err) != TP_OK) {
         tp_error_prefix(err, "catalog line %d, column kind: ", line);
+        if (err) err->status = TP_ERR_PARSE; /* the status returned */
         return TP_ERR_PARSE;
     }
     double v[C_COUNT] = {0};
