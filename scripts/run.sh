@@ -6,6 +6,6 @@ cd "$(dirname "$0")/.."
 bash scripts/deps.sh
 BUILD_DIR=build bash scripts/build.sh
 if [ $# -eq 0 ]; then
-  exec ./build/tensorplan plan --demo
+  exec ./build/tensorplan report
 fi
-exec ./build/tensorplan plan "$@"
+exec ./build/tensorplan report "$@"

@@ -519,6 +519,9 @@ tp_status tp_graph_node_view(const tp_graph *g, tp_node_id id, bool *is_view,
     case TP_OP_CAST:
         *is_view = n->op.attrs.cast.to == x->dtype;
         return TP_OK;
+    case TP_OP_UNARY: /* identity (ONNX Identity) moves no data */
+        *is_view = n->op.sub == TP_UNARY_IDENTITY && n->dtype == x->dtype;
+        return TP_OK;
     case TP_OP_NARROW: {
         int64_t axis = n->op.attrs.narrow.axis;
         if (axis < 0) axis += x->shape.rank;

@@ -26,6 +26,9 @@ enum { TP_EXIT_OK = 0, TP_EXIT_ERROR = 1, TP_EXIT_USAGE = 2, TP_EXIT_OVER_BUDGET
 bool tp_cli_parse_size(const char *s, uint64_t *out);
 /* Format bytes in binary units with one decimal ("812.4 MiB", "512 B"). */
 const char *tp_cli_fmt_bytes(uint64_t bytes, char *buf, size_t cap);
+/* s if it fits `width` characters, else its start + "..." + its end, width
+ * characters in all, written into buf (long ONNX names differ in the middle). */
+const char *tp_cli_elide(const char *s, size_t width, char *buf, size_t cap);
 /* Print "tensorplan <cmd>: <message>" to stderr, with the status name. */
 void tp_cli_error(const char *cmd, const tp_error *err);
 /* Print a usage error and return TP_EXIT_USAGE. */

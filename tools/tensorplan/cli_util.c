@@ -97,3 +97,11 @@ int tp_cli_exit_for(tp_status s) {
 bool tp_cli_progress_enabled(bool quiet) {
     return !quiet && isatty(STDERR_FILENO);
 }
+
+const char *tp_cli_elide(const char *s, size_t width, char *buf, size_t cap) {
+    size_t n = strlen(s);
+    if (n <= width || width < 4 || cap <= width) return s;
+    size_t head = (width - 3) / 2, tail = width - 3 - head;
+    snprintf(buf, cap, "%.*s...%s", (int)head, s, s + n - tail);
+    return buf;
+}

@@ -59,6 +59,35 @@ typedef struct report_args {
     uint32_t top;
 } report_args;
 
+/* The bundled example (examples/models/mobilenet_v2.onnx, made by
+ * scripts/make_example_model.sh): from the source tree, else the installed copy. */
+static const char *bundled_example(void) {
+    static const char *const paths[] = {TP_EXAMPLE_MODEL_SRC, TP_EXAMPLE_MODEL_INSTALLED};
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        FILE *f = fopen(paths[i], "rb");
+        if (f) {
+            fclose(f);
+            return paths[i];
+        }
+    }
+    return NULL;
+}
+
+/* No MODEL and no --demo: the bundled example at batch 1 (user --dim values,
+ * applied later, override), or the built-in demo when it is not installed. */
+static void default_model(tp_cli_model_args *m) {
+    if (m->path || m->demo) return;
+    const char *ex = bundled_example();
+    if (!ex || m->n_dims >= TP_CLI_MAX_DIMS) {
+        m->demo = true;
+        return;
+    }
+    m->path = ex;
+    memmove(&m->dims[1], &m->dims[0], (size_t)m->n_dims * sizeof m->dims[0]);
+    m->dims[0] = "batch=1";
+    m->n_dims++;
+}
+
 static int parse_args(report_args *a, int argc, char **argv) {
     const char *cmd = "report";
     memset(a, 0, sizeof *a);
@@ -110,6 +139,7 @@ static int parse_args(report_args *a, int argc, char **argv) {
         }
         i++;
     }
+    default_model(&a->model);
     return 0;
 }
 
@@ -238,12 +268,12 @@ static double ratio(uint64_t a, uint64_t b) {
 
 static void print_shape_line(const tp_graph *g, tp_node_id id) {
     const tp_node *n = tp_graph_node(g, id);
-    char sh[256], nb[32];
+    char sh[256], nb[32], el[64];
     uint64_t bytes = 0;
     tp_graph_shape_str(g, &n->shape, sh, sizeof sh);
     bool ok = tp_graph_node_bytes(g, id, &bytes, NULL) == TP_OK;
-    printf("    %-28s %-6s %-28s %s\n", n->name, tp_dtype_name(n->dtype), sh,
-           ok ? tp_cli_fmt_bytes(bytes, nb, sizeof nb) : "?");
+    printf("    %-28s %-6s %-28s %s\n", tp_cli_elide(n->name, 28, el, sizeof el),
+           tp_dtype_name(n->dtype), sh, ok ? tp_cli_fmt_bytes(bytes, nb, sizeof nb) : "?");
 }
 
 static void print_text(const report *r) {
@@ -307,24 +337,26 @@ static void print_text(const report *r) {
     else
         printf("  DOES NOT FIT: %s\n", r->deficit_msg);
 
-    char nb[32];
-    printf("\nLARGEST ACTIVATIONS\n  %-36s %-16s %12s  %s\n", "node", "op", "size", "live steps");
+    char nb[32], el[64];
+    printf("\nLARGEST ACTIVATIONS\n  %-44s %-14s %10s  %s\n", "node", "op", "size", "live steps");
     for (uint32_t i = 0; i < r->n_top; i++) {
         const tp_slot *s = tp_plan_slot(r->act, r->top[i]);
         const tp_node *n = tp_graph_node(g, s->node);
-        printf("  %-36s %-16s %12s  %" PRId64 "..%" PRId64 "\n",
-               node_name(g, s->node, nb, sizeof nb), tp_op_name(&n->op),
-               tp_cli_fmt_bytes(s->size, b[0], 32), s->birth, s->death);
+        printf("  %-44s %-14s %10s  %" PRId64 "..%" PRId64 "\n",
+               tp_cli_elide(node_name(g, s->node, nb, sizeof nb), 44, el, sizeof el),
+               tp_op_name(&n->op), tp_cli_fmt_bytes(s->size, b[0], 32), s->birth, s->death);
     }
-    printf("\nPEAK\n  %s live at step %zu (node %s); largest live there:\n",
-           tp_cli_fmt_bytes(r->live[r->peak_step], b[0], 32), r->peak_step,
-           r->peak_step < tp_graph_node_count(g)
-               ? node_name(g, (tp_node_id)r->peak_step, nb, sizeof nb)
-               : "(end of run)");
+    printf(
+        "\nPEAK\n  %s live at step %zu (node %s); largest live there:\n",
+        tp_cli_fmt_bytes(r->live[r->peak_step], b[0], 32), r->peak_step,
+        r->peak_step < tp_graph_node_count(g)
+            ? tp_cli_elide(node_name(g, (tp_node_id)r->peak_step, nb, sizeof nb), 60, el, sizeof el)
+            : "(end of run)");
     for (uint32_t i = 0; i < r->n_at_peak; i++) {
         const tp_slot *s = tp_plan_slot(r->act, r->at_peak[i]);
         char nb2[32];
-        printf("    %-36s %12s\n", node_name(g, s->node, nb2, sizeof nb2),
+        printf("    %-44s %10s\n",
+               tp_cli_elide(node_name(g, s->node, nb2, sizeof nb2), 44, el, sizeof el),
                tp_cli_fmt_bytes(s->size, b[1], 32));
     }
     printf("\nIO PROFILE\n  %" PRIu64 " kernel launches, %s device traffic, %" PRIu64
