@@ -112,6 +112,7 @@ static uint64_t rand_pow2(unsigned max_log2) {
 /* A random set: graph-like or adversarial mixes; fixed buffers are laid out disjoint. */
 static void random_set(tp_buffer *b, size_t n, uint64_t *alignment) {
     unsigned mode = (unsigned)rnd_below(4);
+    bool whole_run = rnd_below(3) == 0;
     int64_t steps = (int64_t)(1 + rnd_below(mode == 0 ? 6 : 3 * n + 1));
     *alignment = rand_pow2(7);
     uint64_t fixed_cursor = rnd_below(3) * 64;
@@ -140,6 +141,10 @@ static void random_set(tp_buffer *b, size_t n, uint64_t *alignment) {
         int64_t len =
             rnd_below(5) == 0 ? (int64_t)rnd_below((uint64_t)steps) : (int64_t)rnd_below(3);
         x->death = x->birth + len;
+        if (whole_run && rnd_below(8) == 0) { /* like weights and inputs: [0, last] */
+            x->birth = 0;
+            x->death = steps;
+        }
         if (rnd_below(12) == 0) {
             uint64_t a = x->alignment ? x->alignment : *alignment;
             uint64_t o = align_up(fixed_cursor + rnd_below(2) * 32, a);
