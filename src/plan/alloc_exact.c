@@ -253,9 +253,20 @@ tp_status tp__alloc_search(const tp_buffer *bufs, size_t n, const tp_alloc_optio
                 continue;
             }
             if (st != TP_OK) goto done;
-            tp_xs_outcome out;
+            tp_xs_outcome out = TP_XS_TIMEOUT;
             uint64_t a = 0;
-            st = decide(&pf, cap, &clk, 0, offsets, &a, &out, err);
+            if (clk.deadline > 0 && cs[c].lb < cap) {
+                /* a plan at the lower bound fits too, and the tighter cap prunes harder:
+                 * try it first with a quarter of the remaining time */
+                double now = tp__xs_now();
+                st = decide(&pf, cs[c].lb, &clk, now + (clk.deadline - now) / 4, offsets, &a, &out,
+                            err);
+                if (st != TP_OK) {
+                    portfolio_free(&pf);
+                    goto done;
+                }
+            }
+            if (out != TP_XS_FEASIBLE) st = decide(&pf, cap, &clk, 0, offsets, &a, &out, err);
             portfolio_free(&pf);
             if (st != TP_OK) goto done;
             if (out == TP_XS_INFEASIBLE) {
