@@ -1,8 +1,10 @@
+/* ctest-labels: threads */
 /* Allocator layer (tensorplan/alloc.h): hand-built cases for greedy, no-reuse, the lower
  * bound, the verifier, options and errors. Random/property tests: test_alloc_property.c. */
 #include "harness.h"
 #include "plan/alloc_internal.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 
 /* TP_CHECK_OK prints errp->msg; a call keeps gcc's -Waddress quiet about `&e ? ...`. */
@@ -497,6 +499,69 @@ TP_TEST(failing_allocator_sweep) {
     TP_CHECK(completed);
 }
 
+/* Reentrancy: several threads plan (greedy and no-reuse), verify and bound the same shared,
+ * read-only buffers at once; every result equals the single-threaded one. */
+enum { MT_N = 3000, MT_THREADS = 4 };
+static tp_buffer mt_bufs[MT_N];
+static uint64_t mt_ref[2][MT_N], mt_ref_arena[2];
+
+typedef struct mt_job {
+    int ok;
+} mt_job;
+
+static void *mt_worker(void *arg) {
+    mt_job *job = arg;
+    uint64_t *off = malloc(MT_N * sizeof *off);
+    job->ok = off != NULL;
+    for (int rep = 0; rep < 3 && job->ok; rep++) {
+        for (int a = 0; a < 2; a++) {
+            tp_alloc_options o = opts(a ? TP_ALGO_NO_REUSE : TP_ALGO_GREEDY_SIZE, 64);
+            tp_alloc_result r;
+            tp_error e;
+            uint64_t lb = 0;
+            if (tp_alloc_plan(mt_bufs, MT_N, &o, NULL, off, &r, &e) != TP_OK ||
+                r.arena_bytes != mt_ref_arena[a] || memcmp(off, mt_ref[a], MT_N * sizeof *off) ||
+                tp_alloc_verify(mt_bufs, MT_N, off, 64, r.arena_bytes, NULL, &e) != TP_OK ||
+                tp_alloc_lower_bound(mt_bufs, MT_N, NULL, &lb, &e) != TP_OK ||
+                lb != r.lower_bound_bytes)
+                job->ok = 0;
+        }
+    }
+    free(off);
+    return NULL;
+}
+
+TP_TEST(concurrent_plans_are_independent) {
+    uint64_t x = 88172645463325252u;
+    for (int i = 0; i < MT_N; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        mt_bufs[i] = B(256 + x % 100000, i, i + 1 + (int64_t)(x >> 40) % 6);
+        if (i % 500 == 0) mt_bufs[i].death = MT_N + 10;
+    }
+    for (int a = 0; a < 2; a++) {
+        tp_alloc_options o = opts(a ? TP_ALGO_NO_REUSE : TP_ALGO_GREEDY_SIZE, 64);
+        tp_alloc_result r;
+        tp_error e;
+        TP_CHECK_OK(tp_alloc_plan(mt_bufs, MT_N, &o, NULL, mt_ref[a], &r, &e), ep(&e));
+        mt_ref_arena[a] = r.arena_bytes;
+    }
+    pthread_t th[MT_THREADS];
+    mt_job jobs[MT_THREADS];
+    int started = 0;
+    for (int k = 0; k < MT_THREADS; k++)
+        if (pthread_create(&th[k], NULL, mt_worker, &jobs[k]) == 0)
+            started++;
+        else
+            break;
+    TP_CHECK_EQ_I64(started, MT_THREADS);
+    for (int k = 0; k < started; k++) {
+        pthread_join(th[k], NULL);
+        TP_CHECK(jobs[k].ok);
+    }
+}
+
 int main(void) {
     TP_RUN(options_and_names);
     TP_RUN(empty_plan);
@@ -520,5 +585,6 @@ int main(void) {
     TP_RUN(staircase_of_fixed_buffers_across_time_nodes);
     TP_RUN(greedy_with_a_caller_order);
     TP_RUN(failing_allocator_sweep);
+    TP_RUN(concurrent_plans_are_independent);
     return tp_test_finish();
 }
