@@ -34,7 +34,8 @@
  * "onnx: graph 'main': node 3 'Conv_0': length prefix 4294967296 at offset 812
  * runs past the end of the message (ends at 900)"; err->offset holds the offset),
  * TP_ERR_UNSUPPORTED (an op without a shape rule, an unsupported element type),
- * TP_ERR_SHAPE, TP_ERR_NOT_FOUND (external data file missing when verifying),
+ * TP_ERR_SHAPE, TP_ERR_NOT_FOUND (the model file, or an external data file when
+ * verifying, does not exist),
  * TP_ERR_NOMEM, TP_ERR_OVERFLOW.
  *
  * Thread safety: an opened tp_onnx_model is immutable; it may be read (info,
