@@ -30,9 +30,10 @@
  * looked at when `verify_external_data` is set.
  *
  * Errors: TP_ERR_IO (cannot open/map), TP_ERR_PARSE (malformed protobuf or ONNX:
- * the message names the file offset and the message/field being decoded, e.g.
- * "onnx: graph 'main': node 3 'Conv_0': length prefix 4294967296 at offset 812
- * runs past the end of the message (ends at 900)"; err->offset holds the offset),
+ * the message names the file offset and the node or initializer being decoded,
+ * e.g. "onnx m.onnx: node 'Conv_0' (Conv, offset 812): length prefix 4294967296
+ * at offset 830 runs past the end of the enclosing message (69 bytes left, ends
+ * at offset 900)"; err->offset holds the offset),
  * TP_ERR_UNSUPPORTED (an op without a shape rule, an unsupported element type),
  * TP_ERR_SHAPE, TP_ERR_NOT_FOUND (the model file, or an external data file when
  * verifying, does not exist),
