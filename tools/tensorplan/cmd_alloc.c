@@ -117,8 +117,10 @@ static void summary(const alloc_args *a, size_t n, const tp_alloc_result *r, FIL
         r->lower_bound_bytes ? (double)r->arena_bytes / (double)r->lower_bound_bytes : 1.0;
     if (a->json) {
         tp_json j;
-        tp_json_init(&j, f, false);
+        tp_json_init(&j, f, true);
         tp_json_begin_object(&j);
+        tp_json_kv_str(&j, "schema", "tensorplan.alloc/1"); /* docs/schema/alloc.schema.json */
+        tp_json_kv_str(&j, "tensorplan_version", tp_version());
         tp_json_kv_str(&j, "file", a->in);
         tp_json_kv_u64(&j, "buffers", (uint64_t)n);
         tp_json_kv_u64(&j, "arena_bytes", r->arena_bytes);
