@@ -6,7 +6,7 @@
  * wall and CPU seconds, buffers/second, arena / lower bound for the greedy
  * placer and for the no-reuse baseline, and the verifier's time. Best of 3 runs.
  *
- * Usage: bench_planner [max_buffers]   (default 100000) */
+ * Usage: bench_planner [max_buffers [max_reference_buffers]]   (defaults 100000, 1000) */
 #include "tensorplan.h"
 
 #include <inttypes.h>
@@ -70,6 +70,57 @@ static void make_set(tp_buffer *b, size_t n, unsigned whole_permille) {
     }
 }
 
+/* The literal SPEC §4 reference (O(n^3): every placed end is a candidate, each checked against
+ * every placed buffer), timed once at the smallest size to show what the fast placer replaces;
+ * its offsets must equal the library's. Buffers here have no alignment or fixed offsets. */
+static uint64_t ps_of(const tp_buffer *b) {
+    return b->size + b->tail_guard;
+}
+static void reference(const tp_buffer *b, size_t n, const uint64_t *want) {
+    size_t *order = malloc(n * sizeof *order);
+    uint64_t *off = malloc(n * sizeof *off);
+    if (!order || !off) exit(1);
+    for (size_t i = 0; i < n; i++)
+        order[i] = i;
+    for (size_t k = 1; k < n; k++) { /* stable insertion sort, largest first */
+        size_t v = order[k], j = k;
+        while (j > 0 && ps_of(&b[order[j - 1]]) < ps_of(&b[v])) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = v;
+    }
+    double t0 = cpu_s();
+    for (size_t k = 0; k < n; k++) {
+        const tp_buffer *x = &b[order[k]];
+        uint64_t best = UINT64_MAX;
+        for (size_t c = 0; c <= k; c++) {
+            uint64_t cand = c == k ? 0 : off[order[c]] + ps_of(&b[order[c]]);
+            cand = (cand + 63) & ~(uint64_t)63;
+            if (cand >= best) continue;
+            int ok = 1;
+            for (size_t p = 0; p < k && ok; p++) {
+                const tp_buffer *y = &b[order[p]];
+                uint64_t oy = off[order[p]];
+                if (x->birth <= y->death && y->birth <= x->death && cand < oy + ps_of(y) &&
+                    oy < cand + ps_of(x))
+                    ok = 0;
+            }
+            if (ok) best = cand;
+        }
+        off[order[k]] = best;
+    }
+    double dt = cpu_s() - t0;
+    size_t diff = 0;
+    for (size_t i = 0; i < n; i++)
+        diff += off[i] != want[i];
+    printf("%-8s %9zu %10s %10.4f %12.0f   literal O(n^3) reference; offsets differing from "
+           "greedy: %zu\n",
+           "ref", n, "-", dt, (double)n / dt, diff);
+    free(order);
+    free(off);
+}
+
 static void run(const tp_buffer *b, size_t n, tp_alloc_algo algo, uint64_t *off) {
     tp_alloc_options o;
     tp_alloc_options_default(&o);
@@ -100,6 +151,7 @@ static void run(const tp_buffer *b, size_t n, tp_alloc_algo algo, uint64_t *off)
 
 int main(int argc, char **argv) {
     size_t max_n = argc > 1 ? (size_t)strtoull(argv[1], NULL, 10) : 100000;
+    size_t ref_max = argc > 2 ? (size_t)strtoull(argv[2], NULL, 10) : 1000;
     printf("# synthetic graph-like buffer sets (seeded); best of 3, one thread; wall and CPU\n"
            "# seconds (CPU is the figure to trust on a loaded machine; buffers/s uses it)\n");
     printf("%-8s %9s %10s %10s %12s %14s %14s %8s %10s\n", "algo", "buffers", "wall_s", "cpu_s",
@@ -114,6 +166,7 @@ int main(int argc, char **argv) {
             if (!b || !off) return 1;
             make_set(b, n, scenarios[sc]);
             run(b, n, TP_ALGO_GREEDY_SIZE, off);
+            if (n <= ref_max) reference(b, n, off);
             run(b, n, TP_ALGO_NO_REUSE, off);
             free(b);
             free(off);
