@@ -18,7 +18,7 @@
 # tests/golden/calibrate.cache.in, installed as the cache of this CPU model in a
 # temporary $XDG_CACHE_HOME with TENSORPLAN_THREADS=2. The only filter (sed in
 # `normalize` below) replaces what still names this machine: the temporary
-# directory -> <tmp>, the CPU model name -> <cpu model> (and its slug in the
+# directory -> <tmp>, the source tree -> <src>, the CPU model name -> <cpu model> (and its slug in the
 # cache file name, calib-<slug>-t2.txt -> calib-<cpu>-t2.txt), and the numbers
 # of calibrate's "peak ... derived" line (from this CPU's clock) -> <derived>,
 # and the search time at the end of alloc's summary line -> <time>.
@@ -75,7 +75,7 @@ if has_cmd calibrate; then
 fi
 
 normalize() { # stdin -> stdout: the machine-specific bits named in the header
-    local s="s|$tmp|<tmp>|g"
+    local s="s|$tmp|<tmp>|g;s|$PWD/|<src>/|g"
     if [ -n "$cpu_model" ]; then
         s="$s;s|$(printf '%s' "$cpu_model" | sed 's/[][\.*^$|]/\\&/g')|<cpu model>|g"
     fi
@@ -181,6 +181,7 @@ for cmd in "${cmds[@]}"; do
         ;;
     report)
         golden report_fits report --demo --budget 1GiB --devices h100-sxm,l4,cpu-default
+        golden report_bundled report --budget 1GiB --devices h100-sxm,l4 # examples/models
         golden report_over report --demo --dim seq=512 --budget 256MiB --devices a100-80gb,cuda-default --top 3
         ;;
     esac
