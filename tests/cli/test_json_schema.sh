@@ -152,6 +152,9 @@ def invariants(cmd, doc, errors):
             sizes = [b["size_bytes"] for b in doc["largest_activations"]]
             check(sizes == sorted(sizes, reverse=True), "largest activations sorted by size")
             check(doc["peak"]["live_bytes"] <= doc["activations_bytes"], "live bytes at the peak <= arena")
+            # the lower bound is by definition the largest live total over the steps
+            check(doc["peak"]["live_bytes"] == doc["lower_bound_bytes"],
+                  "live bytes at the peak step (%d) = lower bound (%d)" % (doc["peak"]["live_bytes"], doc["lower_bound_bytes"]))
             names = [d["name"] for d in doc["devices"] if d["available"]]
             check(doc["choice"] is None if not names else doc["choice"] in names, "choice is an available device")
         elif cmd == "alloc":
@@ -312,6 +315,7 @@ for cmd in "${cmds[@]}"; do
         case_ report 0 report --demo --budget 1GiB --devices h100-sxm,l4,cuda --json
         case_ report 3 report --demo --dim seq=512 --budget 100MiB --devices h100-sxm --top 3 --json
         case_ report "0|3" report --demo --json # default budget and devices (cpu: quick calibration)
+        case_ report 0 report --budget 1GiB --devices h100-sxm --json # the bundled example (in-place chains)
         ;;
     *)
         # A subcommand this test does not know yet: its plain --json run.
