@@ -485,7 +485,6 @@ tp_status tp__onnx_decode_node(tp_onnx_dctx *c, tp_pb r, tp_onnx_node *n) {
     n->domain = "";
     n->offset = r.pos;
     CHECK(tp__onnx_enter(c, r.pos, "NodeProto"));
-    bool had_context = c->have_node_context;
     tp_status s = decode_node_body(c, r, n);
     if (s != TP_OK) {
         if (!c->have_node_context) {
@@ -495,7 +494,6 @@ tp_status tp__onnx_decode_node(tp_onnx_dctx *c, tp_pb r, tp_onnx_node *n) {
             if (c->err) c->err->offset = off;
             c->have_node_context = true;
         }
-        (void)had_context;
         return s;
     }
     c->depth--;
@@ -648,13 +646,12 @@ static tp_status decode_opset(tp_onnx_dctx *c, tp_pb r, tp_onnx_opset *o) {
 tp_status tp__onnx_decode_model(tp_onnx_dctx *c, tp_pb r) {
     tp_onnx_model *m = c->m;
     const tp_pb start = r;
-    uint64_t n_opsets = 0, graph_at = 0;
+    uint64_t n_opsets = 0;
     tp_pb graph = {0};
     bool have_graph = false;
     m->producer_name = m->producer_version = m->domain = "";
     while (!tp__pb_done(&r)) {
         uint32_t f, w;
-        uint64_t at = r.pos;
         tp_pb sub;
         CHECK(tp__pb_tag(&r, &f, &w, c->err));
         switch (f) {
@@ -676,7 +673,6 @@ tp_status tp__onnx_decode_model(tp_onnx_dctx *c, tp_pb r) {
         case M_GRAPH:
             CHECK(tp__pb_bytes(&r, w, f, "graph", &graph, c->err));
             have_graph = true; /* the last one wins, as in protobuf */
-            graph_at = at;
             break;
         case M_OPSET_IMPORT:
             CHECK(tp__pb_bytes(&r, w, f, "opset_import", &sub, c->err));
@@ -687,7 +683,6 @@ tp_status tp__onnx_decode_model(tp_onnx_dctx *c, tp_pb r) {
             break;
         }
     }
-    (void)graph_at;
     if (!have_graph)
         return tp_error_setx(
             c->err, TP_ERR_PARSE, start.end, TP_NO_NODE,
