@@ -252,6 +252,37 @@ TP_TEST(exact_is_deterministic) {
     TP_CHECK(r1.optimal);
 }
 
+TP_TEST(bestfit_long_lifetimes_and_large_sets) {
+    /* long lifetimes: the segment-tree path of best-fit (the per-step lists would be too big) */
+    enum { N = 300, M = 30000 };
+    tp_buffer *b = calloc(M, sizeof *b);
+    uint64_t *off = calloc(M, sizeof *off);
+    if (!b || !off) {
+        free(b);
+        free(off);
+        TP_CHECK(!"out of memory");
+        return;
+    }
+    for (size_t i = 0; i < N; i++)
+        b[i] = buf(1 + rnd() % 5000, (int64_t)i, (int64_t)(i + 500 + rnd() % 500));
+    tp_alloc_result r, g;
+    tp_error err;
+    TP_CHECK_OK(plan(b, N, TP_ALGO_BEST_FIT, 8, 0, 0, off, &r, &err), &err);
+    TP_CHECK_OK(plan(b, N, TP_ALGO_GREEDY_SIZE, 8, 0, 0, off, &g, &err), &err);
+    TP_CHECK_LE_U64(r.arena_bytes, g.arena_bytes);
+    /* above 20,000 buffers: the reduced set of runs; graph-like short lifetimes */
+    for (size_t i = 0; i < M; i++) {
+        uint64_t len = rnd() % 100 < 90 ? 1 + rnd() % 3 : 10 + rnd() % 200;
+        b[i] = buf(64 + rnd() % 100000, (int64_t)i, (int64_t)(i + len));
+    }
+    TP_CHECK_OK(plan(b, M, TP_ALGO_BEST_FIT, 64, 0, 0, off, &r, &err), &err);
+    TP_CHECK_OK(plan(b, M, TP_ALGO_GREEDY_SIZE, 64, 0, 0, off, &g, &err), &err);
+    TP_CHECK_LE_U64(r.arena_bytes, g.arena_bytes);
+    TP_CHECK_OK(plan(b, M, TP_ALGO_AUTO, 64, 0.2, 0, off, &r, &err), &err);
+    free(b);
+    free(off);
+}
+
 static int progress_calls;
 static void on_progress(void *ctx, double elapsed, uint64_t best, uint64_t lb) {
     (void)ctx;
@@ -321,27 +352,29 @@ TP_TEST(capacity_time_limit_and_progress) {
 }
 
 TP_TEST(allocation_failure_sweep) {
-    tp_buffer b[12];
-    for (size_t i = 0; i < 12; i++) {
-        int64_t birth = (int64_t)(rnd() % 8);
-        b[i] = buf(1 + rnd() % 50, birth, birth + (int64_t)(rnd() % 4));
-    }
+    /* a small instance the heuristics do not solve (the search runs and proves the
+     * optimum); every allocation of every algorithm is failed once */
+    tp_buffer b[7] = {buf(3, 2, 2), buf(5, 0, 3), buf(1, 4, 7), buf(3, 1, 3),
+                      buf(5, 1, 4), buf(5, 3, 5), buf(6, 4, 5)}; /* best-fit 19, optimum 18 */
     for (size_t a = 0; a < sizeof algos / sizeof algos[0]; a++) {
         tp_alloc_options o;
         tp_alloc_options_default(&o);
         o.algo = algos[a];
-        o.time_limit_s = 0; /* EXACT: no limit (finishes: tiny); AUTO: heuristics */
-        uint64_t off[12];
+        o.alignment = 1;
+        o.time_limit_s = algos[a] == TP_ALGO_AUTO ? 10.0 : 0; /* both run the search */
+        uint64_t off[7];
         tp_alloc_result r;
         tp_error err;
         tp_failing_allocator count;
         tp_failing_allocator_init(&count, 0);
-        TP_CHECK_OK(tp_alloc_plan(b, 12, &o, &count.hook, off, &r, &err), &err);
+        TP_CHECK_OK(tp_alloc_plan(b, 7, &o, &count.hook, off, &r, &err), &err);
         TP_CHECK_EQ_I64(count.live, 0);
+        TP_CHECK(r.optimal || algos[a] == TP_ALGO_BEST_FIT);
+        TP_CHECK_EQ_U64(r.arena_bytes, algos[a] == TP_ALGO_BEST_FIT ? 19 : 18);
         for (long k = 1; k <= count.count; k++) {
             tp_failing_allocator fa;
             tp_failing_allocator_init(&fa, k);
-            tp_status st = tp_alloc_plan(b, 12, &o, &fa.hook, off, &r, &err);
+            tp_status st = tp_alloc_plan(b, 7, &o, &fa.hook, off, &r, &err);
             TP_CHECK_STATUS(st, TP_ERR_NOMEM);
             TP_CHECK_EQ_I64(fa.live, 0);
             TP_CHECK_EQ_U64(fa.live_bytes, 0);
@@ -351,6 +384,7 @@ TP_TEST(allocation_failure_sweep) {
                 return;
             }
         }
+        if (a == 1) printf("  exact: %ld allocations swept\n", count.count);
     }
 }
 
@@ -362,6 +396,7 @@ int main(void) {
     TP_RUN(fixed_buffers_are_respected);
     TP_RUN(independent_components_optimal);
     TP_RUN(exact_is_deterministic);
+    TP_RUN(bestfit_long_lifetimes_and_large_sets);
     TP_RUN(minimalloc_instance_solved_to_the_bound);
     TP_RUN(capacity_time_limit_and_progress);
     TP_RUN(allocation_failure_sweep);
