@@ -76,6 +76,38 @@ TP_TEST(svg_has_one_rect_per_buffer_and_the_marks) {
     tp_graph_destroy(g);
 }
 
+TP_TEST(buffer_ends_cover_views_and_inplace_users) {
+    tp_graph *g = demo();
+    tp_plan_options po;
+    tp_plan_options_default(&po);
+    po.allocate_params = po.allocate_inputs = po.allocate_constants = false;
+    tp_plan *p = NULL;
+    tp_error err;
+    TP_CHECK_OK(tp_plan_graph(g, &po, &p, &err), &err);
+    size_t n = tp_graph_node_count(g), extended = 0;
+    int64_t *ends = calloc(n, sizeof *ends);
+    TP_CHECK_OK(tp_plan_buffer_ends(p, g, ends, n, &err), &err);
+    for (uint32_t i = 0; i < tp_plan_slot_count(p); i++) {
+        const tp_slot *s = tp_plan_slot(p, i);
+        /* every slot ends no later than its root's buffer */
+        TP_CHECK(ends[s->root] >= s->death);
+        if (!s->is_view && !s->inplace && ends[s->node] > s->death) extended++;
+        if (s->is_view || s->inplace) TP_CHECK_EQ_I64(ends[s->node], -1);
+    }
+    TP_CHECK(extended > 0); /* the demo has in-place users and views */
+    /* with extended lifetimes the live curve reaches the lower bound exactly
+     * (activation plans have no guarded boundary buffers) */
+    size_t cap = n + 1, steps = 0, peak = 0;
+    uint64_t *live = calloc(cap, sizeof *live);
+    TP_CHECK_OK(tp_plan_live_bytes(p, g, live, cap, &steps, &peak, &err), &err);
+    TP_CHECK_EQ_U64(live[peak], tp_plan_lower_bound_bytes(p));
+    TP_CHECK_STATUS(tp_plan_buffer_ends(p, g, ends, n - 1, &err), TP_ERR_INVALID);
+    free(live);
+    free(ends);
+    tp_plan_destroy(p);
+    tp_graph_destroy(g);
+}
+
 TP_TEST(families_and_colors) {
     for (int k = 0; k < TP_OP_KIND_COUNT; k++) {
         const char *f = tp_op_family((tp_op_kind)k);
@@ -89,6 +121,7 @@ TP_TEST(families_and_colors) {
 int main(void) {
     TP_RUN(live_bytes_peak_equals_lower_bound);
     TP_RUN(svg_has_one_rect_per_buffer_and_the_marks);
+    TP_RUN(buffer_ends_cover_views_and_inplace_users);
     TP_RUN(families_and_colors);
     return tp_test_finish();
 }

@@ -35,6 +35,13 @@ void tp_svg_options_default(tp_svg_options *o);
 tp_status tp_plan_live_bytes(const tp_plan *p, const tp_graph *g, uint64_t *live, size_t live_cap,
                              size_t *out_steps, size_t *peak_step, tp_error *err);
 
+/* The last step of every buffer: ends[node] = the latest death among the
+ * slots whose root is `node` (views and in-place users extend their root's
+ * buffer), or -1 when node owns no buffer. ends needs tp_graph_node_count(g)
+ * entries. TP_ERR_INVALID (NULLs, short array, a slot outside the graph). */
+tp_status tp_plan_buffer_ends(const tp_plan *p, const tp_graph *g, int64_t *ends, size_t cap,
+                              tp_error *err);
+
 /* Colour family of an op kind for pictures ("matmul", "conv", "norm",
  * "elementwise", "attention", "shape", "boundary-param", "boundary-input",
  * "reduce", "other"); never NULL. */

@@ -88,6 +88,61 @@ static bool counts_as_buffer(const tp_slot *s) {
     return !s->is_view && !s->inplace;
 }
 
+/* until[node] = the last step of the buffer owned by node: the latest death
+ * among the slots that share it as root (views and in-place users extend it).
+ * Allocated with the graph's allocator; free with free_until(). */
+static tp_status root_until(const tp_plan *p, const tp_graph *g, int64_t **out, tp_error *err) {
+    size_t nodes = (size_t)tp_graph_node_count(g), steps = nodes + 1;
+    int64_t *until = tp_mem_alloc(tp_graph_allocator(g), nodes * sizeof *until + 1);
+    if (!until) return tp_error_set(err, TP_ERR_NOMEM, "live bytes: out of memory");
+    for (size_t i = 0; i < nodes; i++)
+        until[i] = -1;
+    for (uint32_t i = 0; i < tp_plan_slot_count(p); i++) {
+        const tp_slot *s = tp_plan_slot(p, i);
+        if (s->root < 0 || (size_t)s->root >= nodes || s->birth < 0 || s->death < s->birth ||
+            (uint64_t)s->death >= steps) {
+            tp_mem_free(tp_graph_allocator(g), until, nodes * sizeof *until + 1);
+            return tp_error_setx(err, TP_ERR_INVALID, TP_NO_OFFSET, s->node,
+                                 "live bytes: slot of node %d (root %d) has lifetime [%" PRId64
+                                 ", %" PRId64 "] outside the graph's %zu steps",
+                                 (int)s->node, (int)s->root, s->birth, s->death, steps);
+        }
+        if (s->death > until[s->root]) until[s->root] = s->death;
+    }
+    *out = until;
+    return TP_OK;
+}
+
+static void free_until(const tp_graph *g, int64_t *until) {
+    size_t nodes = (size_t)tp_graph_node_count(g);
+    tp_mem_free(tp_graph_allocator(g), until, nodes * sizeof *until + 1);
+}
+
+static int64_t buffer_end(const tp_slot *s, const int64_t *until) {
+    return until[s->node] > s->death ? until[s->node] : s->death;
+}
+
+tp_status tp_plan_buffer_ends(const tp_plan *p, const tp_graph *g, int64_t *ends, size_t cap,
+                              tp_error *err) {
+    if (!p || !g || !ends)
+        return tp_error_set(err, TP_ERR_INVALID, "buffer ends: NULL plan, graph or output");
+    size_t nodes = (size_t)tp_graph_node_count(g);
+    if (cap < nodes)
+        return tp_error_set(err, TP_ERR_INVALID, "buffer ends: need %zu entries, got %zu", nodes,
+                            cap);
+    int64_t *until = NULL;
+    tp_status st = root_until(p, g, &until, err);
+    if (st != TP_OK) return st;
+    for (size_t i = 0; i < nodes; i++)
+        ends[i] = -1;
+    for (uint32_t i = 0; i < tp_plan_slot_count(p); i++) {
+        const tp_slot *s = tp_plan_slot(p, i);
+        if (counts_as_buffer(s)) ends[s->node] = buffer_end(s, until);
+    }
+    free_until(g, until);
+    return TP_OK;
+}
+
 tp_status tp_plan_live_bytes(const tp_plan *p, const tp_graph *g, uint64_t *live, size_t live_cap,
                              size_t *out_steps, size_t *peak_step, tp_error *err) {
     if (!p || !g || !live)
@@ -96,16 +151,14 @@ tp_status tp_plan_live_bytes(const tp_plan *p, const tp_graph *g, uint64_t *live
     if (live_cap < steps)
         return tp_error_set(err, TP_ERR_INVALID, "live bytes: need %zu entries, got %zu", steps,
                             live_cap);
+    int64_t *until = NULL;
+    tp_status st = root_until(p, g, &until, err);
+    if (st != TP_OK) return st;
     memset(live, 0, steps * sizeof *live);
     for (uint32_t i = 0; i < tp_plan_slot_count(p); i++) {
         const tp_slot *s = tp_plan_slot(p, i);
         if (!counts_as_buffer(s)) continue;
-        if (s->birth < 0 || s->death < s->birth || (uint64_t)s->death >= steps)
-            return tp_error_setx(err, TP_ERR_INVALID, TP_NO_OFFSET, s->node,
-                                 "live bytes: slot of node %d has lifetime [%" PRId64 ", %" PRId64
-                                 "] outside the graph's %zu steps",
-                                 (int)s->node, s->birth, s->death, steps);
-        for (int64_t t = s->birth; t <= s->death; t++)
+        for (int64_t t = s->birth, end = buffer_end(s, until); t <= end; t++)
             live[t] = tp_sat_add_u64(live[t], s->size);
     }
     size_t best = 0;
@@ -113,6 +166,7 @@ tp_status tp_plan_live_bytes(const tp_plan *p, const tp_graph *g, uint64_t *live
         if (live[t] > live[best]) best = t;
     if (out_steps) *out_steps = steps;
     if (peak_step) *peak_step = best;
+    free_until(g, until);
     return TP_OK;
 }
 
@@ -178,7 +232,8 @@ static void draw_axes(tp_strbuf *sb, const frame *f, size_t steps) {
                      f->y0 + f->h / 2, f->y0 + f->h / 2);
 }
 
-static void draw_buffers(tp_strbuf *sb, const frame *f, const tp_plan *p, const tp_graph *g) {
+static void draw_buffers(tp_strbuf *sb, const frame *f, const tp_plan *p, const tp_graph *g,
+                         const int64_t *until) {
     tp_strbuf_append(sb, "<g id=\"buffers\">\n");
     for (uint32_t i = 0; i < tp_plan_slot_count(p); i++) {
         const tp_slot *s = tp_plan_slot(p, i);
@@ -186,7 +241,8 @@ static void draw_buffers(tp_strbuf *sb, const frame *f, const tp_plan *p, const 
         const tp_node *n = tp_graph_node(g, s->node);
         if (!n) continue;
         const char *fam = tp_op_family(n->op.kind);
-        double x = fx(f, (double)s->birth), x2 = fx(f, (double)s->death + 1.0);
+        int64_t end = buffer_end(s, until);
+        double x = fx(f, (double)s->birth), x2 = fx(f, (double)end + 1.0);
         double y = fy(f, (double)s->offset + (double)s->size), y2 = fy(f, (double)s->offset);
         double h = y2 - y < 0.6 ? 0.6 : y2 - y;
         char sz[32];
@@ -199,11 +255,11 @@ static void draw_buffers(tp_strbuf *sb, const frame *f, const tp_plan *p, const 
         tp_strbuf_printf(sb,
                          "\" data-op=\"%s\" data-offset=\"%" PRIu64 "\" data-size=\"%" PRIu64
                          "\" data-birth=\"%" PRId64 "\" data-death=\"%" PRId64 "\"><title>",
-                         tp_op_name(&n->op), s->offset, s->size, s->birth, s->death);
+                         tp_op_name(&n->op), s->offset, s->size, s->birth, end);
         tp_strbuf_append_xml(sb, n->name[0] ? n->name : "(unnamed)");
         tp_strbuf_printf(
             sb, " [%s] %s at offset %" PRIu64 ", steps %" PRId64 "..%" PRId64 "</title></rect>\n",
-            tp_op_name(&n->op), sz, s->offset, s->birth, s->death);
+            tp_op_name(&n->op), sz, s->offset, s->birth, end);
     }
     tp_strbuf_append(sb, "</g>\n");
 }
@@ -297,7 +353,11 @@ tp_status tp_plan_svg(const tp_plan *p, const tp_graph *g, const tp_svg_options 
         tp_strbuf_append(&sb, "</text>\n");
     }
     draw_axes(&sb, &f, steps);
-    draw_buffers(&sb, &f, p, g);
+    int64_t *until = NULL;
+    if (root_until(p, g, &until, NULL) == TP_OK) {
+        draw_buffers(&sb, &f, p, g, until);
+        free_until(g, until);
+    }
     draw_curves(&sb, &f, live, steps, peak, lb, arena);
     draw_legend(&sb, f.x0 + f.w + 14, f.y0 + 4);
     tp_strbuf_append(&sb, "</svg>\n");

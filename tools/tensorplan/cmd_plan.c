@@ -19,8 +19,12 @@ static void usage(FILE *f) {
             "model:\n%s\n"
             "options:\n"
             "  --align N          alignment in bytes, a power of two (default 64)\n"
-            "  --algo NAME        greedy (default), noreuse, bestfit, exact, auto\n"
-            "  --time-limit S     search budget in seconds for exact/auto (default 0)\n"
+            "  --algo NAME        auto (default: the best heuristic, then exact search\n"
+            "                     within --plan-time), greedy (the reference), noreuse,\n"
+            "                     bestfit, exact\n"
+            "  --plan-time S      search budget in seconds for auto/exact (default 0.25;\n"
+            "                     the search stops early at the lower bound or a proof)\n"
+            "  --time-limit S     same as --plan-time\n"
             "  --no-reuse         every buffer at its own offset (same as --algo noreuse)\n"
             "  --pin-outputs      keep every ancestor of an output alive to the end\n"
             "  --f32-uniform      size every slot as elements x 4 bytes\n"
@@ -46,6 +50,12 @@ static int parse_args(plan_args *a, int argc, char **argv) {
     memset(a, 0, sizeof *a);
     tp_cli_model_args_init(&a->model);
     tp_plan_options_default(&a->po);
+    /* Graphs: the best heuristic, then a short exact search, so plans are proven
+     * optimal where the search can show it (TENSORPLAN_ARENA_NO_REUSE still wins). */
+    if (a->po.algo == TP_ALGO_GREEDY_SIZE) {
+        a->po.algo = TP_ALGO_AUTO;
+        a->po.time_limit_s = 0.25;
+    }
     for (int i = 1; i < argc;) {
         int r = tp_cli_model_arg(&a->model, cmd, argc, argv, &i);
         if (r == 1) continue;
@@ -81,12 +91,12 @@ static int parse_args(plan_args *a, int argc, char **argv) {
                 return tp_cli_usage_error(cmd, "--algo: %s",
                                           val ? err.msg : "needs a name (greedy, bestfit, ...)");
             i++;
-        } else if (strcmp(s, "--time-limit") == 0) {
+        } else if (strcmp(s, "--time-limit") == 0 || strcmp(s, "--plan-time") == 0) {
             char *end = NULL;
             errno = 0;
             double t = val ? strtod(val, &end) : -1.0;
             if (!val || end == val || *end || errno || !(t >= 0.0) || t > 1e6)
-                return tp_cli_usage_error(cmd, "--time-limit needs seconds >= 0, got '%s'",
+                return tp_cli_usage_error(cmd, "%s needs seconds >= 0, got '%s'", s,
                                           val ? val : "");
             a->po.time_limit_s = t;
             i++;
@@ -106,6 +116,8 @@ static void print_json(const plan_args *a, const tp_plan *p, const tp_graph *g) 
     tp_json j;
     tp_json_init(&j, stdout, true);
     tp_json_begin_object(&j);
+    tp_json_kv_str(&j, "schema", "tensorplan.plan/1");
+    tp_json_kv_str(&j, "tensorplan_version", tp_version());
     tp_json_kv_str(&j, "model", tp_cli_model_label(&a->model));
     const tp_alloc_result *r = tp_plan_alloc_result(p);
     tp_json_kv_str(&j, "algo", tp_alloc_algo_name(r->algo_used));

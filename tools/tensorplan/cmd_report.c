@@ -157,6 +157,7 @@ typedef struct report {
     char deficit_msg[TP_ERROR_MSG_CAP];
     uint32_t top[TOP_MAX], n_top; /* slot indices of the largest activations */
     uint64_t *live;
+    int64_t *ends; /* last step of each node's buffer (tp_plan_buffer_ends) */
     size_t steps, peak_step;
     uint32_t at_peak[TOP_MAX], n_at_peak; /* slot indices alive at the peak, largest first */
     tp_io_profile io;
@@ -232,12 +233,16 @@ static tp_status gather(report *r, tp_error *err) {
     if (!r->live) return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     if ((st = tp_plan_live_bytes(r->act, g, r->live, cap, &r->steps, &r->peak_step, err)) != TP_OK)
         return st;
+    r->ends = calloc(cap, sizeof *r->ends);
+    if (!r->ends) return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    if ((st = tp_plan_buffer_ends(r->act, g, r->ends, cap, err)) != TP_OK) return st;
     for (uint32_t i = 0; i < tp_plan_slot_count(r->act); i++) {
         const tp_slot *s = tp_plan_slot(r->act, i);
         if (!is_buffer(s)) continue;
         top_insert(r->act, r->top, &r->n_top, r->a->top, i);
         int64_t t = (int64_t)r->peak_step;
-        if (s->birth <= t && t <= s->death) top_insert(r->act, r->at_peak, &r->n_at_peak, 5, i);
+        if (s->birth <= t && t <= r->ends[s->node])
+            top_insert(r->act, r->at_peak, &r->n_at_peak, 5, i);
     }
     if ((st = tp_io_profile_compute(g, NULL, &r->io, err)) != TP_OK) return st;
     return TP_OK;
@@ -344,7 +349,7 @@ static void print_text(const report *r) {
         const tp_node *n = tp_graph_node(g, s->node);
         printf("  %-44s %-14s %10s  %" PRId64 "..%" PRId64 "\n",
                tp_cli_elide(node_name(g, s->node, nb, sizeof nb), 44, el, sizeof el),
-               tp_op_name(&n->op), tp_cli_fmt_bytes(s->size, b[0], 32), s->birth, s->death);
+               tp_op_name(&n->op), tp_cli_fmt_bytes(s->size, b[0], 32), s->birth, r->ends[s->node]);
     }
     printf(
         "\nPEAK\n  %s live at step %zu (node %s); largest live there:\n",
@@ -398,7 +403,7 @@ static void json_slot(tp_json *j, const report *r, uint32_t idx) {
     tp_json_kv_u64(j, "size_bytes", s->size);
     tp_json_kv_u64(j, "offset_bytes", s->offset);
     tp_json_kv_i64(j, "birth", s->birth);
-    tp_json_kv_i64(j, "death", s->death);
+    tp_json_kv_i64(j, "death", r->ends[s->node]);
     tp_json_end_object(j);
 }
 
@@ -539,7 +544,7 @@ static void html_tables(FILE *f, const report *r) {
                 "</td><td>%s</td><td class=\"num\">%s</td><td class=\"num\">%" PRIu64
                 "</td><td>%" PRId64 "..%" PRId64 "</td></tr>\n",
                 tp_op_name(&tp_graph_node(r->g, s->node)->op), tp_cli_fmt_bytes(s->size, b[0], 64),
-                s->offset, s->birth, s->death);
+                s->offset, s->birth, r->ends[s->node]);
     }
     fputs("</table>\n<h2>IO profile</h2>\n<table id=\"io\">\n", f);
     snprintf(b[1], 64, "%" PRIu64, r->io.kernel_launches);
@@ -646,6 +651,7 @@ int tp_cli_report(int argc, char **argv) {
     tp_cli_devices_free(&devs);
 done:
     free(r.live);
+    free(r.ends);
     tp_plan_destroy(r.act);
     tp_graph_destroy(g);
     return rc;
