@@ -4,8 +4,8 @@
  *
  * Header-only (static inline) because tests/test_fuzz_replay.c compiles every
  * fuzz_<x>.c into one translation unit; names carry an fz_ prefix so that the
- * targets do not collide there. The directory ($TMPDIR or /tmp,
- * "tp-fuzz-XXXXXX") and everything written into it are removed at exit.
+ * targets do not collide there. The directory ($TMPDIR, else /dev/shm, else
+ * /tmp: "tp-fuzz-XXXXXX") and everything written into it are removed at exit.
  * Failing to create or write a temporary file aborts: a fuzz run or a replay
  * must not silently test nothing. */
 #ifndef TP_FUZZ_UTIL_H
@@ -52,8 +52,10 @@ static inline void fz_cleanup(void) {
 /* The process's temporary directory (created on first use). */
 static inline const char *fz_tmpdir(void) {
     if (fz_st.dir[0]) return fz_st.dir;
+    /* tmpfs first: on a disk file system the writes cost about 5x the parse */
     const char *t = getenv("TMPDIR");
-    if (!t || t[0] != '/' || strlen(t) > 400) t = "/tmp";
+    if (!t || t[0] != '/' || strlen(t) > 400)
+        t = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
     snprintf(fz_st.dir, sizeof fz_st.dir, "%s/tp-fuzz-XXXXXX", t);
     if (!mkdtemp(fz_st.dir)) fz_die("cannot create directory", fz_st.dir);
     atexit(fz_cleanup);
