@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "cli_budget.h"
 #include "cli_model.h"
+#include "cli_options.h"
 #include "tensorplan/estimate.h"
 #include "tensorplan/sysmem.h"
 
@@ -176,46 +177,12 @@ static int parse_args(est_args *a, int argc, char **argv) {
                                           val ? val : "");
             a->moe.reserve_fraction = frac;
             takes_value = true;
-        } else if (strcmp(s, "--ctx") == 0 || strcmp(s, "--seqs") == 0 ||
-                   strcmp(s, "--ubatch") == 0) {
-            char *end = NULL;
-            errno = 0;
-            unsigned long long v = val ? strtoull(val, &end, 10) : 0;
-            if (!val || end == val || *end || errno || val[0] == '-' || v == 0)
-                return tp_cli_usage_error(cmd, "%s needs a positive integer, got '%s'", s,
-                                          val ? val : "");
-            if (s[2] == 'c')
-                a->llm.n_ctx = (uint64_t)v;
-            else if (s[2] == 's')
-                a->llm.n_seq = (uint64_t)v;
-            else
-                a->llm.n_ubatch = (uint64_t)v;
-            a->llm_opts = true;
-            takes_value = true;
-        } else if (strcmp(s, "--kv-type") == 0) {
-            tp_error err;
-            tp_error_clear(&err);
-            if (!val || tp_dtype_parse(val, &a->llm.kv_dtype, &err) != TP_OK)
-                return tp_cli_usage_error(cmd, "--kv-type needs a dtype (f16, q8_0, ...), got '%s'",
-                                          val ? val : "");
-            a->llm_opts = true;
-            takes_value = true;
-        } else if (strcmp(s, "--align") == 0) {
-            uint64_t v = 0;
-            if (!val || !tp_cli_parse_size(val, &v) || !tp_is_pow2_u64(v))
-                return tp_cli_usage_error(cmd, "--align needs a power of two, got '%s'",
-                                          val ? val : "");
-            a->eo.plan.alignment = v;
-            takes_value = true;
-        } else if (strcmp(s, "--algo") == 0) {
-            tp_error err;
-            tp_error_clear(&err);
-            if (!val || tp_alloc_algo_parse(val, &a->eo.plan.algo, &err) != TP_OK)
-                return tp_cli_usage_error(cmd, "--algo: %s",
-                                          val ? err.msg : "needs a name (greedy, bestfit, ...)");
-            takes_value = true;
         } else {
-            return tp_cli_usage_error(cmd, "unknown option '%s'", s);
+            int r2 = tp_cli_plan_option(cmd, s, val, &a->eo.plan);
+            if (r2 == 0) r2 = tp_cli_llm_option(cmd, s, val, &a->llm, &a->llm_opts);
+            if (r2 == 0) return tp_cli_usage_error(cmd, "unknown option '%s'", s);
+            if (r2 != 1) return r2;
+            takes_value = true;
         }
         i += takes_value ? 2 : 1;
     }

@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "cli_model.h"
+#include "cli_options.h"
 
 const char tp_cli_plan_summary[] = "plan the memory arena of a model (offsets, lifetimes, report)";
 
@@ -77,20 +78,6 @@ static int parse_args(plan_args *a, int argc, char **argv) {
             a->po.inplace = false;
         } else if (strcmp(s, "--no-params") == 0) {
             a->po.allocate_params = false;
-        } else if (strcmp(s, "--align") == 0) {
-            uint64_t v = 0;
-            if (!val || !tp_cli_parse_size(val, &v) || !tp_is_pow2_u64(v))
-                return tp_cli_usage_error(cmd, "--align needs a power of two, got '%s'",
-                                          val ? val : "");
-            a->po.alignment = v;
-            i++;
-        } else if (strcmp(s, "--algo") == 0) {
-            tp_error err;
-            tp_error_clear(&err);
-            if (!val || tp_alloc_algo_parse(val, &a->po.algo, &err) != TP_OK)
-                return tp_cli_usage_error(cmd, "--algo: %s",
-                                          val ? err.msg : "needs a name (greedy, bestfit, ...)");
-            i++;
         } else if (strcmp(s, "--time-limit") == 0 || strcmp(s, "--plan-time") == 0) {
             char *end = NULL;
             errno = 0;
@@ -101,7 +88,10 @@ static int parse_args(plan_args *a, int argc, char **argv) {
             a->po.time_limit_s = t;
             i++;
         } else {
-            return tp_cli_usage_error(cmd, "unknown option '%s'", s);
+            int r2 = tp_cli_plan_option(cmd, s, val, &a->po);
+            if (r2 == 0) return tp_cli_usage_error(cmd, "unknown option '%s'", s);
+            if (r2 != 1) return r2;
+            i++;
         }
         i++;
     }
