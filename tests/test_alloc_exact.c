@@ -260,7 +260,7 @@ TP_TEST(bestfit_long_lifetimes_and_large_sets) {
     if (!b || !off) {
         free(b);
         free(off);
-        TP_CHECK(!"out of memory");
+        TP_FAIL_("out of memory allocating the test instance");
         return;
     }
     for (size_t i = 0; i < N; i++)
