@@ -75,8 +75,8 @@ static tp_status check_bound(const tp_graph *g, tp_error *err) {
     tp_mem_free(g->alloc, mark, g->n_syms);
     if (count == 0) return TP_OK;
     return tp_error_setx(err, TP_ERR_UNBOUND, TP_NO_OFFSET, first,
-                         "unbound symbol%s %s (first used by node %d '%.100s'); bind with "
-                         "tp_graph_bind or --bind name=value",
+                         "unbound symbol%s %s (first used by node %d '%.100s'); bind a value "
+                         "to each (tp_graph_bind; on the command line --dim name=value)",
                          count > 1 ? "s" : "", list, (int)first,
                          first >= 0 ? g->nodes[first].name : "");
 }

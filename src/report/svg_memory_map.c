@@ -187,12 +187,12 @@ static void fmt_bytes(uint64_t b, char *buf, size_t cap) {
 
 typedef struct frame {
     double x0, y0, w, h; /* chart area in px; y0 is the top */
-    double steps;        /* x range [0, steps] */
+    double s0, steps;    /* x range [s0, steps]: s0 = first step with a buffer */
     double bytes;        /* y range [0, bytes] */
 } frame;
 
 static double fx(const frame *f, double step) {
-    return f->x0 + step / f->steps * f->w;
+    return f->x0 + (step - f->s0) / (f->steps - f->s0) * f->w;
 }
 static double fy(const frame *f, double byte) {
     return f->y0 + f->h - byte / f->bytes * f->h;
@@ -215,7 +215,7 @@ static void draw_axes(tp_strbuf *sb, const frame *f, size_t steps) {
             f->x0, y, f->x0 + f->w, y, f->x0 - 6, y + 4, lab);
     }
     for (int i = 0; i <= 5; i++) {
-        double s = (double)(steps - 1) * i / 5.0;
+        double s = f->s0 + ((double)(steps - 1) - f->s0) * i / 5.0;
         double x = fx(f, s);
         tp_strbuf_printf(sb,
                          "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\" text-anchor=\"middle\">%.0f"
@@ -244,13 +244,13 @@ static void draw_buffers(tp_strbuf *sb, const frame *f, const tp_plan *p, const 
         int64_t end = buffer_end(s, until);
         double x = fx(f, (double)s->birth), x2 = fx(f, (double)end + 1.0);
         double y = fy(f, (double)s->offset + (double)s->size), y2 = fy(f, (double)s->offset);
-        double h = y2 - y < 0.6 ? 0.6 : y2 - y;
+        double h = y2 - y < 0.6 ? 0.6 : y2 - y, w = x2 - x < 1.5 ? 1.5 : x2 - x;
         char sz[32];
         fmt_bytes(s->size, sz, sizeof sz);
         tp_strbuf_printf(sb,
                          "<rect class=\"buf\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
                          "fill=\"%s\" data-node=\"%d\" data-name=\"",
-                         x, y, x2 - x, h, tp_op_family_color(fam), (int)s->node);
+                         x, y, w, h, tp_op_family_color(fam), (int)s->node);
         tp_strbuf_append_xml(sb, n->name);
         tp_strbuf_printf(sb,
                          "\" data-op=\"%s\" data-offset=\"%" PRIu64 "\" data-size=\"%" PRIu64
@@ -268,7 +268,7 @@ static void draw_curves(tp_strbuf *sb, const frame *f, const uint64_t *live, siz
                         size_t peak, uint64_t lb, uint64_t arena) {
     tp_strbuf_append(sb, "<polyline id=\"live-bytes\" fill=\"none\" stroke=\"#222\" "
                          "stroke-width=\"1.5\" points=\"");
-    for (size_t t = 0; t < steps; t++)
+    for (size_t t = (size_t)f->s0; t < steps; t++)
         tp_strbuf_printf(sb, "%.2f,%.2f %.2f,%.2f ", fx(f, (double)t), fy(f, (double)live[t]),
                          fx(f, (double)t + 1.0), fy(f, (double)live[t]));
     tp_strbuf_append(sb, "\"/>\n");
@@ -289,19 +289,22 @@ static void draw_curves(tp_strbuf *sb, const frame *f, const uint64_t *live, siz
                      f->x0, fy(f, (double)arena), f->x0 + f->w, fy(f, (double)arena), f->x0 + 4,
                      fy(f, (double)arena) - 4, b2);
     double px = fx(f, (double)peak + 0.5);
+    bool right = px > f->x0 + 0.6 * f->w; /* keep the label inside the chart */
     tp_strbuf_printf(sb,
                      "<line id=\"peak\" x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\" "
                      "stroke=\"#d62728\" stroke-width=\"1\"/>"
                      "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"4\" fill=\"#d62728\"/>"
-                     "<text x=\"%.2f\" y=\"%.1f\" class=\"lab\" fill=\"#d62728\">peak at step "
-                     "%zu</text>\n",
-                     px, f->y0, px, f->y0 + f->h, px, fy(f, (double)live[peak]), px + 4, f->y0 + 12,
-                     peak);
+                     "<text id=\"peak-label\" x=\"%.2f\" y=\"%.1f\" class=\"lab\" "
+                     "fill=\"#d62728\" text-anchor=\"%s\">peak at step %zu</text>\n",
+                     px, f->y0, px, f->y0 + f->h, px, fy(f, (double)live[peak]),
+                     right ? px - 4 : px + 4, f->y0 + 12, right ? "end" : "start", peak);
 }
 
-static void draw_legend(tp_strbuf *sb, double x, double y) {
+static void draw_legend(tp_strbuf *sb, double x, double y, const bool *present) {
+    double yy = y - 16.0;
     for (size_t i = 0; i < N_FAMILIES; i++) {
-        double yy = y + 16.0 * (double)i;
+        if (!present[i]) continue;
+        yy += 16.0;
         tp_strbuf_printf(sb,
                          "<rect x=\"%.1f\" y=\"%.1f\" width=\"10\" height=\"10\" fill=\"%s\"/>"
                          "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\">%s</text>\n",
@@ -333,9 +336,15 @@ tp_status tp_plan_svg(const tp_plan *p, const tp_graph *g, const tp_svg_options 
     double top = (double)(arena > lb ? arena : lb);
     if ((double)live[peak] > top) top = (double)live[peak];
     if (top <= 0) top = 1;
-    frame f = {80.0, o.title ? 40.0 : 20.0, (double)o.width_px - 80.0 - 140.0, 0, 0, 0};
+    frame f = {80.0, o.title ? 40.0 : 20.0, (double)o.width_px - 80.0 - 140.0, 0, 0, 0, 0};
     f.h = (double)o.height_px - f.y0 - 50.0;
     f.steps = (double)steps;
+    f.s0 = (double)steps - 1.0;
+    for (uint32_t i = 0; i < tp_plan_slot_count(p); i++) {
+        const tp_slot *s = tp_plan_slot(p, i);
+        if (counts_as_buffer(s) && (double)s->birth < f.s0) f.s0 = (double)s->birth;
+    }
+    if (f.s0 < 0) f.s0 = 0;
     f.bytes = top * 1.05;
 
     tp_strbuf sb;
@@ -359,7 +368,16 @@ tp_status tp_plan_svg(const tp_plan *p, const tp_graph *g, const tp_svg_options 
         free_until(g, until);
     }
     draw_curves(&sb, &f, live, steps, peak, lb, arena);
-    draw_legend(&sb, f.x0 + f.w + 14, f.y0 + 4);
+    bool present[N_FAMILIES] = {false};
+    for (uint32_t i = 0; i < tp_plan_slot_count(p); i++) {
+        const tp_slot *s = tp_plan_slot(p, i);
+        const tp_node *n = tp_graph_node(g, s->node);
+        if (!counts_as_buffer(s) || !n) continue;
+        const char *fam = tp_op_family(n->op.kind);
+        for (size_t k = 0; k < N_FAMILIES; k++)
+            if (strcmp(fam, family_colors[k].family) == 0) present[k] = true;
+    }
+    draw_legend(&sb, f.x0 + f.w + 14, f.y0 + 4, present);
     tp_strbuf_append(&sb, "</svg>\n");
     tp_mem_free(a, live, cap * sizeof *live);
     return tp_strbuf_finish(&sb, out, len, err);

@@ -39,7 +39,10 @@ int tp_cli_usage_error(const char *cmd, const char *fmt, ...)
     ;
 /* Map a library status to an exit code (OVER_BUDGET -> 3, else 1). */
 int tp_cli_exit_for(tp_status s);
-/* True when stderr is a terminal and --quiet was not given (progress lines). */
+/* Set by main() when --quiet / -q appears anywhere on the command line (every
+ * subcommand accepts it): no progress lines on stderr. */
+extern bool tp_cli_quiet;
+/* True when stderr is a terminal and neither `quiet` nor --quiet (progress lines). */
 bool tp_cli_progress_enabled(bool quiet);
 
 /* ---- a tiny streaming JSON writer (commas and escaping handled) ---- */

@@ -94,8 +94,10 @@ int tp_cli_exit_for(tp_status s) {
     return TP_EXIT_ERROR;
 }
 
+bool tp_cli_quiet = false;
+
 bool tp_cli_progress_enabled(bool quiet) {
-    return !quiet && isatty(STDERR_FILENO);
+    return !quiet && !tp_cli_quiet && isatty(STDERR_FILENO);
 }
 
 const char *tp_cli_elide(const char *s, size_t width, char *buf, size_t cap) {

@@ -21,6 +21,7 @@ static void usage(FILE *f) {
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\nRun 'tensorplan <command> --help' for a command's options and examples.\n"
+               "Every command takes --quiet (no progress lines on stderr) and --json.\n"
                "Exit codes: 0 ok, 1 error, 2 usage error, 3 does not fit the budget.\n");
 }
 
@@ -34,6 +35,16 @@ int main(int argc, char **argv) {
         printf("tensorplan %s\n", tp_version());
         return TP_EXIT_OK;
     }
+    /* --quiet / -q is common to every subcommand: take it out here. */
+    int n = 1;
+    for (int i = 1; i < argc; i++) {
+        if (i > 1 && (strcmp(argv[i], "--quiet") == 0 || strcmp(argv[i], "-q") == 0))
+            tp_cli_quiet = true;
+        else
+            argv[n++] = argv[i];
+    }
+    argc = n;
+    argv[argc] = NULL;
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(argv[1], commands[i].name) == 0) return commands[i].run(argc - 1, argv + 1);
     fprintf(stderr, "tensorplan: unknown command '%s'\n\n", argv[1]);
