@@ -68,6 +68,7 @@ static const char *calib_key(const uint8_t *data, size_t size, char *buf, size_t
         size_t end = nl ? (size_t)(nl - data) : size;
         if (end - pos >= 4 && memcmp(data + pos, "key=", 4) == 0) {
             size_t n = end - pos - 4;
+            if (n > 0 && data[end - 1] == '\r') n--; /* CRLF, as the reader */
             if (n >= cap) return NULL;
             if (found && (strlen(found) != n || memcmp(found, data + pos + 4, n) != 0)) return NULL;
             memcpy(buf, data + pos + 4, n);
