@@ -149,7 +149,7 @@ efficiency=0.5
 def calib_seeds(d):
     write(d + "/seed_cpu.txt", CPU_MODEL)
     write(d + "/seed_cuda.txt", GPU_MODEL.replace(b"\r", b""))
-    write(d + "/seed_cr_line.txt", GPU_MODEL)  # a CR left in a value: a parse error
+    write(d + "/seed_cr_line.txt", GPU_MODEL)  # one CRLF line end
     write(d + "/seed_missing_readback.txt",
           b"".join(l + b"\n" for l in CPU_MODEL.split(b"\n") if not l.startswith(b"readback")))
 
