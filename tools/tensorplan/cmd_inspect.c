@@ -68,7 +68,7 @@ static int parse_args(inspect_args *a, int argc, char **argv) {
             if (a->n_dims >= 64) return tp_cli_usage_error(cmd, "too many --dim options");
             a->dims[a->n_dims++] = v;
         } else if (s[0] == '-' && s[1]) {
-            return tp_cli_usage_error(cmd, "unknown option '%s' (see --help)", s);
+            return tp_cli_usage_error(cmd, "unknown option '%s'", s);
         } else if (a->path) {
             return tp_cli_usage_error(cmd, "more than one model given ('%s', '%s')", a->path, s);
         } else {
