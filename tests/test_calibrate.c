@@ -110,6 +110,12 @@ TP_TEST(model_file_round_trip) {
     TP_CHECK_CONTAINS(err->msg, "mem_gbps");
     d.mem_gbps = NAN;
     TP_CHECK_STATUS(tp_device_model_save(&d, "k", path, err), TP_ERR_INVALID);
+    /* a line break in a saved string would smuggle extra lines into the file */
+    d.mem_gbps = 3;
+    TP_CHECK_STATUS(tp_device_model_save(&d, "k\nname=x", path, err), TP_ERR_INVALID);
+    snprintf(d.name, sizeof d.name, "cpu\nmem_gbps=999");
+    TP_CHECK_STATUS(tp_device_model_save(&d, "k", path, err), TP_ERR_INVALID);
+    TP_CHECK_CONTAINS(err->msg, "line break");
 }
 
 TP_TEST(quick_calibration_and_cache) {
