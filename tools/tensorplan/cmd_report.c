@@ -56,6 +56,7 @@ typedef struct report_args {
     const char *devices, *svg, *html;
     uint64_t budget;
     bool has_budget, json, quiet, full_calib;
+    bool bundled; /* no MODEL given: the bundled example */
     uint32_t top;
 } report_args;
 
@@ -75,7 +76,8 @@ static const char *bundled_example(void) {
 
 /* No MODEL and no --demo: the bundled example at batch 1 (user --dim values,
  * applied later, override), or the built-in demo when it is not installed. */
-static void default_model(tp_cli_model_args *m) {
+static void default_model(report_args *a) {
+    tp_cli_model_args *m = &a->model;
     if (m->path || m->demo) return;
     const char *ex = bundled_example();
     if (!ex || m->n_dims >= TP_CLI_MAX_DIMS) {
@@ -83,6 +85,7 @@ static void default_model(tp_cli_model_args *m) {
         return;
     }
     m->path = ex;
+    a->bundled = true;
     memmove(&m->dims[1], &m->dims[0], (size_t)m->n_dims * sizeof m->dims[0]);
     m->dims[0] = "batch=1";
     m->n_dims++;
@@ -139,8 +142,13 @@ static int parse_args(report_args *a, int argc, char **argv) {
         }
         i++;
     }
-    default_model(&a->model);
+    default_model(a);
     return 0;
+}
+
+static const char *model_label(const report_args *a) {
+    return a->bundled ? "bundled example (examples/models/mobilenet_v2.onnx, batch=1)"
+                      : tp_cli_model_label(&a->model);
 }
 
 /* Everything the three writers (text, JSON, HTML) need. */
@@ -284,7 +292,7 @@ static void print_shape_line(const tp_graph *g, tp_node_id id) {
 static void print_text(const report *r) {
     const tp_graph *g = r->g;
     char b[8][32];
-    printf("tensorplan report: %s\n\n", tp_cli_model_label(&r->a->model));
+    printf("tensorplan report: %s\n\n", model_label(r->a));
     printf("MODEL\n  %u nodes, %u params, %u inputs, %u outputs\n", tp_graph_node_count(g),
            r->n_params, r->n_inputs, tp_graph_output_count(g));
     printf("  ops:");
@@ -414,7 +422,7 @@ static void print_json(const report *r) {
     tp_json_begin_object(&j);
     tp_json_kv_str(&j, "schema", "tensorplan.report/1");
     tp_json_kv_str(&j, "tensorplan_version", tp_version());
-    tp_json_kv_str(&j, "model", tp_cli_model_label(&r->a->model));
+    tp_json_kv_str(&j, "model", model_label(r->a));
     tp_json_kv_u64(&j, "nodes", tp_graph_node_count(g));
     tp_json_kv_u64(&j, "params", r->n_params);
     tp_json_key(&j, "op_counts");
@@ -598,8 +606,7 @@ static int write_outputs(const report *r) {
             fclose(mf);
             mf = NULL;
             char title[512];
-            snprintf(title, sizeof title, "tensorplan report: %s",
-                     tp_cli_model_label(&r->a->model));
+            snprintf(title, sizeof title, "tensorplan report: %s", model_label(r->a));
             if (tp_cli_write_html(f, title, svg, tables) != 0 || fclose(f) != 0) {
                 fprintf(stderr, "tensorplan report: error: write failed for '%s'\n", r->a->html);
                 rc = TP_EXIT_ERROR;
