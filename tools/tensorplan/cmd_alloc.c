@@ -39,7 +39,7 @@ static void usage(FILE *f) {
 typedef struct alloc_args {
     const char *in, *out;
     tp_alloc_options o;
-    bool json, quiet;
+    bool json;
 } alloc_args;
 
 static int parse_args(alloc_args *a, int argc, char **argv) {
@@ -57,8 +57,6 @@ static int parse_args(alloc_args *a, int argc, char **argv) {
             return -1;
         } else if (strcmp(s, "--json") == 0) {
             a->json = true;
-        } else if (strcmp(s, "--quiet") == 0 || strcmp(s, "-q") == 0) {
-            a->quiet = true;
         } else if (strcmp(s, "-o") == 0 || strcmp(s, "--output") == 0) {
             if (!val) return tp_cli_usage_error(cmd, "%s needs a file name", s);
             a->out = val;
@@ -149,7 +147,7 @@ int tp_cli_alloc(int argc, char **argv) {
     int rc = parse_args(&a, argc, argv);
     if (rc != 0) return rc < 0 ? TP_EXIT_OK : rc;
     bool progress_shown = false;
-    if (tp_cli_progress_enabled(a.quiet)) {
+    if (tp_cli_progress_enabled(false)) {
         a.o.progress = progress;
         a.o.progress_ctx = &progress_shown;
     }

@@ -55,7 +55,7 @@ typedef struct report_args {
     tp_cli_model_args model;
     const char *devices, *svg, *html;
     uint64_t budget;
-    bool has_budget, json, quiet, full_calib;
+    bool has_budget, json, full_calib;
     bool bundled; /* no MODEL given: the bundled example */
     uint32_t top;
 } report_args;
@@ -108,8 +108,6 @@ static int parse_args(report_args *a, int argc, char **argv) {
             return -1;
         } else if (strcmp(s, "--json") == 0) {
             a->json = true;
-        } else if (strcmp(s, "--quiet") == 0 || strcmp(s, "-q") == 0) {
-            a->quiet = true;
         } else if (strcmp(s, "--full-calibration") == 0) {
             a->full_calib = true;
         } else if (strcmp(s, "--budget") == 0) {
@@ -644,8 +642,8 @@ int tp_cli_report(int argc, char **argv) {
     tp_cli_devices devs;
     tp_cli_devices_init(&devs);
     devs.quick = !a.full_calib;
-    devs.quiet = a.quiet || a.json;
-    if (tp_cli_progress_enabled(a.quiet || a.json))
+    devs.quiet = a.json; /* --quiet is handled for every command by main() */
+    if (tp_cli_progress_enabled(a.json))
         fprintf(stderr, "tensorplan report: predicting latency (%s)...\n", a.devices);
     predict(&r, &devs);
     if (a.json)
