@@ -88,9 +88,9 @@ tp_status tp_device_model_save(const tp_device_model *d, const char *key, const 
     tp_status s = tp_device_model_validate(d, err);
     if (s != TP_OK) return s;
     if (!path || !key) return tp_error_set(err, TP_ERR_INVALID, "save: NULL path or key");
-    if (strpbrk(key, "\r\n"))
+    if (strchr(key, '\n'))
         return tp_error_set(err, TP_ERR_INVALID, "save: key contains a line break");
-    if (strpbrk(d->name, "\r\n") || strpbrk(d->gemm_impl, "\r\n"))
+    if (strchr(d->name, '\n') || strchr(d->gemm_impl, '\n'))
         return tp_error_set(err, TP_ERR_INVALID,
                             "save: device name or gemm_impl contains a line break");
     if ((s = make_parents(path, err)) != TP_OK) return s;
