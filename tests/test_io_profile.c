@@ -77,6 +77,12 @@ TP_TEST(host_op_set_is_configurable) {
     o.host_op_mask = 1ull << TP_OP_RESHAPE;
     TP_CHECK_OK(tp_io_profile_compute(f.g, &o, &p, err), err);
     TP_CHECK_EQ_U64(p.sync_points, 0);
+    /* a custom node flagged as an ordinary device kernel is launched but never syncs */
+    tp_io_options_default(&o);
+    TP_CHECK_OK(tp_graph_set_flags(f.g, f.cu, TP_NODE_DEVICE_KERNEL, err), err);
+    TP_CHECK_OK(tp_io_profile_compute(f.g, &o, &p, err), err);
+    TP_CHECK_EQ_U64(p.sync_points, 0);
+    TP_CHECK_EQ_U64(p.kernel_launches, 3);
     tp_graph_destroy(f.g);
 }
 

@@ -319,6 +319,10 @@ enum {
     TP_NODE_SHAPE_ONLY = 1u << 2,        /* reads only its inputs' shapes, never their bytes (ONNX
                                             Shape/Size): no kernel launch, no host sync in cost models;
                                             liveness still counts it as a reader (conservative) */
+    TP_NODE_DEVICE_KERNEL = 1u << 3,     /* a custom node that is an ordinary device kernel (a
+                                            standard op the IR cannot spell exactly, e.g. an ONNX
+                                            Slice with symbolic bounds), not a host callback: never
+                                            a sync point in the IO profile */
 };
 
 /* A node as stored; read-only for callers. */

@@ -42,8 +42,8 @@ static tp_status profile_nodes(const tp_graph *g, const tp_io_options *o, tp_io_
         }
         if ((s = tp_graph_node_bytes(g, id, &b, err)) != TP_OK) return s;
         p->device_traffic_bytes = tp_sat_add_u64(p->device_traffic_bytes, b);
-        if ((unsigned)n->op.kind < 64 && (o->host_op_mask >> (unsigned)n->op.kind) & 1u)
-            p->sync_points++;
+        bool host = (unsigned)n->op.kind < 64 && (o->host_op_mask >> (unsigned)n->op.kind) & 1u;
+        if (host && !(n->flags & TP_NODE_DEVICE_KERNEL)) p->sync_points++;
     }
     return TP_OK;
 }

@@ -519,6 +519,8 @@ static tp_status add_node(conv *cv, const tp_onnx_node *n, uint32_t index) {
         const tp_onnx_graph *chain[64];
         if ((st = capture_node(cv, n, chain, 0, &n_ids)) != TP_OK) goto fail;
     }
+    if (c.op.kind == TP_OP_CUSTOM && fn)
+        c.node_flags |= TP_NODE_DEVICE_KERNEL; /* a standard op, run as a normal kernel */
     if (c.op.kind == TP_OP_CUSTOM) {
         /* rules may have filled other union members before falling back */
         memset(&c.op.attrs, 0, sizeof c.op.attrs);
