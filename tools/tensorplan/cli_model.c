@@ -111,3 +111,12 @@ tp_status tp_cli_model_load(const tp_cli_model_args *a, tp_graph **out, tp_error
     *out = g;
     return TP_OK;
 }
+
+void tp_cli_model_error(const char *cmd, const tp_graph *g, const tp_error *err) {
+    tp_cli_error(cmd, err);
+    if (err->status != TP_ERR_UNBOUND || !g || tp_graph_symbol_count(g) == 0) return;
+    fprintf(stderr, "tensorplan %s: hint: bind symbolic dims with --dim NAME=VALUE (symbols:", cmd);
+    for (uint32_t k = 0; k < tp_graph_symbol_count(g); k++)
+        fprintf(stderr, "%s %s", k ? "," : "", tp_graph_symbol_name(g, k));
+    fprintf(stderr, ")\n");
+}

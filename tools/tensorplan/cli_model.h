@@ -34,6 +34,10 @@ int tp_cli_model_arg(tp_cli_model_args *a, const char *cmd, int argc, char **arg
  * says why (TP_ERR_UNSUPPORTED for an unknown file format). */
 tp_status tp_cli_model_load(const tp_cli_model_args *a, tp_graph **out, tp_error *err);
 
+/* Print a model error (tp_cli_error); after an unbound symbolic dim, also a hint
+ * naming the graph's symbols and --dim. g may be NULL (no hint). */
+void tp_cli_model_error(const char *cmd, const tp_graph *g, const tp_error *err);
+
 /* Short description of the model ("demo transformer" or the path). */
 const char *tp_cli_model_label(const tp_cli_model_args *a);
 

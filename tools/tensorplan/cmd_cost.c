@@ -207,7 +207,7 @@ int tp_cli_cost(int argc, char **argv) {
     tp_cli_prediction pr;
     s = tp_cli_predict(g, &devs, a.devices, &io, &a.policy, &pr, &err);
     if (s != TP_OK) {
-        tp_cli_error(cmd, &err); /* a model error: the same for every device */
+        tp_cli_model_error(cmd, g, &err); /* a model error: the same for every device */
         tp_graph_destroy(g);
         tp_cli_devices_free(&devs);
         return tp_cli_exit_for(s);

@@ -398,26 +398,6 @@ static void print_text(const est_args *a, const tp_estimate *e, uint64_t budget,
         printf("fits: no: %s\n", msg);
 }
 
-/* After TP_ERR_UNBOUND: the graph's symbols, for a hint printed after the error. */
-static void unbound_hint(const tp_graph *g, char *names, size_t cap) {
-    size_t len = 0;
-    names[0] = '\0';
-    for (uint32_t k = 0; k < tp_graph_symbol_count(g); k++) {
-        const char *nm = tp_graph_symbol_name(g, k);
-        int w = snprintf(names + len, cap - len, "%s%s", len ? ", " : "", nm ? nm : "?");
-        if (w < 0 || (size_t)w >= cap - len) break;
-        len += (size_t)w;
-    }
-    if (!len) snprintf(names, cap, "none");
-}
-
-static void print_hint(const char *cmd, const char *names) {
-    if (names[0])
-        fprintf(stderr,
-                "tensorplan %s: hint: bind symbolic dims with --dim NAME=VALUE (symbols: %s)\n",
-                cmd, names);
-}
-
 int tp_cli_estimate(int argc, char **argv) {
     est_args a;
     int rc = parse_args(&a, argc, argv);
@@ -430,7 +410,6 @@ int tp_cli_estimate(int argc, char **argv) {
     tp_llm_estimate le;
     llm_view lview = {&lc, &le, &a.llm}, *lv = NULL;
     tp_status st;
-    char syms[256] = "";
     if (a.gguf) {
         /* LLM mode: activations = KV cache + compute buffer, no graph inputs */
         st = tp_gguf_read_llm(a.gguf, NULL, &lc, &err);
@@ -446,12 +425,12 @@ int tp_cli_estimate(int argc, char **argv) {
         tp_graph *g = NULL;
         st = tp_cli_model_load(&a.model, &g, &err);
         if (st == TP_OK) st = tp_estimate_graph(g, &a.eo, &e, &err);
-        if (st == TP_ERR_UNBOUND && g) unbound_hint(g, syms, sizeof syms);
+        if (st != TP_OK) tp_cli_model_error("estimate", g, &err);
         tp_graph_destroy(g);
+        if (st != TP_OK) return tp_cli_exit_for(st);
     }
     if (st != TP_OK) {
         tp_cli_error("estimate", &err);
-        print_hint("estimate", syms);
         return tp_cli_exit_for(st);
     }
     char how[160] = "--budget";

@@ -213,26 +213,6 @@ static void print_text(const fit_args *a, const tp_fit_result *r) {
     printf("  %u evaluations (binary units: 1 MiB = 1048576 bytes)\n", r->evaluations);
 }
 
-/* After TP_ERR_UNBOUND: the graph's symbols, for a hint printed after the error. */
-static void unbound_hint(const tp_graph *g, char *names, size_t cap) {
-    size_t len = 0;
-    names[0] = '\0';
-    for (uint32_t k = 0; k < tp_graph_symbol_count(g); k++) {
-        const char *nm = tp_graph_symbol_name(g, k);
-        int w = snprintf(names + len, cap - len, "%s%s", len ? ", " : "", nm ? nm : "?");
-        if (w < 0 || (size_t)w >= cap - len) break;
-        len += (size_t)w;
-    }
-    if (!len) snprintf(names, cap, "none");
-}
-
-static void print_hint(const char *cmd, const char *names) {
-    if (names[0])
-        fprintf(stderr,
-                "tensorplan %s: hint: bind symbolic dims with --dim NAME=VALUE (symbols: %s)\n",
-                cmd, names);
-}
-
 int tp_cli_fit(int argc, char **argv) {
     fit_args a;
     int rc = parse_args(&a, argc, argv);
@@ -248,7 +228,6 @@ int tp_cli_fit(int argc, char **argv) {
     tp_fit_result r;
     memset(&r, 0, sizeof r);
     tp_status st;
-    char syms[256] = "";
     if (a.gguf) {
         tp_llm_config lc;
         st = tp_gguf_read_llm(a.gguf, NULL, &lc, &err);
@@ -257,8 +236,10 @@ int tp_cli_fit(int argc, char **argv) {
         tp_graph *g = NULL;
         st = tp_cli_model_load(&a.model, &g, &err);
         if (st == TP_OK) st = tp_estimate_max_fit(g, &a.fo, &a.eo, &r, &err);
-        if (st == TP_ERR_UNBOUND && g) unbound_hint(g, syms, sizeof syms);
+        bool failed = st != TP_OK && st != TP_ERR_OVER_BUDGET;
+        if (failed) tp_cli_model_error("fit", g, &err);
         tp_graph_destroy(g);
+        if (failed) return tp_cli_exit_for(st);
     }
     if (st == TP_ERR_OVER_BUDGET) {
         if (a.json)
@@ -269,7 +250,6 @@ int tp_cli_fit(int argc, char **argv) {
     }
     if (st != TP_OK) {
         tp_cli_error("fit", &err);
-        print_hint("fit", syms);
         return tp_cli_exit_for(st);
     }
     if (a.json)

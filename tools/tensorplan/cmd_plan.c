@@ -173,7 +173,7 @@ int tp_cli_plan(int argc, char **argv) {
     tp_status st = tp_cli_model_load(&a.model, &g, &err);
     if (st == TP_OK) st = tp_plan_graph(g, &a.po, &p, &err);
     if (st != TP_OK) {
-        tp_cli_error("plan", &err);
+        tp_cli_model_error("plan", g, &err);
         tp_graph_destroy(g);
         return tp_cli_exit_for(st);
     }

@@ -284,7 +284,7 @@ int tp_cli_profile(int argc, char **argv) {
     if (s == TP_OK) s = tp_cli_device_resolve(&devs, a.device, &dev, &err);
     if (s == TP_OK) s = tp_graph_cost_compute(g, &dev, &io, NULL, &gc, &err);
     if (s != TP_OK) {
-        tp_cli_error(cmd, &err);
+        tp_cli_model_error(cmd, g, &err);
         tp_graph_destroy(g);
         tp_cli_devices_free(&devs);
         return tp_cli_exit_for(s);

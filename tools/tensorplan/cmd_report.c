@@ -635,7 +635,7 @@ int tp_cli_report(int argc, char **argv) {
         st = gather(&r, &err);
     }
     if (st != TP_OK) {
-        tp_cli_error(cmd, &err);
+        tp_cli_model_error(cmd, g, &err);
         rc = tp_cli_exit_for(st);
         goto done;
     }
