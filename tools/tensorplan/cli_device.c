@@ -184,3 +184,15 @@ void tp_cli_print_device(FILE *f, const tp_device_model *m) {
     if (m->threads) fprintf(f, "  threads      %u\n", m->threads);
     if (m->source == TP_SOURCE_CATALOG) fprintf(f, "  efficiency   %.3f of peak\n", m->efficiency);
 }
+
+int tp_cli_devices_options(tp_cli_devices *d, const char *cmd, const char *dtype,
+                           const char *host_ops, tp_io_options *io) {
+    tp_error err;
+    tp_error_clear(&err);
+    if (dtype && tp_dtype_parse(dtype, &d->dtype, &err) != TP_OK)
+        return tp_cli_usage_error(cmd, "--dtype: %s", err.msg);
+    tp_io_options_default(io);
+    if (host_ops && tp_cli_parse_host_ops(host_ops, io, &err) != TP_OK)
+        return tp_cli_usage_error(cmd, "%s", err.msg);
+    return 0;
+}

@@ -40,6 +40,11 @@ tp_status tp_cli_devices_catalog(tp_cli_devices *d, tp_catalog **out, tp_error *
  * custom, fft, log_mel, ...), "default" (the library default set) or "none".
  * TP_ERR_NOT_FOUND naming an unknown kind. */
 tp_status tp_cli_parse_host_ops(const char *list, tp_io_options *out, tp_error *err);
+/* Apply the --dtype and --host-ops options of `cmd` (either may be NULL) to d
+ * and *io (which starts from the defaults). Returns 0, or TP_EXIT_USAGE after
+ * printing the usage error. */
+int tp_cli_devices_options(tp_cli_devices *d, const char *cmd, const char *dtype,
+                           const char *host_ops, tp_io_options *io);
 /* Write a device model as a JSON object. */
 void tp_cli_json_device(tp_json *j, const tp_device_model *m);
 /* Print a device model as indented text lines. */

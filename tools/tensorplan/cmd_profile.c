@@ -270,12 +270,8 @@ int tp_cli_profile(int argc, char **argv) {
     tp_cli_devices_init(&devs);
     devs.quick = a.quick;
     devs.quiet = a.json;
-    if (a.dtype && tp_dtype_parse(a.dtype, &devs.dtype, &err) != TP_OK)
-        return tp_cli_usage_error(cmd, "--dtype: %s", err.msg);
     tp_io_options io;
-    tp_io_options_default(&io);
-    if (a.host_ops && tp_cli_parse_host_ops(a.host_ops, &io, &err) != TP_OK)
-        return tp_cli_usage_error(cmd, "%s", err.msg);
+    if ((rc = tp_cli_devices_options(&devs, cmd, a.dtype, a.host_ops, &io)) != 0) return rc;
     tp_graph *g = NULL;
     tp_device_model dev;
     tp_graph_cost gc;
