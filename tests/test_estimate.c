@@ -66,6 +66,22 @@ TP_TEST(test_breakdown_by_hand) {
     TP_CHECK_OK(tp_estimate_graph(g, &eo, &e, err), err);
     TP_CHECK_EQ_U64(e.activation_bytes, 8 * 64 * 4);
     TP_CHECK_EQ_U64(e.peak_bytes, 16384 + 2048 + 2048);
+    /* the activation plan handed over is the one the figure came from */
+    tp_plan *act = NULL;
+    tp_estimate e2;
+    TP_CHECK_OK(tp_estimate_graph_plan(g, &eo, &e2, &act, err), err);
+    TP_CHECK(act != NULL);
+    if (act) {
+        TP_CHECK_EQ_U64(tp_plan_arena_bytes(act), e2.activation_bytes);
+        TP_CHECK(tp_plan_slot_of(act, 0) == NULL); /* the input is not in it */
+        TP_CHECK_OK(tp_plan_verify(act, err), err);
+    }
+    tp_plan_destroy(act);
+    TP_CHECK_EQ_U64(e2.peak_bytes, e.peak_bytes);
+    tp_graph_unbind_all(g);
+    act = (tp_plan *)&e2; /* must be reset on error */
+    TP_CHECK_STATUS(tp_estimate_graph_plan(g, &eo, &e2, &act, err), TP_ERR_UNBOUND);
+    TP_CHECK(act == NULL);
     tp_graph_destroy(g);
 }
 

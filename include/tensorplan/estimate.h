@@ -71,6 +71,12 @@ void tp_estimate_options_default(tp_estimate_options *o);
 tp_status tp_estimate_graph(const tp_graph *g, const tp_estimate_options *o, tp_estimate *out,
                             tp_error *err);
 
+/* As tp_estimate_graph, and hand over the activation plan it made (boundary
+ * buffers not allocated) in *activation_plan (NULL allowed: not kept; on error
+ * *activation_plan is NULL). The caller destroys it with tp_plan_destroy. */
+tp_status tp_estimate_graph_plan(const tp_graph *g, const tp_estimate_options *o, tp_estimate *out,
+                                 tp_plan **activation_plan, tp_error *err);
+
 /* How far over a budget an estimate is. */
 typedef struct tp_deficit {
     uint64_t budget_bytes;

@@ -30,6 +30,12 @@ static tp_node_id tied_target(const tp_graph *g, tp_node_id id) {
 
 tp_status tp_estimate_graph(const tp_graph *g, const tp_estimate_options *o, tp_estimate *out,
                             tp_error *err) {
+    return tp_estimate_graph_plan(g, o, out, NULL, err);
+}
+
+tp_status tp_estimate_graph_plan(const tp_graph *g, const tp_estimate_options *o, tp_estimate *out,
+                                 tp_plan **activation_plan, tp_error *err) {
+    if (activation_plan) *activation_plan = NULL;
     if (!g || !out) return tp_error_set(err, TP_ERR_INVALID, "estimate: NULL argument");
     memset(out, 0, sizeof *out);
     tp_estimate_options defaults;
@@ -81,13 +87,18 @@ tp_status tp_estimate_graph(const tp_graph *g, const tp_estimate_options *o, tp_
         return s;
     }
     e.activation_bytes = tp_plan_arena_bytes(plan);
-    tp_plan_destroy(plan);
 
     e.peak_bytes = e.activation_bytes;
     if ((s = add_checked(&e.peak_bytes, e.weight_bytes, "peak", err)) != TP_OK ||
-        (s = add_checked(&e.peak_bytes, e.input_bytes, "peak", err)) != TP_OK)
+        (s = add_checked(&e.peak_bytes, e.input_bytes, "peak", err)) != TP_OK) {
+        tp_plan_destroy(plan);
         return s;
+    }
     *out = e;
+    if (activation_plan)
+        *activation_plan = plan;
+    else
+        tp_plan_destroy(plan);
     return TP_OK;
 }
 

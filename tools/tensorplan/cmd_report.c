@@ -205,12 +205,11 @@ static tp_status gather(report *r, tp_error *err) {
     }
     tp_estimate_options eo;
     tp_estimate_options_default(&eo);
-    tp_status st = tp_estimate_graph(g, &eo, &r->est, err);
+    tp_status st = tp_estimate_graph_plan(g, &eo, &r->est, &r->act, err);
     if (st != TP_OK) return st;
 
     tp_plan_options po = eo.plan;
     po.allocate_params = po.allocate_inputs = po.allocate_constants = false;
-    if ((st = tp_plan_graph(g, &po, &r->act, err)) != TP_OK) return st;
     tp_plan *nr = NULL;
     po.algo = TP_ALGO_NO_REUSE;
     if ((st = tp_plan_graph(g, &po, &nr, err)) != TP_OK) return st;
