@@ -143,6 +143,21 @@ tp_status tp_plan_buffer_ends(const tp_plan *p, const tp_graph *g, int64_t *ends
     return TP_OK;
 }
 
+/* live[t] for t in [0, steps) from buffer ends; returns the first peak step. */
+static size_t fill_live(const tp_plan *p, const int64_t *until, uint64_t *live, size_t steps) {
+    memset(live, 0, steps * sizeof *live);
+    for (uint32_t i = 0; i < tp_plan_slot_count(p); i++) {
+        const tp_slot *s = tp_plan_slot(p, i);
+        if (!counts_as_buffer(s)) continue;
+        for (int64_t t = s->birth, end = buffer_end(s, until); t <= end; t++)
+            live[t] = tp_sat_add_u64(live[t], s->size);
+    }
+    size_t best = 0;
+    for (size_t t = 1; t < steps; t++)
+        if (live[t] > live[best]) best = t;
+    return best;
+}
+
 tp_status tp_plan_live_bytes(const tp_plan *p, const tp_graph *g, uint64_t *live, size_t live_cap,
                              size_t *out_steps, size_t *peak_step, tp_error *err) {
     if (!p || !g || !live)
@@ -154,16 +169,7 @@ tp_status tp_plan_live_bytes(const tp_plan *p, const tp_graph *g, uint64_t *live
     int64_t *until = NULL;
     tp_status st = root_until(p, g, &until, err);
     if (st != TP_OK) return st;
-    memset(live, 0, steps * sizeof *live);
-    for (uint32_t i = 0; i < tp_plan_slot_count(p); i++) {
-        const tp_slot *s = tp_plan_slot(p, i);
-        if (!counts_as_buffer(s)) continue;
-        for (int64_t t = s->birth, end = buffer_end(s, until); t <= end; t++)
-            live[t] = tp_sat_add_u64(live[t], s->size);
-    }
-    size_t best = 0;
-    for (size_t t = 1; t < steps; t++)
-        if (live[t] > live[best]) best = t;
+    size_t best = fill_live(p, until, live, steps);
     if (out_steps) *out_steps = steps;
     if (peak_step) *peak_step = best;
     free_until(g, until);
@@ -326,12 +332,13 @@ tp_status tp_plan_svg(const tp_plan *p, const tp_graph *g, const tp_svg_options 
     size_t cap = (size_t)tp_graph_node_count(g) + 1;
     uint64_t *live = tp_mem_calloc(a, cap, sizeof *live);
     if (!live) return tp_error_set(err, TP_ERR_NOMEM, "svg: out of memory");
-    size_t steps = 0, peak = 0;
-    tp_status st = tp_plan_live_bytes(p, g, live, cap, &steps, &peak, err);
+    int64_t *until = NULL;
+    tp_status st = root_until(p, g, &until, err);
     if (st != TP_OK) {
         tp_mem_free(a, live, cap * sizeof *live);
         return st;
     }
+    size_t steps = cap, peak = fill_live(p, until, live, steps);
     uint64_t arena = tp_plan_arena_bytes(p), lb = tp_plan_lower_bound_bytes(p);
     double top = (double)(arena > lb ? arena : lb);
     if ((double)live[peak] > top) top = (double)live[peak];
@@ -362,11 +369,7 @@ tp_status tp_plan_svg(const tp_plan *p, const tp_graph *g, const tp_svg_options 
         tp_strbuf_append(&sb, "</text>\n");
     }
     draw_axes(&sb, &f, steps);
-    int64_t *until = NULL;
-    if (root_until(p, g, &until, NULL) == TP_OK) {
-        draw_buffers(&sb, &f, p, g, until);
-        free_until(g, until);
-    }
+    draw_buffers(&sb, &f, p, g, until);
     draw_curves(&sb, &f, live, steps, peak, lb, arena);
     bool present[N_FAMILIES] = {false};
     for (uint32_t i = 0; i < tp_plan_slot_count(p); i++) {
@@ -379,6 +382,7 @@ tp_status tp_plan_svg(const tp_plan *p, const tp_graph *g, const tp_svg_options 
     }
     draw_legend(&sb, f.x0 + f.w + 14, f.y0 + 4, present);
     tp_strbuf_append(&sb, "</svg>\n");
+    free_until(g, until);
     tp_mem_free(a, live, cap * sizeof *live);
     return tp_strbuf_finish(&sb, out, len, err);
 }
