@@ -2,6 +2,10 @@
 # Fail when a C source or header differs from .clang-format's output.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+command -v clang-format >/dev/null || {
+  echo "format: clang-format is not installed (apt-get install clang-format; scripts/deps-test.sh installs it)" >&2
+  exit 1
+}
 bad=0
 while IFS= read -r f; do
   if ! clang-format --dry-run --Werror "$f" >/dev/null 2>&1; then

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Ground-truth fixtures for the ONNX import tests (called by scripts/test.sh).
 #
-#  1. Debian packages: python3-torch python3-torchvision python3-onnx libonnx-testdata
-#     (installed only when missing).
+#  1. Debian packages come from scripts/deps-test.sh (python3-torch python3-torchvision
+#     python3-onnx libonnx-testdata nodejs npm); this script only checks for them.
 #  2. npm onnxruntime-node into .fixtures/ort (ONNXRUNTIME_NODE_INSTALL=skip: CPU only).
 #  3. .fixtures/models/NAME.{onnx,onnx.data,all.onnx,vi.onnx,inputs.json} exported by
 #     scripts/export_models.py, and NAME.shapes.json / NAME.shapes_alt.json (onnxruntime's
@@ -18,28 +18,9 @@ cd "$(dirname "$0")/.."
 FIX=.fixtures
 MODELS="resnet50 mobilenet_v2 efficientnet_b0 densenet121 inception_v3 convnext_tiny swin_t vit_b_16 gpt2 gpt2_past bert_base unet_tiny"
 
-have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
-need=()
-for p in python3-torch python3-torchvision python3-onnx libonnx-testdata; do
-  have "$p" || need+=("$p")
+for t in /usr/bin/python3 node npm; do
+  command -v "$t" >/dev/null || { echo "fixtures: $t is missing (run scripts/deps-test.sh)" >&2; exit 1; }
 done
-command -v node >/dev/null || need+=(nodejs)
-command -v npm >/dev/null || need+=(npm)
-if ((${#need[@]})); then
-  if pgrep -x apt-get >/dev/null; then
-    echo "fixtures: waiting for a running apt-get" >&2
-    while pgrep -x apt-get >/dev/null; do sleep 5; done
-  fi
-  need2=()
-  for p in "${need[@]}"; do have "$p" || command -v "${p%js}" >/dev/null || need2+=("$p"); done
-  if ((${#need2[@]})); then
-    echo "fixtures: installing ${need2[*]}" >&2
-    SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
-      "${need2[@]}" >/dev/null
-  fi
-fi
 
 mkdir -p "$FIX/ort" "$FIX/models"
 if [ ! -f "$FIX/ort/node_modules/onnxruntime-node/package.json" ]; then

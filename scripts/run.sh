@@ -3,7 +3,7 @@
 # when no model is given). Extra arguments go to `tensorplan report`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/deps.sh
+bash scripts/deps-build.sh
 BUILD_DIR=build bash scripts/build.sh
 if [ $# -eq 0 ]; then
   exec ./build/tensorplan report

@@ -3,7 +3,7 @@
 # the tests, and a TSan build of the threaded tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/deps.sh
+bash scripts/deps-test.sh
 [ -x scripts/fixtures.sh ] && bash scripts/fixtures.sh
 
 echo "== build (warnings as errors)"

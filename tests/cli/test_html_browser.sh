@@ -23,7 +23,7 @@ PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$CHROMIUM" ]; then
-    echo "SKIP: chromium is not installed (apt-get install chromium; scripts/deps.sh installs it)"
+    echo "SKIP: chromium is not installed (apt-get install chromium; scripts/deps-test.sh installs it)"
     exit 0
 fi
 fails=0

@@ -31,7 +31,7 @@ bad() {
 }
 
 if ! "$PY" -c "import jsonschema" 2>/dev/null; then
-    echo "FAIL: $PY cannot import jsonschema (apt-get install python3-jsonschema; scripts/deps.sh)"
+    echo "FAIL: $PY cannot import jsonschema (apt-get install python3-jsonschema; scripts/deps-test.sh)"
     exit 1
 fi
 

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Install everything the README's test command (scripts/test.sh) runs: the build
+# toolchain, the sanitizer and format tools, and the ground-truth material. Every
+# external command the test scripts call must come from a package listed here (or
+# from deps-build.sh); scripts/check-tools.sh proves it on every test run.
+# Run as root (or with sudo) on a fresh Debian 12 machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/deps-build.sh
+. scripts/deps-lib.sh
+TEST_PKGS=(
+  clang libclang-rt-dev clang-format # sanitizer builds, format check
+  pkg-config                         # downstream-use tests
+  strace                             # scripts/check-tools.sh (which commands the tests run)
+  libopenblas0-pthread               # calibration's BLAS (loaded at run time)
+  chromium                           # the HTML report rendered in a browser
+  python3 python3-jsonschema         # JSON schema checks, test helpers
+  python3-torch python3-torchvision python3-onnx libonnx-testdata # ONNX ground truth
+  nodejs npm                         # onnxruntime-node (ground-truth shapes)
+)
+# shellcheck disable=SC2086
+deps_install "${TEST_PKGS[@]}" ${TP_EXTRA_DEPS:-}
