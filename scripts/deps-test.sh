@@ -5,6 +5,7 @@
 # from deps-build.sh); scripts/check-tools.sh proves it on every test run.
 # Run as root (or with sudo) on a fresh Debian 12 machine.
 set -euo pipefail
+[ "${1:-}" = --list ] && export DEPS_LIST_ONLY=1
 cd "$(dirname "$0")/.."
 bash scripts/deps-build.sh
 . scripts/deps-lib.sh
@@ -16,7 +17,9 @@ TEST_PKGS=(
   chromium                           # the HTML report rendered in a browser
   python3 python3-jsonschema         # JSON schema checks, test helpers
   python3-torch python3-torchvision python3-onnx libonnx-testdata # ONNX ground truth
-  nodejs npm                         # onnxruntime-node (ground-truth shapes)
+  nodejs                             # onnxruntime-node (ground-truth shapes)
 )
 # shellcheck disable=SC2086
 deps_install "${TEST_PKGS[@]}" ${TP_EXTRA_DEPS:-}
+# NodeSource's nodejs ships npm itself (and conflicts with Debian's npm package).
+[ "${DEPS_LIST_ONLY:-0}" = 1 ] || command -v npm >/dev/null || deps_install npm
