@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cost/gemm_kernels.h"
 #include "tensorplan/cost.h"
 
 static tp_error err_storage;
@@ -156,7 +157,14 @@ TP_TEST(quick_calibration_and_cache) {
     o.no_blas = true;
     TP_CHECK_OK(tp_calibrate_cpu_cached(&o, &again, &info, err), err);
     TP_CHECK(!info.from_cache);
-    TP_CHECK_STR(again.gemm_impl, "builtin");
+    const char *kname = NULL;
+    tp_cpu_features feat;
+    tp_cpu_features_detect(&feat);
+    (void)tp_gemm_kernel_for(feat.isa, &kname);
+    TP_CHECK_STR(again.gemm_impl, kname); /* no BLAS: the built-in kernel of this ISA */
+    TP_CHECK_STR(info.builtin_kernel, kname);
+    TP_CHECK(info.isa == feat.isa);
+    TP_CHECK(info.blas_gflops == 0 && info.blas_name[0] == '\0');
     TP_CHECK_EQ_U64(again.threads, 1);
     /* --force measures again */
     o.force = true;
@@ -195,6 +203,86 @@ TP_TEST(cuda_without_gpu_is_not_found) {
     }
 }
 
+/* The detected ISA agrees with the kernel's view of the CPU (/proc/cpuinfo flags on
+ * Linux x86: the kernel lists a flag only when the OS saves that state). */
+TP_TEST(cpu_features_match_cpuinfo) {
+    tp_cpu_features f;
+    tp_cpu_features_detect(&f);
+    printf("  isa %s (avx2 %d fma %d avx512f %d vnni %d bf16 %d amx %d)\n", tp_cpu_isa_name(f.isa),
+           f.avx2, f.fma, f.avx512f, f.avx512vnni, f.avx512bf16, f.amx_tile);
+    TP_CHECK(strcmp(tp_cpu_isa_name(f.isa), "") != 0);
+    TP_CHECK_STR(tp_cpu_isa_name((tp_cpu_isa)99), "generic");
+#if defined(__x86_64__) && defined(__linux__)
+    FILE *c = fopen("/proc/cpuinfo", "r");
+    TP_CHECK(c != NULL);
+    if (!c) return;
+    char line[8192];
+    bool has512 = false, has2 = false, hasfma = false, found = false;
+    while (!found && fgets(line, sizeof line, c)) {
+        if (strncmp(line, "flags", 5) != 0) continue;
+        found = true;
+        has512 = strstr(line, " avx512f") != NULL;
+        has2 = strstr(line, " avx2") != NULL;
+        hasfma = strstr(line, " fma") != NULL;
+    }
+    fclose(c);
+    TP_CHECK(found);
+    TP_CHECK(f.avx512f == has512);
+    TP_CHECK(f.avx2 == has2);
+    TP_CHECK(f.fma == hasfma);
+    TP_CHECK(f.isa == (has512           ? TP_CPU_ISA_AVX512
+                       : has2 && hasfma ? TP_CPU_ISA_AVX2
+                                        : TP_CPU_ISA_GENERIC));
+#endif
+}
+
+/* Every built-in kernel this CPU can run equals a naive product, on shapes that hit
+ * every edge of the register blocks, the K block and the row block. */
+TP_TEST(gemm_kernels_match_naive) {
+    tp_cpu_features f;
+    tp_cpu_features_detect(&f);
+    const tp_cpu_isa isas[] = {TP_CPU_ISA_GENERIC, TP_CPU_ISA_AVX2, TP_CPU_ISA_AVX512};
+    const uint32_t shapes[][3] = {{1, 1, 1},    {1, 300, 70},  {7, 5, 33},
+                                  {9, 257, 31}, {100, 64, 48}, {13, 513, 17}};
+    for (size_t t = 0; t < sizeof isas / sizeof isas[0]; t++) {
+        if (isas[t] > f.isa || (f.isa == TP_CPU_ISA_NEON && isas[t] != TP_CPU_ISA_GENERIC))
+            continue;
+        const char *name = NULL;
+        tp_gemm_rows_fn rows = tp_gemm_kernel_for(isas[t], &name);
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+            uint32_t m = shapes[s][0], k = shapes[s][1], n = shapes[s][2];
+            float *a = malloc(sizeof(float) * m * k), *b = malloc(sizeof(float) * k * n);
+            float *c = malloc(sizeof(float) * m * n);
+            TP_CHECK(a && b && c);
+            if (!a || !b || !c) {
+                free(a), free(b), free(c);
+                return;
+            }
+            for (uint32_t i = 0; i < m * k; i++)
+                a[i] = (float)((i * 7u) % 11u) - 5.0f;
+            for (uint32_t i = 0; i < k * n; i++)
+                b[i] = (float)((i * 3u) % 7u) - 3.0f;
+            tp_gemm_job j = {a, b, c, m, k, n};
+            /* two row ranges, as two workers would run them */
+            rows(&j, 0, m / 2);
+            rows(&j, m / 2, m);
+            double worst = 0;
+            for (uint32_t i = 0; i < m; i++)
+                for (uint32_t q = 0; q < n; q++) {
+                    double ref = 0;
+                    for (uint32_t p = 0; p < k; p++)
+                        ref += (double)a[i * k + p] * (double)b[p * n + q];
+                    double e = fabs(ref - (double)c[i * n + q]);
+                    if (e > worst) worst = e;
+                }
+            if (worst > 1e-2) printf("  %s %ux%ux%u: max error %g\n", name, m, k, n, worst);
+            TP_CHECK(worst <= 1e-2);
+            free(a), free(b), free(c);
+        }
+        printf("  %s: %zu shapes exact\n", name, sizeof shapes / sizeof shapes[0]);
+    }
+}
+
 int main(void) {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/tp-calib-XXXXXX");
     if (!mkdtemp(tmpdir)) {
@@ -204,6 +292,8 @@ int main(void) {
     TP_RUN(cache_dir_and_path);
     setenv("XDG_CACHE_HOME", tmpdir, 1);
     TP_RUN(model_file_round_trip);
+    TP_RUN(cpu_features_match_cpuinfo);
+    TP_RUN(gemm_kernels_match_naive);
     TP_RUN(quick_calibration_and_cache);
     TP_RUN(cuda_without_gpu_is_not_found);
     char cmd[300];

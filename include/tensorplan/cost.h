@@ -221,6 +221,29 @@ uint32_t tp_graph_cost_top(const tp_graph_cost *c, uint32_t k, uint32_t *idx);
 
 /* ---------------------------------------------------------------- calibration */
 
+/* The widest f32 vector instruction set this CPU and its operating system support
+ * (x86: CPUID plus XGETBV, so a hypervisor that hides AVX-512 state counts as
+ * without it; Arm: NEON is part of AArch64). */
+typedef enum tp_cpu_isa {
+    TP_CPU_ISA_GENERIC = 0, /* none of the below (scalar or 128-bit SSE/NEON) */
+    TP_CPU_ISA_NEON,        /* AArch64 Advanced SIMD, 128-bit */
+    TP_CPU_ISA_AVX2,        /* AVX2 + FMA, 256-bit */
+    TP_CPU_ISA_AVX512       /* AVX-512 F (+BW, DQ, VL where present), 512-bit */
+} tp_cpu_isa;
+
+typedef struct tp_cpu_features {
+    bool avx, avx2, fma, avx512f, avx512bw, avx512vnni, avx512bf16; /* x86 */
+    bool amx_tile, amx_bf16, amx_int8;                              /* x86 matrix units */
+    bool neon, sve;                                                 /* Arm */
+    tp_cpu_isa isa; /* the widest usable f32 vector ISA */
+} tp_cpu_features;
+
+/* Detect this CPU's features (thread-safe, no allocation, never fails: unknown
+ * means false). */
+void tp_cpu_features_detect(tp_cpu_features *out);
+/* "avx512", "avx2", "neon", "generic"; never NULL. */
+const char *tp_cpu_isa_name(tp_cpu_isa isa);
+
 typedef struct tp_calib_options {
     bool quick;            /* small shapes, few repetitions (< 2 s); for CI */
     bool force;            /* ignore the cache and measure again */
@@ -239,6 +262,14 @@ typedef struct tp_calib_info {
     char cpu_model[128];
     double elapsed_ms;  /* time spent measuring (0 when from cache) */
     double peak_gflops; /* this CPU's derived f32 peak (cores × GHz × flops/cycle); 0 unknown */
+    tp_cpu_isa isa;     /* the widest vector ISA detected (the built-in kernel uses it) */
+    /* The largest square GEMM with each implementation measured in this run (0 when
+     * not measured: cached run, or no BLAS found), so the report can show what the
+     * run-time BLAS reached as configured against the built-in kernel. */
+    double builtin_gflops, blas_gflops;
+    char builtin_kernel[TP_DEVICE_NAME_CAP]; /* "builtin-avx512", ... */
+    char blas_name[TP_DEVICE_NAME_CAP];      /* "openblas", "" when none */
+    char blas_core[TP_DEVICE_NAME_CAP];      /* OpenBLAS's own core name ("Haswell"), "" */
 } tp_calib_info;
 
 /* Measure this CPU now: f32 GEMM at small and large square shapes and at

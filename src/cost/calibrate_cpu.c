@@ -18,6 +18,7 @@
 
 #include "core/mem.h"
 #include "cost/cpu_pool.h"
+#include "cost/gemm_kernels.h"
 
 void tp_calib_options_default(tp_calib_options *o) {
     if (!o) return;
@@ -87,29 +88,62 @@ void tp_cpu_model_name(char *buf, size_t cap) {
     snprintf(buf, cap, "unknown");
 }
 
-/* Derived f32 peak: threads × GHz × f32 flops per cycle (from the ISA flags). */
+/* Effective core clock in GHz, measured: a chain of dependent integer adds runs
+ * one per cycle, timed by this thread's CPU time. The "cpu MHz" of /proc/cpuinfo
+ * is often the base clock (a VM shows its host's nominal clock), well below the
+ * boost clock a busy core runs at. 0 when not measurable on this target. */
+static double measure_ghz(void) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    double best = 0;
+    for (int t = 0; t < 3; t++) {
+        uint64_t n = 20000000, x = 0;
+        double t0 = tp_thread_cpu_ns();
+        __asm__ volatile("1:\n\t"
+                         "add $1, %0\n\t"
+                         "add $1, %0\n\t"
+                         "add $1, %0\n\t"
+                         "add $1, %0\n\t"
+                         "sub $1, %1\n\t"
+                         "jnz 1b"
+                         : "+r"(x), "+r"(n)
+                         :
+                         : "cc");
+        double el = tp_thread_cpu_ns() - t0;
+        double ghz = el > 0 ? 4.0 * 20000000.0 / el : 0;
+        if (ghz > best) best = ghz;
+    }
+    return best;
+#else
+    return 0;
+#endif
+}
+
+/* Derived f32 peak: threads × GHz × f32 flops per cycle (from the ISA). */
 static double derive_peak_gflops(uint32_t threads) {
-    char mhz[64] = "", flags[4096] = "";
-    double ghz = 0;
+    char mhz[64] = "";
+    double ghz = measure_ghz();
     FILE *f = fopen("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", "r");
     if (f) {
         long khz = 0;
-        if (fscanf(f, "%ld", &khz) == 1 && khz > 0) ghz = (double)khz / 1e6;
+        if (fscanf(f, "%ld", &khz) == 1 && khz > 0 && (double)khz / 1e6 > ghz)
+            ghz = (double)khz / 1e6;
         fclose(f);
     }
     if (ghz <= 0 && cpuinfo_field("cpu MHz", mhz, sizeof mhz)) ghz = atof(mhz) / 1000.0;
     if (ghz <= 0) return 0;
+    /* f32 flops per cycle per core: two FMA pipes × lanes × 2 (AVX-512 and AVX2
+     * parts of recent x86 cores have two FMA units; NEON cores two 128-bit pipes) */
+    tp_cpu_features feat;
+    tp_cpu_features_detect(&feat);
     double per_cycle = 8; /* 4-wide SIMD, mul + add */
-    if (cpuinfo_field("flags", flags, sizeof flags)) {
-        if (strstr(flags, " avx512f"))
-            per_cycle = 64;
-        else if (strstr(flags, " avx2") && strstr(flags, " fma"))
-            per_cycle = 32;
-        else if (strstr(flags, " avx"))
-            per_cycle = 16;
-    } else if (cpuinfo_field("Features", flags, sizeof flags) && strstr(flags, "asimd")) {
-        per_cycle = 16; /* two 128-bit FMA pipes */
-    }
+    if (feat.isa == TP_CPU_ISA_AVX512)
+        per_cycle = 64;
+    else if (feat.isa == TP_CPU_ISA_AVX2)
+        per_cycle = 32;
+    else if (feat.avx)
+        per_cycle = 16;
+    else if (feat.isa == TP_CPU_ISA_NEON)
+        per_cycle = 16;
     return (double)threads * ghz * per_cycle;
 }
 
@@ -158,76 +192,41 @@ static bool blas_open(blas_lib *b, uint32_t threads) {
     return false;
 }
 
-typedef struct gemm_job {
-    const float *a, *b;
-    float *c;
-    uint32_t m, k, n;
-} gemm_job;
-
-typedef float v4f __attribute__((vector_size(16)));
-
-/* C[rows r0..r1) = A · B, row-major; register block of 4 rows × 8 columns. */
-static void gemm_rows(const gemm_job *j, uint32_t r0, uint32_t r1) {
-    const uint32_t n = j->n, k = j->k;
-    for (uint32_t i = r0; i < r1; i++)
-        memset(j->c + (size_t)i * n, 0, sizeof(float) * n);
-    const uint32_t KB = 256;
-    for (uint32_t p0 = 0; p0 < k; p0 += KB) {
-        uint32_t p1 = p0 + KB < k ? p0 + KB : k;
-        uint32_t i = r0;
-        for (; i + 4 <= r1; i += 4) {
-            uint32_t jj = 0;
-            for (; jj + 8 <= n; jj += 8) {
-                v4f acc[4][2];
-                memset(acc, 0, sizeof acc);
-                for (uint32_t p = p0; p < p1; p++) {
-                    v4f b0, b1;
-                    memcpy(&b0, j->b + (size_t)p * n + jj, sizeof b0);
-                    memcpy(&b1, j->b + (size_t)p * n + jj + 4, sizeof b1);
-                    for (int r = 0; r < 4; r++) {
-                        float av = j->a[(size_t)(i + (uint32_t)r) * k + p];
-                        v4f a4 = {av, av, av, av};
-                        acc[r][0] += a4 * b0;
-                        acc[r][1] += a4 * b1;
-                    }
-                }
-                for (int r = 0; r < 4; r++) {
-                    float *cr = j->c + (size_t)(i + (uint32_t)r) * n + jj;
-                    for (int q = 0; q < 4; q++) {
-                        cr[q] += acc[r][0][q];
-                        cr[q + 4] += acc[r][1][q];
-                    }
-                }
-            }
-            for (; jj < n; jj++)
-                for (uint32_t r = 0; r < 4; r++) {
-                    float s = 0;
-                    for (uint32_t p = p0; p < p1; p++)
-                        s += j->a[(size_t)(i + r) * k + p] * j->b[(size_t)p * n + jj];
-                    j->c[(size_t)(i + r) * n + jj] += s;
-                }
-        }
-        for (; i < r1; i++)
-            for (uint32_t p = p0; p < p1; p++) {
-                float av = j->a[(size_t)i * k + p];
-                for (uint32_t q = 0; q < n; q++)
-                    j->c[(size_t)i * n + q] += av * j->b[(size_t)p * n + q];
-            }
-    }
+/* OpenBLAS's own name for the kernel set it runs ("Haswell", "SkylakeX"), which
+ * OPENBLAS_CORETYPE can force below what the CPU supports; "" for other BLAS. */
+static void blas_core_name(const blas_lib *b, char *buf, size_t cap) {
+    union {
+        void *p;
+        char *(*f)(void);
+    } u;
+    buf[0] = '\0';
+    u.p = dlsym(b->handle, "openblas_get_corename");
+    if (!u.p) return;
+    const char *nm = u.f();
+    if (nm) snprintf(buf, cap, "%s", nm);
+    for (char *q = buf; *q; q++)
+        if (*q == '\n' || *q == '\r') *q = ' ';
 }
 
+typedef struct gemm_run {
+    tp_gemm_job job;
+    tp_gemm_rows_fn rows;
+} gemm_run;
+
 static void gemm_part(void *ctx, uint32_t part, uint32_t parts) {
-    const gemm_job *j = ctx;
-    uint32_t blocks = (j->m + 3) / 4;
+    const gemm_run *g = ctx;
+    uint32_t blocks = (g->job.m + TP_GEMM_ROW_GRAIN - 1) / TP_GEMM_ROW_GRAIN;
     uint32_t b0 = (uint32_t)((uint64_t)blocks * part / parts);
     uint32_t b1 = (uint32_t)((uint64_t)blocks * (part + 1) / parts);
-    uint32_t r0 = b0 * 4, r1 = b1 * 4 > j->m ? j->m : b1 * 4;
-    if (r0 < r1) gemm_rows(j, r0, r1);
+    uint32_t r0 = b0 * TP_GEMM_ROW_GRAIN;
+    uint32_t r1 = b1 * TP_GEMM_ROW_GRAIN > g->job.m ? g->job.m : b1 * TP_GEMM_ROW_GRAIN;
+    if (r0 < r1) g->rows(&g->job, r0, r1);
 }
 
 typedef struct bench_ctx {
     tp_pool *pool;
     const blas_lib *blas; /* NULL = built-in */
+    tp_gemm_rows_fn rows; /* the built-in kernel */
     double min_ns;        /* minimum time per trial */
     int trials;
     bool cpu_clock; /* single thread: time by thread CPU time (robust to other processes) */
@@ -240,7 +239,7 @@ static double clock_ns(const bench_ctx *bc) {
 /* Best-of-trials GFLOP/s of one m×k by k×n GEMM. */
 static double bench_gemm_mkn(const bench_ctx *bc, uint32_t m, uint32_t k, uint32_t n, float *a,
                              float *b, float *c) {
-    gemm_job j = {a, b, c, m, k, n};
+    gemm_run g = {{a, b, c, m, k, n}, bc->rows};
     double flops = 2.0 * (double)m * (double)k * (double)n, best = 0;
     bool small = flops < 2.0 * 64 * 64 * 64; /* too small to split: fork/join would dominate */
     for (int t = 0; t < bc->trials; t++) {
@@ -251,14 +250,14 @@ static double bench_gemm_mkn(const bench_ctx *bc, uint32_t m, uint32_t k, uint32
                 bc->blas->sgemm(101, 111, 111, (int)m, (int)n, (int)k, 1.0f, a, (int)k, b, (int)n,
                                 0.0f, c, (int)n);
             else if (small)
-                gemm_rows(&j, 0, m);
+                g.rows(&g.job, 0, m);
             else
-                tp_pool_run(bc->pool, gemm_part, &j);
+                tp_pool_run(bc->pool, gemm_part, &g);
             reps++;
             el = clock_ns(bc) - t0;
         } while (el < bc->min_ns);
-        double g = flops * (double)reps / el;
-        if (g > best) best = g;
+        double rate = flops * (double)reps / el;
+        if (rate > best) best = rate;
     }
     return best;
 }
@@ -267,22 +266,26 @@ static double bench_gemm(const bench_ctx *bc, uint32_t d, float *a, float *b, fl
     return bench_gemm_mkn(bc, d, d, d, a, b, c);
 }
 
-/* Check the built-in kernel against a naive product on a ragged shape. */
-static bool gemm_self_check(void) {
-    enum { M = 11, K = 19, N = 13 };
+/* Check a built-in kernel against a naive product on ragged shapes (edges of every
+ * register block: rows 1..MR+1, columns not a multiple of the vector width). */
+static bool gemm_self_check(tp_gemm_rows_fn rows) {
+    enum { M = 19, K = 37, N = 45 };
     float a[M * K], b[K * N], c[M * N];
     for (int i = 0; i < M * K; i++)
         a[i] = (float)(i % 7) - 3.0f;
     for (int i = 0; i < K * N; i++)
         b[i] = (float)(i % 5) - 2.0f;
-    gemm_job j = {a, b, c, M, K, N};
-    gemm_rows(&j, 0, M);
-    for (int i = 0; i < M; i++)
-        for (int q = 0; q < N; q++) {
-            float s = 0;
-            for (int p = 0; p < K; p++)
-                s += a[i * K + p] * b[p * N + q];
-            if (fabsf(s - c[i * N + q]) > 1e-3f) return false;
+    for (uint32_t m = 1; m <= M; m += 3)
+        for (uint32_t n = 1; n <= N; n += 11) {
+            tp_gemm_job j = {a, b, c, m, K, n};
+            rows(&j, 0, m);
+            for (uint32_t i = 0; i < m; i++)
+                for (uint32_t q = 0; q < n; q++) {
+                    float s = 0;
+                    for (uint32_t p = 0; p < K; p++)
+                        s += a[i * K + p] * b[p * n + q];
+                    if (fabsf(s - c[i * n + q]) > 1e-3f) return false;
+                }
         }
     return true;
 }
@@ -376,9 +379,13 @@ tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_c
     }
     if (!out) return tp_error_set(err, TP_ERR_INVALID, "calibrate: NULL result");
     double start = tp_now_ns();
-    if (!gemm_self_check())
+    tp_cpu_features feat;
+    tp_cpu_features_detect(&feat);
+    const char *kname = NULL;
+    tp_gemm_rows_fn rows = tp_gemm_kernel_for(feat.isa, &kname);
+    if (!gemm_self_check(rows))
         return tp_error_set(err, TP_ERR_VERIFY,
-                            "calibrate: built-in GEMM kernel self-check failed");
+                            "calibrate: built-in GEMM kernel %s failed its self-check", kname);
     uint32_t threads = o->threads ? o->threads : tp_calib_default_threads();
     if (threads > TP_POOL_MAX_THREADS) threads = TP_POOL_MAX_THREADS;
     const uint32_t *dims = o->quick ? quick_dims : full_dims;
@@ -412,7 +419,7 @@ tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_c
     float *a = buf, *b = buf + mat, *c = buf + 2 * mat;
     fill(a, mat);
     fill(b, mat);
-    bench_ctx bc = {&pool, NULL, o->quick ? 8e6 : 60e6, o->quick ? 2 : 3, threads == 1};
+    bench_ctx bc = {&pool, NULL, rows, o->quick ? 8e6 : 60e6, o->quick ? 2 : 3, threads == 1};
 
     /* GEMM: built-in kernel, then a run-time BLAS if present; keep the faster. */
     double builtin[8] = {0}, blas_g[8] = {0};
@@ -434,10 +441,14 @@ tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_c
         d.gemm[i].gflops = use_blas ? blas_g[i] : builtin[i];
         if (!(d.gemm[i].gflops > 0)) d.gemm[i].gflops = 1e-3;
     }
-    if (use_blas)
+    char blas_core[24] = ""; /* short enough for "<blas>-<core>" in gemm_impl */
+    if (have_blas) blas_core_name(&bl, blas_core, sizeof blas_core);
+    if (use_blas && blas_core[0])
+        snprintf(d.gemm_impl, sizeof d.gemm_impl, "%.32s-%.24s", bl.name, blas_core);
+    else if (use_blas)
         snprintf(d.gemm_impl, sizeof d.gemm_impl, "%s", bl.name);
     else
-        snprintf(d.gemm_impl, sizeof d.gemm_impl, "builtin");
+        snprintf(d.gemm_impl, sizeof d.gemm_impl, "%s", kname);
     /* skinny shapes with the chosen implementation */
     {
         const uint32_t *sk = o->quick ? quick_skinny : full_skinny;
@@ -483,6 +494,12 @@ tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_c
         info->elapsed_ms = (tp_now_ns() - start) / 1e6;
         info->quick = o->quick;
         info->peak_gflops = derive_peak_gflops(threads);
+        info->isa = feat.isa;
+        info->builtin_gflops = builtin[n_dims - 1];
+        info->blas_gflops = have_blas ? blas_g[n_dims - 1] : 0;
+        snprintf(info->builtin_kernel, sizeof info->builtin_kernel, "%s", kname);
+        snprintf(info->blas_name, sizeof info->blas_name, "%s", have_blas ? bl.name : "");
+        snprintf(info->blas_core, sizeof info->blas_core, "%s", blas_core);
     }
     if ((s = tp_device_model_validate(&d, err)) != TP_OK) return s;
     *out = d;
@@ -527,6 +544,12 @@ tp_status tp_calibrate_cpu_cached(const tp_calib_options *o, tp_device_model *ou
                 snprintf(info->cache_path, sizeof info->cache_path, "%s", hit);
                 snprintf(info->cpu_model, sizeof info->cpu_model, "%s", model);
                 info->peak_gflops = derive_peak_gflops(threads);
+                tp_cpu_features feat;
+                tp_cpu_features_detect(&feat);
+                info->isa = feat.isa;
+                const char *kname = NULL;
+                (void)tp_gemm_kernel_for(feat.isa, &kname);
+                snprintf(info->builtin_kernel, sizeof info->builtin_kernel, "%s", kname);
             }
             return TP_OK;
         }

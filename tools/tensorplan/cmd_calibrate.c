@@ -97,6 +97,15 @@ int tp_cli_calibrate(int argc, char **argv) {
         tp_json_kv_f64(&j, "elapsed_ms", info.elapsed_ms);
         tp_json_kv_f64(&j, "derived_peak_gflops", info.peak_gflops);
         tp_json_kv_f64(&j, "efficiency", eff);
+        tp_json_kv_str(&j, "isa", tp_cpu_isa_name(info.isa));
+        tp_json_key(&j, "kernels");
+        tp_json_begin_object(&j);
+        tp_json_kv_str(&j, "builtin", info.builtin_kernel);
+        tp_json_kv_f64(&j, "builtin_gflops", info.builtin_gflops);
+        tp_json_kv_str(&j, "blas", info.blas_name);
+        tp_json_kv_str(&j, "blas_core", info.blas_core);
+        tp_json_kv_f64(&j, "blas_gflops", info.blas_gflops);
+        tp_json_end_object(&j);
         tp_json_key(&j, "cpu");
         tp_cli_json_device(&j, &cpu);
         tp_json_key(&j, "cuda");
@@ -112,6 +121,13 @@ int tp_cli_calibrate(int argc, char **argv) {
     printf("cpu: %s, %u threads%s\n", info.cpu_model, cpu.threads,
            info.from_cache ? " (cached)" : "");
     tp_cli_print_device(stdout, &cpu);
+    printf("  isa          %s", tp_cpu_isa_name(info.isa));
+    if (info.builtin_gflops > 0)
+        printf("; largest GEMM: %s %.1f GFLOP/s", info.builtin_kernel, info.builtin_gflops);
+    if (info.blas_gflops > 0)
+        printf(", %s%s%s%s %.1f GFLOP/s", info.blas_name, info.blas_core[0] ? " (core " : "",
+               info.blas_core, info.blas_core[0] ? ")" : "", info.blas_gflops);
+    printf("\n");
     if (info.peak_gflops > 0)
         printf("  peak         %.1f GFLOP/s derived (threads x GHz x f32 flops/cycle); "
                "largest GEMM reaches %.1f%%\n",

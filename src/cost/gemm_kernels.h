@@ -1,0 +1,28 @@
+/* Built-in f32 GEMM kernels used by the CPU calibration, one per instruction set,
+ * so that "measured" means what this CPU can do, whatever a run-time BLAS is
+ * configured to run (OPENBLAS_CORETYPE, say). Internal to the library. */
+#ifndef TP_COST_GEMM_KERNELS_H
+#define TP_COST_GEMM_KERNELS_H
+
+#include <stdint.h>
+
+#include "tensorplan/cost.h"
+
+typedef struct tp_gemm_job {
+    const float *a, *b; /* row-major m×k and k×n */
+    float *c;           /* row-major m×n, overwritten */
+    uint32_t m, k, n;
+} tp_gemm_job;
+
+/* C[r0..r1) = A[r0..r1) · B. Thread-safe for disjoint row ranges of one job. */
+typedef void (*tp_gemm_rows_fn)(const tp_gemm_job *j, uint32_t r0, uint32_t r1);
+
+/* The fastest kernel this build has for the given ISA (a vector-extension kernel
+ * that any C11 compiler with GCC extensions builds is the fallback), and its name
+ * ("builtin-avx512", "builtin-avx2", "builtin-generic"). */
+tp_gemm_rows_fn tp_gemm_kernel_for(tp_cpu_isa isa, const char **name);
+
+/* Rows a worker should take at a time (a multiple of every kernel's row block). */
+#define TP_GEMM_ROW_GRAIN 24u
+
+#endif
