@@ -242,8 +242,8 @@ TP_TEST(gemm_kernels_match_naive) {
     tp_cpu_features f;
     tp_cpu_features_detect(&f);
     const tp_cpu_isa isas[] = {TP_CPU_ISA_GENERIC, TP_CPU_ISA_AVX2, TP_CPU_ISA_AVX512};
-    const uint32_t shapes[][3] = {{1, 1, 1},    {1, 300, 70},  {7, 5, 33},
-                                  {9, 257, 31}, {100, 64, 48}, {13, 513, 17}};
+    const uint32_t shapes[][3] = {{1, 1, 1},     {1, 300, 70},  {7, 5, 33},    {9, 257, 31},
+                                  {100, 64, 48}, {13, 513, 17}, {400, 300, 37}};
     for (size_t t = 0; t < sizeof isas / sizeof isas[0]; t++) {
         if (isas[t] > f.isa || (f.isa == TP_CPU_ISA_NEON && isas[t] != TP_CPU_ISA_GENERIC))
             continue;

@@ -19,8 +19,8 @@ static void detect_x86(tp_cpu_features *f) {
     bool osxsave = (c >> 27) & 1u;
     bool avx_hw = (c >> 28) & 1u, fma_hw = (c >> 12) & 1u;
     uint64_t xcr0 = osxsave ? xgetbv0() : 0;
-    bool ymm_os = (xcr0 & 0x6u) == 0x6u;     /* SSE + AVX state */
-    bool zmm_os = (xcr0 & 0xe6u) == 0xe6u;   /* + opmask, ZMM_Hi256, Hi16_ZMM */
+    bool ymm_os = (xcr0 & 0x6u) == 0x6u;         /* SSE + AVX state */
+    bool zmm_os = (xcr0 & 0xe6u) == 0xe6u;       /* + opmask, ZMM_Hi256, Hi16_ZMM */
     bool amx_os = (xcr0 & 0x60000u) == 0x60000u; /* XTILECFG + XTILEDATA */
     f->avx = avx_hw && ymm_os;
     f->fma = fma_hw && ymm_os;
@@ -70,10 +70,14 @@ void tp_cpu_features_detect(tp_cpu_features *out) {
 
 const char *tp_cpu_isa_name(tp_cpu_isa isa) {
     switch (isa) {
-    case TP_CPU_ISA_AVX512: return "avx512";
-    case TP_CPU_ISA_AVX2: return "avx2";
-    case TP_CPU_ISA_NEON: return "neon";
-    case TP_CPU_ISA_GENERIC: break;
+    case TP_CPU_ISA_AVX512:
+        return "avx512";
+    case TP_CPU_ISA_AVX2:
+        return "avx2";
+    case TP_CPU_ISA_NEON:
+        return "neon";
+    case TP_CPU_ISA_GENERIC:
+        break;
     }
     return "generic";
 }

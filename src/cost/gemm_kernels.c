@@ -23,7 +23,7 @@
 /* K block (a KB × NR panel of B stays in L1) and row block (an MC × KB block of A
  * stays in L2 while every column panel passes over it); MC is a multiple of both
  * kernels' row blocks (8 and 6). */
-enum { KB = 256, MC = 96 };
+enum { KB = 256, MC = 96, PACK_MIN_ROWS = 2 * MC };
 
 static void zero_rows(const tp_gemm_job *j, uint32_t r0, uint32_t r1) {
     for (uint32_t i = r0; i < r1; i++)
@@ -111,44 +111,57 @@ static void rows_generic(const tp_gemm_job *j, uint32_t r0, uint32_t r1) {
 
 #ifdef TP_HAVE_X86_KERNELS
 
-/* The driver around a micro-kernel: pack each K block of B once, then for every
- * MC-row block of A and every NR-column panel run the micro-kernel on MR rows at a
- * time, then on 4, 2 and 1 leftover rows. Out of memory for the packed block falls
- * back to the generic kernel, which needs no buffer. */
+/* The driver around a micro-kernel. With many rows (>= PACK_MIN_ROWS) it packs each
+ * K block of B once and, for every MC-row block of A and every NR-column panel, runs
+ * the micro-kernel on MR rows at a time, then on 4, 2 and 1 leftover rows. With few
+ * rows (skinny products: a decode step's GEMV) packing all of B would cost more than
+ * the product, so the micro-kernel reads B in place (row stride n) and only a ragged
+ * last panel is copied, zero-padded, to a small buffer. Out of memory for the packed
+ * block falls back to the direct path, which needs no heap. */
+#define TP_GEMM_ROWS_OF(MICRO, MR, A, PANEL, LDB, C)                                               \
+    do {                                                                                           \
+        uint32_t i = i0;                                                                           \
+        for (; i + MR <= i1; i += MR)                                                              \
+            MICRO(A + (size_t)i * k, k, PANEL, LDB, kc, C + (size_t)i * n, n, w, MR);              \
+        for (; i + 4 <= i1; i += 4)                                                                \
+            MICRO(A + (size_t)i * k, k, PANEL, LDB, kc, C + (size_t)i * n, n, w, 4);               \
+        for (; i + 2 <= i1; i += 2)                                                                \
+            MICRO(A + (size_t)i * k, k, PANEL, LDB, kc, C + (size_t)i * n, n, w, 2);               \
+        for (; i < i1; i++)                                                                        \
+            MICRO(A + (size_t)i * k, k, PANEL, LDB, kc, C + (size_t)i * n, n, w, 1);               \
+    } while (0)
+
 #define TP_GEMM_DRIVER(NAME, TARGET, MICRO, NR, MR)                                                \
     static TARGET void NAME(const tp_gemm_job *j, uint32_t r0, uint32_t r1) {                      \
         const uint32_t n = j->n, k = j->k;                                                         \
-        void *raw;                                                                                 \
-        size_t bytes;                                                                              \
-        float *pack = pack_acquire(n, NR, &raw, &bytes);                                           \
-        if (!pack) {                                                                               \
-            rows_generic(j, r0, r1);                                                               \
-            return;                                                                                \
-        }                                                                                          \
+        void *raw = NULL;                                                                          \
+        size_t bytes = 0;                                                                          \
+        float *pack = r1 - r0 >= PACK_MIN_ROWS ? pack_acquire(n, NR, &raw, &bytes) : NULL;         \
+        float edge[KB * NR] __attribute__((aligned(64)));                                          \
         zero_rows(j, r0, r1);                                                                      \
         for (uint32_t p0 = 0; p0 < k; p0 += KB) {                                                  \
             uint32_t kc = k - p0 < KB ? k - p0 : KB;                                               \
-            pack_block(j, p0, kc, NR, pack);                                                       \
+            if (pack) pack_block(j, p0, kc, NR, pack);                                             \
             for (uint32_t i0 = r0; i0 < r1; i0 += MC) {                                            \
                 uint32_t i1 = r1 - i0 < MC ? r1 : i0 + MC;                                         \
                 for (uint32_t c0 = 0; c0 < n; c0 += NR) {                                          \
                     uint32_t w = n - c0 < NR ? n - c0 : NR;                                        \
-                    const float *panel = pack + (size_t)(c0 / NR) * KB * NR;                       \
                     const float *a = j->a + p0;                                                    \
                     float *c = j->c + c0;                                                          \
-                    uint32_t i = i0;                                                               \
-                    for (; i + MR <= i1; i += MR)                                                  \
-                        MICRO(a + (size_t)i * k, k, panel, kc, c + (size_t)i * n, n, w, MR);       \
-                    for (; i + 4 <= i1; i += 4)                                                    \
-                        MICRO(a + (size_t)i * k, k, panel, kc, c + (size_t)i * n, n, w, 4);        \
-                    for (; i + 2 <= i1; i += 2)                                                    \
-                        MICRO(a + (size_t)i * k, k, panel, kc, c + (size_t)i * n, n, w, 2);        \
-                    for (; i < i1; i++)                                                            \
-                        MICRO(a + (size_t)i * k, k, panel, kc, c + (size_t)i * n, n, w, 1);        \
+                    if (pack) {                                                                    \
+                        const float *panel = pack + (size_t)(c0 / NR) * KB * NR;                   \
+                        TP_GEMM_ROWS_OF(MICRO, MR, a, panel, NR, c);                               \
+                    } else if (w < NR) {                                                           \
+                        pack_panel(j, p0, kc, c0, w, NR, edge);                                    \
+                        TP_GEMM_ROWS_OF(MICRO, MR, a, edge, NR, c);                                \
+                    } else {                                                                       \
+                        const float *bp = j->b + (size_t)p0 * n + c0;                              \
+                        TP_GEMM_ROWS_OF(MICRO, MR, a, bp, n, c);                                   \
+                    }                                                                              \
                 }                                                                                  \
             }                                                                                      \
         }                                                                                          \
-        tp_mem_free(NULL, raw, bytes);                                                             \
+        if (raw) tp_mem_free(NULL, raw, bytes);                                                    \
     }
 
 /* Add an MR × NR tile held in `tile` to C, only the first w columns. */
@@ -164,14 +177,14 @@ static void add_tile(float *c, uint32_t ldc, const float *tile, uint32_t mr, uin
 #define TP_AVX512 __attribute__((target("avx512f")))
 
 static inline __attribute__((always_inline)) TP_AVX512 void
-micro_avx512(const float *a, uint32_t lda, const float *pack, uint32_t kc, float *c, uint32_t ldc,
-             uint32_t w, const uint32_t MR) {
+micro_avx512(const float *a, uint32_t lda, const float *pack, uint32_t ldb, uint32_t kc, float *c,
+             uint32_t ldc, uint32_t w, const uint32_t MR) {
     __m512 acc[8][2];
     _Pragma("GCC unroll 8") for (uint32_t r = 0; r < MR; r++) acc[r][0] = acc[r][1] =
         _mm512_setzero_ps();
     for (uint32_t p = 0; p < kc; p++) {
-        __m512 b0 = _mm512_load_ps(pack + (size_t)p * 32);
-        __m512 b1 = _mm512_load_ps(pack + (size_t)p * 32 + 16);
+        __m512 b0 = _mm512_loadu_ps(pack + (size_t)p * ldb);
+        __m512 b1 = _mm512_loadu_ps(pack + (size_t)p * ldb + 16);
         _Pragma("GCC unroll 8") for (uint32_t r = 0; r < MR; r++) {
             __m512 av = _mm512_set1_ps(a[(size_t)r * lda + p]);
             acc[r][0] = _mm512_fmadd_ps(av, b0, acc[r][0]);
@@ -201,14 +214,14 @@ TP_GEMM_DRIVER(rows_avx512, TP_AVX512, micro_avx512, 32, 8)
 #define TP_AVX2 __attribute__((target("avx2,fma")))
 
 static inline __attribute__((always_inline)) TP_AVX2 void
-micro_avx2(const float *a, uint32_t lda, const float *pack, uint32_t kc, float *c, uint32_t ldc,
-           uint32_t w, const uint32_t MR) {
+micro_avx2(const float *a, uint32_t lda, const float *pack, uint32_t ldb, uint32_t kc, float *c,
+           uint32_t ldc, uint32_t w, const uint32_t MR) {
     __m256 acc[6][2];
     _Pragma("GCC unroll 8") for (uint32_t r = 0; r < MR; r++) acc[r][0] = acc[r][1] =
         _mm256_setzero_ps();
     for (uint32_t p = 0; p < kc; p++) {
-        __m256 b0 = _mm256_load_ps(pack + (size_t)p * 16);
-        __m256 b1 = _mm256_load_ps(pack + (size_t)p * 16 + 8);
+        __m256 b0 = _mm256_loadu_ps(pack + (size_t)p * ldb);
+        __m256 b1 = _mm256_loadu_ps(pack + (size_t)p * ldb + 8);
         _Pragma("GCC unroll 8") for (uint32_t r = 0; r < MR; r++) {
             __m256 av = _mm256_broadcast_ss(a + (size_t)r * lda + p);
             acc[r][0] = _mm256_fmadd_ps(av, b0, acc[r][0]);
