@@ -7,6 +7,7 @@
  * Modules (each header documents ownership, errors and thread safety):
  *   tensorplan/core.h    statuses, tp_error, allocator hook, checked arithmetic
  *   tensorplan/dtype.h   element types (GGUF block-quantized types included)
+ *   tensorplan/shape.h   tensor shapes: static and symbolic dims
  *   tensorplan/graph.h   the graph IR, builder, symbolic dims and binding
  *   tensorplan/alloc.h   arena placement over (size, birth, death) buffers
  *   tensorplan/plan.h    liveness, graph plans, reports, backward plans
@@ -42,6 +43,7 @@
 
 #include "tensorplan/core.h"
 #include "tensorplan/dtype.h"
+#include "tensorplan/shape.h"
 #include "tensorplan/graph.h"
 #include "tensorplan/alloc.h"
 #include "tensorplan/plan.h"

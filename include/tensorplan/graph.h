@@ -32,42 +32,13 @@
 
 #include "tensorplan/core.h"
 #include "tensorplan/dtype.h"
+#include "tensorplan/shape.h" /* tp_dim, tp_shape */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define TP_MAX_RANK 8
-
 typedef int32_t tp_node_id; /* index into the graph; -1 = none */
-typedef int32_t tp_sym_id;  /* index into the graph's symbol table; -1 = static dim */
-#define TP_NO_SYM (-1)
-
-/* A dimension: static (sym == TP_NO_SYM, size >= 0) or symbolic (sym >= 0, size
- * ignored). */
-typedef struct tp_dim {
-    int64_t size;
-    tp_sym_id sym;
-} tp_dim;
-
-typedef struct tp_shape {
-    int32_t rank;
-    tp_dim dims[TP_MAX_RANK];
-} tp_shape;
-
-static inline tp_dim tp_dim_static(int64_t size) {
-    tp_dim d = {size, TP_NO_SYM};
-    return d;
-}
-static inline bool tp_dim_is_static(tp_dim d) {
-    return d.sym == TP_NO_SYM;
-}
-/* Build a shape from rank static sizes (rank <= TP_MAX_RANK, extra ignored). */
-tp_shape tp_shape_of(int32_t rank, const int64_t *sizes);
-/* Build a shape from rank dims. */
-tp_shape tp_shape_make(int32_t rank, const tp_dim *dims);
-/* True when every dim is static. */
-bool tp_shape_is_static(const tp_shape *s);
 
 /* ---- ops ---- */
 

@@ -1,5 +1,5 @@
-/* Shapes: static and symbolic dims (the symbol table lives in the graph). */
-#include "tensorplan/graph.h"
+/* Shapes: static and symbolic dims (tensorplan/shape.h). */
+#include "tensorplan/shape.h"
 
 #include <string.h>
 

@@ -62,9 +62,24 @@ struct tp_graph {
     tp_arena_chunk *arena;
 };
 
-/* Bump allocation owned by the graph (names, input lists); freed at destroy. */
+/* Bump allocation owned by the graph (names, input lists); freed at destroy
+ * (graph_arena.c). */
 void *tp_graph_arena_alloc(tp_graph *g, size_t size);
 char *tp_graph_arena_strdup(tp_graph *g, const char *s);
+void tp_graph_arena_free(tp_graph *g);
+
+/* The node store (graph_store.c). */
+/* Id of the node with this non-empty name, or -1. */
+tp_node_id tp_graph_find_name(const tp_graph *g, const char *name);
+/* A copy of s with every dim in canonical form (static: sym = TP_NO_SYM;
+ * symbolic: size = 0). */
+tp_shape tp_graph_normalized_shape(const tp_shape *s);
+/* Append a node whose shape and dtype are decided (the builder checked the op,
+ * its inputs and the shape). Fails, leaving the graph as it was, on a duplicate
+ * name, an invalid dtype, a static byte size over 64 bits or NOMEM. */
+tp_status tp_graph_append_node(tp_graph *g, const tp_op *op, const tp_node_id *inputs,
+                               uint32_t n_inputs, const tp_shape *shape, tp_dtype dtype,
+                               const char *name, tp_node_id *out, tp_error *err);
 
 /* Re-evaluate every derived symbol after a binding change. */
 void tp_graph_syms_reeval(tp_graph *g);

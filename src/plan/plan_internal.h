@@ -1,4 +1,4 @@
-/* Internal: the liveness and plan structures shared by liveness.c,
+/* Internal: the liveness and plan structures shared by liveness.c, plan_options.c,
  * plan_graph.c, plan_report.c and plan_backward.c. Not a public header. */
 #ifndef TP_PLAN_INTERNAL_H
 #define TP_PLAN_INTERNAL_H
