@@ -87,6 +87,8 @@ TP_TEST(report_golden) {
         TP_CHECK_EQ_U64(tp_plan_saved_bytes(p), 2816);
         TP_CHECK_EQ_U64(tp_plan_inplace_saved_bytes(p), 1024);
         TP_CHECK_EQ_U64(tp_plan_slot_count(p), 9);
+        TP_CHECK_EQ_U64(tp_plan_node_count(p), tp_graph_node_count(g));
+        TP_CHECK_EQ_U64(tp_plan_node_count(NULL), 0);
         for (uint32_t k = 1; k < tp_plan_slot_count(p); k++)
             TP_CHECK_LE_U64(tp_plan_slot(p, k - 1)->offset, tp_plan_slot(p, k)->offset);
         TP_CHECK(tp_plan_slot(p, 9) == NULL);

@@ -98,6 +98,8 @@ uint64_t tp_plan_unshared_bytes(const tp_plan *p);
 uint64_t tp_plan_saved_bytes(const tp_plan *p);
 uint64_t tp_plan_inplace_saved_bytes(const tp_plan *p);
 const tp_alloc_result *tp_plan_alloc_result(const tp_plan *p);
+/* Node count of the graph the plan was made for. */
+uint32_t tp_plan_node_count(const tp_plan *p);
 /* Slots sorted by offset (ties by node id). */
 uint32_t tp_plan_slot_count(const tp_plan *p);
 const tp_slot *tp_plan_slot(const tp_plan *p, uint32_t index);

@@ -8,13 +8,6 @@
 #include "core/mem.h"
 #include "plan/plan_internal.h"
 
-const char *tp_plan_node_label(const tp_graph *g, tp_node_id id, char *buf, size_t cap) {
-    const tp_node *nd = g ? tp_graph_node(g, id) : NULL;
-    if (nd && nd->name && nd->name[0]) return nd->name;
-    snprintf(buf, cap, "%%%d", (int)id);
-    return buf;
-}
-
 void tp_plan_destroy(tp_plan *p) {
     if (!p) return;
     const tp_allocator *a = p->alloc;
@@ -28,6 +21,9 @@ void tp_plan_destroy(tp_plan *p) {
     tp_mem_free(a, p, sizeof *p);
 }
 
+uint32_t tp_plan_node_count(const tp_plan *p) {
+    return p ? p->n_nodes : 0;
+}
 uint64_t tp_plan_arena_bytes(const tp_plan *p) {
     return p ? p->arena : 0;
 }

@@ -1,5 +1,5 @@
 /* Internal: the liveness and plan structures shared by liveness.c, plan_options.c,
- * plan_graph.c, plan_report.c and plan_backward.c. Not a public header. */
+ * plan_graph.c and plan_backward.c. Not a public header. */
 #ifndef TP_PLAN_INTERNAL_H
 #define TP_PLAN_INTERNAL_H
 
@@ -54,8 +54,5 @@ tp_status tp_plan_build(const tp_graph *g, const tp_liveness *l, const tp_plan_o
 
 /* Check options: alignment a power of two. */
 tp_status tp_plan_check_options(const tp_plan_options *opt, tp_error *err);
-
-/* Display name of a node for reports: its name, or "%<id>" when unnamed. */
-const char *tp_plan_node_label(const tp_graph *g, tp_node_id id, char *buf, size_t cap);
 
 #endif
