@@ -215,6 +215,9 @@ int main(int argc, char **argv) {
     const char *measured = NULL, *dir = NULL;
     tp_calib_options co;
     tp_calib_options_default(&co);
+    tp_env_options env;
+    tp_env_options_read(&env);
+    tp_env_apply_calib(&env, &co); /* the calibration cache and TENSORPLAN_THREADS */
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0)
             co.quick = true;

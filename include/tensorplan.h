@@ -14,6 +14,7 @@
  *   tensorplan/onnx.h    ONNX import (zero-copy reader, inspect info, conversion)
  *   tensorplan/cost.h    op flops/bytes, IO profile, device models, calibration,
  *                        device catalog and device choice
+ *   tensorplan/env.h     the environment variables the CLI honours, read in one place
  *
  * Worked example — plan a one-layer MLP for batch 8:
  *
@@ -56,5 +57,6 @@
 #include "tensorplan/registry.h"
 #include "tensorplan/estimate.h"
 #include "tensorplan/cost.h"
+#include "tensorplan/env.h"
 
 #endif

@@ -43,20 +43,12 @@ static tp_status plan(tp_buffer *b, size_t n, tp_alloc_algo algo, uint64_t align
 
 TP_TEST(options_and_names) {
     tp_alloc_options o;
-    unsetenv("TENSORPLAN_ARENA_NO_REUSE");
     tp_alloc_options_default(&o);
     TP_CHECK_EQ_U64(o.alignment, 64);
     TP_CHECK(o.algo == TP_ALGO_GREEDY_SIZE);
     TP_CHECK(o.time_limit_s == 0.0);
     TP_CHECK_EQ_U64(o.capacity, 0);
     TP_CHECK(o.progress == NULL);
-    setenv("TENSORPLAN_ARENA_NO_REUSE", "1", 1);
-    tp_alloc_options_default(&o);
-    TP_CHECK(o.algo == TP_ALGO_NO_REUSE);
-    setenv("TENSORPLAN_ARENA_NO_REUSE", "0", 1);
-    tp_alloc_options_default(&o);
-    TP_CHECK(o.algo == TP_ALGO_GREEDY_SIZE);
-    unsetenv("TENSORPLAN_ARENA_NO_REUSE");
 
     const char *names[] = {"greedy", "noreuse", "bestfit", "exact", "auto"};
     for (int a = 0; a < TP_ALGO_COUNT; a++) {

@@ -245,11 +245,14 @@ void tp_cpu_features_detect(tp_cpu_features *out);
 const char *tp_cpu_isa_name(tp_cpu_isa isa);
 
 typedef struct tp_calib_options {
-    bool quick;            /* small shapes, few repetitions (< 2 s); for CI */
-    bool force;            /* ignore the cache and measure again */
-    bool no_blas;          /* do not load a BLAS library (built-in kernel only) */
-    uint32_t threads;      /* 0 = online CPUs (or TENSORPLAN_THREADS) */
-    const char *cache_dir; /* NULL = $XDG_CACHE_HOME/tensorplan or ~/.cache/tensorplan */
+    bool quick;       /* small shapes, few repetitions (< 2 s); for CI */
+    bool force;       /* ignore the cache and measure again */
+    bool no_blas;     /* do not load a BLAS library (built-in kernel only) */
+    uint32_t threads; /* 0 = the CPUs this process may run on (tp_calib_default_threads) */
+    const char
+        *cache_dir;           /* calibration cache directory; NULL = no cache (the CLI passes
+                                 $XDG_CACHE_HOME/tensorplan or ~/.cache/tensorplan, tensorplan/env.h) */
+    const char *cuda_library; /* CUDA driver to load; NULL = libcuda.so.1, else libcuda.so */
 } tp_calib_options;
 
 void tp_calib_options_default(tp_calib_options *o);
@@ -299,8 +302,8 @@ tp_status tp_calibrate_cuda(const tp_calib_options *o, tp_device_model *out, tp_
 void tp_cpu_model_name(char *buf, size_t cap);
 /* The thread count calibration uses for o->threads == 0. */
 uint32_t tp_calib_default_threads(void);
-/* The cache directory for o (no trailing slash). TP_ERR_NOT_FOUND when neither
- * XDG_CACHE_HOME nor HOME is set. */
+/* The cache directory for o (no trailing slash): o->cache_dir. TP_ERR_NOT_FOUND
+ * when it is not set. */
 tp_status tp_calib_cache_dir(const tp_calib_options *o, char *buf, size_t cap, tp_error *err);
 /* Cache file path for a CPU model and thread count under dir. */
 tp_status tp_calib_cache_path(const char *dir, const char *cpu_model, uint32_t threads, char *buf,
@@ -379,9 +382,8 @@ typedef struct tp_device_policy {
     const char *prefer;
 } tp_device_policy;
 
-/* Fill unset (NULL) fields from TENSORPLAN_DEVICES, TENSORPLAN_DENY_DEVICES and
- * TENSORPLAN_PREFER_DEVICES. The strings point into the environment. */
-void tp_device_policy_apply_env(tp_device_policy *p);
+/* The CLI fills unset lists from TENSORPLAN_DEVICES, TENSORPLAN_DENY_DEVICES and
+ * TENSORPLAN_PREFER_DEVICES (tp_env_apply_device_policy, tensorplan/env.h). */
 /* True when entry (a name or a kind) matches model d (case-insensitive). */
 bool tp_device_matches(const tp_device_model *d, const char *entry);
 

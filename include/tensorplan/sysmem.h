@@ -17,7 +17,7 @@
  * The parsers take file paths as parameters so that tests run them on fixture
  * files; tp_sysmem_host() calls them on the real /proc and /sys files.
  * Ownership: results are plain structs filled by the caller's storage.
- * Thread safety: reentrant (reads files and the environment; the GPU query
+ * Thread safety: reentrant (reads files; the GPU query
  * loads the driver with dlopen, which is thread-safe; the CUDA driver handle
  * is intentionally never dlclose'd, because driver threads may outlive the call).
  */
@@ -31,9 +31,6 @@ extern "C" {
 #endif
 
 #define TP_SOFT_MEMORY_FRACTION_DEFAULT 0.80
-#define TP_ENV_SOFT_MEMORY_FRACTION "TENSORPLAN_SOFT_MEMORY_FRACTION"
-#define TP_ENV_MEMORY_BUDGET_BYTES "TENSORPLAN_MEMORY_BUDGET_BYTES"
-#define TP_ENV_CUDA_LIBRARY "TENSORPLAN_CUDA_LIBRARY"
 
 /* A cgroup memory controller's figures. */
 typedef struct tp_cgroup_memory {
@@ -98,17 +95,18 @@ tp_status tp_sysmem_parse_status_rss(const char *path, uint64_t *out_bytes, tp_e
 /* Where a soft budget came from. */
 typedef enum tp_budget_source {
     TP_BUDGET_FRACTION_DEFAULT, /* 0.80 × available */
-    TP_BUDGET_FRACTION_ENV,     /* TENSORPLAN_SOFT_MEMORY_FRACTION × available */
-    TP_BUDGET_BYTES_ENV         /* TENSORPLAN_MEMORY_BUDGET_BYTES */
+    TP_BUDGET_FRACTION_ENV,     /* the given fraction × available (the CLI: from
+                                   TENSORPLAN_SOFT_MEMORY_FRACTION) */
+    TP_BUDGET_BYTES_ENV         /* the given byte count (TENSORPLAN_MEMORY_BUDGET_BYTES) */
 } tp_budget_source;
 
-/* The default memory budget: TENSORPLAN_MEMORY_BUDGET_BYTES (a plain integer)
- * if set, else floor(fraction × available_bytes) with fraction from
- * TENSORPLAN_SOFT_MEMORY_FRACTION (0 < f <= 1) or 0.80. TP_ERR_INVALID names
- * the variable when one is set to garbage. source may be NULL. */
+/* The default memory budget: floor(0.80 × available_bytes). source may be NULL. */
 tp_status tp_sysmem_soft_budget(uint64_t available_bytes, uint64_t *out_bytes,
                                 tp_budget_source *source, tp_error *err);
-/* Same with explicit strings instead of the environment (NULL = unset). */
+/* The memory budget from optional strings (NULL = unset): budget_bytes (a
+ * plain integer) if set, else floor(fraction × available_bytes) with fraction
+ * (0 < f <= 1) if set, else 0.80. TP_ERR_INVALID names the environment
+ * variable the CLI reads it from (tensorplan/env.h) when a string is garbage. */
 tp_status tp_sysmem_soft_budget_from(uint64_t available_bytes, const char *fraction,
                                      const char *budget_bytes, uint64_t *out_bytes,
                                      tp_budget_source *source, tp_error *err);
@@ -123,7 +121,8 @@ typedef struct tp_gpu_memory {
 } tp_gpu_memory;
 
 /* Query CUDA device `device` through the driver API loaded at run time:
- * dlopen(library, else $TENSORPLAN_CUDA_LIBRARY, else "libcuda.so.1"), cuInit, cuDeviceGetCount,
+ * dlopen(library when non-NULL and non-empty, else "libcuda.so.1", else "libcuda.so"), cuInit,
+ * cuDeviceGetCount,
  * cuDeviceGet, cuDeviceGetName, cuDevicePrimaryCtxRetain + cuCtxPushCurrent_v2, cuMemGetInfo_v2,
  * then pop and release. No driver, no device, or a driver error all return TP_OK with present =
  * false and the reason; TP_ERR_INVALID only for a NULL out or a negative device. */

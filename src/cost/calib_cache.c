@@ -22,20 +22,8 @@ tp_status tp_calib_cache_dir(const tp_calib_options *o, char *buf, size_t cap, t
             return tp_error_set(err, TP_ERR_INVALID, "cache directory path too long");
         return TP_OK;
     }
-    const char *xdg = getenv("XDG_CACHE_HOME");
-    int n;
-    if (xdg && *xdg == '/') {
-        n = snprintf(buf, cap, "%s/tensorplan", xdg);
-    } else {
-        const char *home = getenv("HOME");
-        if (!home || !*home)
-            return tp_error_set(err, TP_ERR_NOT_FOUND,
-                                "no cache directory: neither XDG_CACHE_HOME nor HOME is set");
-        n = snprintf(buf, cap, "%s/.cache/tensorplan", home);
-    }
-    if (n < 0 || (size_t)n >= cap)
-        return tp_error_set(err, TP_ERR_INVALID, "cache directory path too long");
-    return TP_OK;
+    return tp_error_set(err, TP_ERR_NOT_FOUND,
+                        "no cache directory (tp_calib_options.cache_dir is not set)");
 }
 
 tp_status tp_calib_cache_path(const char *dir, const char *cpu_model, uint32_t threads, char *buf,

@@ -26,12 +26,6 @@ void tp_calib_options_default(tp_calib_options *o) {
 }
 
 uint32_t tp_calib_default_threads(void) {
-    const char *env = getenv("TENSORPLAN_THREADS");
-    if (env && *env) {
-        char *end = NULL;
-        long v = strtol(env, &end, 10);
-        if (end && *end == '\0' && v >= 1 && v <= TP_POOL_MAX_THREADS) return (uint32_t)v;
-    }
 #ifdef CPU_COUNT
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof set, &set) == 0) {

@@ -11,6 +11,7 @@
 
 #include "core/mem.h"
 #include "cost/cpu_pool.h"
+#include "sys/cuda_driver.h"
 
 typedef int CUresult;
 typedef int CUdevice;
@@ -66,15 +67,14 @@ static void *sym(void *lib, const char *name, bool *ok) {
 
 static void api_close(cuda_api *api) {
     if (api->blas_lib) dlclose(api->blas_lib);
-    if (api->lib) dlclose(api->lib);
-    memset(api, 0, sizeof *api);
+    memset(api, 0, sizeof *api); /* the driver handle stays open (sys/cuda_driver.h) */
 }
 
-static tp_status api_open(cuda_api *api, tp_error *err) {
+static tp_status api_open(cuda_api *api, const char *cuda_library, tp_error *err) {
     memset(api, 0, sizeof *api);
-    api->lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!api->lib) api->lib = dlopen("libcuda.so", RTLD_NOW | RTLD_LOCAL);
-    if (!api->lib) return tp_error_set(err, TP_ERR_NOT_FOUND, "no CUDA driver (libcuda.so.1)");
+    char why[256];
+    api->lib = tp_cuda_driver_open(cuda_library, NULL, why, sizeof why);
+    if (!api->lib) return tp_error_set(err, TP_ERR_NOT_FOUND, "%s", why);
     bool ok = true;
     LOAD(Init, api->lib, "cuInit");
     LOAD(DeviceGetCount, api->lib, "cuDeviceGetCount");
@@ -219,7 +219,7 @@ tp_status tp_calibrate_cuda(const tp_calib_options *o, tp_device_model *out, tp_
     }
     if (!out) return tp_error_set(err, TP_ERR_INVALID, "calibrate cuda: NULL result");
     cuda_api api;
-    tp_status s = api_open(&api, err);
+    tp_status s = api_open(&api, o->cuda_library, err);
     if (s != TP_OK) return s;
     CUdevice dev = 0;
     CUcontext ctx = NULL;

@@ -6,13 +6,6 @@
 #include <string.h>
 #include <strings.h>
 
-void tp_device_policy_apply_env(tp_device_policy *p) {
-    if (!p) return;
-    if (!p->allow) p->allow = getenv("TENSORPLAN_DEVICES");
-    if (!p->deny) p->deny = getenv("TENSORPLAN_DENY_DEVICES");
-    if (!p->prefer) p->prefer = getenv("TENSORPLAN_PREFER_DEVICES");
-}
-
 /* Trimmed [s, e) equal to t (case-insensitive)? */
 static bool token_eq(const char *s, size_t len, const char *t) {
     while (len > 0 && (*s == ' ' || *s == '\t')) {

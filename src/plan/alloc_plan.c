@@ -14,8 +14,6 @@ void tp_alloc_options_default(tp_alloc_options *o) {
     o->algo = TP_ALGO_GREEDY_SIZE;
     o->time_limit_s = 0.0;
     o->capacity = 0;
-    const char *env = getenv("TENSORPLAN_ARENA_NO_REUSE");
-    if (env && strcmp(env, "1") == 0) o->algo = TP_ALGO_NO_REUSE;
 }
 
 static const char *const algo_names[TP_ALGO_COUNT] = {"greedy", "noreuse", "bestfit", "exact",

@@ -8,7 +8,7 @@
 void tp_plan_options_default(tp_plan_options *o) {
     if (!o) return;
     tp_alloc_options ao;
-    tp_alloc_options_default(&ao); /* reads TENSORPLAN_ARENA_NO_REUSE */
+    tp_alloc_options_default(&ao);
     memset(o, 0, sizeof *o);
     o->alignment = ao.alignment ? ao.alignment : 64;
     o->algo = ao.algo;

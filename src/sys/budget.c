@@ -1,5 +1,6 @@
 /* The default memory budget: an explicit byte count or a fraction of the
- * available memory, from the environment. */
+ * available memory, given as strings (the CLI passes the environment's,
+ * tensorplan/env.h). */
 #include "tensorplan/sysmem.h"
 
 #include <math.h>
@@ -25,7 +26,7 @@ tp_status tp_sysmem_soft_budget_from(uint64_t available_bytes, const char *fract
         if (!parse_plain_u64(budget_bytes, &b) || b == 0)
             return tp_error_set(err, TP_ERR_INVALID,
                                 "budget: %s='%.40s' is not a positive byte count",
-                                TP_ENV_MEMORY_BUDGET_BYTES, budget_bytes);
+                                "TENSORPLAN_MEMORY_BUDGET_BYTES", budget_bytes);
         *out_bytes = b;
         if (source) *source = TP_BUDGET_BYTES_ENV;
         return TP_OK;
@@ -38,7 +39,7 @@ tp_status tp_sysmem_soft_budget_from(uint64_t available_bytes, const char *fract
         if (end == fraction || *end != '\0' || !isfinite(f) || !(f > 0.0) || f > 1.0)
             return tp_error_set(err, TP_ERR_INVALID,
                                 "budget: %s='%.40s' is not a fraction in (0, 1]",
-                                TP_ENV_SOFT_MEMORY_FRACTION, fraction);
+                                "TENSORPLAN_SOFT_MEMORY_FRACTION", fraction);
         src = TP_BUDGET_FRACTION_ENV;
     }
     /* floor(available x f) in integers at parts-per-million resolution, so
@@ -53,6 +54,5 @@ tp_status tp_sysmem_soft_budget_from(uint64_t available_bytes, const char *fract
 
 tp_status tp_sysmem_soft_budget(uint64_t available_bytes, uint64_t *out_bytes,
                                 tp_budget_source *source, tp_error *err) {
-    return tp_sysmem_soft_budget_from(available_bytes, getenv(TP_ENV_SOFT_MEMORY_FRACTION),
-                                      getenv(TP_ENV_MEMORY_BUDGET_BYTES), out_bytes, source, err);
+    return tp_sysmem_soft_budget_from(available_bytes, NULL, NULL, out_bytes, source, err);
 }

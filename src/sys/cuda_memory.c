@@ -1,17 +1,13 @@
-/* GPU memory through the CUDA driver API, loaded at run time with dlopen: the
- * driver is never a build dependency, and "no driver" is a normal answer. */
+/* GPU memory through the CUDA driver API, loaded at run time
+ * (sys/cuda_driver.h): the driver is never a build dependency, and "no
+ * driver" is a normal answer. */
 #include "tensorplan/sysmem.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#if defined(__unix__) || defined(__APPLE__)
-#include <dlfcn.h>
-#define TP_HAVE_DLOPEN 1
-#endif
+#include "sys/cuda_driver.h"
 
-#ifdef TP_HAVE_DLOPEN
 typedef int cu_result; /* CUresult; 0 = CUDA_SUCCESS */
 typedef int cu_device;
 typedef void *cu_context;
@@ -32,7 +28,7 @@ typedef struct cuda_api {
 } cuda_api;
 
 static void *sym(void *lib, const char *name) {
-    return dlsym(lib, name);
+    return tp_cuda_driver_sym(lib, name);
 }
 
 static const char *cu_err(const cuda_api *api, cu_result r, char *buf, size_t cap) {
@@ -51,27 +47,15 @@ static tp_status no_gpu(tp_gpu_memory *out, const char *what, const char *detail
              detail ? detail : "");
     return TP_OK;
 }
-#endif
 
 tp_status tp_sysmem_gpu(const char *library, int device, tp_gpu_memory *out, tp_error *err) {
     if (!out) return tp_error_set(err, TP_ERR_INVALID, "gpu: NULL output");
     memset(out, 0, sizeof *out);
     if (device < 0) return tp_error_set(err, TP_ERR_INVALID, "gpu: negative device %d", device);
-#ifndef TP_HAVE_DLOPEN
-    (void)library;
-    return no_gpu(out, "no run-time loader on this platform", NULL);
-#else
-    const char *env = getenv(TP_ENV_CUDA_LIBRARY);
-    const char *libname = library && *library ? library : env && *env ? env : "libcuda.so.1";
-    /* The handle is deliberately kept: the driver starts threads that may
-     * outlive this call, and the loader shares one handle per library. */
-    void *lib = dlopen(libname, RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        const char *e = dlerror();
-        char what[160];
-        snprintf(what, sizeof what, "no CUDA driver (%s not loadable)", libname);
-        return no_gpu(out, what, e);
-    }
+    const char *libname = NULL;
+    char why[sizeof out->reason];
+    void *lib = tp_cuda_driver_open(library, &libname, why, sizeof why);
+    if (!lib) return no_gpu(out, why, NULL);
     cuda_api api;
     memset(&api, 0, sizeof api);
     *(void **)&api.init = sym(lib, "cuInit");
@@ -132,5 +116,4 @@ tp_status tp_sysmem_gpu(const char *library, int device, tp_gpu_memory *out, tp_
     out->total_bytes = (uint64_t)total_b;
     out->free_bytes = (uint64_t)free_b;
     return TP_OK;
-#endif
 }

@@ -88,6 +88,13 @@ TENSORPLAN_SOFT_MEMORY_FRACTION=0.5 run_any "budget from env fraction" "$TP" est
 json "env fraction used" '"0.5 x available host memory" in d["budget_source"] and d["budget_bytes"] > 0'
 run_any "default soft budget" "$TP" estimate --demo
 has "default budget source" 'soft budget: 0\.80 x available host memory'
+# TENSORPLAN_ARENA_NO_REUSE=1 reaches the planner through the CLI (tensorplan/env.h)
+run_any "reuse (default)" "$TP" estimate --demo --json
+cp "$tmp/out" "$tmp/reuse.json"
+TENSORPLAN_ARENA_NO_REUSE=1 run_any "no reuse from env" "$TP" estimate --demo --json
+if "$PY" -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); sys.exit(0 if b["activations_bytes"] > a["activations_bytes"] else 1)' "$tmp/reuse.json" "$tmp/out"; then
+    ok "TENSORPLAN_ARENA_NO_REUSE=1 plans activations without reuse"
+else bad "TENSORPLAN_ARENA_NO_REUSE=1 plans activations without reuse"; fi
 TENSORPLAN_SOFT_MEMORY_FRACTION=2 run "bad env fraction" 1 "$TP" estimate --demo
 has "bad env named" 'TENSORPLAN_SOFT_MEMORY_FRACTION' "$tmp/err"
 

@@ -3,12 +3,14 @@
 
 #include <stdlib.h>
 
+#include "cli_env.h"
+
 tp_status tp_cli_default_budget(bool gpu, uint64_t *out, char *how, size_t cap, tp_error *err) {
     uint64_t avail;
     const char *what;
     if (gpu) {
         tp_gpu_memory gm;
-        tp_status st = tp_sysmem_gpu(NULL, 0, &gm, err);
+        tp_status st = tp_sysmem_gpu(tp_cli_env()->cuda_library, 0, &gm, err);
         if (st != TP_OK) return st;
         if (!gm.present) return tp_error_set(err, TP_ERR_UNSUPPORTED, "no GPU: %s", gm.reason);
         avail = gm.free_bytes;
@@ -26,14 +28,16 @@ tp_status tp_cli_default_budget(bool gpu, uint64_t *out, char *how, size_t cap, 
 tp_status tp_cli_soft_budget(uint64_t avail_bytes, const char *what, uint64_t *out, char *how,
                              size_t cap, tp_error *err) {
     tp_budget_source src;
-    tp_status st = tp_sysmem_soft_budget(avail_bytes, out, &src, err);
+    const tp_env_options *env = tp_cli_env();
+    tp_status st = tp_sysmem_soft_budget_from(avail_bytes, env->soft_memory_fraction,
+                                              env->memory_budget_bytes, out, &src, err);
     if (st != TP_OK) return st;
     char b[32];
     if (src == TP_BUDGET_BYTES_ENV)
         snprintf(how, cap, "from %s", TP_ENV_MEMORY_BUDGET_BYTES);
     else
         snprintf(how, cap, "soft budget: %s x %s %s",
-                 src == TP_BUDGET_FRACTION_ENV ? getenv(TP_ENV_SOFT_MEMORY_FRACTION) : "0.80", what,
+                 src == TP_BUDGET_FRACTION_ENV ? env->soft_memory_fraction : "0.80", what,
                  tp_cli_fmt_bytes(avail_bytes, b, sizeof b));
     return TP_OK;
 }

@@ -1,5 +1,6 @@
 /* The CLI's device models: names -> calibrated, default or catalog models. */
 #include "cli_device.h"
+#include "cli_env.h"
 
 #include <string.h>
 #include <strings.h>
@@ -32,6 +33,7 @@ static tp_status calibrate_cpu(tp_cli_devices *d, tp_error *err) {
     d->cpu_tried = true;
     tp_calib_options o;
     tp_calib_options_default(&o);
+    tp_env_apply_calib(tp_cli_env(), &o);
     o.quick = d->quick;
     o.force = d->force;
     if (!d->quiet && tp_cli_progress_enabled(false))
@@ -63,6 +65,7 @@ tp_status tp_cli_device_resolve(tp_cli_devices *d, const char *name, tp_device_m
     if (strcasecmp(name, "cuda") == 0) {
         tp_calib_options o;
         tp_calib_options_default(&o);
+        tp_env_apply_calib(tp_cli_env(), &o);
         o.quick = d->quick;
         return tp_calibrate_cuda(&o, out, err);
     }

@@ -1,5 +1,6 @@
 /* Latency prediction over a device list and the device choice. */
 #include "cli_predict.h"
+#include "cli_env.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -82,7 +83,7 @@ tp_status tp_cli_predict(const tp_graph *g, tp_cli_devices *devs, const char *li
         costs[m] = c->gc.total_ns;
         idx[m++] = i;
     }
-    tp_device_policy_apply_env(policy);
+    tp_env_apply_device_policy(tp_cli_env(), policy);
     if (m > 0) {
         uint32_t pick = 0;
         tp_error e3;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_env.h"
 
 const char tp_cli_alloc_summary[] =
     "place buffers from a MiniMalloc CSV in one arena (best-fit, exact search)";
@@ -46,6 +47,7 @@ static int parse_args(alloc_args *a, int argc, char **argv) {
     const char *cmd = "alloc";
     memset(a, 0, sizeof *a);
     tp_alloc_options_default(&a->o);
+    tp_env_apply_alloc(tp_cli_env(), &a->o);
     a->o.algo = TP_ALGO_AUTO;
     a->o.alignment = 1;
     a->o.time_limit_s = 1.0;

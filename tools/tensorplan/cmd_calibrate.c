@@ -4,6 +4,7 @@
 
 #include "cli.h"
 #include "cli_device.h"
+#include "cli_env.h"
 
 const char tp_cli_calibrate_summary[] =
     "measure this machine (GEMM, memory bandwidth, overheads) for the cost model";
@@ -37,6 +38,7 @@ int tp_cli_calibrate(int argc, char **argv) {
     const char *cmd = "calibrate";
     tp_calib_options o;
     tp_calib_options_default(&o);
+    tp_env_apply_calib(tp_cli_env(), &o);
     bool json = false, no_cuda = false;
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];

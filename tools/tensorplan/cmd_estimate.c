@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "cli_budget.h"
+#include "cli_env.h"
 #include "cli_model.h"
 #include "cli_options.h"
 #include "tensorplan/estimate.h"
@@ -114,6 +115,7 @@ static int parse_args(est_args *a, int argc, char **argv) {
     memset(a, 0, sizeof *a);
     tp_cli_model_args_init(&a->model);
     tp_estimate_options_default(&a->eo);
+    tp_env_apply_plan(tp_cli_env(), &a->eo.plan);
     a->moe.reserve_fraction = 0.1;
     tp_llm_options_default(&a->llm);
     for (int i = 1; i < argc;) {
@@ -215,7 +217,7 @@ static void read_memory(bool gpu, mem_view *mv) {
     tp_error_clear(&mv->host_err);
     mv->host_ok = tp_sysmem_host(&mv->hm, &mv->host_err) == TP_OK;
     if (tp_sysmem_process_rss(&mv->rss, &e) != TP_OK) mv->rss = 0;
-    if (gpu) mv->gpu_queried = tp_sysmem_gpu(NULL, 0, &mv->gm, &e) == TP_OK;
+    if (gpu) mv->gpu_queried = tp_sysmem_gpu(tp_cli_env()->cuda_library, 0, &mv->gm, &e) == TP_OK;
 }
 
 /* The default budget: the soft budget of the host (or GPU 0) memory. */

@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "cli_budget.h"
+#include "cli_env.h"
 #include "cli_model.h"
 #include "cli_options.h"
 #include "tensorplan/estimate.h"
@@ -77,6 +78,7 @@ static int parse_args(fit_args *a, int argc, char **argv) {
     memset(a, 0, sizeof *a);
     tp_cli_model_args_init(&a->model);
     tp_estimate_options_default(&a->eo);
+    tp_env_apply_plan(tp_cli_env(), &a->eo.plan);
     tp_fit_options_default(&a->fo);
     tp_llm_options_default(&a->llm);
     for (int i = 1; i < argc;) {

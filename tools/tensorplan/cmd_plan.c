@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_env.h"
 #include "cli_model.h"
 #include "cli_options.h"
 
@@ -51,6 +52,7 @@ static int parse_args(plan_args *a, int argc, char **argv) {
     memset(a, 0, sizeof *a);
     tp_cli_model_args_init(&a->model);
     tp_plan_options_default(&a->po);
+    tp_env_apply_plan(tp_cli_env(), &a->po);
     /* Graphs: the best heuristic, then a short exact search, so plans are proven
      * optimal where the search can show it (TENSORPLAN_ARENA_NO_REUSE still wins). */
     if (a->po.algo == TP_ALGO_GREEDY_SIZE) {

@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "cli_budget.h"
+#include "cli_env.h"
 #include "cli_model.h"
 #include "cli_predict.h"
 #include "report_html.h"
@@ -205,6 +206,7 @@ static tp_status gather(report *r, tp_error *err) {
     }
     tp_estimate_options eo;
     tp_estimate_options_default(&eo);
+    tp_env_apply_plan(tp_cli_env(), &eo.plan);
     tp_status st = tp_estimate_graph_plan(g, &eo, &r->est, &r->act, err);
     if (st != TP_OK) return st;
 
