@@ -63,16 +63,17 @@ static void make_set(tp_buffer *b, size_t n, unsigned whole_permille) {
         else /* many small: 256 B - 64 KiB */
             x->size = 256 + rnd() % (64 << 10);
         if (r < whole_permille) {
-            x->birth = 0; /* like SPEC §3 boundary buffers: [0, last] */
+            x->birth = 0; /* like boundary buffers (inputs, weights): [0, last] */
             x->death = last;
             x->tail_guard = 128;
         }
     }
 }
 
-/* The literal SPEC §4 reference (O(n^3): every placed end is a candidate, each checked against
- * every placed buffer), timed once at the smallest size to show what the fast placer replaces;
- * its offsets must equal the library's. Buffers here have no alignment or fixed offsets. */
+/* The literal reference greedy by size (docs/allocator.md; O(n^3): every placed end is a candidate,
+ * each checked against every placed buffer), timed once at the smallest size to show what the fast
+ * placer replaces; its offsets must equal the library's. Buffers here have no alignment or fixed
+ * offsets. */
 static uint64_t ps_of(const tp_buffer *b) {
     return b->size + b->tail_guard;
 }

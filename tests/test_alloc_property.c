@@ -1,7 +1,7 @@
 /* Allocator property tests over random buffer sets:
- *   - the fast greedy equals the plain O(n^3) reference (kept here, written from SPEC §4
- *     literally), offset for offset, on >= 10,000 random sets with random alignments, tail
- *     guards, zero sizes and fixed buffers;
+ *   - the fast greedy equals the plain O(n^3) reference (kept here, written from its
+ *     definition in docs/allocator.md literally), offset for offset, on >= 10,000 random sets with
+ * random alignments, tail guards, zero sizes and fixed buffers;
  *   - every plan (greedy, no-reuse) passes the verifier, respects alignment, arena >= LB;
  *   - the lower bound equals a brute-force per-step sum;
  *   - the verifier agrees with a brute-force pairwise check on random (often bad) plans;

@@ -1,4 +1,4 @@
-/* Tests of the memory estimate, budget check, MoE offload and max-fit search (SPEC §7). */
+/* Tests of the memory estimate, budget check, MoE offload and max-fit search. */
 #include <math.h>
 #include <unistd.h>
 
@@ -57,8 +57,8 @@ TP_TEST(test_breakdown_by_hand) {
     TP_CHECK_EQ_U64(e.activation_bytes, 2 * 8 * 64 * 4);
     TP_CHECK_EQ_U64(e.peak_bytes, 16384 + 2048 + 4096);
     TP_CHECK(!e.from_registry);
-    /* SPEC §7 Fix: the reference added weights and inputs to an arena that
-     * already contained them; ours is strictly smaller than that. */
+    /* Adding weights and inputs to an arena that already contains them
+     * counts them twice; the estimate is strictly smaller than that. */
     uint64_t reference = full_arena(g, false) + e.weight_bytes + e.input_bytes;
     TP_CHECK(e.peak_bytes < reference);
     /* with in-place reuse gelu writes into h's slot: one buffer */
@@ -250,7 +250,7 @@ TP_TEST(test_moe_offload) {
     TP_CHECK_OK(tp_estimate_moe_offload(&e, &c, &m, err), err);
     TP_CHECK_EQ_U64(m.resident_per_layer, 5);
     TP_CHECK_EQ_U64(m.all_expert_bytes, 0);
-    /* SPEC §7 Fix: experts heavier than all weights is an error */
+    /* experts heavier than all weights is an error */
     c.moe_layers = 4;
     tp_estimate small = est(GiB, 3 * GiB, MiB);
     TP_CHECK_STATUS(tp_estimate_moe_offload(&small, &c, &m, err), TP_ERR_INVALID);

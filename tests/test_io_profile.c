@@ -1,4 +1,4 @@
-/* Static IO profile (SPEC §8) against hand-computed values. */
+/* Static IO profile against hand-computed values. */
 #include "harness.h"
 
 #include "tensorplan/cost.h"

@@ -1,4 +1,4 @@
-/* Liveness (SPEC §2–3): views and chains, lifetimes, outputs, flags, options,
+/* Liveness: views and chains, lifetimes, outputs, flags, options,
  * packed QKV, OUTPUT_OF, tied weights and in-place reuse. */
 #include "harness.h"
 
@@ -85,7 +85,8 @@ static tp_liveness *live_of(tp_graph *g, const tp_plan_options *po) {
 
 static const int64_t d48[2] = {4, 8}, d88[2] = {8, 8};
 
-/* reshape / same-dtype cast / axis-0 narrow alias their input at the SPEC offsets,
+/* reshape / same-dtype cast / axis-0 narrow alias their input at the documented offsets
+ * (tp_graph_node_view),
  * chains resolve to the root with offsets summed; an axis-1 narrow is a copy. */
 TP_TEST(view_offsets_and_chains) {
     tp_graph *g = new_graph();
@@ -479,7 +480,7 @@ TP_TEST(f32_uniform_width) {
     tp_graph_destroy(g);
 }
 
-/* Unbound symbols are an error naming them (SPEC §1 Fix). */
+/* Unbound symbols are an error naming them (never a silent 0 or 1). */
 TP_TEST(unbound_symbol_named) {
     tp_graph *g = new_graph();
     tp_dim seq;

@@ -1,4 +1,4 @@
-/* Graph plans (SPEC §4–6): report golden text, boundary toggles and guards,
+/* Graph plans: report golden text, boundary toggles and guards,
  * errors, backward plans sharing the forward weight layout, the demo model. */
 #include "harness.h"
 #include "tensorplan/demo.h"

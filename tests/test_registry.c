@@ -1,4 +1,4 @@
-/* Tests of the weight registry (SPEC §7). */
+/* Tests of the weight registry. */
 #include "harness.h"
 #include "tensorplan/registry.h"
 

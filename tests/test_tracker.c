@@ -1,4 +1,4 @@
-/* Tests of the run-time memory tracker (SPEC §10). */
+/* Tests of the run-time memory tracker. */
 /* ctest-labels: threads */
 #include <math.h>
 #include <pthread.h>

@@ -1,7 +1,7 @@
 /*
  * tensorplan/alloc.h — arena placement over plain (size, birth, death) buffers
- * (SPEC §4). Knows nothing of graphs: the same code plans ONNX graphs, LLM
- * decoders and MiniMalloc CSV instances.
+ * so that buffers alive at the same step never share a byte. Knows nothing of graphs: the same code
+ * plans ONNX graphs, LLM decoders and MiniMalloc CSV instances.
  *
  * Lifetimes are inclusive steps [birth, death]; two buffers conflict when their
  * lifetimes overlap (inclusive) and their placed byte ranges overlap. A buffer
@@ -86,8 +86,8 @@ tp_status tp_alloc_plan(const tp_buffer *bufs, size_t n, const tp_alloc_options 
                         const tp_allocator *alloc, uint64_t *offsets, tp_alloc_result *result,
                         tp_error *err);
 
-/* SPEC §4 lower bound: max over steps of the sum of (size + tail_guard) of
- * the buffers alive at that step. O(n log n). */
+/* The arena lower bound (no placement can beat it): max over steps of the sum of (size +
+ * tail_guard) of the buffers alive at that step. O(n log n). */
 tp_status tp_alloc_lower_bound(const tp_buffer *bufs, size_t n, const tp_allocator *alloc,
                                uint64_t *out, tp_error *err);
 

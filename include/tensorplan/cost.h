@@ -1,7 +1,7 @@
 /*
- * tensorplan/cost.h — op cost accounting, the static IO profile (SPEC §8), device
+ * tensorplan/cost.h — op cost accounting, the static IO profile, device
  * models, graph cost prediction, calibration, the device catalog and device
- * choice (SPEC §9).
+ * choice.
  *
  * Units: one convention everywhere, named in the field names. Time in
  * nanoseconds (`_ns`), throughput in GFLOP/s (`_gflops` = flops per ns),
@@ -72,7 +72,7 @@ tp_status tp_op_account(const tp_graph *g, tp_node_id id, tp_op_cost *out, tp_er
  * identity (runtimes elide it). */
 tp_status tp_op_is_metadata(const tp_graph *g, tp_node_id id, bool *out, tp_error *err);
 
-/* ---------------------------------------------------------------- IO profile (SPEC §8) */
+/* ---------------------------------------------------------------- IO profile */
 
 typedef struct tp_io_options {
     /* Bit (1 << kind) for each tp_op_kind that forces a host round trip (a sync
@@ -96,7 +96,7 @@ typedef struct tp_io_profile {
 tp_status tp_io_profile_compute(const tp_graph *g, const tp_io_options *o, tp_io_profile *out,
                                 tp_error *err);
 /* The selected-outputs variant: as above, but host_output_bytes counts only the
- * given nodes (each once), sized with their true dtype (SPEC §8 Fix). */
+ * given nodes (each once), sized with their true dtype (not 4 bytes per element). */
 tp_status tp_io_profile_selected(const tp_graph *g, const tp_io_options *o,
                                  const tp_node_id *outputs, uint32_t n_outputs, tp_io_profile *out,
                                  tp_error *err);

@@ -1,5 +1,5 @@
 /*
- * tensorplan/estimate.h — memory estimate before loading weights (SPEC §7):
+ * tensorplan/estimate.h — memory estimate before loading weights:
  * activations, weights, inputs, the peak, whether it fits a budget (and by how
  * much it does not), MoE expert offload sizing, and the max-fit search for
  * the largest batch/sequence that fits.
@@ -9,7 +9,7 @@
  *   weight_bytes     = the weight registry's total, or without one the graph's
  *                      Param + Constant bytes with tied Params counted once
  *   input_bytes      = sum of the Input sizes
- *   peak_bytes       = activation + weight + input   (SPEC §7 Fix: nothing is
+ *   peak_bytes       = activation + weight + input   (nothing is
  *                      counted twice — the arena never contains weights/inputs)
  *
  * Example:
@@ -97,7 +97,7 @@ tp_status tp_estimate_fits_in(const tp_estimate *e, uint64_t budget_bytes, tp_de
 /* Write the message above for a deficit into buf; returns buf. */
 const char *tp_deficit_format(const tp_deficit *d, char *buf, size_t cap);
 
-/* ---- MoE expert offload (SPEC §7) ---- */
+/* ---- MoE expert offload ---- */
 
 typedef struct tp_moe_config {
     uint64_t experts_per_layer;   /* E */
@@ -121,7 +121,7 @@ typedef struct tp_moe_plan {
  * max_dev, E), or min(max_dev, E) when epb = 0 or L = 0; all and resident as
  * above, saturating; peak_with_offload = activation + input + (weight - all) +
  * resident. Errors: TP_ERR_INVALID (r outside [0, 1] or NaN; all > weight —
- * SPEC §7 Fix: the experts cannot weigh more than all weights),
+ * the experts cannot weigh more than all weights),
  * TP_ERR_OVERFLOW (the peak sum). */
 tp_status tp_estimate_moe_offload(const tp_estimate *e, const tp_moe_config *c, tp_moe_plan *out,
                                   tp_error *err);

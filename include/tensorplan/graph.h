@@ -1,5 +1,5 @@
 /*
- * tensorplan/graph.h — the graph IR (SPEC §1).
+ * tensorplan/graph.h — the graph IR.
  *
  * A graph is an append-only list of nodes; insertion order is a topological
  * order (a node may only use earlier nodes). The step of a node is its id.
@@ -416,7 +416,7 @@ tp_status tp_graph_shape_elements(const tp_graph *g, const tp_shape *s, uint64_t
  * every symbol bound (TP_ERR_UNBOUND lists all unbound names). */
 tp_status tp_graph_validate(const tp_graph *g, bool require_bound, tp_error *err);
 
-/* View semantics (SPEC §2): true when node id aliases its input 0's bytes
+/* Views: true when node id aliases its input 0's bytes
  * (reshape, squeeze, unsqueeze, flatten, same-dtype cast, axis-0 narrow);
  * *offset_bytes receives the byte offset into the input (needs bound dims for
  * narrow). Returns TP_OK with *is_view=false for non-views. */

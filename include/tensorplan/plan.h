@@ -1,5 +1,5 @@
 /*
- * tensorplan/plan.h — liveness (SPEC §2–3) and graph memory plans (SPEC §4–6).
+ * tensorplan/plan.h — liveness and graph memory plans (docs/planning.md).
  *
  * Example:
  *     tp_plan_options po; tp_plan_options_default(&po);
@@ -36,7 +36,8 @@ typedef struct tp_plan_options {
     bool allocate_inputs;      /* default true */
     bool allocate_constants;   /* default true */
     tp_width_policy width;     /* default native */
-    bool pin_output_ancestors; /* default false (SPEC §3 Fix) */
+    bool pin_output_ancestors; /* true: every ancestor of an output lives to the end; default
+                                  false (each buffer dies after its last reader) */
     bool inplace;              /* in-place reuse for elementwise ops; default true */
 } tp_plan_options;
 
@@ -92,7 +93,7 @@ void tp_plan_destroy(tp_plan *p);
 
 uint64_t tp_plan_arena_bytes(const tp_plan *p);
 uint64_t tp_plan_lower_bound_bytes(const tp_plan *p);
-/* Sum of buffer sizes, views excluded (SPEC §5 Fix). */
+/* Sum of buffer sizes, views excluded (a view owns no bytes). */
 uint64_t tp_plan_unshared_bytes(const tp_plan *p);
 /* unshared - arena, saturating at 0. */
 uint64_t tp_plan_saved_bytes(const tp_plan *p);
@@ -108,7 +109,8 @@ const tp_slot *tp_plan_slot_of(const tp_plan *p, tp_node_id node);
 /* Re-check the plan with the independent verifier (tp_alloc_verify). */
 tp_status tp_plan_verify(const tp_plan *p, tp_error *err);
 
-/* SPEC §5 text report:
+/* Text report, one row per slot sorted by offset (ties by node id); node is the
+ * node's name, or "%<id>" when unnamed:
  *   # arena_size=A total_unshared=T saved=S
  *   # offset<TAB>size<TAB>node
  *   rows...
@@ -117,11 +119,12 @@ tp_status tp_plan_report_text(const tp_plan *p, const tp_graph *g, char **out, s
                               tp_error *err);
 void tp_free_string(char *s);
 
-/* ---- backward plans sharing the forward weight layout (SPEC §6) ---- */
+/* ---- backward plans sharing the forward weight layout ---- */
 
 /* Plan `backward` so that each of its Params whose name matches a forward
  * Param gets the forward offset; those weight slots are pre-placed and live
- * for the whole run, and activations are placed around them (SPEC §6 Fix).
+ * for the whole run, and activations are placed around them (never over a
+ * weight, which the forward layout still holds).
  * The forward plan must have been made with allocate_params = true.
  * opt->allocate_params is ignored (weights come from the forward layout). */
 tp_status tp_plan_backward(const tp_plan *forward, const tp_graph *forward_graph,

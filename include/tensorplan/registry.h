@@ -1,5 +1,5 @@
 /*
- * tensorplan/registry.h — the weight registry (SPEC §7): every weight a model
+ * tensorplan/registry.h — the weight registry: every weight a model
  * will load, with its bytes and kind, before any byte is read.
  *
  * Kinds: a base weight; a LoRA adapter weight (belongs to a named adapter); a

@@ -1,9 +1,8 @@
 /*
- * tensorplan/sysmem.h — how much memory this machine has (SPEC §7, "Available
- * memory"): host total/available (Linux /proc/meminfo capped by the cgroup v2 or
- * v1 memory limit; macOS sysctl + VM statistics), this process's RSS, the
- * default soft budget, and GPU total/free through the CUDA driver loaded at run
- * time (dlopen; never a build dependency — no driver is a normal answer).
+ * tensorplan/sysmem.h — how much memory this machine has: host total/available (Linux /proc/meminfo
+ * capped by the cgroup v2 or v1 memory limit; macOS sysctl + VM statistics), this process's RSS,
+ * the default soft budget, and GPU total/free through the CUDA driver loaded at run time (dlopen;
+ * never a build dependency — no driver is a normal answer).
  *
  * Example:
  *     tp_host_memory hm; uint64_t budget; tp_error err;

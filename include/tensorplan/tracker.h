@@ -1,5 +1,5 @@
 /*
- * tensorplan/tracker.h — run-time memory accounting (SPEC §10).
+ * tensorplan/tracker.h — run-time memory accounting.
  *
  * A tracker counts bytes a runtime allocates on a device and refuses
  * allocations that would exceed an optional limit. The limit check and the add

@@ -1,4 +1,4 @@
-/* The dtype table (SPEC §1), GGUF block sizes included. */
+/* The dtype table, GGUF block sizes included (ggml's type traits, ggml/src/ggml.c). */
 #include "tensorplan/dtype.h"
 
 #include <ctype.h>

@@ -1,4 +1,4 @@
-/* Device choice: allow/deny/prefer policy and pick_best_device (SPEC §9). */
+/* Device choice: allow/deny/prefer policy and pick_best_device. */
 #include "tensorplan/cost.h"
 
 #include <math.h>

@@ -1,4 +1,5 @@
-/* Graph cost prediction: per-node roofline + dispatch, graph total (SPEC §9). */
+/* Graph cost prediction: per-node roofline + dispatch, graph total (roofline: Williams, Waterman &
+ * Patterson, CACM 2009). */
 #include "tensorplan/cost.h"
 
 #include <string.h>

@@ -1,4 +1,4 @@
-/* Static IO profile (SPEC §8): launches, device traffic, sync points, readback. */
+/* Static IO profile: launches, device traffic, sync points, readback. */
 #include "tensorplan/cost.h"
 
 #include <string.h>

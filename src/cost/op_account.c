@@ -311,7 +311,7 @@ static tp_status account_attention(const acct *a, uint64_t out_elems, tp_op_cost
             return bad_shape(a, "key elements not a multiple of batch·kv_heads·head_dim");
         skv = k_elems / denom;
     }
-    /* 4 · b · h · s_q · s_kv · d  (QKᵀ and PV; SPEC §9 Fix) */
+    /* 4 · b · h · s_q · s_kv · d: QKᵀ and PV, each 2 flops (multiply + add) per MAC */
     if ((s = mul(a, out_elems, skv, &c->flops)) != TP_OK) return s;
     if ((s = mul(a, c->flops, 4, &c->flops)) != TP_OK) return s;
     c->gemm_m = sq;

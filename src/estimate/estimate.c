@@ -1,4 +1,4 @@
-/* Memory estimate (SPEC §7): activations from a plan of non-boundary buffers,
+/* Memory estimate: activations from a plan of non-boundary buffers,
  * weights from the registry or the graph, inputs; and the budget check. */
 #include "tensorplan/estimate.h"
 

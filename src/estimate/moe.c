@@ -1,4 +1,4 @@
-/* MoE expert offload sizing (SPEC §7): how many experts per layer stay on the
+/* MoE expert offload sizing: how many experts per layer stay on the
  * device under a budget, and the peak when the rest are offloaded. */
 #include "tensorplan/estimate.h"
 

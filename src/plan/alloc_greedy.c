@@ -1,4 +1,6 @@
-/* Greedy by size, lowest offset (SPEC §4 reference), in ~O(n log n).
+/* Greedy by size, lowest offset, in ~O(n log n): the reference placement (docs/allocator.md;
+ * Pisarchyk & Lee, "Efficient Memory Management for Deep Neural Net Inference",
+ * arXiv:2001.03288, greedy by size for offset calculation).
  *
  * The reference tries, for each buffer (largest placement size first, ties in input order),
  * the candidates {0} and the end of every placed buffer, each aligned up, and keeps the lowest

@@ -43,8 +43,8 @@ static inline uint64_t tp__alloc_align(const tp_buffer *b, uint64_t opt_alignmen
 tp_status tp__alloc_validate(const tp_buffer *bufs, size_t n, const uint64_t *offsets,
                              const tp_alloc_options *opt, const tp_allocator *alloc, tp_error *err);
 
-/* The reference greedy-by-size (SPEC §4), exact reference result in ~O(n log n + sum K log K)
- * where K is the number of placed buffers overlapping the new one in time. */
+/* The reference greedy by size, lowest offset (docs/allocator.md), exact reference result in ~O(n
+ * log n + sum K log K) where K is the number of placed buffers overlapping the new one in time. */
 tp_status tp__alloc_greedy(const tp_buffer *bufs, size_t n, const tp_alloc_options *opt,
                            const tp_allocator *alloc, uint64_t *offsets, uint64_t *arena,
                            tp_error *err);

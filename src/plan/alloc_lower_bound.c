@@ -1,4 +1,5 @@
-/* SPEC §4 lower bound: max over steps of the sum of placement sizes alive at that step.
+/* The arena lower bound: no placement can beat it, since every buffer alive at a step needs
+ * its own bytes. Max over steps of the sum of placement sizes alive at that step.
  * Sweep over births and deaths, O(n log n). At each distinct step the births are added, the
  * live sum is measured, then the buffers dying at that step are removed, so the running sum
  * is always a real live sum (no spurious overflow from adding before removing). */

@@ -1,4 +1,4 @@
-/* Liveness (SPEC §2–3): one topological walk in the style of ggml-alloc.
+/* Liveness: one topological walk in the style of ggml-alloc (ggml/src/ggml-alloc.c).
  *
  * For every node: its buffer owner (root) and byte offset into it (views and
  * tied weights alias their source; in-place elementwise ops reuse their input

@@ -1,5 +1,5 @@
-/* Backward (training) plans sharing the forward weight layout (SPEC §6, with
- * the Fix): the forward plan's Param slots, collected by name, become fixed
+/* Backward (training) plans sharing the forward weight layout (the weights stay
+ * where the forward plan put them): the forward plan's Param slots, collected by name, become fixed
  * buffers living over the whole backward run; backward Params with a matching
  * name take those offsets; backward activations are placed around them.
  *

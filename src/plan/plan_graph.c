@@ -1,4 +1,4 @@
-/* Graph memory plans (SPEC §4–5): liveness -> (size, birth, death) buffers ->
+/* Graph memory plans: liveness -> (size, birth, death) buffers ->
  * the arena allocator -> one slot per node (views and in-place users at their
  * owner's offset), then the independent verifier. */
 #include <stdio.h>

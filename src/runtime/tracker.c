@@ -1,4 +1,4 @@
-/* Run-time memory tracker (SPEC §10): lock-free counters with C11 atomics. */
+/* Run-time memory tracker: lock-free counters with C11 atomics. */
 #include "tensorplan/tracker.h"
 
 #include <math.h>

@@ -44,7 +44,7 @@ json() {
         bad "$1" "json check failed: $2; $(head -c 300 "$tmp/pyerr") $(head -c 300 "$tmp/out")"; fi
 }
 
-# --- estimate: text, over budget -> exit 3 with the SPEC §7 message
+# --- estimate: text, over budget -> exit 3 with the deficit message
 run "estimate over budget" 3 "$TP" estimate --demo --budget 200MiB
 has "deficit message" \
     'estimated peak [0-9]+\.[0-9] MiB exceeds budget 200\.0 MiB by [0-9]+\.[0-9] MiB \(activation [0-9]+\.[0-9], weights [0-9]+\.[0-9], inputs [0-9]+\.[0-9]\)'

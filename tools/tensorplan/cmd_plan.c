@@ -1,4 +1,5 @@
-/* tensorplan plan — plan a model's arena and print the SPEC §5 report. */
+/* tensorplan plan — plan a model's arena and print the text plan report
+ * (tp_plan_report_text). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
