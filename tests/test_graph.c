@@ -1388,6 +1388,51 @@ TP_TEST(random_ops_never_crash) {
     printf("  %d of 20000 random ops accepted\n", ok_ops);
 }
 
+/* Default bindings: batch-like and unnamed dims of graph inputs bind to 1;
+ * other dims, dims of params only and dims bound already are left alone. */
+TP_TEST(default_bindings) {
+    TP_CHECK(tp_dim_name_is_batch_like("batch") && tp_dim_name_is_batch_like("Batch_Size"));
+    TP_CHECK(tp_dim_name_is_batch_like("batchsize") && tp_dim_name_is_batch_like("N"));
+    TP_CHECK(tp_dim_name_is_batch_like("bs") && !tp_dim_name_is_batch_like("seq"));
+    TP_CHECK(!tp_dim_name_is_batch_like("nodes") && !tp_dim_name_is_batch_like(NULL));
+    TP_CHECK(tp_dim_name_is_unnamed("unk__12") && tp_dim_name_is_unnamed("unk_x_0"));
+    TP_CHECK(tp_dim_name_is_unnamed("unk_past_key_0_2"));
+    TP_CHECK(!tp_dim_name_is_unnamed("unk__") && !tp_dim_name_is_unnamed("unknown"));
+    TP_CHECK(!tp_dim_name_is_unnamed("unk_x") && !tp_dim_name_is_unnamed(NULL));
+    fresh();
+    input("x", TP_DTYPE_F32, SH(2, S("batch_size"), S("seq")));
+    input("y", TP_DTYPE_F32, SH(2, S("unk__7"), D(4)));
+    input("z", TP_DTYPE_F32, SH(2, S("N"), S("unk_z_1")));
+    param("w", TP_DTYPE_F32, SH(1, S("bs"))); /* not an input dim: stays unbound */
+    TP_CHECK_OK(tp_graph_bind(G, "N", 5, EP), EP);
+    uint32_t bound[8], n = 99;
+    TP_CHECK_OK(tp_graph_bind_defaults(G, bound, 8, &n, EP), EP);
+    TP_CHECK_EQ_U64(n, 3);
+    const char *want[] = {"batch_size", "unk__7", "unk_z_1"};
+    for (uint32_t i = 0; i < 3 && i < n; i++)
+        TP_CHECK_STR(tp_graph_symbol_name(G, bound[i]), want[i]);
+    int64_t v = 0;
+    for (uint32_t i = 0; i < tp_graph_symbol_count(G); i++) {
+        const char *name = tp_graph_symbol_name(G, i);
+        tp_status st = tp_graph_dim_value(G, tp_graph_symbol_dim(G, i), &v, NULL);
+        if (strcmp(name, "seq") == 0 || strcmp(name, "bs") == 0)
+            TP_CHECK_STATUS(st, TP_ERR_UNBOUND);
+        else if (strcmp(name, "N") == 0)
+            TP_CHECK(st == TP_OK && v == 5); /* the caller's value wins */
+        else
+            TP_CHECK(st == TP_OK && v == 1);
+    }
+    /* a second call binds nothing; a short array still counts all */
+    TP_CHECK_OK(tp_graph_bind_defaults(G, NULL, 0, &n, EP), EP);
+    TP_CHECK_EQ_U64(n, 0);
+    tp_graph_unbind_all(G);
+    TP_CHECK_OK(tp_graph_bind_defaults(G, bound, 1, &n, EP), EP);
+    TP_CHECK_EQ_U64(n, 4);
+    TP_CHECK_STR(tp_graph_symbol_name(G, bound[0]), "batch_size");
+    TP_CHECK_STATUS(tp_graph_bind_defaults(NULL, NULL, 0, &n, EP), TP_ERR_INVALID);
+    TP_CHECK_STATUS(tp_graph_bind_defaults(G, NULL, 2, &n, EP), TP_ERR_INVALID);
+}
+
 int main(void) {
     TP_RUN(symbols_and_binding);
     TP_RUN(derived_dims);
@@ -1412,6 +1457,7 @@ int main(void) {
     TP_RUN(bad_inputs);
     TP_RUN(op_names);
     TP_RUN(random_ops_never_crash);
+    TP_RUN(default_bindings);
     tp_graph_destroy(G);
     return tp_test_finish();
 }

@@ -339,6 +339,30 @@ tp_status tp_graph_bind(tp_graph *g, const char *name, int64_t value, tp_error *
 tp_status tp_graph_bind_str(tp_graph *g, const char *assignment, tp_error *err);
 /* Forget all bindings. */
 void tp_graph_unbind_all(tp_graph *g);
+
+/* ---- default bindings ----
+ *
+ * Every command needs all dims bound, but a model's batch dim (or a dim its
+ * exporter left unnamed) rarely matters for a first look. The rule, applied
+ * by tp_graph_bind_defaults to each named symbol that is still unbound and is
+ * a dim of at least one graph Input:
+ *   - batch-like names bind to 1: names starting with "batch" ("batch",
+ *     "batch_size", "batchsize", ...) and the names "b", "bs", "n" and "nb",
+ *     all compared case-insensitively;
+ *   - unnamed dims bind to 1: "unk__<digits>" (as onnxruntime's symbolic shape
+ *     inference and tf2onnx name them) and "unk_<tensor>_<axis>" (tensorplan's
+ *     ONNX importer, for a dim with neither a value nor a name).
+ * Other dims ("seq", "past", ...) stay unbound. Binding first and then calling
+ * this keeps the caller's values (the CLI applies --dim first). */
+bool tp_dim_name_is_batch_like(const char *name); /* false for NULL */
+bool tp_dim_name_is_unnamed(const char *name);    /* false for NULL */
+/* Bind the symbols chosen by the rule above to 1. The first `cap` of their
+ * indices (for tp_graph_symbol_name) are written to bound (may be NULL when cap
+ * is 0) in symbol order; *n_bound (may be NULL) receives how many were bound.
+ * TP_ERR_INVALID (NULL g), TP_ERR_NOMEM; on error some may be bound already.
+ * Needs exclusive access. */
+tp_status tp_graph_bind_defaults(tp_graph *g, uint32_t *bound, uint32_t cap, uint32_t *n_bound,
+                                 tp_error *err);
 /* Number of named symbols and their names (derived expressions excluded). */
 uint32_t tp_graph_symbol_count(const tp_graph *g);
 const char *tp_graph_symbol_name(const tp_graph *g, uint32_t index);

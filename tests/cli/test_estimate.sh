@@ -245,9 +245,21 @@ for m in bert_base gpt2 resnet50 vit_b_16; do
 done
 if [ -f "$M/bert_base.onnx" ]; then
     run "unbound dims" 1 "$TP" estimate "$M/bert_base.onnx" --budget 1GiB
-    has "unbound hint" 'hint: bind symbolic dims with --dim NAME=VALUE \(symbols: .*batch' "$tmp/err"
-    run "fit unbound dims" 1 "$TP" fit "$M/bert_base.onnx" --dim seq --budget 1GiB
-    has "fit unbound hint" 'hint: bind symbolic dims' "$tmp/err"
+    has "batch bound to 1 by default" '^tensorplan: batch=1 by default \(batch-like or unnamed input dim; set with --dim NAME=VALUE\)$' "$tmp/err"
+    has "unbound hint names seq only" 'hint: bind symbolic dims with --dim NAME=VALUE \(unbound: seq\)$' "$tmp/err"
+    run "batch default + seq" 0 "$TP" estimate "$M/bert_base.onnx" --dim seq=128 --budget 64GiB --json
+    cp "$tmp/out" "$tmp/b1.json"
+    run "--dim overrides the default" 0 "$TP" estimate "$M/bert_base.onnx" --dim seq=128 --dim batch=4 --budget 64GiB --json
+    if grep -q "by default" "$tmp/err"; then bad "--dim batch: no default line"; else ok "--dim batch: no default line"; fi
+    if "$PY" -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); sys.exit(0 if b["inputs_bytes"] == 4 * a["inputs_bytes"] else 1)' "$tmp/b1.json" "$tmp/out"; then
+        ok "batch=4 has 4x the inputs of the default batch=1"
+    else bad "batch=4 has 4x the inputs of the default batch=1"; fi
+    run "--quiet hides the default line" 0 "$TP" estimate "$M/bert_base.onnx" --dim seq=8 --budget 64GiB --quiet
+    if grep -q "by default" "$tmp/err"; then bad "--quiet: no default line"; else ok "--quiet: no default line"; fi
+    run "fit over seq with the default batch" 0 "$TP" fit "$M/bert_base.onnx" --dim seq --max 64 --budget 64GiB
+    has "fit: batch bound by default" 'batch=1 by default' "$tmp/err"
+    run "fit unbound dims" 1 "$TP" fit "$M/bert_base.onnx" --dim batch --budget 1GiB
+    has "fit unbound hint" 'hint: bind symbolic dims with --dim NAME=VALUE \(unbound: seq\)' "$tmp/err"
 fi
 
 echo "$pass passed, $fails failed"

@@ -1,4 +1,6 @@
-/* The CLI's model loader: --demo / a model file by extension, then --dim. */
+/* The CLI's model loader: --demo / a model file by extension, then --dim, then
+ * the default bindings (tp_graph_bind_defaults: batch-like and unnamed input
+ * dims = 1, said on one stderr line). */
 #include "cli_model.h"
 
 #include <string.h>
@@ -108,6 +110,20 @@ tp_status tp_cli_model_load(const tp_cli_model_args *a, tp_graph **out, tp_error
             return st;
         }
     }
+    uint32_t bound[8], n = 0;
+    st = tp_graph_bind_defaults(g, bound, 8, &n, err);
+    if (st != TP_OK) {
+        tp_graph_destroy(g);
+        return st;
+    }
+    if (n && !tp_cli_quiet) { /* one line: what was bound, and how to choose otherwise */
+        fprintf(stderr, "tensorplan: ");
+        for (uint32_t k = 0; k < n && k < 8; k++)
+            fprintf(stderr, "%s%s=1", k ? ", " : "", tp_graph_symbol_name(g, bound[k]));
+        fprintf(stderr,
+                "%s by default (batch-like or unnamed input dim%s; set with --dim NAME=VALUE)\n",
+                n > 8 ? ", ..." : "", n > 1 ? "s" : "");
+    }
     *out = g;
     return TP_OK;
 }
@@ -115,8 +131,13 @@ tp_status tp_cli_model_load(const tp_cli_model_args *a, tp_graph **out, tp_error
 void tp_cli_model_error(const char *cmd, const tp_graph *g, const tp_error *err) {
     tp_cli_error(cmd, err);
     if (err->status != TP_ERR_UNBOUND || !g || tp_graph_symbol_count(g) == 0) return;
-    fprintf(stderr, "tensorplan %s: hint: bind symbolic dims with --dim NAME=VALUE (symbols:", cmd);
-    for (uint32_t k = 0; k < tp_graph_symbol_count(g); k++)
-        fprintf(stderr, "%s %s", k ? "," : "", tp_graph_symbol_name(g, k));
+    fprintf(stderr, "tensorplan %s: hint: bind symbolic dims with --dim NAME=VALUE (unbound:", cmd);
+    bool first = true;
+    for (uint32_t k = 0; k < tp_graph_symbol_count(g); k++) {
+        int64_t v;
+        if (tp_graph_dim_value(g, tp_graph_symbol_dim(g, k), &v, NULL) == TP_OK) continue;
+        fprintf(stderr, "%s %s", first ? "" : ",", tp_graph_symbol_name(g, k));
+        first = false;
+    }
     fprintf(stderr, ")\n");
 }

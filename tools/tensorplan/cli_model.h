@@ -30,12 +30,14 @@ void tp_cli_model_args_init(tp_cli_model_args *a);
  * model argument, and TP_EXIT_USAGE after printing a usage error. */
 int tp_cli_model_arg(tp_cli_model_args *a, const char *cmd, int argc, char **argv, int *i);
 
-/* Load the model and apply the --dim bindings. On error *out is NULL and err
+/* Load the model, apply the --dim bindings, then bind the dims that are still
+ * unbound and batch-like or unnamed to 1 (tp_graph_bind_defaults), saying so on
+ * one stderr line unless --quiet. On error *out is NULL and err
  * says why (TP_ERR_UNSUPPORTED for an unknown file format). */
 tp_status tp_cli_model_load(const tp_cli_model_args *a, tp_graph **out, tp_error *err);
 
 /* Print a model error (tp_cli_error); after an unbound symbolic dim, also a hint
- * naming the graph's symbols and --dim. g may be NULL (no hint). */
+ * naming the graph's unbound symbols and --dim. g may be NULL (no hint). */
 void tp_cli_model_error(const char *cmd, const tp_graph *g, const tp_error *err);
 
 /* Short description of the model ("demo transformer" or the path). */
