@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "cli_budget.h"
+#include "cli_families.h"
 #include "cli_env.h"
 #include "cli_model.h"
 #include "cli_predict.h"
@@ -278,14 +279,54 @@ static double ratio(uint64_t a, uint64_t b) {
 
 /* ---------------------------------------------------------------- text */
 
-static void print_shape_line(const tp_graph *g, tp_node_id id) {
-    const tp_node *n = tp_graph_node(g, id);
-    char sh[256], nb[32], el[64];
-    uint64_t bytes = 0;
-    tp_graph_shape_str(g, &n->shape, sh, sizeof sh);
-    bool ok = tp_graph_node_bytes(g, id, &bytes, NULL) == TP_OK;
-    printf("    %-28s %-6s %-28s %s\n", tp_cli_elide(n->name, 28, el, sizeof el),
-           tp_dtype_name(n->dtype), sh, ok ? tp_cli_fmt_bytes(bytes, nb, sizeof nb) : "?");
+/* One line per tensor: name, dtype, shape, size; a numbered family
+ * (cli_families.h) is one line with its total size and member count. */
+static void print_shape_lines(const tp_graph *g, const tp_node_id *ids, uint32_t n,
+                              const char *what) {
+    enum { KEY_CAP = 288 };
+    const char **names = malloc((n ? n : 1) * sizeof *names);
+    const char **keys = malloc((n ? n : 1) * sizeof *keys);
+    char *key_text = malloc((n ? n : 1) * (size_t)KEY_CAP);
+    tp_cli_family *fam = malloc((n ? n : 1) * sizeof *fam);
+    uint32_t *family_of = malloc((n ? n : 1) * sizeof *family_of);
+    uint32_t nf = 0;
+    if (names && keys && key_text && fam && family_of) {
+        for (uint32_t i = 0; i < n; i++) {
+            const tp_node *nd = tp_graph_node(g, ids[i]);
+            char sh[256];
+            names[i] = nd->name;
+            keys[i] = key_text + (size_t)i * KEY_CAP;
+            snprintf(key_text + (size_t)i * KEY_CAP, KEY_CAP, "%s %s", tp_dtype_name(nd->dtype),
+                     tp_graph_shape_str(g, &nd->shape, sh, sizeof sh));
+        }
+        nf = tp_cli_name_families(names, keys, n, fam, family_of);
+    } else { /* out of memory: every tensor on its own line */
+        free(fam);
+        fam = NULL;
+    }
+    for (uint32_t f = 0; f < (fam ? nf : n); f++) {
+        uint32_t first = fam ? fam[f].first : f, count = fam ? fam[f].count : 1;
+        const tp_node *nd = tp_graph_node(g, ids[first]);
+        char sh[256], nb[32], el[64];
+        uint64_t total = 0, bytes = 0;
+        bool ok = true;
+        for (uint32_t i = first; i < n; i++)
+            if ((fam ? family_of[i] == f : i == first)) {
+                ok = ok && tp_graph_node_bytes(g, ids[i], &bytes, NULL) == TP_OK &&
+                     tp_add_u64(total, bytes, &total);
+            }
+        tp_graph_shape_str(g, &nd->shape, sh, sizeof sh);
+        printf("    %-28s %-6s %-28s %s",
+               tp_cli_elide(fam ? fam[f].label : nd->name, 28, el, sizeof el),
+               tp_dtype_name(nd->dtype), sh, ok ? tp_cli_fmt_bytes(total, nb, sizeof nb) : "?");
+        if (count > 1) printf("  (%u %s)", count, what);
+        printf("\n");
+    }
+    free(names);
+    free(keys);
+    free(key_text);
+    free(fam);
+    free(family_of);
 }
 
 static void print_text(const report *r) {
@@ -322,14 +363,18 @@ static void print_text(const report *r) {
         }
         printf("\n");
     }
+    tp_node_id *ids = malloc((tp_graph_node_count(g) + 1) * sizeof *ids);
+    uint32_t n_ids = 0;
+    for (uint32_t i = 0; ids && i < tp_graph_node_count(g); i++)
+        if (tp_graph_node(g, (tp_node_id)i)->op.kind == TP_OP_INPUT) ids[n_ids++] = (tp_node_id)i;
     printf("  inputs:\n");
-    for (uint32_t i = 0; i < tp_graph_node_count(g); i++) {
-        const tp_node *n = tp_graph_node(g, (tp_node_id)i);
-        if (n->op.kind == TP_OP_INPUT) print_shape_line(g, (tp_node_id)i);
-    }
+    print_shape_lines(g, ids, n_ids, "inputs");
+    n_ids = 0;
+    for (uint32_t i = 0; ids && i < tp_graph_output_count(g); i++)
+        ids[n_ids++] = tp_graph_output(g, i);
     printf("  outputs:\n");
-    for (uint32_t i = 0; i < tp_graph_output_count(g); i++)
-        print_shape_line(g, tp_graph_output(g, i));
+    print_shape_lines(g, ids, n_ids, "outputs");
+    free(ids);
 
     uint64_t arena = tp_plan_arena_bytes(r->act), lb = tp_plan_lower_bound_bytes(r->act);
     printf("\nMEMORY (binary units)\n");
