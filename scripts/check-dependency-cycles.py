@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Fail when the library's sources depend on each other in a cycle.
 
-usage: check-dependency-cycles.py [--root DIR] OBJECT.o [OBJECT.o...]
+usage: check-dependency-cycles.py [--root DIR] [--modules] OBJECT.o [OBJECT.o...]
        check-dependency-cycles.py --self-test
 
 OBJECT.o are the library's object files, compiled from src/<module>/<file>.c (CMake
@@ -23,7 +23,8 @@ Two graphs are built and each must be acyclic:
 A cycle means two files (or modules) cannot be understood, tested or reused one
 without the other; the fix is to move the shared piece below both. Every cycle is
 printed with the symbols or includes behind each edge. Exit 0 when both graphs are
-acyclic, 1 otherwise (2 on usage errors).
+acyclic, 1 otherwise (2 on usage errors). --modules also prints the module graph
+(each module and the modules it depends on).
 """
 import os
 import re
@@ -220,7 +221,8 @@ def analyse(root, objects):
                 reasons = sorted(why[(a, b)])
                 more = f" (+{len(reasons) - 3} more)" if len(reasons) > 3 else ""
                 report.append(f"  {a} -> {b}: {', '.join(reasons[:3])}{more}")
-    return len(sources), report
+    modules = {m: sorted(mod_edges.get(m, ())) for m in sorted({module_of_source(s) for s in sources})}
+    return len(sources), report, modules
 
 
 SELF_TEST_FILES = {
@@ -293,15 +295,21 @@ def main(argv):
     root = ROOT
     if len(args) >= 2 and args[0] == "--root":
         root, args = os.path.realpath(args[1]), args[2:]
+    show_modules = bool(args) and args[0] == "--modules"
+    if show_modules:
+        args = args[1:]
     args = [a for arg in args for a in arg.split(";") if a]  # CMake passes a ;-list
     if not args:
         print(__doc__.strip().split("\n\n")[1], file=sys.stderr)
         return 2
     try:
-        n, report = analyse(root, args)
+        n, report, modules = analyse(root, args)
     except (ValueError, OSError, subprocess.CalledProcessError) as e:
         print(f"check-dependency-cycles: {e}", file=sys.stderr)
         return 2
+    if show_modules:
+        for m, deps in modules.items():
+            print(f"{m}: {' '.join(deps) or '-'}")
     if report:
         print("\n".join(report))
         print(f"check-dependency-cycles: FAILED: the {n} library files depend on each other "

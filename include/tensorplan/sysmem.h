@@ -116,7 +116,7 @@ typedef struct tp_gpu_memory {
     uint64_t total_bytes; /* cuMemGetInfo_v2 total */
     uint64_t free_bytes;  /* cuMemGetInfo_v2 free */
     char name[128];       /* cuDeviceGetName */
-    char reason[192];     /* why present is false ("libcuda.so.1 not found: ...") */
+    char reason[192];     /* why present is false ("no CUDA driver (...)", ...) */
 } tp_gpu_memory;
 
 /* Query CUDA device `device` through the driver API loaded at run time:

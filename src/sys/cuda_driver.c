@@ -26,9 +26,12 @@ void *tp_cuda_driver_open(const char *library, const char **loaded, char *why, s
             first_error = first;
         }
     }
-    if (why && cap)
-        snprintf(why, cap, "no CUDA driver (%s not loadable)%s%s", names[0],
-                 first_error ? ": " : "", first_error ? first_error : "");
+    if (why && cap) {
+        if (first_error) /* dlerror names the library: "libcuda.so.1: cannot open ..." */
+            snprintf(why, cap, "no CUDA driver (%s)", first_error);
+        else
+            snprintf(why, cap, "no CUDA driver (%s not loadable)", names[0]);
+    }
     return NULL;
 }
 

@@ -10,7 +10,7 @@
 /* Load the driver: `library` when non-NULL and non-empty, else libcuda.so.1
  * (the name the driver package installs), else libcuda.so (a development
  * symlink). Returns the handle, or NULL with the reason written to
- * why[0..cap) ("no CUDA driver (libcuda.so.1 not loadable): <dlerror>").
+ * why[0..cap) ("no CUDA driver (<dlerror of the first name tried>)").
  * The handle is never closed: the driver starts threads that may outlive the
  * caller, and the dynamic loader shares one handle per library anyway.
  * *loaded (may be NULL) receives the name that was loaded or tried last.
