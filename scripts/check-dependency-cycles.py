@@ -20,6 +20,10 @@ Two graphs are built and each must be acyclic:
            functions it declares (a header that declares none, e.g. types only,
            belongs to no module and adds no edge).
 
+One more rule rides on the same symbol tables: only src/env/ may read the environment
+(getenv, secure_getenv): the library's behaviour is set through its API
+(include/tensorplan/env.h).
+
 A cycle means two files (or modules) cannot be understood, tested or reused one
 without the other; the fix is to move the shared piece below both. Every cycle is
 printed with the symbols or includes behind each edge. Exit 0 when both graphs are
@@ -210,6 +214,10 @@ def analyse(root, objects):
             add_edge(mod_edges, mod_why, fm, owner.get(h), f"{f} includes {h}")
 
     report = []
+    for src, used in sorted(uses.items()):
+        reads = sorted(used & {"getenv", "secure_getenv"})
+        if reads and not src.startswith("src/env/"):
+            report.append(f"environment read outside src/env/: {src} calls {', '.join(reads)}")
     for label, nodes, edges, why in (
         ("file", set(sources), file_edges, file_why),
         ("module", {module_of_source(s) for s in sources}, mod_edges, mod_why),
@@ -284,7 +292,11 @@ def self_test():
                base_including_top("int base_twice(int x) { return 2 * x; }\n"),
                ["module cycle among 2: core -> top -> core",
                 "src/core/base.c includes include/pub/top.h"])
-    print(f"{3 - failures} passed, {failures} failed")
+        expect("getenv outside src/env/ is caught",
+               base_including_top("#include <stdlib.h>\n"
+                                  "int base_twice(int x) { return getenv(\"X\") ? x : 2 * x; }\n"),
+               ["environment read outside src/env/: src/core/base.c calls getenv"])
+    print(f"{4 - failures} passed, {failures} failed")
     return 1 if failures else 0
 
 
@@ -312,8 +324,8 @@ def main(argv):
             print(f"{m}: {' '.join(deps) or '-'}")
     if report:
         print("\n".join(report))
-        print(f"check-dependency-cycles: FAILED: the {n} library files depend on each other "
-              "in a cycle (move the shared piece below both)")
+        print(f"check-dependency-cycles: FAILED ({n} library files): break each cycle by moving "
+              "the shared piece below both; read the environment only in src/env/")
         return 1
     print(f"check-dependency-cycles: {n} library files, no cycle between files or modules")
     return 0
