@@ -43,20 +43,22 @@ CALL_RE = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
 OBJ_RE = re.compile(r"(?:^|/)(src/.+\.c)\.(?:o|obj)$")
 
 
-def nm_symbols(obj):
-    """(defined, undefined) global symbol names of one object file."""
-    out = subprocess.run(["nm", "-P", obj], capture_output=True, text=True, check=True).stdout
-    defined, undefined = set(), set()
+def nm_symbols(objs):
+    """{object: (defined, undefined)} global symbol names, from one nm run over all objects."""
+    out = subprocess.run(["nm", "-P", "-A"] + list(objs), capture_output=True, text=True,
+                         check=True).stdout
+    syms = {o: (set(), set()) for o in objs}
     for line in out.splitlines():
-        parts = line.split()
-        if len(parts) < 2:
+        obj, sep, rest = line.rpartition(": ")
+        parts = rest.split()
+        if not sep or obj not in syms or len(parts) < 2:
             continue
         name, kind = parts[0], parts[1]
         if kind == "U":
-            undefined.add(name)
+            syms[obj][1].add(name)
         elif kind in "TDBRCGSVW" and kind.isupper():
-            defined.add(name)
-    return defined, undefined
+            syms[obj][0].add(name)
+    return syms
 
 
 def strip_comments(text):
@@ -161,8 +163,9 @@ def analyse(root, objects):
         sources[m.group(1)] = obj
 
     defined_by, uses = {}, {}
+    table = nm_symbols(sources.values())
     for src, obj in sorted(sources.items()):
-        d, u = nm_symbols(obj)
+        d, u = table[obj]
         uses[src] = u
         for s in d:
             defined_by.setdefault(s, src)
