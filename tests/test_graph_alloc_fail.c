@@ -24,7 +24,7 @@ typedef struct ctx {
     } while (0)
 
 /* A ~40-node decoder-ish graph touching symbols, derived dims, names, custom
- * ops, a wide concat (temporary input table) and validation. */
+ * ops, a wide concat (temporary input table), default bindings and validation. */
 static tp_status build(tp_graph *g, ctx *c, tp_error *err) {
     tp_dim b, s, past, kv;
     STEP(tp_graph_symbol(g, "batch", &b, err));
@@ -81,6 +81,7 @@ static tp_status build(tp_graph *g, ctx *c, tp_error *err) {
     STEP(tp_graph_mark_output(g, y, err));
     STEP(tp_graph_mark_output(g, cu, err));
     STEP(tp_graph_set_flags(g, cu, TP_NODE_READS_INPUTS_LATE, err));
+    STEP(tp_graph_bind_defaults(g, NULL, 0, NULL, err)); /* batch = 1 (allocates a mark table) */
     STEP(tp_graph_bind(g, "batch", 2, err));
     STEP(tp_graph_bind_str(g, "seq=3", err));
     STEP(tp_graph_bind(g, "past", 5, err));
