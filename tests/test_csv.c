@@ -109,12 +109,18 @@ TP_TEST(writer_round_trip) {
     TP_CHECK_CONTAINS(err.msg, "line 1: bad header");
 }
 
-TP_TEST(load_missing_file_is_io_error) {
+TP_TEST(load_missing_file_is_not_found) {
     tp_buffer *b = NULL;
     size_t n = 0;
     tp_error err;
-    TP_CHECK_STATUS(tp_csv_load_buffers("/nonexistent/x.csv", NULL, &b, &n, &err), TP_ERR_IO);
+    TP_CHECK_STATUS(tp_csv_load_buffers("/nonexistent/x.csv", NULL, &b, &n, &err),
+                    TP_ERR_NOT_FOUND);
     TP_CHECK_CONTAINS(err.msg, "/nonexistent/x.csv");
+    /* special files are refused before a byte is read: /dev/zero would never end */
+    TP_CHECK_STATUS(tp_csv_load_buffers("/dev/zero", NULL, &b, &n, &err), TP_ERR_IO);
+    TP_CHECK_CONTAINS(err.msg, "character device");
+    TP_CHECK_STATUS(tp_csv_load_buffers("/tmp", NULL, &b, &n, &err), TP_ERR_IO);
+    TP_CHECK_CONTAINS(err.msg, "directory");
 }
 
 TP_TEST(load_minimalloc_instance) {
@@ -218,7 +224,7 @@ int main(void) {
     TP_RUN(errors_name_the_line);
     TP_RUN(error_records_line_offset);
     TP_RUN(writer_round_trip);
-    TP_RUN(load_missing_file_is_io_error);
+    TP_RUN(load_missing_file_is_not_found);
     TP_RUN(load_minimalloc_instance);
     TP_RUN(named_ids);
     TP_RUN(allocation_failure_sweep);

@@ -667,7 +667,9 @@ TP_TEST(test_gguf_llm) {
     TP_CHECK(write_buf(path, &b, b.len));
     TP_CHECK_STATUS(tp_gguf_read_llm(path, NULL, &c, err), TP_ERR_INVALID);
     TP_CHECK_CONTAINS(err->msg, "head_count 0");
-    TP_CHECK_STATUS(tp_gguf_read_llm("/nonexistent/x.gguf", NULL, &c, err), TP_ERR_IO);
+    TP_CHECK_STATUS(tp_gguf_read_llm("/nonexistent/x.gguf", NULL, &c, err), TP_ERR_NOT_FOUND);
+    TP_CHECK_STATUS(tp_gguf_read_llm("/dev/zero", NULL, &c, err), TP_ERR_IO);
+    TP_CHECK_CONTAINS(err->msg, "not a regular file");
     /* MoE layout from the stacked expert tensors */
     tiny_gguf_moe(&b, 8, true, true);
     TP_CHECK(write_buf(path, &b, b.len));

@@ -20,10 +20,9 @@
  * Errors: TP_ERR_PARSE names the line (1-based) and the column, and records
  * the byte offset of the line in err->offset (bad header, a non-number, a
  * negative value, upper <= lower, an alignment that is not a power of two,
- * a wrong number of columns); TP_ERR_IO (file cannot be read/written, with
- * the path and the system message); TP_ERR_NOMEM; TP_ERR_OVERFLOW (a value
- * beyond 64 bits).
- * Ownership: the buffer array returned is owned by the caller and freed with
+ * a wrong number of columns); TP_ERR_NOT_FOUND (no such file); TP_ERR_IO (file
+ * cannot be read/written, with the path and the system message); TP_ERR_NOMEM; TP_ERR_OVERFLOW (a
+ * value beyond 64 bits). Ownership: the buffer array returned is owned by the caller and freed with
  * tp_csv_free_buffers using the same allocator (NULL = libc).
  * Thread safety: reentrant, no global state.
  */
@@ -43,7 +42,12 @@ extern "C" {
 tp_status tp_csv_parse_buffers(const char *text, size_t len, const tp_allocator *alloc,
                                tp_buffer **out, size_t *n_out, tp_error *err);
 
-/* Read and parse a file. Messages are prefixed with the path. */
+/* Largest CSV file tp_csv_load_buffers reads (a million buffers take ~40 MB). */
+#define TP_CSV_MAX_FILE_BYTES (1ull << 32)
+
+/* Read and parse a file. Messages are prefixed with the path. Only regular files
+ * are read (TP_ERR_IO for a FIFO, a pipe, a device or a directory, and for a file
+ * over TP_CSV_MAX_FILE_BYTES), so /dev/zero or a FIFO cannot hang or exhaust it. */
 tp_status tp_csv_load_buffers(const char *path, const tp_allocator *alloc, tp_buffer **out,
                               size_t *n_out, tp_error *err);
 

@@ -191,11 +191,11 @@ typedef struct tp_llm_config {
 
 /* Read a GGUF file's header, metadata and tensor infos (no tensor data).
  * Every tensor is registered in r as a base weight when r is non-NULL (first
- * registration wins, as always). Errors: TP_ERR_IO, TP_ERR_PARSE (bad magic,
- * unsupported version, truncated or inconsistent fields; err->offset is the
- * file offset), TP_ERR_UNSUPPORTED (a tensor type this build does not size),
- * TP_ERR_INVALID (missing block_count / embedding_length / head_count),
- * TP_ERR_OVERFLOW, TP_ERR_NOMEM. Reentrant; uses stdio only. */
+ * registration wins, as always). Errors: TP_ERR_NOT_FOUND (no such file), TP_ERR_IO (also a FIFO,
+ * device or directory), TP_ERR_PARSE (bad magic, unsupported version, truncated or inconsistent
+ * fields; err->offset is the file offset), TP_ERR_UNSUPPORTED (a tensor type this build does not
+ * size), TP_ERR_INVALID (missing block_count / embedding_length / head_count), TP_ERR_OVERFLOW,
+ * TP_ERR_NOMEM. Reentrant; uses stdio only. */
 tp_status tp_gguf_read_llm(const char *path, tp_registry *r, tp_llm_config *out, tp_error *err);
 
 typedef struct tp_llm_options {

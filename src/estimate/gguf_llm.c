@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include "core/mem.h"
+#include "core/open_file.h"
 #include "tensorplan/estimate.h"
 
 #define GGUF_MAGIC 0x46554747u /* "GGUF" little-endian */
@@ -382,8 +383,13 @@ static bool read_tensors(reader *r, uint64_t n_tensors, tp_registry *reg, tp_llm
 tp_status tp_gguf_read_llm(const char *path, tp_registry *reg, tp_llm_config *out, tp_error *err) {
     if (!path || !out) return tp_error_set(err, TP_ERR_INVALID, "gguf: NULL argument");
     memset(out, 0, sizeof *out);
-    FILE *f = fopen(path, "rb");
-    if (!f) return tp_error_set(err, TP_ERR_IO, "gguf: cannot open %s", path);
+    FILE *f;
+    uint64_t fsize;
+    tp_status os = tp__fopen_regular(path, 0, &f, &fsize, err);
+    if (os != TP_OK) {
+        tp_error_prefix(err, "gguf: ");
+        return os;
+    }
     reader r = {f, path, 0, 0, err, TP_OK};
     if (fseeko(f, 0, SEEK_END) == 0) {
         off_t sz = ftello(f);

@@ -9,25 +9,15 @@
 #include <unistd.h>
 
 #include "core/mem.h"
+#include "core/open_file.h"
 
 tp_status tp__file_map_open(const char *path, const tp_allocator *alloc, tp_file_map **out,
                             tp_error *err) {
     *out = NULL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return tp_error_set(err, errno == ENOENT ? TP_ERR_NOT_FOUND : TP_ERR_IO,
-                            "cannot open '%s': %s", path, strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-        int e = errno;
-        close(fd);
-        return tp_error_set(err, TP_ERR_IO, "cannot stat '%s': %s", path, strerror(e));
-    }
-    if (!S_ISREG(st.st_mode)) {
-        close(fd);
-        return tp_error_set(err, TP_ERR_IO, "'%s' is not a regular file", path);
-    }
-    uint64_t size = (uint64_t)st.st_size;
+    int fd;
+    uint64_t size;
+    tp_status os = tp__open_regular(path, 0, &fd, &size, err);
+    if (os != TP_OK) return os;
     if (size > (uint64_t)SIZE_MAX) {
         close(fd);
         return tp_error_set(err, TP_ERR_OVERFLOW,

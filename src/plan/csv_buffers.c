@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/mem.h"
+#include "core/open_file.h"
 
 enum { COL_ID, COL_LOWER, COL_UPPER, COL_SIZE, COL_ALIGN, COL_MAX };
 static const char *const col_names[COL_MAX] = {"id", "lower", "upper", "size", "alignment"};
@@ -253,8 +254,10 @@ static tp_status load_impl(const char *path, const tp_allocator *alloc, tp_buffe
                            size_t *n_out, tp_csv_names *names, tp_error *err) {
     if (names) memset(names, 0, sizeof *names);
     if (!path) return tp_error_set(err, TP_ERR_INVALID, "csv: NULL path");
-    FILE *f = fopen(path, "rb");
-    if (!f) return tp_error_set(err, TP_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    FILE *f;
+    uint64_t fsize;
+    tp_status os = tp__fopen_regular(path, TP_CSV_MAX_FILE_BYTES, &f, &fsize, err);
+    if (os != TP_OK) return os;
     char *text = NULL;
     size_t len = 0, cap = 0;
     tp_status st = TP_OK;
@@ -266,6 +269,11 @@ static tp_status load_impl(const char *path, const tp_allocator *alloc, tp_buffe
         size_t got = fread(text + len, 1, cap - len, f);
         len += got;
         if (got == 0) break;
+        if (len > TP_CSV_MAX_FILE_BYTES) { /* the file grew while we read it */
+            st = tp_error_set(err, TP_ERR_IO, "%s: over the limit of %llu bytes", path,
+                              (unsigned long long)TP_CSV_MAX_FILE_BYTES);
+            goto done;
+        }
     }
     if (ferror(f)) {
         st = tp_error_set(err, TP_ERR_IO, "%s: read error: %s", path, strerror(errno));
