@@ -83,6 +83,40 @@ void tp_strbuf_append_xml(tp_strbuf *sb, const char *s) {
     }
 }
 
+void tp_strbuf_append_escaped(tp_strbuf *sb, const char *s) {
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '\t')
+            tp_strbuf_append(sb, "\\t");
+        else if (*p == '\n')
+            tp_strbuf_append(sb, "\\n");
+        else if (*p == '\r')
+            tp_strbuf_append(sb, "\\r");
+        else if (*p == '\\')
+            tp_strbuf_append(sb, "\\\\");
+        else if (*p < 0x20 || *p == 0x7f)
+            tp_strbuf_printf(sb, "\\x%02x", *p);
+        else
+            tp_strbuf_appendn(sb, (const char *)p, 1);
+    }
+}
+
+void tp_fputs_escaped(const char *s, FILE *f) {
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '\t')
+            fputs("\\t", f);
+        else if (*p == '\n')
+            fputs("\\n", f);
+        else if (*p == '\r')
+            fputs("\\r", f);
+        else if (*p == '\\')
+            fputs("\\\\", f);
+        else if (*p < 0x20 || *p == 0x7f)
+            fprintf(f, "\\x%02x", *p);
+        else
+            fputc(*p, f);
+    }
+}
+
 tp_status tp_strbuf_finish(tp_strbuf *sb, char **out, size_t *len, tp_error *err) {
     if (!sb->failed && !sb->data) reserve(sb, 0);
     if (sb->failed) {

@@ -161,7 +161,7 @@ tp_status tp__onnx_decode_value_info(tp_onnx_dctx *c, tp_pb r, tp_onnx_value_inf
         CHECK(tp__pb_tag(&r, &f, &w, c->err));
         if (f == 1) {
             CHECK(tp__pb_bytes(&r, w, f, "name", &sub, c->err));
-            CHECK(tp__onnx_str(c, &sub, &v->name));
+            CHECK(tp__onnx_name(c, &sub, &v->name));
         } else if (f == 2) {
             CHECK(tp__pb_bytes(&r, w, f, "type", &sub, c->err));
             CHECK(decode_type(c, sub, v, true));
@@ -257,7 +257,7 @@ static tp_status decode_attr(tp_onnx_dctx *c, tp_pb r, tp_onnx_attr *a) {
         switch (f) {
         case A_NAME:
             CHECK(tp__pb_bytes(&r, w, f, "name", &sub, c->err));
-            CHECK(tp__onnx_str(c, &sub, &a->name));
+            CHECK(tp__onnx_name(c, &sub, &a->name));
             break;
         case A_REF_ATTR_NAME:
             CHECK(tp__pb_bytes(&r, w, f, "ref_attr_name", &sub, c->err));
@@ -427,16 +427,16 @@ static tp_status decode_node_body(tp_onnx_dctx *c, tp_pb r, tp_onnx_node *n) {
             break;
         case N_NAME:
             CHECK(tp__pb_bytes(&r, w, f, "name", &sub, c->err));
-            CHECK(tp__onnx_str(c, &sub, &n->name));
+            CHECK(tp__onnx_name(c, &sub, &n->name));
             break;
         case N_OP_TYPE:
             CHECK(tp__pb_bytes(&r, w, f, "op_type", &sub, c->err));
-            CHECK(tp__onnx_str(c, &sub, &n->op_type));
+            CHECK(tp__onnx_name(c, &sub, &n->op_type));
             have_op = true;
             break;
         case N_DOMAIN:
             CHECK(tp__pb_bytes(&r, w, f, "domain", &sub, c->err));
-            CHECK(tp__onnx_str(c, &sub, &n->domain));
+            CHECK(tp__onnx_name(c, &sub, &n->domain));
             if (strcmp(n->domain, "ai.onnx") == 0) n->domain = "";
             break;
         default:
@@ -465,10 +465,10 @@ static tp_status decode_node_body(tp_onnx_dctx *c, tp_pb r, tp_onnx_node *n) {
         CHECK(tp__pb_tag(&r, &f, &w, c->err));
         if (f == N_INPUT) {
             CHECK(tp__pb_len(&r, &sub, c->err));
-            CHECK(tp__onnx_str(c, &sub, &ins[n->n_inputs++]));
+            CHECK(tp__onnx_name(c, &sub, &ins[n->n_inputs++]));
         } else if (f == N_OUTPUT) {
             CHECK(tp__pb_len(&r, &sub, c->err));
-            CHECK(tp__onnx_str(c, &sub, &outs[n->n_outputs++]));
+            CHECK(tp__onnx_name(c, &sub, &outs[n->n_outputs++]));
         } else if (f == N_ATTRIBUTE) {
             CHECK(tp__pb_len(&r, &sub, c->err));
             CHECK(decode_attr(c, sub, &attrs[n->n_attrs++]));
@@ -531,7 +531,7 @@ tp_status tp__onnx_decode_graph(tp_onnx_dctx *c, tp_pb r, const tp_onnx_graph *p
         CHECK(tp__pb_tag(&r, &f, &w, c->err));
         if (f == G_NAME) {
             CHECK(tp__pb_bytes(&r, w, f, "name", &sub, c->err));
-            CHECK(tp__onnx_str(c, &sub, &g->name));
+            CHECK(tp__onnx_name(c, &sub, &g->name));
         } else if (f == G_NODE || f == G_INITIALIZER || f == G_INPUT || f == G_OUTPUT ||
                    f == G_VALUE_INFO || f == G_SPARSE_INITIALIZER) {
             CHECK(tp__pb_bytes(&r, w, f, "repeated message", &sub, c->err));

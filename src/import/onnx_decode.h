@@ -38,6 +38,10 @@ tp_status tp__onnx_enter(tp_onnx_dctx *c, uint64_t at, const char *what);
 tp_status tp__onnx_nomem(tp_onnx_dctx *c, const char *what);
 /* Copy a length-delimited string field. */
 tp_status tp__onnx_str(tp_onnx_dctx *c, const tp_pb *sub, const char **out);
+/* As tp__onnx_str for names (graph, node, value, tensor, attribute, op type, domain):
+ * a NUL byte inside is TP_ERR_PARSE with its file offset, since names that differ
+ * only after it would silently become one. */
+tp_status tp__onnx_name(tp_onnx_dctx *c, const tp_pb *sub, const char **out);
 
 tp_status tp__onnx_decode_model(tp_onnx_dctx *c, tp_pb r);
 tp_status tp__onnx_decode_graph(tp_onnx_dctx *c, tp_pb r, const tp_onnx_graph *parent,

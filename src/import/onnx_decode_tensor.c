@@ -267,7 +267,7 @@ tp_status tp__onnx_decode_tensor(tp_onnx_dctx *c, tp_pb r, tp_onnx_tensor *t) {
             s = tp__pb_int32(&r, w, f, "data_type", &t->data_type, c->err);
         } else if (f == F_NAME) {
             if ((s = tp__pb_bytes(&r, w, f, "name", &sub, c->err)) == TP_OK)
-                s = tp__onnx_str(c, &sub, &t->name);
+                s = tp__onnx_name(c, &sub, &t->name);
         } else if (f == F_RAW_DATA) {
             if ((s = tp__pb_bytes(&r, w, f, "raw_data", &sub, c->err)) == TP_OK) {
                 have_raw = true;

@@ -126,6 +126,16 @@ tp_status tp__onnx_str(tp_onnx_dctx *c, const tp_pb *sub, const char **out) {
     return TP_OK;
 }
 
+tp_status tp__onnx_name(tp_onnx_dctx *c, const tp_pb *sub, const char **out) {
+    const uint8_t *nul = memchr(sub->base + sub->pos, 0, (size_t)(sub->end - sub->pos));
+    if (nul)
+        return tp_error_setx(c->err, TP_ERR_PARSE, (uint64_t)(nul - sub->base), -1,
+                             "a name contains a NUL byte at offset %llu (names that differ after "
+                             "it would collide)",
+                             (unsigned long long)(nul - sub->base));
+    return tp__onnx_str(c, sub, out);
+}
+
 /* ---- element types ---- */
 
 static const struct {

@@ -106,9 +106,30 @@ static tp_status verify_graph(tp_onnx_model *m, const tp_onnx_graph *g, tp_error
 }
 
 /* Common tail of both open functions: decode, set base_dir, verify. */
+/* Files that are some other model format say so, instead of failing somewhere in the
+ * protobuf decoder ("unsupported wire type 7" for a GGUF header). */
+static tp_status refuse_other_format(const tp_onnx_model *m, tp_error *err) {
+    const uint8_t *d = m->data;
+    if (m->size >= 4 && memcmp(d, "GGUF", 4) == 0)
+        return tp_error_set(err, TP_ERR_UNSUPPORTED,
+                            "this is a GGUF file (llama.cpp weights), not ONNX: "
+                            "estimate, fit and report read it");
+    if (m->size >= 9 && d[8] == '{' && d[6] == 0 && d[7] == 0)
+        return tp_error_set(err, TP_ERR_UNSUPPORTED,
+                            "this looks like a safetensors file (8-byte header length, then "
+                            "JSON), not ONNX");
+    if (m->size >= 4 && memcmp(d, "PK\x03\x04", 4) == 0)
+        return tp_error_set(err, TP_ERR_UNSUPPORTED,
+                            "this is a zip archive (a PyTorch .pt/.pth checkpoint?), not ONNX: "
+                            "export the model to ONNX first");
+    return TP_OK;
+}
+
 static tp_status finish_open(tp_onnx_model *m, const char *path, const tp_onnx_options *o,
                              tp_error *err) {
-    tp_status s = tp__onnx_decode_buffer(m, o->max_depth, err);
+    tp_status s = refuse_other_format(m, err);
+    if (s != TP_OK) return s;
+    s = tp__onnx_decode_buffer(m, o->max_depth, err);
     if (s != TP_OK) return s;
     const char *dir = o->external_data_dir;
     char *copy = NULL;

@@ -348,6 +348,9 @@ static tp_status conv_common(tp_ox_ctx *c, uint32_t xi, uint32_t wi, int32_t out
     tp_status st = read_window(c, &w, sp, kern);
     if (st != TP_OK) return st;
     int64_t groups = tp_ox_attr_int(c, "group", 1);
+    if (groups < 1) /* ONNX requires group >= 1; 0 used to be taken as 1 */
+        return tp_ox_fail(c, TP_ERR_INVALID, "attribute group=%lld: must be >= 1",
+                          (long long)groups);
     tp_shape *o = &c->out[0].shape;
     o->rank = x->rank;
     o->dims[0] = x->dims[0];
@@ -402,6 +405,9 @@ static tp_status r_conv_transpose(tp_ox_ctx *c) {
     win w;
     if ((st = read_window(c, &w, sp, kern)) != TP_OK) return st;
     int64_t groups = tp_ox_attr_int(c, "group", 1);
+    if (groups < 1) /* ONNX requires group >= 1; 0 used to be taken as 1 */
+        return tp_ox_fail(c, TP_ERR_INVALID, "attribute group=%lld: must be >= 1",
+                          (long long)groups);
     tp_shape *o = &c->out[0].shape;
     o->rank = x->rank;
     o->dims[0] = x->dims[0];

@@ -2,7 +2,8 @@
  *   # arena_size=A total_unshared=T saved=S
  *   # offset<TAB>size<TAB>node
  *   one row per slot sorted by offset (ties by node id): offset<TAB>size<TAB>node
- * where node is the node's name, or "%<id>" when it has none. */
+ * where node is the node's name (control characters escaped, so every slot stays one
+ * row), or "%<id>" when it has none. */
 #include <stdlib.h>
 
 #include <stdio.h>
@@ -37,8 +38,10 @@ tp_status tp_plan_report_text(const tp_plan *p, const tp_graph *g, char **out, s
     char label[32];
     for (uint32_t k = 0; k < tp_plan_slot_count(p); k++) {
         const tp_slot *s = tp_plan_slot(p, k);
-        tp_strbuf_printf(&sb, "%llu\t%llu\t%s\n", (unsigned long long)s->offset,
-                         (unsigned long long)s->size, node_label(g, s->node, label, sizeof label));
+        tp_strbuf_printf(&sb, "%llu\t%llu\t", (unsigned long long)s->offset,
+                         (unsigned long long)s->size);
+        tp_strbuf_append_escaped(&sb, node_label(g, s->node, label, sizeof label));
+        tp_strbuf_append(&sb, "\n");
     }
     size_t n = 0;
     tp_status st = tp_strbuf_finish(&sb, out, &n, err);

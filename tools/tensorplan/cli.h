@@ -24,6 +24,9 @@ enum { TP_EXIT_OK = 0, TP_EXIT_ERROR = 1, TP_EXIT_USAGE = 2, TP_EXIT_OVER_BUDGET
  * ("1.5G", "512M", "64K", "2T", with or without trailing "B"). false on
  * garbage, negative values or overflow. */
 bool tp_cli_parse_size(const char *s, uint64_t *out);
+/* s, or its copy in buf with control characters and backslashes escaped (\t, \n,
+ * \xNN, \\) when it has any: names from model files are untrusted text. */
+const char *tp_cli_safe(const char *s, char *buf, size_t cap);
 /* Format bytes in binary units with one decimal ("812.4 MiB", "512 B"). */
 const char *tp_cli_fmt_bytes(uint64_t bytes, char *buf, size_t cap);
 /* s if it fits `width` characters, else its start + "..." + its end, width

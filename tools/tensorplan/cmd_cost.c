@@ -217,7 +217,14 @@ int tp_cli_cost(int argc, char **argv) {
         print_json(&a, c, n, chosen, why);
     else
         print_text(&a, g, c, n, chosen, why);
-    if (chosen < 0) exit_code = TP_EXIT_ERROR;
+    if (chosen < 0) {
+        exit_code = TP_EXIT_ERROR;
+        /* the table says why per device; stderr says that the command failed */
+        fprintf(stderr, "tensorplan %s: error: %s", cmd, why);
+        for (uint32_t i = 0; i < n && i < 4; i++)
+            if (!c[i].ok) fprintf(stderr, "%s %s: %s", i ? ";" : ":", c[i].name, c[i].why);
+        fputc('\n', stderr);
+    }
     tp_cli_prediction_free(&pr);
     tp_graph_destroy(g);
     tp_cli_devices_free(&devs);

@@ -188,14 +188,18 @@ static void nodes_text(const tp_onnx_graph *og, const tp_graph *g) {
     printf("nodes:\n");
     for (uint32_t i = 0; i < og->n_nodes; i++) {
         const tp_onnx_node *n = &og->nodes[i];
-        printf("  %-24s %-16s", n->name[0] ? n->name : "(unnamed)", n->op_type);
+        char sn[256], so[128];
+        printf("  %-24s %-16s", n->name[0] ? tp_cli_safe(n->name, sn, sizeof sn) : "(unnamed)",
+               tp_cli_safe(n->op_type, so, sizeof so));
         for (uint32_t k = 0; k < n->n_outputs; k++) {
             const tp_node *irn = ir_node(g, n->outputs[k]);
+            char sk[256];
+            const char *on = tp_cli_safe(n->outputs[k], sk, sizeof sk);
             if (irn)
-                printf(" %s:%s%s", n->outputs[k], tp_dtype_name(irn->dtype),
+                printf(" %s:%s%s", on, tp_dtype_name(irn->dtype),
                        tp_graph_shape_str(g, &irn->shape, sb, sizeof sb));
             else
-                printf(" %s:?", n->outputs[k]);
+                printf(" %s:?", on);
         }
         printf("\n");
     }
@@ -217,13 +221,15 @@ static void print_text(const inspect_args *a, const tp_onnx_model *m, const tp_o
     printf("inputs (%u):\n", in->n_inputs);
     for (uint32_t i = 0; i < in->n_inputs; i++) {
         vi_shape_text(in->inputs[i], sb, sizeof sb);
-        printf("  %-24s %-8s %s\n", in->inputs[i]->name,
+        char sn[256];
+        printf("  %-24s %-8s %s\n", tp_cli_safe(in->inputs[i]->name, sn, sizeof sn),
                tp_onnx_elem_type_name(in->inputs[i]->elem_type), sb);
     }
     printf("outputs (%u):\n", in->n_outputs);
     for (uint32_t i = 0; i < in->n_outputs; i++) {
         vi_shape_text(&in->outputs[i], sb, sizeof sb);
-        printf("  %-24s %-8s %s\n", in->outputs[i].name,
+        char sn[256];
+        printf("  %-24s %-8s %s\n", tp_cli_safe(in->outputs[i].name, sn, sizeof sn),
                tp_onnx_elem_type_name(in->outputs[i].elem_type), sb);
     }
     printf("nodes: %u (%u including %u subgraphs)\n", in->n_nodes, in->n_nodes_total,
