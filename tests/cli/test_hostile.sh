@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Hostile input: every case runs the CLI under `timeout 20` and a 4 GiB address-space
+# limit, and checks its exit code and a one-line message on stderr that names the file
+# or the value and what is wrong. Cases: sizes that strtod misreads (hex, fractions
+# of a byte, 2^64), special files given as a model/trace/GGUF (FIFO, /dev/zero, a
+# directory, a pipe), a GGUF or zip given to the ONNX reader, ONNX files with control
+# characters or a NUL byte in names, Conv group=0, and an unknown device.
+# usage: test_hostile.sh /path/to/tensorplan
+set -u
+TP="${1:?usage: $0 /path/to/tensorplan}"
+PY=/usr/bin/python3
+pass=0
+fails=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fails=$((fails + 1)); echo "FAIL $1"; }
+
+# run NAME EXPECTED_RC STDERR_REGEX -- ARGS...: bounded time and memory; stderr must be
+# one line matching the regex (when given), plus for usage errors the "(see --help)" hint
+run() {
+  local name=$1 want=$2 re=$3
+  shift 4
+  local t0=$SECONDS
+  (ulimit -v 4194304; timeout 20 "$TP" "$@" </dev/null >"$tmp/out" 2>"$tmp/err")
+  local rc=$?
+  local lines
+  lines=$(grep -vc "^(see 'tensorplan .* --help')$" "$tmp/err") # usage errors add that hint
+  if [ "$rc" = 124 ]; then bad "$name: timed out ($((SECONDS - t0)) s)"; return; fi
+  if [ "$rc" != "$want" ]; then bad "$name: exit $rc, want $want: $(head -c 300 "$tmp/err")"; return; fi
+  if [ -n "$re" ]; then
+    if [ "$lines" != 1 ]; then bad "$name: $lines stderr lines: $(head -c 300 "$tmp/err")"; return; fi
+    if ! grep -Eq -- "$re" "$tmp/err"; then bad "$name: stderr '$(cat "$tmp/err")' !~ /$re/"; return; fi
+  fi
+  ok "$name"
+}
+
+# --- sizes: hexadecimal, fractions of a byte, beyond 64 bits are usage errors (2)
+for v in 0x10 0x1p30 0x40000000 0x1e 0.4 1e-300 1.5 18446744073709551616 16EiB ' 5' 5x -1; do
+  run "--budget '$v' refused" 2 "--budget needs a size.*got '$v'" -- estimate --demo --budget "$v"
+done
+run "--budget UINT64_MAX accepted" 0 "" -- estimate --demo --budget 18446744073709551615
+run "--budget 1EiB accepted" 0 "" -- estimate --demo --budget 1EiB
+run "--budget 1.5G accepted" 0 "" -- estimate --demo --budget 1.5G
+run "--budget 4096 (does not fit: 3)" 3 "" -- estimate --demo --budget 4096
+
+# --- special files: refused before reading, named with their type
+mkfifo "$tmp/fifo.onnx" "$tmp/fifo.csv" "$tmp/fifo.gguf"
+mkdir "$tmp/dir.onnx"
+ln -s /dev/zero "$tmp/zero.gguf"
+run "alloc /dev/zero" 1 "'/dev/zero' is a character device" -- alloc /dev/zero
+run "alloc FIFO" 1 "fifo.csv' is a FIFO" -- alloc "$tmp/fifo.csv"
+run "inspect FIFO" 1 "fifo.onnx' is a FIFO" -- inspect "$tmp/fifo.onnx"
+run "plan FIFO model" 1 "fifo.onnx' is a FIFO" -- plan "$tmp/fifo.onnx"
+run "estimate FIFO gguf" 1 "fifo.gguf' is a FIFO" -- estimate "$tmp/fifo.gguf"
+run "estimate /dev/zero as gguf" 1 "zero.gguf' is a character device" -- estimate "$tmp/zero.gguf"
+run "inspect a directory" 1 "dir.onnx' is a directory" -- inspect "$tmp/dir.onnx"
+run "alloc a directory" 1 "' is a directory" -- alloc "$tmp"
+run "alloc from a pipe (/dev/stdin)" 1 "(FIFO|character device|not a regular)" -- alloc /dev/stdin
+
+# --- other formats given to the ONNX reader
+printf 'GGUF\003\000\000\000\000\000\000\000' >"$tmp/model.onnx"
+run "inspect a GGUF" 1 "this is a GGUF file" -- inspect "$tmp/model.onnx"
+printf 'PK\003\004rest' >"$tmp/ckpt.onnx"
+run "inspect a zip" 1 "zip archive" -- inspect "$tmp/ckpt.onnx"
+
+# --- unknown device: the error reaches stderr
+run "cost --devices nope" 1 "no device available: nope: unknown device" -- cost --demo --devices nope
+
+# --- ONNX files with hostile names and attributes (needs python3-onnx)
+if "$PY" -c "import onnx" 2>/dev/null; then
+  "$PY" - "$tmp" <<'EOF'
+import sys, onnx
+from onnx import helper, TensorProto
+d = sys.argv[1]
+def model(nodes, inputs, outputs, inits=()):
+    g = helper.make_graph(nodes, "g", inputs, outputs, list(inits))
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 8, 8])
+ctl = "r\tel\nu\x1b[2J"
+m = model([helper.make_node("Relu", ["x"], [ctl], name="n\tode\x1b]0;t\x07"),
+           helper.make_node("Relu", [ctl], ["y"], name="second")],
+          [x], [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 8, 8])])
+onnx.save(m, d + "/ctl.onnx")
+m = model([helper.make_node("Relu", ["x"], ["y"], name="a\x00b")], [x],
+          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 8, 8])])
+open(d + "/nul.onnx", "wb").write(m.SerializeToString())
+w = helper.make_tensor("w", TensorProto.FLOAT, [4, 4, 3, 3], [0.0] * 144)
+m = model([helper.make_node("Conv", ["x", "w"], ["y"], name="conv0", group=0)], [x],
+          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], [w])
+onnx.save(m, d + "/group0.onnx")
+EOF
+  # one row per slot whatever the names hold, and no raw control bytes on the terminal
+  "$TP" plan "$tmp/ctl.onnx" >"$tmp/plan.txt" 2>"$tmp/err"
+  rows=$(grep -vc '^#' "$tmp/plan.txt")
+  if [ "$rows" = 3 ] && grep -q 'r\\tel\\nu\\x1b\[2J' "$tmp/plan.txt"; then ok "plan: control characters escaped, one row per slot"
+  else bad "plan rows ($rows): $(head -c 400 "$tmp/plan.txt")"; fi
+  "$TP" inspect "$tmp/ctl.onnx" >"$tmp/insp.txt" 2>&1
+  if LC_ALL=C grep -q "$(printf '\033')" "$tmp/insp.txt"; then bad "inspect prints an ESC byte"
+  else ok "inspect: no raw escape byte"; fi
+  run "NUL inside a node name" 1 "NUL byte at offset [0-9]+" -- inspect "$tmp/nul.onnx"
+  run "Conv group=0" 1 "group=0: must be >= 1" -- plan "$tmp/group0.onnx"
+else
+  echo "note: python3-onnx missing, ONNX name cases skipped (scripts/deps-test.sh installs it)"
+fi
+
+echo "$pass passed, $fails failed"
+[ "$fails" -eq 0 ]
