@@ -452,20 +452,38 @@ TP_TEST(graph_input_values) {
     }
 }
 
-/* If: typed from its branches; reads the outer values its branches capture. */
-TP_TEST(control_flow_captures) {
+/* If: the branches are converted; with an unknown condition both are planned
+ * one after the other and the output reads both results; a constant
+ * condition plans the taken branch only, the output a view of its result. */
+static pbuf if_model(bool const_cond) {
     pbuf g = {0}, n, then_g = {0}, else_g = {0}, a;
     value_info(&g, 11, "x", 1, 2, (const char *const[]){"n", "4"});
-    value_info(&g, 11, "cond", 9, 0, NULL);
+    if (!const_cond) value_info(&g, 11, "cond", 9, 0, NULL);
+    if (const_cond) {
+        pbuf t = {0};
+        f_int(&t, 2, 9); /* bool */
+        f_str(&t, 8, "c");
+        f_bytes(&t, 9, "\0", 1);
+        a = (pbuf){0};
+        f_str(&a, 1, "value");
+        f_msg(&a, 5, &t);
+        f_int(&a, 20, 4);
+        n = node_begin("Constant", "", "cond", NULL);
+        f_msg(&n, 5, &a);
+        f_msg(&g, 1, &n);
+    }
     n = node_begin("Relu", "x", "y", NULL);
     f_msg(&g, 1, &n);
-    /* then: Identity(x); else: Neg(y) */
+    /* then: Identity(x); else: Neg(y) + w (an initializer of the branch) */
     n = node_begin("Identity", "x", "t_out", NULL);
     f_msg(&then_g, 1, &n);
     f_str(&then_g, 2, "then");
     value_info(&then_g, 12, "t_out", 1, 2, (const char *const[]){"n", "4"});
-    n = node_begin("Neg", "y", "e_out", NULL);
+    n = node_begin("Neg", "y", "e_neg", NULL);
     f_msg(&else_g, 1, &n);
+    n = node_begin("Add", "e_neg,w", "e_out", NULL);
+    f_msg(&else_g, 1, &n);
+    init_f32_raw(&else_g, "w", 1, (const int64_t[]){4});
     f_str(&else_g, 2, "else");
     value_info(&else_g, 12, "e_out", 1, 2, (const char *const[]){"n", "4"});
     n = node_begin("If", "cond", "z", "if0");
@@ -474,37 +492,57 @@ TP_TEST(control_flow_captures) {
     f_msg(&a, 6, &then_g);
     f_int(&a, 20, 5);
     f_msg(&n, 5, &a);
+    a = (pbuf){0};
     f_str(&a, 1, "else_branch");
     f_msg(&a, 6, &else_g);
     f_int(&a, 20, 5);
     f_msg(&n, 5, &a);
     f_msg(&g, 1, &n);
     value_info(&g, 12, "z", 1, -1, NULL);
-    pbuf m = model_of(&g, 17);
-    tp_graph *gr = NULL;
-    tp_error err;
-    TP_CHECK_OK(load(&m, NULL, &gr, &err), &err);
-    if (!gr) return;
-    const tp_node *z = find(gr, "z"), *x = find(gr, "x"), *y = find(gr, "y"), *c = find(gr, "cond");
-    TP_CHECK(z && x && y && c);
-    if (z && x && y && c) {
+    return model_of(&g, 17);
+}
+
+TP_TEST(control_flow_bodies) {
+    for (int variant = 0; variant < 2; variant++) {
+        /* 0: unknown condition; 1: constant false */
+        pbuf m = if_model(variant == 1);
+        tp_graph *gr = NULL;
+        tp_error err;
+        TP_CHECK_OK(load(&m, NULL, &gr, &err), &err);
+        if (!gr) continue;
+        const tp_node *z = find(gr, "z"), *t = find(gr, "t_out"), *e = find(gr, "e_out"),
+                      *w = find(gr, "w");
         char buf[64];
-        TP_CHECK_EQ_I64(z->op.kind, TP_OP_IF);
-        TP_CHECK_STR(tp_graph_shape_str(gr, &z->shape, buf, sizeof buf), "[n,4]");
-        const tp_node *base = tp_graph_node(gr, 0);
-        TP_CHECK_EQ_U64(z->n_inputs, 3); /* cond, then captured x and y */
-        if (z->n_inputs == 3) {
-            TP_CHECK_EQ_I64(z->inputs[0], (tp_node_id)(c - base));
-            TP_CHECK_EQ_I64(z->inputs[1], (tp_node_id)(x - base));
-            TP_CHECK_EQ_I64(z->inputs[2], (tp_node_id)(y - base));
+        TP_CHECK(z && e && w);
+        TP_CHECK_EQ_U64(tp_graph_note_count(gr), 1);
+        if (variant == 1) {
+            TP_CHECK(t == NULL); /* the then branch is not planned */
+            if (z && e) {
+                TP_CHECK_EQ_I64(z->op.kind, TP_OP_UNARY); /* a view of e_out */
+                TP_CHECK_EQ_U64(z->n_inputs, 1);
+                TP_CHECK_EQ_I64(z->inputs[0], (tp_node_id)(e - tp_graph_node(gr, 0)));
+            }
+            TP_CHECK(strstr(tp_graph_note(gr, 0), "false") != NULL);
+        } else {
+            TP_CHECK(t != NULL);
+            if (z && e && t) {
+                TP_CHECK_EQ_I64(z->op.kind, TP_OP_IF);
+                TP_CHECK_EQ_U64(z->n_inputs, 2);
+                TP_CHECK_EQ_I64(z->inputs[0], (tp_node_id)(t - tp_graph_node(gr, 0)));
+                TP_CHECK_EQ_I64(z->inputs[1], (tp_node_id)(e - tp_graph_node(gr, 0)));
+                TP_CHECK_STR(tp_graph_shape_str(gr, &z->shape, buf, sizeof buf), "[n,4]");
+            }
+            TP_CHECK(strstr(tp_graph_note(gr, 0), "not known") != NULL);
         }
+        if (w) TP_CHECK_EQ_I64(w->op.kind, TP_OP_PARAM); /* weights in bodies count */
+        tp_graph_destroy(gr);
+        free(m.p);
     }
-    tp_graph_destroy(gr);
 }
 
 /* Every allocation failure is reported as NOMEM and leaks nothing. */
-TP_TEST(allocation_failure_sweep) {
-    pbuf m = conv_model(NULL, false, false);
+static void sweep_model(const pbuf *mp) {
+    pbuf m = *mp;
     int failures = 0;
     for (long k = 1; k < 100000; k++) {
         tp_failing_allocator fa;
@@ -528,8 +566,16 @@ TP_TEST(allocation_failure_sweep) {
         failures++;
     }
     TP_CHECK(failures > 10);
-    free(m.p);
 }
+
+TP_TEST(allocation_failure_sweep) {
+    for (int which = 0; which < 2; which++) {
+        pbuf m = which ? if_model(false) : conv_model(NULL, false, false);
+        sweep_model(&m);
+        free(m.p);
+    }
+}
+
 
 int main(void) {
     TP_RUN(mapping_rules);
@@ -540,7 +586,7 @@ int main(void) {
     TP_RUN(value_propagation_feeds_reshape);
     TP_RUN(multi_output_nodes);
     TP_RUN(incompatible_shapes);
-    TP_RUN(control_flow_captures);
+    TP_RUN(control_flow_bodies);
     TP_RUN(graph_input_values);
     TP_RUN(allocation_failure_sweep);
     return tp_test_finish();

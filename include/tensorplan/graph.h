@@ -453,6 +453,17 @@ static inline bool tp_op_is_boundary(tp_op_kind k) {
 /* Elementwise ops eligible for in-place reuse (unary, binary, compare, where, cast, rope). */
 bool tp_op_is_elementwise(tp_op_kind k);
 
+/* ---- notes: what an importer assumed ----
+ * A note is one line of text saying what was assumed to size the graph (which
+ * If branch was planned and why, an upper bound used for a data-dependent dim,
+ * a loop trip count). Reports print them and the JSON carries them. The text
+ * is copied into the graph (owned by it until tp_graph_destroy). A note equal
+ * to an earlier one is not added twice. Needs exclusive access; reading is
+ * thread-safe. tp_graph_note returns NULL for an index out of range. */
+tp_status tp_graph_add_note(tp_graph *g, const char *text, tp_error *err);
+uint32_t tp_graph_note_count(const tp_graph *g);
+const char *tp_graph_note(const tp_graph *g, uint32_t index);
+
 /* Record where a Param's bytes live in its model file (importers; 0 = unknown).
  * TP_ERR_INVALID when id is not a Param. Needs exclusive access. */
 tp_status tp_graph_set_param_data(tp_graph *g, tp_node_id id, uint64_t data_offset,

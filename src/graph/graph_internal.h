@@ -60,6 +60,8 @@ struct tp_graph {
     tp_idmap sym_names; /* symbol name -> sym id */
     tp_idmap sym_exprs; /* (op, a, b) -> derived sym id */
     tp_arena_chunk *arena;
+    const char **notes; /* importer notes (text in the arena), notes.c */
+    size_t n_notes, cap_notes;
 };
 
 /* Bump allocation owned by the graph (names, input lists); freed at destroy

@@ -28,6 +28,7 @@ void tp_graph_destroy(tp_graph *g) {
     tp_mem_free(a, g->outputs, g->cap_outputs * sizeof *g->outputs);
     tp_mem_free(a, g->syms, g->cap_syms * sizeof *g->syms);
     tp_mem_free(a, g->named, g->cap_named * sizeof *g->named);
+    tp_mem_free(a, (void *)g->notes, g->cap_notes * sizeof *g->notes);
     tp_idmap_free(&g->names, a);
     tp_idmap_free(&g->sym_names, a);
     tp_idmap_free(&g->sym_exprs, a);

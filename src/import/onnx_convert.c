@@ -2,50 +2,15 @@
  * graph inputs (with optional known values), initializers and the outer values
  * captured by control-flow bodies. The per-op rules are in onnx_ops_*.c, their
  * helpers in onnx_ops_util.c. See onnx_convert.h and docs/onnx.md. */
-#include "import/onnx_convert.h"
+#include "import/onnx_convert_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/mem.h"
-#include "import/onnx_ops.h"
 
-typedef struct ox_val {
-    const char *name; /* borrowed from the model */
-    tp_node_id node;
-    tp_shape shape;
-    int32_t elem;
-    tp_ox_value *value;
-} ox_val;
-
-typedef struct ox_rule_ix {
-    const char *op;
-    tp_ox_rule_fn fn;
-} ox_rule_ix;
-
-typedef struct conv {
-    tp_graph *g;
-    tp_ox_syms syms;
-    const tp_allocator *a;
-    const tp_onnx_model *m;
-    const tp_onnx_options *opt;
-    tp_error *err;
-    ox_val *vals;
-    size_t n_vals, cap_vals;
-    int32_t *slots; /* open addressing: index into vals, -1 empty */
-    size_t cap_slots;
-    const tp_onnx_value_info **vi; /* value_info by name (same slot scheme) */
-    size_t cap_vi;
-    ox_rule_ix *rules;
-    size_t n_rules;
-    tp_ox_in *ins;
-    size_t cap_ins;
-    tp_ox_out *outs;
-    size_t cap_outs;
-    tp_node_id *ids;
-    size_t cap_ids;
-} conv;
+typedef tp_ox_conv conv;
 
 static uint64_t hash_str(const char *s) {
     uint64_t h = 1469598103934665603ull;
@@ -60,7 +25,7 @@ static uint64_t hash_str(const char *s) {
 
 /* ---- value table ---- */
 
-static ox_val *val_find(const conv *cv, const char *name) {
+ox_val *tp__ox_val_find(const conv *cv, const char *name) {
     if (!cv->cap_slots) return NULL;
     size_t mask = cv->cap_slots - 1, i = (size_t)hash_str(name) & mask;
     while (cv->slots[i] >= 0) {
@@ -79,9 +44,23 @@ static void slots_insert(int32_t *slots, size_t cap, const ox_val *vals, int32_t
 }
 
 /* Add (or replace: a later definition shadows) a value. Takes ownership of value. */
-static tp_status val_add(conv *cv, const char *name, tp_node_id node, const tp_shape *shape,
+tp_status tp__ox_val_add(conv *cv, const char *name, tp_node_id node, const tp_shape *shape,
                          int32_t elem, tp_ox_value *value) {
-    ox_val *old = val_find(cv, name);
+    ox_val *old = tp__ox_val_find(cv, name);
+    if (old && cv->depth > 0 && (size_t)(old - cv->vals) < cv->scopes[cv->depth - 1].n_vals) {
+        /* a body shadows an outer value: restored when the scope closes */
+        if (!tp_mem_grow(cv->a, (void **)&cv->undo, sizeof *cv->undo, &cv->cap_undo,
+                         cv->n_undo + 1))
+            goto nomem;
+        cv->undo[cv->n_undo].idx = (int32_t)(old - cv->vals);
+        cv->undo[cv->n_undo].old = *old;
+        cv->n_undo++;
+        old->node = node;
+        old->shape = *shape;
+        old->elem = elem;
+        old->value = value;
+        return TP_OK;
+    }
     if (old) {
         tp_ox_value_free(cv->a, old->value);
         old->node = node;
@@ -117,6 +96,38 @@ nomem:
     return tp_error_set(cv->err, TP_ERR_NOMEM, "onnx: out of memory (value table)");
 }
 
+/* ---- body scopes ---- */
+
+tp_status tp__ox_scope_open(conv *cv, const tp_onnx_graph *body) {
+    if (cv->depth >= TP_OX_MAX_SCOPES)
+        return tp_error_set(cv->err, TP_ERR_UNSUPPORTED,
+                            "onnx: control-flow bodies nested more than %d deep",
+                            TP_OX_MAX_SCOPES);
+    ox_scope *sc = &cv->scopes[cv->depth++];
+    sc->g = body;
+    sc->n_vals = cv->n_vals;
+    sc->n_undo = cv->n_undo;
+    return TP_OK;
+}
+
+void tp__ox_scope_close(conv *cv) {
+    if (cv->depth == 0) return;
+    const ox_scope *sc = &cv->scopes[--cv->depth];
+    while (cv->n_undo > sc->n_undo) {
+        const ox_undo *u = &cv->undo[--cv->n_undo];
+        tp_ox_value_free(cv->a, cv->vals[u->idx].value);
+        cv->vals[u->idx] = u->old;
+    }
+    for (size_t i = sc->n_vals; i < cv->n_vals; i++)
+        tp_ox_value_free(cv->a, cv->vals[i].value);
+    cv->n_vals = sc->n_vals;
+    if (cv->cap_slots) {
+        memset(cv->slots, 0xff, cv->cap_slots * sizeof *cv->slots);
+        for (size_t i = 0; i < cv->n_vals; i++)
+            slots_insert(cv->slots, cv->cap_slots, cv->vals, (int32_t)i);
+    }
+}
+
 /* ---- value_info index ---- */
 
 static tp_status vi_build(conv *cv, const tp_onnx_graph *gr) {
@@ -145,8 +156,23 @@ static tp_status vi_build(conv *cv, const tp_onnx_graph *gr) {
     return TP_OK;
 }
 
+static const tp_onnx_value_info *vi_in(const tp_onnx_value_info *v, uint32_t n,
+                                        const char *name) {
+    for (uint32_t i = 0; i < n; i++)
+        if (strcmp(v[i].name, name) == 0) return &v[i];
+    return NULL;
+}
+
+/* value_info of a name: the innermost body that declares it, else the main graph. */
 static const tp_onnx_value_info *vi_find(const conv *cv, const char *name) {
-    if (!cv->cap_vi || !name[0]) return NULL;
+    if (!name[0]) return NULL;
+    for (uint32_t d = cv->depth; d > 0; d--) {
+        const tp_onnx_graph *b = cv->scopes[d - 1].g;
+        const tp_onnx_value_info *v = vi_in(b->value_infos, b->n_value_infos, name);
+        if (!v) v = vi_in(b->outputs, b->n_outputs, name);
+        if (v) return v;
+    }
+    if (!cv->cap_vi) return NULL;
     size_t i = (size_t)hash_str(name) & (cv->cap_vi - 1);
     while (cv->vi[i]) {
         if (strcmp(cv->vi[i]->name, name) == 0) return cv->vi[i];
@@ -291,7 +317,16 @@ static tp_status tensor_shape(conv *cv, const tp_onnx_tensor *t, tp_shape *s) {
     return TP_OK;
 }
 
-static tp_status add_initializer(conv *cv, const tp_onnx_tensor *t) {
+const char *tp__ox_ir_name(const conv *cv, const char *name, char *buf, size_t cap) {
+    tp_node_id id;
+    if (cv->depth == 0 || !name[0] || tp_graph_find(cv->g, name, &id, NULL) != TP_OK) return name;
+    for (uint32_t k = 1;; k++) {
+        snprintf(buf, cap, "%.*s#%u", (int)(cap > 24 ? cap - 24 : 0), name, k);
+        if (tp_graph_find(cv->g, buf, &id, NULL) != TP_OK) return buf;
+    }
+}
+
+tp_status tp__ox_add_initializer(conv *cv, const tp_onnx_tensor *t) {
     tp_shape s;
     tp_dtype dt;
     tp_status st = tensor_shape(cv, t, &s);
@@ -301,14 +336,18 @@ static tp_status add_initializer(conv *cv, const tp_onnx_tensor *t) {
         tp_error_prefix(cv->err, "onnx: initializer '%s': ", t->name);
         return st;
     }
-    tp_node_id id;
-    st = tp_graph_add_param(cv->g, t->name, dt, &s, &id, cv->err);
-    if (st != TP_OK) return st;
-    if ((st = set_param_data(cv, id, t)) != TP_OK) return st;
+    tp_node_id id = TP_NO_NODE;
+    if (!cv->dry) {
+        char buf[256];
+        st = tp_graph_add_param(cv->g, tp__ox_ir_name(cv, t->name, buf, sizeof buf), dt, &s, &id,
+                                cv->err);
+        if (st != TP_OK) return st;
+        if ((st = set_param_data(cv, id, t)) != TP_OK) return st;
+    }
     tp_ox_value *v = NULL;
     st = tp_ox_value_from_tensor(cv->a, cv->m, t, &v, cv->err);
     if (st != TP_OK) return st;
-    return val_add(cv, t->name, id, &s, t->data_type, v);
+    return tp__ox_val_add(cv, t->name, id, &s, t->data_type, v);
 }
 
 /* The caller-given value of a graph input (tp_onnx_options.input_values). */
@@ -367,7 +406,7 @@ static tp_status add_input(conv *cv, const tp_onnx_value_info *vi) {
     if (st != TP_OK) return st;
     tp_ox_value *v = NULL;
     if ((st = input_value(cv, vi, &s, dt, &v)) != TP_OK) return st;
-    return val_add(cv, vi->name, id, &s, vi->elem_type, v);
+    return tp__ox_val_add(cv, vi->name, id, &s, vi->elem_type, v);
 }
 
 static tp_status ensure_scratch(conv *cv, size_t n_in, size_t n_out) {
@@ -436,7 +475,7 @@ static tp_status capture_graph(conv *cv, const tp_onnx_graph **chain, uint32_t d
             bool local = !name[0];
             for (uint32_t d = 0; !local && d < depth; d++)
                 local = defined_in(chain[d], name);
-            const ox_val *v = local ? NULL : val_find(cv, name);
+            const ox_val *v = local ? NULL : tp__ox_val_find(cv, name);
             if (!v) continue;
             bool dup = false;
             for (uint32_t j = 0; j < *n_ids && !dup; j++)
@@ -452,7 +491,70 @@ static tp_status capture_graph(conv *cv, const tp_onnx_graph **chain, uint32_t d
     return TP_OK;
 }
 
-static tp_status add_node(conv *cv, const tp_onnx_node *n, uint32_t index) {
+tp_status tp__ox_check_outputs(conv *cv, tp_ox_ctx *c) {
+    if (!cv->opt->check_value_info) return TP_OK;
+    for (uint32_t k = 0; k < c->n_out; k++) {
+        const tp_onnx_value_info *vi = vi_find(cv, c->node->outputs[k]);
+        tp_status st = vi ? check_vi(cv, c, k, vi) : TP_OK;
+        if (st != TP_OK) return st;
+    }
+    return TP_OK;
+}
+
+tp_status tp__ox_emit(conv *cv, tp_ox_ctx *c, const tp_node_id *ids, uint32_t n_ids) {
+    const tp_onnx_node *n = c->node;
+    tp_status st = TP_OK;
+    tp_node_id first = -1;
+    if (c->op.kind == TP_OP_CUSTOM) {
+        /* rules may have filled other union members before falling back */
+        memset(&c->op.attrs, 0, sizeof c->op.attrs);
+        c->op.sub = 0;
+        c->op.attrs.custom.name = n->op_type;
+        c->op.attrs.custom.n_inputs = (int32_t)n_ids;
+    }
+    for (uint32_t k = 0; k < n->n_outputs; k++) {
+        const char *oname = n->outputs[k];
+        if (!oname[0]) continue;
+        tp_dtype dt;
+        st = tp_onnx_elem_type_to_dtype(c->out[k].elem_type, &dt, cv->err);
+        if (st != TP_OK)
+            return tp_ox_fail(c, st, "output '%s' has element type %s, which has no IR dtype",
+                              oname, tp_onnx_elem_type_name(c->out[k].elem_type));
+        tp_node_id id = TP_NO_NODE;
+        char buf[256];
+        const char *irname = tp__ox_ir_name(cv, oname, buf, sizeof buf);
+        if (cv->dry) {
+            /* typed only */
+        } else if (c->op.kind == TP_OP_CONSTANT) {
+            st = tp_graph_add_constant(cv->g, irname, dt, &c->out[k].shape, &id, cv->err);
+        } else if (first < 0) {
+            st = tp_graph_add_op_shaped(cv->g, &c->op, ids, n_ids, &c->out[k].shape, dt, irname,
+                                        &id, cv->err);
+            if (st == TP_OK && c->node_flags)
+                st = tp_graph_set_flags(cv->g, id, c->node_flags, cv->err);
+        } else {
+            tp_op oo;
+            memset(&oo, 0, sizeof oo);
+            oo.kind = TP_OP_OUTPUT_OF;
+            oo.attrs.output_of.index = (int32_t)k;
+            st = tp_graph_add_op_shaped(cv->g, &oo, &first, 1, &c->out[k].shape, dt, irname, &id,
+                                        cv->err);
+        }
+        if (st != TP_OK) {
+            tp_error_prefix(cv->err, "onnx: node '%s' (%s, opset %lld): ", n->name, n->op_type,
+                            (long long)c->opset);
+            return st;
+        }
+        if (first < 0) first = id;
+        st = tp__ox_val_add(cv, oname, id, &c->out[k].shape, c->out[k].elem_type,
+                            c->out[k].value);
+        c->out[k].value = NULL;
+        if (st != TP_OK) return st;
+    }
+    return TP_OK;
+}
+
+tp_status tp__ox_add_node(conv *cv, const tp_onnx_node *n, uint32_t index) {
     tp_status st = ensure_scratch(cv, n->n_inputs, n->n_outputs);
     if (st != TP_OK) return st;
     tp_ox_ctx c;
@@ -474,7 +576,7 @@ static tp_status add_node(conv *cv, const tp_onnx_node *n, uint32_t index) {
         memset(in, 0, sizeof *in);
         in->name = n->inputs[i];
         if (!n->inputs[i][0]) continue;
-        const ox_val *v = val_find(cv, n->inputs[i]);
+        const ox_val *v = tp__ox_val_find(cv, n->inputs[i]);
         if (!v)
             return tp_error_setx(cv->err, TP_ERR_PARSE, n->offset, TP_NO_NODE,
                                  "onnx: node %u '%s' (%s): input '%s' is not defined by a graph "
@@ -489,8 +591,13 @@ static tp_status add_node(conv *cv, const tp_onnx_node *n, uint32_t index) {
     }
     c.op.kind = TP_OP_CUSTOM;
     bool std_domain = !n->domain[0] || strcmp(n->domain, "ai.onnx.preview.training") == 0;
-    tp_ox_rule_fn fn = std_domain ? rule_find(cv, n->op_type) : NULL;
     if (n->n_outputs == 0) return TP_OK; /* nothing to compute */
+    if (std_domain) {
+        bool handled = false;
+        st = tp__ox_control_flow(cv, &c, &handled);
+        if (handled || st != TP_OK) return st;
+    }
+    tp_ox_rule_fn fn = std_domain ? rule_find(cv, n->op_type) : NULL;
     if (fn) {
         st = fn(&c);
     } else if (cv->opt->allow_unknown_ops) {
@@ -498,13 +605,8 @@ static tp_status add_node(conv *cv, const tp_onnx_node *n, uint32_t index) {
     } else {
         st = tp_ox_fail(&c, TP_ERR_UNSUPPORTED, "no shape rule for this op");
     }
+    if (st == TP_OK) st = tp__ox_check_outputs(cv, &c);
     if (st != TP_OK) goto fail;
-    if (cv->opt->check_value_info) {
-        for (uint32_t k = 0; k < n->n_outputs; k++) {
-            const tp_onnx_value_info *vi = vi_find(cv, n->outputs[k]);
-            if (vi && (st = check_vi(cv, &c, k, vi)) != TP_OK) goto fail;
-        }
-    }
     /* IR inputs */
     uint32_t n_ids = 0;
     if (c.ir_in_set) {
@@ -514,58 +616,14 @@ static tp_status add_node(conv *cv, const tp_onnx_node *n, uint32_t index) {
         for (uint32_t i = 0; i < n->n_inputs; i++)
             if (cv->ins[i].present) cv->ids[n_ids++] = cv->ins[i].node;
     }
-    if (c.op.kind == TP_OP_IF || c.op.kind == TP_OP_LOOP || c.op.kind == TP_OP_SCAN ||
-        c.op.kind == TP_OP_CUSTOM) {
+    if (c.op.kind == TP_OP_CUSTOM && !cv->dry) {
+        /* an op unknown here with subgraph attributes reads what they capture */
         const tp_onnx_graph *chain[64];
         if ((st = capture_node(cv, n, chain, 0, &n_ids)) != TP_OK) goto fail;
     }
     if (c.op.kind == TP_OP_CUSTOM && fn)
         c.node_flags |= TP_NODE_DEVICE_KERNEL; /* a standard op, run as a normal kernel */
-    if (c.op.kind == TP_OP_CUSTOM) {
-        /* rules may have filled other union members before falling back */
-        memset(&c.op.attrs, 0, sizeof c.op.attrs);
-        c.op.sub = 0;
-        c.op.attrs.custom.name = n->op_type;
-        c.op.attrs.custom.n_inputs = (int32_t)n_ids;
-    }
-    tp_node_id first = -1;
-    for (uint32_t k = 0; k < n->n_outputs; k++) {
-        const char *oname = n->outputs[k];
-        if (!oname[0]) continue;
-        tp_dtype dt;
-        st = tp_onnx_elem_type_to_dtype(c.out[k].elem_type, &dt, cv->err);
-        if (st != TP_OK) {
-            st = tp_ox_fail(&c, st, "output '%s' has element type %s, which has no IR dtype", oname,
-                            tp_onnx_elem_type_name(c.out[k].elem_type));
-            goto fail;
-        }
-        tp_node_id id;
-        if (c.op.kind == TP_OP_CONSTANT) {
-            st = tp_graph_add_constant(cv->g, oname, dt, &c.out[k].shape, &id, cv->err);
-        } else if (first < 0) {
-            st = tp_graph_add_op_shaped(cv->g, &c.op, cv->ids, n_ids, &c.out[k].shape, dt, oname,
-                                        &id, cv->err);
-            if (st == TP_OK && c.node_flags)
-                st = tp_graph_set_flags(cv->g, id, c.node_flags, cv->err);
-        } else {
-            tp_op oo;
-            memset(&oo, 0, sizeof oo);
-            oo.kind = TP_OP_OUTPUT_OF;
-            oo.attrs.output_of.index = (int32_t)k;
-            st = tp_graph_add_op_shaped(cv->g, &oo, &first, 1, &c.out[k].shape, dt, oname, &id,
-                                        cv->err);
-        }
-        if (st != TP_OK) {
-            tp_error_prefix(cv->err, "onnx: node '%s' (%s, opset %lld): ", n->name, n->op_type,
-                            (long long)c.opset);
-            goto fail;
-        }
-        if (first < 0) first = id;
-        st = val_add(cv, oname, id, &c.out[k].shape, c.out[k].elem_type, c.out[k].value);
-        c.out[k].value = NULL;
-        if (st != TP_OK) goto fail;
-    }
-    st = TP_OK; /* values of unnamed (skipped) outputs are freed below */
+    st = tp__ox_emit(cv, &c, cv->ids, n_ids);
 fail:
     for (uint32_t k = 0; k < n->n_outputs; k++) {
         tp_ox_value_free(cv->a, c.out[k].value);
@@ -585,6 +643,9 @@ static void conv_free(conv *cv) {
     tp_mem_free(cv->a, cv->ins, cv->cap_ins * sizeof *cv->ins);
     tp_mem_free(cv->a, cv->outs, cv->cap_outs * sizeof *cv->outs);
     tp_mem_free(cv->a, cv->ids, cv->cap_ids * sizeof *cv->ids);
+    for (size_t i = 0; i < cv->n_undo; i++)
+        tp_ox_value_free(cv->a, cv->undo[i].old.value);
+    tp_mem_free(cv->a, cv->undo, cv->cap_undo * sizeof *cv->undo);
 }
 
 static tp_status convert(conv *cv) {
@@ -592,7 +653,7 @@ static tp_status convert(conv *cv) {
     tp_status st = rules_build(cv);
     if (st == TP_OK) st = vi_build(cv, gr);
     for (uint32_t i = 0; st == TP_OK && i < gr->n_initializers; i++)
-        st = add_initializer(cv, &gr->initializers[i]);
+        st = tp__ox_add_initializer(cv, &gr->initializers[i]);
     if (st == TP_OK && gr->n_sparse_initializers)
         st = tp_error_set(cv->err, TP_ERR_UNSUPPORTED,
                           "onnx: sparse initializers ('%s') are not supported",
@@ -602,16 +663,16 @@ static tp_status convert(conv *cv) {
             st = add_input(cv, &gr->inputs[i]);
     for (uint32_t i = 0; st == TP_OK && i < cv->opt->n_input_values && cv->opt->input_values; i++) {
         const char *name = cv->opt->input_values[i].name;
-        const ox_val *v = name ? val_find(cv, name) : NULL;
+        const ox_val *v = name ? tp__ox_val_find(cv, name) : NULL;
         if (!v || tp_graph_node(cv->g, v->node)->op.kind != TP_OP_INPUT)
             st = tp_error_set(cv->err, TP_ERR_NOT_FOUND,
                               "onnx: a value is given for '%s', which is not a graph input",
                               name ? name : "(null)");
     }
     for (uint32_t i = 0; st == TP_OK && i < gr->n_nodes; i++)
-        st = add_node(cv, &gr->nodes[i], i);
+        st = tp__ox_add_node(cv, &gr->nodes[i], i);
     for (uint32_t i = 0; st == TP_OK && i < gr->n_outputs; i++) {
-        const ox_val *v = val_find(cv, gr->outputs[i].name);
+        const ox_val *v = tp__ox_val_find(cv, gr->outputs[i].name);
         if (!v)
             st = tp_error_setx(cv->err, TP_ERR_PARSE, gr->outputs[i].offset, TP_NO_NODE,
                                "onnx: graph output '%s' is not produced by any node, input or "

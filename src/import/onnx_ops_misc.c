@@ -1,6 +1,5 @@
 /* ONNX shape rules: recurrent nets, detection, quantization, signal ops,
- * random ops, optimizers and control flow (If / Loop / Scan as opaque nodes
- * typed from their bodies' declared outputs) (onnx_ops.h). */
+ * random ops and optimizers (onnx_ops.h). Control flow is onnx_control.c. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -300,154 +299,6 @@ static tp_status r_tfidf(tp_ox_ctx *c) {
     return TP_OK;
 }
 
-/* ---- control flow ---- */
-
-static const tp_onnx_graph *attr_graph(const tp_ox_ctx *c, const char *name) {
-    const tp_onnx_attr *a = tp__onnx_find_attr(c->node, name);
-    return a ? a->g : NULL;
-}
-
-/* Shape of a subgraph output (static, dim_param symbol, or unknown). */
-static tp_status body_shape(tp_ox_ctx *c, uint32_t out, const tp_onnx_value_info *vi, int32_t lead,
-                            tp_shape *s, int32_t *elem) {
-    if (vi->rank < 0 || vi->rank + lead > TP_MAX_RANK || vi->kind != 't')
-        return tp_ox_fail(c, TP_ERR_UNSUPPORTED, "subgraph output '%s' has no tensor shape",
-                          vi->name);
-    s->rank = vi->rank + lead;
-    for (int32_t k = 0; k < vi->rank; k++) {
-        const tp_onnx_dim *d = &vi->dims[k];
-        tp_status st = TP_OK;
-        if (d->param && d->param[0])
-            st = tp_graph_symbol(c->g, d->param, &s->dims[lead + k], c->err);
-        else if (d->value >= 0)
-            s->dims[lead + k] = tp_dim_static(d->value);
-        else
-            st = tp_ox_unknown_dim(c, out, lead + k, &s->dims[lead + k]);
-        if (st != TP_OK) return st;
-    }
-    *elem = vi->elem_type;
-    return TP_OK;
-}
-
-static tp_status r_if(tp_ox_ctx *c) {
-    tp_status st = tp_ox_arity(c, 1, 1);
-    if (st != TP_OK) return st;
-    const tp_onnx_graph *t = attr_graph(c, "then_branch"), *e = attr_graph(c, "else_branch");
-    if (!t || !e) return tp_ox_fail(c, TP_ERR_PARSE, "If without then/else branches");
-    int64_t cv;
-    const tp_onnx_graph *pick = NULL;
-    if (c->in[0].value && tp_ox_value_int(c->in[0].value, 0, &cv)) pick = cv ? t : e;
-    if (t->n_outputs != c->n_out || e->n_outputs != c->n_out)
-        return tp_ox_fail(c, TP_ERR_SHAPE, "branches have %u/%u outputs, node %u", t->n_outputs,
-                          e->n_outputs, c->n_out);
-    for (uint32_t k = 0; k < c->n_out; k++) {
-        tp_shape a, b;
-        int32_t ea, eb;
-        if ((st = body_shape(c, k, &(pick ? pick : t)->outputs[k], 0, &a, &ea)) != TP_OK) return st;
-        c->out[k].shape = a;
-        c->out[k].elem_type = ea;
-        if (pick) continue;
-        if ((st = body_shape(c, k, &e->outputs[k], 0, &b, &eb)) != TP_OK) return st;
-        if (a.rank != b.rank) return tp_ox_fail(c, TP_ERR_UNSUPPORTED, "branch ranks differ");
-        for (int32_t d = 0; d < a.rank; d++)
-            if (!tp_graph_dim_equal(c->g, a.dims[d], b.dims[d]) &&
-                (st = tp_ox_unknown_dim(c, k, d, &c->out[k].shape.dims[d])) != TP_OK)
-                return st;
-    }
-    c->op.kind = TP_OP_IF;
-    return TP_OK;
-}
-
-static tp_status r_loop(tp_ox_ctx *c) {
-    if (c->n_in < 2) return tp_ox_fail(c, TP_ERR_PARSE, "Loop needs M and cond inputs");
-    const tp_onnx_graph *body = attr_graph(c, "body");
-    if (!body) return tp_ox_fail(c, TP_ERR_PARSE, "Loop without a body");
-    uint32_t n_carried = c->n_in - 2;
-    if (body->n_outputs != 1 + c->n_out || c->n_out < n_carried)
-        return tp_ox_fail(c, TP_ERR_SHAPE, "body has %u outputs for %u loop outputs",
-                          body->n_outputs, c->n_out);
-    tp_dim trip;
-    tp_status st;
-    int64_t m;
-    if (c->in[0].present && c->in[0].value && tp_ox_value_int(c->in[0].value, 0, &m) && m >= 0 &&
-        !c->in[1].present)
-        trip = tp_dim_static(m);
-    else if ((st = tp_ox_data_dim(c, "loop_trips", &trip)) != TP_OK)
-        return st;
-    for (uint32_t k = 0; k < c->n_out; k++) {
-        const tp_onnx_value_info *vi = &body->outputs[1 + k];
-        if (k < n_carried) {
-            if (c->in[2 + k].present) {
-                c->out[k].shape = c->in[2 + k].shape;
-                c->out[k].elem_type = c->in[2 + k].elem_type;
-                /* a carried value whose declared shape differs (grows) gets the body's */
-                if (vi->rank >= 0 && vi->rank != c->out[k].shape.rank &&
-                    (st = body_shape(c, k, vi, 0, &c->out[k].shape, &c->out[k].elem_type)) != TP_OK)
-                    return st;
-            } else if ((st = body_shape(c, k, vi, 0, &c->out[k].shape, &c->out[k].elem_type)) !=
-                       TP_OK) {
-                return st;
-            }
-        } else {
-            if ((st = body_shape(c, k, vi, 1, &c->out[k].shape, &c->out[k].elem_type)) != TP_OK)
-                return st;
-            c->out[k].shape.dims[0] = trip;
-        }
-    }
-    c->op.kind = TP_OP_LOOP;
-    return TP_OK;
-}
-
-/* Scan. Opset 8: (sequence_lens?, states..., scan inputs [batch, seq, ..]) with
- * outputs (states..., scan outputs [batch, seq, ..]); opset 9+: no batch axis,
- * scan_input_axes / scan_output_axes. */
-static tp_status r_scan(tp_ox_ctx *c) {
-    const tp_onnx_graph *body = attr_graph(c, "body");
-    if (!body) return tp_ox_fail(c, TP_ERR_PARSE, "Scan without a body");
-    int64_t m = tp_ox_attr_int(c, "num_scan_inputs", 0);
-    bool v8 = c->opset < 9;
-    uint32_t first = v8 ? 1 : 0; /* opset 8: input 0 is sequence_lens */
-    if (m <= 0 || (uint64_t)m + first > c->n_in)
-        return tp_ox_fail(c, TP_ERR_PARSE, "num_scan_inputs %lld", (long long)m);
-    uint32_t n_state = c->n_in - first - (uint32_t)m;
-    if (body->n_outputs != c->n_out || c->n_out < n_state)
-        return tp_ox_fail(c, TP_ERR_SHAPE, "body has %u outputs for %u Scan outputs",
-                          body->n_outputs, c->n_out);
-    uint32_t na;
-    const int64_t *in_axes = v8 ? NULL : tp_ox_attr_ints(c, "scan_input_axes", &na);
-    const tp_shape *s0 = &c->in[first + n_state].shape;
-    int64_t ax0 = v8 ? 1 : (in_axes && na ? in_axes[0] : 0);
-    if (ax0 < 0) ax0 += s0->rank;
-    if (ax0 < 0 || ax0 >= s0->rank) return tp_ox_fail(c, TP_ERR_SHAPE, "bad scan input axis");
-    tp_dim len = s0->dims[ax0];
-    uint32_t no;
-    const int64_t *out_axes = v8 ? NULL : tp_ox_attr_ints(c, "scan_output_axes", &no);
-    tp_status st;
-    for (uint32_t k = 0; k < c->n_out; k++) {
-        if (k < n_state) {
-            tp_ox_same(c, k, first + k);
-            continue;
-        }
-        tp_shape per;
-        int32_t elem;
-        int32_t lead = v8 ? 1 : 0;
-        if ((st = body_shape(c, k, &body->outputs[k], 0, &per, &elem)) != TP_OK) return st;
-        int64_t ax = v8 ? 1 : (out_axes && k - n_state < no ? out_axes[k - n_state] : 0);
-        int32_t r = per.rank + 1 + lead;
-        if (r > TP_MAX_RANK) return tp_ox_fail(c, TP_ERR_UNSUPPORTED, "rank too large");
-        if (ax < 0) ax += r;
-        if (ax < lead || ax >= r) return tp_ox_fail(c, TP_ERR_SHAPE, "bad scan output axis");
-        tp_shape *o = &c->out[k].shape;
-        o->rank = r;
-        if (v8) o->dims[0] = s0->dims[0];
-        for (int32_t d = lead, j = 0; d < r; d++)
-            o->dims[d] = d == ax ? len : per.dims[j++];
-        c->out[k].elem_type = elem;
-    }
-    c->op.kind = TP_OP_SCAN;
-    return TP_OK;
-}
-
 /* CenterCropPad(input, shape[, axes]) */
 static tp_status r_center_crop_pad(tp_ox_ctx *c) {
     tp_status st = tp_ox_arity(c, 2, 2);
@@ -499,9 +350,6 @@ static const tp_ox_rule RULES[] = {
     {"Adam", r_optimizer},
     {"Momentum", r_optimizer},
     {"TfIdfVectorizer", r_tfidf},
-    {"If", r_if},
-    {"Loop", r_loop},
-    {"Scan", r_scan},
     {"CenterCropPad", r_center_crop_pad},
 };
 
