@@ -576,7 +576,6 @@ TP_TEST(allocation_failure_sweep) {
     }
 }
 
-
 int main(void) {
     TP_RUN(mapping_rules);
     TP_RUN(unsupported_op_names_context);

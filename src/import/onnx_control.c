@@ -72,8 +72,8 @@ static tp_status body_run(conv *cv, tp_ox_ctx *c, const char *what, const tp_onn
     for (uint32_t i = 0; st == TP_OK && i < body->n_initializers; i++)
         st = tp__ox_add_initializer(cv, &body->initializers[i]);
     for (uint32_t i = 0; st == TP_OK && i < n_binds; i++)
-        st = tp__ox_val_add(cv, body->inputs[i].name, binds[i].node, &binds[i].shape,
-                            binds[i].elem, NULL);
+        st = tp__ox_val_add(cv, body->inputs[i].name, binds[i].node, &binds[i].shape, binds[i].elem,
+                            NULL);
     for (uint32_t i = 0; st == TP_OK && i < body->n_nodes; i++)
         st = tp__ox_add_node(cv, &body->nodes[i], i);
     for (uint32_t k = 0; st == TP_OK && k < body->n_outputs; k++) {
@@ -168,8 +168,7 @@ static tp_status if_outputs(conv *cv, tp_ox_ctx *c, const body_io *ot, const bod
             tp_error_prefix(cv->err, "onnx: node '%s' (If): ", node_label(c));
             return st;
         }
-        st = tp__ox_val_add(cv, oname, id, &c->out[k].shape, c->out[k].elem_type,
-                            c->out[k].value);
+        st = tp__ox_val_add(cv, oname, id, &c->out[k].shape, c->out[k].elem_type, c->out[k].value);
         c->out[k].value = NULL;
         if (st != TP_OK) return st;
     }
@@ -185,8 +184,8 @@ static tp_status cf_if(conv *cv, tp_ox_ctx *c) {
         return tp_ox_fail(c, TP_ERR_SHAPE, "branches have %u/%u outputs, node %u", t->n_outputs,
                           e->n_outputs, c->n_out);
     int64_t cond;
-    bool known = c->in[0].value && c->in[0].value->n >= 1 &&
-                 tp_ox_value_int(c->in[0].value, 0, &cond);
+    bool known =
+        c->in[0].value && c->in[0].value->n >= 1 && tp_ox_value_int(c->in[0].value, 0, &cond);
     body_io *ot = io_new(cv, c->n_out), *oe = known ? NULL : io_new(cv, c->n_out);
     if (!ot || (!known && !oe)) {
         st = tp_ox_fail(c, TP_ERR_NOMEM, "out of memory");
@@ -254,8 +253,8 @@ static tp_status iter_node(conv *cv, tp_ox_ctx *c, const char *kind, const char 
     st = tp_graph_add_op_shaped(cv->g, &op, ids, n_ids, &b->shape, dt,
                                 tp__ox_ir_name(cv, name, buf, sizeof buf), &b->node, cv->err);
     if (st == TP_OK)
-        st = tp_graph_set_flags(cv->g, b->node,
-                                n_ids ? TP_NODE_DEVICE_KERNEL : TP_NODE_SHAPE_ONLY, cv->err);
+        st = tp_graph_set_flags(cv->g, b->node, n_ids ? TP_NODE_DEVICE_KERNEL : TP_NODE_SHAPE_ONLY,
+                                cv->err);
     return st;
 }
 
@@ -348,8 +347,7 @@ static tp_status cf_loop(conv *cv, tp_ox_ctx *c) {
         snprintf(tb, sizeof tb, "unknown: symbol '%s'",
                  tp_graph_dim_str(cv->g, trip, sb, sizeof sb));
     else
-        snprintf(tb, sizeof tb, "%s %lld", c->in[1].present ? "at most M =" : "M =",
-                 (long long)m);
+        snprintf(tb, sizeof tb, "%s %lld", c->in[1].present ? "at most M =" : "M =", (long long)m);
     st = note(cv,
               "Loop '%s': one iteration planned (%u carried values, %u scan outputs sized trip "
               "count x per iteration); trip count %s",
@@ -452,8 +450,8 @@ static tp_status cf_scan(conv *cv, tp_ox_ctx *c) {
     for (uint32_t k = v8 ? 0 : n_state; k < n_b && st == TP_OK; k++) {
         /* a slice per scan input (opset 8: per batch row of the states too) */
         tp_node_id src = binds[k].node;
-        st = iter_node(cv, c, k < n_state ? "scan_state" : "scan_slice", body->inputs[k].name,
-                      &src, 1, &binds[k]);
+        st = iter_node(cv, c, k < n_state ? "scan_state" : "scan_slice", body->inputs[k].name, &src,
+                       1, &binds[k]);
     }
     if (st == TP_OK) st = body_run(cv, c, "body", body, binds, n_b, outs);
     if (st == TP_OK) {

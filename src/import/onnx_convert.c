@@ -101,8 +101,7 @@ nomem:
 tp_status tp__ox_scope_open(conv *cv, const tp_onnx_graph *body) {
     if (cv->depth >= TP_OX_MAX_SCOPES)
         return tp_error_set(cv->err, TP_ERR_UNSUPPORTED,
-                            "onnx: control-flow bodies nested more than %d deep",
-                            TP_OX_MAX_SCOPES);
+                            "onnx: control-flow bodies nested more than %d deep", TP_OX_MAX_SCOPES);
     ox_scope *sc = &cv->scopes[cv->depth++];
     sc->g = body;
     sc->n_vals = cv->n_vals;
@@ -156,8 +155,7 @@ static tp_status vi_build(conv *cv, const tp_onnx_graph *gr) {
     return TP_OK;
 }
 
-static const tp_onnx_value_info *vi_in(const tp_onnx_value_info *v, uint32_t n,
-                                        const char *name) {
+static const tp_onnx_value_info *vi_in(const tp_onnx_value_info *v, uint32_t n, const char *name) {
     for (uint32_t i = 0; i < n; i++)
         if (strcmp(v[i].name, name) == 0) return &v[i];
     return NULL;
@@ -546,8 +544,7 @@ tp_status tp__ox_emit(conv *cv, tp_ox_ctx *c, const tp_node_id *ids, uint32_t n_
             return st;
         }
         if (first < 0) first = id;
-        st = tp__ox_val_add(cv, oname, id, &c->out[k].shape, c->out[k].elem_type,
-                            c->out[k].value);
+        st = tp__ox_val_add(cv, oname, id, &c->out[k].shape, c->out[k].elem_type, c->out[k].value);
         c->out[k].value = NULL;
         if (st != TP_OK) return st;
     }
