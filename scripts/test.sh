@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps-test.sh
 bash scripts/fixtures.sh
+bash scripts/fixtures-onnx.sh
 
 # The build, the main CTest run and the format check run under strace (execve only);
 # scripts/check-tools.py then proves each program they ran comes from a package that

@@ -105,6 +105,29 @@ static tp_status body_run(conv *cv, tp_ox_ctx *c, const char *what, const tp_onn
     return st;
 }
 
+/* The weights of a body that is not planned (an If branch not taken): the
+ * runtime still loads them, so its initializers and Constants (at any depth)
+ * become Params and Constants that no node reads. */
+static tp_status body_weights(conv *cv, const tp_onnx_graph *body) {
+    if (cv->dry) return TP_OK;
+    tp_status st = tp__ox_scope_open(cv, body);
+    if (st != TP_OK) return st;
+    for (uint32_t i = 0; st == TP_OK && i < body->n_initializers; i++)
+        st = tp__ox_add_initializer(cv, &body->initializers[i]);
+    for (uint32_t i = 0; st == TP_OK && i < body->n_nodes; i++) {
+        const tp_onnx_node *n = &body->nodes[i];
+        if (!n->domain[0] && strcmp(n->op_type, "Constant") == 0) st = tp__ox_add_node(cv, n, i);
+        for (uint32_t j = 0; st == TP_OK && j < n->n_attrs; j++) {
+            const tp_onnx_attr *a = &n->attrs[j];
+            if (a->g) st = body_weights(cv, a->g);
+            for (uint32_t k = 0; st == TP_OK && k < a->n_graphs; k++)
+                st = body_weights(cv, a->graphs[k]);
+        }
+    }
+    tp__ox_scope_close(cv);
+    return st;
+}
+
 static tp_status note(conv *cv, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
@@ -193,6 +216,7 @@ static tp_status cf_if(conv *cv, tp_ox_ctx *c) {
     }
     if (known) {
         st = body_run(cv, c, cond ? "then_branch" : "else_branch", cond ? t : e, NULL, 0, ot);
+        if (st == TP_OK) st = body_weights(cv, cond ? e : t);
     } else {
         st = body_run(cv, c, "then_branch", t, NULL, 0, ot);
         if (st == TP_OK) st = body_run(cv, c, "else_branch", e, NULL, 0, oe);
@@ -222,7 +246,9 @@ static tp_status cf_if(conv *cv, tp_ox_ctx *c) {
     if ((st = tp__ox_check_outputs(cv, c)) != TP_OK) goto done;
     if ((st = if_outputs(cv, c, ot, oe)) != TP_OK) goto done;
     if (known)
-        st = note(cv, "If '%s': condition '%s' is %s at plan time; planned the %s only",
+        st = note(cv,
+                  "If '%s': condition '%s' is %s at plan time; planned the %s only (weights "
+                  "of both counted)",
                   node_label(c), c->in[0].name, cond ? "true" : "false",
                   cond ? "then_branch" : "else_branch");
     else
@@ -289,8 +315,12 @@ static tp_status cf_loop(conv *cv, tp_ox_ctx *c) {
     int64_t m = -1;
     bool m_known = c->in[0].present && c->in[0].value && c->in[0].value->n >= 1 &&
                    tp_ox_value_int(c->in[0].value, 0, &m) && m >= 0 && m <= MAX_STATIC_TRIPS;
+    const tp_ox_value *mv = c->in[0].present ? c->in[0].value : NULL;
+    bool m_sym = !m_known && mv && !mv->is_float && mv->n >= 1 && !tp_dim_is_static(mv->d[0]);
     if (m_known)
         trip = tp_dim_static(m);
+    else if (m_sym)
+        trip = mv->d[0]; /* M = a dim, e.g. x.size(0) of a scripted for-loop */
     else if ((st = tp_ox_data_dim(c, "loop_trips", &trip)) != TP_OK)
         return st;
     uint32_t n_b = 2 + n_carried;
@@ -343,9 +373,11 @@ static tp_status cf_loop(conv *cv, tp_ox_ctx *c) {
         goto done;
     if ((st = body_run(cv, c, "body", body, binds, n_b, outs)) != TP_OK) goto done;
     char tb[160], sb[120];
-    if (!m_known)
-        snprintf(tb, sizeof tb, "unknown: symbol '%s'",
-                 tp_graph_dim_str(cv->g, trip, sb, sizeof sb));
+    const char *ts = tp_graph_dim_str(cv->g, trip, sb, sizeof sb);
+    if (m_sym)
+        snprintf(tb, sizeof tb, "%s M = %s", c->in[1].present ? "at most" : "", ts);
+    else if (!m_known)
+        snprintf(tb, sizeof tb, "unknown: symbol '%s' (bind it)", ts);
     else
         snprintf(tb, sizeof tb, "%s %lld", c->in[1].present ? "at most M =" : "M =", (long long)m);
     st = note(cv,

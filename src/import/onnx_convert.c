@@ -544,6 +544,9 @@ tp_status tp__ox_emit(conv *cv, tp_ox_ctx *c, const tp_node_id *ids, uint32_t n_
             return st;
         }
         if (first < 0) first = id;
+        /* the graph's own rule may know more (a static size wins over a symbol) */
+        const tp_node *gn = id >= 0 ? tp_graph_node(cv->g, id) : NULL;
+        if (gn && gn->shape.rank == c->out[k].shape.rank) c->out[k].shape = gn->shape;
         st = tp__ox_val_add(cv, oname, id, &c->out[k].shape, c->out[k].elem_type, c->out[k].value);
         c->out[k].value = NULL;
         if (st != TP_OK) return st;

@@ -1,0 +1,142 @@
+#!/usr/bin/python3
+"""Models with control flow for tests/test_onnx_control.c (scripts/fixtures-onnx.sh).
+
+Usage: /usr/bin/python3 scripts/export_control_flow.py OUT_DIR
+
+- cf_loop_rnn:  torch.jit.script RNN over the sequence axis (Loop, trip count = seq).
+- cf_if_conv:   torch.jit.script branch on the data (If with an unknown condition, a
+                different conv in each branch).
+- cf_scan:      a constructed Scan (opset 16) whose body holds its own weight.
+- cf_loop_scan: a constructed Loop with a constant trip count, a Constant in the body and a
+                scan output (trip count x per-iteration).
+Each gets NAME.inputs.json (sizes onnxruntime runs it with; the "bind" binds the same
+symbols in tensorplan). Random weights; torch 1.13 from Debian, opset 16/17.
+"""
+import json
+import os
+import sys
+
+import numpy as np
+import onnx
+import torch
+from onnx import TensorProto, helper, numpy_helper
+
+torch.manual_seed(0)
+
+
+class LoopRNN(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.inp = torch.nn.Linear(16, 32)
+        self.rec = torch.nn.Linear(32, 32)
+
+    def forward(self, x):  # [seq, batch, 16]
+        h = torch.zeros(x.size(1), 32)
+        for i in range(x.size(0)):
+            h = torch.tanh(self.inp(x[i]) + self.rec(h))
+        return h
+
+
+class IfConv(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.b = torch.nn.Conv2d(3, 8, 5, padding=2)
+
+    def forward(self, x):
+        if bool(x.mean() > 0):
+            y = self.a(x)
+        else:
+            y = torch.relu(self.b(x)) * 2.0
+        return y
+
+
+def export(out, name, module, args, names, dyn, spec):
+    path = os.path.join(out, name + ".onnx")
+    torch.onnx.export(torch.jit.script(module), args, path, input_names=names,
+                      output_names=["out"], dynamic_axes=dyn, opset_version=17)
+    write_spec(out, name, spec)
+
+
+def write_spec(out, name, spec):
+    with open(os.path.join(out, name + ".inputs.json"), "w") as f:
+        json.dump(spec, f)
+
+
+def scan_model(out):
+    w = numpy_helper.from_array(np.random.RandomState(1).randn(4, 4).astype(np.float32), "w")
+    body = helper.make_graph(
+        [helper.make_node("MatMul", ["x_t", "w"], ["y_t"], name="mm"),
+         helper.make_node("Add", ["s_in", "y_t"], ["s_out"], name="add"),
+         helper.make_node("Relu", ["y_t"], ["scan_t"], name="relu")],
+        "scan_body",
+        [helper.make_tensor_value_info("s_in", TensorProto.FLOAT, [4]),
+         helper.make_tensor_value_info("x_t", TensorProto.FLOAT, [4])],
+        [helper.make_tensor_value_info("s_out", TensorProto.FLOAT, [4]),
+         helper.make_tensor_value_info("scan_t", TensorProto.FLOAT, [4])],
+        [w])
+    g = helper.make_graph(
+        [helper.make_node("Scan", ["s0", "xs"], ["s_final", "ys"], name="scan", body=body,
+                          num_scan_inputs=1)],
+        "cf_scan",
+        [helper.make_tensor_value_info("s0", TensorProto.FLOAT, [4]),
+         helper.make_tensor_value_info("xs", TensorProto.FLOAT, ["seq", 4])],
+        [helper.make_tensor_value_info("s_final", TensorProto.FLOAT, [4]),
+         helper.make_tensor_value_info("ys", TensorProto.FLOAT, ["seq", 4])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 16)])
+    m.ir_version = 8
+    onnx.checker.check_model(m)
+    onnx.save(m, os.path.join(out, "cf_scan.onnx"))
+    write_spec(out, "cf_scan", {"bind": {"seq": 6}, "inputs": {
+        "s0": {"dtype": "float32", "shape": [4]}, "xs": {"dtype": "float32", "shape": [6, 4]}}})
+
+
+def loop_scan_model(out):
+    c = helper.make_tensor("c", TensorProto.FLOAT, [3], [1.0, 2.0, 3.0])
+    body = helper.make_graph(
+        [helper.make_node("Constant", [], ["k"], name="const", value=c),
+         helper.make_node("Add", ["acc_in", "k"], ["acc_out"], name="add"),
+         helper.make_node("Identity", ["cond_in"], ["cond_out"], name="id"),
+         helper.make_node("Unsqueeze", ["acc_out", "ax"], ["row"], name="unsq"),
+         helper.make_node("Concat", ["row", "row"], ["scan_t"], name="cat", axis=0)],
+        "loop_body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc_in", TensorProto.FLOAT, [3])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc_out", TensorProto.FLOAT, [3]),
+         helper.make_tensor_value_info("scan_t", TensorProto.FLOAT, [2, 3])],
+        [numpy_helper.from_array(np.array([0], dtype=np.int64), "ax")])
+    g = helper.make_graph(
+        [helper.make_node("Loop", ["trips", "", "acc0"], ["acc", "scans"], name="loop", body=body)],
+        "cf_loop_scan",
+        [helper.make_tensor_value_info("acc0", TensorProto.FLOAT, [3])],
+        [helper.make_tensor_value_info("acc", TensorProto.FLOAT, [3]),
+         helper.make_tensor_value_info("scans", TensorProto.FLOAT, [5, 2, 3])],
+        [numpy_helper.from_array(np.array(5, dtype=np.int64), "trips")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 16)])
+    m.ir_version = 8
+    onnx.checker.check_model(m)
+    onnx.save(m, os.path.join(out, "cf_loop_scan.onnx"))
+    write_spec(out, "cf_loop_scan", {"bind": {}, "inputs": {
+        "acc0": {"dtype": "float32", "shape": [3]}}})
+
+
+def main():
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    export(out, "cf_loop_rnn", LoopRNN().eval(), (torch.randn(5, 2, 16),), ["x"],
+           {"x": {0: "seq", 1: "batch"}, "out": {0: "batch"}},
+           {"bind": {"seq": 7, "batch": 3},
+            "inputs": {"x": {"dtype": "float32", "shape": [7, 3, 16]}}})
+    export(out, "cf_if_conv", IfConv().eval(), (torch.randn(1, 3, 16, 16),), ["x"],
+           {"x": {0: "batch", 2: "height", 3: "width"}},
+           {"bind": {"batch": 2, "height": 20, "width": 24},
+            "inputs": {"x": {"dtype": "float32", "shape": [2, 3, 20, 24]}}})
+    scan_model(out)
+    loop_scan_model(out)
+    print("exported control-flow models to", out)
+
+
+if __name__ == "__main__":
+    main()

