@@ -132,7 +132,8 @@ static bool read_tensor_pb(const char *path, pb_tensor *out) {
 }
 
 static bool data_dependent_sym(const char *name) {
-    static const char *const P[] = {"nonzero_", "unique_", "compress_", "nms_", "loop_trips_"};
+    static const char *const P[] = {"nonzero_", "unique_",     "compress_",
+                                    "nms_",     "loop_trips_", "topk_"};
     for (size_t i = 0; i < sizeof P / sizeof P[0]; i++)
         if (strncmp(name, P[i], strlen(P[i])) == 0) return true;
     return false;
@@ -283,6 +284,23 @@ static bool check_one(tp_onnx_model *m, const char *dir, char *why, size_t cap, 
         for (uint32_t d = 0; ok && d < want.rank; d++) {
             int64_t v;
             tp_dim dim = n->shape.dims[d];
+            const char *dsym = !tp_dim_is_static(dim) && (uint32_t)dim.sym < 1000000
+                                   ? tp_graph_dim_str(g, dim, (char[128]){0}, 128)
+                                   : "";
+            if (data_dependent_sym(dsym)) {
+                /* the default upper bound must hold; then bind the true size */
+                for (uint32_t k = 0; k < tp_graph_symbol_count(g); k++) {
+                    int64_t ub;
+                    if (strcmp(tp_graph_symbol_name(g, k), dsym) == 0 &&
+                        tp_graph_symbol_upper(g, k, &ub, NULL) && ub < want.dims[d]) {
+                        snprintf(why, cap, "output %u: upper bound %lld of %.100s is below %lld", i,
+                                 (long long)ub, dsym, (long long)want.dims[d]);
+                        ok = false;
+                    }
+                }
+                if (ok && tp_graph_bind(g, dsym, want.dims[d], &err) == TP_OK) (*data_dims)++;
+                if (!ok) break;
+            }
             if (tp_graph_dim_value(g, dim, &v, &err) != TP_OK) {
                 const char *sym = !tp_dim_is_static(dim) && (uint32_t)dim.sym < 1000000
                                       ? tp_graph_dim_str(g, dim, (char[128]){0}, 128)

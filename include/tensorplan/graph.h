@@ -453,6 +453,20 @@ static inline bool tp_op_is_boundary(tp_op_kind k) {
 /* Elementwise ops eligible for in-place reuse (unary, binary, compare, where, cast, rope). */
 bool tp_op_is_elementwise(tp_op_kind k);
 
+/* Upper bound of a data-dependent size: while the named symbol `sym` is not
+ * bound, it takes the value of `upper` (a static size or a dim over other
+ * symbols, e.g. the element count of NonZero's input), so a graph with
+ * data-dependent sizes can be planned without bindings, safely (never below the
+ * runtime's size). tp_graph_bind still overrides it. `why` (copied) says how the
+ * bound was derived. TP_ERR_INVALID when sym is not a named symbol or upper is
+ * sym itself. Needs exclusive access. */
+tp_status tp_graph_symbol_set_upper(tp_graph *g, tp_dim sym, tp_dim upper, const char *why,
+                                    tp_error *err);
+/* True when named symbol `index` (tp_graph_symbol_name order) currently takes its
+ * upper bound (not bound by the user, the bound's value known): *value and *why
+ * receive it (either may be NULL). */
+bool tp_graph_symbol_upper(const tp_graph *g, uint32_t index, int64_t *value, const char **why);
+
 /* ---- notes: what an importer assumed ----
  * A note is one line of text saying what was assumed to size the graph (which
  * If branch was planned and why, an upper bound used for a data-dependent dim,

@@ -42,6 +42,9 @@ typedef struct tp_gsym {
     int32_t state;           /* SYM_* under the current bindings */
     tp_sym_id first_unbound; /* a named symbol it depends on that is unbound, or -1 */
     bool bound;              /* named: bound by the user */
+    bool has_upper;          /* named: `upper` is used while unbound (tp_graph_symbol_set_upper) */
+    tp_dim upper;
+    const char *upper_why; /* how the bound was derived (arena text) */
 } tp_gsym;
 
 typedef struct tp_arena_chunk tp_arena_chunk;

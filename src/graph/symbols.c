@@ -107,6 +107,20 @@ static void eval_one(tp_graph *g, tp_gsym *s, tp_sym_id id) {
     if (s->name) {
         s->state = s->bound ? SYM_OK : SYM_UNBOUND;
         s->first_unbound = s->bound ? -1 : id;
+        if (!s->bound && s->has_upper) {
+            /* an unbound data-dependent size takes its upper bound */
+            int64_t v;
+            int32_t st;
+            tp_sym_id u;
+            operand(g, s->upper, &v, &st, &u);
+            if (st == SYM_OK) {
+                s->state = SYM_OK;
+                s->value = v;
+                s->first_unbound = -1;
+            } else if (st != SYM_UNBOUND) {
+                s->state = st;
+            }
+        }
         return;
     }
     int64_t va, vb;
@@ -124,8 +138,48 @@ static void eval_one(tp_graph *g, tp_gsym *s, tp_sym_id id) {
 }
 
 void tp_graph_syms_reeval(tp_graph *g) {
-    for (size_t i = 0; i < g->n_syms; i++)
-        eval_one(g, &g->syms[i], (tp_sym_id)i);
+    /* an upper bound may be an expression created after its symbol: repeat while
+     * a bounded symbol changes (bounds of bounds chain a few levels at most) */
+    for (int pass = 0; pass < 16; pass++) {
+        bool changed = false;
+        for (size_t i = 0; i < g->n_syms; i++) {
+            tp_gsym *s = &g->syms[i];
+            int32_t old_state = s->state;
+            int64_t old_value = s->value;
+            eval_one(g, s, (tp_sym_id)i);
+            if (s->has_upper && !s->bound && (s->state != old_state || s->value != old_value))
+                changed = true;
+        }
+        if (!changed) break;
+    }
+}
+
+tp_status tp_graph_symbol_set_upper(tp_graph *g, tp_dim sym, tp_dim upper, const char *why,
+                                    tp_error *err) {
+    if (!g || !tp_graph_dim_ok(g, sym) || tp_dim_is_static(sym) || !tp_graph_dim_ok(g, upper))
+        return tp_error_set(err, TP_ERR_INVALID, "tp_graph_symbol_set_upper: invalid argument");
+    tp_gsym *s = &g->syms[sym.sym];
+    if (!s->name)
+        return tp_error_set(err, TP_ERR_INVALID, "tp_graph_symbol_set_upper: not a named symbol");
+    if (!tp_dim_is_static(upper) && upper.sym == sym.sym)
+        return tp_error_set(err, TP_ERR_INVALID,
+                            "tp_graph_symbol_set_upper: '%.200s' bounded by itself", s->name);
+    const char *w = tp_graph_arena_strdup(g, why ? why : "");
+    if (!w) return tp_error_set(err, TP_ERR_NOMEM, "out of memory setting a bound");
+    s->has_upper = true;
+    s->upper = upper;
+    s->upper_why = w;
+    tp_graph_syms_reeval(g);
+    return TP_OK;
+}
+
+bool tp_graph_symbol_upper(const tp_graph *g, uint32_t index, int64_t *value, const char **why) {
+    if (!g || index >= g->n_named) return false;
+    const tp_gsym *s = &g->syms[g->named[index]];
+    if (!s->has_upper || s->bound || s->state != SYM_OK) return false;
+    if (value) *value = s->value;
+    if (why) *why = s->upper_why;
+    return true;
 }
 
 /* ---- creation ---- */

@@ -82,6 +82,11 @@ tp_status tp_ox_fail(tp_ox_ctx *c, tp_status s, const char *fmt, ...)
 tp_status tp_ox_unknown_dim(tp_ox_ctx *c, uint32_t out, int32_t axis, tp_dim *d);
 /* A named symbolic dim for a data-dependent size: "<what>_<node>". */
 tp_status tp_ox_data_dim(tp_ox_ctx *c, const char *what, tp_dim *d);
+/* A data-dependent dim as tp_ox_data_dim with an upper bound used while it is
+ * not bound (tp_graph_symbol_set_upper); `how` says what the bound is, e.g.
+ * "the elements of its input". */
+tp_status tp_ox_data_dim_upper(tp_ox_ctx *c, const char *what, tp_dim upper, const char *how,
+                               tp_dim *d);
 /* Require at least lo and at most hi inputs (counting trailing missing ones). */
 tp_status tp_ox_arity(tp_ox_ctx *c, uint32_t lo, uint32_t hi);
 /* Normalize an axis for a rank (negative counts from the end). */

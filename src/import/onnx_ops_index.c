@@ -102,7 +102,8 @@ static tp_status r_one_hot(tp_ox_ctx *c) {
 }
 
 /* Count of nonzero values when known, else a named data-dependent dim. */
-static tp_status count_dim(tp_ox_ctx *c, const tp_ox_value *v, const char *what, tp_dim *d) {
+static tp_status count_dim(tp_ox_ctx *c, const tp_ox_value *v, const char *what, tp_dim upper,
+                           const char *how, tp_dim *d) {
     if (v) {
         int64_t n = 0, x;
         bool ok = true;
@@ -117,24 +118,38 @@ static tp_status count_dim(tp_ox_ctx *c, const tp_ox_value *v, const char *what,
             return TP_OK;
         }
     }
-    return tp_ox_data_dim(c, what, d);
+    return tp_ox_data_dim_upper(c, what, upper, how, d);
 }
 
 static tp_status r_compress(tp_ox_ctx *c) {
     tp_status st = tp_ox_arity(c, 2, 2);
     if (st != TP_OK) return st;
     const tp_shape *x = &c->in[0].shape;
-    tp_dim n;
-    if ((st = count_dim(c, c->in[1].value, "compress", &n)) != TP_OK) return st;
+    tp_dim n, upper;
     tp_shape *o = &c->out[0].shape;
     c->out[0].elem_type = c->in[0].elem_type;
-    if (!tp_ox_has_attr(c, "axis")) {
+    bool has_axis = tp_ox_has_attr(c, "axis");
+    int64_t axis = 0;
+    if (has_axis && (st = tp_ox_axis(c, tp_ox_attr_int(c, "axis", 0), x->rank, &axis)) != TP_OK)
+        return st;
+    if (has_axis)
+        upper = x->dims[axis];
+    else if ((st = tp_ox_prod(c, x, 0, x->rank, &upper)) != TP_OK)
+        return st;
+    /* the condition selects at most its own length of the slices */
+    const tp_shape *cs = &c->in[1].shape;
+    if (cs->rank == 1 && (st = tp_ox_dim(c, TP_SYM_MIN, upper, cs->dims[0], &upper)) != TP_OK)
+        return st;
+    if ((st = count_dim(c, c->in[1].value, "compress", upper,
+                        has_axis ? "the length of the axis and of the condition"
+                                 : "the elements of its input and of the condition",
+                        &n)) != TP_OK)
+        return st;
+    if (!has_axis) {
         o->rank = 1;
         o->dims[0] = n;
         return TP_OK;
     }
-    int64_t axis;
-    if ((st = tp_ox_axis(c, tp_ox_attr_int(c, "axis", 0), x->rank, &axis)) != TP_OK) return st;
     *o = *x;
     o->dims[axis] = n;
     return TP_OK;
@@ -147,7 +162,10 @@ static tp_status r_nonzero(tp_ox_ctx *c) {
     o->rank = 2;
     o->dims[0] = tp_dim_static(c->in[0].shape.rank);
     c->out[0].elem_type = TP_ONNX_INT64;
-    return count_dim(c, c->in[0].value, "nonzero", &o->dims[1]);
+    tp_dim upper;
+    const tp_shape *x = &c->in[0].shape;
+    if ((st = tp_ox_prod(c, x, 0, x->rank, &upper)) != TP_OK) return st;
+    return count_dim(c, c->in[0].value, "nonzero", upper, "the elements of its input", &o->dims[1]);
 }
 
 static tp_status r_unique(tp_ox_ctx *c) {
@@ -155,19 +173,26 @@ static tp_status r_unique(tp_ox_ctx *c) {
     if (st != TP_OK) return st;
     const tp_shape *x = &c->in[0].shape;
     tp_dim u;
-    if ((st = tp_ox_data_dim(c, "unique", &u)) != TP_OK) return st;
     tp_dim total = tp_dim_static(0);
     c->out[0].elem_type = c->in[0].elem_type;
-    if (tp_ox_has_attr(c, "axis")) {
-        int64_t axis;
+    bool has_axis = tp_ox_has_attr(c, "axis");
+    int64_t axis = 0;
+    if (has_axis) {
         if ((st = tp_ox_axis(c, tp_ox_attr_int(c, "axis", 0), x->rank, &axis)) != TP_OK) return st;
+        total = x->dims[axis];
+    } else if ((st = tp_ox_prod(c, x, 0, x->rank, &total)) != TP_OK) {
+        return st;
+    }
+    if ((st = tp_ox_data_dim_upper(
+             c, "unique", total, has_axis ? "the length of the axis" : "the elements of its input",
+             &u)) != TP_OK)
+        return st;
+    if (has_axis) {
         c->out[0].shape = *x;
         c->out[0].shape.dims[axis] = u;
-        total = x->dims[axis];
     } else {
         c->out[0].shape.rank = 1;
         c->out[0].shape.dims[0] = u;
-        if ((st = tp_ox_prod(c, x, 0, x->rank, &total)) != TP_OK) return st;
     }
     for (uint32_t k = 1; k < c->n_out && k < 4; k++) {
         c->out[k].shape.rank = 1;
@@ -191,7 +216,8 @@ static tp_status r_topk(tp_ox_ctx *c) {
         const tp_ox_value *kv = c->in[1].value;
         if (kv && kv->n == 1 && !kv->is_float)
             k = kv->d[0];
-        else if ((st = tp_ox_unknown_dim(c, 0, (int32_t)axis, &k)) != TP_OK)
+        else if ((st = tp_ox_data_dim_upper(c, "topk", x->dims[axis], "the length of the axis",
+                                            &k)) != TP_OK)
             return st;
     }
     for (uint32_t o = 0; o < c->n_out && o < 2; o++) {

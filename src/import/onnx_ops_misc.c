@@ -77,7 +77,26 @@ static tp_status r_nms(tp_ox_ctx *c) {
     c->out[0].shape.rank = 2;
     c->out[0].shape.dims[1] = tp_dim_static(3);
     c->out[0].elem_type = TP_ONNX_INT64;
-    return tp_ox_data_dim(c, "nms", &c->out[0].shape.dims[0]);
+    /* boxes [batch, spatial, 4], scores [batch, classes, spatial]: at most
+     * min(max_output_boxes_per_class, spatial) boxes per batch and class */
+    const tp_shape *b = &c->in[0].shape, *sc = &c->in[1].shape;
+    if (b->rank != 3 || sc->rank != 3)
+        return tp_ox_fail(c, TP_ERR_SHAPE, "boxes and scores need rank 3");
+    tp_dim per = b->dims[1], upper;
+    int64_t mx;
+    const tp_ox_value *mv = c->n_in > 2 && c->in[2].present ? c->in[2].value : NULL;
+    bool known = mv && mv->n >= 1 && tp_ox_value_int(mv, 0, &mx) && mx >= 0;
+    if (c->n_in > 2 && c->in[2].present && !known) {
+        /* unknown max_output_boxes_per_class: every box may be kept */
+    } else if ((st = tp_ox_dim(c, TP_SYM_MIN, per, tp_dim_static(known ? mx : 0), &per)) != TP_OK) {
+        return st;
+    }
+    if ((st = tp_ox_dim(c, TP_SYM_MUL, per, sc->dims[1], &upper)) != TP_OK ||
+        (st = tp_ox_dim(c, TP_SYM_MUL, upper, b->dims[0], &upper)) != TP_OK)
+        return st;
+    return tp_ox_data_dim_upper(c, "nms", upper,
+                                "min(max_output_boxes_per_class, boxes) x classes x batch",
+                                &c->out[0].shape.dims[0]);
 }
 
 static tp_status r_roi_align(tp_ox_ctx *c) {

@@ -61,6 +61,17 @@ tp_status tp_ox_data_dim(tp_ox_ctx *c, const char *what, tp_dim *d) {
     return sym_named(c, name, d);
 }
 
+tp_status tp_ox_data_dim_upper(tp_ox_ctx *c, const char *what, tp_dim upper, const char *how,
+                               tp_dim *d) {
+    tp_status st = tp_ox_data_dim(c, what, d);
+    if (st != TP_OK || tp_dim_is_static(*d)) return st;
+    char why[320], ub[120];
+    snprintf(why, sizeof why, "%s '%s': at most %s = %s", c->node->op_type,
+             c->node->n_outputs ? c->node->outputs[0] : c->node->name, how,
+             tp_graph_dim_str(c->g, upper, ub, sizeof ub));
+    return tp_graph_symbol_set_upper(c->g, *d, upper, why, c->err);
+}
+
 tp_status tp_ox_arity(tp_ox_ctx *c, uint32_t lo, uint32_t hi) {
     uint32_t n = c->n_in;
     while (n > 0 && !c->in[n - 1].present)
