@@ -286,6 +286,48 @@ TP_TEST(packed_qkv_parent) {
     tp_graph_destroy(g);
 }
 
+/* Hard-swish y = t * relu(t + w): t is read twice, but the multiply is its last
+ * reader, so y reuses t's buffer (the lifetime decides, not the edge count):
+ * two activation buffers live at the multiply instead of three. An input that
+ * another input of the same op views is never overwritten. */
+TP_TEST(inplace_lifetime_not_edges) {
+    tp_graph *g = new_graph();
+    tp_node_id x = input(g, "x", TP_DTYPE_F32, 2, d88);
+    tp_node_id w = param(g, "w", 2, d88);
+    tp_node_id t = matmul(g, x, w, "t");
+    tp_node_id a = binary(g, TP_BINARY_ADD, t, w, "a"); /* t still read later: not in place */
+    tp_node_id r = unary(g, TP_UNARY_RELU, a, "r");     /* in place on a */
+    tp_node_id y = binary(g, TP_BINARY_MUL, t, r, "y"); /* t dies here: in place on t */
+    tp_node_id u = matmul(g, y, w, "u");
+    tp_node_id uv = reshape(g, u, 1, (int64_t[]){64}, "uv");
+    tp_node_id z = binary(g, TP_BINARY_ADD, u, u, "z"); /* x + x: u dies here, twice read */
+    tp_node_id zv = reshape(g, z, 2, d88, "zv");
+    tp_node_id q = binary(g, TP_BINARY_MUL, z, zv, "q"); /* zv views z: never in place */
+    tp_node_id o = unary(g, TP_UNARY_NEG, uv, "o");
+    (void)o;
+    TP_CHECK_OK(tp_graph_mark_output(g, q, &err), &err);
+    TP_CHECK_OK(tp_graph_mark_output(g, o, &err), &err);
+    tp_liveness *l = live_of(g, NULL);
+    if (!l) {
+        tp_graph_destroy(g);
+        return;
+    }
+    TP_CHECK(!tp_liveness_get(l, a)->inplace);
+    TP_CHECK(tp_liveness_get(l, r)->inplace);
+    TP_CHECK(tp_liveness_get(l, y)->inplace);
+    TP_CHECK_EQ_I64(tp_liveness_get(l, y)->root, t);
+    TP_CHECK(!tp_liveness_get(l, z)->inplace); /* u's view uv is read later (o) */
+    TP_CHECK(!tp_liveness_get(l, q)->inplace);
+    tp_liveness_destroy(l);
+    tp_plan *p = NULL;
+    TP_CHECK_OK(tp_plan_graph(g, NULL, &p, &err), &err);
+    if (p) {
+        TP_CHECK_EQ_U64(tp_plan_inplace_saved_bytes(p), 2 * 256);
+        tp_plan_destroy(p);
+    }
+    tp_graph_destroy(g);
+}
+
 /* In-place reuse: only when input 0 dies here, has one reader, no views and
  * the same byte size; never for boundary inputs or outputs. */
 TP_TEST(inplace_rules) {
@@ -513,6 +555,7 @@ int main(void) {
     TP_RUN(pin_output_ancestors);
     TP_RUN(packed_qkv_parent);
     TP_RUN(inplace_rules);
+    TP_RUN(inplace_lifetime_not_edges);
     TP_RUN(view_of_inplace_node);
     TP_RUN(output_of_born_with_producer);
     TP_RUN(tied_param_is_alias);

@@ -11,9 +11,11 @@
  *   - TP_NODE_READS_INPUTS_LATE: the node's inputs (and their chains) live to last;
  *   - attention with packed QKV keeps input 0 (and its chain) alive to its step;
  *   - pin_output_ancestors: every transitive ancestor of an output lives to last;
- *   - in-place: an elementwise op whose input 0 is a plain, non-boundary buffer
- *     read only by this op (one edge, no views), dying at this step and of the
- *     same byte size reuses that buffer.
+ *   - in-place: an elementwise op reuses the buffer of an input (input 0 first)
+ *     that is plain and non-boundary, has the same byte size and dies at this
+ *     step -- its other readers and views have all run: the lifetime decides,
+ *     not the number of edges -- unless another input of the op reads the same
+ *     bytes.
  */
 #include <string.h>
 
@@ -181,6 +183,40 @@ static tp_status alias_source(const tp_graph *g, tp_node_id id, tp_node_id *src,
     return TP_OK;
 }
 
+/* The buffer a node reads through input q (views followed to their source). */
+static tp_node_id buffer_of(const tp_liveness *l, const scratch *s, tp_node_id q) {
+    while (s->src[q] != TP_NO_NODE)
+        q = s->src[q];
+    return l->live[q].root;
+}
+
+/* The input whose buffer elementwise node i may overwrite, or TP_NO_NODE. The
+ * lifetime decides, not the number of edges: an input qualifies when it is a
+ * plain (no view, not boundary, not a secondary output) buffer of the same
+ * byte size that dies at this step -- every other reader, and every view of it,
+ * has run by now -- and no other input of i reads the same bytes. Input 0 is
+ * preferred, then the others in order (x * clip(x + 3): the multiply reuses x). */
+static tp_node_id inplace_input(const tp_graph *g, const tp_liveness *l, const scratch *s,
+                                tp_node_id i) {
+    const tp_node *nd = tp_graph_node(g, i);
+    const tp_live *lv = &l->live[i];
+    if (lv->bytes == 0) return TP_NO_NODE;
+    for (uint32_t k = 0; k < nd->n_inputs; k++) {
+        tp_node_id p = nd->inputs[k];
+        const tp_live *pl = &l->live[p];
+        const tp_node *pn = tp_graph_node(g, p);
+        if (pl->is_view || tp_op_is_boundary(pn->op.kind) || pn->op.kind == TP_OP_OUTPUT_OF ||
+            pl->death != (int64_t)i || pl->bytes != lv->bytes)
+            continue;
+        tp_node_id buf = pl->root;
+        bool shared = false;
+        for (uint32_t j = 0; j < nd->n_inputs && !shared; j++)
+            shared = nd->inputs[j] != p && buffer_of(l, s, nd->inputs[j]) == buf;
+        if (!shared) return p;
+    }
+    return TP_NO_NODE;
+}
+
 tp_status tp_liveness_compute(const tp_graph *g, const tp_plan_options *opt,
                               const tp_allocator *alloc, tp_liveness **out, tp_error *err) {
     if (!g || !out) return tp_error_set(err, TP_ERR_INVALID, "tp_liveness_compute: NULL argument");
@@ -241,14 +277,9 @@ tp_status tp_liveness_compute(const tp_graph *g, const tp_plan_options *opt,
         tp_live *lv = &l->live[i];
         const tp_node *nd = tp_graph_node(g, (tp_node_id)i);
         if (lv->is_view || nd->n_inputs == 0 || !tp_op_is_elementwise(nd->op.kind)) continue;
-        tp_node_id p = nd->inputs[0];
-        const tp_live *pl = &l->live[p];
-        const tp_node *pn = tp_graph_node(g, p);
-        if (pl->is_view || tp_op_is_boundary(pn->op.kind) || pn->op.kind == TP_OP_OUTPUT_OF ||
-            s.consumers[p] != 1 || s.views[p] != 0 || pl->death != (int64_t)i ||
-            pl->bytes != lv->bytes || lv->bytes == 0)
-            continue;
-        lv->root = pl->root; /* p is no view: its root is final already */
+        tp_node_id p = inplace_input(g, l, &s, (tp_node_id)i);
+        if (p == TP_NO_NODE) continue;
+        lv->root = l->live[p].root; /* p is no view: its root is final already */
         lv->inplace = true;
         l->inplace_saved = tp_sat_add_u64(l->inplace_saved, lv->bytes);
     }
