@@ -9,6 +9,8 @@ Usage: /usr/bin/python3 scripts/export_control_flow.py OUT_DIR
 - cf_scan:      a constructed Scan (opset 16) whose body holds its own weight.
 - cf_loop_scan: a constructed Loop with a constant trip count, a Constant in the body and a
                 scan output (trip count x per-iteration).
+- hardswish:    Paddle-style hard-swish blocks (y = x * clip(x + 3, 0, 6) / 6 after each
+                conv), the pattern where x is read twice (in-place reuse by lifetime).
 Each gets NAME.inputs.json (sizes onnxruntime runs it with; the "bind" binds the same
 symbols in tensorplan). Random weights; torch 1.13 from Debian, opset 16/17.
 """
@@ -122,6 +124,33 @@ def loop_scan_model(out):
         "acc0": {"dtype": "float32", "shape": [3]}}})
 
 
+def hardswish_model(out):
+    rs = np.random.RandomState(2)
+    nodes, inits, cur, ch = [], [], "x", 3
+    for i, c in enumerate([16, 32, 32, 64]):
+        w = numpy_helper.from_array(rs.randn(c, ch, 3, 3).astype(np.float32) * 0.1, "w%d" % i)
+        inits.append(w)
+        nodes += [
+            helper.make_node("Conv", [cur, w.name], ["c%d" % i], name="conv%d" % i, pads=[1] * 4),
+            helper.make_node("Add", ["c%d" % i, "three"], ["a%d" % i], name="add%d" % i),
+            helper.make_node("Clip", ["a%d" % i, "zero", "six"], ["k%d" % i], name="clip%d" % i),
+            helper.make_node("Mul", ["c%d" % i, "k%d" % i], ["m%d" % i], name="mul%d" % i),
+            helper.make_node("Div", ["m%d" % i, "six"], ["h%d" % i], name="div%d" % i)]
+        cur, ch = "h%d" % i, c
+    for n, v in (("three", 3.0), ("zero", 0.0), ("six", 6.0)):
+        inits.append(numpy_helper.from_array(np.array(v, dtype=np.float32), n))
+    g = helper.make_graph(nodes, "hardswish",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 3, 64, 64])],
+                          [helper.make_tensor_value_info(cur, TensorProto.FLOAT, ["batch", 64, 64, 64])],
+                          inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    onnx.checker.check_model(m)
+    onnx.save(m, os.path.join(out, "hardswish.onnx"))
+    write_spec(out, "hardswish", {"bind": {"batch": 1}, "inputs": {
+        "x": {"dtype": "float32", "shape": [1, 3, 64, 64]}}})
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -135,6 +164,7 @@ def main():
             "inputs": {"x": {"dtype": "float32", "shape": [2, 3, 20, 24]}}})
     scan_model(out)
     loop_scan_model(out)
+    hardswish_model(out)
     print("exported control-flow models to", out)
 
 

@@ -50,7 +50,7 @@ if [ ! -f "$ORT/onnxruntime-node/package.json" ]; then
   fi
 fi
 
-if [ ! -f "$FIX/models/cf_loop_rnn.onnx" ]; then
+if [ ! -f "$FIX/models/hardswish.onnx" ]; then
   /usr/bin/python3 scripts/export_control_flow.py "$FIX/models"
 fi
 
