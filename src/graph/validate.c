@@ -57,6 +57,8 @@ static tp_status check_bound(const tp_graph *g, tp_error *err) {
     }
     for (size_t i = g->n_syms; i-- > 0;) {
         const tp_gsym *s = &g->syms[i];
+        if (mark[i] && s->name && s->has_upper && !s->bound && !tp_dim_is_static(s->upper))
+            mark[s->upper.sym] = 1; /* a data-dependent size at its bound needs the bound's */
         if (!mark[i] || s->name) continue;
         if (!tp_dim_is_static(s->a)) mark[s->a.sym] = 1;
         if (!tp_dim_is_static(s->b)) mark[s->b.sym] = 1;
@@ -67,7 +69,7 @@ static tp_status check_bound(const tp_graph *g, tp_error *err) {
     list[0] = '\0';
     for (size_t i = 0; i < g->n_syms; i++) {
         const tp_gsym *s = &g->syms[i];
-        if (!mark[i] || !s->name || s->bound) continue;
+        if (!mark[i] || !s->name || s->bound || s->has_upper) continue;
         int w = snprintf(list + len, sizeof list - len, "%s'%s'", count ? ", " : "", s->name);
         if (w > 0) len = len + (size_t)w >= sizeof list ? sizeof list - 1 : len + (size_t)w;
         count++;

@@ -262,5 +262,17 @@ if [ -f "$M/bert_base.onnx" ]; then
     has "fit unbound hint" 'hint: bind symbolic dims with --dim NAME=VALUE \(unbound: seq\)' "$tmp/err"
 fi
 
+# --- ONNX assumptions: If branches and data-dependent dims at their upper bound
+C="$(cd "$(dirname "$0")/../.." && pwd)/fuzz/corpus/onnx"
+run "estimate NonZero unbound" 0 "$TP" estimate "$C/test_nonzero_example.onnx" --budget 1GiB
+has "bounded line" '^bounded: nonzero_result = 4 \(NonZero .*at most the elements of its input'
+run "estimate NonZero json" 0 "$TP" estimate "$C/test_nonzero_example.onnx" --budget 1GiB --json
+json "bounded_dims json" 'd["bounded_dims"] == [{"symbol": "nonzero_result", "value": 4, "why": d["bounded_dims"][0]["why"]}] and d["notes"] == []'
+run "estimate NonZero --dim" 0 "$TP" estimate "$C/test_nonzero_example.onnx" --budget 1GiB \
+    --dim nonzero_result=1 --json
+json "--dim overrides the bound" 'd["bounded_dims"] == [] and d["activations_bytes"] == 16'
+run "estimate If" 0 "$TP" estimate "$C/test_if.onnx" --budget 1GiB --json
+json "If note json" 'len(d["notes"]) == 1 and "both branches planned" in d["notes"][0]'
+
 echo "$pass passed, $fails failed"
 [ "$fails" -eq 0 ]

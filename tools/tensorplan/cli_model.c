@@ -141,3 +141,36 @@ void tp_cli_model_error(const char *cmd, const tp_graph *g, const tp_error *err)
     }
     fprintf(stderr, ")\n");
 }
+
+void tp_cli_model_print_assumptions(FILE *f, const tp_graph *g) {
+    for (uint32_t k = 0; k < tp_graph_note_count(g); k++)
+        fprintf(f, "note: %s\n", tp_graph_note(g, k));
+    for (uint32_t k = 0; k < tp_graph_symbol_count(g); k++) {
+        int64_t v;
+        const char *why;
+        if (tp_graph_symbol_upper(g, k, &v, &why))
+            fprintf(f, "bounded: %s = %lld (%s; --dim %s=N overrides)\n",
+                    tp_graph_symbol_name(g, k), (long long)v, why, tp_graph_symbol_name(g, k));
+    }
+}
+
+void tp_cli_model_json_assumptions(tp_json *j, const tp_graph *g) {
+    tp_json_key(j, "notes");
+    tp_json_begin_array(j);
+    for (uint32_t k = 0; k < tp_graph_note_count(g); k++)
+        tp_json_str(j, tp_graph_note(g, k));
+    tp_json_end_array(j);
+    tp_json_key(j, "bounded_dims");
+    tp_json_begin_array(j);
+    for (uint32_t k = 0; k < tp_graph_symbol_count(g); k++) {
+        int64_t v;
+        const char *why;
+        if (!tp_graph_symbol_upper(g, k, &v, &why)) continue;
+        tp_json_begin_object(j);
+        tp_json_kv_str(j, "symbol", tp_graph_symbol_name(g, k));
+        tp_json_kv_i64(j, "value", v);
+        tp_json_kv_str(j, "why", why);
+        tp_json_end_object(j);
+    }
+    tp_json_end_array(j);
+}

@@ -40,6 +40,14 @@ tp_status tp_cli_model_load(const tp_cli_model_args *a, tp_graph **out, tp_error
  * naming the graph's unbound symbols and --dim. g may be NULL (no hint). */
 void tp_cli_model_error(const char *cmd, const tp_graph *g, const tp_error *err);
 
+/* What the importer assumed to size the model (tp_graph_note) and which
+ * data-dependent dims take their upper bound (tp_graph_symbol_upper): text
+ * lines "note: ..." / "bounded: name = value (why)" (nothing when there are
+ * none), or JSON members "notes": [..] and "bounded_dims": [{symbol, value,
+ * why}] (always present; g NULL gives empty arrays). */
+void tp_cli_model_print_assumptions(FILE *f, const tp_graph *g);
+void tp_cli_model_json_assumptions(tp_json *j, const tp_graph *g);
+
 /* Short description of the model ("demo transformer" or the path). */
 const char *tp_cli_model_label(const tp_cli_model_args *a);
 

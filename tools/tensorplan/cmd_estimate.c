@@ -281,9 +281,9 @@ static const char *model_label(const est_args *a) {
     return a->gguf ? a->gguf : tp_cli_model_label(&a->model);
 }
 
-static void print_json(const est_args *a, const tp_estimate *e, uint64_t budget, const char *how,
-                       bool fits, const tp_deficit *d, const tp_moe_plan *m, const char *msg,
-                       const llm_view *lv, const mem_view *mv) {
+static void print_json(const est_args *a, const tp_graph *g, const tp_estimate *e, uint64_t budget,
+                       const char *how, bool fits, const tp_deficit *d, const tp_moe_plan *m,
+                       const char *msg, const llm_view *lv, const mem_view *mv) {
     tp_json j;
     tp_json_init(&j, stdout, true);
     tp_json_begin_object(&j);
@@ -297,6 +297,7 @@ static void print_json(const est_args *a, const tp_estimate *e, uint64_t budget,
     tp_json_kv_u64(&j, "param_bytes", e->param_bytes);
     tp_json_kv_u64(&j, "constant_bytes", e->constant_bytes);
     tp_json_kv_u64(&j, "tied_params_skipped", e->tied_params_skipped);
+    tp_cli_model_json_assumptions(&j, g);
     tp_json_kv_u64(&j, "budget_bytes", budget);
     tp_json_kv_str(&j, "budget_source", how);
     tp_json_kv_bool(&j, "fits", fits);
@@ -344,11 +345,12 @@ static void print_json(const est_args *a, const tp_estimate *e, uint64_t budget,
     tp_json_finish(&j);
 }
 
-static void print_text(const est_args *a, const tp_estimate *e, uint64_t budget, const char *how,
-                       bool fits, const tp_deficit *d, const tp_moe_plan *m, const char *msg,
-                       const llm_view *lv) {
+static void print_text(const est_args *a, const tp_graph *g, const tp_estimate *e, uint64_t budget,
+                       const char *how, bool fits, const tp_deficit *d, const tp_moe_plan *m,
+                       const char *msg, const llm_view *lv) {
     char b[6][32];
     printf("model: %s\n", model_label(a));
+    tp_cli_model_print_assumptions(stdout, g);
     if (lv) {
         const tp_llm_config *c = lv->c;
         printf("  %s: %llu layers, embedding %llu, %llu heads (%llu KV, dim %llu), vocab %llu%s\n",
@@ -412,6 +414,7 @@ int tp_cli_estimate(int argc, char **argv) {
     tp_llm_estimate le;
     llm_view lview = {&lc, &le, &a.llm}, *lv = NULL;
     tp_status st;
+    tp_graph *g = NULL;
     if (a.gguf) {
         /* LLM mode: activations = KV cache + compute buffer, no graph inputs */
         st = tp_gguf_read_llm(a.gguf, NULL, &lc, &err);
@@ -424,15 +427,17 @@ int tp_cli_estimate(int argc, char **argv) {
             lv = &lview;
         }
     } else {
-        tp_graph *g = NULL;
         st = tp_cli_model_load(&a.model, &g, &err);
         if (st == TP_OK) st = tp_estimate_graph(g, &a.eo, &e, &err);
         if (st != TP_OK) tp_cli_model_error("estimate", g, &err);
-        tp_graph_destroy(g);
-        if (st != TP_OK) return tp_cli_exit_for(st);
+        if (st != TP_OK) {
+            tp_graph_destroy(g);
+            return tp_cli_exit_for(st);
+        }
     }
     if (st != TP_OK) {
         tp_cli_error("estimate", &err);
+        tp_graph_destroy(g);
         return tp_cli_exit_for(st);
     }
     char how[160] = "--budget";
@@ -443,6 +448,7 @@ int tp_cli_estimate(int argc, char **argv) {
         (st = default_budget(a.gpu, &mv, &budget, how, sizeof how, &err)) != TP_OK) {
         tp_error_prefix(&err, "cannot determine the default budget (pass --budget): ");
         tp_cli_error("estimate", &err);
+        tp_graph_destroy(g);
         return TP_EXIT_ERROR;
     }
     tp_moe_plan mp;
@@ -456,6 +462,7 @@ int tp_cli_estimate(int argc, char **argv) {
                          a.gguf, (unsigned long long)lc.n_expert,
                          (unsigned long long)lc.moe_layers);
             tp_cli_error("estimate", &err);
+            tp_graph_destroy(g);
             return TP_EXIT_ERROR;
         }
         a.moe.experts_per_layer = lc.n_expert;
@@ -467,6 +474,7 @@ int tp_cli_estimate(int argc, char **argv) {
         a.moe.device_budget_bytes = budget;
         if ((st = tp_estimate_moe_offload(&e, &a.moe, &mp, &err)) != TP_OK) {
             tp_cli_error("estimate", &err);
+            tp_graph_destroy(g);
             return tp_cli_exit_for(st);
         }
         m = &mp;
@@ -479,8 +487,9 @@ int tp_cli_estimate(int argc, char **argv) {
     tp_error_clear(&fe);
     bool fits = tp_estimate_fits_in(&checked, budget, &d, &fe) == TP_OK;
     if (a.json)
-        print_json(&a, &e, budget, how, fits, &d, m, fe.msg, lv, &mv);
+        print_json(&a, g, &e, budget, how, fits, &d, m, fe.msg, lv, &mv);
     else
-        print_text(&a, &e, budget, how, fits, &d, m, fe.msg, lv);
+        print_text(&a, g, &e, budget, how, fits, &d, m, fe.msg, lv);
+    tp_graph_destroy(g);
     return fits ? TP_EXIT_OK : TP_EXIT_OVER_BUDGET;
 }
