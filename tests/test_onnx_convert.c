@@ -344,11 +344,25 @@ TP_TEST(value_propagation_feeds_reshape) {
     TP_CHECK(y && c && nz);
     if (y) TP_CHECK_STR(tp_graph_shape_str(gr, &y->shape, buf, sizeof buf), "[batch,seq,12,64]");
     if (c) TP_CHECK_EQ_I64(c->op.kind, TP_OP_CONSTANT);
-    /* a data-dependent size is a named symbol */
+    /* a data-dependent size is a named symbol with an upper bound (the elements
+     * of the input: x is [batch, seq, 768]); what is unbound is the bound's dims */
     if (nz) {
         TP_CHECK_STR(tp_graph_shape_str(gr, &nz->shape, buf, sizeof buf), "[3,nonzero_nz]");
         TP_CHECK_STATUS(tp_graph_validate(gr, true, &err), TP_ERR_UNBOUND);
-        TP_CHECK_CONTAINS(err.msg, "nonzero_nz");
+        TP_CHECK_CONTAINS(err.msg, "'batch', 'seq'");
+        TP_CHECK_OK(tp_graph_bind(gr, "batch", 2, &err), &err);
+        TP_CHECK_OK(tp_graph_bind(gr, "seq", 5, &err), &err);
+        int64_t v = 0;
+        TP_CHECK_OK(tp_graph_dim_value(gr, nz->shape.dims[1], &v, &err), &err);
+        TP_CHECK_EQ_I64(v, 2 * 5 * 768);
+        bool bounded = false;
+        for (uint32_t k = 0; k < tp_graph_symbol_count(gr); k++)
+            if (strcmp(tp_graph_symbol_name(gr, k), "nonzero_nz") == 0)
+                bounded = tp_graph_symbol_upper(gr, k, &v, NULL) && v == 2 * 5 * 768;
+        TP_CHECK(bounded);
+        TP_CHECK_OK(tp_graph_bind(gr, "nonzero_nz", 7, &err), &err); /* --dim overrides */
+        TP_CHECK_OK(tp_graph_dim_value(gr, nz->shape.dims[1], &v, &err), &err);
+        TP_CHECK_EQ_I64(v, 7);
     }
     tp_graph_destroy(gr);
 }
