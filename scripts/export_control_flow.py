@@ -11,6 +11,9 @@ Usage: /usr/bin/python3 scripts/export_control_flow.py OUT_DIR
                 scan output (trip count x per-iteration).
 - hardswish:    Paddle-style hard-swish blocks (y = x * clip(x + 3, 0, 6) / 6 after each
                 conv), the pattern where x is read twice (in-place reuse by lifetime).
+- contrib_ops:  com.microsoft ops (SkipLayerNormalization, Attention, MultiHeadAttention,
+                RotaryEmbedding, FastGelu, MatMulNBits) and quantized ops (QuantizeLinear,
+                QLinearMatMul, MatMulInteger, DequantizeLinear, DynamicQuantizeLinear).
 Each gets NAME.inputs.json (sizes onnxruntime runs it with; the "bind" binds the same
 symbols in tensorplan). Random weights; torch 1.13 from Debian, opset 16/17.
 """
@@ -151,6 +154,61 @@ def hardswish_model(out):
         "x": {"dtype": "float32", "shape": [1, 3, 64, 64]}}})
 
 
+def contrib_model(out):
+    """com.microsoft and quantized ops as transformer / quantized exports ship them."""
+    rs = np.random.RandomState(3)
+    B, S, H, NH, HD = 2, 5, 32, 4, 8
+
+    def f32(name, *shape):
+        return numpy_helper.from_array(rs.randn(*shape).astype(np.float32) * 0.1, name)
+
+    inits = [f32("gamma", H), f32("beta", H), f32("qkv_w", H, 3 * H), f32("qkv_b", 3 * H),
+             f32("bias", H), f32("cos", 16, HD // 2), f32("sin", 16, HD // 2),
+             numpy_helper.from_array(np.array([[0, 1, 2, 3, 4]] * B, dtype=np.int64), "pos"),
+             numpy_helper.from_array(rs.randint(0, 255, (16, 1, 16)).astype(np.uint8), "qw"),
+             numpy_helper.from_array(np.ones(16, dtype=np.float32) * 0.01, "qscale"),
+             numpy_helper.from_array(np.array(0.05, dtype=np.float32), "xs"),
+             numpy_helper.from_array(np.array(128, dtype=np.uint8), "xz"),
+             numpy_helper.from_array(rs.randint(0, 255, (H, 8)).astype(np.uint8), "wq"),
+             numpy_helper.from_array(np.array(0.02, dtype=np.float32), "ws"),
+             numpy_helper.from_array(np.array(128, dtype=np.uint8), "wz")]
+    ms = "com.microsoft"
+    nodes = [
+        helper.make_node("SkipLayerNormalization", ["x", "skip", "gamma", "beta", "bias"],
+                         ["sln", "sln_mean", "sln_inv", "sln_sum"], name="sln", domain=ms),
+        helper.make_node("Attention", ["sln", "qkv_w", "qkv_b"], ["attn"], name="attn",
+                         domain=ms, num_heads=NH),
+        helper.make_node("MultiHeadAttention", ["x", "skip", "skip"], ["mha"], name="mha",
+                         domain=ms, num_heads=NH),
+        helper.make_node("Reshape", ["x", "bshd"], ["x4"], name="to4"),
+        helper.make_node("RotaryEmbedding", ["x4", "pos", "cos", "sin"], ["rot"], name="rot",
+                         domain=ms),
+        helper.make_node("FastGelu", ["x", "bias"], ["fg"], name="fg", domain=ms),
+        helper.make_node("MatMulNBits", ["x", "qw", "qscale"], ["mnb"], name="mnb", domain=ms,
+                         K=H, N=16, bits=4, block_size=32),
+        helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"], name="q"),
+        helper.make_node("QLinearMatMul", ["xq", "xs", "xz", "wq", "ws", "wz", "xs", "xz"],
+                         ["qmm"], name="qmm"),
+        helper.make_node("MatMulInteger", ["xq", "wq", "xz", "wz"], ["mmi"], name="mmi"),
+        helper.make_node("DequantizeLinear", ["qmm", "xs", "xz"], ["dq"], name="dq"),
+        helper.make_node("DynamicQuantizeLinear", ["x"], ["dyq", "dys", "dyz"], name="dyq"),
+    ]
+    inits.append(numpy_helper.from_array(np.array([B, NH, S, HD], dtype=np.int64), "bshd"))
+    outs = ["sln", "sln_mean", "sln_inv", "sln_sum", "attn", "mha", "rot", "fg", "mnb", "mmi",
+            "dq", "dyq", "dys", "dyz"]
+    g = helper.make_graph(nodes, "contrib",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [B, S, H]),
+                           helper.make_tensor_value_info("skip", TensorProto.FLOAT, [B, S, H])],
+                          [helper.make_empty_tensor_value_info(o) for o in outs], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17),
+                                            helper.make_opsetid(ms, 1)])
+    m.ir_version = 8
+    onnx.save(m, os.path.join(out, "contrib_ops.onnx"))
+    write_spec(out, "contrib_ops", {"bind": {}, "inputs": {
+        "x": {"dtype": "float32", "shape": [B, S, H]},
+        "skip": {"dtype": "float32", "shape": [B, S, H]}}})
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -165,6 +223,7 @@ def main():
     scan_model(out)
     loop_scan_model(out)
     hardswish_model(out)
+    contrib_model(out)
     print("exported control-flow models to", out)
 
 

@@ -91,6 +91,11 @@ TP_TEST(ort_optimized_mobilenet) {
     check_model("mobilenet_v2_ortopt", NULL, NULL);
 }
 
+/* Transformer contrib ops and quantized ops as exports ship them. */
+TP_TEST(contrib_and_quantized_ops) {
+    check_model("contrib_ops", NULL, NULL);
+}
+
 int main(void) {
     TP_RUN(silero_vad);
     TP_RUN(loop_rnn);
@@ -101,5 +106,6 @@ int main(void) {
     TP_RUN(ort_optimized_bert);
     TP_RUN(ort_optimized_gpt2);
     TP_RUN(ort_optimized_mobilenet);
+    TP_RUN(contrib_and_quantized_ops);
     return tp_test_finish();
 }
