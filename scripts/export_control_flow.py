@@ -14,6 +14,8 @@ Usage: /usr/bin/python3 scripts/export_control_flow.py OUT_DIR
 - contrib_ops:  com.microsoft ops (SkipLayerNormalization, Attention, MultiHeadAttention,
                 RotaryEmbedding, FastGelu, MatMulNBits) and quantized ops (QuantizeLinear,
                 QLinearMatMul, MatMulInteger, DequantizeLinear, DynamicQuantizeLinear).
+- float_sizes:  Resize sizes and a ConstantOfShape computed in float from the input's
+                shape (Cast -> Mul/Div -> Floor/Ceil -> Cast).
 Each gets NAME.inputs.json (sizes onnxruntime runs it with; the "bind" binds the same
 symbols in tensorplan). Random weights; torch 1.13 from Debian, opset 16/17.
 """
@@ -209,6 +211,39 @@ def contrib_model(out):
         "skip": {"dtype": "float32", "shape": [B, S, H]}}})
 
 
+def float_sizes_model(out):
+    """Sizes computed in float from the input's shape (Paddle / scripted torch style)."""
+    f = lambda name, v: numpy_helper.from_array(np.array(v, dtype=np.float32), name)
+    nodes = [
+        helper.make_node("Shape", ["x"], ["s"], name="shape"),
+        helper.make_node("Cast", ["s"], ["sf"], name="cast_f", to=TensorProto.FLOAT),
+        helper.make_node("Mul", ["sf", "two"], ["up"], name="mul"),
+        helper.make_node("Floor", ["up"], ["upf"], name="floor"),
+        helper.make_node("Cast", ["upf"], ["upi"], name="cast_i", to=TensorProto.INT64),
+        helper.make_node("Resize", ["x", "", "", "upi"], ["big"], name="resize", mode="nearest"),
+        helper.make_node("Div", ["sf", "two"], ["down"], name="div"),
+        helper.make_node("Ceil", ["down"], ["downc"], name="ceil"),
+        helper.make_node("Cast", ["downc"], ["downi"], name="cast_d", to=TensorProto.INT64),
+        helper.make_node("Slice", ["downi", "st", "en"], ["hw"], name="slice"),
+        helper.make_node("Concat", ["lead", "hw"], ["pool_shape"], name="concat", axis=0),
+        helper.make_node("ConstantOfShape", ["pool_shape"], ["small"], name="cos"),
+        helper.make_node("Add", ["small", "small"], ["small2"], name="add")]
+    inits = [f("two", [1, 1, 2, 2]),
+             numpy_helper.from_array(np.array([2], dtype=np.int64), "st"),
+             numpy_helper.from_array(np.array([4], dtype=np.int64), "en"),
+             numpy_helper.from_array(np.array([1, 1], dtype=np.int64), "lead")]
+    g = helper.make_graph(nodes, "float_sizes",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                                         ["batch", 3, "h", "w"])],
+                          [helper.make_empty_tensor_value_info("big"),
+                           helper.make_empty_tensor_value_info("small2")], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    onnx.save(m, os.path.join(out, "float_sizes.onnx"))
+    write_spec(out, "float_sizes", {"bind": {"batch": 2, "h": 15, "w": 20}, "inputs": {
+        "x": {"dtype": "float32", "shape": [2, 3, 15, 20]}}})
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -224,6 +259,7 @@ def main():
     loop_scan_model(out)
     hardswish_model(out)
     contrib_model(out)
+    float_sizes_model(out)
     print("exported control-flow models to", out)
 
 

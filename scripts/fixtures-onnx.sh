@@ -52,7 +52,7 @@ if [ ! -f "$ORT/onnxruntime-node/package.json" ]; then
   fi
 fi
 
-if [ ! -f "$FIX/models/contrib_ops.onnx" ]; then
+if [ ! -f "$FIX/models/float_sizes.onnx" ]; then
   /usr/bin/python3 scripts/export_control_flow.py "$FIX/models"
 fi
 

@@ -96,6 +96,11 @@ TP_TEST(contrib_and_quantized_ops) {
     check_model("contrib_ops", NULL, NULL);
 }
 
+/* Resize sizes and a ConstantOfShape computed in float from the input's shape. */
+TP_TEST(float_size_arithmetic) {
+    check_model("float_sizes", NULL, NULL);
+}
+
 int main(void) {
     TP_RUN(silero_vad);
     TP_RUN(loop_rnn);
@@ -107,5 +112,6 @@ int main(void) {
     TP_RUN(ort_optimized_gpt2);
     TP_RUN(ort_optimized_mobilenet);
     TP_RUN(contrib_and_quantized_ops);
+    TP_RUN(float_size_arithmetic);
     return tp_test_finish();
 }

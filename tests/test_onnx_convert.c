@@ -554,6 +554,77 @@ TP_TEST(control_flow_bodies) {
     }
 }
 
+/* Sizes computed in float from a shape (torch / Paddle): Shape -> Cast(float)
+ * -> Mul by 2 or Div by 2 -> Floor / Ceil -> Cast(int64) feeding Resize sizes
+ * and ConstantOfShape stay exact symbolic dims. */
+static void init_f32_vals(pbuf *g, const char *name, int n, const float *v) {
+    pbuf t = {0};
+    f_int(&t, 1, n);
+    f_int(&t, 2, 1);
+    f_str(&t, 8, name);
+    f_bytes(&t, 9, v, (size_t)n * sizeof *v);
+    f_msg(g, 5, &t);
+}
+
+TP_TEST(float_size_arithmetic) {
+    pbuf g = {0}, n;
+    value_info(&g, 11, "x", 1, 4, (const char *const[]){"batch", "3", "h", "w"});
+    init_f32_vals(&g, "two", 4, (const float[]){1, 1, 2, 2});
+    init_f32_vals(&g, "half", 4, (const float[]){1, 1, 2, 2});
+    init_f32_vals(&g, "third", 4, (const float[]){1, 1, 1.5f, 1});
+    n = node_begin("Shape", "x", "s", NULL);
+    f_msg(&g, 1, &n);
+    n = node_begin("Cast", "s", "sf", NULL);
+    attr_int(&n, "to", 1);
+    f_msg(&g, 1, &n);
+    n = node_begin("Mul", "sf,two", "up", NULL);
+    f_msg(&g, 1, &n);
+    n = node_begin("Floor", "up", "upf", NULL);
+    f_msg(&g, 1, &n);
+    n = node_begin("Cast", "upf", "upi", NULL);
+    attr_int(&n, "to", 7);
+    f_msg(&g, 1, &n);
+    n = node_begin("Resize", "x,-,-,upi", "big", NULL);
+    f_msg(&g, 1, &n);
+    n = node_begin("Div", "sf,half", "down", NULL);
+    f_msg(&g, 1, &n);
+    n = node_begin("Ceil", "down", "downc", NULL);
+    f_msg(&g, 1, &n);
+    n = node_begin("Cast", "downc", "downi", NULL);
+    attr_int(&n, "to", 7);
+    f_msg(&g, 1, &n);
+    n = node_begin("ConstantOfShape", "downi", "small", NULL);
+    f_msg(&g, 1, &n);
+    n = node_begin("Div", "sf,third", "odd", NULL); /* h/1.5 is no dim: unknown */
+    f_msg(&g, 1, &n);
+    n = node_begin("Cast", "odd", "oddi", NULL);
+    attr_int(&n, "to", 7);
+    f_msg(&g, 1, &n);
+    n = node_begin("ConstantOfShape", "oddi", "unk", NULL);
+    f_msg(&g, 1, &n);
+    value_info(&g, 12, "big", 1, -1, NULL);
+    value_info(&g, 12, "small", 1, -1, NULL);
+    value_info(&g, 12, "unk", 1, -1, NULL);
+    pbuf m = model_of(&g, 13);
+    tp_graph *gr = NULL;
+    tp_error err;
+    TP_CHECK_OK(load(&m, NULL, &gr, &err), &err);
+    if (!gr) return;
+    char buf[128];
+    const tp_node *big = find(gr, "big"), *small = find(gr, "small"), *unk = find(gr, "unk");
+    TP_CHECK(big && small && unk);
+    if (big)
+        TP_CHECK_STR(tp_graph_shape_str(gr, &big->shape, buf, sizeof buf), "[batch,3,(2*h),(2*w)]");
+    if (small)
+        TP_CHECK_STR(tp_graph_shape_str(gr, &small->shape, buf, sizeof buf),
+                     "[batch,3,ceil(h/2),ceil(w/2)]");
+    if (unk) {
+        tp_graph_shape_str(gr, &unk->shape, buf, sizeof buf);
+        TP_CHECK_STR(buf, "[unk_unk_0,unk_unk_1,unk_unk_2,unk_unk_3]"); /* all or nothing */
+    }
+    tp_graph_destroy(gr);
+}
+
 /* Every allocation failure is reported as NOMEM and leaks nothing. */
 static void sweep_model(const pbuf *mp) {
     pbuf m = *mp;
@@ -601,6 +672,7 @@ int main(void) {
     TP_RUN(incompatible_shapes);
     TP_RUN(control_flow_bodies);
     TP_RUN(graph_input_values);
+    TP_RUN(float_size_arithmetic);
     TP_RUN(allocation_failure_sweep);
     return tp_test_finish();
 }

@@ -1,6 +1,7 @@
 /* ONNX shape rules: ops that make tensors from attributes or small value
  * inputs — Constant, ConstantOfShape, Range — and DepthToSpace / SpaceToDepth
  * (onnx_ops.h). */
+#include <math.h>
 #include <string.h>
 
 #include "import/onnx_ops.h"
@@ -88,6 +89,7 @@ static tp_status r_range(tp_ox_ctx *c) {
         return tp_ox_unknown_dim(c, 0, 0, len);
     if (s->is_float) {
         double a = s->f[0], b = l->f[0], step = d->f[0];
+        if (isnan(a) || isnan(b) || isnan(step)) return tp_ox_unknown_dim(c, 0, 0, len);
         if (step == 0) return tp_ox_fail(c, TP_ERR_SHAPE, "delta 0");
         double q = (b - a) / step;
         if (!(q < 9.0e18)) return tp_ox_fail(c, TP_ERR_OVERFLOW, "Range of %g elements", q);

@@ -59,6 +59,18 @@ static tp_status r_unary(tp_ox_ctx *c) {
         if (!v) return tp_ox_fail(c, TP_ERR_NOMEM, "out of memory");
         tp_ox_set_value(c, 0, v);
     }
+    /* Floor / Ceil / Round of known floats (sizes computed in float: Cast -> Mul -> Floor) */
+    const char *opn = c->node->op_type;
+    char mode = strcmp(opn, "Floor") == 0   ? 'f'
+                : strcmp(opn, "Ceil") == 0  ? 'c'
+                : strcmp(opn, "Round") == 0 ? 'r'
+                                            : 0;
+    if (mode && c->in[0].value) {
+        tp_ox_value *v = NULL;
+        if ((st = tp_ox_value_round(c->syms, c->alloc, c->in[0].value, mode, &v, c->err)) != TP_OK)
+            return st;
+        tp_ox_set_value(c, 0, v);
+    }
     /* Neg of known integers (torch exports -1 * dim chains) */
     if (strcmp(c->node->op_type, "Neg") == 0 && c->in[0].value && !c->in[0].value->is_float) {
         const tp_ox_value *x = c->in[0].value;
@@ -238,7 +250,7 @@ static tp_status cast_to(tp_ox_ctx *c, int32_t to) {
     tp_ox_ir_inputs(c, 1, (const int32_t[]){0});
     if (c->in[0].value) {
         tp_ox_value *v = NULL;
-        tp_status st = tp_ox_value_cast(c->alloc, c->in[0].value, elem_is_float(to),
+        tp_status st = tp_ox_value_cast(c->syms, c->alloc, c->in[0].value, elem_is_float(to),
                                         to == TP_ONNX_BOOL, &v, c->err);
         if (st != TP_OK) return st;
         tp_ox_set_value(c, 0, v);

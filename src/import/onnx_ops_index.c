@@ -109,7 +109,7 @@ static tp_status count_dim(tp_ox_ctx *c, const tp_ox_value *v, const char *what,
         bool ok = true;
         for (int64_t i = 0; i < v->n && ok; i++) {
             if (v->is_float)
-                n += v->f[i] != 0.0;
+                ok = !isnan(v->f[i]), n += ok && v->f[i] != 0.0;
             else if ((ok = tp_ox_value_int(v, i, &x)))
                 n += x != 0;
         }
@@ -279,7 +279,10 @@ static tp_status r_resize(tp_ox_ctx *c) {
     const tp_ox_value *sv = si < c->n_in && c->in[si].present ? c->in[si].value : NULL;
     uint32_t nfa;
     const float *fa = tp_ox_attr_floats(c, "scales", &nfa);
-    if (sv && sv->is_float && sv->n > 0 && sv->n <= TP_MAX_RANK) {
+    bool sv_nan = false;
+    for (int64_t k = 0; sv && sv->is_float && k < sv->n; k++)
+        sv_nan = sv_nan || isnan(sv->f[k]);
+    if (sv && sv->is_float && sv->n > 0 && sv->n <= TP_MAX_RANK && !sv_nan) {
         ns = sv->n;
         for (int64_t k = 0; k < ns; k++)
             scales[k] = sv->f[k];

@@ -154,9 +154,47 @@ tp_ox_value *tp_ox_value_new(const tp_allocator *a, int64_t n, bool is_float) {
     return v;
 }
 
+/* Make room for scaled symbolic float elements (all plain at first). */
+static bool value_sym_alloc(const tp_allocator *a, tp_ox_value *v) {
+    if (v->fs) return true;
+    size_t cnt = v->n ? (size_t)v->n : 1;
+    v->fs = tp_mem_calloc(a, cnt, sizeof *v->fs);
+    v->fk = tp_mem_calloc(a, cnt, sizeof *v->fk);
+    if (v->fs && v->fk) {
+        for (size_t i = 0; i < cnt; i++)
+            v->fs[i] = tp_dim_static(0);
+        return true;
+    }
+    tp_mem_free(a, v->fs, v->fs ? cnt * sizeof *v->fs : 0);
+    tp_mem_free(a, v->fk, v->fk ? cnt * sizeof *v->fk : 0);
+    v->fs = NULL;
+    v->fk = NULL;
+    return false;
+}
+
+/* Element i of a float value is scale x symbolic dim. */
+static bool value_sym(const tp_ox_value *v, int64_t i, double *k, tp_dim *d) {
+    if (!v->is_float || !v->fs || i >= v->n || tp_dim_is_static(v->fs[i])) return false;
+    *k = v->fk[i];
+    *d = v->fs[i];
+    return true;
+}
+
+static tp_status set_sym(const tp_allocator *a, tp_ox_value *r, int64_t i, double k, tp_dim d,
+                         tp_error *err) {
+    if (!value_sym_alloc(a, r))
+        return tp_error_set(err, TP_ERR_NOMEM, "onnx: out of memory (values)");
+    r->f[i] = NAN;
+    r->fk[i] = k;
+    r->fs[i] = d;
+    return TP_OK;
+}
+
 void tp_ox_value_free(const tp_allocator *a, tp_ox_value *v) {
     if (!v) return;
     size_t cnt = v->n ? (size_t)v->n : 1;
+    if (v->fs) tp_mem_free(a, v->fs, cnt * sizeof *v->fs);
+    if (v->fk) tp_mem_free(a, v->fk, cnt * sizeof *v->fk);
     if (v->f) tp_mem_free(a, v->f, cnt * sizeof *v->f);
     if (v->d) tp_mem_free(a, v->d, cnt * sizeof *v->d);
     tp_mem_free(a, v, sizeof *v);
@@ -170,6 +208,14 @@ tp_ox_value *tp_ox_value_copy(const tp_allocator *a, const tp_ox_value *v) {
             memcpy(c->f, v->f, (size_t)v->n * sizeof *c->f);
         else
             memcpy(c->d, v->d, (size_t)v->n * sizeof *c->d);
+    }
+    if (v->fs) {
+        if (!value_sym_alloc(a, c)) {
+            tp_ox_value_free(a, c);
+            return NULL;
+        }
+        memcpy(c->fs, v->fs, (size_t)v->n * sizeof *c->fs);
+        memcpy(c->fk, v->fk, (size_t)v->n * sizeof *c->fk);
     }
     return c;
 }
@@ -438,7 +484,8 @@ static tp_status int_op(tp_ox_syms *syms, char op, tp_dim x, tp_dim y, tp_dim *r
 }
 
 static double float_op(char op, double a, double b, bool *known) {
-    *known = true;
+    *known = !isnan(a) && !isnan(b); /* NaN: an element that is not known */
+    if (!*known) return 0;
     switch (op) {
     case 'A':
         return a + b;
@@ -482,6 +529,21 @@ tp_status tp_ox_value_binary(tp_ox_syms *g, const tp_allocator *a, char op, cons
         if (ix >= x->n || iy >= y->n) {
             known = false;
         } else if (x->is_float) {
+            double k, c;
+            tp_dim d;
+            bool sx = value_sym(x, ix, &k, &d), sy = !sx && value_sym(y, iy, &k, &d);
+            c = sx ? y->f[iy] : x->f[ix];
+            if ((sx || sy) && is_float && !isnan(c) &&
+                !value_sym(sx ? y : x, sx ? iy : ix, &k, &d) &&
+                (op == 'M' || (op == 'D' && sx && c != 0.0))) {
+                /* scaled dim times / divided by a constant */
+                tp_status st = set_sym(a, r, i, op == 'M' ? k * c : k / c, d, err);
+                if (st != TP_OK) {
+                    tp_ox_value_free(a, r);
+                    return st;
+                }
+                continue;
+            }
             double v = float_op(op, x->f[ix], y->f[iy], &known);
             if (is_float)
                 r->f[i] = v;
@@ -630,13 +692,54 @@ tp_status tp_ox_value_concat(const tp_allocator *a, const tp_ox_value *const *vs
     return TP_OK;
 }
 
-tp_status tp_ox_value_cast(const tp_allocator *a, const tp_ox_value *v, bool to_float, bool to_bool,
-                           tp_ox_value **out, tp_error *err) {
+/* k is (within rounding) the integer *m. */
+static bool near_int(double k, int64_t *m) {
+    double r = round(k);
+    if (!(r >= 1 && r < 1e9) || fabs(k - r) > 1e-9 * r) return false;
+    *m = (int64_t)r;
+    return true;
+}
+
+/* k x d as a dim with rounding mode 'f' floor / 'c' ceil / 't' truncate;
+ * false when it is not a dim expression. */
+static bool sym_to_dim(tp_ox_syms *s, double k, tp_dim d, char mode, tp_dim *out, tp_error *err,
+                       tp_status *st) {
+    int64_t m;
+    *st = TP_OK;
+    if (!s || !(k > 0)) return false;
+    if (near_int(k, &m)) {
+        *st = tp_ox_sym_expr(s, TP_SYM_MUL, tp_dim_static(m), d, out, err);
+        return *st == TP_OK;
+    }
+    if (near_int(1.0 / k, &m) && mode != 'r') {
+        *st = tp_ox_sym_expr(s, mode == 'c' ? TP_SYM_DIV_CEIL : TP_SYM_DIV_FLOOR, d,
+                             tp_dim_static(m), out, err);
+        return *st == TP_OK;
+    }
+    return false;
+}
+
+tp_status tp_ox_value_cast(tp_ox_syms *s, const tp_allocator *a, const tp_ox_value *v,
+                           bool to_float, bool to_bool, tp_ox_value **out, tp_error *err) {
     *out = NULL;
     tp_ox_value *r = tp_ox_value_new(a, v->n, to_float);
     if (!r) return tp_error_set(err, TP_ERR_NOMEM, "onnx: out of memory (values)");
     for (int64_t i = 0; i < v->n; i++) {
-        if (v->is_float) {
+        double k;
+        tp_dim sd;
+        tp_status st = TP_OK;
+        if (!to_bool && value_sym(v, i, &k, &sd)) {
+            if (to_float) {
+                st = set_sym(a, r, i, k, sd, err);
+            } else if (!sym_to_dim(s, k, sd, 't', &r->d[i], err, &st)) {
+                tp_ox_value_free(a, r);
+                return st;
+            }
+            if (st != TP_OK) {
+                tp_ox_value_free(a, r);
+                return st;
+            }
+        } else if (v->is_float) {
             double x = v->f[i];
             if (to_bool) x = x != 0.0;
             if (to_float) {
@@ -650,7 +753,14 @@ tp_status tp_ox_value_cast(const tp_allocator *a, const tp_ox_value *v, bool to_
             }
         } else {
             tp_dim d = v->d[i];
-            if (!tp_dim_is_static(d) && (to_float || to_bool)) {
+            if (!tp_dim_is_static(d) && to_float && !to_bool) {
+                if ((st = set_sym(a, r, i, 1.0, d, err)) != TP_OK) {
+                    tp_ox_value_free(a, r);
+                    return st;
+                }
+                continue;
+            }
+            if (!tp_dim_is_static(d) && to_bool) {
                 tp_ox_value_free(a, r);
                 return TP_OK;
             }
@@ -660,6 +770,32 @@ tp_status tp_ox_value_cast(const tp_allocator *a, const tp_ox_value *v, bool to_
             else
                 r->d[i] = d;
         }
+    }
+    *out = r;
+    return TP_OK;
+}
+
+tp_status tp_ox_value_round(tp_ox_syms *s, const tp_allocator *a, const tp_ox_value *v, char mode,
+                            tp_ox_value **out, tp_error *err) {
+    *out = NULL;
+    if (!v->is_float) return TP_OK;
+    tp_ox_value *r = tp_ox_value_new(a, v->n, true);
+    if (!r) return tp_error_set(err, TP_ERR_NOMEM, "onnx: out of memory (values)");
+    for (int64_t i = 0; i < v->n; i++) {
+        double k;
+        tp_dim sd, d;
+        tp_status st = TP_OK;
+        if (value_sym(v, i, &k, &sd)) {
+            if (!sym_to_dim(s, k, sd, mode, &d, err, &st) ||
+                (st = set_sym(a, r, i, 1.0, d, err)) != TP_OK) {
+                tp_ox_value_free(a, r);
+                return st;
+            }
+            if (tp_dim_is_static(d)) r->f[i] = (double)d.size, r->fs[i] = tp_dim_static(0);
+            continue;
+        }
+        double x = v->f[i];
+        r->f[i] = mode == 'f' ? floor(x) : mode == 'c' ? ceil(x) : nearbyint(x);
     }
     *out = r;
     return TP_OK;

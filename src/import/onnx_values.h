@@ -25,6 +25,12 @@ typedef struct tp_ox_value {
     bool is_float; /* f[] holds the elements; else d[] */
     tp_dim *d;     /* integer (and bool) elements: static or symbolic */
     double *f;     /* float elements */
+    /* Float elements that are a scaled symbolic dim (a shape cast to float and
+     * multiplied or divided by constants: torch / Paddle size arithmetic):
+     * element i = fk[i] x fs[i] when fs[i] is symbolic; f[i] is then NaN, so
+     * code that knows only f[] sees an unknown element. NULL when none. */
+    tp_dim *fs;
+    double *fk;
 } tp_ox_value;
 
 /* Symbolic arithmetic for the converter: tp_graph_dim_expr plus a memo of the
@@ -87,10 +93,18 @@ tp_status tp_ox_value_pick(const tp_allocator *a, const tp_ox_value *v, const in
 tp_status tp_ox_value_concat(const tp_allocator *a, const tp_ox_value *const *vs,
                              const tp_shape *const *shapes, uint32_t n, int64_t axis,
                              const tp_shape *out_shape, tp_ox_value **out, tp_error *err);
-/* Convert to float or integer elements (Cast); NULL when a symbolic element
- * would have to become a float. to_bool: nonzero -> 1. */
-tp_status tp_ox_value_cast(const tp_allocator *a, const tp_ox_value *v, bool to_float, bool to_bool,
-                           tp_ox_value **out, tp_error *err);
+/* Convert to float or integer elements (Cast). A symbolic integer element
+ * becomes a scaled symbolic float (1 x dim); a scaled symbolic float becomes an
+ * integer dim when the scale is an integer k (k*dim) or the inverse of one
+ * (dim/m, truncated like the cast); otherwise *out is NULL (unknown).
+ * to_bool: nonzero -> 1 (symbolic elements: unknown). */
+tp_status tp_ox_value_cast(tp_ox_syms *s, const tp_allocator *a, const tp_ox_value *v,
+                           bool to_float, bool to_bool, tp_ox_value **out, tp_error *err);
+/* Floor / Ceil / Round of float values ('f', 'c', 'r'); scaled symbolic
+ * elements stay exact when the result is a dim expression (k*dim with an
+ * integer k; floor/ceil(dim/m) for a scale 1/m). NULL when unknown. */
+tp_status tp_ox_value_round(tp_ox_syms *s, const tp_allocator *a, const tp_ox_value *v, char mode,
+                            tp_ox_value **out, tp_error *err);
 
 /* Static element count of a static shape; false when symbolic or > limit. */
 bool tp_ox_shape_static_count(const tp_shape *s, int64_t limit, int64_t *out);
