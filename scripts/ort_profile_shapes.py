@@ -13,7 +13,8 @@ Writes, in the one-value-per-line format of scripts/ort_shapes.js:
   subgraphs, counted by the onnx package (independent of tensorplan's reader).
 - activation_lb_bytes: a lower bound of any activation plan, from onnxruntime's own sizes:
   the largest over kernel runs of max(output bytes, input bytes that are neither graph inputs
-  nor weights) -- those bytes exist at once when the kernel runs, whatever the placement.
+  nor weights); outputs of ops that alias their input (Reshape, Flatten, Squeeze, Unsqueeze,
+  Identity) count as no bytes of their own -- those bytes exist at once when the kernel runs, whatever the placement.
 """
 import json
 import os
@@ -26,6 +27,9 @@ DTYPES = {"float": "float32", "double": "float64", "float16": "float16", "int64"
           "int32": "int32", "int8": "int8", "uint8": "uint8", "bool": "bool"}
 SIZES = {"float": 4, "double": 8, "float16": 2, "int64": 8, "int32": 4, "int8": 1, "uint8": 1,
          "bool": 1}
+
+
+ALIAS = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"}
 
 
 def tensor_bytes(t):
@@ -71,11 +75,15 @@ def main():
         cand = nodes.get(e["node"], [])
         node = cand[0] if len(cand) == 1 else None
         acts = e["activation_size"]
+        if node is not None and e["op"] in ALIAS and node.input and node.input[0] in not_acts:
+            not_acts.update(node.output)  # a view of a graph input or a weight
         if node is not None:
             for name, t in zip(node.input, e["inputs"]):
                 if name in not_acts:
                     acts -= nbytes(t)
-        lb = max(lb, e["output_size"], acts)
+        # ops that alias their input (onnxruntime reuses the buffer) hold no bytes of their own
+        out_bytes = 0 if e["op"] in ALIAS else e["output_size"]
+        lb = max(lb, out_bytes, acts)
         if node is None or e["node"] in seen:
             continue
         seen.add(e["node"])

@@ -101,6 +101,20 @@ TP_TEST(float_size_arithmetic) {
     check_model("float_sizes", NULL, NULL);
 }
 
+/* Not tuned on: PaddleOCR v4 (paddle2onnx) and an openWakeWord classifier from npm. */
+TP_TEST(untuned_ppocr_det) {
+    check_model("ppocr_det", NULL, NULL);
+}
+TP_TEST(untuned_ppocr_rec) {
+    check_model("ppocr_rec", NULL, NULL);
+}
+TP_TEST(untuned_ppocr_cls) {
+    check_model("ppocr_cls", NULL, NULL);
+}
+TP_TEST(untuned_wakeword) {
+    check_model("wakeword", NULL, NULL);
+}
+
 int main(void) {
     TP_RUN(silero_vad);
     TP_RUN(loop_rnn);
@@ -113,5 +127,9 @@ int main(void) {
     TP_RUN(ort_optimized_mobilenet);
     TP_RUN(contrib_and_quantized_ops);
     TP_RUN(float_size_arithmetic);
+    TP_RUN(untuned_ppocr_det);
+    TP_RUN(untuned_ppocr_rec);
+    TP_RUN(untuned_ppocr_cls);
+    TP_RUN(untuned_wakeword);
     return tp_test_finish();
 }
