@@ -594,7 +594,7 @@ tp_status tp__ox_add_node(conv *cv, const tp_onnx_node *n, uint32_t index) {
     if (n->n_outputs == 0) return TP_OK; /* nothing to compute */
     if (std_domain) {
         bool handled = false;
-        st = tp__ox_control_flow(cv, &c, &handled);
+        st = cv->control_flow ? cv->control_flow(cv, &c, &handled) : TP_OK;
         if (handled || st != TP_OK) return st;
     }
     tp_ox_rule_fn fn = std_domain                                ? rule_find(cv, n->op_type)
@@ -687,7 +687,7 @@ static tp_status convert(conv *cv) {
 }
 
 tp_status tp__onnx_convert(const tp_onnx_model *m, const tp_onnx_options *opt, tp_graph *g,
-                           tp_error *err) {
+                           tp__ox_control_fn control_flow, tp_error *err) {
     if (!m || !opt || !g || !m->graph)
         return tp_error_set(err, TP_ERR_INVALID, "onnx: convert: NULL argument");
     conv cv;
@@ -699,6 +699,7 @@ tp_status tp__onnx_convert(const tp_onnx_model *m, const tp_onnx_options *opt, t
     cv.m = m;
     cv.opt = opt;
     cv.err = err;
+    cv.control_flow = control_flow;
     tp_status st = convert(&cv);
     conv_free(&cv);
     return st;

@@ -17,7 +17,13 @@
 
 #include "import/onnx_model.h"
 
+struct tp_ox_conv;
+struct tp_ox_ctx;
+/* Converts one If/Loop/Scan node (sets *handled) or leaves it to the op rules. */
+typedef tp_status (*tp__ox_control_fn)(struct tp_ox_conv *cv, struct tp_ox_ctx *c, bool *handled);
+/* control_flow: tp__ox_control_flow (onnx_control.c) to convert If/Loop/Scan bodies;
+ * NULL keeps them opaque. */
 tp_status tp__onnx_convert(const tp_onnx_model *m, const tp_onnx_options *opt, tp_graph *g,
-                           tp_error *err);
+                           tp__ox_control_fn control_flow, tp_error *err);
 
 #endif

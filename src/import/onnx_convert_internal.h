@@ -68,6 +68,10 @@ typedef struct tp_ox_conv {
     ox_scope scopes[TP_OX_MAX_SCOPES];
     uint32_t depth; /* open scopes */
     uint32_t dry;   /* > 0: dry run, no IR nodes */
+    /* If/Loop/Scan conversion (tp__ox_control_flow), handed in by the loader so that
+     * onnx_convert.c and onnx_control.c do not depend on each other: converting a
+     * body converts nodes, and a node may be control flow. NULL: none. */
+    tp_status (*control_flow)(struct tp_ox_conv *cv, tp_ox_ctx *c, bool *handled);
 } tp_ox_conv;
 
 ox_val *tp__ox_val_find(const tp_ox_conv *cv, const char *name);

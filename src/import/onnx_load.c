@@ -6,6 +6,7 @@
 #include "core/mem.h"
 #include "import/file_map.h"
 #include "import/onnx_convert.h"
+#include "import/onnx_convert_internal.h"
 #include "import/onnx_decode.h"
 
 void tp_onnx_options_init(tp_onnx_options *opt) {
@@ -220,7 +221,7 @@ tp_status tp_onnx_model_to_graph(const tp_onnx_model *m, const tp_onnx_options *
     tp_graph *g;
     tp_status s = tp_graph_create(alloc, &g, err);
     if (s != TP_OK) return s;
-    s = tp__onnx_convert(m, &o, g, err);
+    s = tp__onnx_convert(m, &o, g, tp__ox_control_flow, err);
     if (s != TP_OK) {
         tp_graph_destroy(g);
         return s;
