@@ -19,6 +19,9 @@
 #include <string.h>
 #include <time.h>
 
+#include <sys/resource.h>
+
+#include "dense_traces.h"
 #include "tensorplan.h"
 
 typedef struct counting {
@@ -146,6 +149,50 @@ static void run_one(const char *name, const tp_buffer *b, size_t n, tp_alloc_alg
     free(off);
 }
 
+/* Write a trace as MiniMalloc CSV (id,lower,upper,size; live on [lower, upper)). */
+static void write_csv(const char *dir, const char *name, const tp_buffer *b, size_t n) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.csv", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "bench_alloc: cannot write %s\n", path);
+        return;
+    }
+    fprintf(f, "id,lower,upper,size\n");
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "%zu,%" PRId64 ",%" PRId64 ",%" PRIu64 "\n", i, b[i].birth, b[i].death + 1,
+                b[i].size);
+    fclose(f);
+}
+
+/* Compiler-like dense traces (dense_traces.h): train (nested saved activations, ~9k live at
+ * 62k buffers), longmix (log-uniform lifetimes), graph (short lifetimes), and a million
+ * buffers. Alignment 64. */
+static void dense_section(double limit, int big, const char *csv_dir) {
+    static const struct {
+        const char *name;
+        int kind;
+        size_t n;
+        uint64_t seed;
+    } sets[] = {{"train18k", 0, 18000, 1},   {"train62k/1", 0, 62000, 1},
+                {"train62k/2", 0, 62000, 2}, {"longmix62k", 1, 62000, 1},
+                {"graph100k", 2, 100000, 1}, {"train1M", 0, 1000000, 3},
+                {"longmix1M", 1, 1000000, 3}};
+    printf("\n# dense traces (bench/dense_traces.h); live = most buffers alive at one step\n");
+    for (size_t k = 0; k < sizeof sets / sizeof sets[0]; k++) {
+        if (!big && sets[k].n >= 1000000) continue;
+        tp_buffer *b = trace_make(sets[k].kind, sets[k].n, sets[k].seed, 0.12);
+        if (!b) return;
+        char label[48];
+        snprintf(label, sizeof label, "%s (live %zu)", sets[k].name, trace_max_live(b, sets[k].n));
+        if (csv_dir) write_csv(csv_dir, sets[k].name, b, sets[k].n);
+        run_one(label, b, sets[k].n, TP_ALGO_GREEDY_SIZE, 64, 0, 0);
+        run_one(label, b, sets[k].n, TP_ALGO_BEST_FIT, 64, 0, 0);
+        run_one(label, b, sets[k].n, TP_ALGO_AUTO, 64, limit, 0);
+        free(b);
+    }
+}
+
 static void header(void) {
     printf(
         "| instance  | buffers | algo      |        arena |  lower bound | arena/LB | opt | wall s "
@@ -160,7 +207,8 @@ static int cmp_str(const void *a, const void *b) {
 int main(int argc, char **argv) {
     const char *dir = TP_SOURCE_DIR "/../shared/benchmarks/minimalloc";
     double limit = 1.0;
-    int skip_syn = 0, skip_mm = 0;
+    int skip_syn = 0, skip_mm = 0, skip_dense = 0, big = 1;
+    const char *csv_dir = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--time-limit") == 0 && i + 1 < argc)
             limit = atof(argv[++i]);
@@ -168,6 +216,12 @@ int main(int argc, char **argv) {
             skip_syn = 1;
         else if (strcmp(argv[i], "--skip-minimalloc") == 0)
             skip_mm = 1;
+        else if (strcmp(argv[i], "--skip-dense") == 0)
+            skip_dense = 1;
+        else if (strcmp(argv[i], "--skip-million") == 0)
+            big = 0;
+        else if (strcmp(argv[i], "--write-csv") == 0 && i + 1 < argc)
+            csv_dir = argv[++i];
         else
             dir = argv[i];
     }
@@ -221,5 +275,12 @@ int main(int argc, char **argv) {
             }
         }
     }
+    if (!skip_dense) dense_section(limit, big, csv_dir);
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    printf("# process: %.2f s user + %.2f s system CPU, peak RSS %.1f MiB\n",
+           (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6,
+           (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6,
+           (double)ru.ru_maxrss / 1024.0);
     return 0;
 }

@@ -162,7 +162,8 @@ tp_status tp__alloc_search(const tp_buffer *bufs, size_t n, const tp_alloc_optio
     if (limit > 0) clk.deadline = clk.start + limit;
     uint64_t cap = opt->capacity;
 
-    tp_status st = tp__alloc_bestfit(bufs, n, opt, alloc, offsets, arena, err);
+    tp_status st =
+        tp__alloc_bestfit_ex(bufs, n, opt, clk.deadline, alloc, offsets, arena, NULL, err);
     if (st != TP_OK) return st;
     rep->heuristic_arena = *arena;
 

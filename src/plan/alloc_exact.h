@@ -13,16 +13,27 @@
 
 /* ---- best-fit heuristics (alloc_bestfit.c) ---- */
 typedef struct tp_bestfit_info {
-    int order;     /* order that won: 0 size, 1 breadth, 2 start, 3 length, 4 area */
+    int order;     /* order that won: 0 size, 1 breadth, 2 start, 3 length, 4 area, 5 size
+                    * class, 6 the sweep (tp__alloc_sweep) */
     bool best_fit; /* true: best-fit gap rule won; false: first-fit */
 } tp_bestfit_info;
 
+/* deadline: monotonic seconds (tp__xs_now) after which no further run starts and a running
+ * one stops (the best plan so far stands; the sweep runs always complete); 0 = none. */
 tp_status tp__alloc_bestfit_ex(const tp_buffer *bufs, size_t n, const tp_alloc_options *opt,
-                               const tp_allocator *alloc, uint64_t *offsets, uint64_t *arena,
-                               tp_bestfit_info *info, tp_error *err);
+                               double deadline, const tp_allocator *alloc, uint64_t *offsets,
+                               uint64_t *arena, tp_bestfit_info *info, tp_error *err);
 tp_status tp__alloc_bestfit(const tp_buffer *bufs, size_t n, const tp_alloc_options *opt,
                             const tp_allocator *alloc, uint64_t *offsets, uint64_t *arena,
                             tp_error *err);
+
+/* Sweep placer (alloc_sweep.c): birth order (ties: largest first), each buffer into the
+ * best-fit (use_best_fit) or lowest free gap of the arena at its birth; O(n log n) whatever
+ * the number of live buffers. TP_ERR_UNSUPPORTED with pre-placed buffers (not an error for
+ * callers that have other placers), TP_ERR_NOMEM, TP_ERR_OVERFLOW. */
+tp_status tp__alloc_sweep(const tp_buffer *bufs, size_t n, const tp_alloc_options *opt,
+                          bool use_best_fit, const tp_allocator *alloc, uint64_t *offsets,
+                          uint64_t *arena, tp_error *err);
 
 /* ---- exact search (alloc_exact.c) ---- */
 typedef struct tp_search_report {

@@ -6,10 +6,10 @@
  * the candidates {0} and the end of every placed buffer, each aligned up, and keeps the lowest
  * one that conflicts with no placed buffer: O(n) candidates x O(n) checks x n buffers.
  *
- * Here: placed buffers live in a time-interval index (interval_index.c). For a new buffer we
- * fetch only the K placed buffers whose lifetime overlaps its own, sort their byte ranges by
- * offset and sweep upwards from q = 0: a range starting at or above q + size ends the sweep (q
- * fits); a range that starts below q + size and ends above q pushes q to its aligned end.
+ * Here: placed buffers live in the gap index (gap_index.c), which keeps, per node of a segment
+ * tree over time, the merged occupied byte runs. For a new buffer the O(log T) sets whose union
+ * is the occupancy over its lifetime are swept upwards from q = 0: a run that starts below
+ * q + size and ends above q pushes q to its aligned end, until no set has such a run.
  *
  * Why this is exactly the reference result (docs/allocator.md has the long form):
  *   (1) every value the sweep skips is an aligned offset that conflicts with some placed
@@ -21,6 +21,7 @@
  * they can never be strictly lower than q* while feasible. */
 #include "core/mem.h"
 #include "plan/alloc_internal.h"
+#include "plan/gap_index.h"
 
 #include <stdlib.h>
 
@@ -28,8 +29,6 @@ typedef struct size_key {
     uint64_t psize;
     size_t idx;
 } size_key;
-
-typedef tp__itree_range byte_range;
 
 static int cmp_size_desc(const void *a, const void *b) {
     const size_key *x = a, *y = b;
@@ -45,27 +44,6 @@ static tp_status overflow_at(const tp_buffer *bufs, size_t i, uint64_t after, tp
                         i, (long long)b->id, (unsigned long long)b->size,
                         (unsigned long long)b->tail_guard, (long long)b->birth, (long long)b->death,
                         (unsigned long long)after);
-}
-
-/* Lowest aligned offset q >= q0 (q0 aligned, every aligned value below it known to conflict)
- * such that no range r has r.off < q + s && q < r.end; the k
- * ranges are sorted by offset. On overflow returns false with *blocker set. */
-static bool lowest_fit(const byte_range *r, size_t k, uint64_t q, uint64_t s, uint64_t align,
-                       uint64_t *out, uint64_t *blocker) {
-    for (size_t j = 0; j < k; j++) {
-        if (r[j].off >= q && r[j].off - q >= s) break; /* this and every later range fit above */
-        if (q < r[j].end) {
-            *blocker = r[j].end;
-            if (!tp_align_up_u64(r[j].end, align, &q)) return false;
-        }
-    }
-    uint64_t end;
-    if (!tp_add_u64(q, s, &end)) {
-        *blocker = q;
-        return false;
-    }
-    *out = q;
-    return true;
 }
 
 /* The order must list non-fixed buffers, each at most once (the time index sizes its slabs
@@ -89,8 +67,6 @@ static tp_status check_order(const tp_buffer *bufs, size_t n, const size_t *orde
     return st;
 }
 
-enum { FAST_PASSES = 16 };
-
 tp_status tp__alloc_greedy_ordered(const tp_buffer *bufs, size_t n, const size_t *order,
                                    size_t n_order, const tp_alloc_options *opt,
                                    const tp_allocator *alloc, uint64_t *offsets, uint64_t *arena,
@@ -99,41 +75,36 @@ tp_status tp__alloc_greedy_ordered(const tp_buffer *bufs, size_t n, const size_t
     if (n == 0) return TP_OK;
     tp_status st = check_order(bufs, n, order, n_order, alloc, err);
     if (st != TP_OK) return st;
-    tp__itree t;
-    st = tp__itree_init(&t, bufs, n, alloc, err);
+    tp__gapidx g;
+    st = tp__gx_init(&g, bufs, n, alloc, err);
     if (st != TP_OK) return st;
-    byte_range *ranges = NULL;
-    size_t cap = 0;
     uint64_t top = 0;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n && st == TP_OK; i++) {
         if (bufs[i].fixed_offset < 0) continue;
         offsets[i] = (uint64_t)bufs[i].fixed_offset;
         uint64_t end = offsets[i] + tp__alloc_psize(&bufs[i]); /* validated */
         if (end > top) top = end;
-        tp__itree_insert(&t, bufs[i].birth, bufs[i].death, offsets[i], end);
+        st = tp__gx_insert(&g, bufs[i].birth, bufs[i].death, offsets[i], end, err);
     }
-    for (size_t k = 0; k < n_order; k++) {
-        size_t i = order[k], nh = 0;
+    for (size_t k = 0; k < n_order && st == TP_OK; k++) {
+        size_t i = order[k];
         const tp_buffer *b = &bufs[i];
         uint64_t q = 0, blocker = 0, s = tp__alloc_psize(b),
                  al = tp__alloc_align(b, opt->alignment);
-        int fast = tp__itree_jump_fit(&t, b->birth, b->death, s, al, FAST_PASSES, &q, &blocker);
-        if (fast == 0) { /* not settled: full sorted sweep from q */
-            st = tp__itree_query(&t, b->birth, b->death, &ranges, &cap, &nh, err);
-            if (st != TP_OK) break;
-            fast = lowest_fit(ranges, nh, q, s, al, &q, &blocker) ? 1 : -1;
+        if (s == 0) { /* conflicts with nothing at 0 (nothing is strictly below 0) */
+            offsets[i] = 0;
+            continue;
         }
-        if (fast < 0 || !tp_add_u64(q, s, &blocker)) {
-            st = overflow_at(bufs, i, fast < 0 ? blocker : q, err);
+        if (!tp__gx_lowest(&g, b->birth, b->death, s, al, &q, &blocker)) {
+            st = overflow_at(bufs, i, blocker, err);
             break;
         }
         offsets[i] = q;
         if (q + s > top) top = q + s;
-        tp__itree_insert(&t, b->birth, b->death, q, q + s);
+        st = tp__gx_insert(&g, b->birth, b->death, q, q + s, err);
     }
     if (st == TP_OK) *arena = top;
-    tp_mem_free(alloc, ranges, cap * sizeof *ranges);
-    tp__itree_free(&t);
+    tp__gx_free(&g);
     return st;
 }
 

@@ -43,8 +43,8 @@ static inline uint64_t tp__alloc_align(const tp_buffer *b, uint64_t opt_alignmen
 tp_status tp__alloc_validate(const tp_buffer *bufs, size_t n, const uint64_t *offsets,
                              const tp_alloc_options *opt, const tp_allocator *alloc, tp_error *err);
 
-/* The reference greedy by size, lowest offset (docs/allocator.md), exact reference result in ~O(n
- * log n + sum K log K) where K is the number of placed buffers overlapping the new one in time. */
+/* The reference greedy by size, lowest offset (docs/allocator.md), exact reference result;
+ * placed buffers live in the gap index (gap_index.h). */
 tp_status tp__alloc_greedy(const tp_buffer *bufs, size_t n, const tp_alloc_options *opt,
                            const tp_allocator *alloc, uint64_t *offsets, uint64_t *arena,
                            tp_error *err);
@@ -72,51 +72,4 @@ tp_status tp__alloc_find_conflict(const tp_buffer *bufs, size_t n, const size_t 
                                   const uint64_t *offsets, const tp_allocator *alloc, bool *found,
                                   size_t *a, size_t *b, tp_error *err);
 
-/* ---- time-interval index used by the greedy placer (interval_index.c) ----
- * A static segment tree over the compressed steps of all n buffers. Every buffer's inclusive
- * lifetime is decomposed once, at init, into its O(log T) canonical nodes, which sizes a
- * contiguous slab per node (CSR layout); inserting a placed buffer appends its byte range to
- * the slabs of its canonical nodes. A query returns the byte ranges of every inserted buffer
- * whose lifetime intersects the query's, possibly with duplicates (harmless to the sweep). */
-typedef struct tp__itree_range {
-    uint64_t off, end;
-} tp__itree_range;
-
-typedef struct tp__itree {
-    const tp_allocator *alloc;
-    int64_t *steps; /* sorted distinct steps (compression) */
-    size_t n_steps, n_items;
-    size_t leaves;             /* power of two >= n_steps; nodes 1 .. 2*leaves-1 */
-    size_t *start;             /* per node: first slot of its slab (2*leaves + 1 entries) */
-    size_t *fill;              /* per node: ranges inserted so far */
-    size_t *sub;               /* per node: ranges inserted in its subtree (pruning) */
-    uint64_t *maxend, *minoff; /* per node: over the ranges in its subtree (pruning) */
-    tp__itree_range *ranges;   /* all slabs */
-    size_t total;
-    tp__itree_range *tmp; /* query scratch (merge) */
-    size_t cap_tmp;
-    size_t *runs; /* query scratch: run starts */
-    size_t cap_runs, n_runs;
-} tp__itree;
-
-/* Build over the steps of all n buffers (births and deaths); n < 2^31. */
-tp_status tp__itree_init(tp__itree *t, const tp_buffer *bufs, size_t n, const tp_allocator *alloc,
-                         tp_error *err);
-void tp__itree_free(tp__itree *t);
-/* Insert the byte range [off, end) of a buffer with lifetime [birth, death]; each of the n
- * buffers given to init may be inserted at most once. Never fails. */
-void tp__itree_insert(tp__itree *t, int64_t birth, int64_t death, uint64_t off, uint64_t end);
-/* Set *n_out to the number of ranges written to *out (grown with tp_mem_grow through the
- * tree's allocator, possibly swapped with internal scratch; *cap is its capacity): the ranges
- * of every inserted buffer whose lifetime intersects [birth, death], sorted by offset. The
- * slabs must stay byte-disjoint (true for any conflict-free placement). */
-tp_status tp__itree_query(tp__itree *t, int64_t birth, int64_t death, tp__itree_range **out,
-                          size_t *cap, size_t *n_out, tp_error *err);
-/* Lowest aligned q (alignment align) such that [q, q + size) conflicts with no inserted range
- * whose lifetime intersects [birth, death], by passes of jumps over the slabs (no copy): 1 =
- * *q is that offset; 0 = not settled within max_passes (every aligned value below *q is known
- * to conflict; finish with a sorted sweep from *q); -1 = an aligned end passed 2^64 (*blocker
- * is the end). */
-int tp__itree_jump_fit(const tp__itree *t, int64_t birth, int64_t death, uint64_t size,
-                       uint64_t align, int max_passes, uint64_t *q, uint64_t *blocker);
 #endif
