@@ -39,8 +39,26 @@ typedef struct bf_ctx {
     tp__live_lists ll;
     tp__gapidx gx;
     double deadline; /* monotonic seconds; 0: none */
-    uint64_t *off;   /* working offsets */
+    /* progress reports (opt->progress), about once a second */
+    const tp_alloc_options *opt;
+    const tp_allocator *alloc;
+    double start, next_progress;
+    uint64_t best, lb; /* best arena so far (UINT64_MAX: none yet); lower bound (0: unknown) */
+    uint64_t *off;     /* working offsets */
 } bf_ctx;
+
+/* Report the best arena so far when a second has passed since the last report. */
+static void maybe_progress(bf_ctx *c) {
+    if (!c->opt->progress || c->best == UINT64_MAX) return;
+    double now = tp__xs_now();
+    if (now < c->next_progress) return;
+    if (c->lb == 0) { /* once; on failure the report just has no bound */
+        tp_error e;
+        if (tp_alloc_lower_bound(c->bufs, c->n, c->alloc, &c->lb, &e) != TP_OK) c->lb = 0;
+    }
+    c->opt->progress(c->opt->progress_ctx, now - c->start, c->best, c->lb);
+    c->next_progress = now + 1.0;
+}
 
 /* Place every buffer of `order` (fixed ones first). best_fit selects the rule.
  * Returns TP_OK with *arena, TP_ERR_OVERFLOW, TP_ERR_NOMEM, TP_ERR_INFEASIBLE when the
@@ -91,8 +109,10 @@ static tp_status run_order(bf_ctx *c, const size_t *order, size_t n_order, bool 
         c->off[i] = q;
         if (q + size > top) top = q + size;
         if (stop_at != UINT64_MAX && top >= stop_at) return TP_ERR_INFEASIBLE;
-        if (c->deadline > 0 && (oi & 1023) == 1023 && tp__xs_now() >= c->deadline)
-            return TP_ERR_TIMEOUT;
+        if ((oi & 1023) == 1023) {
+            if (c->deadline > 0 && tp__xs_now() >= c->deadline) return TP_ERR_TIMEOUT;
+            maybe_progress(c);
+        }
         if (c->use_lists) {
             tp__ll_insert(&c->ll, i);
         } else {
@@ -258,6 +278,11 @@ tp_status tp__alloc_bestfit_ex(const tp_buffer *bufs, size_t n, const tp_alloc_o
     c.n = n;
     c.opt_align = opt->alignment;
     c.deadline = deadline;
+    c.opt = opt;
+    c.alloc = alloc;
+    c.start = tp__xs_now();
+    c.next_progress = c.start + 1.0;
+    c.best = UINT64_MAX;
     size_t m = 0;
     size_t *items = NULL, *order = NULL;
     sort_key *keys = NULL;
@@ -290,6 +315,7 @@ tp_status tp__alloc_bestfit_ex(const tp_buffer *bufs, size_t n, const tp_alloc_o
      * arena lets the slower runs below stop as soon as they cannot beat it */
     st = tp__ll_init(&c.ll, bufs, n, alloc, &c.use_lists, err);
     if (st != TP_OK) goto done;
+    if (c.use_lists) deadline = c.deadline = 0;       /* short lifetimes: every run is cheap */
     for (int bf = 1; bf >= 0 && !c.use_lists; bf--) { /* (graph-like sets: no use) */
         uint64_t a = 0;
         st = tp__alloc_sweep(bufs, n, opt, bf == 1, alloc, c.off, &a, err);
@@ -299,7 +325,7 @@ tp_status tp__alloc_bestfit_ex(const tp_buffer *bufs, size_t n, const tp_alloc_o
         }
         if (st != TP_OK) goto done;
         if (!have || a < best) {
-            best = a;
+            best = c.best = a;
             have = true;
             memcpy(offsets, c.off, n * sizeof *offsets);
             if (info) {
@@ -307,6 +333,7 @@ tp_status tp__alloc_bestfit_ex(const tp_buffer *bufs, size_t n, const tp_alloc_o
                 info->best_fit = bf == 1;
             }
         }
+        maybe_progress(&c);
         if (deadline > 0 && tp__xs_now() >= deadline) break;
     }
     if (have && ((deadline > 0 && tp__xs_now() >= deadline) || (m > HUGE_N && deadline <= 0)))
@@ -336,7 +363,7 @@ tp_status tp__alloc_bestfit_ex(const tp_buffer *bufs, size_t n, const tp_alloc_o
         }
         if (st != TP_OK) goto done;
         if (!have || a < best) {
-            best = a;
+            best = c.best = a;
             have = true;
             memcpy(offsets, c.off, n * sizeof *offsets);
             if (info) {

@@ -107,33 +107,95 @@ static uint32_t merge2(gap_node *g, uint32_t l, uint32_t r) {
     return r;
 }
 
+/* Insert node x (keys set) below t; returns the new subtree root. */
+static uint32_t insert1(gap_node *g, uint32_t t, uint32_t x) {
+    if (t == NIL) return x;
+    if (g[x].pri > g[t].pri) {
+        split1(g, t, g[x].a, &g[x].l1, &g[x].r1);
+        pull(g, x);
+        return x;
+    }
+    if (g[x].a < g[t].a)
+        g[t].l1 = insert1(g, g[t].l1, x);
+    else
+        g[t].r1 = insert1(g, g[t].r1, x);
+    pull(g, t);
+    return t;
+}
+
+static uint32_t erase1(gap_node *g, uint32_t t, uint64_t a) {
+    if (g[t].a == a) return merge1(g, g[t].l1, g[t].r1);
+    if (a < g[t].a)
+        g[t].l1 = erase1(g, g[t].l1, a);
+    else
+        g[t].r1 = erase1(g, g[t].r1, a);
+    pull(g, t);
+    return t;
+}
+
+/* Node x's bounds change without passing a neighbour (its address order holds): store them
+ * and refresh the longest-gap figures on its root path. */
+static void reshape1(gap_node *g, uint32_t t, uint64_t old_a, uint32_t x, uint64_t a, uint64_t b) {
+    if (t == x) {
+        g[x].a = a;
+        g[x].b = b;
+    } else if (old_a < g[t].a) {
+        reshape1(g, g[t].l1, old_a, x, a, b);
+    } else {
+        reshape1(g, g[t].r1, old_a, x, a, b);
+    }
+    pull(g, t);
+}
+
+static uint32_t insert2(gap_node *g, uint32_t t, uint32_t x) {
+    if (t == NIL) return x;
+    if (g[x].pri > g[t].pri) {
+        split2(g, t, len_of(&g[x]), g[x].a, &g[x].l2, &g[x].r2);
+        return x;
+    }
+    if (less2(&g[x], len_of(&g[t]), g[t].a))
+        g[t].l2 = insert2(g, g[t].l2, x);
+    else
+        g[t].r2 = insert2(g, g[t].r2, x);
+    return t;
+}
+
+static uint32_t erase2(gap_node *g, uint32_t t, uint32_t x) {
+    if (t == x) return merge2(g, g[t].l2, g[t].r2);
+    if (less2(&g[x], len_of(&g[t]), g[t].a))
+        g[t].l2 = erase2(g, g[t].l2, x);
+    else
+        g[t].r2 = erase2(g, g[t].r2, x);
+    return t;
+}
+
 static void gap_add(sweep *w, uint64_t a, uint64_t b) {
     gap_node *g = w->g;
-    uint32_t x = w->free_head; /* the pool holds one node per buffer + 1: never empty */
+    uint32_t x = w->free_head; /* the pool holds one node per buffer + 2: never empty */
     w->free_head = g[x].l1;
     w->rng ^= w->rng << 13;
     w->rng ^= w->rng >> 7;
     w->rng ^= w->rng << 17;
     g[x] = (gap_node){a, b, b - a, (uint32_t)(w->rng >> 32), NIL, NIL, NIL, NIL};
-    uint32_t l, r;
-    split1(g, w->root1, a, &l, &r);
-    w->root1 = merge1(g, merge1(g, l, x), r);
-    split2(g, w->root2, b - a, a, &l, &r);
-    w->root2 = merge2(g, merge2(g, l, x), r);
+    w->root1 = insert1(g, w->root1, x);
+    w->root2 = insert2(g, w->root2, x);
 }
 
 static void gap_remove(sweep *w, uint32_t x) {
     gap_node *g = w->g;
-    uint32_t l, m, r;
-    split1(g, w->root1, g[x].a, &l, &m);
-    split1(g, m, g[x].a + 1, &m, &r);
-    w->root1 = merge1(g, l, r);
-    uint64_t len = len_of(&g[x]);
-    split2(g, w->root2, len, g[x].a, &l, &m);
-    split2(g, m, len, g[x].a + 1, &m, &r);
-    w->root2 = merge2(g, l, r);
+    w->root1 = erase1(g, w->root1, g[x].a);
+    w->root2 = erase2(g, w->root2, x);
     g[x].l1 = w->free_head;
     w->free_head = x;
+}
+
+/* Give gap x the bounds [a, b), which pass none of its neighbours. */
+static void gap_reshape(sweep *w, uint32_t x, uint64_t a, uint64_t b) {
+    gap_node *g = w->g;
+    w->root2 = erase2(g, w->root2, x);
+    reshape1(g, w->root1, g[x].a, x, a, b);
+    g[x].l2 = g[x].r2 = NIL;
+    w->root2 = insert2(g, w->root2, x);
 }
 
 /* The gap with the largest start <= key, or NIL. */
@@ -164,11 +226,14 @@ static uint32_t first_fit(const gap_node *g, uint32_t t, uint64_t s, uint64_t al
     return first_fit(g, g[t].r1, s, align, q);
 }
 
-/* Best fit: the shortest gap (ties: lowest) that holds the aligned buffer. */
+/* Best fit: the shortest gap (ties: lowest) that holds the aligned buffer. A gap of length
+ * >= s may still miss it by its alignment padding; after 16 such misses the search goes on
+ * from length s + align - 1, where every gap fits (so a run of equal gaps with unaligned
+ * starts costs O(log) each, not their count). */
 static uint32_t best_fit(const gap_node *g, uint32_t root, uint64_t s, uint64_t align,
                          uint64_t *q) {
     uint64_t len = s, a = 0;
-    for (;;) { /* successor of (len, a) in (length, address) order */
+    for (int miss = 0;; miss++) { /* successor of (len, a) in (length, address) order */
         uint32_t t = root, best = NIL;
         while (t != NIL) {
             if (!less2(&g[t], len, a)) {
@@ -181,6 +246,10 @@ static uint32_t best_fit(const gap_node *g, uint32_t root, uint64_t s, uint64_t 
         if (best == NIL || fits(&g[best], s, align, q)) return best;
         len = len_of(&g[best]); /* alignment did not fit: the next one */
         a = g[best].a + 1;
+        if (miss == 16 && len < s + (align - 1) && s + (align - 1) > s) {
+            len = s + (align - 1);
+            a = 0;
+        }
     }
 }
 
@@ -189,15 +258,17 @@ static void give_back(sweep *w, uint64_t lo, uint64_t hi) {
     uint32_t left = floor1(g, w->root1, lo), right = floor1(g, w->root1, hi);
     if (left != NIL && g[left].b != lo) left = NIL;
     if (right != NIL && g[right].a != hi) right = NIL;
-    if (left != NIL) {
-        lo = g[left].a;
-        gap_remove(w, left);
-    }
-    if (right != NIL) {
-        hi = g[right].b;
+    if (left != NIL && right != NIL) { /* the freed bytes join two gaps */
+        uint64_t b = g[right].b;
         gap_remove(w, right);
+        gap_reshape(w, left, g[left].a, b);
+    } else if (left != NIL) {
+        gap_reshape(w, left, g[left].a, hi);
+    } else if (right != NIL) {
+        gap_reshape(w, right, lo, g[right].b);
+    } else {
+        gap_add(w, lo, hi);
     }
-    gap_add(w, lo, hi);
 }
 
 typedef struct ev_key {
@@ -262,9 +333,14 @@ tp_status tp__alloc_sweep(const tp_buffer *bufs, size_t n, const tp_alloc_option
             goto done;
         }
         uint64_t ga = w.g[x].a, gb = w.g[x].b;
-        gap_remove(&w, x);
-        if (q > ga) gap_add(&w, ga, q);
-        if (q + s < gb) gap_add(&w, q + s, gb);
+        if (q + s == gb && q == ga) {
+            gap_remove(&w, x);
+        } else if (q == ga) {
+            gap_reshape(&w, x, q + s, gb);
+        } else {
+            gap_reshape(&w, x, ga, q);
+            if (q + s < gb) gap_add(&w, q + s, gb);
+        }
         offsets[born[k].idx] = q;
         if (q + s > top) top = q + s;
     }
