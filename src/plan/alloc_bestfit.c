@@ -128,7 +128,8 @@ static tp_status run_order(bf_ctx *c, const size_t *order, size_t n_order, bool 
  * start time, lifetime length, area, size class (power of two) then start time. */
 enum { ORD_SIZE, ORD_BREADTH, ORD_START, ORD_LENGTH, ORD_AREA, ORD_CLASS, ORD_SWEEP, ORD_COUNT };
 #define LARGE_N 20000u
-#define HUGE_N 250000u /* above: without a deadline, only the sweep runs */
+#define IMPROVE_MIN 2048u /* local search only where the exact search does not go */
+#define HUGE_N 250000u    /* above: without a deadline, only the sweep runs */
 
 static uint64_t length_of(const tp_buffer *b) {
     return (uint64_t)(b->death - b->birth) + 1;
@@ -307,6 +308,12 @@ tp_status tp__alloc_bestfit_ex(const tp_buffer *bufs, size_t n, const tp_alloc_o
                     {ORD_SIZE, false},  {ORD_BREADTH, true}, {ORD_BREADTH, false},
                     {ORD_START, false}, {ORD_LENGTH, true},  {ORD_LENGTH, false},
                     {ORD_AREA, true},   {ORD_AREA, false}};
+    /* long lifetimes above LARGE_N (the gap index; the sweep stands for the start order):
+     * size first, the best order on dense traces */
+    static const struct {
+        int ord;
+        bool best_fit;
+    } dense_runs[] = {{ORD_SIZE, true}, {ORD_SIZE, false}, {ORD_CLASS, true}, {ORD_BREADTH, true}};
     size_t n_runs = m > LARGE_N ? 4 : sizeof all_runs / sizeof all_runs[0];
     uint64_t best = UINT64_MAX;
     bool have = false;
@@ -336,6 +343,15 @@ tp_status tp__alloc_bestfit_ex(const tp_buffer *bufs, size_t n, const tp_alloc_o
         maybe_progress(&c);
         if (deadline > 0 && tp__xs_now() >= deadline) break;
     }
+    bool improve = have && !c.use_lists && m > IMPROVE_MIN && deadline > 0;
+    if (improve && tp__xs_now() < deadline) { /* a third of the time: local search first */
+        unsigned rounds = 0;
+        double now = tp__xs_now();
+        st = tp__alloc_improve(bufs, n, opt, now + (deadline - now) / 3, alloc, offsets, &best,
+                               &rounds, err);
+        if (st != TP_OK) goto done;
+        c.best = best;
+    }
     if (have && ((deadline > 0 && tp__xs_now() >= deadline) || (m > HUGE_N && deadline <= 0)))
         n_runs = 0;
     if (n_runs > 0) {
@@ -343,8 +359,12 @@ tp_status tp__alloc_bestfit_ex(const tp_buffer *bufs, size_t n, const tp_alloc_o
         if (st == TP_OK && m <= LARGE_N) st = compute_breadth(bufs, n, alloc, breadth, err);
         if (st != TP_OK) goto done;
     }
+    bool dense = m > LARGE_N && !c.use_lists;
+    if (dense && n_runs > 0) st = compute_breadth(bufs, n, alloc, breadth, err);
+    if (st != TP_OK) goto done;
     for (size_t run = 0; run < n_runs; run++) {
-        int ord = all_runs[run].ord;
+        int ord = dense ? dense_runs[run].ord : all_runs[run].ord;
+        bool rule = dense ? dense_runs[run].best_fit : all_runs[run].best_fit;
         if (ord != keyed) {
             make_keys(bufs, breadth, items, m, ord, keys);
             for (size_t t = 0; t < m; t++)
@@ -352,7 +372,7 @@ tp_status tp__alloc_bestfit_ex(const tp_buffer *bufs, size_t n, const tp_alloc_o
             keyed = ord;
         }
         uint64_t a = 0;
-        st = run_order(&c, order, m, all_runs[run].best_fit, best, &a, err);
+        st = run_order(&c, order, m, rule, best, &a, err);
         if (st == TP_ERR_INFEASIBLE) { /* not better than the best so far */
             st = TP_OK;
             continue;
@@ -368,10 +388,15 @@ tp_status tp__alloc_bestfit_ex(const tp_buffer *bufs, size_t n, const tp_alloc_o
             memcpy(offsets, c.off, n * sizeof *offsets);
             if (info) {
                 info->order = ord;
-                info->best_fit = all_runs[run].best_fit;
+                info->best_fit = rule;
             }
         }
         if (m == 0) break;
+    }
+    if (improve && tp__xs_now() < deadline) {
+        unsigned rounds = 0; /* time remains: local search again, from the best plan */
+        st = tp__alloc_improve(bufs, n, opt, deadline, alloc, offsets, &best, &rounds, err);
+        if (st != TP_OK) goto done;
     }
     *arena = best;
 done:

@@ -35,6 +35,14 @@ tp_status tp__alloc_sweep(const tp_buffer *bufs, size_t n, const tp_alloc_option
                           bool use_best_fit, const tp_allocator *alloc, uint64_t *offsets,
                           uint64_t *arena, tp_error *err);
 
+/* Local search until the deadline (alloc_improve.c): re-place the buffers that end near the
+ * top of the arena, in several orders and fit rules, keeping a round only when the arena
+ * shrinks. offsets / *arena: a valid plan in, a plan at least as good out; *rounds: rounds
+ * tried. Pre-placed buffers stay. TP_ERR_NOMEM. */
+tp_status tp__alloc_improve(const tp_buffer *bufs, size_t n, const tp_alloc_options *opt,
+                            double deadline, const tp_allocator *alloc, uint64_t *offsets,
+                            uint64_t *arena, unsigned *rounds, tp_error *err);
+
 /* ---- exact search (alloc_exact.c) ---- */
 typedef struct tp_search_report {
     bool proven_optimal; /* arena == lower bound, or the search space was exhausted */
