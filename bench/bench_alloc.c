@@ -1,6 +1,7 @@
 /* bench_alloc — arena placement quality and speed.
  *
  *   bench_alloc [DIR] [--time-limit SEC] [--skip-synthetic] [--skip-minimalloc]
+ *               [--skip-dense] [--skip-million] [--write-csv OUT_DIR] [--models DIR]
  *
  * DIR holds the MiniMalloc "challenging" instances (default:
  * TP_SOURCE_DIR/../shared/benchmarks/minimalloc). For each instance: greedy, bestfit, exact
@@ -9,8 +10,11 @@
  * the arena, arena / lower bound, whether the answer is proven optimal, wall and CPU time,
  * and the planner's own peak heap use (a counting allocator passed to tp_alloc_plan).
  * Then the same for synthetic graph-like buffer sets of 10,000 and 100,000 buffers (short
- * lifetimes, many small buffers, a few large ones, some skip connections). Every plan is
- * checked with tp_alloc_verify. Figures only; no pass/fail.
+ * lifetimes, many small buffers, a few large ones, some skip connections), the dense
+ * compiler-like traces of dense_traces.h (18k-1M buffers, up to 150k live; --write-csv
+ * also writes them as CSV), and with --models the traces of real models' plans written by
+ * scripts/model_traces.sh. Every plan is checked with tp_alloc_verify. The last line gives
+ * the process CPU time and peak RSS (getrusage). Figures only; no pass/fail.
  */
 #include <dirent.h>
 #include <inttypes.h>
@@ -205,11 +209,54 @@ static int cmp_str(const void *a, const void *b) {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Every *.csv of a folder, in name order. models = 0: MiniMalloc instances (alignment 1;
+ * greedy, bestfit, exact, exact@cap 1 MiB, labelled by their first letter); 1: traces of
+ * real models' plans (scripts/model_traces.sh; alignment 64; greedy, bestfit, auto). */
+static void csv_folder(const char *dir, int models, double limit) {
+    DIR *d = opendir(dir);
+    if (!d) {
+        fprintf(stderr, "bench_alloc: cannot open %s (pass the instance folder)\n", dir);
+        return;
+    }
+    char *names[256];
+    size_t nn = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && nn < 256) {
+        size_t l = strlen(e->d_name);
+        if (l > 4 && strcmp(e->d_name + l - 4, ".csv") == 0) names[nn++] = strdup(e->d_name);
+    }
+    closedir(d);
+    qsort(names, nn, sizeof *names, cmp_str);
+    if (models) printf("\n# traces of real models' plans (%s)\n", dir);
+    for (size_t i = 0; i < nn; i++) {
+        char path[4096], label[40];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        if (models)
+            snprintf(label, sizeof label, "%.*s", (int)(strlen(names[i]) - 4), names[i]);
+        else
+            snprintf(label, sizeof label, "%.1s", names[i]);
+        tp_buffer *b;
+        size_t n;
+        if (load_csv(path, &b, &n) == 0) {
+            run_one(label, b, n, TP_ALGO_GREEDY_SIZE, models ? 64 : 1, 0, 0);
+            run_one(label, b, n, TP_ALGO_BEST_FIT, models ? 64 : 1, 0, 0);
+            if (models) {
+                run_one(label, b, n, TP_ALGO_AUTO, 64, limit, 0);
+            } else {
+                run_one(label, b, n, TP_ALGO_EXACT, 1, limit, 0);
+                run_one(label, b, n, TP_ALGO_EXACT, 1, limit, 1048576); /* MiniMalloc's task */
+            }
+            tp_csv_free_buffers(NULL, b, n);
+        }
+        free(names[i]);
+    }
+}
+
 int main(int argc, char **argv) {
     const char *dir = TP_SOURCE_DIR "/../shared/benchmarks/minimalloc";
     double limit = 1.0;
     int skip_syn = 0, skip_mm = 0, skip_dense = 0, big = 1;
-    const char *csv_dir = NULL;
+    const char *csv_dir = NULL, *models_dir = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--time-limit") == 0 && i + 1 < argc)
             limit = atof(argv[++i]);
@@ -223,43 +270,15 @@ int main(int argc, char **argv) {
             big = 0;
         else if (strcmp(argv[i], "--write-csv") == 0 && i + 1 < argc)
             csv_dir = argv[++i];
+        else if (strcmp(argv[i], "--models") == 0 && i + 1 < argc)
+            models_dir = argv[++i];
         else
             dir = argv[i];
     }
     printf("# bench_alloc: exact/auto time limit %.2f s; times are wall and process CPU\n", limit);
     header();
-    if (!skip_mm) {
-        DIR *d = opendir(dir);
-        if (!d) {
-            fprintf(stderr, "bench_alloc: cannot open %s (pass the instance folder)\n", dir);
-        } else {
-            char *names[256];
-            size_t nn = 0;
-            struct dirent *e;
-            while ((e = readdir(d)) && nn < 256) {
-                size_t l = strlen(e->d_name);
-                if (l > 4 && strcmp(e->d_name + l - 4, ".csv") == 0)
-                    names[nn++] = strdup(e->d_name);
-            }
-            closedir(d);
-            qsort(names, nn, sizeof *names, cmp_str);
-            for (size_t i = 0; i < nn; i++) {
-                char path[4096], label[16];
-                snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-                snprintf(label, sizeof label, "%.1s", names[i]);
-                tp_buffer *b;
-                size_t n;
-                if (load_csv(path, &b, &n) == 0) {
-                    run_one(label, b, n, TP_ALGO_GREEDY_SIZE, 1, 0, 0);
-                    run_one(label, b, n, TP_ALGO_BEST_FIT, 1, 0, 0);
-                    run_one(label, b, n, TP_ALGO_EXACT, 1, limit, 0);
-                    run_one(label, b, n, TP_ALGO_EXACT, 1, limit, 1048576); /* MiniMalloc's task */
-                    tp_csv_free_buffers(NULL, b, n);
-                }
-                free(names[i]);
-            }
-        }
-    }
+    if (!skip_mm) csv_folder(dir, 0, limit);
+    if (models_dir) csv_folder(models_dir, 1, limit);
     if (!skip_syn) {
         static const size_t sizes[] = {10000, 100000};
         for (size_t k = 0; k < 2; k++) {

@@ -114,6 +114,26 @@ run "unknown option" 2 "$TP" alloc "$tmp/small.csv" --frobnicate
 run "--help" 0 "$TP" alloc --help
 has "--help has a usage line" "$tmp/out" "^usage: tensorplan alloc"
 
+# a dense trace (nested lifetimes, 24,000 buffers): auto within --time-limit 1.5 keeps
+# improving after the first plan; --progress prints lines although stderr is a file
+"$PY" - >"$tmp/dense.csv" <<'PYEOF'
+s = 12345
+print("id,lower,upper,size")
+for i in range(24000):
+    s = (s * 1103515245 + 12345) % 2147483648
+    b = s % 6000
+    u = b + 1 + s % 7 if i % 3 else 12000 - b
+    print("%d,%d,%d,%d" % (i, b, u, 64 + (s % 4096) * (1 + s % 97)))
+PYEOF
+run "dense auto --progress" 0 "$TP" alloc "$tmp/dense.csv" --time-limit 1.5 --progress \
+    -o "$tmp/dense.sol"
+has "progress lines on stderr" "$tmp/err" "^tensorplan alloc: searching [0-9]* s, best"
+has "dense summary" "$tmp/err" "24000 buffers, arena"
+n_sol=$(($(wc -l <"$tmp/dense.sol") - 1))
+if [ "$n_sol" -eq 24000 ]; then ok "dense solution rows"; else bad "dense solution rows" "$n_sol"; fi
+run "dense auto --quiet" 0 "$TP" alloc "$tmp/dense.csv" --time-limit 0.2 --quiet -o "$tmp/dense.sol"
+if grep -q "searching" "$tmp/err"; then bad "no progress without --progress" "$(cat "$tmp/err")"; else ok "no progress without --progress"; fi
+
 # a MiniMalloc instance, solved to its lower bound without a time limit
 F=../shared/benchmarks/minimalloc/F.1048576.csv
 if [ -f "$F" ]; then

@@ -13,7 +13,8 @@ const char tp_cli_alloc_summary[] =
 static void usage(FILE *f) {
     fprintf(f,
             "usage: tensorplan alloc FILE.csv [-o OUT.csv] [--algo NAME] [--time-limit SEC]\n"
-            "                        [--capacity BYTES] [--align N] [--json] [--quiet]\n\n"
+            "                        [--capacity BYTES] [--align N] [--json] [--quiet]\n"
+            "                        [--progress]\n\n"
             "Read buffers 'id,lower,upper,size[,alignment]' (each live on [lower, upper); ids\n"
             "are any text), give every buffer an offset so that buffers live at the same time\n"
             "never share a byte, and write 'id,lower,upper,size,offset' (stdout without -o).\n"
@@ -29,6 +30,9 @@ static void usage(FILE *f) {
             "  --align N          alignment of every offset, a power of two (default 1)\n"
             "  --json             summary as JSON (on stdout with -o, else on stderr)\n"
             "  --quiet            no progress lines\n"
+            "  --progress         progress lines (best arena, lower bound) about once a second\n"
+            "                     on long runs even when stderr is not a terminal (default:\n"
+            "                     only on a terminal)\n"
             "  --help             this text\n\n"
             "examples:\n"
             "  tensorplan alloc A.1048576.csv -o A.solution.csv\n"
@@ -40,7 +44,7 @@ static void usage(FILE *f) {
 typedef struct alloc_args {
     const char *in, *out;
     tp_alloc_options o;
-    bool json;
+    bool json, progress;
 } alloc_args;
 
 static int parse_args(alloc_args *a, int argc, char **argv) {
@@ -59,6 +63,8 @@ static int parse_args(alloc_args *a, int argc, char **argv) {
             return -1;
         } else if (strcmp(s, "--json") == 0) {
             a->json = true;
+        } else if (strcmp(s, "--progress") == 0) {
+            a->progress = true;
         } else if (strcmp(s, "-o") == 0 || strcmp(s, "--output") == 0) {
             if (!val) return tp_cli_usage_error(cmd, "%s needs a file name", s);
             a->out = val;
@@ -104,11 +110,17 @@ static int parse_args(alloc_args *a, int argc, char **argv) {
     return 0;
 }
 
+typedef struct progress_state {
+    bool open; /* a line is open on stderr (terminal: rewritten in place) */
+    bool tty;
+} progress_state;
+
 static void progress(void *ctx, double elapsed_s, uint64_t best, uint64_t lb) {
-    *(bool *)ctx = true; /* a line is open on stderr */
-    fprintf(stderr, "\rtensorplan alloc: searching %.0f s, best %llu, lower bound %llu, %.4f",
-            elapsed_s, (unsigned long long)best, (unsigned long long)lb,
-            lb ? (double)best / (double)lb : 1.0);
+    progress_state *p = ctx;
+    p->open = p->tty;
+    fprintf(stderr, "%stensorplan alloc: searching %.0f s, best %llu, lower bound %llu, %.4f%s",
+            p->tty ? "\r" : "", elapsed_s, (unsigned long long)best, (unsigned long long)lb,
+            lb ? (double)best / (double)lb : 1.0, p->tty ? "" : "\n");
     fflush(stderr);
 }
 
@@ -148,10 +160,10 @@ int tp_cli_alloc(int argc, char **argv) {
     alloc_args a;
     int rc = parse_args(&a, argc, argv);
     if (rc != 0) return rc < 0 ? TP_EXIT_OK : rc;
-    bool progress_shown = false;
-    if (tp_cli_progress_enabled(false)) {
+    progress_state prog = {false, tp_cli_progress_enabled(false)};
+    if (prog.tty || a.progress) {
         a.o.progress = progress;
-        a.o.progress_ctx = &progress_shown;
+        a.o.progress_ctx = &prog;
     }
     tp_error err;
     tp_error_clear(&err);
@@ -173,7 +185,7 @@ int tp_cli_alloc(int argc, char **argv) {
     tp_alloc_result r;
     memset(&r, 0, sizeof r);
     st = tp_alloc_plan(bufs, n, &a.o, NULL, off, &r, &err);
-    if (progress_shown) fputc('\n', stderr);
+    if (prog.open) fputc('\n', stderr);
     if (st == TP_OK) st = tp_alloc_verify(bufs, n, off, a.o.alignment, r.arena_bytes, NULL, &err);
     if (st != TP_OK) {
         tp_cli_error("alloc", &err);
