@@ -2,6 +2,7 @@
  *
  *   bench_alloc [DIR] [--time-limit SEC] [--skip-synthetic] [--skip-minimalloc]
  *               [--skip-dense] [--skip-million] [--write-csv OUT_DIR] [--models DIR]
+ *               [--only DENSE_SET_NAME]
  *
  * DIR holds the MiniMalloc "challenging" instances (default:
  * TP_SOURCE_DIR/../shared/benchmarks/minimalloc). For each instance: greedy, bestfit, exact
@@ -172,7 +173,7 @@ static void write_csv(const char *dir, const char *name, const tp_buffer *b, siz
 /* Compiler-like dense traces (dense_traces.h): train (nested saved activations, ~9k live at
  * 62k buffers), longmix (log-uniform lifetimes), graph (short lifetimes), and a million
  * buffers. Alignment 64. */
-static void dense_section(double limit, int big, const char *csv_dir) {
+static void dense_section(double limit, int big, const char *csv_dir, const char *only) {
     static const struct {
         const char *name;
         int kind;
@@ -185,6 +186,7 @@ static void dense_section(double limit, int big, const char *csv_dir) {
     printf("\n# dense traces (bench/dense_traces.h); live = most buffers alive at one step\n");
     for (size_t k = 0; k < sizeof sets / sizeof sets[0]; k++) {
         if (!big && sets[k].n >= 1000000) continue;
+        if (only && strcmp(only, sets[k].name) != 0) continue;
         tp_buffer *b = trace_make(sets[k].kind, sets[k].n, sets[k].seed, 0.12);
         if (!b) return;
         char label[48];
@@ -256,7 +258,7 @@ int main(int argc, char **argv) {
     const char *dir = TP_SOURCE_DIR "/../shared/benchmarks/minimalloc";
     double limit = 1.0;
     int skip_syn = 0, skip_mm = 0, skip_dense = 0, big = 1;
-    const char *csv_dir = NULL, *models_dir = NULL;
+    const char *csv_dir = NULL, *models_dir = NULL, *only = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--time-limit") == 0 && i + 1 < argc)
             limit = atof(argv[++i]);
@@ -272,6 +274,8 @@ int main(int argc, char **argv) {
             csv_dir = argv[++i];
         else if (strcmp(argv[i], "--models") == 0 && i + 1 < argc)
             models_dir = argv[++i];
+        else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
+            only = argv[++i];
         else
             dir = argv[i];
     }
@@ -295,7 +299,7 @@ int main(int argc, char **argv) {
             }
         }
     }
-    if (!skip_dense) dense_section(limit, big, csv_dir);
+    if (!skip_dense) dense_section(limit, big, csv_dir, only);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     printf("# process: %.2f s user + %.2f s system CPU, peak RSS %.1f MiB\n",
