@@ -106,8 +106,13 @@ static tp_status run_order(bf_ctx *c, const size_t *order, size_t n_order, bool 
                                 "bestfit: offset of buffer %zu (id %lld) overflows 64 bits", i,
                                 (long long)b->id);
         }
+        uint64_t end;
+        if (!tp_add_u64(q, size, &end))
+            return tp_error_set(err, TP_ERR_OVERFLOW,
+                                "bestfit: end of buffer %zu (id %lld, size %llu) overflows 64 bits",
+                                i, (long long)b->id, (unsigned long long)size);
         c->off[i] = q;
-        if (q + size > top) top = q + size;
+        if (end > top) top = end;
         if (stop_at != UINT64_MAX && top >= stop_at) return TP_ERR_INFEASIBLE;
         if ((oi & 1023) == 1023) {
             if (c->deadline > 0 && tp__xs_now() >= c->deadline) return TP_ERR_TIMEOUT;
