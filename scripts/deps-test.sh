@@ -18,6 +18,8 @@ TEST_PKGS=(
   python3 python3-jsonschema         # JSON schema checks, test helpers
   python3-torch python3-torchvision python3-onnx libonnx-testdata # ONNX ground truth
   nodejs                             # onnxruntime-node (ground-truth shapes)
+  python3-dev python3-venv python3-pip python3-setuptools python3-wheel python3-pytest
+  python3-numpy                      # the Python package: build, install, pytest
 )
 # shellcheck disable=SC2086
 deps_install "${TEST_PKGS[@]}" ${TP_EXTRA_DEPS:-}

@@ -20,6 +20,9 @@ echo "== build (warnings as errors)"
 BUILD_DIR=build traced bash scripts/build.sh
 (cd build && traced ctest --output-on-failure -j"$(nproc)")
 
+echo "== Python package"
+traced bash scripts/test-python.sh
+
 echo "== ASan + UBSan"
 BUILD_DIR=build-asan traced bash scripts/build.sh -DCMAKE_BUILD_TYPE=Debug \
   -DCMAKE_C_COMPILER=clang -DTP_SANITIZE=address,undefined -DTP_BUILD_BENCH=OFF

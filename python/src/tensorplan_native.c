@@ -179,11 +179,10 @@ static PyObject *py_plan(PyObject *self, PyObject *args) {
     for (uint32_t k = 0; !bad && k < tp_plan_slot_count(p); k++) {
         const tp_slot *s = tp_plan_slot(p, k);
         const tp_node *n = tp_graph_node(g, s->node);
-        PyObject *row = Py_BuildValue("(sKKLLOO)", n && n->name ? n->name : "",
-                                      (unsigned long long)s->offset, (unsigned long long)s->size,
-                                      (long long)s->birth, (long long)s->death,
-                                      s->is_view ? Py_True : Py_False,
-                                      s->inplace ? Py_True : Py_False);
+        PyObject *row =
+            Py_BuildValue("(sKKLLOO)", n && n->name ? n->name : "", (unsigned long long)s->offset,
+                          (unsigned long long)s->size, (long long)s->birth, (long long)s->death,
+                          s->is_view ? Py_True : Py_False, s->inplace ? Py_True : Py_False);
         bad = !row || PyList_Append(slots, row) != 0;
         Py_XDECREF(row);
     }
@@ -260,8 +259,7 @@ static PyObject *py_fit(PyObject *self, PyObject *args) {
     const char *symbol;
     unsigned long long budget;
     long long lo = 1, hi = 0;
-    if (!PyArg_ParseTuple(args, "OOsK|LL", &model, &dims, &symbol, &budget, &lo, &hi))
-        return NULL;
+    if (!PyArg_ParseTuple(args, "OOsK|LL", &model, &dims, &symbol, &budget, &lo, &hi)) return NULL;
     PyObject *defaults;
     tp_graph *g = load_graph(model, dims, &defaults);
     if (!g) return NULL;
@@ -397,9 +395,9 @@ static PyObject *py_inspect(PyObject *self, PyObject *args) {
         PyObject *nb = tp_graph_node_bytes(g, (tp_node_id)i, &bytes, &err) == TP_OK
                            ? PyLong_FromUnsignedLongLong(bytes)
                            : (Py_INCREF(Py_None), Py_None);
-        PyObject *row = Py_BuildValue("(ssN)", n->name ? n->name : "", tp_dtype_name(n->dtype),
-                                      PyUnicode_FromString(tp_graph_shape_str(
-                                          g, &n->shape, shape, sizeof shape)));
+        PyObject *row = Py_BuildValue(
+            "(ssN)", n->name ? n->name : "", tp_dtype_name(n->dtype),
+            PyUnicode_FromString(tp_graph_shape_str(g, &n->shape, shape, sizeof shape)));
         PyObject *full = row ? Py_BuildValue("(OO)", row, nb) : NULL;
         Py_XDECREF(row);
         Py_XDECREF(nb);
@@ -449,9 +447,17 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "tensorplan._native",
-                                    "tensorplan's C library.", -1, methods, NULL, NULL, NULL,
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT,
+                                    "tensorplan._native",
+                                    "tensorplan's C library.",
+                                    -1,
+                                    methods,
+                                    NULL,
+                                    NULL,
+                                    NULL,
                                     NULL};
 
 PyMODINIT_FUNC PyInit__native(void);
-PyMODINIT_FUNC PyInit__native(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__native(void) {
+    return PyModule_Create(&module);
+}

@@ -119,7 +119,7 @@ def test_errors(tmp_path):
 
 def test_gil_released_during_alloc():
     # a dense trace that keeps the planner busy for a while
-    n = 40000
+    n = 20000
     bufs = [((i * 7919) % 100000 + 64, i // 2, i // 2 + (i * 31) % 5000) for i in range(n)]
     ticks = []
     stop = threading.Event()
