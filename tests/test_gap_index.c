@@ -43,7 +43,8 @@ static bool time_overlap(const tp_buffer *x, const tp_buffer *y) {
 static void dense_set(tp_buffer *b, size_t n, bool with_align) {
     int64_t T = (int64_t)(2 + rnd_below(n));
     unsigned mode = (unsigned)rnd_below(3);
-    uint64_t palette[4] = {64 << rnd_below(8), 1 + rnd_below(5000), 48, 1 << rnd_below(20)};
+    uint64_t palette[4] = {(uint64_t)64 << rnd_below(8), 1 + rnd_below(5000), 48,
+                           (uint64_t)1 << rnd_below(20)};
     for (size_t i = 0; i < n; i++) {
         tp_buffer *x = &b[i];
         memset(x, 0, sizeof *x);
