@@ -1,6 +1,7 @@
 /* ONNX model open/close (mmap or borrowed memory), external data checks, and
  * the public load entry points that hand the decoded model to the converter. */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/mem.h"
@@ -73,6 +74,19 @@ static tp_status verify_tensor(tp_onnx_model *m, const tp_onnx_tensor *t, tp_err
                              t->name, t->msg_offset, t->ext_location);
     char *path = join_path(m->arena, m->base_dir, t->ext_location);
     if (!path) return tp_error_set(err, TP_ERR_NOMEM, "out of memory checking external data");
+    /* a symlink inside the folder may still point outside it: compare resolved paths
+     * (onnxruntime refuses such data too), so no file elsewhere is even sized */
+    char *real_dir = realpath(m->base_dir, NULL), *real = realpath(path, NULL);
+    size_t nd = real_dir ? strlen(real_dir) : 0;
+    bool inside = !real || (real_dir && strncmp(real, real_dir, nd) == 0 &&
+                            (real[nd] == '/' || (nd == 1 && real_dir[0] == '/')));
+    free(real_dir);
+    free(real);
+    if (!inside)
+        return tp_error_setx(err, TP_ERR_PARSE, t->msg_offset, TP_NO_NODE,
+                             "tensor '%s' (offset %" PRIu64
+                             "): external data '%s' resolves outside the model directory",
+                             t->name, t->msg_offset, t->ext_location);
     uint64_t size, end;
     tp_status s = tp__file_size(path, &size, err);
     if (s != TP_OK) {

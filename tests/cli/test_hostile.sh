@@ -89,7 +89,25 @@ w = helper.make_tensor("w", TensorProto.FLOAT, [4, 4, 3, 3], [0.0] * 144)
 m = model([helper.make_node("Conv", ["x", "w"], ["y"], name="conv0", group=0)], [x],
           [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], [w])
 onnx.save(m, d + "/group0.onnx")
+import os
+os.makedirs(d + "/ext", exist_ok=True)
+w = helper.make_tensor("w", TensorProto.FLOAT, [4], [0.0] * 4)
+w.ClearField("float_data")
+w.data_location = TensorProto.EXTERNAL
+for k, v in (("location", "w.bin"), ("offset", "0"), ("length", "16")):
+    e = w.external_data.add()
+    e.key, e.value = k, v
+m = model([helper.make_node("Add", ["x", "w"], ["y"], name="add")], [x],
+          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 8, 8])], [w])
+onnx.save(m, d + "/ext/model.onnx")
 EOF
+  # external data reached through a symlink that leaves the model folder is refused
+  head -c 64 /dev/urandom >"$tmp/outside.bin"
+  ln -s "$tmp/outside.bin" "$tmp/ext/w.bin"
+  run "external data symlink escaping the folder" 1 "resolves outside the model directory" -- \
+    inspect --verify-external-data "$tmp/ext/model.onnx"
+  rm "$tmp/ext/w.bin" && head -c 64 /dev/urandom >"$tmp/ext/w.bin"
+  run "external data inside the folder" 0 "" -- inspect --verify-external-data "$tmp/ext/model.onnx"
   # one row per slot whatever the names hold, and no raw control bytes on the terminal
   "$TP" plan "$tmp/ctl.onnx" >"$tmp/plan.txt" 2>"$tmp/err"
   rows=$(grep -vc '^#' "$tmp/plan.txt")
