@@ -56,6 +56,7 @@
 #include "tensorplan/sysmem.h"
 #include "tensorplan/registry.h"
 #include "tensorplan/estimate.h"
+#include "tensorplan/runtime.h"
 #include "tensorplan/cost.h"
 #include "tensorplan/env.h"
 

@@ -12,6 +12,7 @@
 #include "cli_model.h"
 #include "cli_options.h"
 #include "tensorplan/estimate.h"
+#include "tensorplan/runtime.h"
 #include "tensorplan/sysmem.h"
 
 const char tp_cli_estimate_summary[] =
@@ -52,6 +53,11 @@ static void usage(FILE *f) {
             "  --algo NAME        allocator for the activation plan (default greedy)\n"
             "  --no-inplace       disable in-place reuse for elementwise ops\n"
             "  --f32-uniform      size activations as elements x 4 bytes\n"
+            "  --runtime NAME     whose memory to predict: plan (default: the best plan),\n"
+            "                     onnxruntime (CPU EP; docs/runtime.md), llama.cpp (.gguf)\n"
+            "  --ort-no-mem-pattern, --ort-no-arena, --ort-no-prepack,\n"
+            "  --ort-arena-extend next-power-of-two|same-as-requested, --ort-threads N\n"
+            "                     onnxruntime session options that change its memory\n"
             "  --json             machine-readable output (raw byte counts)\n"
             "  --help             this text\n\n"
             "examples:\n"
@@ -72,7 +78,8 @@ typedef struct est_args {
     tp_moe_config moe;
     const char *gguf; /* LLM mode: a .gguf model */
     tp_llm_options llm;
-    bool llm_opts; /* an LLM-only option was given */
+    bool llm_opts;         /* an LLM-only option was given */
+    tp_runtime_options ro; /* --runtime and its onnxruntime options */
 } est_args;
 
 static bool ends_with_gguf(const char *s) {
@@ -118,6 +125,7 @@ static int parse_args(est_args *a, int argc, char **argv) {
     tp_env_apply_plan(tp_cli_env(), &a->eo.plan);
     a->moe.reserve_fraction = 0.1;
     tp_llm_options_default(&a->llm);
+    tp_runtime_options_default(&a->ro);
     for (int i = 1; i < argc;) {
         if (argv[i][0] != '-' && ends_with_gguf(argv[i])) {
             if (a->gguf || a->model.path)
@@ -169,6 +177,40 @@ static int parse_args(est_args *a, int argc, char **argv) {
                 return tp_cli_usage_error(
                     cmd, "--moe needs EXPERTS,LAYERS,EXPERT_SIZE[,MAX], got '%s'", val ? val : "");
             a->has_moe = true;
+            takes_value = true;
+        } else if (strcmp(s, "--runtime") == 0) {
+            tp_error re;
+            if (!val || tp_runtime_parse(val, &a->ro.runtime, &re) != TP_OK)
+                return tp_cli_usage_error(cmd,
+                                          "--runtime needs plan, onnxruntime or llama.cpp, "
+                                          "got '%s'",
+                                          val ? val : "");
+            takes_value = true;
+        } else if (strcmp(s, "--ort-no-mem-pattern") == 0) {
+            a->ro.ort.mem_pattern = false;
+        } else if (strcmp(s, "--ort-no-arena") == 0) {
+            a->ro.ort.cpu_arena = false;
+        } else if (strcmp(s, "--ort-no-prepack") == 0) {
+            a->ro.ort.prepacking = false;
+        } else if (strcmp(s, "--ort-arena-extend") == 0) {
+            if (val && strcmp(val, "next-power-of-two") == 0)
+                a->ro.ort.arena_extend = TP_ORT_ARENA_NEXT_POWER_OF_TWO;
+            else if (val && strcmp(val, "same-as-requested") == 0)
+                a->ro.ort.arena_extend = TP_ORT_ARENA_SAME_AS_REQUESTED;
+            else
+                return tp_cli_usage_error(cmd,
+                                          "--ort-arena-extend needs next-power-of-two or "
+                                          "same-as-requested, got '%s'",
+                                          val ? val : "");
+            takes_value = true;
+        } else if (strcmp(s, "--ort-threads") == 0) {
+            char *end = NULL;
+            errno = 0;
+            unsigned long t = val ? strtoul(val, &end, 10) : 0;
+            if (!val || end == val || *end || errno || t > 4096 || val[0] == '-')
+                return tp_cli_usage_error(cmd, "--ort-threads needs an integer, got '%s'",
+                                          val ? val : "");
+            a->ro.ort.intra_op_threads = (uint32_t)t;
             takes_value = true;
         } else if (strcmp(s, "--moe-reserve") == 0) {
             char *end = NULL;
@@ -277,13 +319,51 @@ typedef struct llm_view {
     const tp_llm_options *o;
 } llm_view;
 
+static void json_runtime(tp_json *j, const est_args *a, const tp_runtime_estimate *rt) {
+    tp_json_key(j, "runtime");
+    tp_json_begin_object(j);
+    tp_json_kv_str(j, "name", tp_runtime_name(rt->runtime));
+    tp_json_kv_u64(j, "peak_bytes", rt->peak_bytes);
+    tp_json_kv_u64(j, "plan_peak_bytes", rt->plan_peak_bytes);
+    tp_json_kv_u64(j, "over_plan_bytes", tp_sat_sub_u64(rt->peak_bytes, rt->plan_peak_bytes));
+    tp_json_key(j, "terms");
+    tp_json_begin_object(j);
+    tp_json_kv_u64(j, "session_fixed_bytes", rt->session_fixed_bytes);
+    tp_json_kv_u64(j, "weight_bytes", rt->weight_bytes);
+    tp_json_kv_u64(j, "prepacked_bytes", rt->prepacked_bytes);
+    tp_json_kv_u64(j, "arena_bytes", rt->arena_bytes);
+    tp_json_kv_u64(j, "input_bytes", rt->input_bytes);
+    tp_json_kv_u64(j, "calibration_margin_bytes", rt->calibration_margin_bytes);
+    tp_json_end_object(j);
+    if (rt->runtime == TP_RUNTIME_ONNXRUNTIME) {
+        tp_json_kv_u64(j, "conv_weight_bytes", rt->conv_weight_bytes);
+        tp_json_kv_u64(j, "gemm_weight_bytes", rt->gemm_weight_bytes);
+        tp_json_kv_u64(j, "other_weight_bytes", rt->other_weight_bytes);
+        tp_json_kv_u64(j, "arena_reserved_bytes", rt->arena_reserved_bytes);
+        tp_json_kv_str(j, "session_fixed_source", rt->fixed_source);
+        tp_json_key(j, "options");
+        tp_json_begin_object(j);
+        tp_json_kv_bool(j, "mem_pattern", a->ro.ort.mem_pattern);
+        tp_json_kv_bool(j, "cpu_arena", a->ro.ort.cpu_arena);
+        tp_json_kv_str(j, "arena_extend_strategy",
+                       a->ro.ort.arena_extend == TP_ORT_ARENA_NEXT_POWER_OF_TWO
+                           ? "next-power-of-two"
+                           : "same-as-requested");
+        tp_json_kv_bool(j, "prepacking", a->ro.ort.prepacking);
+        tp_json_kv_u64(j, "intra_op_threads", a->ro.ort.intra_op_threads);
+        tp_json_end_object(j);
+    }
+    tp_json_end_object(j);
+}
+
 static const char *model_label(const est_args *a) {
     return a->gguf ? a->gguf : tp_cli_model_label(&a->model);
 }
 
 static void print_json(const est_args *a, const tp_graph *g, const tp_estimate *e, uint64_t budget,
                        const char *how, bool fits, const tp_deficit *d, const tp_moe_plan *m,
-                       const char *msg, const llm_view *lv, const mem_view *mv) {
+                       const char *msg, const llm_view *lv, const mem_view *mv,
+                       const tp_runtime_estimate *rt) {
     tp_json j;
     tp_json_init(&j, stdout, true);
     tp_json_begin_object(&j);
@@ -339,6 +419,7 @@ static void print_json(const est_args *a, const tp_graph *g, const tp_estimate *
         tp_json_kv_u64(&j, "compute_bytes", lv->le->compute_bytes);
         tp_json_end_object(&j);
     }
+    json_runtime(&j, a, rt);
     json_memory(&j, mv);
     if (!fits) tp_json_kv_str(&j, "message", msg);
     tp_json_end_object(&j);
@@ -347,9 +428,10 @@ static void print_json(const est_args *a, const tp_graph *g, const tp_estimate *
 
 static void print_text(const est_args *a, const tp_graph *g, const tp_estimate *e, uint64_t budget,
                        const char *how, bool fits, const tp_deficit *d, const tp_moe_plan *m,
-                       const char *msg, const llm_view *lv) {
+                       const char *msg, const llm_view *lv, const tp_runtime_estimate *rt) {
     char b[6][32];
     printf("model: %s\n", model_label(a));
+    printf("runtime: %s\n", tp_runtime_name(rt->runtime));
     tp_cli_model_print_assumptions(stdout, g);
     if (lv) {
         const tp_llm_config *c = lv->c;
@@ -384,6 +466,19 @@ static void print_text(const est_args *a, const tp_graph *g, const tp_estimate *
     }
     printf("  peak         %12s  (%llu bytes)\n",
            tp_cli_fmt_bytes(e->peak_bytes, b[5], sizeof b[5]), (unsigned long long)e->peak_bytes);
+    if (rt->runtime == TP_RUNTIME_ONNXRUNTIME) {
+        printf("  onnxruntime  %12s  (session %s, weights %s, pre-packed %s, arena %s, "
+               "inputs %s)\n",
+               tp_cli_fmt_bytes(rt->peak_bytes, b[0], sizeof b[0]),
+               tp_cli_fmt_bytes(rt->session_fixed_bytes, b[1], sizeof b[1]),
+               tp_cli_fmt_bytes(rt->weight_bytes, b[2], sizeof b[2]),
+               tp_cli_fmt_bytes(rt->prepacked_bytes, b[3], sizeof b[3]),
+               tp_cli_fmt_bytes(rt->arena_bytes, b[4], sizeof b[4]),
+               tp_cli_fmt_bytes(rt->input_bytes, b[5], sizeof b[5]));
+        printf("  over plan    %12s  (what onnxruntime takes beyond the best plan)\n",
+               tp_cli_fmt_bytes(tp_sat_sub_u64(rt->peak_bytes, rt->plan_peak_bytes), b[0],
+                                sizeof b[0]));
+    }
     printf("  budget       %12s  (%s)\n", tp_cli_fmt_bytes(budget, b[0], sizeof b[0]), how);
     if (m) {
         printf("  moe          %llu of %llu experts per layer resident (reserve %s), "
@@ -413,6 +508,9 @@ int tp_cli_estimate(int argc, char **argv) {
     tp_llm_config lc;
     tp_llm_estimate le;
     llm_view lview = {&lc, &le, &a.llm}, *lv = NULL;
+    tp_runtime_estimate rt;
+    memset(&rt, 0, sizeof rt);
+    rt.fixed_source = "none";
     tp_status st;
     tp_graph *g = NULL;
     if (a.gguf) {
@@ -425,10 +523,20 @@ int tp_cli_estimate(int argc, char **argv) {
             e.activation_bytes = le.kv_cache_bytes + le.compute_bytes; /* <= peak: no overflow */
             e.peak_bytes = le.peak_bytes;
             lv = &lview;
+            /* llama.cpp's terms are the LLM estimate's (the plan profile names them) */
+            rt.runtime = a.ro.runtime == TP_RUNTIME_ONNXRUNTIME ? TP_RUNTIME_PLAN : a.ro.runtime;
+            rt.peak_bytes = rt.plan_peak_bytes = e.peak_bytes;
+            rt.weight_bytes = e.weight_bytes;
+            rt.arena_bytes = e.activation_bytes;
+            if (a.ro.runtime == TP_RUNTIME_ONNXRUNTIME) {
+                return tp_cli_usage_error("estimate",
+                                          "--runtime onnxruntime applies to ONNX models");
+            }
         }
     } else {
         st = tp_cli_model_load(&a.model, &g, &err);
         if (st == TP_OK) st = tp_estimate_graph(g, &a.eo, &e, &err);
+        if (st == TP_OK) st = tp_runtime_estimate_graph(g, &e, &a.ro, &rt, &err);
         if (st != TP_OK) tp_cli_model_error("estimate", g, &err);
         if (st != TP_OK) {
             tp_graph_destroy(g);
@@ -454,6 +562,7 @@ int tp_cli_estimate(int argc, char **argv) {
     tp_moe_plan mp;
     const tp_moe_plan *m = NULL;
     tp_estimate checked = e;
+    checked.peak_bytes = rt.peak_bytes; /* the chosen runtime's figure is what must fit */
     if (a.has_moe && a.moe_auto) {
         if (!lc.n_expert || !lc.moe_layers) {
             tp_error_set(&err, TP_ERR_INVALID,
@@ -487,9 +596,9 @@ int tp_cli_estimate(int argc, char **argv) {
     tp_error_clear(&fe);
     bool fits = tp_estimate_fits_in(&checked, budget, &d, &fe) == TP_OK;
     if (a.json)
-        print_json(&a, g, &e, budget, how, fits, &d, m, fe.msg, lv, &mv);
+        print_json(&a, g, &e, budget, how, fits, &d, m, fe.msg, lv, &mv, &rt);
     else
-        print_text(&a, g, &e, budget, how, fits, &d, m, fe.msg, lv);
+        print_text(&a, g, &e, budget, how, fits, &d, m, fe.msg, lv, &rt);
     tp_graph_destroy(g);
     return fits ? TP_EXIT_OK : TP_EXIT_OVER_BUDGET;
 }

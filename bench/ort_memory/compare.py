@@ -1,0 +1,72 @@
+#!/usr/bin/python3
+"""Compare tensorplan's onnxruntime profile with measured onnxruntime RSS growth.
+
+Usage: /usr/bin/python3 bench/ort_memory/compare.py TENSORPLAN MEASURED.jsonl [--terms]
+Runs `TENSORPLAN estimate MODEL --dim ... --runtime onnxruntime --json` for every measured model
+(dims from its inputs.json "bind") and prints the table: model, set, predicted, ORT RSS growth,
+error = predicted / measured - 1 (negative = below = a miss). Exits 1 when a model is predicted
+below its measurement. --terms prints the profile's raw terms as JSON lines instead (for fitting).
+"""
+import json
+import subprocess
+import sys
+
+
+def estimate(tp, model, inputs):
+    spec = json.load(open(inputs))
+    cmd = [tp, 'estimate', model, '--runtime', 'onnxruntime', '--json', '--budget', '1TiB']
+    for k, v in spec.get('bind', {}).items():
+        cmd += ['--dim', '%s=%d' % (k, v)]
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    if out.returncode not in (0, 3):
+        return None, out.stderr.strip().splitlines()[-1] if out.stderr else 'failed'
+    return json.loads(out.stdout), None
+
+
+def main():
+    tp, measured = sys.argv[1], sys.argv[2]
+    terms = '--terms' in sys.argv
+    rows, misses = [], 0
+    for line in open(measured):
+        m = json.loads(line)
+        model = m['model']
+        inputs = model[:-len('.onnx')] + '.inputs.json'
+        e, why = estimate(tp, model, inputs)
+        name = model.split('/')[-1][:-5]
+        if e is None:
+            rows.append((name, m['set'], None, m['growth_bytes'], why))
+            continue
+        rt = e['runtime']
+        if terms:
+            print(json.dumps({'model': name, 'set': m['set'], 'measured': m['growth_bytes'],
+                              'activations': e['activations_bytes'], 'inputs': e['inputs_bytes'],
+                              'conv': rt['conv_weight_bytes'], 'gemm': rt['gemm_weight_bytes'],
+                              'other': rt['other_weight_bytes'], 'plan_peak': e['peak_bytes']}))
+            continue
+        rows.append((name, m['set'], rt['peak_bytes'], m['growth_bytes'], e['peak_bytes']))
+    if terms:
+        return 0
+    mib = 1 << 20
+    print('%-16s %-12s %12s %12s %12s %8s' % ('model', 'set', 'plan MiB', 'predicted', 'ORT growth',
+                                             'error'))
+    errs = {}
+    for name, s, pred, meas, extra in rows:
+        if pred is None:
+            print('%-16s %-12s %12s %12s %12.1f  not estimated: %s' % (name, s, '-', '-',
+                                                                       meas / mib, extra))
+            continue
+        err = pred / meas - 1
+        errs.setdefault(s, []).append(err)
+        if pred < meas:
+            misses += 1
+        print('%-16s %-12s %12.1f %12.1f %12.1f %+7.1f%%%s' % (
+            name, s, extra / mib, pred / mib, meas / mib, err * 100,
+            '  BELOW' if pred < meas else ''))
+    for s, v in errs.items():
+        print('%s: %d models, error min %+.1f%% max %+.1f%% mean |error| %.1f%%, %d within +10%%' % (
+            s, len(v), min(v) * 100, max(v) * 100, sum(abs(x) for x in v) / len(v) * 100,
+            sum(1 for x in v if 0 <= x <= 0.10)))
+    return 1 if misses else 0
+
+
+sys.exit(main())

@@ -1,0 +1,74 @@
+#!/usr/bin/env node
+// Measure what onnxruntime (npm onnxruntime-node, CPU execution provider) takes for one model,
+// in this fresh process: the peak resident-memory growth (VmHWM from /proc/self/status) over
+// session creation and the first two runs, against VmHWM read just before the session is
+// created (after onnxruntime's module and the inputs are loaded).
+//
+// Usage: node ort_rss.js MODEL.onnx INPUTS.json [--threads N] [--no-mem-pattern] [--no-arena]
+//                        [--no-prepack]
+// Prints one JSON line:
+//   {"model": ..., "base_hwm": B, "after_create_hwm": C, "after_run1_hwm": R1,
+//    "after_run2_hwm": R2, "growth_bytes": R2 - B, "threads": N, ...}
+// NODE_PATH must reach onnxruntime-node (.fixtures/ort/node_modules).
+'use strict';
+const fs = require('fs');
+const ort = require('onnxruntime-node');
+
+function hwm() {
+  const s = fs.readFileSync('/proc/self/status', 'utf8');
+  const m = /VmHWM:\s+(\d+) kB/.exec(s);
+  return Number(m[1]) * 1024;
+}
+
+function fill(dtype, shape) {
+  const n = shape.reduce((a, b) => a * b, 1);
+  if (dtype === 'int64') {
+    const a = new BigInt64Array(n);
+    for (let i = 0; i < n; i++) a[i] = BigInt(i % 2);
+    return new ort.Tensor('int64', a, shape);
+  }
+  if (dtype === 'float32') {
+    const a = new Float32Array(n);
+    for (let i = 0; i < n; i++) a[i] = Math.sin(i) * 0.5;
+    return new ort.Tensor('float32', a, shape);
+  }
+  throw new Error('unsupported input dtype ' + dtype);
+}
+
+async function main() {
+  const args = process.argv.slice(2);
+  const model = args[0], inputs = args[1];
+  let threads = 2, memPattern = true, arena = true, prepack = true;
+  for (let i = 2; i < args.length; i++) {
+    if (args[i] === '--threads') threads = Number(args[++i]);
+    else if (args[i] === '--no-mem-pattern') memPattern = false;
+    else if (args[i] === '--no-arena') arena = false;
+    else if (args[i] === '--no-prepack') prepack = false;
+    else throw new Error('unknown argument ' + args[i]);
+  }
+  const spec = JSON.parse(fs.readFileSync(inputs, 'utf8'));
+  const feeds = {};
+  for (const [k, v] of Object.entries(spec.inputs)) feeds[k] = fill(v.dtype, v.shape);
+  const opts = {
+    executionProviders: ['cpu'],
+    intraOpNumThreads: threads,
+    interOpNumThreads: 1,
+    enableMemPattern: memPattern,
+    enableCpuMemArena: arena,
+  };
+  if (!prepack) opts.extra = {session: {disable_prepacking: '1'}};
+  const base = hwm();
+  const sess = await ort.InferenceSession.create(model, opts);
+  const created = hwm();
+  await sess.run(feeds);
+  const run1 = hwm();
+  await sess.run(feeds);
+  const run2 = hwm();
+  console.log(JSON.stringify({
+    model, threads, mem_pattern: memPattern, arena, prepack, base_hwm: base,
+    after_create_hwm: created, after_run1_hwm: run1, after_run2_hwm: run2,
+    growth_bytes: run2 - base, ort_version: ort.env.versions ? ort.env.versions.common : null,
+  }));
+  if (sess.release) await sess.release();
+}
+main().catch((e) => { console.error(String(e && e.stack || e)); process.exit(1); });

@@ -1,0 +1,108 @@
+/*
+ * tensorplan/runtime.h — runtime profiles: what a given runtime really takes
+ * for a model, beside what the best plan needs (SPEC §7 "Truth is the
+ * runtime's").
+ *
+ *   TP_RUNTIME_PLAN         the best arena a planner reaches + weights + inputs
+ *                           (tp_estimate's peak; nothing added)
+ *   TP_RUNTIME_ONNXRUNTIME  onnxruntime, CPU execution provider, default session
+ *                           options unless tp_ort_options says otherwise: the
+ *                           peak resident-memory growth of a process over
+ *                           session creation and the first two runs
+ *   TP_RUNTIME_LLAMA_CPP    llama.cpp for GGUF models: the terms come from the
+ *                           LLM estimate (tp_llm_estimate); this profile only
+ *                           names them here (TP_ERR_UNSUPPORTED for a graph)
+ *
+ * Example:
+ *     tp_estimate e; tp_estimate_graph(g, NULL, &e, &err);
+ *     tp_runtime_options ro; tp_runtime_options_default(&ro);
+ *     ro.runtime = TP_RUNTIME_ONNXRUNTIME;
+ *     tp_runtime_estimate re;
+ *     if (tp_runtime_estimate_graph(g, &e, &ro, &re, &err) == TP_OK)
+ *         printf("%s takes %llu bytes (plan %llu)\n", tp_runtime_name(re.runtime),
+ *                (unsigned long long)re.peak_bytes, (unsigned long long)re.plan_peak_bytes);
+ *
+ * The onnxruntime profile is a model of onnxruntime 1.30's CPU memory (see
+ * docs/runtime.md for each term, where it comes from in onnxruntime's source,
+ * and which coefficients were fitted on the calibration models of
+ * bench/ort_memory and checked on held-out ones). It is an upper estimate by
+ * design: it is meant to be at or above what onnxruntime takes, never below.
+ *
+ * Ownership: plain structs; nothing retained. Thread safety: reads the graph only.
+ */
+#ifndef TENSORPLAN_RUNTIME_H
+#define TENSORPLAN_RUNTIME_H
+
+#include "tensorplan/estimate.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum tp_runtime_kind {
+    TP_RUNTIME_PLAN = 0,
+    TP_RUNTIME_ONNXRUNTIME,
+    TP_RUNTIME_LLAMA_CPP,
+} tp_runtime_kind;
+
+/* "plan", "onnxruntime", "llama.cpp"; never NULL ("unknown" out of range). */
+const char *tp_runtime_name(tp_runtime_kind k);
+/* Parse one of the names above (also "ort", "llama"); TP_ERR_INVALID otherwise,
+ * with the accepted names in the message. */
+tp_status tp_runtime_parse(const char *name, tp_runtime_kind *out, tp_error *err);
+
+typedef enum tp_ort_arena_extend {
+    TP_ORT_ARENA_NEXT_POWER_OF_TWO = 0, /* onnxruntime's default */
+    TP_ORT_ARENA_SAME_AS_REQUESTED = 1,
+} tp_ort_arena_extend;
+
+/* onnxruntime session options that change memory. */
+typedef struct tp_ort_options {
+    bool mem_pattern;                 /* enable_mem_pattern (default true) */
+    bool cpu_arena;                   /* enable_cpu_mem_arena (default true) */
+    tp_ort_arena_extend arena_extend; /* arena_extend_strategy (default next power of two) */
+    bool prepacking;                  /* !session.disable_prepacking (default true) */
+    uint32_t intra_op_threads;        /* intra_op_num_threads (default 2; 0 = 1 per core) */
+} tp_ort_options;
+
+typedef struct tp_runtime_options {
+    tp_runtime_kind runtime; /* default TP_RUNTIME_PLAN */
+    tp_ort_options ort;
+} tp_runtime_options;
+
+void tp_runtime_options_default(tp_runtime_options *o);
+
+/* A runtime's figure and its terms. For TP_RUNTIME_PLAN every term but the
+ * plan's is 0 and peak_bytes == plan_peak_bytes. */
+typedef struct tp_runtime_estimate {
+    tp_runtime_kind runtime;
+    uint64_t plan_peak_bytes;          /* the best plan's peak (tp_estimate.peak_bytes) */
+    uint64_t peak_bytes;               /* what the runtime takes: the sum of the terms below */
+    uint64_t session_fixed_bytes;      /* a session + its thread pools (measured; see source) */
+    uint64_t weight_bytes;             /* initializers held (mapped pages touched, or copies) */
+    uint64_t prepacked_bytes;          /* pre-packed / re-laid-out weight copies */
+    uint64_t arena_bytes;              /* activation arena incl. the planner's weaker reuse, BFC
+                                          growth and the memory-pattern block */
+    uint64_t input_bytes;              /* the caller's input tensors */
+    uint64_t calibration_margin_bytes; /* fitted constant (docs/runtime.md), in peak_bytes */
+    uint64_t arena_reserved_bytes;     /* detail, not in peak_bytes: the BFC regions' virtual size
+                                          (grown to powers of two by default); only touched pages
+                                          are resident */
+    uint64_t conv_weight_bytes;        /* detail: weights read by Conv/ConvTranspose */
+    uint64_t gemm_weight_bytes;        /* detail: constant B of MatMul/Gemm */
+    uint64_t other_weight_bytes;       /* detail: every other weight */
+    const char *fixed_source;          /* where session_fixed_bytes was measured; never NULL */
+} tp_runtime_estimate;
+
+/* The runtime's figure for a bound graph whose plan estimate is e (from
+ * tp_estimate_graph with the same graph). o NULL: defaults (the plan profile).
+ * Errors: TP_ERR_INVALID (NULL, bad options), TP_ERR_UNSUPPORTED (llama.cpp
+ * for a graph: use the GGUF LLM estimate), TP_ERR_OVERFLOW. */
+tp_status tp_runtime_estimate_graph(const tp_graph *g, const tp_estimate *e,
+                                    const tp_runtime_options *o, tp_runtime_estimate *out,
+                                    tp_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
