@@ -2,10 +2,11 @@
 """Compare tensorplan's onnxruntime profile with measured onnxruntime RSS growth.
 
 Usage: /usr/bin/python3 bench/ort_memory/compare.py TENSORPLAN MEASURED.jsonl [--terms]
+                                                    [--max-over FRACTION]
 Runs `TENSORPLAN estimate MODEL --dim ... --runtime onnxruntime --json` for every measured model
 (dims from its inputs.json "bind") and prints the table: model, set, predicted, ORT RSS growth,
 error = predicted / measured - 1 (negative = below = a miss). Exits 1 when a model is predicted
-below its measurement. --terms prints the profile's raw terms as JSON lines instead (for fitting).
+below its measurement, or (with --max-over) above it by more than FRACTION. --terms prints the profile's raw terms as JSON lines instead (for fitting).
 """
 import json
 import subprocess
@@ -26,6 +27,9 @@ def estimate(tp, model, inputs):
 def main():
     tp, measured = sys.argv[1], sys.argv[2]
     terms = '--terms' in sys.argv
+    max_over = None
+    if '--max-over' in sys.argv:
+        max_over = float(sys.argv[sys.argv.index('--max-over') + 1])
     rows, misses = [], 0
     for line in open(measured):
         m = json.loads(line)
@@ -57,11 +61,15 @@ def main():
             continue
         err = pred / meas - 1
         errs.setdefault(s, []).append(err)
+        flag = ''
         if pred < meas:
             misses += 1
+            flag = '  BELOW'
+        elif max_over is not None and err > max_over:
+            misses += 1
+            flag = '  OVER BAND'
         print('%-16s %-12s %12.1f %12.1f %12.1f %+7.1f%%%s' % (
-            name, s, extra / mib, pred / mib, meas / mib, err * 100,
-            '  BELOW' if pred < meas else ''))
+            name, s, extra / mib, pred / mib, meas / mib, err * 100, flag))
     for s, v in errs.items():
         print('%s: %d models, error min %+.1f%% max %+.1f%% mean |error| %.1f%%, %d within +10%%' % (
             s, len(v), min(v) * 100, max(v) * 100, sum(abs(x) for x in v) / len(v) * 100,

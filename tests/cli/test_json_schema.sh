@@ -108,7 +108,12 @@ def invariants(cmd, doc, errors):
         elif cmd == "estimate":
             check(doc["peak_bytes"] == doc["weights_bytes"] + doc["activations_bytes"] + doc["inputs_bytes"],
                   "peak = weights + activations + inputs")
-            peak = doc["moe"]["peak_with_offload_bytes"] if "moe" in doc else doc["peak_bytes"]
+            rt = doc["runtime"]
+            check(rt["plan_peak_bytes"] == doc["peak_bytes"], "runtime.plan_peak_bytes = peak_bytes")
+            check(rt["peak_bytes"] == sum(rt["terms"].values()), "runtime peak = sum of its terms")
+            check(rt["name"] != "onnxruntime" or rt["peak_bytes"] >= rt["terms"]["session_fixed_bytes"],
+                  "onnxruntime peak includes the session")
+            peak = doc["moe"]["peak_with_offload_bytes"] if "moe" in doc else rt["peak_bytes"]
             check(doc["fits"] == (peak <= doc["budget_bytes"]), "fits == (peak <= budget)")
             if not doc["fits"]:
                 check(doc["deficit_bytes"] == peak - doc["budget_bytes"], "deficit = peak - budget")
@@ -274,6 +279,8 @@ for cmd in "${cmds[@]}"; do
         case_ estimate 0 estimate --demo --moe 8,2,10MiB,2 --budget 200MiB --json
         case_ estimate "0|3" estimate --demo --dim seq=256 --json # default budget: this machine
         case_ estimate 0 estimate "$tmp/tiny.gguf" --budget 1GiB --json
+        case_ estimate 0 estimate $C/test_basic_conv_with_padding.onnx --runtime onnxruntime --budget 1GiB --json
+        case_ estimate 3 estimate $C/test_basic_conv_with_padding.onnx --runtime onnxruntime --ort-no-prepack --ort-arena-extend same-as-requested --budget 1MiB --json
         case_ estimate 3 estimate "$tmp/tiny.gguf" --ctx 512 --seqs 4 --kv-type q8_0 --budget 1MiB --json
         ;;
     fit)
