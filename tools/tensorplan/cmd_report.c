@@ -16,6 +16,7 @@
 #include "cli_model.h"
 #include "cli_predict.h"
 #include "report_html.h"
+#include "tensorplan/runtime.h"
 
 const char tp_cli_report_summary[] =
     "the main job: memory, fit, peak, IO and latency of a model on one screen";
@@ -156,8 +157,9 @@ typedef struct report {
     const report_args *a;
     const tp_graph *g;
     tp_estimate est;
-    tp_plan *act;           /* activation plan (boundary buffers not allocated) */
-    uint64_t noreuse_bytes; /* activation arena with no reuse */
+    tp_runtime_estimate ort; /* the onnxruntime profile (CPU EP, default options) */
+    tp_plan *act;            /* activation plan (boundary buffers not allocated) */
+    uint64_t noreuse_bytes;  /* activation arena with no reuse */
     uint64_t budget;
     char budget_how[256];
     bool fits;
@@ -210,6 +212,10 @@ static tp_status gather(report *r, tp_error *err) {
     tp_env_apply_plan(tp_cli_env(), &eo.plan);
     tp_status st = tp_estimate_graph_plan(g, &eo, &r->est, &r->act, err);
     if (st != TP_OK) return st;
+    tp_runtime_options ro;
+    tp_runtime_options_default(&ro);
+    ro.runtime = TP_RUNTIME_ONNXRUNTIME;
+    if ((st = tp_runtime_estimate_graph(g, &r->est, &ro, &r->ort, err)) != TP_OK) return st;
 
     tp_plan_options po = eo.plan;
     po.allocate_params = po.allocate_inputs = po.allocate_constants = false;
@@ -385,7 +391,15 @@ static void print_text(const report *r) {
            tp_cli_fmt_bytes(r->noreuse_bytes, b[2], 32), ratio(r->noreuse_bytes, arena),
            tp_cli_fmt_bytes(lb, b[3], 32), ratio(arena, lb));
     printf("  inputs             %12s\n", tp_cli_fmt_bytes(r->est.input_bytes, b[4], 32));
-    printf("  peak               %12s\n", tp_cli_fmt_bytes(r->est.peak_bytes, b[5], 32));
+    printf("  peak               %12s  (runtime: plan, the best plan)\n",
+           tp_cli_fmt_bytes(r->est.peak_bytes, b[5], 32));
+    printf("  onnxruntime (CPU)  %12s  (+%s over the best plan: session %s, pre-packed %s, "
+           "arena %s; docs/runtime.md)\n",
+           tp_cli_fmt_bytes(r->ort.peak_bytes, b[0], 32),
+           tp_cli_fmt_bytes(tp_sat_sub_u64(r->ort.peak_bytes, r->ort.plan_peak_bytes), b[1], 32),
+           tp_cli_fmt_bytes(r->ort.session_fixed_bytes, b[2], 32),
+           tp_cli_fmt_bytes(r->ort.prepacked_bytes, b[3], 32),
+           tp_cli_fmt_bytes(r->ort.arena_bytes, b[4], 32));
     printf("  budget             %12s  (%s)\n", tp_cli_fmt_bytes(r->budget, b[6], 32),
            r->budget_how);
     if (r->fits)
@@ -485,6 +499,19 @@ static void print_json(const report *r) {
     tp_json_kv_bool(&j, "fits", r->fits);
     tp_json_kv_u64(&j, "deficit_bytes", r->deficit.deficit_bytes);
     if (!r->fits) tp_json_kv_str(&j, "deficit_message", r->deficit_msg);
+    tp_json_kv_str(&j, "runtime", "plan");
+    tp_json_key(&j, "onnxruntime");
+    tp_json_begin_object(&j);
+    tp_json_kv_u64(&j, "peak_bytes", r->ort.peak_bytes);
+    tp_json_kv_u64(&j, "over_plan_bytes",
+                   tp_sat_sub_u64(r->ort.peak_bytes, r->ort.plan_peak_bytes));
+    tp_json_kv_u64(&j, "session_fixed_bytes", r->ort.session_fixed_bytes);
+    tp_json_kv_u64(&j, "weight_bytes", r->ort.weight_bytes);
+    tp_json_kv_u64(&j, "prepacked_bytes", r->ort.prepacked_bytes);
+    tp_json_kv_u64(&j, "arena_bytes", r->ort.arena_bytes);
+    tp_json_kv_u64(&j, "input_bytes", r->ort.input_bytes);
+    tp_json_kv_u64(&j, "calibration_margin_bytes", r->ort.calibration_margin_bytes);
+    tp_json_end_object(&j);
     tp_json_key(&j, "largest_activations");
     tp_json_begin_array(&j);
     for (uint32_t i = 0; i < r->n_top; i++)
@@ -566,6 +593,49 @@ static void html_row(FILE *f, const char *k, const char *v) {
     fputs("</td></tr>\n", f);
 }
 
+/* One bar per runtime profile, stacked by term, on a common scale, with the budget line. */
+static void html_runtime_bars(FILE *f, const report *r) {
+    struct {
+        const char *label, *color;
+        uint64_t plan, ort;
+    } terms[] = {
+        {"weights", "#4e79a7", r->est.weight_bytes, r->ort.weight_bytes},
+        {"activations / arena", "#f28e2b", r->est.activation_bytes, r->ort.arena_bytes},
+        {"inputs", "#76b7b2", r->est.input_bytes, r->ort.input_bytes},
+        {"pre-packed copies", "#e15759", 0, r->ort.prepacked_bytes},
+        {"session + thread pools + margin", "#bab0ac", 0,
+         r->ort.session_fixed_bytes + r->ort.calibration_margin_bytes},
+    };
+    uint64_t top = r->ort.peak_bytes > r->budget ? r->ort.peak_bytes : r->budget;
+    if (r->est.peak_bytes > top) top = r->est.peak_bytes;
+    if (top == 0) return;
+    const double w = 600.0;
+    fputs("<h2>Runtimes</h2>\n<svg id=\"runtimes\" width=\"760\" height=\"110\" "
+          "xmlns=\"http://www.w3.org/2000/svg\">\n",
+          f);
+    const char *names[2] = {"best plan", "onnxruntime"};
+    for (int row = 0; row < 2; row++) {
+        double x = 150.0, y = 10.0 + 40.0 * row;
+        fprintf(f, "<text x=\"0\" y=\"%.0f\">%s</text>\n", y + 18, names[row]);
+        for (size_t i = 0; i < sizeof terms / sizeof terms[0]; i++) {
+            uint64_t v = row ? terms[i].ort : terms[i].plan;
+            double bw = w * (double)v / (double)top;
+            if (bw <= 0) continue;
+            char b[32];
+            fprintf(f,
+                    "<rect x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"26\" "
+                    "fill=\"%s\"><title>%s %s</title></rect>\n",
+                    x, y, bw, terms[i].color, terms[i].label, tp_cli_fmt_bytes(v, b, sizeof b));
+            x += bw;
+        }
+    }
+    double bx = 150.0 + w * (double)r->budget / (double)top;
+    fprintf(f,
+            "<line x1=\"%.1f\" y1=\"4\" x2=\"%.1f\" y2=\"96\" stroke=\"black\" "
+            "stroke-dasharray=\"4 2\"><title>budget</title></line>\n</svg>\n",
+            bx, bx);
+}
+
 static void html_tables(FILE *f, const report *r) {
     char b[4][64], nb[32];
     fputs("<h2>Memory</h2>\n<table id=\"memory\">\n", f);
@@ -575,8 +645,13 @@ static void html_tables(FILE *f, const report *r) {
     html_row(f, "lower bound", tp_cli_fmt_bytes(tp_plan_lower_bound_bytes(r->act), b[0], 64));
     html_row(f, "inputs", tp_cli_fmt_bytes(r->est.input_bytes, b[0], 64));
     html_row(f, "peak", tp_cli_fmt_bytes(r->est.peak_bytes, b[0], 64));
+    html_row(f, "onnxruntime (CPU, default options)",
+             tp_cli_fmt_bytes(r->ort.peak_bytes, b[0], 64));
+    html_row(f, "onnxruntime over the best plan",
+             tp_cli_fmt_bytes(tp_sat_sub_u64(r->ort.peak_bytes, r->est.peak_bytes), b[0], 64));
     html_row(f, "budget", tp_cli_fmt_bytes(r->budget, b[0], 64));
     fputs("</table>\n", f);
+    html_runtime_bars(f, r);
     if (r->fits)
         fprintf(f, "<p id=\"verdict\" class=\"fits\">fits, %s headroom</p>\n",
                 tp_cli_fmt_bytes(tp_sat_sub_u64(r->budget, r->est.peak_bytes), b[0], 64));
