@@ -43,7 +43,7 @@ def main():
         rt = e['runtime']
         if terms:
             print(json.dumps({'model': name, 'set': m['set'], 'measured': m['growth_bytes'],
-                              'activations': e['activations_bytes'], 'inputs': e['inputs_bytes'],
+                              'activations': rt['activation_plan_bytes'], 'inputs': e['inputs_bytes'],
                               'conv': rt['conv_weight_bytes'], 'gemm': rt['gemm_weight_bytes'],
                               'other': rt['other_weight_bytes'], 'plan_peak': e['peak_bytes']}))
             continue

@@ -24,7 +24,7 @@ def pred(r, c):
 
 best = None
 for conv, gemm, other, act in itertools.product(range(1000, 2600, 25), range(1000, 1300, 10),
-                                                 range(0, 1001, 50), range(1000, 4001, 50)):
+                                                 range(0, 1001, 50), range(300, 4001, 50)):
     # smallest intercept that keeps every calibration model at or above its measurement
     c0 = max(0, max(r['measured'] - pred(r, (conv, gemm, other, act, 0)) for r in cal))
     c = (conv, gemm, other, act, c0)

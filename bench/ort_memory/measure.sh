@@ -9,6 +9,10 @@ export NODE_PATH=$root/.fixtures/ort/node_modules
 : >"$out"
 grep -v '^#' "$root/bench/ort_memory/models.txt" | while read -r model inputs set; do
     [ -n "$model" ] || continue
+    if [ ! -f "$root/$model" ]; then
+        echo "measure: $model absent, skipped" >&2
+        continue
+    fi
     line=$(cd "$root" && node bench/ort_memory/ort_rss.js "$model" "$inputs") || {
         echo "measure: $model failed" >&2
         continue

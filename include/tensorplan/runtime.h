@@ -88,6 +88,8 @@ typedef struct tp_runtime_estimate {
     uint64_t arena_reserved_bytes;     /* detail, not in peak_bytes: the BFC regions' virtual size
                                           (grown to powers of two by default); only touched pages
                                           are resident */
+    uint64_t activation_plan_bytes;    /* detail: the activation arena planned without in-place
+                                          reuse, the base of arena_bytes (onnxruntime profile) */
     uint64_t conv_weight_bytes;        /* detail: weights read by Conv/ConvTranspose */
     uint64_t gemm_weight_bytes;        /* detail: constant B of MatMul/Gemm */
     uint64_t other_weight_bytes;       /* detail: every other weight */

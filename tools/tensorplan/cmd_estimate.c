@@ -336,6 +336,7 @@ static void json_runtime(tp_json *j, const est_args *a, const tp_runtime_estimat
     tp_json_kv_u64(j, "calibration_margin_bytes", rt->calibration_margin_bytes);
     tp_json_end_object(j);
     if (rt->runtime == TP_RUNTIME_ONNXRUNTIME) {
+        tp_json_kv_u64(j, "activation_plan_bytes", rt->activation_plan_bytes);
         tp_json_kv_u64(j, "conv_weight_bytes", rt->conv_weight_bytes);
         tp_json_kv_u64(j, "gemm_weight_bytes", rt->gemm_weight_bytes);
         tp_json_kv_u64(j, "other_weight_bytes", rt->other_weight_bytes);
