@@ -9,8 +9,9 @@ temporary directory are ours (built binaries, test scripts). Every other file mu
 to a Debian package that a fresh Debian 12 machine is guaranteed to have, or that
 scripts/deps-build.sh / scripts/deps-test.sh install (directly or as a dependency):
 
-  baseline  = Essential packages + build-essential, cmake, git, nodejs, npm
-              (what the README promises a fresh machine has)
+  baseline  = Essential and Priority: required packages (every Debian install, even
+              debootstrap's minbase, has them) + build-essential, cmake, git, nodejs,
+              npm (what the README promises a fresh machine has)
   installed = packages listed by `deps-build.sh --list` and `deps-test.sh --list`
   allowed   = the dependency closure (Depends/PreDepends) of baseline + installed
 
@@ -27,6 +28,13 @@ import tempfile
 
 ROOT = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 BASELINE = ["build-essential", "cmake", "git", "nodejs", "npm"]
+# Programs that a tool only probes for and does without on a machine that lacks them
+# (the run works the same): pip asks `rustc --version` and `lsb_release` for its
+# user-agent string even with --no-index.
+OPTIONAL_PROBES = {
+    "rustc": "pip's user agent",
+    "lsb_release": "pip's user agent (distro)",
+}
 EXEC_RE = re.compile(r'^(?:\[pid\s+)?\d*\]?\s*execve\("((?:[^"\\]|\\.)*)",.*\)\s+=\s+0\s*$')
 
 
@@ -96,12 +104,13 @@ def main(argv):
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
         return 2
     essential = [l.split()[0] for l in run(
-        ["dpkg-query", "-W", "-f=${Package} ${Essential}\\n"]).splitlines()
-        if l.endswith(" yes")]
+        ["dpkg-query", "-W", "-f=${Package} ${Essential} ${Priority}\\n"]).splitlines()
+        if " yes " in l + " " or l.endswith(" required")]
     listed = deps_list("deps-build.sh") + deps_list("deps-test.sh")
     allowed = closure(sorted(set(essential + BASELINE + listed)))
     files = executed_files(argv[1:])
-    foreign = [f for f in sorted(files) if not (ours(f) or ours(os.path.realpath(f)))]
+    foreign = [f for f in sorted(files) if not (ours(f) or ours(os.path.realpath(f)))
+               and os.path.basename(f) not in OPTIONAL_PROBES]
     known = owners(foreign + [os.path.realpath(f) for f in foreign])
     bad = []
     checked = {}

@@ -11,6 +11,7 @@ bash scripts/deps-build.sh
 . scripts/deps-lib.sh
 TEST_PKGS=(
   clang libclang-rt-dev clang-format # sanitizer builds, format check
+  llvm lld                           # what CMake and clang pick up when present (llvm-ar, ld.lld)
   pkg-config                         # downstream-use tests
   strace                             # scripts/check-tools.sh (which commands the tests run)
   libopenblas0-pthread               # calibration's BLAS (loaded at run time)
