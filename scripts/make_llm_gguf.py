@@ -1,0 +1,132 @@
+"""Write small GGUF LLMs with random weights for the llama.cpp truth tests.
+
+usage: /usr/bin/python3 scripts/make_llm_gguf.py GGUF_PY_DIR OUT_DIR [NAME...]
+
+Each model is a few MB: tiny dims, few layers, real tensor names and shapes of its llama.cpp
+architecture, so llama.cpp loads it and sizes every buffer as for a real model. Weight bytes are
+random (memory sizes do not depend on values; no forward pass is run). gguf-py comes from the
+llama.cpp sources (scripts/fixtures-llm.sh clones them); numpy is Debian's python3-numpy."""
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, sys.argv[1])
+import gguf  # noqa: E402
+from gguf import GGMLQuantizationType as Q  # noqa: E402
+
+VOCAB = 2048
+
+# name: arch, layers, embd, heads, kv heads, ff, weight type, extras
+MODELS = {
+    "llama_mha_f16": dict(arch="llama", L=2, E=256, H=4, KV=4, FF=512, wt=Q.F16),
+    "llama_gqa_q8_0": dict(arch="llama", L=4, E=256, H=8, KV=2, FF=768, wt=Q.Q8_0),
+    "qwen2_gqa_q4_0": dict(arch="qwen2", L=3, E=256, H=4, KV=2, FF=768, wt=Q.Q4_0, qkv_bias=True),
+    "gemma3_swa_q4_k": dict(arch="gemma3", L=6, E=256, H=4, KV=1, FF=512, wt=Q.Q4_K, swa=128,
+                            qk_norm=True, post_norms=True, tied=True),
+    "mixtral_moe_q8_0": dict(arch="llama", L=2, E=256, H=8, KV=2, FF=512, wt=Q.Q8_0, experts=4, used=2),
+    "qwen3moe_q4_k": dict(arch="qwen3moe", L=2, E=256, H=4, KV=2, FF=512, wt=Q.Q4_K, experts=8,
+                          used=2, qk_norm=True, head_dim=128),
+}
+
+rng = np.random.default_rng(1234)
+
+
+def tensor(w, name, shape, qt):
+    """shape as gguf lists it: innermost first (ne0, ne1, ...)."""
+    n = int(np.prod(shape))
+    if qt == Q.F32:
+        w.add_tensor(name, np.ones(n, dtype=np.float32).reshape(tuple(reversed(shape))))
+        return
+    if qt == Q.F16:
+        w.add_tensor(name, (rng.standard_normal(n) * 0.02).astype(np.float16).reshape(tuple(reversed(shape))))
+        return
+    bs, ts = gguf.GGML_QUANT_SIZES[qt]
+    assert shape[0] % bs == 0, (name, shape, qt)
+    nbytes = n // bs * ts
+    raw = rng.integers(0, 256, nbytes, dtype=np.uint8)
+    byte_shape = tuple(reversed([shape[0] // bs * ts] + list(shape[1:])))
+    w.add_tensor(name, raw.reshape(byte_shape), raw_shape=byte_shape, raw_dtype=qt)
+
+
+def write(path, name, m):
+    arch = m["arch"]
+    w = gguf.GGUFWriter(path, arch)
+    L, E, H, KV, FF, wt = m["L"], m["E"], m["H"], m["KV"], m["FF"], m["wt"]
+    hd = m.get("head_dim", E // H)
+    w.add_name(name)
+    w.add_block_count(L)
+    w.add_context_length(32768)
+    w.add_embedding_length(E)
+    w.add_feed_forward_length(FF)
+    w.add_head_count(H)
+    w.add_head_count_kv(KV)
+    w.add_key_length(hd)
+    w.add_value_length(hd)
+    w.add_rope_freq_base(10000.0)
+    w.add_layer_norm_rms_eps(1e-6)
+    w.add_file_type(1 if wt == Q.F16 else 7)
+    if "swa" in m:
+        w.add_sliding_window(m["swa"])
+    if "experts" in m:
+        w.add_expert_count(m["experts"])
+        w.add_expert_used_count(m["used"])
+        if arch == "qwen3moe":
+            w.add_expert_feed_forward_length(FF)
+    w.add_tokenizer_model("llama")
+    w.add_token_list(["<unk>", "<s>", "</s>"] + ["t%d" % i for i in range(VOCAB - 3)])
+    w.add_token_scores([0.0] * VOCAB)
+    w.add_token_types([2, 3, 3] + [1] * (VOCAB - 3))
+    w.add_bos_token_id(1)
+    w.add_eos_token_id(2)
+    tensor(w, "token_embd.weight", (E, VOCAB), wt)
+    tensor(w, "output_norm.weight", (E,), Q.F32)
+    if not m.get("tied"):
+        tensor(w, "output.weight", (E, VOCAB), wt)
+    for i in range(L):
+        b = "blk.%d." % i
+        tensor(w, b + "attn_norm.weight", (E,), Q.F32)
+        tensor(w, b + "attn_q.weight", (E, H * hd), wt)
+        tensor(w, b + "attn_k.weight", (E, KV * hd), wt)
+        tensor(w, b + "attn_v.weight", (E, KV * hd), wt)
+        if m.get("qkv_bias"):
+            tensor(w, b + "attn_q.bias", (H * hd,), Q.F32)
+            tensor(w, b + "attn_k.bias", (KV * hd,), Q.F32)
+            tensor(w, b + "attn_v.bias", (KV * hd,), Q.F32)
+        if m.get("qk_norm"):
+            tensor(w, b + "attn_q_norm.weight", (hd,), Q.F32)
+            tensor(w, b + "attn_k_norm.weight", (hd,), Q.F32)
+        tensor(w, b + "attn_output.weight", (H * hd, E), wt)
+        if m.get("post_norms"):
+            tensor(w, b + "post_attention_norm.weight", (E,), Q.F32)
+            tensor(w, b + "post_ffw_norm.weight", (E,), Q.F32)
+        tensor(w, b + "ffn_norm.weight", (E,), Q.F32)
+        if "experts" in m:
+            X = m["experts"]
+            tensor(w, b + "ffn_gate_inp.weight", (E, X), Q.F32)
+            tensor(w, b + "ffn_gate_exps.weight", (E, FF, X), wt)
+            tensor(w, b + "ffn_up_exps.weight", (E, FF, X), wt)
+            down_t = wt if FF % gguf.GGML_QUANT_SIZES[wt][0] == 0 else Q.Q8_0
+            tensor(w, b + "ffn_down_exps.weight", (FF, E, X), down_t)
+        else:
+            tensor(w, b + "ffn_gate.weight", (E, FF), wt)
+            tensor(w, b + "ffn_up.weight", (E, FF), wt)
+            tensor(w, b + "ffn_down.weight", (FF, E), wt)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+
+
+def main():
+    out = sys.argv[2]
+    os.makedirs(out, exist_ok=True)
+    names = sys.argv[3:] or list(MODELS)
+    for n in names:
+        path = os.path.join(out, n + ".gguf")
+        if not os.path.exists(path):
+            write(path + ".tmp", n, MODELS[n])
+            os.replace(path + ".tmp", path)
+
+
+main()
