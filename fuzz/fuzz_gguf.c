@@ -13,7 +13,8 @@
  * call returns a non-OK status with a message; on success the config is
  * self-consistent (version 2/3, non-zero required fields, expert bytes within
  * the weight bytes, the registry holds at most n_tensors entries whose bytes
- * sum to at most weight_bytes), and the estimate and max-fit search on it
+ * sum to at most weight_bytes, the mapped model ranges lie in the data
+ * section), and the estimate (llama.cpp's terms) and max-fit search on it
  * either fail with a message or return consistent sums.
  */
 #ifndef _GNU_SOURCE
@@ -44,9 +45,16 @@ static void gguf_check_estimate(const tp_llm_config *c) {
         return;
     }
     gguf_check(e.weight_bytes == c->weight_bytes);
-    gguf_check(e.peak_bytes >= e.weight_bytes && e.peak_bytes >= e.kv_cache_bytes &&
-               e.peak_bytes >= e.compute_bytes);
-    gguf_check(e.peak_bytes - e.weight_bytes - e.kv_cache_bytes == e.compute_bytes);
+    gguf_check(e.model_bytes == e.model_mapped_bytes + e.model_repack_bytes);
+    gguf_check(e.kv_cache_bytes == e.kv_k_bytes + e.kv_v_bytes &&
+               e.kv_swa_bytes <= e.kv_cache_bytes);
+    gguf_check(e.peak_bytes - e.model_bytes - e.kv_cache_bytes - e.output_bytes == e.compute_bytes);
+    gguf_check(e.n_ctx_seq % 256 == 0 && e.kv_cells == e.n_ctx_seq && e.kv_cells_swa <= e.kv_cells);
+    gguf_check(e.repack != TP_LLM_REPACK_AUTO);
+    /* every rule's mapped range lies inside the file's data section */
+    for (int k = 0; k < TP_LLM_REPACK_COUNT; k++)
+        gguf_check(c->layout[k].mapped_bytes == 0 ||
+                   c->layout[k].mapped_bytes <= c->file_bytes - c->data_offset);
     /* the largest context within 8 GiB (a binary search over the estimate) */
     tp_fit_options fo;
     tp_fit_options_default(&fo);
@@ -80,6 +88,10 @@ int tp_fuzz_gguf(const uint8_t *data, size_t size) {
     }
     gguf_check(c.gguf_version == 2 || c.gguf_version == 3);
     gguf_check(c.arch[0] != '\0' && c.n_layer && c.n_embd && c.n_head);
+    gguf_check(c.n_layer <= TP_LLM_MAX_LAYERS && c.alignment);
+    /* the data section starts past the end only when no tensor has bytes */
+    gguf_check(c.data_offset <= c.file_bytes || c.layout[TP_LLM_REPACK_NONE].mapped_bytes == 0);
+    gguf_check(!c.swa || c.n_swa > 0);
     gguf_check(memchr(c.arch, '\0', sizeof c.arch) != NULL);
     gguf_check(c.expert_tensor_bytes <= c.weight_bytes);
     gguf_check(tp_registry_count(r) <= c.n_tensors);
@@ -94,7 +106,9 @@ int tp_fuzz_gguf(const uint8_t *data, size_t size) {
     tp_error_clear(&err);
     gguf_check(tp_gguf_read_llm(path, NULL, &c2, &err) == TP_OK);
     gguf_check(c2.weight_bytes == c.weight_bytes && c2.n_tensors == c.n_tensors &&
-               c2.n_vocab == c.n_vocab && c2.moe_layers == c.moe_layers);
+               c2.n_vocab == c.n_vocab && c2.moe_layers == c.moe_layers &&
+               memcmp(c2.layout, c.layout, sizeof c.layout) == 0 &&
+               memcmp(c2.layer_swa, c.layer_swa, sizeof c.layer_swa) == 0);
     gguf_check_estimate(&c);
     tp_registry_destroy(r);
     return 0;

@@ -49,6 +49,12 @@ static const struct {
     {TP_DTYPE_IQ4_XS, "iq4_xs", 256, 136, 'Q'},
     {TP_DTYPE_TQ1_0, "tq1_0", 256, 54, 'Q'},
     {TP_DTYPE_TQ2_0, "tq2_0", 256, 66, 'Q'},
+    /* ggml-common.h: block_mxfp4 {e8m0; 16 nibbles}, nvfp4 {4 ue4m3 scales; 32 nibbles},
+     * q1_0 {f16; 128 bits}, q2_0 {f16; 64 x 2 bits} */
+    {TP_DTYPE_MXFP4, "mxfp4", 32, 17, 'Q'},
+    {TP_DTYPE_NVFP4, "nvfp4", 64, 36, 'Q'},
+    {TP_DTYPE_Q1_0, "q1_0", 128, 18, 'Q'},
+    {TP_DTYPE_Q2_0, "q2_0", 64, 18, 'Q'},
 };
 #define N_EXPECT (sizeof expect / sizeof expect[0])
 

@@ -457,46 +457,69 @@ static void kv_str(wbuf *b, const char *k, const char *v) {
     w_u32(b, 8); /* STRING */
     w_str(b, v);
 }
-static void tensor(wbuf *b, const char *name, uint64_t ne0, uint64_t ne1, uint32_t type) {
+/* Tensor infos get consecutive data offsets (32-aligned); tiny_data() then
+ * writes the data section those offsets need. */
+static uint64_t g_data_end;
+static const char *g_arch = "llama";
+
+static void tensor_n(wbuf *b, const char *name, uint32_t n_dims, const uint64_t *ne, uint32_t type,
+                     uint64_t bytes) {
     w_str(b, name);
-    w_u32(b, 2);
-    w_u64(b, ne0);
-    w_u64(b, ne1);
+    w_u32(b, n_dims);
+    for (uint32_t i = 0; i < n_dims; i++)
+        w_u64(b, ne[i]);
     w_u32(b, type);
-    w_u64(b, 0); /* data offset: not read */
+    w_u64(b, g_data_end);
+    g_data_end += (bytes + 31) / 32 * 32;
+}
+
+static void tensor(wbuf *b, const char *name, uint64_t ne0, uint64_t ne1, uint32_t type,
+                   uint64_t bytes) {
+    const uint64_t ne[2] = {ne0, ne1};
+    tensor_n(b, name, 2, ne, type, bytes);
 }
 
 static void tensor3(wbuf *b, const char *name, uint64_t ne0, uint64_t ne1, uint64_t ne2,
-                    uint32_t type) {
-    w_str(b, name);
-    w_u32(b, 3);
-    w_u64(b, ne0);
-    w_u64(b, ne1);
-    w_u64(b, ne2);
-    w_u32(b, type);
-    w_u64(b, 0);
+                    uint32_t type, uint64_t bytes) {
+    const uint64_t ne[3] = {ne0, ne1, ne2};
+    tensor_n(b, name, 3, ne, type, bytes);
+}
+
+/* Pad to the alignment and write g_data_end zero bytes of tensor data. */
+static void tiny_data(wbuf *b) {
+    while (b->len % 32)
+        w_bytes(b, "", 1);
+    for (uint64_t i = 0; i < g_data_end; i++)
+        w_bytes(b, "", 1);
+}
+
+static void kv_arch_u32(wbuf *b, const char *suffix, uint32_t v) {
+    char k[128];
+    snprintf(k, sizeof k, "%s.%s", g_arch, suffix);
+    kv_u32(b, k, v);
 }
 
 /* A tiny llama-like GGUF v3: 2 layers, d=64, 4 heads (2 KV), ff 172, 100 tokens;
  * with moe: 4 experts (2 used) and one stacked expert tensor per layer. */
 static void tiny_gguf_moe(wbuf *b, uint32_t q_type, bool with_heads, bool moe) {
     b->len = 0;
+    g_data_end = 0;
     w_u32(b, 0x46554747u);
     w_u32(b, 3);
     w_u64(b, moe ? 7 : 5);                                      /* tensors */
     w_u64(b, (uint64_t)(with_heads ? 14 : 13) + (moe ? 2 : 0)); /* key/values */
+    kv_str(b, "general.architecture", g_arch);
     if (moe) {
-        kv_u32(b, "llama.expert_count", 4);
-        kv_u32(b, "llama.expert_used_count", 2);
+        kv_arch_u32(b, "expert_count", 4);
+        kv_arch_u32(b, "expert_used_count", 2);
     }
-    kv_str(b, "general.architecture", "llama");
     kv_str(b, "general.name", "tiny");
-    kv_u32(b, "llama.block_count", 2);
-    kv_u32(b, "llama.context_length", 256);
-    kv_u32(b, "llama.embedding_length", 64);
-    kv_u32(b, "llama.feed_forward_length", 172);
-    if (with_heads) kv_u32(b, "llama.attention.head_count", 4);
-    kv_u32(b, "llama.attention.head_count_kv", 2);
+    kv_arch_u32(b, "block_count", 2);
+    kv_arch_u32(b, "context_length", 256);
+    kv_arch_u32(b, "embedding_length", 64);
+    kv_arch_u32(b, "feed_forward_length", 172);
+    if (with_heads) kv_arch_u32(b, "attention.head_count", 4);
+    kv_arch_u32(b, "attention.head_count_kv", 2);
     w_str(b, "llama.rope.freq_base"); /* a float: skipped */
     w_u32(b, 6);
     w_u32(b, 0x461c4000u);
@@ -528,15 +551,16 @@ static void tiny_gguf_moe(wbuf *b, uint32_t q_type, bool with_heads, bool moe) {
         w_bytes(b, "abc", 3);
     }
     kv_u32(b, "general.alignment", 32);
-    tensor(b, "token_embd.weight", 64, 100, 1);  /* f16: 12800 B */
-    tensor(b, "blk.0.attn_q.weight", 64, 64, 8); /* q8_0: 128 blocks x 34 = 4352 B */
-    tensor(b, "blk.1.attn_q.weight", 64, 64, q_type);
-    tensor(b, "blk.0.ffn_up.weight", 256, 4, 12); /* q4_k: 4 blocks x 144 = 576 B */
-    tensor(b, "output_norm.weight", 64, 1, 0);    /* f32: 256 B */
-    if (moe) {                                    /* q4_k: 8192 el = 32 blocks = 4608 B each */
-        tensor3(b, "blk.0.ffn_up_exps.weight", 256, 8, 4, 12);
-        tensor3(b, "blk.1.ffn_up_exps.weight", 256, 8, 4, 12);
+    tensor(b, "token_embd.weight", 64, 100, 1, 12800); /* f16 */
+    tensor(b, "blk.0.attn_q.weight", 64, 64, 8, 4352); /* q8_0: 128 blocks x 34 */
+    tensor(b, "blk.1.attn_q.weight", 64, 64, q_type, 4352);
+    tensor(b, "blk.0.ffn_up.weight", 256, 4, 12, 576); /* q4_k: 4 blocks x 144 */
+    tensor(b, "output_norm.weight", 64, 1, 0, 256);    /* f32 */
+    if (moe) {                                         /* q4_k: 8192 el = 32 blocks = 4608 B each */
+        tensor3(b, "blk.0.ffn_up_exps.weight", 256, 8, 4, 12, 4608);
+        tensor3(b, "blk.1.ffn_up_exps.weight", 256, 8, 4, 12, 4608);
     }
+    tiny_data(b);
 }
 
 static void tiny_gguf(wbuf *b, uint32_t q_type, bool with_heads) {
@@ -586,31 +610,60 @@ TP_TEST(test_gguf_llm) {
     }
     tp_registry_destroy(r);
 
-    /* the estimate, by hand */
+    TP_CHECK_EQ_U64(c.alignment, 32);
+    TP_CHECK(c.family_known && c.has_kv && !c.swa);
+    TP_CHECK_EQ_U64(c.layer_head_kv[0], 2);
+    TP_CHECK_EQ_U64(c.layer_head_kv[1], 2);
+    /* the tensors lie back to back from the data section's start: mapped = all */
+    TP_CHECK_EQ_U64(c.layout[TP_LLM_REPACK_NONE].mapped_bytes, wbytes);
+    TP_CHECK_EQ_U64(c.layout[TP_LLM_REPACK_AVX2].repacked_tensors, 0); /* q4_k ne1 4: no */
+    TP_CHECK_EQ_U64(c.data_offset % 32, 0);
+    TP_CHECK_EQ_U64(c.file_bytes, c.data_offset + wbytes);
+
+    /* the estimate, by hand (llama.cpp's rules, tensorplan/llm.h) */
     tp_llm_options o;
     tp_llm_options_default(&o);
+    o.repack = TP_LLM_REPACK_NONE;
     tp_llm_estimate le;
     TP_CHECK_OK(tp_llm_estimate_memory(&c, &o, &le, err), err);
     TP_CHECK_EQ_U64(le.n_ctx, 256);
-    TP_CHECK_EQ_U64(le.kv_cache_bytes, 2 * 2 * (256 * 2 * 16) * 2); /* layers x K,V x el x f16 */
-    /* t = 256: attention 4*256*256 + 256*4*16 + 256*2*32 + 256*4*16 = 311296 (largest),
-     * plus residual 256*64 = 16384, x 4 bytes */
-    TP_CHECK_EQ_U64(le.compute_bytes, (311296 + 16384) * 4);
-    TP_CHECK_EQ_U64(le.peak_bytes, wbytes + 65536 + 1310720);
-    o.n_ctx = 64; /* t = 64: ffn 64*64 + 3*64*172 = 37120 beats attention 4*64*64 + 3*4096 */
+    TP_CHECK_EQ_U64(le.kv_cells, 256);
+    TP_CHECK_EQ_U64(le.n_ubatch, 256); /* ubatch <= batch <= requested n_ctx */
+    TP_CHECK_EQ_U64(le.model_bytes, wbytes);
+    TP_CHECK_EQ_U64(le.kv_k_bytes, 2 * (256 * 2 * 16) * 2); /* layers x cells x row x f16 */
+    TP_CHECK_EQ_U64(le.kv_cache_bytes, 2 * le.kv_k_bytes);
+    TP_CHECK_EQ_U64(le.output_bytes, 100 * 4);
+    /* inputs 256 x 28 + masks 256 x 256 x 2 (f16) + ffn phase 256 x (4 x 172 + 64) x 4 */
+    TP_CHECK_EQ_U64(le.compute_bytes, 256 * 28 + 256 * 256 * 2 + 256 * 752 * 4);
+    TP_CHECK_EQ_U64(le.peak_bytes, wbytes + 65536 + 400 + le.compute_bytes);
+    /* n_ctx is padded to 256 cells, then split over 3 streams (each padded again) */
+    o.n_ctx = 64;
     o.n_seq = 3;
-    o.kv_dtype = TP_DTYPE_Q8_0;
+    o.type_k = o.type_v = TP_DTYPE_Q8_0;
     TP_CHECK_OK(tp_llm_estimate_memory(&c, &o, &le, err), err);
-    TP_CHECK_EQ_U64(le.kv_cache_bytes, 2 * 2 * (64 * 3 * 2 * 16 / 32 * 34));
-    TP_CHECK_EQ_U64(le.compute_bytes, (37120 + 4096) * 4);
-    o.kv_dtype = TP_DTYPE_Q4_K; /* 6144 elements per cache: 24 whole blocks of 256 */
+    TP_CHECK_EQ_U64(le.n_ctx_seq, 256);
+    TP_CHECK_EQ_U64(le.n_stream, 3);
+    TP_CHECK_EQ_U64(le.n_ubatch, 64);
+    TP_CHECK_EQ_U64(le.kv_cache_bytes, 2 * 2 * (256 * 3 * 34)); /* one q8_0 block per row */
+    TP_CHECK_EQ_U64(le.output_bytes, 3 * 100 * 4);
+    o.kv_unified = true; /* one stream of all cells */
     TP_CHECK_OK(tp_llm_estimate_memory(&c, &o, &le, err), err);
-    o.n_ctx = 5;
-    o.n_seq = 1;
+    TP_CHECK_EQ_U64(le.n_stream, 1);
+    TP_CHECK_EQ_U64(le.kv_cache_bytes, 2 * 2 * (256 * 34));
+    o.kv_unified = false;
+    o.type_k = TP_DTYPE_Q4_K; /* a row of 32 is not a whole q4_K block: llama.cpp refuses */
     TP_CHECK_STATUS(tp_llm_estimate_memory(&c, &o, &le, err), TP_ERR_SHAPE);
-    o.n_ctx = UINT64_MAX / 4;
-    o.kv_dtype = TP_DTYPE_F16;
+    TP_CHECK_CONTAINS(err->msg, "layer 0");
+    o.type_k = TP_DTYPE_F16;
+    o.flash_attn = false; /* a quantized V needs flash attention */
+    TP_CHECK_STATUS(tp_llm_estimate_memory(&c, &o, &le, err), TP_ERR_INVALID);
+    o.type_v = TP_DTYPE_F16;
+    TP_CHECK_OK(tp_llm_estimate_memory(&c, &o, &le, err), err);
+    o.n_ctx = 1ull << 50;
     TP_CHECK_STATUS(tp_llm_estimate_memory(&c, &o, &le, err), TP_ERR_OVERFLOW);
+    o.n_ctx = 256;
+    o.n_seq = 512; /* 256 cells for 512 sequences: llama.cpp's n_ctx_seq == 0 */
+    TP_CHECK_STATUS(tp_llm_estimate_memory(&c, &o, &le, err), TP_ERR_INVALID);
     tp_llm_config bad = c;
     bad.n_head = 0;
     TP_CHECK_STATUS(tp_llm_estimate_memory(&bad, NULL, &le, err), TP_ERR_INVALID);
@@ -666,10 +719,43 @@ TP_TEST(test_gguf_llm) {
     tiny_gguf(&b, 8, false);
     TP_CHECK(write_buf(path, &b, b.len));
     TP_CHECK_STATUS(tp_gguf_read_llm(path, NULL, &c, err), TP_ERR_INVALID);
-    TP_CHECK_CONTAINS(err->msg, "head_count 0");
+    TP_CHECK_CONTAINS(err->msg, "missing key llama.attention.head_count");
     TP_CHECK_STATUS(tp_gguf_read_llm("/nonexistent/x.gguf", NULL, &c, err), TP_ERR_NOT_FOUND);
     TP_CHECK_STATUS(tp_gguf_read_llm("/dev/zero", NULL, &c, err), TP_ERR_IO);
     TP_CHECK_CONTAINS(err->msg, "not a regular file");
+    /* tensor data cut short: the error names the tensor and the file size */
+    tiny_gguf(&b, 8, true);
+    TP_CHECK(write_buf(path, &b, b.len - 100));
+    TP_CHECK_STATUS(tp_gguf_read_llm(path, NULL, &c, err), TP_ERR_PARSE);
+    TP_CHECK_CONTAINS(err->msg, "tensor 'output_norm.weight': data ends at byte");
+    TP_CHECK_CONTAINS(err->msg, "past the end of the file");
+    /* a sliding-window family: gemma2 (window default 4096, pattern 2: SWA, global, ...) */
+    g_arch = "gemma2";
+    tiny_gguf(&b, 8, true);
+    g_arch = "llama";
+    TP_CHECK(write_buf(path, &b, b.len));
+    TP_CHECK_OK(tp_gguf_read_llm(path, NULL, &c, err), err);
+    TP_CHECK(c.swa && c.family_known);
+    TP_CHECK_EQ_U64(c.n_swa, 4096);
+    TP_CHECK_EQ_U64(c.layer_swa[0], 1);
+    TP_CHECK_EQ_U64(c.layer_swa[1], 0);
+    tp_llm_options_default(&o);
+    o.n_ctx = 8192;
+    TP_CHECK_OK(tp_llm_estimate_memory(&c, &o, &le, err), err);
+    /* SWA cells: pad256(min(8192, 4096 + 512)) = 4608; the global layer: 8192 */
+    TP_CHECK_EQ_U64(le.kv_cells_swa, 4608);
+    TP_CHECK_EQ_U64(le.kv_swa_bytes, 2 * 4608 * 32 * 2);
+    TP_CHECK_EQ_U64(le.kv_cache_bytes, 2 * (4608 + 8192) * 32 * 2);
+    o.swa_full = true;
+    TP_CHECK_OK(tp_llm_estimate_memory(&c, &o, &le, err), err);
+    TP_CHECK_EQ_U64(le.kv_cache_bytes, 2 * (8192 + 8192) * 32 * 2);
+    /* an architecture outside the table is sized as a decoder and says so */
+    g_arch = "someformer";
+    tiny_gguf(&b, 8, true);
+    g_arch = "llama";
+    TP_CHECK(write_buf(path, &b, b.len));
+    TP_CHECK_OK(tp_gguf_read_llm(path, NULL, &c, err), err);
+    TP_CHECK(!c.family_known && c.has_kv && !c.swa);
     /* MoE layout from the stacked expert tensors */
     tiny_gguf_moe(&b, 8, true, true);
     TP_CHECK(write_buf(path, &b, b.len));
@@ -680,11 +766,11 @@ TP_TEST(test_gguf_llm) {
     TP_CHECK_EQ_U64(c.expert_tensor_bytes, 2 * 4608);
     TP_CHECK_EQ_U64(c.expert_bytes, 4608 / 4);
     TP_CHECK_EQ_U64(c.weight_bytes, wbytes + 2 * 4608);
-    /* feed-forward with 2 experts used: 3 * t * n_ff * 2 */
+    /* feed-forward with 2 experts used: 4 x t x n_ff x 2 + t x n_embd (f32) */
     tp_llm_options_default(&o);
     o.n_ctx = 64;
     TP_CHECK_OK(tp_llm_estimate_memory(&c, &o, &le, err), err);
-    TP_CHECK_EQ_U64(le.compute_bytes, (64 * 64 + 3 * 64 * 172 * 2 + 4096) * 4);
+    TP_CHECK_EQ_U64(le.compute_bytes, 64 * 28 + 64 * 256 * 2 + 64 * (4 * 172 * 2 + 64) * 4);
 
     /* the longest context that fits a budget, checked against a linear scan */
     tp_fit_options fo;
@@ -705,7 +791,7 @@ TP_TEST(test_gguf_llm) {
     TP_CHECK_EQ_I64(fr.value, want);
     TP_CHECK_LE_U64(fr.peak_bytes, fo.budget_bytes);
     TP_CHECK(fr.next_peak_bytes > fo.budget_bytes);
-    TP_CHECK_EQ_U64(fr.estimate.weight_bytes, c.weight_bytes);
+    TP_CHECK_EQ_U64(fr.estimate.weight_bytes, le.model_bytes);
     fo.symbol = "seqs";
     fo.budget_bytes = c.weight_bytes + (4u << 20);
     tp_llm_options_default(&o);

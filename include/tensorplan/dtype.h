@@ -54,7 +54,11 @@ extern "C" {
     X(IQ4_NL, "iq4_nl", 32, 18, 'Q')                                                               \
     X(IQ4_XS, "iq4_xs", 256, 136, 'Q')                                                             \
     X(TQ1_0, "tq1_0", 256, 54, 'Q')                                                                \
-    X(TQ2_0, "tq2_0", 256, 66, 'Q')
+    X(TQ2_0, "tq2_0", 256, 66, 'Q')                                                                \
+    X(MXFP4, "mxfp4", 32, 17, 'Q')                                                                 \
+    X(NVFP4, "nvfp4", 64, 36, 'Q')                                                                 \
+    X(Q1_0, "q1_0", 128, 18, 'Q')                                                                  \
+    X(Q2_0, "q2_0", 64, 18, 'Q')
 
 typedef enum tp_dtype {
 #define TP_DTYPE_ENUM_(e, name, be, bb, k) TP_DTYPE_##e,

@@ -163,83 +163,10 @@ typedef struct tp_fit_result {
 tp_status tp_estimate_max_fit(tp_graph *g, const tp_fit_options *fo, const tp_estimate_options *eo,
                               tp_fit_result *out, tp_error *err);
 
-/* ---- LLM decoders from GGUF: weights, KV cache, compute buffer ---- */
-
-/* Hyper-parameters of a decoder LLM, as read from GGUF metadata
- * ("<arch>.block_count", "<arch>.attention.head_count", ...). */
-typedef struct tp_llm_config {
-    char arch[64];          /* general.architecture, e.g. "llama" */
-    uint64_t n_layer;       /* <arch>.block_count */
-    uint64_t n_ctx_train;   /* <arch>.context_length (0 when absent) */
-    uint64_t n_embd;        /* <arch>.embedding_length */
-    uint64_t n_ff;          /* <arch>.feed_forward_length (0 when absent) */
-    uint64_t n_head;        /* <arch>.attention.head_count */
-    uint64_t n_head_kv;     /* <arch>.attention.head_count_kv (default n_head) */
-    uint64_t head_dim_k;    /* <arch>.attention.key_length (default n_embd / n_head) */
-    uint64_t head_dim_v;    /* <arch>.attention.value_length (default head_dim_k) */
-    uint64_t n_vocab;       /* <arch>.vocab_size, else tokens' count, else token_embd rows */
-    uint64_t n_expert;      /* <arch>.expert_count (0: dense) */
-    uint64_t n_expert_used; /* <arch>.expert_used_count */
-    uint64_t n_tensors;     /* tensor infos in the file */
-    uint64_t weight_bytes;  /* sum of the tensors' bytes */
-    uint32_t gguf_version;  /* 2 or 3 */
-    /* MoE layout from the stacked expert tensors ("*_exps", llama.cpp naming): */
-    uint64_t expert_tensor_bytes; /* all *_exps tensors */
-    uint64_t moe_layers;          /* distinct blk.N holding *_exps tensors */
-    uint64_t expert_bytes;        /* one expert of one layer: all / (n_expert × moe_layers) */
-} tp_llm_config;
-
-/* Read a GGUF file's header, metadata and tensor infos (no tensor data).
- * Every tensor is registered in r as a base weight when r is non-NULL (first
- * registration wins, as always). Errors: TP_ERR_NOT_FOUND (no such file), TP_ERR_IO (also a FIFO,
- * device or directory), TP_ERR_PARSE (bad magic, unsupported version, truncated or inconsistent
- * fields; err->offset is the file offset), TP_ERR_UNSUPPORTED (a tensor type this build does not
- * size), TP_ERR_INVALID (missing block_count / embedding_length / head_count), TP_ERR_OVERFLOW,
- * TP_ERR_NOMEM. Reentrant; uses stdio only. */
-tp_status tp_gguf_read_llm(const char *path, tp_registry *r, tp_llm_config *out, tp_error *err);
-
-typedef struct tp_llm_options {
-    uint64_t n_ctx;    /* context length; default 0 = the model's n_ctx_train (else 4096) */
-    uint64_t n_seq;    /* parallel sequences sharing the KV cache layout; default 1 */
-    uint64_t n_ubatch; /* tokens per forward pass for the compute buffer; default 512 */
-    tp_dtype kv_dtype; /* K and V cache element type; default f16 */
-} tp_llm_options;
-
-void tp_llm_options_default(tp_llm_options *o);
-
-typedef struct tp_llm_estimate {
-    uint64_t n_ctx;          /* the context length used */
-    uint64_t weight_bytes;   /* from the file (or the registry given to the reader) */
-    uint64_t kv_cache_bytes; /* n_layer × n_ctx × n_seq × n_head_kv × (head_dim_k + head_dim_v) */
-    uint64_t compute_bytes; /* approximate working set of one n_ubatch pass (below) */
-    uint64_t peak_bytes;    /* weights + KV cache + compute */
-} tp_llm_estimate;
-
-/* Estimate an LLM's memory. KV cache: per layer the K and V caches of n_ctx ×
- * n_seq tokens × n_head_kv heads × head_dim_k (K) or head_dim_v (V) elements
- * of kv_dtype (block types need whole blocks per layer and cache).
- * Compute buffer: an APPROXIMATION of one forward pass of t = min(n_ubatch,
- * n_ctx) tokens, in f32 elements × 4 bytes: the residual stream t·n_embd plus
- * the largest of
- *   attention:    n_head·t·n_ctx (scores) + t·n_head·dk (Q) + t·n_head_kv·(dk + dv)
- *                 (new K, V) + t·n_head·dv (output)
- *   feed-forward: t·n_embd + 3·t·n_ff·max(1, n_expert_used)   (n_ff default 4·n_embd)
- *   output:       t·n_embd + t·n_vocab (logits)
- * n_ctx defaults to the model's context_length, else 4096.
- * Errors: TP_ERR_INVALID (zero layers/heads/embedding/head dim, bad dtype),
- * TP_ERR_OVERFLOW, TP_ERR_SHAPE (block-typed KV not a whole number of blocks). */
-tp_status tp_llm_estimate_memory(const tp_llm_config *c, const tp_llm_options *o,
-                                 tp_llm_estimate *out, tp_error *err);
-
-/* Max-fit search over an LLM option: fo->symbol is "ctx", "seqs" or "ubatch"
- * (TP_ERR_NOT_FOUND otherwise); the other options come from o (NULL:
- * defaults). The estimate in *out maps activation = KV cache + compute,
- * weight = weights, input = 0. A min_value of 0 is raised to 1. Same
- * statuses and monotonicity assumption as tp_estimate_max_fit. */
-tp_status tp_llm_max_fit(const tp_llm_config *c, const tp_llm_options *o, const tp_fit_options *fo,
-                         tp_fit_result *out, tp_error *err);
-
 #ifdef __cplusplus
 }
 #endif
+
+/* LLM estimates (GGUF, llama.cpp terms) live in their own header. */
+#include "tensorplan/llm.h"
 #endif

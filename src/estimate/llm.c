@@ -1,21 +1,183 @@
-/* LLM memory estimate: weights + KV cache + an approximate compute buffer. */
+/* LLM memory as llama.cpp allocates it on the CPU backend: model buffers, KV
+ * cache (per layer, sliding-window layers sized to their window), output
+ * buffer and an upper-bound formula of the compute buffer (tensorplan/llm.h).
+ * The rules follow llama.cpp's llama_context (n_ctx rounding), llama_kv_cache
+ * and llama_kv_cache_iswa (cells, streams, tensor shapes) and output_reserve. */
 #include <string.h>
 
-#include "tensorplan/estimate.h"
+#include "tensorplan/llm.h"
+
+#define KV_PAD 256       /* llama.cpp pads n_ctx and every cache's cells to 256 */
+#define BUF_ALIGN 32     /* ggml CPU buffers align every tensor to TENSOR_ALIGNMENT */
+#define DEFAULT_CTX 4096 /* when neither the options nor the model give one */
 
 void tp_llm_options_default(tp_llm_options *o) {
     if (!o) return;
     memset(o, 0, sizeof *o);
-    o->n_ctx = 0;
     o->n_seq = 1;
     o->n_ubatch = 512;
-    o->kv_dtype = TP_DTYPE_F16;
+    o->n_batch = 2048;
+    o->type_k = TP_DTYPE_F16;
+    o->type_v = TP_DTYPE_F16;
+    o->flash_attn = true;
+    o->repack = TP_LLM_REPACK_AUTO;
+}
+
+tp_llm_repack tp_llm_host_repack(void) {
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f")) return TP_LLM_REPACK_AVX512;
+    if (__builtin_cpu_supports("avx2")) return TP_LLM_REPACK_AVX2;
+#endif
+    return TP_LLM_REPACK_NONE;
+}
+
+const char *tp_llm_repack_name(tp_llm_repack r) {
+    switch (r) {
+    case TP_LLM_REPACK_AUTO:
+        return "auto";
+    case TP_LLM_REPACK_NONE:
+        return "none";
+    case TP_LLM_REPACK_AVX2:
+        return "avx2";
+    case TP_LLM_REPACK_AVX512:
+        return "avx512";
+    default:
+        return "?";
+    }
+}
+
+static uint64_t pad_to(uint64_t v, uint64_t a) {
+    return (v + a - 1) / a * a; /* callers keep v far below 2^63 */
+}
+
+/* Bytes of one cache tensor type[row, cells, streams], padded as the buffer
+ * places it. A block type needs whole blocks per row (ggml's rule). */
+static tp_status cache_tensor(tp_dtype t, uint64_t row, uint64_t cells, uint64_t streams,
+                              const char *what, uint64_t il, uint64_t *bytes, tp_error *err) {
+    const tp_dtype_info *di = tp_dtype_get(t);
+    if (di->block_elems > 1 && row % di->block_elems != 0)
+        return tp_error_set(err, TP_ERR_SHAPE,
+                            "llm: %s cache of layer %llu: a row of %llu elements is not a whole "
+                            "number of %s blocks (%u elements)",
+                            what, (unsigned long long)il, (unsigned long long)row, di->name,
+                            (unsigned)di->block_elems);
+    uint64_t el, b;
+    if (!tp_mul_u64(row, cells, &el) || !tp_mul_u64(el, streams, &el))
+        return tp_error_set(err, TP_ERR_OVERFLOW, "llm: KV cache size overflows 64 bits");
+    tp_status s = tp_dtype_bytes(t, el, &b, err);
+    if (s != TP_OK) return s;
+    if (!tp_align_up_u64(b, BUF_ALIGN, bytes))
+        return tp_error_set(err, TP_ERR_OVERFLOW, "llm: KV cache size overflows 64 bits");
+    return TP_OK;
+}
+
+/* Context cells (llama_context: n_ctx padded to 256, then split per stream). */
+static tp_status context_cells(const tp_llm_config *c, const tp_llm_options *o, tp_llm_estimate *e,
+                               tp_error *err) {
+    uint64_t n_seq = o->n_seq ? o->n_seq : 1;
+    uint64_t n_ctx = o->n_ctx ? o->n_ctx : (c->n_ctx_train ? c->n_ctx_train : DEFAULT_CTX);
+    if (n_ctx > (1ull << 40) || n_seq > (1ull << 20))
+        return tp_error_set(err, TP_ERR_OVERFLOW, "llm: context %llu x %llu sequences is too large",
+                            (unsigned long long)n_ctx, (unsigned long long)n_seq);
+    uint64_t padded = pad_to(n_ctx, KV_PAD);
+    e->n_ctx_seq = o->kv_unified ? padded : pad_to(padded / n_seq, KV_PAD);
+    if (e->n_ctx_seq == 0)
+        return tp_error_set(err, TP_ERR_INVALID,
+                            "llm: context %llu is too small for %llu sequences (llama.cpp: "
+                            "n_ctx_seq == 0)",
+                            (unsigned long long)n_ctx, (unsigned long long)n_seq);
+    e->n_ctx = o->kv_unified ? padded : e->n_ctx_seq * n_seq;
+    e->n_stream = o->kv_unified ? 1 : n_seq;
+    /* causal models: n_batch <= requested n_ctx, n_ubatch <= n_batch */
+    uint64_t n_batch = o->n_batch ? o->n_batch : 2048;
+    if (n_batch > n_ctx) n_batch = n_ctx;
+    uint64_t n_ubatch = o->n_ubatch ? o->n_ubatch : 512;
+    e->n_ubatch = n_ubatch < n_batch ? n_ubatch : n_batch;
+    e->kv_cells = e->n_ctx_seq;
+    e->kv_cells_swa = 0;
+    if (c->swa) {
+        uint64_t w = c->n_swa * (o->kv_unified ? n_seq : 1) + e->n_ubatch;
+        e->kv_cells_swa =
+            o->swa_full ? e->kv_cells : pad_to(w < e->kv_cells ? w : e->kv_cells, KV_PAD);
+    }
+    return TP_OK;
+}
+
+static tp_status kv_cache(const tp_llm_config *c, const tp_llm_options *o, tp_llm_estimate *e,
+                          tp_error *err) {
+    if (!c->has_kv) return TP_OK;
+    uint64_t n_layer = c->n_layer < TP_LLM_MAX_LAYERS ? c->n_layer : TP_LLM_MAX_LAYERS;
+    uint64_t v_max = 0; /* without flash attention V is transposed and padded to the widest */
+    for (uint64_t il = 0; il < n_layer; il++)
+        if (c->layer_head_kv[il] * c->head_dim_v > v_max)
+            v_max = c->layer_head_kv[il] * c->head_dim_v;
+    for (uint64_t il = 0; il < n_layer; il++) {
+        uint64_t kv_heads = c->layer_head_kv[il];
+        if (kv_heads == 0) continue; /* no attention in this layer */
+        uint64_t cells = c->layer_swa[il] ? e->kv_cells_swa : e->kv_cells;
+        uint64_t k = 0, v = 0;
+        tp_status s =
+            cache_tensor(o->type_k, kv_heads * c->head_dim_k, cells, e->n_stream, "K", il, &k, err);
+        if (s == TP_OK && c->head_dim_v) {
+            uint64_t row = o->flash_attn ? kv_heads * c->head_dim_v : v_max;
+            s = cache_tensor(o->type_v, row, cells, e->n_stream, "V", il, &v, err);
+        }
+        if (s != TP_OK) return s;
+        if (!tp_add_u64(e->kv_k_bytes, k, &e->kv_k_bytes) ||
+            !tp_add_u64(e->kv_v_bytes, v, &e->kv_v_bytes) ||
+            (c->layer_swa[il] && !tp_add_u64(e->kv_swa_bytes, k + v, &e->kv_swa_bytes)))
+            return tp_error_set(err, TP_ERR_OVERFLOW, "llm: KV cache size overflows 64 bits");
+    }
+    if (!tp_add_u64(e->kv_k_bytes, e->kv_v_bytes, &e->kv_cache_bytes))
+        return tp_error_set(err, TP_ERR_OVERFLOW, "llm: KV cache size overflows 64 bits");
+    return TP_OK;
 }
 
 /* acc += a × b (× c), overflow-checked. */
 static bool mac3(uint64_t *acc, uint64_t a, uint64_t b, uint64_t c) {
     uint64_t p;
     return tp_mul_u64(a, b, &p) && tp_mul_u64(p, c, &p) && tp_add_u64(*acc, p, acc);
+}
+
+/* The compute buffer's formula (tensorplan/llm.h): graph inputs and KQ masks
+ * live through the whole graph; on top, the largest of three phases. The
+ * phase widths are those ggml's graph allocator reached on llama.cpp's
+ * graphs in the measurements (docs/estimate.md), per token in f32 elements:
+ *   output     n_vocab + n_embd           (logits and the normed input)
+ *   ffn        4·n_ff_active + n_embd     (gate, up, product and the
+ *                                          allocator's fragmentation)
+ *   attention  3·n_embd + 2·n_head·dk + n_head_kv·(dk + dv)
+ *              + flash: n_head·dv; else n_head·cells (KQ)
+ * plus, with a quantized K or V cache, f16 copies of the ubatch's new K and V
+ * rows (n_head_kv·(dk + dv) halves per token). */
+static tp_status compute_buffer(const tp_llm_config *c, const tp_llm_options *o, tp_llm_estimate *e,
+                                tp_error *err) {
+    uint64_t t = e->n_ubatch;
+    uint64_t caches = c->has_kv ? (c->swa ? 2 : 1) : 0;
+    uint64_t mask_b = o->flash_attn ? 2 : 4;
+    uint64_t dk = c->head_dim_k, dv = c->head_dim_v;
+    uint64_t ff = c->n_ff ? c->n_ff : 4 * c->n_embd;
+    if (c->n_expert && c->n_expert_used) ff = (c->n_ff_exp ? c->n_ff_exp : ff) * c->n_expert_used;
+    /* token ids, positions, output ids (i32); K and V row ids per cache (i64) */
+    uint64_t in_bytes = 12u + caches * (dv ? 16u : 8u);
+    uint64_t out_w = c->n_vocab + c->n_embd;
+    uint64_t ffn_w = 4 * ff + c->n_embd;
+    uint64_t attn_w = 3 * c->n_embd + 2 * c->n_head * dk + c->n_head_kv * (dk + dv);
+    attn_w +=
+        o->flash_attn ? c->n_head * (dv ? dv : dk) : c->n_head * (c->has_kv ? e->kv_cells : t);
+    uint64_t w = out_w > ffn_w ? out_w : ffn_w;
+    if (attn_w > w) w = attn_w;
+    uint64_t total = 0;
+    bool quant_kv = tp_dtype_is_quantized(o->type_k) || tp_dtype_is_quantized(o->type_v);
+    bool ok = mac3(&total, t, in_bytes, 1) && mac3(&total, t, w, 4) &&
+              (!quant_kv || !c->has_kv || mac3(&total, t, c->n_head_kv * (dk + dv), 2)) &&
+              (!c->has_kv || mac3(&total, t, e->kv_cells, mask_b)) &&
+              (!c->swa || mac3(&total, t, e->kv_cells_swa, mask_b));
+    if (!ok)
+        return tp_error_set(err, TP_ERR_OVERFLOW, "llm: compute buffer size overflows 64 bits");
+    e->compute_bytes = total;
+    return TP_OK;
 }
 
 tp_status tp_llm_estimate_memory(const tp_llm_config *c, const tp_llm_options *o,
@@ -27,62 +189,49 @@ tp_status tp_llm_estimate_memory(const tp_llm_config *c, const tp_llm_options *o
         tp_llm_options_default(&defaults);
         o = &defaults;
     }
-    if (c->n_layer == 0 || c->n_head == 0 || c->n_head_kv == 0 || c->n_embd == 0 ||
-        c->head_dim_k == 0)
+    if (c->n_layer == 0 || c->n_head == 0 || c->n_embd == 0 || c->head_dim_k == 0)
         return tp_error_set(err, TP_ERR_INVALID,
-                            "llm: incomplete config (layers %llu, heads %llu, kv heads %llu, "
-                            "embedding %llu, head dim %llu)",
+                            "llm: incomplete config (layers %llu, heads %llu, embedding %llu, "
+                            "head dim %llu)",
                             (unsigned long long)c->n_layer, (unsigned long long)c->n_head,
-                            (unsigned long long)c->n_head_kv, (unsigned long long)c->n_embd,
-                            (unsigned long long)c->head_dim_k);
-    if (!tp_dtype_is_valid(o->kv_dtype))
-        return tp_error_set(err, TP_ERR_INVALID, "llm: bad KV cache dtype %d", (int)o->kv_dtype);
-    uint64_t n_ctx = o->n_ctx ? o->n_ctx : (c->n_ctx_train ? c->n_ctx_train : 4096);
-    uint64_t n_seq = o->n_seq ? o->n_seq : 1;
-    uint64_t hv = c->head_dim_v ? c->head_dim_v : c->head_dim_k;
-
-    /* KV cache: per layer K = n_ctx·n_seq·n_head_kv·head_dim_k, V likewise */
-    uint64_t tokens, k_el, v_el, k_b, v_b, per_layer, kv;
-    if (!tp_mul_u64(n_ctx, n_seq, &tokens) || !tp_mul_u64(tokens, c->n_head_kv, &k_el) ||
-        !tp_mul_u64(k_el, hv, &v_el) || !tp_mul_u64(k_el, c->head_dim_k, &k_el))
-        return tp_error_set(err, TP_ERR_OVERFLOW, "llm: KV cache size overflows 64 bits");
-    tp_status s = tp_dtype_bytes(o->kv_dtype, k_el, &k_b, err);
-    if (s == TP_OK) s = tp_dtype_bytes(o->kv_dtype, v_el, &v_b, err);
+                            (unsigned long long)c->n_embd, (unsigned long long)c->head_dim_k);
+    if (!tp_dtype_is_valid(o->type_k) || !tp_dtype_is_valid(o->type_v))
+        return tp_error_set(err, TP_ERR_INVALID, "llm: bad KV cache dtype (K %d, V %d)",
+                            (int)o->type_k, (int)o->type_v);
+    if (!o->flash_attn && tp_dtype_is_quantized(o->type_v))
+        return tp_error_set(err, TP_ERR_INVALID,
+                            "llm: a quantized V cache (%s) needs flash attention (llama.cpp "
+                            "refuses it otherwise)",
+                            tp_dtype_name(o->type_v));
+    if (c->n_embd > (1ull << 24) || c->n_head > (1ull << 16) || c->head_dim_k > (1ull << 20) ||
+        c->head_dim_v > (1ull << 20) || c->n_ff > (1ull << 32) || c->n_ff_exp > (1ull << 32) ||
+        c->n_vocab > (1ull << 32) || c->n_expert_used > (1ull << 16) || c->n_swa > (1ull << 32))
+        return tp_error_set(err, TP_ERR_OVERFLOW, "llm: model dimensions out of range");
+    tp_status s = context_cells(c, o, out, err);
+    if (s == TP_OK) s = kv_cache(c, o, out, err);
+    if (s == TP_OK) s = compute_buffer(c, o, out, err);
     if (s != TP_OK) {
-        tp_error_prefix(err, "llm: KV cache: ");
+        memset(out, 0, sizeof *out);
         return s;
     }
-    if (!tp_add_u64(k_b, v_b, &per_layer) || !tp_mul_u64(per_layer, c->n_layer, &kv))
-        return tp_error_set(err, TP_ERR_OVERFLOW, "llm: KV cache size overflows 64 bits");
-
-    /* compute buffer, f32 elements for t tokens (see the header) */
-    uint64_t t = o->n_ubatch ? o->n_ubatch : 512;
-    if (t > n_ctx) t = n_ctx;
-    uint64_t n_ff = c->n_ff ? c->n_ff : 4 * c->n_embd;
-    uint64_t experts = c->n_expert_used ? c->n_expert_used : 1;
-    uint64_t attn = 0, ffn = 0, outp = 0, resid = 0, elems, compute;
-    bool ok = mac3(&attn, c->n_head, t, n_ctx) &&            /* scores */
-              mac3(&attn, t, c->n_head, c->head_dim_k) &&    /* Q */
-              mac3(&attn, t, c->n_head_kv, c->head_dim_k) && /* new K */
-              mac3(&attn, t, c->n_head_kv, hv) &&            /* new V */
-              mac3(&attn, t, c->n_head, hv) &&               /* attention output */
-              mac3(&ffn, t, c->n_embd, 1) &&                 /* normed input */
-              mac3(&ffn, t, n_ff, experts) && mac3(&ffn, t, n_ff, experts) &&
-              mac3(&ffn, t, n_ff, experts) && /* gate, up, activation */
-              mac3(&outp, t, c->n_embd, 1) && mac3(&outp, t, c->n_vocab, 1) && /* logits */
-              mac3(&resid, t, c->n_embd, 1);
-    elems = attn > ffn ? attn : ffn;
-    if (outp > elems) elems = outp;
-    if (!ok || !tp_add_u64(elems, resid, &elems) || !tp_mul_u64(elems, 4, &compute))
-        return tp_error_set(err, TP_ERR_OVERFLOW, "llm: compute buffer size overflows 64 bits");
-
-    uint64_t peak;
-    if (!tp_add_u64(c->weight_bytes, kv, &peak) || !tp_add_u64(peak, compute, &peak))
-        return tp_error_set(err, TP_ERR_OVERFLOW, "llm: peak overflows 64 bits");
-    out->n_ctx = n_ctx;
+    out->repack = o->repack == TP_LLM_REPACK_AUTO ? tp_llm_host_repack() : o->repack;
+    if ((int)out->repack < 0 || out->repack >= TP_LLM_REPACK_COUNT)
+        out->repack = TP_LLM_REPACK_NONE;
+    const tp_llm_model_layout *lay = &c->layout[out->repack];
     out->weight_bytes = c->weight_bytes;
-    out->kv_cache_bytes = kv;
-    out->compute_bytes = compute;
-    out->peak_bytes = peak;
+    out->model_mapped_bytes = lay->mapped_bytes;
+    out->model_repack_bytes = lay->repack_bytes;
+    uint64_t n_seq = o->n_seq ? o->n_seq : 1,
+             per_out = c->n_vocab + (o->embeddings ? c->n_embd : 0);
+    bool ok = tp_add_u64(lay->mapped_bytes, lay->repack_bytes, &out->model_bytes) &&
+              tp_mul_u64(per_out, n_seq, &out->output_bytes) &&
+              tp_mul_u64(out->output_bytes, 4, &out->output_bytes) &&
+              tp_add_u64(out->model_bytes, out->kv_cache_bytes, &out->peak_bytes) &&
+              tp_add_u64(out->peak_bytes, out->output_bytes, &out->peak_bytes) &&
+              tp_add_u64(out->peak_bytes, out->compute_bytes, &out->peak_bytes);
+    if (!ok) {
+        memset(out, 0, sizeof *out);
+        return tp_error_set(err, TP_ERR_OVERFLOW, "llm: peak overflows 64 bits");
+    }
     return TP_OK;
 }

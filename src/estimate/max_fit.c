@@ -183,8 +183,8 @@ static tp_status eval_llm(void *p, int64_t v, tp_estimate *e, tp_error *err) {
     tp_status st = tp_llm_estimate_memory(c->c, &o, &le, err);
     if (st != TP_OK) return st;
     memset(e, 0, sizeof *e);
-    e->weight_bytes = le.weight_bytes;
-    e->activation_bytes = le.kv_cache_bytes + le.compute_bytes; /* <= peak */
+    e->weight_bytes = le.model_bytes;
+    e->activation_bytes = le.kv_cache_bytes + le.output_bytes + le.compute_bytes; /* <= peak */
     e->peak_bytes = le.peak_bytes;
     return TP_OK;
 }

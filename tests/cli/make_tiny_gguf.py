@@ -1,5 +1,5 @@
-"""Write a tiny llama-like GGUF v3 file (metadata and tensor infos, no tensor
-data): 4 layers, embedding 256, 8 heads (2 KV heads), vocab 1000, f16 token
+"""Write a tiny llama-like GGUF v3 file (metadata, tensor infos and zero tensor
+data, 32-aligned): 4 layers, embedding 256, 8 heads (2 KV heads), vocab 1000, f16 token
 embeddings and q8_0 layer weights. Shared by the CLI tests.
 usage: /usr/bin/python3 tests/cli/make_tiny_gguf.py OUT.gguf"""
 import struct
@@ -32,8 +32,12 @@ for layer in range(4):
                     ("ffn_down", (688, 256))):
         tensors.append(("blk.%d.%s.weight" % (layer, n), dims, 8))  # q8_0
 out = struct.pack("<IIQQ", 0x46554747, 3, len(tensors), len(kvs)) + b"".join(kvs)
+off = 0
 for name, dims, t in tensors:
+    size = dims[0] * dims[1] * 2 if t == 1 else dims[0] * dims[1] // 32 * 34
     out += s(name) + struct.pack("<I", len(dims)) + b"".join(struct.pack("<Q", d) for d in dims)
-    out += struct.pack("<IQ", t, 0)
+    out += struct.pack("<IQ", t, off)
+    off += (size + 31) // 32 * 32
+out += b"\0" * (-len(out) % 32) + b"\0" * off
 with open(sys.argv[1], "wb") as f:
     f.write(out)

@@ -151,8 +151,14 @@ for l in range(4):
                     ("ffn_down", (688, 256))):
         tensors.append(("blk.%d.%s.weight" % (l, n), dims, 8))  # q8_0
 out = struct.pack("<IIQQ", 0x46554747, 3, len(tensors), len(kvs)) + b"".join(kvs)
+off = 0  # tensor data back to back, 32-aligned, after the header (zeros)
 for name, dims, t in tensors:
-    out += s(name) + struct.pack("<I", len(dims)) + b"".join(struct.pack("<Q", d) for d in dims) + struct.pack("<IQ", t, 0)
+    n = 1
+    for d in dims: n *= d
+    size = n * 2 if t == 1 else n // 32 * 34
+    out += s(name) + struct.pack("<I", len(dims)) + b"".join(struct.pack("<Q", d) for d in dims) + struct.pack("<IQ", t, off)
+    off += (size + 31) // 32 * 32
+out += b"\0" * (-len(out) % 32) + b"\0" * off
 open(sys.argv[1], "wb").write(out)
 PYEOF
 # weights: f16 256x1000 + 4 layers x q8_0 (2x65536 + 2x16384 + 3x176128 elements) / 32 x 34 bytes
@@ -160,13 +166,17 @@ W=$((256 * 1000 * 2 + 4 * (2 * 65536 + 2 * 16384 + 3 * 176128) / 32 * 34))
 run "gguf estimate" 0 "$TP" estimate "$tmp/tiny.gguf" --budget 1GiB --json
 json "gguf weights" "d['weights_bytes'] == $W and d['llm']['tensors'] == 29"
 json "gguf kv cache" 'd["llm"]["kv_cache_bytes"] == 4 * 2 * 2048 * 2 * 32 * 2 and d["llm"]["n_ctx"] == 2048'
-json "gguf peak" 'd["peak_bytes"] == d["weights_bytes"] + d["llm"]["kv_cache_bytes"] + d["llm"]["compute_bytes"] and d["inputs_bytes"] == 0'
+json "gguf peak" 'd["peak_bytes"] == d["weights_bytes"] + d["llm"]["kv_cache_bytes"] + d["llm"]["output_bytes"] + d["llm"]["compute_bytes"] and d["inputs_bytes"] == 0'
+json "gguf terms" 'd["llm"]["runtime"] == "llama.cpp" and d["llm"]["model_bytes"] == d["weights_bytes"] == d["llm"]["model_mapped_bytes"] and d["llm"]["output_bytes"] == 1000 * 4'
 json "gguf config" 'd["llm"]["arch"] == "llama" and d["llm"]["kv_heads"] == 2 and d["llm"]["head_dim"] == 32 and d["llm"]["vocab"] == 1000'
 run "gguf ctx/seqs/kv-type" 0 "$TP" estimate "$tmp/tiny.gguf" --ctx 512 --seqs 4 --kv-type q8_0 --budget 1GiB --json
-json "gguf kv q8_0" 'd["llm"]["kv_cache_bytes"] == 4 * 2 * (512 * 4 * 2 * 32 // 32 * 34)'
+json "gguf kv q8_0" 'd["llm"]["kv_cache_bytes"] == 4 * 2 * (256 * 4 * 2 * 32 // 32 * 34) and d["llm"]["n_ctx"] == 1024'
 run "gguf over budget" 3 "$TP" estimate "$tmp/tiny.gguf" --budget 1MiB
 has "gguf deficit message" 'estimated peak [0-9.]+ MiB exceeds budget 1\.0 MiB'
-has "gguf text kv line" '^  kv cache .*2048 tokens x 1 seqs, f16'
+has "gguf text kv line" '^  context/KV .*K [0-9.]+ MiB f16 \+ V [0-9.]+ MiB f16; 2048 cells x 1 streams'
+has "gguf text runtime" '^runtime: llama\.cpp'
+run "gguf swa-full/cache types" 0 "$TP" estimate "$tmp/tiny.gguf" --cache-type-k q8_0 --cache-type-v f16 --no-flash-attn --swa-full --budget 1GiB --json
+json "gguf cache types" 'd["llm"]["type_k"] == "q8_0" and d["llm"]["type_v"] == "f16" and d["llm"]["flash_attn"] is False and d["llm"]["kv_k_bytes"] == 4 * 2048 * 2 * 32 // 32 * 34'
 run "gguf with --dim" 2 "$TP" estimate "$tmp/tiny.gguf" --dim seq=3
 run "--ctx without gguf" 2 "$TP" estimate --demo --ctx 512
 printf 'GGUF\003\000\000\000' >"$tmp/trunc.gguf"
@@ -187,8 +197,14 @@ for l in range(2):
     for n in ("ffn_gate_exps", "ffn_up_exps", "ffn_down_exps"):
         tensors.append(("blk.%d.%s.weight" % (l, n), (256, 512, 8), 8))  # q8_0, 8 experts
 out = struct.pack("<IIQQ", 0x46554747, 3, len(tensors), len(kvs)) + b"".join(kvs)
+off = 0  # tensor data back to back, 32-aligned, after the header (zeros)
 for name, dims, t in tensors:
-    out += s(name) + struct.pack("<I", len(dims)) + b"".join(struct.pack("<Q", d) for d in dims) + struct.pack("<IQ", t, 0)
+    n = 1
+    for d in dims: n *= d
+    size = n * 2 if t == 1 else n // 32 * 34
+    out += s(name) + struct.pack("<I", len(dims)) + b"".join(struct.pack("<Q", d) for d in dims) + struct.pack("<IQ", t, off)
+    off += (size + 31) // 32 * 32
+out += b"\0" * (-len(out) % 32) + b"\0" * off
 open(sys.argv[1], "wb").write(out)
 PYEOF
 EPB=$((3 * 256 * 512 / 32 * 34))  # one expert of one layer: gate + up + down

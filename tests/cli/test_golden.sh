@@ -141,7 +141,7 @@ for cmd in "${cmds[@]}"; do
         golden estimate_moe estimate --demo --moe 8,2,10MiB,2 --budget 200MiB
         golden estimate_bad_budget estimate --demo --budget 12XB
         golden estimate_budget_decimal estimate --demo --budget 1.5G # read as binary: 1.5 GiB
-        golden estimate_gguf estimate "$tmp/tiny.gguf" --ctx 512 --seqs 4 --kv-type q8_0 --budget 1GiB
+        golden estimate_gguf estimate "$tmp/tiny.gguf" --ctx 512 --seqs 4 --kv-type q8_0 --repack none --budget 1GiB
         ;;
     fit)
         golden fit_seq fit --demo --dim seq --budget 1GiB

@@ -29,9 +29,10 @@ static void usage(FILE *f) {
             "  inputs       sum of the graph inputs\n"
             "  peak         activations + weights + inputs\n"
             "and compare the peak with a budget.\n"
-            "A .gguf LLM is estimated from its metadata instead: weights (tensor bytes), KV\n"
-            "cache (layers x ctx x seqs x kv heads x head dims), and an approximate compute\n"
-            "buffer for one pass of --ubatch tokens; 'activations' is then KV + compute.\n\n"
+            "A .gguf LLM is estimated from its metadata as llama.cpp allocates it (CPU\n"
+            "backend): model buffers, context (KV cache per layer, sliding-window layers\n"
+            "sized to their window), output buffer, and an upper-bound formula of the\n"
+            "compute buffer for one --ubatch; 'activations' is then KV + output + compute.\n\n"
             "model:\n%s\n"
             "options:\n"
             "  --budget SIZE      memory budget: 512MiB, 8GiB, 1.5G, or plain bytes\n"
@@ -48,7 +49,14 @@ static void usage(FILE *f) {
             "  --ctx N            .gguf: context length (default: the model's)\n"
             "  --seqs N           .gguf: parallel sequences (default 1)\n"
             "  --ubatch N         .gguf: tokens per forward pass (default 512)\n"
-            "  --kv-type T        .gguf: KV cache element type (default f16; q8_0, f32, ...)\n"
+            "  --kv-type T        .gguf: KV cache element type, K and V (default f16; q8_0, ...)\n"
+            "  --cache-type-k T   .gguf: K cache type;  --cache-type-v T: V cache type\n"
+            "  --batch N          .gguf: logical batch (default 2048; caps --ubatch)\n"
+            "  --swa-full         .gguf: full-size cache for sliding-window layers\n"
+            "  --kv-unified       .gguf: one KV stream shared by all sequences\n"
+            "  --no-flash-attn    .gguf: without flash attention (f32 masks, KQ matrix)\n"
+            "  --embeddings       .gguf: the context also outputs embeddings\n"
+            "  --repack R         .gguf: CPU weight repack auto|none|avx2|avx512 (default auto)\n"
             "  --align N          arena alignment, a power of two (default 64)\n"
             "  --algo NAME        allocator for the activation plan (default greedy)\n"
             "  --no-inplace       disable in-place reuse for elementwise ops\n"
@@ -225,8 +233,8 @@ static int parse_args(est_args *a, int argc, char **argv) {
             int r2 = tp_cli_plan_option(cmd, s, val, &a->eo.plan);
             if (r2 == 0) r2 = tp_cli_llm_option(cmd, s, val, &a->llm, &a->llm_opts);
             if (r2 == 0) return tp_cli_usage_error(cmd, "unknown option '%s'", s);
-            if (r2 != 1) return r2;
-            takes_value = true;
+            if (r2 != 1 && r2 != TP_CLI_OPT_FLAG) return r2;
+            takes_value = r2 == 1;
         }
         i += takes_value ? 2 : 1;
     }
@@ -403,7 +411,10 @@ static void print_json(const est_args *a, const tp_graph *g, const tp_estimate *
     if (lv) {
         tp_json_key(&j, "llm");
         tp_json_begin_object(&j);
+        const tp_llm_estimate *le = lv->le;
+        tp_json_kv_str(&j, "runtime", "llama.cpp");
         tp_json_kv_str(&j, "arch", lv->c->arch);
+        tp_json_kv_bool(&j, "family_known", lv->c->family_known);
         tp_json_kv_u64(&j, "layers", lv->c->n_layer);
         tp_json_kv_u64(&j, "embedding", lv->c->n_embd);
         tp_json_kv_u64(&j, "heads", lv->c->n_head);
@@ -411,13 +422,30 @@ static void print_json(const est_args *a, const tp_graph *g, const tp_estimate *
         tp_json_kv_u64(&j, "head_dim", lv->c->head_dim_k);
         tp_json_kv_u64(&j, "vocab", lv->c->n_vocab);
         tp_json_kv_u64(&j, "experts", lv->c->n_expert);
+        tp_json_kv_u64(&j, "sliding_window", lv->c->n_swa);
         tp_json_kv_u64(&j, "tensors", lv->c->n_tensors);
-        tp_json_kv_u64(&j, "n_ctx", lv->le->n_ctx);
+        tp_json_kv_u64(&j, "n_ctx", le->n_ctx);
         tp_json_kv_u64(&j, "n_seq", lv->o->n_seq);
-        tp_json_kv_u64(&j, "n_ubatch", lv->o->n_ubatch);
-        tp_json_kv_str(&j, "kv_type", tp_dtype_name(lv->o->kv_dtype));
-        tp_json_kv_u64(&j, "kv_cache_bytes", lv->le->kv_cache_bytes);
-        tp_json_kv_u64(&j, "compute_bytes", lv->le->compute_bytes);
+        tp_json_kv_u64(&j, "n_ubatch", le->n_ubatch);
+        tp_json_kv_u64(&j, "kv_cells", le->kv_cells);
+        tp_json_kv_u64(&j, "kv_cells_swa", le->kv_cells_swa);
+        tp_json_kv_str(&j, "kv_type", tp_dtype_name(lv->o->type_k));
+        tp_json_kv_str(&j, "type_k", tp_dtype_name(lv->o->type_k));
+        tp_json_kv_str(&j, "type_v", tp_dtype_name(lv->o->type_v));
+        tp_json_kv_bool(&j, "flash_attn", lv->o->flash_attn);
+        tp_json_kv_bool(&j, "swa_full", lv->o->swa_full);
+        tp_json_kv_str(&j, "repack", tp_llm_repack_name(le->repack));
+        tp_json_kv_u64(&j, "weight_bytes", le->weight_bytes);
+        tp_json_kv_u64(&j, "model_bytes", le->model_bytes);
+        tp_json_kv_u64(&j, "model_mapped_bytes", le->model_mapped_bytes);
+        tp_json_kv_u64(&j, "model_repack_bytes", le->model_repack_bytes);
+        tp_json_kv_u64(&j, "kv_cache_bytes", le->kv_cache_bytes);
+        tp_json_kv_u64(&j, "kv_k_bytes", le->kv_k_bytes);
+        tp_json_kv_u64(&j, "kv_v_bytes", le->kv_v_bytes);
+        tp_json_kv_u64(&j, "kv_swa_bytes", le->kv_swa_bytes);
+        tp_json_kv_u64(&j, "output_bytes", le->output_bytes);
+        tp_json_kv_u64(&j, "compute_bytes", le->compute_bytes);
+        tp_json_kv_bool(&j, "compute_exact", false);
         tp_json_end_object(&j);
     }
     json_runtime(&j, a, rt);
@@ -441,17 +469,38 @@ static void print_text(const est_args *a, const tp_graph *g, const tp_estimate *
                (unsigned long long)c->n_head, (unsigned long long)c->n_head_kv,
                (unsigned long long)c->head_dim_k, (unsigned long long)c->n_vocab,
                c->n_expert ? ", mixture of experts" : "");
-        printf("  kv cache     %12s  (%llu tokens x %llu seqs, %s)\n",
-               tp_cli_fmt_bytes(lv->le->kv_cache_bytes, b[0], sizeof b[0]),
-               (unsigned long long)lv->le->n_ctx, (unsigned long long)lv->o->n_seq,
-               tp_dtype_name(lv->o->kv_dtype));
-        printf("  compute      %12s  (approximate, %llu tokens per pass)\n",
-               tp_cli_fmt_bytes(lv->le->compute_bytes, b[1], sizeof b[1]),
-               (unsigned long long)(lv->o->n_ubatch < lv->le->n_ctx ? lv->o->n_ubatch
-                                                                    : lv->le->n_ctx));
-        printf("  weights      %12s  (%llu tensors in the file)\n",
-               tp_cli_fmt_bytes(e->weight_bytes, b[2], sizeof b[2]),
-               (unsigned long long)c->n_tensors);
+        const tp_llm_estimate *le = lv->le;
+        if (!c->family_known)
+            printf("  note: architecture '%s' is not in tensorplan's family table: sized as a "
+                   "plain decoder (every layer global attention)\n",
+                   c->arch);
+        if (c->swa)
+            printf("  sliding window %llu in %s\n", (unsigned long long)c->n_swa,
+                   le->kv_cells_swa == le->kv_cells ? "a full-size cache (--swa-full)"
+                                                    : "interleaved layers");
+        printf("runtime: llama.cpp (CPU backend, mmap; repack %s)\n",
+               tp_llm_repack_name(le->repack));
+        printf("  model        %12s  (mapped %s + repack %s; tensors %s)\n",
+               tp_cli_fmt_bytes(le->model_bytes, b[0], sizeof b[0]),
+               tp_cli_fmt_bytes(le->model_mapped_bytes, b[1], sizeof b[1]),
+               tp_cli_fmt_bytes(le->model_repack_bytes, b[2], sizeof b[2]),
+               tp_cli_fmt_bytes(le->weight_bytes, b[3], sizeof b[3]));
+        printf("  context/KV   %12s  (K %s %s + V %s %s; %llu cells x %llu streams",
+               tp_cli_fmt_bytes(le->kv_cache_bytes, b[0], sizeof b[0]),
+               tp_cli_fmt_bytes(le->kv_k_bytes, b[1], sizeof b[1]), tp_dtype_name(lv->o->type_k),
+               tp_cli_fmt_bytes(le->kv_v_bytes, b[2], sizeof b[2]), tp_dtype_name(lv->o->type_v),
+               (unsigned long long)le->kv_cells, (unsigned long long)le->n_stream);
+        if (c->swa)
+            printf(", SWA layers %llu cells (%s)", (unsigned long long)le->kv_cells_swa,
+                   tp_cli_fmt_bytes(le->kv_swa_bytes, b[3], sizeof b[3]));
+        printf(")\n");
+        printf("  output       %12s  (logits for %llu sequence%s)\n",
+               tp_cli_fmt_bytes(le->output_bytes, b[0], sizeof b[0]),
+               (unsigned long long)lv->o->n_seq, lv->o->n_seq == 1 ? "" : "s");
+        printf("  compute      %12s  (upper-bound formula, %llu tokens per ubatch, flash "
+               "attention %s)\n",
+               tp_cli_fmt_bytes(le->compute_bytes, b[1], sizeof b[1]),
+               (unsigned long long)le->n_ubatch, lv->o->flash_attn ? "on" : "off");
     } else {
         printf("  activations  %12s  (arena of the non-boundary buffers)\n",
                tp_cli_fmt_bytes(e->activation_bytes, b[0], sizeof b[0]));
@@ -520,8 +569,9 @@ int tp_cli_estimate(int argc, char **argv) {
         if (st == TP_OK) st = tp_llm_estimate_memory(&lc, &a.llm, &le, &err);
         if (st == TP_OK) {
             memset(&e, 0, sizeof e);
-            e.weight_bytes = le.weight_bytes;
-            e.activation_bytes = le.kv_cache_bytes + le.compute_bytes; /* <= peak: no overflow */
+            e.weight_bytes = le.model_bytes;
+            /* <= peak: no overflow */
+            e.activation_bytes = le.kv_cache_bytes + le.output_bytes + le.compute_bytes;
             e.peak_bytes = le.peak_bytes;
             lv = &lview;
             /* llama.cpp's terms are the LLM estimate's (the plan profile names them) */

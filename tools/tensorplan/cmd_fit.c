@@ -133,8 +133,8 @@ static int parse_args(fit_args *a, int argc, char **argv) {
             int r2 = tp_cli_plan_option(cmd, s, val, &a->eo.plan);
             if (r2 == 0) r2 = tp_cli_llm_option(cmd, s, val, &a->llm, &a->llm_opts);
             if (r2 == 0) return tp_cli_usage_error(cmd, "unknown option '%s'", s);
-            if (r2 != 1) return r2;
-            takes_value = true;
+            if (r2 != 1 && r2 != TP_CLI_OPT_FLAG) return r2;
+            takes_value = r2 == 1;
         }
         i += takes_value ? 2 : 1;
     }

@@ -1,5 +1,7 @@
 /* GGUF metadata reader for the LLM estimate: header, key/value metadata and
- * tensor infos (never the tensor data). Bounded: every count is checked
+ * tensor infos (never the tensor data), the tensor data layout (alignment,
+ * where each tensor lies, which tensors the CPU backend repacks) and the
+ * family's per-layer attention layout. Bounded: every count is checked
  * against the bytes left in the file before it drives a loop. */
 #include <stddef.h>
 #include <stdio.h>
@@ -8,7 +10,9 @@
 
 #include "core/mem.h"
 #include "core/open_file.h"
-#include "tensorplan/estimate.h"
+#include "gguf_family.h"
+#include "gguf_layout.h"
+#include "tensorplan/llm.h"
 
 #define GGUF_MAGIC 0x46554747u /* "GGUF" little-endian */
 #define NAME_CAP 256           /* keys and tensor names longer than this are an error */
@@ -226,27 +230,52 @@ static int ggml_type(uint32_t t) {
         return TP_DTYPE_TQ1_0;
     case 35:
         return TP_DTYPE_TQ2_0;
+    case 39:
+        return TP_DTYPE_MXFP4;
+    case 40:
+        return TP_DTYPE_NVFP4;
+    case 41:
+        return TP_DTYPE_Q1_0;
+    case 42:
+        return TP_DTYPE_Q2_0;
     default:
         return -1;
     }
 }
 
-/* The metadata keys the estimate uses, relative to "<arch>.". */
+/* Scalars read beside the config: they decide config fields after the scan. */
+typedef struct meta_extra {
+    uint64_t swa_pattern;    /* <arch>.attention.sliding_window_pattern (scalar form) */
+    uint64_t key_length_mla; /* <arch>.attention.key_length_mla: MLA, K cache only */
+    uint64_t has_swa_key;    /* <arch>.attention.sliding_window was present */
+    uint64_t has_pattern;    /* the pattern came as a scalar */
+    bool pattern_array;      /* the pattern came as a per-layer bool array */
+    bool head_kv_array;      /* head_count_kv came as a per-layer array */
+    bool alignment_set;
+} meta_extra;
+
+/* The metadata keys the estimate uses, relative to "<arch>."; extra: the
+ * field is in meta_extra, not in the config. */
 static const struct {
     const char *suffix;
+    bool extra;
     size_t field;
 } arch_keys[] = {
-    {"block_count", offsetof(tp_llm_config, n_layer)},
-    {"context_length", offsetof(tp_llm_config, n_ctx_train)},
-    {"embedding_length", offsetof(tp_llm_config, n_embd)},
-    {"feed_forward_length", offsetof(tp_llm_config, n_ff)},
-    {"attention.head_count", offsetof(tp_llm_config, n_head)},
-    {"attention.head_count_kv", offsetof(tp_llm_config, n_head_kv)},
-    {"attention.key_length", offsetof(tp_llm_config, head_dim_k)},
-    {"attention.value_length", offsetof(tp_llm_config, head_dim_v)},
-    {"vocab_size", offsetof(tp_llm_config, n_vocab)},
-    {"expert_count", offsetof(tp_llm_config, n_expert)},
-    {"expert_used_count", offsetof(tp_llm_config, n_expert_used)},
+    {"block_count", false, offsetof(tp_llm_config, n_layer)},
+    {"context_length", false, offsetof(tp_llm_config, n_ctx_train)},
+    {"embedding_length", false, offsetof(tp_llm_config, n_embd)},
+    {"feed_forward_length", false, offsetof(tp_llm_config, n_ff)},
+    {"expert_feed_forward_length", false, offsetof(tp_llm_config, n_ff_exp)},
+    {"attention.head_count", false, offsetof(tp_llm_config, n_head)},
+    {"attention.head_count_kv", false, offsetof(tp_llm_config, n_head_kv)},
+    {"attention.key_length", false, offsetof(tp_llm_config, head_dim_k)},
+    {"attention.value_length", false, offsetof(tp_llm_config, head_dim_v)},
+    {"attention.sliding_window", false, offsetof(tp_llm_config, n_swa)},
+    {"attention.sliding_window_pattern", true, offsetof(meta_extra, swa_pattern)},
+    {"attention.key_length_mla", true, offsetof(meta_extra, key_length_mla)},
+    {"vocab_size", false, offsetof(tp_llm_config, n_vocab)},
+    {"expert_count", false, offsetof(tp_llm_config, n_expert)},
+    {"expert_used_count", false, offsetof(tp_llm_config, n_expert_used)},
 };
 #define N_ARCH_KEYS (sizeof arch_keys / sizeof arch_keys[0])
 
@@ -257,8 +286,50 @@ typedef struct kv_seen {
     uint64_t value;
 } kv_seen;
 
-static bool read_metadata(reader *r, uint64_t n_kv, tp_llm_config *c, const tp_allocator *a,
-                          kv_seen **seen, size_t *n_seen, size_t *cap_seen) {
+/* "<arch>.<suffix>" where arch is known already. */
+static bool is_arch_key(const tp_llm_config *c, const char *key, const char *suffix) {
+    size_t al = strlen(c->arch);
+    return al && strncmp(key, c->arch, al) == 0 && key[al] == '.' &&
+           strcmp(key + al + 1, suffix) == 0;
+}
+
+/* A per-layer array (integers into u32 or bools into u8), at most
+ * TP_LLM_MAX_LAYERS elements; *maxv gets the largest element. */
+static bool read_layer_array(reader *r, const char *key, uint32_t *out32, uint8_t *out8,
+                             uint64_t *maxv) {
+    uint32_t et;
+    uint64_t count;
+    if (!u32le(r, &et) || !u64le(r, &count)) return false;
+    if (count > TP_LLM_MAX_LAYERS) {
+        char msg[NAME_CAP + 64];
+        snprintf(msg, sizeof msg, "%s: %llu layers, more than %d supported", key,
+                 (unsigned long long)count, TP_LLM_MAX_LAYERS);
+        return fail(r, TP_ERR_UNSUPPORTED, msg);
+    }
+    *maxv = 0;
+    for (uint64_t i = 0; i < count; i++) {
+        uint64_t v;
+        if (et == GT_BOOL) {
+            uint8_t b;
+            if (!rd(r, &b, 1)) return false;
+            v = b != 0;
+        } else if (!int_value(r, et, &v)) {
+            return false;
+        }
+        if (v > UINT32_MAX) {
+            char msg[NAME_CAP + 32];
+            snprintf(msg, sizeof msg, "%s[%llu] too large", key, (unsigned long long)i);
+            return fail(r, TP_ERR_PARSE, msg);
+        }
+        if (out32) out32[i] = (uint32_t)v;
+        if (out8) out8[i] = (uint8_t)v;
+        if (v > *maxv) *maxv = v;
+    }
+    return true;
+}
+
+static bool read_metadata(reader *r, uint64_t n_kv, tp_llm_config *c, meta_extra *x,
+                          const tp_allocator *a, kv_seen **seen, size_t *n_seen, size_t *cap_seen) {
     char key[NAME_CAP];
     for (uint64_t i = 0; i < n_kv; i++) {
         uint32_t t;
@@ -272,6 +343,20 @@ static bool read_metadata(reader *r, uint64_t n_kv, tp_llm_config *c, const tp_a
             if (!u32le(r, &et) || !u64le(r, &count)) return false;
             if (!skip_array_body(r, et, count, 0)) return false;
             c->n_vocab = count; /* <arch>.vocab_size, applied later, wins when present */
+        } else if (t == GT_ARRAY && is_arch_key(c, key, "attention.head_count_kv")) {
+            if (!read_layer_array(r, key, c->layer_head_kv, NULL, &c->n_head_kv)) return false;
+            x->head_kv_array = true;
+        } else if (t == GT_ARRAY && is_arch_key(c, key, "attention.head_count")) {
+            if (!read_layer_array(r, key, NULL, NULL, &c->n_head)) return false;
+        } else if (t == GT_ARRAY && is_arch_key(c, key, "attention.sliding_window_pattern")) {
+            uint64_t m;
+            if (!read_layer_array(r, key, NULL, c->layer_swa, &m)) return false;
+            x->pattern_array = true;
+        } else if (strcmp(key, "general.alignment") == 0 && t != GT_ARRAY && t != GT_STRING) {
+            if (!int_value(r, t, &c->alignment)) return false;
+            if (!tp_is_pow2_u64(c->alignment) || c->alignment > (1u << 30))
+                return fail(r, TP_ERR_PARSE, "general.alignment is not a power of two");
+            x->alignment_set = true;
         } else if (strchr(key, '.') && scalar_size(t) && t != GT_F32 && t != GT_F64 &&
                    t != GT_BOOL) {
             uint64_t v;
@@ -288,15 +373,24 @@ static bool read_metadata(reader *r, uint64_t n_kv, tp_llm_config *c, const tp_a
     return true;
 }
 
-static void apply_arch_keys(tp_llm_config *c, const kv_seen *seen, size_t n_seen) {
+static void apply_arch_keys(tp_llm_config *c, meta_extra *x, const kv_seen *seen, size_t n_seen) {
     size_t al = strlen(c->arch);
     for (size_t i = 0; i < n_seen; i++) {
         const char *k = seen[i].key;
         if (al == 0 || strncmp(k, c->arch, al) != 0 || k[al] != '.') continue;
         for (size_t j = 0; j < N_ARCH_KEYS; j++) {
             if (strcmp(k + al + 1, arch_keys[j].suffix) != 0) continue;
-            uint64_t *dst = (uint64_t *)(void *)((char *)c + arch_keys[j].field);
+            /* an array form read earlier wins over a scalar of the same key */
+            if (arch_keys[j].field == offsetof(tp_llm_config, n_head_kv) && !arch_keys[j].extra &&
+                x->head_kv_array)
+                continue;
+            char *base = arch_keys[j].extra ? (char *)x : (char *)c;
+            uint64_t *dst = (uint64_t *)(void *)(base + arch_keys[j].field);
             *dst = seen[i].value;
+            if (arch_keys[j].extra && arch_keys[j].field == offsetof(meta_extra, swa_pattern))
+                x->has_pattern = 1;
+            if (!arch_keys[j].extra && arch_keys[j].field == offsetof(tp_llm_config, n_swa))
+                x->has_swa_key = 1;
         }
     }
 }
@@ -314,7 +408,8 @@ static long block_index(const char *name) {
     return *p == '.' ? v : -1;
 }
 
-static bool read_tensors(reader *r, uint64_t n_tensors, tp_registry *reg, tp_llm_config *c) {
+static bool read_tensors(reader *r, uint64_t n_tensors, tp_registry *reg, tp_llm_config *c,
+                         tp_gguf_layout *lay) {
     char name[NAME_CAP];
     unsigned char moe_seen[4096 / 8];
     bool moe_overflow = false;
@@ -344,6 +439,16 @@ static bool read_tensors(reader *r, uint64_t n_tensors, tp_registry *reg, tp_llm
             snprintf(msg, sizeof msg, "tensor '%s': %s", name, e2.msg);
             return fail(r, e2.status, msg);
         }
+        if (offset % c->alignment != 0) {
+            char msg[NAME_CAP + 128];
+            snprintf(msg, sizeof msg,
+                     "tensor '%s': data offset %llu is not a multiple of the "
+                     "alignment %llu",
+                     name, (unsigned long long)offset, (unsigned long long)c->alignment);
+            return fail(r, TP_ERR_PARSE, msg);
+        }
+        if (!tp_gguf_layout_add(lay, name, (tp_dtype)dt, n_dims, dims, offset, bytes))
+            return fail(r, TP_ERR_OVERFLOW, "tensor data offset overflows");
         /* no vocabulary size in the metadata: the token embedding's rows */
         if (c->n_vocab == 0 && n_dims == 2 && strcmp(name, "token_embd.weight") == 0)
             c->n_vocab = dims[1];
@@ -380,6 +485,69 @@ static bool read_tensors(reader *r, uint64_t n_tensors, tp_registry *reg, tp_llm
     return true;
 }
 
+/* Missing required keys, named, into buf ("" when none). */
+static void missing_keys(const tp_llm_config *c, char *buf, size_t cap) {
+    static const char *const names[] = {"block_count", "embedding_length", "attention.head_count"};
+    const uint64_t vals[] = {c->n_layer, c->n_embd, c->n_head};
+    size_t n = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < 3 && n < cap; i++) {
+        if (vals[i]) continue;
+        int w = snprintf(buf + n, cap - n, "%s%s.%s", n ? ", " : "",
+                         c->arch[0] ? c->arch : "<arch>", names[i]);
+        if (w < 0) break;
+        n += (size_t)w;
+    }
+}
+
+/* Defaults, the family's rules and the per-layer layout, after the scan. */
+static bool finish_config(reader *r, tp_llm_config *c, const meta_extra *x) {
+    char miss[3 * (64 + 32)];
+    if (!c->arch[0]) return fail(r, TP_ERR_INVALID, "general.architecture is missing");
+    missing_keys(c, miss, sizeof miss);
+    if (miss[0]) {
+        char msg[sizeof miss + 96];
+        snprintf(msg, sizeof msg, "architecture '%s': missing key%s %s", c->arch,
+                 strchr(miss, ',') ? "s" : "", miss);
+        return fail(r, TP_ERR_INVALID, msg);
+    }
+    if (c->n_layer > TP_LLM_MAX_LAYERS) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "%s.block_count %llu: more than %d layers are not supported",
+                 c->arch, (unsigned long long)c->n_layer, TP_LLM_MAX_LAYERS);
+        return fail(r, TP_ERR_UNSUPPORTED, msg);
+    }
+    if (c->n_head_kv == 0 && !x->head_kv_array) c->n_head_kv = c->n_head;
+    if (c->head_dim_k == 0) c->head_dim_k = c->n_embd / c->n_head;
+    if (c->head_dim_v == 0) c->head_dim_v = c->head_dim_k;
+    if (x->key_length_mla) c->head_dim_v = 0; /* MLA: the cache holds K (the latent) only */
+    if (!x->head_kv_array)
+        for (uint64_t il = 0; il < c->n_layer; il++)
+            c->layer_head_kv[il] =
+                (uint32_t)(c->n_head_kv > UINT32_MAX ? UINT32_MAX : c->n_head_kv);
+    const tp_gguf_family *fam = tp_gguf_family_find(c->arch);
+    c->family_known = fam != NULL;
+    c->has_kv = fam ? fam->has_kv : true;
+    bool swa = fam && (fam->swa == TP_GGUF_SWA_ALWAYS ||
+                       (fam->swa == TP_GGUF_SWA_IF_KEY && x->has_swa_key && c->n_swa > 0));
+    if (swa && !x->has_swa_key) c->n_swa = fam->default_swa;
+    if (swa && c->n_swa == 0) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "architecture '%s': missing key %s.attention.sliding_window",
+                 c->arch, c->arch);
+        return fail(r, TP_ERR_INVALID, msg);
+    }
+    if (!swa) {
+        c->n_swa = 0;
+        memset(c->layer_swa, 0, sizeof c->layer_swa);
+    } else if (!x->pattern_array) {
+        tp_gguf_family_swa_pattern(x->has_pattern ? x->swa_pattern : fam->swa_pattern,
+                                   fam->dense_first, c->n_layer, c->layer_swa);
+    }
+    c->swa = swa;
+    return true;
+}
+
 tp_status tp_gguf_read_llm(const char *path, tp_registry *reg, tp_llm_config *out, tp_error *err) {
     if (!path || !out) return tp_error_set(err, TP_ERR_INVALID, "gguf: NULL argument");
     memset(out, 0, sizeof *out);
@@ -398,6 +566,9 @@ tp_status tp_gguf_read_llm(const char *path, tp_registry *reg, tp_llm_config *ou
     rewind(f);
     tp_llm_config c;
     memset(&c, 0, sizeof c);
+    meta_extra x;
+    memset(&x, 0, sizeof x);
+    tp_gguf_layout lay;
     kv_seen *seen = NULL;
     size_t n_seen = 0, cap_seen = 0;
     uint32_t magic = 0, version = 0;
@@ -419,24 +590,30 @@ tp_status tp_gguf_read_llm(const char *path, tp_registry *reg, tp_llm_config *ou
         fail(&r, TP_ERR_PARSE, "counts larger than the file can hold");
         goto done;
     }
-    if (!read_metadata(&r, n_kv, &c, reg ? tp_registry_allocator(reg) : NULL, &seen, &n_seen,
+    c.alignment = 32; /* GGUF_DEFAULT_ALIGNMENT */
+    if (!read_metadata(&r, n_kv, &c, &x, reg ? tp_registry_allocator(reg) : NULL, &seen, &n_seen,
                        &cap_seen))
         goto done;
-    apply_arch_keys(&c, seen, n_seen);
-    if (!read_tensors(&r, n_tensors, reg, &c)) goto done;
+    apply_arch_keys(&c, &x, seen, n_seen);
+    tp_gguf_layout_init(&lay);
+    if (!read_tensors(&r, n_tensors, reg, &c, &lay)) goto done;
     c.n_tensors = n_tensors;
     c.gguf_version = version;
-    if (c.n_head_kv == 0) c.n_head_kv = c.n_head;
-    if (c.head_dim_k == 0 && c.n_head) c.head_dim_k = c.n_embd / c.n_head;
-    if (c.head_dim_v == 0) c.head_dim_v = c.head_dim_k;
-    if (!c.arch[0] || !c.n_layer || !c.n_embd || !c.n_head) {
-        r.st = tp_error_set(err, TP_ERR_INVALID,
-                            "gguf: %s: not a decoder LLM the estimate understands (architecture "
-                            "'%s', block_count %llu, embedding_length %llu, head_count %llu)",
-                            path, c.arch, (unsigned long long)c.n_layer,
-                            (unsigned long long)c.n_embd, (unsigned long long)c.n_head);
+    c.file_bytes = r.size;
+    if (!tp_align_up_u64(r.pos, c.alignment, &c.data_offset) ||
+        lay.end_max > r.size - (c.data_offset < r.size ? c.data_offset : r.size)) {
+        char msg[NAME_CAP + 128];
+        snprintf(msg, sizeof msg,
+                 "tensor '%s': data ends at byte %llu, past the end of the file "
+                 "(%llu bytes)",
+                 lay.end_name, (unsigned long long)tp_sat_add_u64(c.data_offset, lay.end_max),
+                 (unsigned long long)r.size);
+        r.pos = c.data_offset;
+        fail(&r, TP_ERR_PARSE, msg);
         goto done;
     }
+    tp_gguf_layout_finish(&lay, &c);
+    if (!finish_config(&r, &c, &x)) goto done;
     *out = c;
 done:
     tp_mem_free(reg ? tp_registry_allocator(reg) : NULL, seen, cap_seen * sizeof *seen);

@@ -1,0 +1,182 @@
+/*
+ * tensorplan/llm.h — LLM memory as llama.cpp allocates it, from a GGUF file's
+ * header: the model buffers, the KV cache, the output buffer and the compute
+ * buffer, each named as llama.cpp names it (its memory breakdown).
+ *
+ *   model    the tensors' byte range as llama.cpp maps it (mmap: from the first
+ *            tensor's offset to the end of the last one), plus the CPU_REPACK
+ *            buffer where the CPU backend repacks weights (x86 with AVX2:
+ *            q4_0, q4_K, iq4_nl, mxfp4; with AVX-512 also q2_K; matrix
+ *            weights whose ne[1] is a multiple of 8)
+ *   context  the KV cache: per layer K = type_k[n_embd_k_gqa(il), cells, streams]
+ *            and V = type_v[...] (V padded to the widest layer without flash
+ *            attention), each padded to 32 bytes; cells = n_ctx per sequence
+ *            rounded up to 256; sliding-window layers hold
+ *            pad256(min(cells, n_swa·(unified ? n_seq : 1) + n_ubatch)) cells
+ *            (all cells with swa_full); encoders (BERT) have none
+ *   output   logits (n_vocab floats) and embeddings (n_embd floats, only with
+ *            embeddings on) for max(1, n_seq) outputs, as reserved when the
+ *            context is created
+ *   compute  an UPPER-BOUND FORMULA (not a planned graph) of one n_ubatch
+ *            prefill: graph inputs (token ids, positions, KV row ids, the
+ *            KQ masks: f16 with flash attention, f32 without) plus the
+ *            largest of the attention, feed-forward and output phases
+ *            (see tp_llm_estimate_memory)
+ *
+ * Example:
+ *     tp_llm_config c; tp_llm_options o; tp_llm_estimate e; tp_error err;
+ *     tp_llm_options_default(&o); o.n_ctx = 32768; o.type_k = o.type_v = TP_DTYPE_Q8_0;
+ *     if (tp_gguf_read_llm("model.gguf", NULL, &c, &err) == TP_OK &&
+ *         tp_llm_estimate_memory(&c, &o, &e, &err) == TP_OK)
+ *         printf("model %llu KV %llu output %llu compute %llu\n", ...);
+ *
+ * Ownership: plain structs; nothing is retained. Thread safety: reentrant.
+ */
+#ifndef TENSORPLAN_LLM_H
+#define TENSORPLAN_LLM_H
+
+#include "tensorplan/estimate.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Per-layer arrays hold this many layers; a GGUF with more is TP_ERR_UNSUPPORTED. */
+#define TP_LLM_MAX_LAYERS 1024
+
+/* How the CPU backend repacks weights (model buffer CPU_REPACK). */
+typedef enum tp_llm_repack {
+    TP_LLM_REPACK_AUTO = 0, /* this host's CPU (x86 AVX2/AVX-512 rules; none elsewhere) */
+    TP_LLM_REPACK_NONE,     /* no repack (llama.cpp --no-repack, or a GPU backend) */
+    TP_LLM_REPACK_AVX2,     /* x86 with AVX2 */
+    TP_LLM_REPACK_AVX512,   /* x86 with AVX-512 */
+    TP_LLM_REPACK_COUNT
+} tp_llm_repack;
+
+/* The model buffers for one repack rule. */
+typedef struct tp_llm_model_layout {
+    uint64_t mapped_bytes;     /* last - first byte of the tensors left in the mapping */
+    uint64_t repack_bytes;     /* repacked tensors, each padded to 32 bytes */
+    uint64_t repacked_tensors; /* how many */
+} tp_llm_model_layout;
+
+/* Hyper-parameters of an LLM, as read from GGUF metadata
+ * ("<arch>.block_count", "<arch>.attention.head_count", ...). */
+typedef struct tp_llm_config {
+    char arch[64];          /* general.architecture, e.g. "llama" */
+    uint64_t n_layer;       /* <arch>.block_count */
+    uint64_t n_ctx_train;   /* <arch>.context_length (0 when absent) */
+    uint64_t n_embd;        /* <arch>.embedding_length */
+    uint64_t n_ff;          /* <arch>.feed_forward_length (0 when absent) */
+    uint64_t n_ff_exp;      /* <arch>.expert_feed_forward_length (0: n_ff) */
+    uint64_t n_head;        /* <arch>.attention.head_count (the largest layer's) */
+    uint64_t n_head_kv;     /* <arch>.attention.head_count_kv (largest; default n_head) */
+    uint64_t head_dim_k;    /* <arch>.attention.key_length (default n_embd / n_head) */
+    uint64_t head_dim_v;    /* <arch>.attention.value_length (default head_dim_k) */
+    uint64_t n_vocab;       /* <arch>.vocab_size, else tokens' count, else token_embd rows */
+    uint64_t n_expert;      /* <arch>.expert_count (0: dense) */
+    uint64_t n_expert_used; /* <arch>.expert_used_count */
+    uint64_t n_swa;         /* sliding window (<arch>.attention.sliding_window or the family's) */
+    uint64_t n_tensors;     /* tensor infos in the file */
+    uint64_t weight_bytes;  /* sum of the tensors' bytes */
+    uint64_t alignment;     /* general.alignment (default 32) */
+    uint64_t data_offset;   /* file offset of the tensor data section */
+    uint64_t file_bytes;    /* size of the file */
+    uint32_t gguf_version;  /* 2 or 3 */
+    bool family_known;      /* arch is in tensorplan's family table (else sized as a decoder) */
+    bool has_kv;            /* false for encoders (BERT-style): no KV cache */
+    bool swa;               /* the family interleaves sliding-window layers */
+    /* MoE layout from the stacked expert tensors ("*_exps", llama.cpp naming): */
+    uint64_t expert_tensor_bytes; /* all *_exps tensors */
+    uint64_t moe_layers;          /* distinct blk.N holding *_exps tensors */
+    uint64_t expert_bytes;        /* one expert of one layer: all / (n_expert × moe_layers) */
+    /* model buffers per repack rule (index: tp_llm_repack; AUTO's entry is unused) */
+    tp_llm_model_layout layout[TP_LLM_REPACK_COUNT];
+    /* per layer (first min(n_layer, TP_LLM_MAX_LAYERS)): */
+    uint32_t layer_head_kv[TP_LLM_MAX_LAYERS]; /* KV heads (0: no KV in this layer) */
+    uint8_t layer_swa[TP_LLM_MAX_LAYERS];      /* 1: sliding-window layer */
+} tp_llm_config;
+
+/* Read a GGUF file's header, metadata and tensor infos (no tensor data).
+ * Every tensor is registered in r as a base weight when r is non-NULL (first
+ * registration wins, as always). Per-layer arrays (head_count_kv,
+ * sliding_window_pattern) are read when general.architecture precedes them
+ * (gguf writers put it first). Errors: TP_ERR_IO, TP_ERR_PARSE (bad magic,
+ * unsupported version, truncated or inconsistent fields, a bad alignment, a
+ * tensor whose data lies past the end of the file; err->offset is the file
+ * offset and the message names the field or tensor), TP_ERR_UNSUPPORTED (a
+ * tensor type this build does not size, more than TP_LLM_MAX_LAYERS layers),
+ * TP_ERR_INVALID (missing keys: the message names every missing
+ * "<arch>.…" key), TP_ERR_OVERFLOW, TP_ERR_NOMEM. Reentrant; uses stdio only. */
+tp_status tp_gguf_read_llm(const char *path, tp_registry *r, tp_llm_config *out, tp_error *err);
+
+typedef struct tp_llm_options {
+    uint64_t n_ctx;       /* context length (all sequences); default 0 = n_ctx_train (else 4096) */
+    uint64_t n_seq;       /* parallel sequences (llama.cpp n_seq_max); default 1 */
+    uint64_t n_ubatch;    /* tokens per forward pass; default 512 */
+    uint64_t n_batch;     /* logical batch; default 2048 (the ubatch is at most this) */
+    tp_dtype type_k;      /* K cache element type (--cache-type-k); default f16 */
+    tp_dtype type_v;      /* V cache element type (--cache-type-v); default f16 */
+    bool flash_attn;      /* flash attention (llama.cpp's auto turns it on for CPU); default true */
+    bool swa_full;        /* full-size SWA cache (--swa-full); default false */
+    bool kv_unified;      /* one KV stream for all sequences (--kv-unified); default false */
+    bool embeddings;      /* the context also outputs embeddings; default false */
+    tp_llm_repack repack; /* default AUTO (this host) */
+} tp_llm_options;
+
+void tp_llm_options_default(tp_llm_options *o);
+
+/* The repack rule of this host's CPU (AVX2/AVX-512 on x86; NONE elsewhere). */
+tp_llm_repack tp_llm_host_repack(void);
+/* "none", "avx2", "avx512" ("auto" for AUTO). */
+const char *tp_llm_repack_name(tp_llm_repack r);
+
+typedef struct tp_llm_estimate {
+    uint64_t n_ctx;        /* context cells after llama.cpp's rounding (n_ctx_seq × streams) */
+    uint64_t n_ctx_seq;    /* cells per sequence: the requested n_ctx / n_seq, padded to 256 */
+    uint64_t kv_cells;     /* cells of a full-attention layer's cache */
+    uint64_t kv_cells_swa; /* cells of a sliding-window layer's cache (0: none) */
+    uint64_t n_stream;     /* KV streams: 1 unified, else n_seq */
+    uint64_t n_ubatch;     /* tokens per pass used for the compute buffer */
+    tp_llm_repack repack;  /* the rule used (never AUTO) */
+    uint64_t weight_bytes; /* tensor bytes in the file */
+    uint64_t model_bytes;  /* model buffers: mapped + repack */
+    uint64_t model_mapped_bytes;
+    uint64_t model_repack_bytes;
+    uint64_t kv_cache_bytes; /* context: K + V of every layer */
+    uint64_t kv_k_bytes;
+    uint64_t kv_v_bytes;
+    uint64_t kv_swa_bytes;  /* the part held by sliding-window layers */
+    uint64_t output_bytes;  /* logits (+ embeddings) */
+    uint64_t compute_bytes; /* upper-bound formula of one ubatch's graph (below) */
+    uint64_t peak_bytes;    /* model + KV + output + compute */
+} tp_llm_estimate;
+
+/* Estimate an LLM's memory as llama.cpp allocates it on the CPU backend (see
+ * the top of this header for each term). The compute buffer is an upper-bound
+ * formula, not a planned graph: with t = min(n_ubatch, n_batch, n_ctx) tokens,
+ * kv = cells of the largest cache, f32 elements:
+ *   inputs   t·(2 + 4·caches) words + masks (t × cells per cache, f16 with
+ *            flash attention, else f32)
+ *   attention  non-flash: n_head·t·kv (KQ) + 2·t·n_head·dk; flash: 3·t·n_head·dk
+ *   ffn      t·(n_embd + 3·n_ff_active) (gate, up, product; MoE: used experts)
+ *   output   t·(n_vocab + 2·n_embd)
+ *   compute  = inputs + 2·t·n_embd (residual, normed) + max(attention, ffn, output)
+ * Errors: TP_ERR_INVALID (zero layers/heads/embedding/head dim, bad dtype),
+ * TP_ERR_OVERFLOW, TP_ERR_SHAPE (a block-typed cache row not a whole number
+ * of blocks, as llama.cpp refuses it). */
+tp_status tp_llm_estimate_memory(const tp_llm_config *c, const tp_llm_options *o,
+                                 tp_llm_estimate *out, tp_error *err);
+
+/* Max-fit search over an LLM option: fo->symbol is "ctx", "seqs" or "ubatch"
+ * (TP_ERR_NOT_FOUND otherwise); the other options come from o (NULL:
+ * defaults). The estimate in *out maps activation = KV cache + output +
+ * compute, weight = model buffers, input = 0. A min_value of 0 is raised to
+ * 1. Same statuses and monotonicity assumption as tp_estimate_max_fit. */
+tp_status tp_llm_max_fit(const tp_llm_config *c, const tp_llm_options *o, const tp_fit_options *fo,
+                         tp_fit_result *out, tp_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

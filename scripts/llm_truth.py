@@ -1,0 +1,98 @@
+"""Compare tensorplan's LLM estimate with llama.cpp's own buffers, term by term.
+
+usage: /usr/bin/python3 scripts/llm_truth.py TENSORPLAN FIXDIR [--full] [--models a,b] [--ctx 512,4096]
+
+FIXDIR is .fixtures/llm (scripts/fixtures-llm.sh): llm_probe, the prebuilt llama.cpp and models/.
+For every model x context x (flash attention on/off) x KV types it runs llama.cpp's probe and
+`tensorplan estimate --json` with the same options and prints one row per run: each term's bytes
+from llama.cpp and the difference of tensorplan's figure. Exit status 1 when a model, KV or output
+figure differs from llama.cpp's by a single byte, or the total or the compute buffer falls below
+llama.cpp's (the estimate may be above, never below)."""
+import json
+import os
+import subprocess
+import sys
+
+args = sys.argv[1:]
+tp, fix = args[0], args[1]
+full = "--full" in args
+
+
+def opt(name, default):
+    return args[args.index(name) + 1].split(",") if name in args else default
+
+
+models = opt("--models", sorted(m[:-5] for m in os.listdir(os.path.join(fix, "models")) if m.endswith(".gguf")))
+ctxs = [int(c) for c in opt("--ctx", ["512", "4096", "32768"])]
+fas = [1, 0] if full else [1]
+kvs = [("f16", "f16"), ("q8_0", "q8_0"), ("q8_0", "q4_0")] if full else [("f16", "f16")]
+bins = None
+for d in os.listdir(os.path.join(fix, "npm/node_modules/@node-llama-cpp")):
+    if d == "linux-x64":
+        bins = os.path.join(fix, "npm/node_modules/@node-llama-cpp", d, "bins", d)
+
+
+def probe(model, ctx, fa, tk, tv):
+    env = dict(os.environ, LLM_PROBE_BACKENDS=bins)
+    out = subprocess.run([os.path.join(fix, "llm_probe"), model, str(ctx), "512", "1", tk, tv, str(fa), "0"],
+                         env=env, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise SystemExit("llm_probe failed on %s: %s" % (model, out.stderr[-2000:]))
+    r = {"model": 0, "mapped": 0, "repack": 0, "context": 0, "compute": 0, "output": 0}
+    for line in out.stdout.splitlines():
+        f = line.split()
+        if f[0] == "buffer":
+            r[f[1]] += int(f[3])
+            if f[1] == "model":
+                r["repack" if f[2] == "CPU_REPACK" else "mapped"] += int(f[3])
+        elif f[0] == "output":
+            r["output"] = int(f[1])
+    return r
+
+
+def estimate(model, ctx, fa, tk, tv):
+    cmd = [tp, "estimate", model, "--ctx", str(ctx), "--ubatch", "512", "--batch", "512",
+           "--cache-type-k", tk, "--cache-type-v", tv, "--budget", "1TiB", "--json"]
+    if not fa:
+        cmd.append("--no-flash-attn")
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise SystemExit("tensorplan failed: %s\n%s" % (" ".join(cmd), out.stderr))
+    j = json.loads(out.stdout)["llm"]
+    return {"model": j["model_bytes"], "mapped": j["model_mapped_bytes"], "repack": j["model_repack_bytes"],
+            "context": j["kv_cache_bytes"], "output": j["output_bytes"], "compute": j["compute_bytes"]}
+
+
+terms = ["model", "context", "output", "compute"]
+print("%-18s %6s %2s %-9s | %s | %8s" % ("model", "ctx", "fa", "K/V", " | ".join("%-24s" % t for t in terms), "total"))
+print("%-18s %6s %2s %-9s | %s | %8s" % ("", "", "", "", " | ".join("%-24s" % "llama.cpp B   tp-llama" for _ in terms), "err %"))
+bad = 0
+worst = {"compute_over": 0.0}
+for m in models:
+    path = os.path.join(fix, "models", m + ".gguf")
+    for ctx in ctxs:
+        for fa in fas:
+            for tk, tv in kvs:
+                if not fa and tv not in ("f16", "f32", "bf16"):
+                    continue  # llama.cpp refuses a quantized V cache without flash attention
+                t = probe(path, ctx, fa, tk, tv)
+                e = estimate(path, ctx, fa, tk, tv)
+                cells = []
+                for k in terms:
+                    d = e[k] - t[k]
+                    cells.append("%12d %+11d" % (t[k], d))
+                    if k != "compute" and d != 0:
+                        bad += 1
+                    if k == "compute" and d < 0:
+                        bad += 1
+                tt = sum(t[k] for k in terms)
+                te = sum(e[k] for k in terms)
+                if te < tt:
+                    bad += 1
+                over = 100.0 * (e["compute"] - t["compute"]) / t["compute"]
+                worst["compute_over"] = max(worst["compute_over"], over)
+                print("%-18s %6d %2d %-9s | %s | %+7.2f%%  (compute %+.1f%%)" % (
+                    m[:18], ctx, fa, tk + "/" + tv, " | ".join(cells), 100.0 * (te - tt) / tt, over))
+print("mismatches: %d (model/KV/output must be exact; compute and total never below llama.cpp)" % bad)
+print("largest compute overestimate: %+.1f%%" % worst["compute_over"])
+sys.exit(1 if bad else 0)

@@ -1,0 +1,92 @@
+/* Model buffers as llama.cpp allocates them on the CPU backend with mmap:
+ * the tensors stay in the mapping, and the buffer spans the byte range from
+ * the first tensor to the end of the last (llama_model_loader::
+ * get_mapping_range); tensors the CPU backend repacks for its matrix kernels
+ * move to a CPU_REPACK buffer instead (each padded to TENSOR_ALIGNMENT, 32).
+ * Repack rules of ggml-cpu/repack.cpp (ggml_repack_get_optimal_repack_type)
+ * on x86: q4_0, q4_K, iq4_nl and mxfp4 with AVX2, q2_K with AVX-512, for a
+ * matrix multiplied weight (2-D, or 3-D stacked experts) whose ne[1] is a
+ * multiple of 8. Embedding tables are read by row (GET_ROWS), never repacked;
+ * but a model without output.weight multiplies by token_embd (a duplicate in
+ * the output layer), and that duplicate is repacked: token_embd then counts in
+ * both the mapping and the CPU_REPACK buffer. */
+#include <string.h>
+
+#include "gguf_layout.h"
+
+#define REPACK_ALIGN 32 /* ggml TENSOR_ALIGNMENT */
+
+void tp_gguf_layout_init(tp_gguf_layout *l) {
+    memset(l, 0, sizeof *l);
+}
+
+/* Is the tensor repacked under rule k? */
+static bool repacked(tp_llm_repack k, const char *name, tp_dtype dt, uint32_t n_dims,
+                     const uint64_t *dims) {
+    if (k != TP_LLM_REPACK_AVX2 && k != TP_LLM_REPACK_AVX512) return false;
+    if (n_dims != 2 && !(n_dims == 3 && strstr(name, "_exps"))) return false;
+    if (dims[1] % 8 != 0) return false;
+    if (strstr(name, "embd") || strstr(name, "token_types")) return false; /* GET_ROWS */
+    size_t n = strlen(name);
+    if (n < 7 || strcmp(name + n - 7, ".weight") != 0) return false;
+    switch (dt) {
+    case TP_DTYPE_Q4_0:
+    case TP_DTYPE_Q4_K:
+    case TP_DTYPE_IQ4_NL:
+    case TP_DTYPE_MXFP4:
+        return true;
+    case TP_DTYPE_Q2_K:
+        return k == TP_LLM_REPACK_AVX512;
+    default:
+        return false;
+    }
+}
+
+bool tp_gguf_layout_add(tp_gguf_layout *l, const char *name, tp_dtype dt, uint32_t n_dims,
+                        const uint64_t *dims, uint64_t offset, uint64_t bytes) {
+    uint64_t end;
+    if (!tp_add_u64(offset, bytes, &end)) return false;
+    if (strcmp(name, "output.weight") == 0) l->has_output = true;
+    if (strcmp(name, "token_embd.weight") == 0 && n_dims == 2) {
+        l->has_embd = true;
+        l->embd_dt = dt;
+        l->embd_n_dims = n_dims;
+        l->embd_dims[0] = dims[0];
+        l->embd_dims[1] = dims[1];
+        l->embd_bytes = bytes;
+    }
+    if (end >= l->end_max) {
+        l->end_max = end;
+        strncpy(l->end_name, name, sizeof l->end_name - 1);
+        l->end_name[sizeof l->end_name - 1] = '\0';
+    }
+    for (int k = TP_LLM_REPACK_NONE; k < TP_LLM_REPACK_COUNT; k++) {
+        if (repacked((tp_llm_repack)k, name, dt, n_dims, dims)) {
+            uint64_t padded;
+            if (!tp_align_up_u64(bytes, REPACK_ALIGN, &padded) ||
+                !tp_add_u64(l->out[k].repack_bytes, padded, &l->out[k].repack_bytes))
+                return false;
+            l->out[k].repacked_tensors++;
+            continue;
+        }
+        if (!l->any[k] || offset < l->first[k]) l->first[k] = offset;
+        if (!l->any[k] || end > l->last[k]) l->last[k] = end;
+        l->any[k] = true;
+    }
+    return true;
+}
+
+void tp_gguf_layout_finish(const tp_gguf_layout *l, tp_llm_config *c) {
+    for (int k = 0; k < TP_LLM_REPACK_COUNT; k++) {
+        c->layout[k] = l->out[k];
+        c->layout[k].mapped_bytes = l->any[k] ? l->last[k] - l->first[k] : 0;
+        /* the tied output: token_embd's duplicate, multiplied, so repacked */
+        if (!l->has_output && l->has_embd &&
+            repacked((tp_llm_repack)k, "output.weight", l->embd_dt, l->embd_n_dims, l->embd_dims)) {
+            uint64_t padded =
+                tp_sat_add_u64(l->embd_bytes, REPACK_ALIGN - 1) / REPACK_ALIGN * REPACK_ALIGN;
+            c->layout[k].repack_bytes = tp_sat_add_u64(c->layout[k].repack_bytes, padded);
+            c->layout[k].repacked_tensors++;
+        }
+    }
+}
