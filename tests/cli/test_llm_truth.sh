@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Truth test of the LLM estimate against llama.cpp itself (a representative slice; the full
+# matrix is bench/llm_truth.sh). scripts/fixtures-llm.sh installs npm node-llama-cpp's prebuilt
+# CPU llama.cpp, compiles scripts/llm_probe.cpp against it and writes small random-weight GGUFs;
+# scripts/llm_truth.py loads each GGUF in llama.cpp and in tensorplan and prints every term.
+# Fails when a model, KV or output buffer differs by one byte, or the compute buffer or the
+# total falls below llama.cpp's.
+# usage: test_llm_truth.sh /path/to/tensorplan
+set -u
+TP="${1:?usage: $0 /path/to/tensorplan}"
+cd "$(dirname "$0")/../.."
+if [ "$(uname -s)/$(uname -m)" != Linux/x86_64 ]; then
+    echo "skip: node-llama-cpp's prebuilt CPU llama.cpp used here is linux-x64 only"
+    echo "0 passed, 0 failed"
+    exit 0
+fi
+if ! bash scripts/fixtures-llm.sh; then
+    echo "FAIL fixtures: scripts/fixtures-llm.sh (npm node-llama-cpp, llama.cpp sources, probe)"
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+if /usr/bin/python3 scripts/llm_truth.py "$TP" .fixtures/llm \
+    --models llama_mha_f16,llama_gqa_q8_0,qwen2_gqa_q4_0,gemma3_swa_q4_k,qwen3moe_q4_k \
+    --ctx 512,4096,32768; then
+    echo "1 passed, 0 failed"
+else
+    echo "FAIL llama.cpp truth (table above)"
+    echo "0 passed, 1 failed"
+    exit 1
+fi
