@@ -17,11 +17,12 @@
  *   output   logits (n_vocab floats) and embeddings (n_embd floats, only with
  *            embeddings on) for max(1, n_seq) outputs, as reserved when the
  *            context is created
- *   compute  an UPPER-BOUND FORMULA (not a planned graph) of one n_ubatch
- *            prefill: graph inputs (token ids, positions, KV row ids, the
- *            KQ masks: f16 with flash attention, f32 without) plus the
- *            largest of the attention, feed-forward and output phases
- *            (see tp_llm_estimate_memory)
+ *   compute  a FORMULA (not a planned graph) of one n_ubatch prefill: graph
+ *            inputs (token ids, positions, KV row ids, the KQ masks: f16
+ *            with flash attention, f32 without) plus the widest of the
+ *            attention, feed-forward and output phases (see
+ *            tp_llm_estimate_memory; measured within 0-11 % above
+ *            llama.cpp on the test models, docs/estimate.md)
  *
  * Example:
  *     tp_llm_config c; tp_llm_options o; tp_llm_estimate e; tp_error err;
@@ -86,6 +87,7 @@ typedef struct tp_llm_config {
     bool family_known;      /* arch is in tensorplan's family table (else sized as a decoder) */
     bool has_kv;            /* false for encoders (BERT-style): no KV cache */
     bool swa;               /* the family interleaves sliding-window layers */
+    bool qk_norm;           /* attn_q_norm tensors: Q and K are normed per head */
     /* MoE layout from the stacked expert tensors ("*_exps", llama.cpp naming): */
     uint64_t expert_tensor_bytes; /* all *_exps tensors */
     uint64_t moe_layers;          /* distinct blk.N holding *_exps tensors */
@@ -153,15 +155,19 @@ typedef struct tp_llm_estimate {
 } tp_llm_estimate;
 
 /* Estimate an LLM's memory as llama.cpp allocates it on the CPU backend (see
- * the top of this header for each term). The compute buffer is an upper-bound
- * formula, not a planned graph: with t = min(n_ubatch, n_batch, n_ctx) tokens,
- * kv = cells of the largest cache, f32 elements:
- *   inputs   t·(2 + 4·caches) words + masks (t × cells per cache, f16 with
- *            flash attention, else f32)
- *   attention  non-flash: n_head·t·kv (KQ) + 2·t·n_head·dk; flash: 3·t·n_head·dk
- *   ffn      t·(n_embd + 3·n_ff_active) (gate, up, product; MoE: used experts)
- *   output   t·(n_vocab + 2·n_embd)
- *   compute  = inputs + 2·t·n_embd (residual, normed) + max(attention, ffn, output)
+ * the top of this header for each term). The compute buffer is a formula,
+ * not a planned graph, fitted to the widths ggml's graph allocator reaches on
+ * llama.cpp's graphs (bench/llm_truth.sh measures it), with t = min(n_ubatch,
+ * n_batch, n_ctx) tokens and per-token widths in f32 elements:
+ *   inputs   t·(12 + 16·caches) bytes + KQ masks (t × cells per cache; f16
+ *            with flash attention, else f32)
+ *   output   n_vocab + n_embd
+ *   ffn      4·n_ff_active + n_embd  (MoE: n_ff_exp × experts used)
+ *   attention  3·n_embd + 2·n_head·dk + n_head_kv·(dk + dv), plus with flash
+ *            attention n_head·dv, else n_head·cells (KQ) and n_head·dk with
+ *            Q/K norms
+ *   compute  = inputs + masks + t·4·max(output, ffn, attention)
+ *            (+ t·n_head_kv·(dk + dv)·2 with a quantized K or V cache)
  * Errors: TP_ERR_INVALID (zero layers/heads/embedding/head dim, bad dtype),
  * TP_ERR_OVERFLOW, TP_ERR_SHAPE (a block-typed cache row not a whole number
  * of blocks, as llama.cpp refuses it). */

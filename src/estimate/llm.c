@@ -148,7 +148,8 @@ static bool mac3(uint64_t *acc, uint64_t a, uint64_t b, uint64_t c) {
  *   ffn        4·n_ff_active + n_embd     (gate, up, product and the
  *                                          allocator's fragmentation)
  *   attention  3·n_embd + 2·n_head·dk + n_head_kv·(dk + dv)
- *              + flash: n_head·dv; else n_head·cells (KQ)
+ *              + flash: n_head·dv; else n_head·cells (KQ) and, with Q/K
+ *              norms, n_head·dk (the normed Q beside the raw one)
  * plus, with a quantized K or V cache, f16 copies of the ubatch's new K and V
  * rows (n_head_kv·(dk + dv) halves per token). */
 static tp_status compute_buffer(const tp_llm_config *c, const tp_llm_options *o, tp_llm_estimate *e,
@@ -166,6 +167,7 @@ static tp_status compute_buffer(const tp_llm_config *c, const tp_llm_options *o,
     uint64_t attn_w = 3 * c->n_embd + 2 * c->n_head * dk + c->n_head_kv * (dk + dv);
     attn_w +=
         o->flash_attn ? c->n_head * (dv ? dv : dk) : c->n_head * (c->has_kv ? e->kv_cells : t);
+    if (!o->flash_attn && c->qk_norm) attn_w += c->n_head * dk;
     uint64_t w = out_w > ffn_w ? out_w : ffn_w;
     if (attn_w > w) w = attn_w;
     uint64_t total = 0;

@@ -452,6 +452,7 @@ static bool read_tensors(reader *r, uint64_t n_tensors, tp_registry *reg, tp_llm
         /* no vocabulary size in the metadata: the token embedding's rows */
         if (c->n_vocab == 0 && n_dims == 2 && strcmp(name, "token_embd.weight") == 0)
             c->n_vocab = dims[1];
+        if (strstr(name, "attn_q_norm")) c->qk_norm = true;
         if (!tp_add_u64(c->weight_bytes, bytes, &c->weight_bytes))
             return fail(r, TP_ERR_OVERFLOW, "total tensor bytes overflow");
         if (strstr(name, "_exps")) {
