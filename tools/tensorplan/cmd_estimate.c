@@ -497,7 +497,7 @@ static void print_text(const est_args *a, const tp_graph *g, const tp_estimate *
         printf("  output       %12s  (logits for %llu sequence%s)\n",
                tp_cli_fmt_bytes(le->output_bytes, b[0], sizeof b[0]),
                (unsigned long long)lv->o->n_seq, lv->o->n_seq == 1 ? "" : "s");
-        printf("  compute      %12s  (upper-bound formula, %llu tokens per ubatch, flash "
+        printf("  compute      %12s  (formula fitted to llama.cpp, %llu tokens per ubatch, flash "
                "attention %s)\n",
                tp_cli_fmt_bytes(le->compute_bytes, b[1], sizeof b[1]),
                (unsigned long long)le->n_ubatch, lv->o->flash_attn ? "on" : "off");
