@@ -177,6 +177,11 @@ has "gguf text kv line" '^  context/KV .*K [0-9.]+ MiB f16 \+ V [0-9.]+ MiB f16;
 has "gguf text runtime" '^runtime: llama\.cpp'
 run "gguf swa-full/cache types" 0 "$TP" estimate "$tmp/tiny.gguf" --cache-type-k q8_0 --cache-type-v f16 --no-flash-attn --swa-full --budget 1GiB --json
 json "gguf cache types" 'd["llm"]["type_k"] == "q8_0" and d["llm"]["type_v"] == "f16" and d["llm"]["flash_attn"] is False and d["llm"]["kv_k_bytes"] == 4 * 2048 * 2 * 32 // 32 * 34'
+run "gguf sweep" 0 "$TP" estimate "$tmp/tiny.gguf" --sweep ctx=1k,4k --sweep-kv f16,q8_0 --budget 1GiB --json
+json "gguf sweep cells" 'len(d["sweep"]) == 4 and d["sweep"][0]["ctx"] == 1024 and d["sweep"][3]["kv_type"] == "q8_0" and d["sweep"][1]["kv_cache_bytes"] < d["sweep"][0]["kv_cache_bytes"]'
+run "gguf sweep text" 0 "$TP" estimate "$tmp/tiny.gguf" --sweep ctx=1k,4k --budget 1GiB
+has "gguf sweep table" '^ +4096 +[0-9.]+ MiB +[0-9.]+ MiB +[0-9.]+ MiB'
+run "gguf sweep bad list" 2 "$TP" estimate "$tmp/tiny.gguf" --sweep ctx=4k,x
 run "gguf with --dim" 2 "$TP" estimate "$tmp/tiny.gguf" --dim seq=3
 run "--ctx without gguf" 2 "$TP" estimate --demo --ctx 512
 printf 'GGUF\003\000\000\000' >"$tmp/trunc.gguf"

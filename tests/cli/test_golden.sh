@@ -124,7 +124,7 @@ golden() {
 
 head -c 60 $C/test_if.onnx >"$tmp/truncated.onnx"
 printf 'id,lower,upper,size\n0,0,3,100\n1,5,2,50\n' >"$tmp/bad_interval.csv"
-/usr/bin/python3 tests/cli/make_tiny_gguf.py "$tmp/tiny.gguf" # a llama-like .gguf (metadata only)
+/usr/bin/python3 tests/cli/make_tiny_gguf.py "$tmp/tiny.gguf" # a llama-like .gguf
 
 for cmd in "${cmds[@]}"; do
     case "$cmd" in

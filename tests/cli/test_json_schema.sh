@@ -242,7 +242,7 @@ for f in "$SCHEMAS"/*.schema.json; do
     has_cmd "$n" || echo "note: $f has no subcommand '$n' (yet)"
 done
 
-"$PY" tests/cli/make_tiny_gguf.py "$tmp/tiny.gguf" # a llama-like .gguf (metadata only)
+"$PY" tests/cli/make_tiny_gguf.py "$tmp/tiny.gguf" # a llama-like .gguf
 
 n_case=0
 # case CMD WANT_RC(S, e.g. 0 or 0|3) ARGS...: run, validate stdout against CMD's schema.
@@ -282,6 +282,7 @@ for cmd in "${cmds[@]}"; do
         case_ estimate 0 estimate $C/test_basic_conv_with_padding.onnx --runtime onnxruntime --budget 1GiB --json
         case_ estimate 3 estimate $C/test_basic_conv_with_padding.onnx --runtime onnxruntime --ort-no-prepack --ort-arena-extend same-as-requested --budget 1MiB --json
         case_ estimate 3 estimate "$tmp/tiny.gguf" --ctx 512 --seqs 4 --kv-type q8_0 --budget 1MiB --json
+        case_ estimate 0 estimate "$tmp/tiny.gguf" --sweep ctx=1k,4k --sweep-kv f16,q4_k --budget 1GiB --json
         ;;
     fit)
         case_ fit 0 fit --demo --dim seq --budget 1GiB --json

@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "cli_budget.h"
 #include "cli_env.h"
+#include "cli_llm_sweep.h"
 #include "cli_model.h"
 #include "cli_options.h"
 #include "tensorplan/estimate.h"
@@ -57,6 +58,8 @@ static void usage(FILE *f) {
             "  --no-flash-attn    .gguf: without flash attention (f32 masks, KQ matrix)\n"
             "  --embeddings       .gguf: the context also outputs embeddings\n"
             "  --repack R         .gguf: CPU weight repack auto|none|avx2|avx512 (default auto)\n"
+            "  --sweep ctx=LIST   .gguf: peak per context (4k,8k,32k,128k; k = 1024) and KV\n"
+            "                     type (--sweep-kv LIST, default f16,q8_0,q4_0) in one table\n"
             "  --align N          arena alignment, a power of two (default 64)\n"
             "  --algo NAME        allocator for the activation plan (default greedy)\n"
             "  --no-inplace       disable in-place reuse for elementwise ops\n"
@@ -71,7 +74,8 @@ static void usage(FILE *f) {
             "examples:\n"
             "  tensorplan estimate --demo --budget 512MiB\n"
             "  tensorplan estimate --demo --dim seq=1024 --dim batch=4 --json\n"
-            "  tensorplan estimate --demo --moe 8,2,10MiB,2 --budget 200MiB\n\n"
+            "  tensorplan estimate --demo --moe 8,2,10MiB,2 --budget 200MiB\n"
+            "  tensorplan estimate model.gguf --sweep ctx=4k,8k,32k,128k --budget 24GiB\n\n"
             "Human output uses binary units (1 MiB = 1048576 bytes); JSON has raw bytes.\n"
             "Exit codes: 0 fits, 1 error, 2 usage error, 3 the peak exceeds the budget.\n",
             tp_cli_model_usage);
@@ -88,6 +92,8 @@ typedef struct est_args {
     tp_llm_options llm;
     bool llm_opts;         /* an LLM-only option was given */
     tp_runtime_options ro; /* --runtime and its onnxruntime options */
+    bool has_sweep;
+    tp_cli_llm_sweep sweep; /* --sweep ctx=...: peaks per context and KV type */
 } est_args;
 
 static bool ends_with_gguf(const char *s) {
@@ -219,6 +225,11 @@ static int parse_args(est_args *a, int argc, char **argv) {
                 return tp_cli_usage_error(cmd, "--ort-threads needs an integer, got '%s'",
                                           val ? val : "");
             a->ro.ort.intra_op_threads = (uint32_t)t;
+        } else if (strcmp(s, "--sweep") == 0 || strcmp(s, "--sweep-kv") == 0) {
+            int r2 = s[7] == '\0' ? tp_cli_llm_sweep_parse(cmd, val, &a->sweep)
+                                  : tp_cli_llm_sweep_parse_kv(cmd, val, &a->sweep);
+            if (r2 != 1) return r2;
+            a->has_sweep = a->llm_opts = true;
             takes_value = true;
         } else if (strcmp(s, "--moe-reserve") == 0) {
             char *end = NULL;
@@ -449,6 +460,7 @@ static void print_json(const est_args *a, const tp_graph *g, const tp_estimate *
         tp_json_end_object(&j);
     }
     json_runtime(&j, a, rt);
+    if (lv && a->has_sweep) tp_cli_llm_sweep_json(&j, &a->sweep, budget);
     json_memory(&j, mv);
     if (!fits) tp_json_kv_str(&j, "message", msg);
     tp_json_end_object(&j);
@@ -646,10 +658,12 @@ int tp_cli_estimate(int argc, char **argv) {
     tp_error fe;
     tp_error_clear(&fe);
     bool fits = tp_estimate_fits_in(&checked, budget, &d, &fe) == TP_OK;
+    if (lv && a.has_sweep) tp_cli_llm_sweep_run(&lc, &a.llm, &a.sweep);
     if (a.json)
         print_json(&a, g, &e, budget, how, fits, &d, m, fe.msg, lv, &mv, &rt);
     else
         print_text(&a, g, &e, budget, how, fits, &d, m, fe.msg, lv, &rt);
+    if (lv && a.has_sweep && !a.json) tp_cli_llm_sweep_print(&a.sweep, budget);
     tp_graph_destroy(g);
     return fits ? TP_EXIT_OK : TP_EXIT_OVER_BUDGET;
 }
