@@ -135,10 +135,26 @@ run "fit unknown dim" 1 "$TP" fit --demo --dim heads --budget 1GiB
 has "fit unknown dim lists symbols" 'symbols: ' "$tmp/err"
 
 # --- a .gguf LLM (a tiny llama-like file written here)
-"$PY" - "$tmp/tiny.gguf" <<'PYEOF'
+# GGUF v3 writer shared by the files below: f16 (type 1) or q8_0 (8) tensors, zero data,
+# back to back at 32-byte offsets after the header
+read -r -d '' GGUF_PY <<'PYEOF'
 import struct, sys
 def s(x): b = x.encode(); return struct.pack("<Q", len(b)) + b
 def kv_u32(k, v): return s(k) + struct.pack("<II", 4, v)
+def write(path, kvs, tensors):
+    out = struct.pack("<IIQQ", 0x46554747, 3, len(tensors), len(kvs)) + b"".join(kvs)
+    off = 0
+    for name, dims, t in tensors:
+        n = 1
+        for d in dims: n *= d
+        size = n * 2 if t == 1 else n // 32 * 34
+        out += s(name) + struct.pack("<I", len(dims)) + b"".join(struct.pack("<Q", d) for d in dims) + struct.pack("<IQ", t, off)
+        off += (size + 31) // 32 * 32
+    out += b"\0" * (-len(out) % 32) + b"\0" * off
+    open(path, "wb").write(out)
+PYEOF
+"$PY" - "$tmp/tiny.gguf" <<PYEOF
+$GGUF_PY
 kvs = [s("general.architecture") + struct.pack("<I", 8) + s("llama"),
        kv_u32("llama.block_count", 4), kv_u32("llama.context_length", 2048),
        kv_u32("llama.embedding_length", 256), kv_u32("llama.feed_forward_length", 688),
@@ -150,16 +166,7 @@ for l in range(4):
                     ("attn_output", (256, 256)), ("ffn_gate", (256, 688)), ("ffn_up", (256, 688)),
                     ("ffn_down", (688, 256))):
         tensors.append(("blk.%d.%s.weight" % (l, n), dims, 8))  # q8_0
-out = struct.pack("<IIQQ", 0x46554747, 3, len(tensors), len(kvs)) + b"".join(kvs)
-off = 0  # tensor data back to back, 32-aligned, after the header (zeros)
-for name, dims, t in tensors:
-    n = 1
-    for d in dims: n *= d
-    size = n * 2 if t == 1 else n // 32 * 34
-    out += s(name) + struct.pack("<I", len(dims)) + b"".join(struct.pack("<Q", d) for d in dims) + struct.pack("<IQ", t, off)
-    off += (size + 31) // 32 * 32
-out += b"\0" * (-len(out) % 32) + b"\0" * off
-open(sys.argv[1], "wb").write(out)
+write(sys.argv[1], kvs, tensors)
 PYEOF
 # weights: f16 256x1000 + 4 layers x q8_0 (2x65536 + 2x16384 + 3x176128 elements) / 32 x 34 bytes
 W=$((256 * 1000 * 2 + 4 * (2 * 65536 + 2 * 16384 + 3 * 176128) / 32 * 34))
@@ -189,10 +196,8 @@ run "truncated gguf" 1 "$TP" estimate "$tmp/trunc.gguf" --budget 1GiB
 has "truncated gguf message" 'truncated' "$tmp/err"
 
 # --- a .gguf mixture of experts: --moe auto takes the layout from the *_exps tensors
-"$PY" - "$tmp/moe.gguf" <<'PYEOF'
-import struct, sys
-def s(x): b = x.encode(); return struct.pack("<Q", len(b)) + b
-def kv_u32(k, v): return s(k) + struct.pack("<II", 4, v)
+"$PY" - "$tmp/moe.gguf" <<PYEOF
+$GGUF_PY
 kvs = [s("general.architecture") + struct.pack("<I", 8) + s("qwen2moe"),
        kv_u32("qwen2moe.block_count", 2), kv_u32("qwen2moe.embedding_length", 256),
        kv_u32("qwen2moe.attention.head_count", 8), kv_u32("qwen2moe.expert_count", 8),
@@ -201,16 +206,7 @@ tensors = [("token_embd.weight", (256, 1000), 1)]
 for l in range(2):
     for n in ("ffn_gate_exps", "ffn_up_exps", "ffn_down_exps"):
         tensors.append(("blk.%d.%s.weight" % (l, n), (256, 512, 8), 8))  # q8_0, 8 experts
-out = struct.pack("<IIQQ", 0x46554747, 3, len(tensors), len(kvs)) + b"".join(kvs)
-off = 0  # tensor data back to back, 32-aligned, after the header (zeros)
-for name, dims, t in tensors:
-    n = 1
-    for d in dims: n *= d
-    size = n * 2 if t == 1 else n // 32 * 34
-    out += s(name) + struct.pack("<I", len(dims)) + b"".join(struct.pack("<Q", d) for d in dims) + struct.pack("<IQ", t, off)
-    off += (size + 31) // 32 * 32
-out += b"\0" * (-len(out) % 32) + b"\0" * off
-open(sys.argv[1], "wb").write(out)
+write(sys.argv[1], kvs, tensors)
 PYEOF
 EPB=$((3 * 256 * 512 / 32 * 34))  # one expert of one layer: gate + up + down
 run "gguf moe auto" 3 "$TP" estimate "$tmp/moe.gguf" --budget 8MiB --moe auto,2 --json
