@@ -189,6 +189,8 @@ json "gguf sweep cells" 'len(d["sweep"]) == 4 and d["sweep"][0]["ctx"] == 1024 a
 run "gguf sweep text" 0 "$TP" estimate "$tmp/tiny.gguf" --sweep ctx=1k,4k --budget 1GiB
 has "gguf sweep table" '^ +4096 +[0-9.]+ MiB +[0-9.]+ MiB +[0-9.]+ MiB'
 run "gguf sweep bad list" 2 "$TP" estimate "$tmp/tiny.gguf" --sweep ctx=4k,x
+run "report gguf" 0 "$TP" report "$tmp/tiny.gguf" --budget 1GiB
+has "report gguf terms" '^runtime: llama\.cpp'
 run "gguf with --dim" 2 "$TP" estimate "$tmp/tiny.gguf" --dim seq=3
 run "--ctx without gguf" 2 "$TP" estimate --demo --ctx 512
 printf 'GGUF\003\000\000\000' >"$tmp/trunc.gguf"

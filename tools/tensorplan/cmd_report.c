@@ -738,8 +738,26 @@ static int write_outputs(const report *r) {
     return rc;
 }
 
+/* A .gguf LLM has no graph here yet: its report is the estimate's llama.cpp terms. */
+static bool gguf_model(int argc, char **argv) {
+    for (int i = 1; i < argc; i++) {
+        size_t n = strlen(argv[i]);
+        if (argv[i][0] != '-' && n > 5 && strcmp(argv[i] + n - 5, ".gguf") == 0) return true;
+    }
+    return false;
+}
+
 int tp_cli_report(int argc, char **argv) {
     const char *cmd = "report";
+    if (gguf_model(argc, argv)) {
+        bool json = false;
+        for (int i = 1; i < argc; i++)
+            json = json || strcmp(argv[i], "--json") == 0;
+        if (!json)
+            printf("tensorplan report: LLM memory as llama.cpp allocates it (the estimate's "
+                   "terms; options as for `tensorplan estimate MODEL.gguf`)\n");
+        return tp_cli_estimate(argc, argv);
+    }
     report_args a;
     int rc = parse_args(&a, argc, argv);
     if (rc < 0) return TP_EXIT_OK;
