@@ -15,12 +15,16 @@ int tp_cli_llm_sweep_parse(const char *cmd, const char *val, tp_cli_llm_sweep *s
         errno = 0;
         unsigned long long v = strtoull(p, &end, 10);
         uint64_t mul = 1;
-        if (end && (*end == 'k' || *end == 'K')) mul = 1024, end++;
-        else if (end && (*end == 'm' || *end == 'M')) mul = 1024 * 1024, end++;
-        if (end == p || errno || *p == '-' || v == 0 || v > (1ull << 30) ||
-            (*end && *end != ',') || sw->n_ctx == TP_SWEEP_MAX)
-            return tp_cli_usage_error(cmd, "--sweep: bad context list '%s' (at most %d positive "
-                                      "values, k = 1024)", val, TP_SWEEP_MAX);
+        if (end && (*end == 'k' || *end == 'K'))
+            mul = 1024, end++;
+        else if (end && (*end == 'm' || *end == 'M'))
+            mul = 1024 * 1024, end++;
+        if (end == p || errno || *p == '-' || v == 0 || v > (1ull << 30) || (*end && *end != ',') ||
+            sw->n_ctx == TP_SWEEP_MAX)
+            return tp_cli_usage_error(cmd,
+                                      "--sweep: bad context list '%s' (at most %d positive "
+                                      "values, k = 1024)",
+                                      val, TP_SWEEP_MAX);
         sw->ctx[sw->n_ctx++] = (uint64_t)v * mul;
         p = *end ? end + 1 : end;
     }
