@@ -118,10 +118,35 @@ TP_TEST(families_and_colors) {
     TP_CHECK_STR(tp_op_family_color("nonsense"), "#9d755d");
 }
 
+TP_TEST(html_page_wraps_map_and_tables) {
+    tp_error err;
+    char *page = NULL;
+    size_t len = 0;
+    TP_CHECK_OK(tp_report_html_page("a <b> & \"c\"", "<svg id=\"memory-map\"></svg>",
+                                    "<table id=\"t\"></table>", &page, &len, &err),
+                &err);
+    TP_CHECK(page != NULL && strlen(page) == len);
+    TP_CHECK_CONTAINS(page, "<title>a &lt;b&gt; &amp; &quot;c&quot;</title>");
+    TP_CHECK_CONTAINS(page, "<h1>a &lt;b&gt; &amp; &quot;c&quot;</h1>");
+    TP_CHECK_CONTAINS(page, "<svg id=\"memory-map\"></svg>");
+    TP_CHECK_CONTAINS(page, "<table id=\"t\"></table>");
+    TP_CHECK_CONTAINS(page, "<script>");
+    /* the map comes before the tables, the script after both */
+    TP_CHECK(strstr(page, "memory-map") < strstr(page, "id=\"t\""));
+    TP_CHECK(strstr(page, "id=\"t\"") < strstr(page, "<script>"));
+    tp_free_string(page);
+    TP_CHECK_OK(tp_report_html_page(NULL, NULL, NULL, &page, NULL, &err), &err);
+    TP_CHECK_CONTAINS(page, "(no memory map)");
+    TP_CHECK_CONTAINS(page, "<title>tensorplan report</title>");
+    tp_free_string(page);
+    TP_CHECK_STATUS(tp_report_html_page("t", NULL, NULL, NULL, NULL, &err), TP_ERR_INVALID);
+}
+
 int main(void) {
     TP_RUN(live_bytes_peak_equals_lower_bound);
     TP_RUN(svg_has_one_rect_per_buffer_and_the_marks);
     TP_RUN(buffer_ends_cover_views_and_inplace_users);
     TP_RUN(families_and_colors);
+    TP_RUN(html_page_wraps_map_and_tables);
     return tp_test_finish();
 }

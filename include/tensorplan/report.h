@@ -7,6 +7,10 @@
  * carries a <title> (tooltip) and data-* attributes (node, op, offset, size,
  * birth, death) so an HTML page can show details on hover.
  *
+ * tp_report_html_page wraps a memory map and the caller's tables into one
+ * self-contained HTML page (style and hover script inline), the page of
+ * `tensorplan report --html` and of the Python package's report(html=...).
+ *
  * Ownership: *out is allocated with the libc allocator; free with tp_free_string().
  * Thread safety: reentrant; reads the plan and graph only.
  */
@@ -53,6 +57,15 @@ const char *tp_op_family_color(const char *family);
  * NULL plan/graph or a graph that does not match the plan; TP_ERR_NOMEM. */
 tp_status tp_plan_svg(const tp_plan *p, const tp_graph *g, const tp_svg_options *opt, char **out,
                       size_t *len, tp_error *err);
+
+/* One self-contained HTML page: <title> and <h1> from title (escaped; NULL =
+ * "tensorplan report"), then the SVG (trusted: tp_plan_svg's output; NULL =
+ * "(no memory map)"), then tables_html (a trusted fragment whose names the
+ * caller has escaped; NULL = none), and a script that shows a buffer's
+ * data-* details when the pointer enters its rectangle in #memory-map.
+ * TP_ERR_INVALID (out NULL), TP_ERR_NOMEM. len may be NULL. */
+tp_status tp_report_html_page(const char *title, const char *svg, const char *tables_html,
+                              char **out, size_t *len, tp_error *err);
 
 #ifdef __cplusplus
 }
