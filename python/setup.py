@@ -1,5 +1,6 @@
 """Build tensorplan's Python package: the extension compiles the C library's sources
-(../src, ../include of this repository) together with python/src/tensorplan_native.c,
+(../src, ../include of this repository) together with the binding (python/src/*.c, which
+includes only the public header tensorplan.h),
 on CPython's stable ABI (abi3, 3.10+). No build dependency beyond setuptools, a C
 compiler and the Python headers (Debian: python3-setuptools python3-dev)."""
 import glob
@@ -21,9 +22,12 @@ if not lib_sources:
 
 native = Extension(
     "tensorplan._native",
-    sources=[rel(os.path.join(HERE, "src", "tensorplan_native.c"))] + [rel(p) for p in lib_sources],
+    sources=sorted(rel(p) for p in glob.glob(os.path.join(HERE, "src", "*.c")))
+    + [rel(p) for p in lib_sources],
     include_dirs=[rel(os.path.join(ROOT, "include")), rel(os.path.join(ROOT, "src"))],
-    define_macros=[("_GNU_SOURCE", None)],  # Py_LIMITED_API is set in tensorplan_native.c
+    # ../src on the include path is for the library's own sources; Py_LIMITED_API is set
+    # in python/src/native.h
+    define_macros=[("_GNU_SOURCE", None)],
     extra_compile_args=["-std=c11", "-O2", "-fvisibility=hidden",
                         "-Werror=implicit-function-declaration", "-Werror=int-conversion"],
     libraries=["m", "dl", "pthread"],
