@@ -16,21 +16,7 @@
 const fs = require('fs');
 const path = require('path');
 const ort = require('onnxruntime-node');
-
-function fill(dtype, shape) {
-  const n = shape.reduce((a, b) => a * b, 1);
-  if (dtype === 'int64') {
-    const a = new BigInt64Array(n);
-    for (let i = 0; i < n; i++) a[i] = BigInt(i % 2); // valid token, type and mask ids
-    return new ort.Tensor('int64', a, shape);
-  }
-  if (dtype === 'float32') {
-    const a = new Float32Array(n);
-    for (let i = 0; i < n; i++) a[i] = Math.sin(i) * 0.5;
-    return new ort.Tensor('float32', a, shape);
-  }
-  throw new Error('unsupported input dtype ' + dtype);
-}
+const { feeds: makeFeeds } = require('./ort_feeds.js');
 
 async function one(dir, name) {
   const spec = JSON.parse(fs.readFileSync(path.join(dir, name + '.inputs.json'), 'utf8'));
@@ -46,8 +32,7 @@ async function one(dir, name) {
 }
 
 async function record(sess, dir, file, name, spec) {
-  const feeds = {};
-  for (const [k, v] of Object.entries(spec.inputs)) feeds[k] = fill(v.dtype, v.shape);
+  const feeds = makeFeeds(ort, spec);
   const out = await sess.run(feeds);
   const lines = [];
   for (const k of sess.outputNames) {

@@ -16,21 +16,7 @@
 const fs = require('fs');
 const path = require('path');
 const ort = require('onnxruntime-node');
-
-function fill(dtype, shape) {
-  const n = shape.reduce((a, b) => a * b, 1);
-  if (dtype === 'int64') {
-    const a = new BigInt64Array(n);
-    for (let i = 0; i < n; i++) a[i] = BigInt(i % 2);
-    return new ort.Tensor('int64', a, shape);
-  }
-  if (dtype === 'float32') {
-    const a = new Float32Array(n);
-    for (let i = 0; i < n; i++) a[i] = Math.sin(i) * 0.5;
-    return new ort.Tensor('float32', a, shape);
-  }
-  throw new Error('unsupported input dtype ' + dtype);
-}
+const { feeds: makeFeeds } = require('../../scripts/ort_feeds.js');
 
 function quantile(sorted, q) {
   const i = Math.min(sorted.length - 1, Math.max(0, Math.round(q * (sorted.length - 1))));
@@ -44,8 +30,7 @@ async function one(dir, name, threads, minRuns, minSeconds) {
     interOpNumThreads: 1,
     executionMode: 'sequential',
   });
-  const feeds = {};
-  for (const [k, v] of Object.entries(spec.inputs)) feeds[k] = fill(v.dtype, v.shape);
+  const feeds = makeFeeds(ort, spec);
   for (let i = 0; i < 2; i++) await sess.run(feeds);
   const times = [], cpu = [];
   const start = process.hrtime.bigint();

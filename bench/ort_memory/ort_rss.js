@@ -13,26 +13,12 @@
 'use strict';
 const fs = require('fs');
 const ort = require('onnxruntime-node');
+const { feeds: makeFeeds } = require('../../scripts/ort_feeds.js');
 
 function hwm() {
   const s = fs.readFileSync('/proc/self/status', 'utf8');
   const m = /VmHWM:\s+(\d+) kB/.exec(s);
   return Number(m[1]) * 1024;
-}
-
-function fill(dtype, shape) {
-  const n = shape.reduce((a, b) => a * b, 1);
-  if (dtype === 'int64') {
-    const a = new BigInt64Array(n);
-    for (let i = 0; i < n; i++) a[i] = BigInt(i % 2);
-    return new ort.Tensor('int64', a, shape);
-  }
-  if (dtype === 'float32') {
-    const a = new Float32Array(n);
-    for (let i = 0; i < n; i++) a[i] = Math.sin(i) * 0.5;
-    return new ort.Tensor('float32', a, shape);
-  }
-  throw new Error('unsupported input dtype ' + dtype);
 }
 
 async function main() {
@@ -47,8 +33,7 @@ async function main() {
     else throw new Error('unknown argument ' + args[i]);
   }
   const spec = JSON.parse(fs.readFileSync(inputs, 'utf8'));
-  const feeds = {};
-  for (const [k, v] of Object.entries(spec.inputs)) feeds[k] = fill(v.dtype, v.shape);
+  const feeds = makeFeeds(ort, spec);
   const opts = {
     executionProviders: ['cpu'],
     intraOpNumThreads: threads,
