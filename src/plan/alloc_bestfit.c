@@ -64,6 +64,20 @@ static void maybe_progress(bf_ctx *c) {
  * Returns TP_OK with *arena, TP_ERR_OVERFLOW, TP_ERR_NOMEM, TP_ERR_INFEASIBLE when the
  * arena would reach `stop_at`, or TP_ERR_TIMEOUT past the deadline (both early exits, not
  * errors for the caller). */
+/* Keep the plan of the last run (c->off, arena a) when it is the first or beats the
+ * best so far, recording which order and rule produced it. */
+static void keep_if_better(bf_ctx *c, uint64_t a, uint64_t *offsets, size_t n, bool *have,
+                           uint64_t *best, tp_bestfit_info *info, int ord, bool best_fit) {
+    if (*have && a >= *best) return;
+    *best = c->best = a;
+    *have = true;
+    memcpy(offsets, c->off, n * sizeof *offsets);
+    if (info) {
+        info->order = ord;
+        info->best_fit = best_fit;
+    }
+}
+
 static tp_status run_order(bf_ctx *c, const size_t *order, size_t n_order, bool best_fit,
                            uint64_t stop_at, uint64_t *arena, tp_error *err) {
     const tp_buffer *bufs = c->bufs;
@@ -336,15 +350,7 @@ tp_status tp__alloc_bestfit_ex(const tp_buffer *bufs, size_t n, const tp_alloc_o
             break;
         }
         if (st != TP_OK) goto done;
-        if (!have || a < best) {
-            best = c.best = a;
-            have = true;
-            memcpy(offsets, c.off, n * sizeof *offsets);
-            if (info) {
-                info->order = ORD_SWEEP;
-                info->best_fit = bf == 1;
-            }
-        }
+        keep_if_better(&c, a, offsets, n, &have, &best, info, ORD_SWEEP, bf == 1);
         maybe_progress(&c);
         if (deadline > 0 && tp__xs_now() >= deadline) break;
     }
@@ -359,14 +365,13 @@ tp_status tp__alloc_bestfit_ex(const tp_buffer *bufs, size_t n, const tp_alloc_o
     }
     if (have && ((deadline > 0 && tp__xs_now() >= deadline) || (m > HUGE_N && deadline <= 0)))
         n_runs = 0;
+    bool dense = m > LARGE_N && !c.use_lists;
     if (n_runs > 0) {
         if (!c.use_lists) st = tp__gx_init(&c.gx, bufs, n, alloc, err);
-        if (st == TP_OK && m <= LARGE_N) st = compute_breadth(bufs, n, alloc, breadth, err);
+        if (st == TP_OK && (m <= LARGE_N || dense))
+            st = compute_breadth(bufs, n, alloc, breadth, err);
         if (st != TP_OK) goto done;
     }
-    bool dense = m > LARGE_N && !c.use_lists;
-    if (dense && n_runs > 0) st = compute_breadth(bufs, n, alloc, breadth, err);
-    if (st != TP_OK) goto done;
     for (size_t run = 0; run < n_runs; run++) {
         int ord = dense ? dense_runs[run].ord : all_runs[run].ord;
         bool rule = dense ? dense_runs[run].best_fit : all_runs[run].best_fit;
@@ -387,15 +392,7 @@ tp_status tp__alloc_bestfit_ex(const tp_buffer *bufs, size_t n, const tp_alloc_o
             break;
         }
         if (st != TP_OK) goto done;
-        if (!have || a < best) {
-            best = c.best = a;
-            have = true;
-            memcpy(offsets, c.off, n * sizeof *offsets);
-            if (info) {
-                info->order = ord;
-                info->best_fit = rule;
-            }
-        }
+        keep_if_better(&c, a, offsets, n, &have, &best, info, ord, rule);
         if (m == 0) break;
     }
     if (improve && tp__xs_now() < deadline) {
