@@ -99,6 +99,24 @@ static inline const char *tp_test_errmsg_(const tp_error *e) {
             TP_FAIL_("%s: %s: %s", #expr, tp_status_name(got_), tp_test_errmsg_(errp));            \
     } while (0)
 
+/* The whole file, NUL-terminated (malloc'ed, the caller frees); *size (may be NULL)
+ * receives its length. NULL when it cannot be read. */
+static inline uint8_t *tp_test_read_file(const char *path, size_t *size) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    uint8_t *buf = n >= 0 && fseek(f, 0, SEEK_SET) == 0 ? malloc((size_t)n + 1) : NULL;
+    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    if (!buf) return NULL;
+    buf[n] = 0;
+    if (size) *size = (size_t)n;
+    return buf;
+}
+
 static inline int tp_test_finish(void) {
     printf("%d passed, %d failed\n", tp_test_passed_, tp_test_failed_);
     return tp_test_failed_ ? 1 : 0;

@@ -12,22 +12,6 @@
 #include "harness.h"
 #include "tensorplan.h"
 
-static inline char *read_text(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    if (buf) buf[n] = 0;
-    fclose(f);
-    return buf;
-}
-
 /* Read a JSON string at *p (pointing at the opening quote) into out. */
 static inline const char *json_str(const char *p, char *out, size_t cap) {
     size_t n = 0;
@@ -73,7 +57,7 @@ typedef struct stats {
 
 /* Bind the sizes of one shapes file and compare every value; adds to *s. */
 static inline void compare_json(tp_graph *g, const char *name, const char *jpath, stats *s) {
-    char *json = read_text(jpath);
+    char *json = (char *)tp_test_read_file(jpath, NULL);
     tp_error err;
     if (!json) {
         TP_FAIL_("%s: missing fixture %s (%s): run scripts/fixtures.sh (or fixtures-onnx.sh)", name,

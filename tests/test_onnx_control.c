@@ -31,7 +31,7 @@ static void check_model(const char *name, uint64_t *act, uint64_t *lb_out) {
     compare_json(g, name, jpath, &s);
     TP_CHECK(s.values > 0);
     TP_CHECK_EQ_I64(s.matched, s.values);
-    char *json = read_text(jpath);
+    char *json = (char *)tp_test_read_file(jpath, NULL);
     uint64_t want_w = json ? json_u64(json, "weights_bytes") : 0;
     uint64_t lb = json ? json_u64(json, "activation_lb_bytes") : 0;
     free(json);

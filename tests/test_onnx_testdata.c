@@ -56,22 +56,6 @@ static void print_reasons(void) {
     }
 }
 
-static uint8_t *read_file(const char *path, size_t *size) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    if (buf) *size = (size_t)n;
-    return buf;
-}
-
 /* Decode the dims and type of a TensorProto file with the reader's decoder. */
 typedef struct pb_tensor {
     int32_t type;
@@ -87,7 +71,7 @@ typedef struct pb_tensor {
 
 static bool read_tensor_pb(const char *path, pb_tensor *out) {
     size_t size = 0;
-    uint8_t *buf = read_file(path, &size);
+    uint8_t *buf = tp_test_read_file(path, &size);
     if (!buf) return false;
     tp_onnx_model m;
     memset(&m, 0, sizeof m);
