@@ -7,23 +7,12 @@
  *   - the verifier agrees with a brute-force pairwise check on random (often bad) plans;
  *   - allocation-failure sweeps: every failing k returns TP_ERR_NOMEM with 0 live bytes. */
 #include "harness.h"
+#include "test_rng.h"
 
 #include <stdlib.h>
 
 static tp_error *ep(tp_error *e) {
     return e;
-}
-
-/* ---- deterministic RNG (splitmix64) ---- */
-static uint64_t rng_state = 0x9e3779b97f4a7c15u;
-static uint64_t rnd(void) {
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
-}
-static uint64_t rnd_below(uint64_t n) {
-    return n ? rnd() % n : 0;
 }
 
 static uint64_t psize(const tp_buffer *b) {

@@ -9,6 +9,7 @@
  *   - bestfit and auto on dense sets: verified, arena >= LB, and never above the sweep's;
  *   - allocation-failure sweeps over the sweep placer and the dense best-fit. */
 #include "harness.h"
+#include "test_rng.h"
 
 #include <limits.h>
 
@@ -18,17 +19,6 @@
 
 static tp_error *ep(tp_error *e) {
     return e;
-}
-
-static uint64_t rng_state = 1;
-static uint64_t rnd(void) { /* splitmix64 */
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
-}
-static uint64_t rnd_below(uint64_t n) {
-    return n ? rnd() % n : 0;
 }
 
 static uint64_t psize(const tp_buffer *b) {
