@@ -104,6 +104,26 @@ tp_status tp_runtime_estimate_graph(const tp_graph *g, const tp_estimate *e,
                                     const tp_runtime_options *o, tp_runtime_estimate *out,
                                     tp_error *err);
 
+/* ---- the memory figures of a report ---- */
+
+/* What `tensorplan report` (and Python's report()) shows about memory, computed once:
+ * the estimate with its activation plan, onnxruntime's profile at default options, and
+ * the activation arena without reuse (the "no reuse" comparison). */
+typedef struct tp_memory_summary {
+    tp_estimate estimate;            /* the best plan (runtime "plan") */
+    tp_plan *activation_plan;        /* owned; boundary buffers not allocated */
+    tp_runtime_estimate onnxruntime; /* TP_RUNTIME_ONNXRUNTIME, default options */
+    uint64_t noreuse_bytes;          /* activation arena with TP_ALGO_NO_REUSE */
+} tp_memory_summary;
+
+/* Compute the summary of a bound graph with plan options po (NULL: defaults; their
+ * allocate_* flags are ignored). Errors: those of tp_estimate_graph_plan,
+ * tp_runtime_estimate_graph and tp_plan_graph; on error *out holds nothing to release.
+ * Reads g only. Release with tp_memory_summary_release (NULL-safe). */
+tp_status tp_memory_summary_compute(const tp_graph *g, const tp_plan_options *po,
+                                    tp_memory_summary *out, tp_error *err);
+void tp_memory_summary_release(tp_memory_summary *s);
+
 #ifdef __cplusplus
 }
 #endif

@@ -60,24 +60,18 @@ typedef struct gathered {
 } gathered;
 
 static tp_status gather(const tp_graph *g, bool want_svg, gathered *r, tp_error *err) {
-    tp_estimate_options eo;
-    tp_estimate_options_default(&eo);
+    tp_plan_options po;
+    tp_plan_options_default(&po);
     tp_env_options env;
     tp_env_options_read(&env);
-    tp_env_apply_plan(&env, &eo.plan);
-    tp_status st = tp_estimate_graph_plan(g, &eo, &r->est, &r->act, err);
+    tp_env_apply_plan(&env, &po);
+    tp_memory_summary ms;
+    tp_status st = tp_memory_summary_compute(g, &po, &ms, err);
     if (st != TP_OK) return st;
-    tp_runtime_options ro;
-    tp_runtime_options_default(&ro);
-    ro.runtime = TP_RUNTIME_ONNXRUNTIME;
-    if ((st = tp_runtime_estimate_graph(g, &r->est, &ro, &r->ort, err)) != TP_OK) return st;
-    tp_plan_options po = eo.plan;
-    po.allocate_params = po.allocate_inputs = po.allocate_constants = false;
-    po.algo = TP_ALGO_NO_REUSE;
-    tp_plan *nr = NULL;
-    if ((st = tp_plan_graph(g, &po, &nr, err)) != TP_OK) return st;
-    r->noreuse_bytes = tp_plan_arena_bytes(nr);
-    tp_plan_destroy(nr);
+    r->est = ms.estimate;
+    r->act = ms.activation_plan; /* r owns it now */
+    r->ort = ms.onnxruntime;
+    r->noreuse_bytes = ms.noreuse_bytes;
     size_t cap = (size_t)tp_graph_node_count(g) + 1;
     r->live = calloc(cap, sizeof *r->live);
     r->ends = calloc(cap, sizeof *r->ends);
