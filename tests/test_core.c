@@ -75,11 +75,38 @@ TP_TEST(allocator_hook_and_grow) {
     tp_mem_free_str(NULL, s);
 }
 
+TP_TEST(format_bytes_units_and_pairs) {
+    char a[32], b[32];
+    TP_CHECK_STR(tp_format_bytes(0, a, sizeof a), "0 B");
+    TP_CHECK_STR(tp_format_bytes(1023, a, sizeof a), "1023 B");
+    TP_CHECK_STR(tp_format_bytes(1024, a, sizeof a), "1.0 KiB");
+    TP_CHECK_STR(tp_format_bytes(1536, a, sizeof a), "1.5 KiB");
+    TP_CHECK_STR(tp_format_bytes(1048575, a, sizeof a), "1.0 MiB"); /* not "1024.0 KiB" */
+    TP_CHECK_STR(tp_format_bytes(8796093022208ull * 1048576ull, a, sizeof a), "8.0 EiB");
+    TP_CHECK_STR(tp_format_bytes(UINT64_MAX, a, sizeof a), "16.0 EiB");
+    TP_CHECK_STR(tp_format_bytes(1536, a, 4), "1.5"); /* truncated, NUL-terminated */
+    /* the "1.0 GiB exceeds 1.0 GiB" case: four decimals tell them apart */
+    tp_format_bytes_pair(1074170675ull, 1073741824ull, a, b, sizeof a);
+    TP_CHECK_STR(a, "1.0004 GiB");
+    TP_CHECK_STR(b, "1.0000 GiB");
+    /* one byte apart: only the exact counts differ */
+    tp_format_bytes_pair(1073741825ull, 1073741824ull, a, b, sizeof a);
+    TP_CHECK_STR(a, "1073741825 B");
+    TP_CHECK_STR(b, "1073741824 B");
+    /* already different at one decimal, and equal values stay short */
+    tp_format_bytes_pair(3u << 20, 2u << 20, a, b, sizeof a);
+    TP_CHECK_STR(a, "3.0 MiB");
+    TP_CHECK_STR(b, "2.0 MiB");
+    tp_format_bytes_pair(5ull << 30, 5ull << 30, a, b, sizeof a);
+    TP_CHECK_STR(a, "5.0 GiB");
+}
+
 int main(void) {
     TP_RUN(status_strings_never_null);
     TP_RUN(error_set_and_prefix);
     TP_RUN(error_truncates);
     TP_RUN(checked_math);
     TP_RUN(allocator_hook_and_grow);
+    TP_RUN(format_bytes_units_and_pairs);
     return tp_test_finish();
 }

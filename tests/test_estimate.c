@@ -170,7 +170,7 @@ TP_TEST(test_fits_in_message) {
     tp_deficit d;
     TP_CHECK_STATUS(tp_estimate_fits_in(&e, 512ull << 20, &d, err), TP_ERR_OVER_BUDGET);
     TP_CHECK_STR(err->msg, "estimated peak 812.4 MiB exceeds budget 512.0 MiB by 300.4 MiB "
-                           "(activation 102.0, weights 700.1, inputs 10.3)");
+                           "(activations 102.0 MiB, weights 700.1 MiB, inputs 10.3 MiB)");
     TP_CHECK_EQ_U64(d.budget_bytes, 536870912);
     TP_CHECK_EQ_U64(d.peak_bytes, 851863143);
     TP_CHECK_EQ_U64(d.deficit_bytes, 851863143 - 536870912);

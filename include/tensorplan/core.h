@@ -163,6 +163,15 @@ static inline uint64_t tp_sat_mul_u64(uint64_t a, uint64_t b) {
     return (a != 0 && b > UINT64_MAX / a) ? UINT64_MAX : a * b;
 }
 
+/* Byte counts for people: "512 B", "1.5 MiB", "7.6 EiB" (binary units, one decimal; a
+ * value that rounds to 1024.0 of a unit takes the next unit). Writes a NUL-terminated
+ * string of at most cap bytes into buf (32 bytes always suffice) and returns buf. */
+const char *tp_format_bytes(uint64_t bytes, char *buf, size_t cap);
+/* Formats a and b as tp_format_bytes does, but with as many decimals as it takes (one,
+ * then four, then the exact byte counts) for two different values to print differently:
+ * "1.0001 GiB exceeds 1.0000 GiB", never "1.0 GiB exceeds 1.0 GiB". */
+void tp_format_bytes_pair(uint64_t a, uint64_t b, char *abuf, char *bbuf, size_t cap);
+
 /* Library version string, e.g. "0.1.0". */
 const char *tp_version(void);
 

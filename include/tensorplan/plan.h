@@ -93,7 +93,8 @@ void tp_plan_destroy(tp_plan *p);
 
 uint64_t tp_plan_arena_bytes(const tp_plan *p);
 uint64_t tp_plan_lower_bound_bytes(const tp_plan *p);
-/* Sum of buffer sizes, views excluded (a view owns no bytes). */
+/* Sum of buffer sizes, views excluded (a view owns no bytes); a statistic, so it
+ * saturates at UINT64_MAX instead of failing the plan. */
 uint64_t tp_plan_unshared_bytes(const tp_plan *p);
 /* unshared - arena, saturating at 0. */
 uint64_t tp_plan_saved_bytes(const tp_plan *p);

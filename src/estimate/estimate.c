@@ -102,21 +102,20 @@ tp_status tp_estimate_graph_plan(const tp_graph *g, const tp_estimate_options *o
     return TP_OK;
 }
 
-static double mib(uint64_t b) {
-    return (double)b / 1048576.0;
-}
-
 const char *tp_deficit_format(const tp_deficit *d, char *buf, size_t cap) {
     if (!buf || cap == 0) return buf;
     if (!d) {
         buf[0] = '\0';
         return buf;
     }
+    char peak[32], budget[32], deficit[32], act[32], w[32], in[32];
+    tp_format_bytes_pair(d->peak_bytes, d->budget_bytes, peak, budget, sizeof peak);
     snprintf(buf, cap,
-             "estimated peak %.1f MiB exceeds budget %.1f MiB by %.1f MiB "
-             "(activation %.1f, weights %.1f, inputs %.1f)",
-             mib(d->peak_bytes), mib(d->budget_bytes), mib(d->deficit_bytes),
-             mib(d->activation_bytes), mib(d->weight_bytes), mib(d->input_bytes));
+             "estimated peak %s exceeds budget %s by %s (activations %s, weights %s, inputs %s)",
+             peak, budget, tp_format_bytes(d->deficit_bytes, deficit, sizeof deficit),
+             tp_format_bytes(d->activation_bytes, act, sizeof act),
+             tp_format_bytes(d->weight_bytes, w, sizeof w),
+             tp_format_bytes(d->input_bytes, in, sizeof in));
     return buf;
 }
 

@@ -127,7 +127,7 @@ static tp_status make_buffers(const tp_graph *g, const tp_liveness *l, const tp_
     return TP_OK;
 }
 
-/* One slot per node whose owner was placed; sums the unshared bytes. */
+/* One slot per node whose owner was placed; sums the unshared bytes (saturating). */
 static tp_status make_slots(const tp_liveness *l, tp_plan *p, tp_error *err) {
     uint32_t ns = 0;
     uint64_t unshared = 0;
@@ -151,8 +151,8 @@ static tp_status make_slots(const tp_liveness *l, tp_plan *p, tp_error *err) {
         if (!tp_add_u64(p->offsets[bi], lv->view_offset, &s->offset))
             return tp_error_setx(err, TP_ERR_OVERFLOW, TP_NO_OFFSET, (int64_t)i,
                                  "plan: slot offset of node %u overflows 64 bits", i);
-        if (!lv->is_view && !tp_add_u64(unshared, lv->bytes, &unshared))
-            return tp_error_set(err, TP_ERR_OVERFLOW, "plan: total unshared bytes overflow");
+        /* a report-only statistic: saturates instead of failing the plan */
+        if (!lv->is_view) unshared = tp_sat_add_u64(unshared, lv->bytes);
     }
     p->n_slots = ns;
     p->unshared = unshared;

@@ -176,21 +176,6 @@ tp_status tp_plan_live_bytes(const tp_plan *p, const tp_graph *g, uint64_t *live
     return TP_OK;
 }
 
-/* "1.5 MiB" style tick labels. */
-static void fmt_bytes(uint64_t b, char *buf, size_t cap) {
-    static const char *u[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    double v = (double)b;
-    int i = 0;
-    while (v >= 1024.0 && i < 6) {
-        v /= 1024.0;
-        i++;
-    }
-    if (i == 0)
-        snprintf(buf, cap, "%" PRIu64 " B", b);
-    else
-        snprintf(buf, cap, "%.1f %s", v, u[i]);
-}
-
 typedef struct frame {
     double x0, y0, w, h; /* chart area in px; y0 is the top */
     double s0, steps;    /* x range [s0, steps]: s0 = first step with a buffer */
@@ -212,7 +197,7 @@ static void draw_axes(tp_strbuf *sb, const frame *f, size_t steps) {
     for (int i = 0; i <= 4; i++) {
         double b = f->bytes * i / 4.0;
         char lab[32];
-        fmt_bytes((uint64_t)b, lab, sizeof lab);
+        tp_format_bytes((uint64_t)b, lab, sizeof lab);
         double y = fy(f, b);
         tp_strbuf_printf(
             sb,
@@ -252,7 +237,7 @@ static void draw_buffers(tp_strbuf *sb, const frame *f, const tp_plan *p, const 
         double y = fy(f, (double)s->offset + (double)s->size), y2 = fy(f, (double)s->offset);
         double h = y2 - y < 0.6 ? 0.6 : y2 - y, w = x2 - x < 1.5 ? 1.5 : x2 - x;
         char sz[32];
-        fmt_bytes(s->size, sz, sizeof sz);
+        tp_format_bytes(s->size, sz, sizeof sz);
         tp_strbuf_printf(sb,
                          "<rect class=\"buf\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
                          "fill=\"%s\" data-node=\"%d\" data-name=\"",
@@ -279,8 +264,8 @@ static void draw_curves(tp_strbuf *sb, const frame *f, const uint64_t *live, siz
                          fx(f, (double)t + 1.0), fy(f, (double)live[t]));
     tp_strbuf_append(sb, "\"/>\n");
     char b1[32], b2[32];
-    fmt_bytes(lb, b1, sizeof b1);
-    fmt_bytes(arena, b2, sizeof b2);
+    tp_format_bytes(lb, b1, sizeof b1);
+    tp_format_bytes(arena, b2, sizeof b2);
     tp_strbuf_printf(sb,
                      "<line id=\"lower-bound\" x1=\"%.1f\" y1=\"%.2f\" x2=\"%.1f\" y2=\"%.2f\" "
                      "stroke=\"#d62728\" stroke-dasharray=\"6 4\"/>"

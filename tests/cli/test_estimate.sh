@@ -47,7 +47,7 @@ json() {
 # --- estimate: text, over budget -> exit 3 with the deficit message
 run "estimate over budget" 3 "$TP" estimate --demo --budget 200MiB
 has "deficit message" \
-    'estimated peak [0-9]+\.[0-9] MiB exceeds budget 200\.0 MiB by [0-9]+\.[0-9] MiB \(activation [0-9]+\.[0-9], weights [0-9]+\.[0-9], inputs [0-9]+\.[0-9]\)'
+    'estimated peak [0-9]+\.[0-9] MiB exceeds budget 200\.0 MiB by [0-9]+\.[0-9] MiB \(activations [0-9]+\.[0-9] [KMG]iB, weights [0-9]+\.[0-9] MiB, inputs [0-9.]+ (B|KiB)\)'
 has "breakdown lines" '^  activations .*MiB'
 has "weights line" '^  weights .*tied counted once'
 has "peak line" '^  peak .*bytes\)'

@@ -50,6 +50,17 @@ run "--budget 1EiB accepted" 0 "" -- estimate --demo --budget 1EiB
 run "--budget 1.5G accepted" 0 "" -- estimate --demo --budget 1.5G
 run "--budget 4096 (does not fit: 3)" 3 "" -- estimate --demo --budget 4096
 
+# --- a budget of exbibytes: the next step's peak is ~2 EiB, a figure, not "beyond 64 bits" (5)
+MODEL="$(cd "$(dirname "$0")/../.." && pwd)/examples/models/mobilenet_v2.onnx"
+run "fit --budget 8000000TiB" 0 "" -- fit "$MODEL" --dim batch --budget 8000000TiB --max 400000000000
+if grep -q "beyond 64 bits" "$tmp/out" || ! grep -q "peak at batch=400000000001: 2.3 EiB" "$tmp/out"; then
+  bad "fit 8000000TiB: $(head -c 400 "$tmp/out")"
+else ok "fit 8000000TiB: the next peak is a figure (2.3 EiB)"; fi
+tp_a=$("$TP" fit --demo --dim seq --budget 1GiB 2>/dev/null | grep "exceeds the budget")
+if [[ "$tp_a" =~ \ ([0-9.]+\ [A-Za-z]+)\ \(exceeds\ the\ budget\ ([0-9.]+\ [A-Za-z]+)\) ]] &&
+  [ "${BASH_REMATCH[1]}" != "${BASH_REMATCH[2]}" ]; then ok "fit: next peak and budget print differently"
+else bad "fit: next peak and budget print alike: $tp_a"; fi
+
 # --- special files: refused before reading, named with their type
 mkfifo "$tmp/fifo.onnx" "$tmp/fifo.csv" "$tmp/fifo.gguf"
 mkdir "$tmp/dir.onnx"

@@ -87,19 +87,7 @@ bool tp_cli_parse_size(const char *s, uint64_t *out) {
 }
 
 const char *tp_cli_fmt_bytes(uint64_t bytes, char *buf, size_t cap) {
-    static const char *names[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    if (bytes < 1024) {
-        snprintf(buf, cap, "%llu B", (unsigned long long)bytes);
-        return buf;
-    }
-    double v = (double)bytes;
-    int u = 0;
-    while (v >= 1024.0 && u < 6) {
-        v /= 1024.0;
-        u++;
-    }
-    snprintf(buf, cap, "%.1f %s", v, names[u]);
-    return buf;
+    return tp_format_bytes(bytes, buf, cap);
 }
 
 void tp_cli_error(const char *cmd, const tp_error *err) {

@@ -207,10 +207,13 @@ static void print_text(const fit_args *a, const tp_fit_result *r) {
     if (r->next_evaluated) {
         if (r->next_peak_bytes == UINT64_MAX)
             printf("  peak at %s=%lld: beyond 64 bits\n", sym, (long long)r->next_value);
-        else
-            printf("  peak at %s=%lld: %s%s\n", sym, (long long)r->next_value,
-                   tp_cli_fmt_bytes(r->next_peak_bytes, b[0], sizeof b[0]),
-                   r->next_peak_bytes > a->fo.budget_bytes ? " (exceeds the budget)" : "");
+        else if (r->next_peak_bytes > a->fo.budget_bytes) {
+            tp_format_bytes_pair(r->next_peak_bytes, a->fo.budget_bytes, b[0], b[1], sizeof b[0]);
+            printf("  peak at %s=%lld: %s (exceeds the budget %s)\n", sym, (long long)r->next_value,
+                   b[0], b[1]);
+        } else
+            printf("  peak at %s=%lld: %s\n", sym, (long long)r->next_value,
+                   tp_cli_fmt_bytes(r->next_peak_bytes, b[0], sizeof b[0]));
     }
     printf("  %u evaluations (binary units: 1 MiB = 1048576 bytes)\n", r->evaluations);
 }
