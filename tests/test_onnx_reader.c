@@ -476,6 +476,40 @@ TP_TEST(nested_graphs) {
     free(mm.p);
 }
 
+/* Node counts are bounded before the node arrays are allocated: an empty NodeProto
+ * is refused while counting, and the model's node total is limited (max_nodes). */
+TP_TEST(node_count_bounds) {
+    tp_error err;
+    tp_onnx_model *m = NULL;
+    buf empty = {0}, g = {0}, mm = {0};
+    b_int(&mm, 1, 8);
+    for (int i = 0; i < 1000; i++)
+        b_msg(&g, 1, &empty); /* b_msg frees the sub-message: empty stays empty */
+    b_msg(&mm, 7, &g);
+    TP_CHECK_STATUS(open_buf(&mm, &m, &err), TP_ERR_PARSE);
+    TP_CHECK_CONTAINS(err.msg, "is 0 bytes: too short to hold an op_type");
+    TP_CHECK(err.offset != TP_NO_OFFSET && err.offset < 16);
+    free(mm.p);
+    /* three Relu nodes: fine with the default limit and with 3, refused with 2 */
+    buf g2 = {0}, m2 = {0};
+    b_int(&m2, 1, 8);
+    for (int i = 0; i < 3; i++) {
+        buf n = {0};
+        b_str(&n, 4, "Relu");
+        b_msg(&g2, 1, &n);
+    }
+    b_msg(&m2, 7, &g2);
+    tp_onnx_options opt;
+    tp_onnx_options_init(&opt);
+    opt.max_nodes = 3;
+    TP_CHECK_OK(tp_onnx_model_open_memory(m2.p, m2.n, &opt, NULL, &m, &err), &err);
+    tp_onnx_model_close(m);
+    opt.max_nodes = 2;
+    TP_CHECK_STATUS(tp_onnx_model_open_memory(m2.p, m2.n, &opt, NULL, &m, &err), TP_ERR_PARSE);
+    TP_CHECK_CONTAINS(err.msg, "3 nodes, more than the limit of 2 (tp_onnx_options.max_nodes)");
+    free(m2.p);
+}
+
 /* ---- bad input ---- */
 
 static void expect_parse(const buf *b, const char *needle, int line) {
@@ -985,6 +1019,7 @@ int main(void) {
     TP_RUN(external_data);
     TP_RUN(more_message_kinds);
     TP_RUN(nested_graphs);
+    TP_RUN(node_count_bounds);
     TP_RUN(bad_inputs_each_a_clear_error);
     TP_RUN(every_truncation_is_an_error);
     TP_RUN(allocation_failure_sweep);

@@ -78,6 +78,11 @@ typedef struct tp_onnx_options {
     /* Maximum nesting of messages (subgraphs of If/Loop/Scan count as
      * several levels each); deeper input is TP_ERR_PARSE. 0 = default (64). */
     uint32_t max_depth;
+    /* Maximum number of nodes in the model, subgraphs included; more is
+     * TP_ERR_PARSE, reported before the node arrays are allocated (each node
+     * takes about 72 bytes decoded). 0 = default (10,000,000: the largest
+     * exported graphs have about a million). */
+    uint32_t max_nodes;
     /* Directory that external data locations are relative to; NULL = the
      * directory of the model file (or the current directory for memory input). */
     const char *external_data_dir;
@@ -89,7 +94,8 @@ typedef struct tp_onnx_options {
     uint32_t n_input_values;
 } tp_onnx_options;
 
-/* Defaults: everything false except check_value_info; max_depth 0 (= 64). */
+/* Defaults: everything false except check_value_info; max_depth 0 (= 64),
+ * max_nodes 0 (= 10,000,000). */
 void tp_onnx_options_init(tp_onnx_options *opt);
 
 /* Load an ONNX file and convert it to a new graph (*out, owned by the caller,

@@ -534,12 +534,28 @@ tp_status tp__onnx_decode_graph(tp_onnx_dctx *c, tp_pb r, const tp_onnx_graph *p
             CHECK(tp__onnx_name(c, &sub, &g->name));
         } else if (f == G_NODE || f == G_INITIALIZER || f == G_INPUT || f == G_OUTPUT ||
                    f == G_VALUE_INFO || f == G_SPARSE_INITIALIZER) {
+            uint64_t at = r.pos;
             CHECK(tp__pb_bytes(&r, w, f, "repeated message", &sub, c->err));
+            /* checked while counting, so that a file of empty nodes is refused before
+             * the node array (72 bytes per 2-byte entry) is allocated: a NodeProto
+             * holds at least its op_type, a tag, a length and one character */
+            if (f == G_NODE && sub.end - sub.pos < 3)
+                return tp_error_setx(c->err, TP_ERR_PARSE, at, TP_NO_NODE,
+                                     "node at offset %" PRIu64 " is %" PRIu64
+                                     " bytes: too short to hold an op_type",
+                                     at, sub.end - sub.pos);
             cnt[f]++;
         } else {
             CHECK(tp__pb_skip(&r, w, c->err));
         }
     }
+    c->n_nodes += cnt[G_NODE];
+    if (c->n_nodes > c->max_nodes)
+        return tp_error_setx(c->err, TP_ERR_PARSE, start.pos, TP_NO_NODE,
+                             "graph '%s' at offset %" PRIu64 " brings the model to %" PRIu64
+                             " nodes, more than the limit of %" PRIu64
+                             " (tp_onnx_options.max_nodes)",
+                             g->name, start.pos, c->n_nodes, c->max_nodes);
     for (int i = 0; i < 16; i++)
         if (cnt[i] > UINT32_MAX)
             return tp_error_setx(c->err, TP_ERR_PARSE, start.pos, TP_NO_NODE,

@@ -25,11 +25,13 @@ typedef struct tp_onnx_dctx {
     tp_onnx_arena *arena;
     tp_error *err;
     uint32_t depth, max_depth;
+    uint64_t n_nodes, max_nodes; /* nodes counted so far in all graphs, and the limit */
     bool have_node_context;         /* innermost node already named in err->msg */
     const tp_onnx_graph *cur_graph; /* graph being decoded (parent of subgraphs) */
 } tp_onnx_dctx;
 
 #define TP_ONNX_DEFAULT_MAX_DEPTH 64u
+#define TP_ONNX_DEFAULT_MAX_NODES 10000000u
 
 /* Enter a nested message starting at offset `at`; error when too deep.
  * Pair with dctx->depth-- on the way out. */
@@ -54,7 +56,8 @@ tp_status tp__onnx_decode_node(tp_onnx_dctx *c, tp_pb r, tp_onnx_node *n);
 /* Decode a complete model from [data, data+size) into m (m->data/size/alloc
  * set by the caller; m->arena created here). On error m keeps what it owns
  * (the caller frees via tp__onnx_model_free_parts). */
-tp_status tp__onnx_decode_buffer(tp_onnx_model *m, uint32_t max_depth, tp_error *err);
+tp_status tp__onnx_decode_buffer(tp_onnx_model *m, uint32_t max_depth, uint32_t max_nodes,
+                                 tp_error *err);
 
 /* Free the info cache (onnx_decode_info.c). */
 void tp__onnx_info_free(tp_onnx_model *m);

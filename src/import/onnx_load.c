@@ -30,7 +30,8 @@ static void keep_offset_prefix(tp_error *err, const char *what) {
     err->offset = off;
 }
 
-tp_status tp__onnx_decode_buffer(tp_onnx_model *m, uint32_t max_depth, tp_error *err) {
+tp_status tp__onnx_decode_buffer(tp_onnx_model *m, uint32_t max_depth, uint32_t max_nodes,
+                                 tp_error *err) {
     tp_status s = tp__onnx_arena_create(m->alloc, &m->arena);
     if (s != TP_OK) return tp_error_set(err, s, "out of memory decoding the model");
     tp_onnx_dctx c = {0};
@@ -38,6 +39,7 @@ tp_status tp__onnx_decode_buffer(tp_onnx_model *m, uint32_t max_depth, tp_error 
     c.arena = m->arena;
     c.err = err;
     c.max_depth = max_depth ? max_depth : TP_ONNX_DEFAULT_MAX_DEPTH;
+    c.max_nodes = max_nodes ? max_nodes : TP_ONNX_DEFAULT_MAX_NODES;
     if (m->size == 0) return tp_error_setx(err, TP_ERR_PARSE, 0, TP_NO_NODE, "empty file");
     return tp__onnx_decode_model(&c, tp__pb_init(m->data, m->size));
 }
@@ -144,7 +146,7 @@ static tp_status finish_open(tp_onnx_model *m, const char *path, const tp_onnx_o
                              tp_error *err) {
     tp_status s = refuse_other_format(m, err);
     if (s != TP_OK) return s;
-    s = tp__onnx_decode_buffer(m, o->max_depth, err);
+    s = tp__onnx_decode_buffer(m, o->max_depth, o->max_nodes, err);
     if (s != TP_OK) return s;
     const char *dir = o->external_data_dir;
     char *copy = NULL;

@@ -118,6 +118,27 @@ m = model([helper.make_node("Add", ["x", "w"], ["y"], name="add")], [x],
           [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 8, 8])], [w])
 onnx.save(m, d + "/ext/model.onnx")
 EOF
+  # node-count bombs, under a 1 GiB address space (4): 20 M empty NodeProtos (40 MB) took
+  # 1.4 GB before the first node was checked; 11 M minimal ones pass the model's node limit
+  "$PY" - "$tmp" <<'EOF'
+import sys
+def varint(v):
+    o = b""
+    while True:
+        b, v = v & 0x7F, v >> 7
+        if not v:
+            return o + bytes([b])
+        o += bytes([b | 0x80])
+for name, node, n in (("empty20m", b"\x0a\x00", 20_000_000), ("relu11m", b"\x0a\x03\x22\x01X", 11_000_000)):
+    body = node * n
+    open(f"{sys.argv[1]}/{name}.onnx", "wb").write(b"\x08\x08\x3a" + varint(len(body)) + body)
+EOF
+  saved=$VLIMIT
+  [ "$VLIMIT" = unlimited ] || VLIMIT=1048576
+  run "20 M empty nodes" 1 "node at offset 8 is 0 bytes: too short to hold an op_type" -- inspect "$tmp/empty20m.onnx"
+  run "11 M nodes" 1 "11000000 nodes, more than the limit of 10000000" -- inspect "$tmp/relu11m.onnx"
+  VLIMIT=$saved
+  rm -f "$tmp/empty20m.onnx" "$tmp/relu11m.onnx"
   # external data reached through a symlink that leaves the model folder is refused
   head -c 64 /dev/urandom >"$tmp/outside.bin"
   ln -s "$tmp/outside.bin" "$tmp/ext/w.bin"
