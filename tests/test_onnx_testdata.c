@@ -84,7 +84,8 @@ static bool read_tensor_pb(const char *path, pb_tensor *out) {
     bool ok = false;
     if (tp__onnx_arena_create(NULL, &arena) == TP_OK) {
         m.arena = arena;
-        tp_onnx_dctx c = {.m = &m, .arena = arena, .err = &err, .max_depth = TP_ONNX_DEFAULT_MAX_DEPTH};
+        tp_onnx_dctx c = {
+            .m = &m, .arena = arena, .err = &err, .max_depth = TP_ONNX_DEFAULT_MAX_DEPTH};
         tp_onnx_tensor t;
         memset(&t, 0, sizeof t);
         if (tp__onnx_decode_tensor(&c, tp__pb_init(buf, size), &t) == TP_OK &&

@@ -25,7 +25,7 @@ typedef struct tp_onnx_dctx {
     tp_onnx_arena *arena;
     tp_error *err;
     uint32_t depth, max_depth;
-    uint64_t n_nodes, max_nodes; /* nodes counted so far in all graphs, and the limit */
+    uint64_t n_nodes, max_nodes;    /* nodes counted so far in all graphs, and the limit */
     bool have_node_context;         /* innermost node already named in err->msg */
     const tp_onnx_graph *cur_graph; /* graph being decoded (parent of subgraphs) */
 } tp_onnx_dctx;
