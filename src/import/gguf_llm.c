@@ -12,6 +12,7 @@
 #include "core/open_file.h"
 #include "gguf_family.h"
 #include "gguf_layout.h"
+#include "name_set.h"
 #include "tensorplan/llm.h"
 
 #define GGUF_MAGIC 0x46554747u /* "GGUF" little-endian */
@@ -79,14 +80,37 @@ static bool u64le(reader *r, uint64_t *v) {
     return true;
 }
 
-/* A gguf string into buf (NUL-terminated); longer than cap-1 is an error. */
+/* A gguf string into buf (NUL-terminated); longer than cap-1 is an error, and so
+ * is a NUL byte inside (keys and names that differ after it would collide). */
 static bool str(reader *r, char *buf, size_t cap) {
     uint64_t n;
     if (!u64le(r, &n)) return false;
     if (n >= cap) return fail(r, TP_ERR_PARSE, "string longer than supported");
+    uint64_t start = r->pos;
     if (!rd(r, buf, n)) return false;
     buf[n] = '\0';
+    const char *nul = memchr(buf, '\0', (size_t)n);
+    if (nul) {
+        r->pos = start + (uint64_t)(nul - buf);
+        return fail(r, TP_ERR_PARSE, "NUL byte inside a key or name");
+    }
     return true;
+}
+
+/* Records a key or tensor name read at offset `at`: an empty or repeated one is an
+ * error, as llama.cpp refuses such files. */
+static bool unique_name(reader *r, tp_name_set *names, const char *what, const char *name,
+                        uint64_t at) {
+    bool dup = false;
+    if (!tp_name_set_add(names, name, &dup)) return fail(r, TP_ERR_NOMEM, "out of memory");
+    if (!dup && name[0]) return true;
+    char msg[NAME_CAP + 96];
+    if (dup)
+        snprintf(msg, sizeof msg, "duplicate %s '%s' (llama.cpp refuses the file)", what, name);
+    else
+        snprintf(msg, sizeof msg, "empty %s (llama.cpp refuses the file)", what);
+    r->pos = at;
+    return fail(r, TP_ERR_PARSE, msg);
 }
 
 static bool skip_str(reader *r) {
@@ -328,12 +352,14 @@ static bool read_layer_array(reader *r, const char *key, uint32_t *out32, uint8_
     return true;
 }
 
-static bool read_metadata(reader *r, uint64_t n_kv, tp_llm_config *c, meta_extra *x,
-                          const tp_allocator *a, kv_seen **seen, size_t *n_seen, size_t *cap_seen) {
-    char key[NAME_CAP];
+static bool read_kvs(reader *r, uint64_t n_kv, tp_llm_config *c, meta_extra *x,
+                     const tp_allocator *a, kv_seen **seen, size_t *n_seen, size_t *cap_seen,
+                     tp_name_set *keys, char key[NAME_CAP]) {
     for (uint64_t i = 0; i < n_kv; i++) {
         uint32_t t;
-        if (!str(r, key, sizeof key) || !u32le(r, &t)) return false;
+        uint64_t at = r->pos;
+        if (!str(r, key, NAME_CAP) || !unique_name(r, keys, "key", key, at) || !u32le(r, &t))
+            return false;
         if (strcmp(key, "general.architecture") == 0) {
             if (t != GT_STRING) return fail(r, TP_ERR_PARSE, "general.architecture not a string");
             if (!str(r, c->arch, sizeof c->arch)) return false;
@@ -363,7 +389,7 @@ static bool read_metadata(reader *r, uint64_t n_kv, tp_llm_config *c, meta_extra
             if (!int_value(r, t, &v)) return false;
             if (!tp_mem_grow(a, (void **)seen, sizeof **seen, cap_seen, *n_seen + 1))
                 return fail(r, TP_ERR_NOMEM, "out of memory");
-            memcpy((*seen)[*n_seen].key, key, sizeof key);
+            memcpy((*seen)[*n_seen].key, key, NAME_CAP);
             (*seen)[*n_seen].value = v;
             (*n_seen)++;
         } else {
@@ -371,6 +397,16 @@ static bool read_metadata(reader *r, uint64_t n_kv, tp_llm_config *c, meta_extra
         }
     }
     return true;
+}
+
+static bool read_metadata(reader *r, uint64_t n_kv, tp_llm_config *c, meta_extra *x,
+                          const tp_allocator *a, kv_seen **seen, size_t *n_seen, size_t *cap_seen) {
+    char key[NAME_CAP]; /* one buffer for the loop, off the loop's frame */
+    tp_name_set keys;
+    tp_name_set_init(&keys, a);
+    bool ok = read_kvs(r, n_kv, c, x, a, seen, n_seen, cap_seen, &keys, key);
+    tp_name_set_free(&keys);
+    return ok;
 }
 
 static void apply_arch_keys(tp_llm_config *c, meta_extra *x, const kv_seen *seen, size_t n_seen) {
@@ -409,7 +445,7 @@ static long block_index(const char *name) {
 }
 
 static bool read_tensors(reader *r, uint64_t n_tensors, tp_registry *reg, tp_llm_config *c,
-                         tp_gguf_layout *lay) {
+                         tp_gguf_layout *lay, tp_name_set *names) {
     char name[NAME_CAP];
     unsigned char moe_seen[4096 / 8];
     bool moe_overflow = false;
@@ -417,7 +453,10 @@ static bool read_tensors(reader *r, uint64_t n_tensors, tp_registry *reg, tp_llm
     for (uint64_t i = 0; i < n_tensors; i++) {
         uint32_t n_dims, type;
         uint64_t dims[TP_MAX_RANK], offset, elems = 1;
-        if (!str(r, name, sizeof name) || !u32le(r, &n_dims)) return false;
+        uint64_t at = r->pos;
+        if (!str(r, name, sizeof name) || !unique_name(r, names, "tensor name", name, at) ||
+            !u32le(r, &n_dims))
+            return false;
         if (n_dims > TP_MAX_RANK) return fail(r, TP_ERR_PARSE, "tensor rank above 8");
         for (uint32_t d = 0; d < n_dims; d++) {
             if (!u64le(r, &dims[d])) return false;
@@ -597,7 +636,11 @@ tp_status tp_gguf_read_llm(const char *path, tp_registry *reg, tp_llm_config *ou
         goto done;
     apply_arch_keys(&c, &x, seen, n_seen);
     tp_gguf_layout_init(&lay);
-    if (!read_tensors(&r, n_tensors, reg, &c, &lay)) goto done;
+    tp_name_set names;
+    tp_name_set_init(&names, reg ? tp_registry_allocator(reg) : NULL);
+    bool tensors_ok = read_tensors(&r, n_tensors, reg, &c, &lay, &names);
+    tp_name_set_free(&names);
+    if (!tensors_ok) goto done;
     c.n_tensors = n_tensors;
     c.gguf_version = version;
     c.file_bytes = r.size;

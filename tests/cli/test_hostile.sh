@@ -75,6 +75,28 @@ run "inspect a directory" 1 "dir.onnx' is a directory" -- inspect "$tmp/dir.onnx
 run "alloc a directory" 1 "' is a directory" -- alloc "$tmp"
 run "alloc from a pipe (/dev/stdin)" 1 "(FIFO|character device|not a regular)" -- alloc /dev/stdin
 
+# --- GGUF keys and tensor names: NUL inside, empty, repeated (llama.cpp refuses the last two)
+"$PY" - "$tmp" <<'EOF'
+import struct, sys
+d = sys.argv[1]
+def s(b): return struct.pack("<Q", len(b)) + b
+def kv_u32(k, v): return s(k) + struct.pack("<II", 4, v)
+def kv_str(k, v): return s(k) + struct.pack("<I", 8) + s(v)
+def tensor(name): return s(name) + struct.pack("<IQIQ", 1, 32, 0, 0)  # 1-D f32, offset 0
+def gguf(name, kvs, tensors=()):
+    head = b"GGUF" + struct.pack("<IQQ", 3, len(tensors), len(kvs))
+    open(f"{d}/{name}.gguf", "wb").write(head + b"".join(kvs) + b"".join(tensors) + b"\0" * 256)
+arch = kv_str(b"general.architecture", b"llama")
+gguf("nulkey", [arch, kv_u32(b"llama.block_count\0junk", 2)])
+gguf("dupkey", [arch, kv_u32(b"llama.block_count", 2), kv_u32(b"llama.block_count", 4)])
+gguf("emptykey", [arch, kv_u32(b"", 2)])
+gguf("duptensor", [arch, kv_u32(b"llama.block_count", 1)], [tensor(b"a.weight"), tensor(b"a.weight")])
+EOF
+run "GGUF key with a NUL byte" 1 "nulkey.gguf at offset 94: NUL byte inside a key or name" -- estimate "$tmp/nulkey.gguf"
+run "GGUF duplicate key" 1 "at offset [0-9]+: duplicate key 'llama.block_count' \(llama.cpp refuses the file\)" -- estimate "$tmp/dupkey.gguf"
+run "GGUF empty key" 1 "empty key \(llama.cpp refuses" -- estimate "$tmp/emptykey.gguf"
+run "GGUF duplicate tensor name" 1 "duplicate tensor name 'a.weight'" -- estimate "$tmp/duptensor.gguf"
+
 # --- other formats given to the ONNX reader
 printf 'GGUF\003\000\000\000\000\000\000\000' >"$tmp/model.onnx"
 run "inspect a GGUF" 1 "this is a GGUF file" -- inspect "$tmp/model.onnx"
