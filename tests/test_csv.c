@@ -190,6 +190,41 @@ TP_TEST(named_ids) {
     TP_CHECK(names.text == NULL);
 }
 
+TP_TEST(cr_only_lines_and_repeated_ids) {
+    tp_buffer *b = NULL;
+    size_t n = 0;
+    tp_csv_names names;
+    tp_error err;
+    /* CR-only line endings: named, with the offset of the first CR */
+    const char *cr = "id,lower,upper,size\r1,0,2,10\r2,1,3,20\r";
+    TP_CHECK_STATUS(parse(cr, &b, &n, &err), TP_ERR_PARSE);
+    TP_CHECK_CONTAINS(err.msg, "line 1: a carriage return inside the line at byte 19");
+    TP_CHECK_CONTAINS(err.msg, "CR-only line endings?");
+    TP_CHECK_EQ_U64(err.offset, 19);
+    /* CRLF stays fine */
+    const char *crlf = "id,lower,upper,size\r\n1,0,2,10\r\n";
+    TP_CHECK_OK(parse(crlf, &b, &n, &err), &err);
+    TP_CHECK_EQ_U64(n, 1);
+    tp_csv_free_buffers(NULL, b, n);
+    /* repeated ids: the earliest repeat in file order, and how many rows repeat */
+    const char *dup =
+        "id,lower,upper,size\na,0,2,10\nb,1,3,20\nb,1,3,20\na,0,1,1\nb,0,1,1\nc,0,1,1\n";
+    TP_CHECK_OK(tp_csv_parse_buffers_named(dup, strlen(dup), NULL, &b, &n, &names, &err), &err);
+    size_t first = 99, second = 99, repeats = 99;
+    TP_CHECK_OK(tp_csv_find_duplicate_id(&names, NULL, &first, &second, &repeats, &err), &err);
+    TP_CHECK_EQ_U64(first, 1);
+    TP_CHECK_EQ_U64(second, 2);
+    TP_CHECK_EQ_U64(repeats, 3);
+    tp_csv_free_buffers(NULL, b, n);
+    tp_csv_free_names(NULL, &names);
+    const char *uniq = "id,lower,upper,size\na,0,2,10\nb,1,3,20\n";
+    TP_CHECK_OK(tp_csv_parse_buffers_named(uniq, strlen(uniq), NULL, &b, &n, &names, &err), &err);
+    TP_CHECK_OK(tp_csv_find_duplicate_id(&names, NULL, &first, &second, &repeats, &err), &err);
+    TP_CHECK_EQ_U64(repeats, 0);
+    tp_csv_free_buffers(NULL, b, n);
+    tp_csv_free_names(NULL, &names);
+}
+
 TP_TEST(allocation_failure_sweep) {
     const char *text = "id,lower,upper,size\n0,0,1,1\n1,1,2,2\n2,2,3,3\n3,0,9,4\n4,1,2,5\n"
                        "5,0,1,1\n6,1,2,2\n7,2,3,3\n8,0,9,4\n9,1,2,5\n";
@@ -227,6 +262,7 @@ int main(void) {
     TP_RUN(load_missing_file_is_not_found);
     TP_RUN(load_minimalloc_instance);
     TP_RUN(named_ids);
+    TP_RUN(cr_only_lines_and_repeated_ids);
     TP_RUN(allocation_failure_sweep);
     return tp_test_finish();
 }

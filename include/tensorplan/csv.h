@@ -6,7 +6,8 @@
  * A buffer is live on the half-open step interval [lower, upper); it becomes
  * the tp_buffer {birth = lower, death = upper - 1, size, alignment (0 when the
  * column is absent), tail_guard 0, fixed_offset -1, id}. Blank lines, a UTF-8
- * byte-order mark, surrounding spaces and CR line ends are accepted.
+ * byte-order mark, surrounding spaces and CRLF line ends are accepted; a CR inside
+ * a line (a file with CR-only line endings) is TP_ERR_PARSE naming it.
  *
  * Output format (a solution):
  *     id,lower,upper,size,offset
@@ -71,6 +72,14 @@ tp_status tp_csv_load_buffers_named(const char *path, const tp_allocator *alloc,
                                     size_t *n_out, tp_csv_names *names, tp_error *err);
 /* The i-th id (NULL when out of range). */
 const char *tp_csv_name(const tp_csv_names *names, size_t i);
+/* Ids that appear on more than one row: *n_repeated receives the number of rows whose
+ * id an earlier row already has (0 when every id is unique), and *first / *second the
+ * rows (0-based, data rows in file order) of the earliest repeat. Every row stays a
+ * buffer of its own; callers warn, since a solution then names an id twice.
+ * TP_ERR_NOMEM; O(n log n) time, n row indices of scratch memory. */
+tp_status tp_csv_find_duplicate_id(const tp_csv_names *names, const tp_allocator *alloc,
+                                   size_t *first, size_t *second, size_t *n_repeated,
+                                   tp_error *err);
 /* Free the ids; NULL or empty is a no-op. */
 void tp_csv_free_names(const tp_allocator *alloc, tp_csv_names *names);
 

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/mem.h"
@@ -78,6 +79,46 @@ static tp_status field_error(tp_error *err, int code, size_t line, uint64_t off,
                          (int)(f->len > 40 ? 40 : f->len), f->p, what[code]);
 }
 
+typedef struct named_row {
+    const char *id;
+    size_t row;
+} named_row;
+
+static int cmp_named_row(const void *a, const void *b) {
+    const named_row *x = a, *y = b;
+    int c = strcmp(x->id, y->id);
+    return c ? c : (x->row > y->row) - (x->row < y->row);
+}
+
+tp_status tp_csv_find_duplicate_id(const tp_csv_names *names, const tp_allocator *alloc,
+                                   size_t *first, size_t *second, size_t *n_repeated,
+                                   tp_error *err) {
+    if (!names || !first || !second || !n_repeated)
+        return tp_error_set(err, TP_ERR_INVALID, "csv: NULL argument");
+    *n_repeated = 0;
+    if (names->n < 2) return TP_OK;
+    if (names->n > SIZE_MAX / sizeof(named_row))
+        return tp_error_set(err, TP_ERR_OVERFLOW, "csv: %zu ids", names->n);
+    named_row *rows = tp_mem_alloc(alloc, names->n * sizeof *rows);
+    if (!rows) return tp_error_set(err, TP_ERR_NOMEM, "csv: out of memory (%zu ids)", names->n);
+    for (size_t i = 0; i < names->n; i++)
+        rows[i] = (named_row){tp_csv_name(names, i), i};
+    qsort(rows, names->n, sizeof *rows, cmp_named_row);
+    /* equal ids are adjacent, in row order: each group's first two rows are the
+     * first repeat of that id; report the group whose repeat comes first */
+    for (size_t k = 1; k < names->n; k++) {
+        if (strcmp(rows[k - 1].id, rows[k].id) != 0) continue;
+        bool group_start = k == 1 || strcmp(rows[k - 2].id, rows[k].id) != 0;
+        if (group_start && (*n_repeated == 0 || rows[k].row < *second)) {
+            *first = rows[k - 1].row;
+            *second = rows[k].row;
+        }
+        (*n_repeated)++;
+    }
+    tp_mem_free(alloc, rows, names->n * sizeof *rows);
+    return TP_OK;
+}
+
 void tp_csv_free_names(const tp_allocator *alloc, tp_csv_names *names) {
     if (!names) return;
     tp_mem_free(alloc, names->text, names->text_cap);
@@ -120,6 +161,15 @@ static tp_status parse_impl(const char *text, size_t len, const tp_allocator *al
         size_t end = nl ? (size_t)(nl - text) : len;
         pos = nl ? end + 1 : len;
         line++;
+        /* a CR anywhere but at the end: the lines are separated by CR alone */
+        const char *cr = memchr(text + start, '\r', end - start);
+        if (cr && (size_t)(cr - text) + 1 < end) {
+            st = tp_error_setx(err, TP_ERR_PARSE, (uint64_t)(cr - text), TP_NO_NODE,
+                               "line %zu: a carriage return inside the line at byte %zu "
+                               "(CR-only line endings? lines must end in LF or CRLF)",
+                               line, (size_t)(cr - text));
+            goto fail;
+        }
         field f[COL_MAX + 1];
         size_t nf = split_line(text + start, end - start, f, COL_MAX);
         if (nf == 1 && f[0].len == 0) continue; /* blank line */

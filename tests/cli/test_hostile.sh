@@ -97,6 +97,27 @@ run "GGUF duplicate key" 1 "at offset [0-9]+: duplicate key 'llama.block_count' 
 run "GGUF empty key" 1 "empty key \(llama.cpp refuses" -- estimate "$tmp/emptykey.gguf"
 run "GGUF duplicate tensor name" 1 "duplicate tensor name 'a.weight'" -- estimate "$tmp/duptensor.gguf"
 
+# --- write errors: a full disk behind the output is an error with the system's reason
+if [ -w /dev/full ]; then
+  (timeout 20 "$TP" plan --demo >/dev/full 2>"$tmp/err"); rc=$?
+  if [ "$rc" = 1 ] && grep -q "cannot write standard output: No space left on device" "$tmp/err"; then
+    ok "plan > /dev/full: exit 1 with the reason"
+  else bad "plan > /dev/full: exit $rc: $(cat "$tmp/err")"; fi
+  run "report --html /dev/full" 1 "cannot write the page to '/dev/full': No space left on device" -- \
+    report --demo --quiet --html /dev/full
+  run "report --svg into a missing folder" 1 "cannot write the SVG to '$tmp/no/x.svg': No such file or directory" -- \
+    report --demo --quiet --svg "$tmp/no/x.svg"
+fi
+
+# --- CSV: CR-only line endings are named; a repeated id is a warning naming the rows
+printf 'id,lower,upper,size\r1,0,2,10\r2,1,3,20\r' >"$tmp/cr.csv"
+run "CSV with CR-only line endings" 1 "cr.csv: line 1: a carriage return inside the line at byte 19 \(CR-only line endings\?" -- alloc "$tmp/cr.csv"
+printf 'id,lower,upper,size\nx,0,2,10\ny,1,3,20\nx,1,3,20\n' >"$tmp/dup.csv"
+(timeout 20 "$TP" alloc "$tmp/dup.csv" >"$tmp/out" 2>"$tmp/err"); rc=$?
+if [ "$rc" = 0 ] && grep -q "warning: id 'x' is on data rows 1 and 3 (1 row repeats an earlier id)" "$tmp/err" &&
+  [ "$(grep -c '^x,' "$tmp/out")" = 2 ]; then ok "CSV repeated id: a warning, both rows planned"
+else bad "CSV repeated id: exit $rc: $(cat "$tmp/err")"; fi
+
 # --- other formats given to the ONNX reader
 printf 'GGUF\003\000\000\000\000\000\000\000' >"$tmp/model.onnx"
 run "inspect a GGUF" 1 "this is a GGUF file" -- inspect "$tmp/model.onnx"

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "core/strbuf.h"
 #include "cli_env.h"
 
 const char tp_cli_alloc_summary[] =
@@ -174,6 +175,21 @@ int tp_cli_alloc(int argc, char **argv) {
     if (st != TP_OK) {
         tp_cli_error("alloc", &err);
         return tp_cli_exit_for(st);
+    }
+    size_t dup_a = 0, dup_b = 0, n_dup = 0;
+    if (tp_csv_find_duplicate_id(&names, NULL, &dup_a, &dup_b, &n_dup, &err) != TP_OK) {
+        tp_cli_error("alloc", &err);
+        tp_csv_free_buffers(NULL, bufs, n);
+        tp_csv_free_names(NULL, &names);
+        return tp_cli_exit_for(err.status);
+    }
+    if (n_dup > 0) {
+        fprintf(stderr, "tensorplan alloc: warning: id '");
+        tp_fputs_escaped(tp_csv_name(&names, dup_a), stderr);
+        fprintf(stderr,
+                "' is on data rows %zu and %zu (%zu row%s repeat%s an earlier id): every row is "
+                "planned as a buffer of its own, and the solution repeats the id\n",
+                dup_a + 1, dup_b + 1, n_dup, n_dup == 1 ? "" : "s", n_dup == 1 ? "s" : "");
     }
     uint64_t *off = calloc(n ? n : 1, sizeof *off);
     if (!off) {

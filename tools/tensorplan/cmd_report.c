@@ -5,6 +5,7 @@
  * budget; the largest activations and where the peak occurs; the IO profile;
  * predicted latency per device and the choice. --json, --svg FILE, --html FILE.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -568,14 +569,21 @@ static char *render_svg(const report *r, tp_error *err) {
     return svg;
 }
 
+static int write_failed(const char *what, const char *path) {
+    fprintf(stderr, "tensorplan report: error: cannot write %s to '%s': %s\n", what, path,
+            errno ? strerror(errno) : "write error");
+    return TP_EXIT_ERROR;
+}
+
 static int write_file(const char *path, const char *text, const char *what) {
+    errno = 0;
     FILE *f = fopen(path, "w");
-    if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
-        fprintf(stderr, "tensorplan report: error: cannot write %s to '%s'\n", what, path);
-        if (f) fclose(f);
-        return TP_EXIT_ERROR;
-    }
-    return TP_EXIT_OK;
+    if (!f) return write_failed(what, path);
+    bool ok = fputs(text, f) >= 0 && fflush(f) == 0;
+    int e = errno;
+    if (fclose(f) != 0) ok = false;
+    if (!ok && e) errno = e;
+    return ok ? TP_EXIT_OK : write_failed(what, path);
 }
 
 static void html_row(FILE *f, const char *k, const char *v) {
@@ -708,20 +716,23 @@ static int write_outputs(const report *r) {
         char *tables = NULL;
         size_t tlen = 0;
         FILE *mf = open_memstream(&tables, &tlen);
+        errno = 0;
         FILE *f = mf ? fopen(r->a->html, "w") : NULL;
         if (!f) {
-            fprintf(stderr, "tensorplan report: error: cannot write the page to '%s'\n",
-                    r->a->html);
-            rc = TP_EXIT_ERROR;
+            rc = write_failed("the page", r->a->html);
         } else {
             html_tables(mf, r);
             fclose(mf);
             mf = NULL;
             char title[512];
             snprintf(title, sizeof title, "tensorplan report: %s", model_label(r->a));
-            if (tp_cli_write_html(f, title, svg, tables) != 0 || fclose(f) != 0) {
-                fprintf(stderr, "tensorplan report: error: write failed for '%s'\n", r->a->html);
-                rc = TP_EXIT_ERROR;
+            errno = 0;
+            bool ok = tp_cli_write_html(f, title, svg, tables) == 0 && fflush(f) == 0;
+            int e = errno;
+            if (fclose(f) != 0) ok = false;
+            if (!ok) {
+                if (e) errno = e;
+                rc = write_failed("the page", r->a->html);
             }
         }
         if (mf) fclose(mf);

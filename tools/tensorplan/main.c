@@ -1,4 +1,5 @@
 /* tensorplan — command-line entry: dispatches to cmd_<name>.c subcommands. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,6 +26,19 @@ static void usage(FILE *f) {
                "Exit codes: 0 ok, 1 error, 2 usage error, 3 does not fit the budget.\n");
 }
 
+/* A command's result is only as good as its output: a full disk or a closed pipe
+ * behind standard output turns success into an error, with the system's reason. */
+static int finish_stdout(const char *cmd, int rc) {
+    errno = 0;
+    bool failed = fflush(stdout) != 0;
+    int e = errno;
+    failed = failed || ferror(stdout);
+    if (!failed) return rc;
+    fprintf(stderr, "tensorplan %s: error: cannot write standard output: %s\n", cmd,
+            e ? strerror(e) : "write error");
+    return rc == TP_EXIT_USAGE ? rc : TP_EXIT_ERROR;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
         strcmp(argv[1], "help") == 0) {
@@ -46,7 +60,8 @@ int main(int argc, char **argv) {
     argc = n;
     argv[argc] = NULL;
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (strcmp(argv[1], commands[i].name) == 0) return commands[i].run(argc - 1, argv + 1);
+        if (strcmp(argv[1], commands[i].name) == 0)
+            return finish_stdout(argv[1], commands[i].run(argc - 1, argv + 1));
     fprintf(stderr, "tensorplan: unknown command '%s'\n\n", argv[1]);
     usage(stderr);
     return TP_EXIT_USAGE;
