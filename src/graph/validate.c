@@ -144,6 +144,41 @@ static tp_status check_bound_agreement(const tp_graph *g, tp_node_id id, tp_erro
     }
 }
 
+/* "[5,4]": a shape with its dims' values under the current bindings ("?" unbound). */
+static void bound_shape_str(const tp_graph *g, const tp_shape *s, char *buf, size_t cap) {
+    size_t at = 0;
+    buf[0] = '\0';
+    for (int32_t i = 0; i < s->rank && at < cap; i++) {
+        int64_t v;
+        int w = tp_graph_dim_value(g, s->dims[i], &v, NULL) == TP_OK
+                    ? snprintf(buf + at, cap - at, "%s%lld", i ? "," : "[", (long long)v)
+                    : snprintf(buf + at, cap - at, "%s?", i ? "," : "[");
+        if (w < 0) return;
+        at += (size_t)w;
+    }
+    if (at < cap) snprintf(buf + at, cap - at, s->rank ? "]" : "[]");
+}
+
+/* A reshape-like view whose size differs from its input's: usually a --dim binding
+ * that contradicts a shape baked into the model, so both shapes are shown with the
+ * values the bindings give them. */
+static tp_status view_size_error(const tp_graph *g, tp_node_id id, uint64_t bytes, uint64_t xb,
+                                 tp_error *err) {
+    const tp_node *n = &g->nodes[id];
+    const tp_node *x = &g->nodes[n->inputs[0]];
+    char xs[160], ys[160], xv[160], yv[160];
+    tp_graph_shape_str(g, &x->shape, xs, sizeof xs);
+    tp_graph_shape_str(g, &n->shape, ys, sizeof ys);
+    bound_shape_str(g, &x->shape, xv, sizeof xv);
+    bound_shape_str(g, &n->shape, yv, sizeof yv);
+    return tp_error_setx(err, TP_ERR_SHAPE, TP_NO_OFFSET, id,
+                         "node %d '%.120s' (%s): its input '%.100s' %s = %s is %llu bytes but "
+                         "its output %s = %s is %llu bytes: a view keeps its input's size (does a "
+                         "bound dim, --dim, contradict a shape fixed in the model?)",
+                         (int)id, n->name, tp_op_name(&n->op), x->name, xs, xv,
+                         (unsigned long long)xb, ys, yv, (unsigned long long)bytes);
+}
+
 tp_status tp_graph_validate(const tp_graph *g, bool require_bound, tp_error *err) {
     if (!g) return tp_error_set(err, TP_ERR_INVALID, "tp_graph_validate: NULL graph");
     tp_status st;
@@ -170,15 +205,9 @@ tp_status tp_graph_validate(const tp_graph *g, bool require_bound, tp_error *err
         case TP_OP_SQUEEZE:
         case TP_OP_UNSQUEEZE:
         case TP_OP_FLATTEN: {
-            const tp_node *x = &g->nodes[n->inputs[0]];
             uint64_t xb;
             if (tp_graph_node_bytes(g, n->inputs[0], &xb, NULL) == TP_OK && xb != bytes)
-                return tp_error_setx(err, TP_ERR_SHAPE, TP_NO_OFFSET, id,
-                                     "node %d '%.200s' (%s): view of %llu bytes over node %d "
-                                     "'%.100s' of %llu bytes",
-                                     (int)id, n->name, tp_op_name(&n->op),
-                                     (unsigned long long)bytes, (int)n->inputs[0], x->name,
-                                     (unsigned long long)xb);
+                return view_size_error(g, id, bytes, xb, err);
             break;
         }
         case TP_OP_NARROW: {

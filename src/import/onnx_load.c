@@ -240,6 +240,13 @@ tp_status tp_onnx_model_to_graph(const tp_onnx_model *m, const tp_onnx_options *
     s = tp__onnx_convert(m, &o, g, tp__ox_control_flow, err);
     if (s != TP_OK) {
         tp_graph_destroy(g);
+        /* conversion messages start "onnx: "; name the file there, as the decoder does */
+        if (err && m->path && m->path[0] && strncmp(err->msg, "onnx: ", 6) == 0) {
+            memmove(err->msg, err->msg + 6, strlen(err->msg + 6) + 1);
+            keep_offset_prefix(err, m->path);
+        } else if (err && m->path && m->path[0] && strncmp(err->msg, "onnx ", 5) != 0) {
+            keep_offset_prefix(err, m->path);
+        }
         return s;
     }
     *out = g;

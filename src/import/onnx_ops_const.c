@@ -78,6 +78,9 @@ static tp_status r_constant_of_shape(tp_ox_ctx *c) {
     return TP_OK;
 }
 
+/* A zero step never reaches the limit: onnxruntime fails the node at run time. */
+#define RANGE_DELTA_0 "delta (input 3) is 0: the range never reaches its limit"
+
 static tp_status r_range(tp_ox_ctx *c) {
     tp_status st = tp_ox_arity(c, 3, 3);
     if (st != TP_OK) return st;
@@ -90,7 +93,7 @@ static tp_status r_range(tp_ox_ctx *c) {
     if (s->is_float) {
         double a = s->f[0], b = l->f[0], step = d->f[0];
         if (isnan(a) || isnan(b) || isnan(step)) return tp_ox_unknown_dim(c, 0, 0, len);
-        if (step == 0) return tp_ox_fail(c, TP_ERR_SHAPE, "delta 0");
+        if (step == 0) return tp_ox_fail(c, TP_ERR_SHAPE, RANGE_DELTA_0);
         double q = (b - a) / step;
         if (!(q < 9.0e18)) return tp_ox_fail(c, TP_ERR_OVERFLOW, "Range of %g elements", q);
         int64_t n = q > 0 ? (int64_t)q + ((double)(int64_t)q < q) : 0;
@@ -98,7 +101,8 @@ static tp_status r_range(tp_ox_ctx *c) {
         return TP_OK;
     }
     int64_t step;
-    if (!tp_ox_value_int(d, 0, &step) || step == 0) return tp_ox_unknown_dim(c, 0, 0, len);
+    if (!tp_ox_value_int(d, 0, &step)) return tp_ox_unknown_dim(c, 0, 0, len);
+    if (step == 0) return tp_ox_fail(c, TP_ERR_SHAPE, RANGE_DELTA_0);
     tp_dim a = s->d[0], b = l->d[0];
     if (tp_dim_is_static(a) && tp_dim_is_static(b)) {
         int64_t diff;

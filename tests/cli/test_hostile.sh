@@ -61,6 +61,9 @@ if [[ "$tp_a" =~ \ ([0-9.]+\ [A-Za-z]+)\ \(exceeds\ the\ budget\ ([0-9.]+\ [A-Za
   [ "${BASH_REMATCH[1]}" != "${BASH_REMATCH[2]}" ]; then ok "fit: next peak and budget print differently"
 else bad "fit: next peak and budget print alike: $tp_a"; fi
 
+# --- --plan-time states its range
+run "--plan-time beyond its bound" 2 "--plan-time needs seconds from 0 to 1000000, got '1e9'" -- plan --demo --plan-time 1e9
+
 # --- special files: refused before reading, named with their type
 mkfifo "$tmp/fifo.onnx" "$tmp/fifo.csv" "$tmp/fifo.gguf"
 mkdir "$tmp/dir.onnx"
@@ -160,6 +163,15 @@ for k, v in (("location", "w.bin"), ("offset", "0"), ("length", "16")):
 m = model([helper.make_node("Add", ["x", "w"], ["y"], name="add")], [x],
           [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 8, 8])], [w])
 onnx.save(m, d + "/ext/model.onnx")
+T = TensorProto
+m = model([helper.make_node("Range", ["s", "l", "dl"], ["y"], name="range0")], [x],
+          [helper.make_tensor_value_info("y", T.INT64, None)],
+          [helper.make_tensor(k, T.INT64, [], [v]) for k, v in (("s", 0), ("l", 10), ("dl", 0))])
+onnx.save(m, d + "/range0.onnx")
+xn = helper.make_tensor_value_info("x", T.FLOAT, ["n", 4])
+m = model([helper.make_node("Reshape", ["x", "shp"], ["y"], name="rs")], [xn],
+          [helper.make_tensor_value_info("y", T.FLOAT, None)], [helper.make_tensor("shp", T.INT64, [2], [2, 8])])
+onnx.save(m, d + "/baked.onnx")
 EOF
   # node-count bombs, under a 1 GiB address space (4): 20 M empty NodeProtos (40 MB) took
   # 1.4 GB before the first node was checked; 11 M minimal ones pass the model's node limit
@@ -199,6 +211,12 @@ EOF
   else ok "inspect: no raw escape byte"; fi
   run "NUL inside a node name" 1 "NUL byte at offset [0-9]+" -- inspect "$tmp/nul.onnx"
   run "Conv group=0" 1 "group=0: must be >= 1" -- plan "$tmp/group0.onnx"
+  run "Range with delta 0" 1 "node 'range0' \\(Range.*delta \\(input 3\\) is 0" -- plan "$tmp/range0.onnx"
+  for c in inspect plan; do
+    run "$c: a binding against a baked-in shape" 1 "'x' \\[n,4\\] = \\[5,4\\] is 80 bytes but its output \\[2,8\\].*contradict a shape fixed in the model" -- \
+      $c "$tmp/baked.onnx" --dim n=5
+  done
+  run "inspect: a binding that agrees" 0 "" -- inspect "$tmp/baked.onnx" --dim n=4
 else
   echo "note: python3-onnx missing, ONNX name cases skipped (scripts/deps-test.sh installs it)"
 fi

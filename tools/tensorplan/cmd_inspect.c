@@ -23,7 +23,8 @@ static void usage(FILE *f) {
             "  --json                 machine-readable output (raw byte counts, nodes[])\n"
             "  --nodes                list every node with its output shapes (text form)\n"
             "  --no-shapes            skip the conversion (summary only)\n"
-            "  --dim NAME=VALUE       bind a symbolic dimension for node shapes (repeatable)\n"
+            "  --dim NAME=VALUE       bind a symbolic dimension for node shapes (repeatable);\n"
+            "                         a binding that contradicts the model is an error\n"
             "  --allow-unknown-ops    type ops without a shape rule from value_info\n"
             "  --verify-external-data check that external data files exist and are large enough\n"
             "  --help                 this text\n\n"
@@ -323,7 +324,8 @@ int tp_cli_inspect(int argc, char **argv) {
     tp_graph *g = NULL;
     tp_error conv;
     tp_error_clear(&conv);
-    if (a.shapes && (a.json || a.nodes)) {
+    /* bindings are checked against the model whenever they are given, as plan does */
+    if (a.shapes && (a.json || a.nodes || a.n_dims > 0)) {
         if (tp_onnx_model_to_graph(m, &a.opt, NULL, &g, &conv) != TP_OK) {
             fprintf(stderr, "tensorplan inspect: note: node shapes unavailable: %s\n", conv.msg);
         } else {
@@ -335,6 +337,12 @@ int tp_cli_inspect(int argc, char **argv) {
                     tp_onnx_model_close(m);
                     return tp_cli_exit_for(s);
                 }
+            if (a.n_dims > 0 && (s = tp_graph_validate(g, false, &err)) != TP_OK) {
+                tp_cli_error("inspect", &err);
+                tp_graph_destroy(g);
+                tp_onnx_model_close(m);
+                return tp_cli_exit_for(s);
+            }
         }
     }
     if (a.json)

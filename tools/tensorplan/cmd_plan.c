@@ -25,8 +25,9 @@ static void usage(FILE *f) {
             "  --algo NAME        auto (default: the best heuristic, then exact search\n"
             "                     within --plan-time), greedy (the reference), noreuse,\n"
             "                     bestfit, exact\n"
-            "  --plan-time S      search budget in seconds for auto/exact (default 0.25;\n"
-            "                     the search stops early at the lower bound or a proof)\n"
+            "  --plan-time S      search budget in seconds for auto/exact, 0 to 1000000\n"
+            "                     (default 0.25; the search stops early at the lower bound\n"
+            "                     or a proof)\n"
             "  --time-limit S     same as --plan-time\n"
             "  --no-reuse         every buffer at its own offset (same as --algo noreuse)\n"
             "  --pin-outputs      keep every ancestor of an output alive to the end\n"
@@ -86,7 +87,7 @@ static int parse_args(plan_args *a, int argc, char **argv) {
             errno = 0;
             double t = val ? strtod(val, &end) : -1.0;
             if (!val || end == val || *end || errno || !(t >= 0.0) || t > 1e6)
-                return tp_cli_usage_error(cmd, "%s needs seconds >= 0, got '%s'", s,
+                return tp_cli_usage_error(cmd, "%s needs seconds from 0 to 1000000, got '%s'", s,
                                           val ? val : "");
             a->po.time_limit_s = t;
             i++;
