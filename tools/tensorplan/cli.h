@@ -1,9 +1,7 @@
 /* The tensorplan command line: shared helpers for subcommands.
  *
- * Each subcommand lives in cmd_<name>.c and defines
- *     int tp_cli_<name>(int argc, char **argv);   argv[0] is the subcommand name
- *     const char tp_cli_<name>_summary[];         one line for `tensorplan --help`
- * The table in main.c is generated from the file names by CMake.
+ * Each subcommand lives in cmd_<name>.c (see cli_opts.h for what it defines:
+ * its entry point and its declarative option table).
  *
  * Exit codes (documented in README): 0 ok, 1 error (bad input, I/O),
  * 2 usage error, 3 estimated peak exceeds the budget / does not fit.
@@ -75,19 +73,5 @@ void tp_json_kv_f64(tp_json *j, const char *k, double v);
 void tp_json_kv_bool(tp_json *j, const char *k, bool v);
 /* Finish the document with a newline. */
 void tp_json_finish(tp_json *j);
-
-/* Prototypes of every subcommand (generated list, see CMakeLists.txt). */
-#define TP_CLI_COMMAND(n)                                                                          \
-    int tp_cli_##n(int argc, char **argv);                                                         \
-    extern const char tp_cli_##n##_summary[];
-#include "cli_commands.inc"
-#undef TP_CLI_COMMAND
-
-/* Prototypes of every subcommand (generated list, see CMakeLists.txt). */
-#define TP_CLI_COMMAND(n)                                                                          \
-    int tp_cli_##n(int argc, char **argv);                                                         \
-    extern const char tp_cli_##n##_summary[];
-#include "cli_commands.inc"
-#undef TP_CLI_COMMAND
 
 #endif

@@ -11,7 +11,7 @@
 #ifndef TP_CLI_DEVICE_H
 #define TP_CLI_DEVICE_H
 
-#include "cli.h"
+#include "cli_opts.h"
 
 typedef struct tp_cli_devices {
     /* options */
@@ -45,6 +45,21 @@ tp_status tp_cli_parse_host_ops(const char *list, tp_io_options *out, tp_error *
  * printing the usage error. */
 int tp_cli_devices_options(tp_cli_devices *d, const char *cmd, const char *dtype,
                            const char *host_ops, tp_io_options *io);
+/* Rows shared by `profile` and `cost` (const char * / bool destinations). */
+#define TP_CLI_DEVICE_DTYPE(type, field)                                                           \
+    {                                                                                              \
+        .name = "dtype", .kind = TP_OPT_STRING, .takes = true, .dest = offsetof(type, field),      \
+        .value = "T", .choices = "f32 f16 bf16",                                                   \
+        .help = "GEMM precision on catalog devices: f32 (default), f16, bf16"                      \
+    }
+#define TP_CLI_DEVICE_QUICK(type, field)                                                           \
+    TP_OPT_FLAG_ROW("quick", type, field, "quick calibration when none is cached")
+#define TP_CLI_DEVICE_HOST_OPS(type, field)                                                        \
+    TP_OPT_STRING_ROW("host-ops", type, field, "LIST",                                             \
+                      "op kinds that force a host round trip (sync points):\n"                     \
+                      "comma-separated kind names, 'none' or 'default'\n"                          \
+                      "(default: custom,fft,log_mel,welch_peaks)")
+
 /* Write a device model as a JSON object. */
 void tp_cli_json_device(tp_json *j, const tp_device_model *m);
 /* Print a device model as indented text lines. */

@@ -8,11 +8,6 @@
 
 #include "tensorplan/demo.h"
 
-const char tp_cli_model_usage[] =
-    "  MODEL              model file (dispatched by extension)\n"
-    "  --demo             the built-in GPT-2-small-like demo decoder (default without MODEL)\n"
-    "  --dim NAME=VALUE   bind a symbolic dimension (repeatable), e.g. --dim batch=8\n";
-
 typedef tp_status (*model_loader)(const char *path, tp_graph **out, tp_error *err);
 
 static tp_status load_onnx(const char *path, tp_graph **out, tp_error *err) {
@@ -34,47 +29,51 @@ void tp_cli_model_args_init(tp_cli_model_args *a) {
     memset(a, 0, sizeof *a);
 }
 
-static bool valid_assignment(const char *s) {
-    const char *eq = strchr(s, '=');
-    return eq && eq != s && eq[1] != 0;
+void tp_cli_model_args_free(tp_cli_model_args *a) {
+    tp_cli_dims_free(&a->dims);
 }
 
-static int add_dim(tp_cli_model_args *a, const char *cmd, const char *v) {
-    if (!valid_assignment(v))
-        return tp_cli_usage_error(cmd, "--dim expects NAME=VALUE, got '%s'", v);
-    if (a->n_dims >= TP_CLI_MAX_DIMS)
-        return tp_cli_usage_error(cmd, "too many --dim options (at most %d)", TP_CLI_MAX_DIMS);
-    a->dims[a->n_dims++] = v;
-    return 1;
+static bool ends_with_gguf(const char *s) {
+    size_t n = strlen(s);
+    return n > 5 && strcasecmp(s + n - 5, ".gguf") == 0;
 }
 
-int tp_cli_model_arg(tp_cli_model_args *a, const char *cmd, int argc, char **argv, int *i) {
-    const char *s = argv[*i];
-    if (strcmp(s, "--demo") == 0) {
-        if (a->path) return tp_cli_usage_error(cmd, "--demo and a model path are exclusive");
-        a->demo = true;
-        (*i)++;
-        return 1;
-    }
-    if (strcmp(s, "--dim") == 0) {
-        if (*i + 1 >= argc) return tp_cli_usage_error(cmd, "--dim needs NAME=VALUE");
-        int r = add_dim(a, cmd, argv[*i + 1]);
-        if (r == 1) *i += 2;
-        return r;
-    }
-    if (strncmp(s, "--dim=", 6) == 0) {
-        int r = add_dim(a, cmd, s + 6);
-        if (r == 1) (*i)++;
-        return r;
-    }
-    if (s[0] == '-' && s[1] != 0) return 0;
-    if (a->path)
-        return tp_cli_usage_error(cmd, "more than one model given ('%s', '%s')", a->path, s);
-    if (a->demo) return tp_cli_usage_error(cmd, "--demo and a model path are exclusive");
-    a->path = s;
-    (*i)++;
-    return 1;
+static int apply_path(const tp_cli_ctx *ctx, const tp_cli_opt *o, const char *val, void *dest) {
+    (void)o;
+    tp_cli_model_args *a = dest;
+    const char *prev = a->path ? a->path : a->gguf;
+    if (prev)
+        return tp_cli_usage_error(ctx->cmd, "more than one model given ('%s', '%s')", prev, val);
+    if (a->demo) return tp_cli_usage_error(ctx->cmd, "--demo and a model path are exclusive");
+    if (a->accept_gguf && ends_with_gguf(val))
+        a->gguf = val;
+    else
+        a->path = val;
+    return 0;
 }
+
+static int apply_demo(const tp_cli_ctx *ctx, const tp_cli_opt *o, const char *val, void *dest) {
+    (void)o, (void)val;
+    tp_cli_model_args *a = dest;
+    if (a->path || a->gguf)
+        return tp_cli_usage_error(ctx->cmd, "--demo and a model path are exclusive");
+    a->demo = true;
+    return 0;
+}
+
+const tp_cli_opt tp_cli_model_opts[] = {
+    {.kind = TP_OPT_CUSTOM,
+     .value = "MODEL",
+     .apply = apply_path,
+     .what = "a model file",
+     .help = "model file (dispatched by extension)"},
+    {.name = "demo",
+     .kind = TP_OPT_CUSTOM,
+     .apply = apply_demo,
+     .help = "the built-in GPT-2-small-like demo decoder (default without MODEL)"},
+    TP_OPT_GROUP_ROW(tp_cli_dims_opts, tp_cli_model_args, dims, NULL),
+    TP_CLI_END,
+};
 
 const char *tp_cli_model_label(const tp_cli_model_args *a) {
     return a->path ? a->path : "demo transformer";
@@ -102,13 +101,9 @@ tp_status tp_cli_model_load(const tp_cli_model_args *a, tp_graph **out, tp_error
     tp_graph *g = NULL;
     tp_status st = a->path ? load_file(a->path, &g, err) : tp_demo_transformer(NULL, NULL, &g, err);
     if (st != TP_OK) return st;
-    for (int k = 0; k < a->n_dims; k++) {
-        st = tp_graph_bind_str(g, a->dims[k], err);
-        if (st != TP_OK) {
-            tp_error_prefix(err, "--dim %s: ", a->dims[k]);
-            tp_graph_destroy(g);
-            return st;
-        }
+    if ((st = tp_cli_dims_bind(&a->dims, g, err)) != TP_OK) {
+        tp_graph_destroy(g);
+        return st;
     }
     uint32_t bound[8], n = 0;
     st = tp_graph_bind_defaults(g, bound, 8, &n, err);

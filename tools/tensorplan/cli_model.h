@@ -11,24 +11,23 @@
 #ifndef TP_CLI_MODEL_H
 #define TP_CLI_MODEL_H
 
-#include "cli.h"
-
-#define TP_CLI_MAX_DIMS 64
+#include "cli_dims.h"
 
 typedef struct tp_cli_model_args {
     const char *path; /* NULL: the demo */
     bool demo;
-    const char *dims[TP_CLI_MAX_DIMS];
-    int n_dims;
+    bool accept_gguf; /* set before parsing: a MODEL.gguf goes to `gguf` (LLM mode) */
+    const char *gguf;
+    tp_cli_dims dims; /* --dim / --dims, in order */
 } tp_cli_model_args;
 
 void tp_cli_model_args_init(tp_cli_model_args *a);
+void tp_cli_model_args_free(tp_cli_model_args *a);
 
-/* Try to consume argv[*i] (and its value) as a model argument: --demo,
- * --dim k=v, --dim=k=v, or a positional model path (one only).
- * Returns 1 when consumed (*i advanced past it), 0 when the argument is not a
- * model argument, and TP_EXIT_USAGE after printing a usage error. */
-int tp_cli_model_arg(tp_cli_model_args *a, const char *cmd, int argc, char **argv, int *i);
+/* The rows MODEL (positional, one only), --demo, --dim, --dims, listed under
+ * "model:" in --help: TP_CLI_MODEL(args_type, model_field) in a table. */
+extern const tp_cli_opt tp_cli_model_opts[];
+#define TP_CLI_MODEL(type, field) TP_OPT_GROUP_ROW(tp_cli_model_opts, type, field, "model")
 
 /* Load the model, apply the --dim bindings, then bind the dims that are still
  * unbound and batch-like or unnamed to 1 (tp_graph_bind_defaults), saying so on
@@ -50,8 +49,5 @@ void tp_cli_model_json_assumptions(tp_json *j, const tp_graph *g);
 
 /* Short description of the model ("demo transformer" or the path). */
 const char *tp_cli_model_label(const tp_cli_model_args *a);
-
-/* The usage lines for the model arguments, for --help texts. */
-extern const char tp_cli_model_usage[];
 
 #endif

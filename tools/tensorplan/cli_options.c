@@ -1,87 +1,86 @@
 /* Option groups shared by several subcommands. */
 #include "cli_options.h"
 
-#include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
-int tp_cli_plan_option(const char *cmd, const char *opt, const char *val, tp_plan_options *po) {
-    tp_error err;
-    tp_error_clear(&err);
-    if (strcmp(opt, "--align") == 0) {
-        uint64_t v = 0;
-        if (!val || !tp_cli_parse_size(val, &v) || !tp_is_pow2_u64(v))
-            return tp_cli_usage_error(cmd, "--align needs a power of two, got '%s'",
-                                      val ? val : "");
-        po->alignment = v;
-        return 1;
-    }
-    if (strcmp(opt, "--algo") == 0) {
-        if (!val || tp_alloc_algo_parse(val, &po->algo, &err) != TP_OK)
-            return tp_cli_usage_error(cmd, "--algo: %s",
-                                      val ? err.msg : "needs a name (greedy, bestfit, ...)");
-        return 1;
-    }
+int tp_cli_apply_f32_uniform(const tp_cli_ctx *ctx, const tp_cli_opt *o, const char *val,
+                             void *dest) {
+    (void)ctx, (void)o, (void)val;
+    ((tp_plan_options *)dest)->width = TP_WIDTH_F32_UNIFORM;
     return 0;
 }
 
-int tp_cli_llm_option(const char *cmd, const char *opt, const char *val, tp_llm_options *llm,
-                      bool *used) {
-    if (strcmp(opt, "--ctx") == 0 || strcmp(opt, "--seqs") == 0 || strcmp(opt, "--ubatch") == 0 ||
-        strcmp(opt, "--batch") == 0) {
-        char *end = NULL;
-        errno = 0;
-        unsigned long long v = val ? strtoull(val, &end, 10) : 0;
-        if (!val || end == val || *end || errno || val[0] == '-' || v == 0)
-            return tp_cli_usage_error(cmd, "%s needs a positive integer, got '%s'", opt,
-                                      val ? val : "");
-        if (opt[2] == 'c')
-            llm->n_ctx = (uint64_t)v;
-        else if (opt[2] == 's')
-            llm->n_seq = (uint64_t)v;
-        else if (opt[2] == 'b')
-            llm->n_batch = (uint64_t)v;
-        else
-            llm->n_ubatch = (uint64_t)v;
-        *used = true;
-        return 1;
-    }
-    bool k = strcmp(opt, "--cache-type-k") == 0, v = strcmp(opt, "--cache-type-v") == 0;
-    if (strcmp(opt, "--kv-type") == 0 || k || v) {
-        tp_error err;
-        tp_dtype t;
-        tp_error_clear(&err);
-        if (!val || tp_dtype_parse(val, &t, &err) != TP_OK)
-            return tp_cli_usage_error(cmd, "%s needs a dtype (f16, q8_0, ...), got '%s'", opt,
-                                      val ? val : "");
-        if (!v) llm->type_k = t;
-        if (!k) llm->type_v = t;
-        *used = true;
-        return 1;
-    }
-    if (strcmp(opt, "--repack") == 0) {
-        static const char *const names[] = {"auto", "none", "avx2", "avx512"};
-        for (int i = 0; val && i < TP_LLM_REPACK_COUNT; i++)
-            if (strcmp(val, names[i]) == 0) {
-                llm->repack = (tp_llm_repack)i;
-                *used = true;
-                return 1;
-            }
-        return tp_cli_usage_error(cmd, "--repack needs auto, none, avx2 or avx512, got '%s'",
-                                  val ? val : "");
-    }
-    /* flags without a value */
-    bool *flag = strcmp(opt, "--swa-full") == 0     ? &llm->swa_full
-                 : strcmp(opt, "--kv-unified") == 0 ? &llm->kv_unified
-                 : strcmp(opt, "--embeddings") == 0 ? &llm->embeddings
-                                                    : NULL;
-    if (flag || strcmp(opt, "--no-flash-attn") == 0) {
-        if (flag)
-            *flag = true;
-        else
-            llm->flash_attn = false;
-        *used = true;
-        return TP_CLI_OPT_FLAG;
-    }
+const tp_cli_opt tp_cli_plan_opts[] = {
+    TP_OPT_ALIGN_ROW(tp_plan_options, alignment, "arena alignment, a power of two (default 64)"),
+    TP_OPT_ALGO_ROW(tp_plan_options, algo,
+                    "allocator for the activation plan (default greedy; noreuse,\n"
+                    "bestfit, exact, auto)"),
+    TP_OPT_UNSET_ROW("no-inplace", tp_plan_options, inplace,
+                     "disable in-place reuse for elementwise ops"),
+    {.name = "f32-uniform",
+     .kind = TP_OPT_CUSTOM,
+     .apply = tp_cli_apply_f32_uniform,
+     .help = "size activations as elements x 4 bytes"},
+    TP_CLI_END,
+};
+
+/* --kv-type sets K and V, --cache-type-k K only, --cache-type-v V only. */
+static int apply_kv_type(const tp_cli_ctx *ctx, const tp_cli_opt *o, const char *val, void *dest) {
+    tp_llm_options *llm = dest;
+    tp_error err;
+    tp_dtype t;
+    tp_error_clear(&err);
+    if (tp_dtype_parse(val, &t, &err) != TP_OK)
+        return tp_cli_usage_error(ctx->cmd, "%s needs %s, got '%s'", ctx->spelled, o->what, val);
+    bool k = strcmp(o->name, "cache-type-k") == 0, v = strcmp(o->name, "cache-type-v") == 0;
+    if (!v) llm->type_k = t;
+    if (!k) llm->type_v = t;
     return 0;
 }
+
+static int apply_repack(const tp_cli_ctx *ctx, const tp_cli_opt *o, const char *val, void *dest) {
+    static const char *const names[] = {"auto", "none", "avx2", "avx512"};
+    for (int i = 0; i < TP_LLM_REPACK_COUNT; i++)
+        if (strcmp(val, names[i]) == 0) {
+            ((tp_llm_options *)dest)->repack = (tp_llm_repack)i;
+            return 0;
+        }
+    return tp_cli_usage_error(ctx->cmd, "%s needs %s, got '%s'", ctx->spelled, o->what, val);
+}
+
+#define LLM_COUNT(nm, field, hlp)                                                                  \
+    TP_OPT_INT_ROW(nm, tp_llm_options, field, "N", 1, UINT64_MAX, ".gguf: " hlp)
+#define LLM_KV(nm, hlp)                                                                            \
+    {                                                                                              \
+        .name = nm, .kind = TP_OPT_CUSTOM, .takes = true, .value = "T",                            \
+        .what = "a dtype (f16, q8_0, ...)",                                                        \
+        .choices = "f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1 iq4_nl", .apply = apply_kv_type,         \
+        .help = ".gguf: " hlp                                                                      \
+    }
+
+const tp_cli_opt tp_cli_llm_opts[] = {
+    LLM_COUNT("ctx", n_ctx, "context length (default: the model's)"),
+    LLM_COUNT("seqs", n_seq, "parallel sequences (default 1)"),
+    LLM_COUNT("ubatch", n_ubatch, "tokens per forward pass (default 512)"),
+    LLM_COUNT("batch", n_batch, "logical batch (default 2048; caps --ubatch)"),
+    LLM_KV("kv-type", "KV cache element type, K and V (default f16; q8_0, ...)"),
+    LLM_KV("cache-type-k", "K cache type"),
+    LLM_KV("cache-type-v", "V cache type"),
+    TP_OPT_FLAG_ROW("swa-full", tp_llm_options, swa_full,
+                    ".gguf: full-size cache for sliding-window layers"),
+    TP_OPT_FLAG_ROW("kv-unified", tp_llm_options, kv_unified,
+                    ".gguf: one KV stream shared by all sequences"),
+    TP_OPT_UNSET_ROW("no-flash-attn", tp_llm_options, flash_attn,
+                     ".gguf: without flash attention (f32 masks, KQ matrix)"),
+    TP_OPT_FLAG_ROW("embeddings", tp_llm_options, embeddings,
+                    ".gguf: the context also outputs embeddings"),
+    {.name = "repack",
+     .kind = TP_OPT_CUSTOM,
+     .takes = true,
+     .value = "R",
+     .what = "auto, none, avx2 or avx512",
+     .choices = "auto none avx2 avx512",
+     .apply = apply_repack,
+     .help = ".gguf: CPU weight repack auto|none|avx2|avx512 (default auto)"},
+    TP_CLI_END,
+};

@@ -1,46 +1,13 @@
 /* tensorplan alloc — place the buffers of a MiniMalloc-style CSV file in one arena. */
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli_opts.h"
 #include "core/strbuf.h"
 #include "cli_env.h"
-
-const char tp_cli_alloc_summary[] =
-    "place buffers from a MiniMalloc CSV in one arena (best-fit, exact search)";
-
-static void usage(FILE *f) {
-    fprintf(f,
-            "usage: tensorplan alloc FILE.csv [-o OUT.csv] [--algo NAME] [--time-limit SEC]\n"
-            "                        [--capacity BYTES] [--align N] [--json] [--quiet]\n"
-            "                        [--progress]\n\n"
-            "Read buffers 'id,lower,upper,size[,alignment]' (each live on [lower, upper); ids\n"
-            "are any text), give every buffer an offset so that buffers live at the same time\n"
-            "never share a byte, and write 'id,lower,upper,size,offset' (stdout without -o).\n"
-            "The arena, the lower bound (max live bytes), arena/LB, the algorithm, whether the\n"
-            "arena is proven optimal and the time go to stderr.\n\n"
-            "options:\n"
-            "  -o OUT.csv         write the solution here instead of stdout\n"
-            "  --algo NAME        auto (default: best-fit, then exact search), exact, bestfit,\n"
-            "                     greedy (reference greedy-by-size), noreuse\n"
-            "  --time-limit SEC   search budget for exact/auto (default 1; 0 with exact = none)\n"
-            "  --capacity BYTES   capacity mode: find any plan with arena <= BYTES, or prove\n"
-            "                     there is none (exit 3), or give up at the time limit (exit 1)\n"
-            "  --align N          alignment of every offset, a power of two (default 1)\n"
-            "  --json             summary as JSON (on stdout with -o, else on stderr)\n"
-            "  --quiet            no progress lines\n"
-            "  --progress         progress lines (best arena, lower bound) about once a second\n"
-            "                     on long runs even when stderr is not a terminal (default:\n"
-            "                     only on a terminal)\n"
-            "  --help             this text\n\n"
-            "examples:\n"
-            "  tensorplan alloc A.1048576.csv -o A.solution.csv\n"
-            "  tensorplan alloc A.1048576.csv --capacity 1MiB --time-limit 10 > /dev/null\n\n"
-            "Exit codes: 0 ok, 1 error or capacity unknown at the time limit, 2 usage error,\n"
-            "3 capacity proven infeasible.\n");
-}
 
 typedef struct alloc_args {
     const char *in, *out;
@@ -48,66 +15,80 @@ typedef struct alloc_args {
     bool json, progress;
 } alloc_args;
 
+static int apply_input(const tp_cli_ctx *ctx, const tp_cli_opt *o, const char *val, void *dest) {
+    (void)o;
+    const char **in = dest;
+    if (*in) return tp_cli_usage_error(ctx->cmd, "more than one input file ('%s', '%s')", *in, val);
+    *in = val;
+    return 0;
+}
+
+static const tp_cli_opt alloc_opts[] = {
+    {.kind = TP_OPT_CUSTOM,
+     .dest = offsetof(alloc_args, in),
+     .value = "FILE.csv",
+     .apply = apply_input,
+     .help = "the buffers: id,lower,upper,size[,alignment] per line"},
+    {.name = "output",
+     .alias = 'o',
+     .kind = TP_OPT_FILE,
+     .takes = true,
+     .dest = offsetof(alloc_args, out),
+     .value = "OUT.csv",
+     .help = "write the solution here instead of stdout"},
+    TP_OPT_ALGO_ROW(alloc_args, o.algo,
+                    "auto (default: best-fit, then exact search), exact, bestfit,\n"
+                    "greedy (reference greedy-by-size), noreuse"),
+    TP_OPT_REAL_ROW("time-limit", alloc_args, o.time_limit_s, "SEC", 0.0, DBL_MAX, "seconds >= 0",
+                    "search budget for exact/auto (default 1; 0 with exact = none)"),
+    {.name = "capacity",
+     .kind = TP_OPT_SIZE,
+     .takes = true,
+     .dest = offsetof(alloc_args, o.capacity),
+     .imin = 1,
+     .value = "BYTES",
+     .what = "a size > 0",
+     .help = "capacity mode: find any plan with arena <= BYTES, or prove\n"
+             "there is none (exit 3), or give up at the time limit (exit 1)"},
+    TP_OPT_ALIGN_ROW(alloc_args, o.alignment,
+                     "alignment of every offset, a power of two (default 1)"),
+    TP_OPT_FLAG_ROW("progress", alloc_args, progress,
+                    "progress lines (best arena, lower bound) about once a second\n"
+                    "on long runs even when stderr is not a terminal (default:\n"
+                    "only on a terminal)"),
+    TP_CLI_COMMON(alloc_args, json),
+    TP_CLI_END,
+};
+
+const tp_cli_command tp_cli_alloc_command = {
+    .name = "alloc",
+    .summary = "place buffers from a MiniMalloc CSV in one arena (best-fit, exact search)",
+    .synopsis = "FILE.csv [-o OUT.csv] [--algo NAME] [--time-limit SEC]\n"
+                " [--capacity BYTES] [--align N] [--json] [--quiet] [--progress]",
+    .description =
+        "Read buffers 'id,lower,upper,size[,alignment]' (each live on [lower, upper); ids\n"
+        "are any text), give every buffer an offset so that buffers live at the same time\n"
+        "never share a byte, and write 'id,lower,upper,size,offset' (stdout without -o).\n"
+        "The arena, the lower bound (max live bytes), arena/LB, the algorithm, whether the\n"
+        "arena is proven optimal and the time go to stderr (--json: the summary as JSON,\n"
+        "on stdout with -o, else on stderr).",
+    .opts = alloc_opts,
+    .examples = "tensorplan alloc A.1048576.csv -o A.solution.csv\n"
+                "tensorplan alloc A.1048576.csv --capacity 1MiB --time-limit 10 > /dev/null",
+    .notes = "Exit codes: 0 ok, 1 error or capacity unknown at the time limit, 2 usage error,\n"
+             "3 capacity proven infeasible.",
+};
+
 static int parse_args(alloc_args *a, int argc, char **argv) {
-    const char *cmd = "alloc";
     memset(a, 0, sizeof *a);
     tp_alloc_options_default(&a->o);
     tp_env_apply_alloc(tp_cli_env(), &a->o);
     a->o.algo = TP_ALGO_AUTO;
     a->o.alignment = 1;
     a->o.time_limit_s = 1.0;
-    for (int i = 1; i < argc; i++) {
-        const char *s = argv[i];
-        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
-            usage(stdout);
-            return -1;
-        } else if (strcmp(s, "--json") == 0) {
-            a->json = true;
-        } else if (strcmp(s, "--progress") == 0) {
-            a->progress = true;
-        } else if (strcmp(s, "-o") == 0 || strcmp(s, "--output") == 0) {
-            if (!val) return tp_cli_usage_error(cmd, "%s needs a file name", s);
-            a->out = val;
-            i++;
-        } else if (strcmp(s, "--algo") == 0) {
-            tp_error err;
-            tp_error_clear(&err);
-            if (!val || tp_alloc_algo_parse(val, &a->o.algo, &err) != TP_OK)
-                return tp_cli_usage_error(cmd, "%s", val ? err.msg : "--algo needs a name");
-            i++;
-        } else if (strcmp(s, "--time-limit") == 0) {
-            char *end = NULL;
-            errno = 0;
-            double v = val ? strtod(val, &end) : -1.0;
-            if (!val || end == val || *end || errno || !(v >= 0) || !isfinite(v))
-                return tp_cli_usage_error(cmd, "--time-limit needs seconds >= 0, got '%s'",
-                                          val ? val : "");
-            a->o.time_limit_s = v;
-            i++;
-        } else if (strcmp(s, "--capacity") == 0) {
-            uint64_t v = 0;
-            if (!val || !tp_cli_parse_size(val, &v) || v == 0)
-                return tp_cli_usage_error(cmd, "--capacity needs a size > 0, got '%s'",
-                                          val ? val : "");
-            a->o.capacity = v;
-            i++;
-        } else if (strcmp(s, "--align") == 0) {
-            uint64_t v = 0;
-            if (!val || !tp_cli_parse_size(val, &v) || !tp_is_pow2_u64(v))
-                return tp_cli_usage_error(cmd, "--align needs a power of two, got '%s'",
-                                          val ? val : "");
-            a->o.alignment = v;
-            i++;
-        } else if (s[0] == '-' && s[1] != '\0') {
-            return tp_cli_usage_error(cmd, "unknown option '%s'", s);
-        } else if (a->in) {
-            return tp_cli_usage_error(cmd, "more than one input file ('%s', '%s')", a->in, s);
-        } else {
-            a->in = s;
-        }
-    }
-    if (!a->in) return tp_cli_usage_error(cmd, "missing the input FILE.csv");
+    int rc = tp_cli_parse(&tp_cli_alloc_command, argc, argv, a);
+    if (rc) return rc;
+    if (!a->in) return tp_cli_usage_error("alloc", "missing the input FILE.csv");
     return 0;
 }
 

@@ -4,69 +4,57 @@
 
 #include "cli.h"
 #include "cli_device.h"
+#include "tensorplan/env.h"
 #include "cli_env.h"
 
-const char tp_cli_calibrate_summary[] =
-    "measure this machine (GEMM, memory bandwidth, overheads) for the cost model";
+typedef struct calib_args {
+    tp_calib_options o;
+    bool json, no_cuda;
+} calib_args;
 
-static void usage(FILE *f) {
-    fprintf(f,
-            "usage: tensorplan calibrate [--force] [--quick] [--threads N] [--no-blas] [--json]\n\n"
-            "Measure this CPU: f32 GEMM GFLOP/s at small and large shapes (OpenBLAS or\n"
-            "another cblas loaded at run time when installed and faster, else the built-in\n"
-            "blocked kernel; the output says which), STREAM-triad bandwidth, copy (readback)\n"
-            "bandwidth, thread-pool dispatch and thread round-trip overheads. Results are\n"
-            "cached in $XDG_CACHE_HOME/tensorplan/ (else ~/.cache/tensorplan/), keyed by CPU\n"
-            "model and thread count, and reused by `profile` and `cost` until --force.\n"
-            "A CUDA GPU is measured too when its driver and cuBLAS load (never required).\n\n"
-            "options:\n"
-            "  --force        measure again even when a cached calibration exists\n"
-            "  --quick        small shapes and few repetitions (under 2 s; for CI)\n"
-            "  --threads N    threads to calibrate with (default: CPUs available, or\n"
-            "                 TENSORPLAN_THREADS)\n"
-            "  --no-blas      do not load a BLAS library (built-in kernel only)\n"
-            "  --no-cuda      do not try the CUDA driver\n"
-            "  --json         machine-readable output\n"
-            "  --help         this text\n\n"
-            "examples:\n"
-            "  tensorplan calibrate\n"
-            "  tensorplan calibrate --quick --json\n\n"
-            "Exit codes: 0 ok, 1 error, 2 usage error.\n");
-}
+static const tp_cli_opt calibrate_opts[] = {
+    TP_OPT_FLAG_ROW("force", calib_args, o.force,
+                    "measure again even when a cached calibration exists"),
+    TP_OPT_FLAG_ROW("quick", calib_args, o.quick,
+                    "small shapes and few repetitions (under 2 s; for CI)"),
+    TP_OPT_U32_ROW("threads", calib_args, o.threads, "N", 1, TP_ENV_THREADS_MAX,
+                   "threads to calibrate with (default: CPUs available, or\n"
+                   "TENSORPLAN_THREADS)"),
+    TP_OPT_FLAG_ROW("no-blas", calib_args, o.no_blas,
+                    "do not load a BLAS library (built-in kernel only)"),
+    TP_OPT_FLAG_ROW("no-cuda", calib_args, no_cuda, "do not try the CUDA driver"),
+    TP_CLI_COMMON(calib_args, json),
+    TP_CLI_END,
+};
+
+const tp_cli_command tp_cli_calibrate_command = {
+    .name = "calibrate",
+    .summary = "measure this machine (GEMM, memory bandwidth, overheads) for the cost model",
+    .synopsis = "[--force] [--quick] [--threads N] [--no-blas] [--no-cuda] [--json]",
+    .description =
+        "Measure this CPU: f32 GEMM GFLOP/s at small and large shapes (OpenBLAS or\n"
+        "another cblas loaded at run time when installed and faster, else the built-in\n"
+        "blocked kernel; the output says which), STREAM-triad bandwidth, copy (readback)\n"
+        "bandwidth, thread-pool dispatch and thread round-trip overheads. Results are\n"
+        "cached in $XDG_CACHE_HOME/tensorplan/ (else ~/.cache/tensorplan/), keyed by CPU\n"
+        "model and thread count, and reused by `profile` and `cost` until --force.\n"
+        "A CUDA GPU is measured too when its driver and cuBLAS load (never required).",
+    .opts = calibrate_opts,
+    .examples = "tensorplan calibrate\n"
+                "tensorplan calibrate --quick --json",
+    .notes = "Exit codes: 0 ok, 1 error, 2 usage error.",
+};
 
 int tp_cli_calibrate(int argc, char **argv) {
     const char *cmd = "calibrate";
-    tp_calib_options o;
-    tp_calib_options_default(&o);
-    tp_env_apply_calib(tp_cli_env(), &o);
-    bool json = false, no_cuda = false;
-    for (int i = 1; i < argc; i++) {
-        const char *s = argv[i];
-        if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
-            usage(stdout);
-            return TP_EXIT_OK;
-        } else if (strcmp(s, "--force") == 0) {
-            o.force = true;
-        } else if (strcmp(s, "--quick") == 0) {
-            o.quick = true;
-        } else if (strcmp(s, "--no-blas") == 0) {
-            o.no_blas = true;
-        } else if (strcmp(s, "--no-cuda") == 0) {
-            no_cuda = true;
-        } else if (strcmp(s, "--json") == 0) {
-            json = true;
-        } else if (strcmp(s, "--threads") == 0) {
-            char *end = NULL;
-            long v = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : 0;
-            if (i + 1 >= argc || !end || *end || v < 1 || v > 256)
-                return tp_cli_usage_error(cmd, "--threads needs a number 1..256, got '%s'",
-                                          i + 1 < argc ? argv[i + 1] : "");
-            o.threads = (uint32_t)v;
-            i++;
-        } else {
-            return tp_cli_usage_error(cmd, "unknown option '%s'", s);
-        }
-    }
+    calib_args a;
+    memset(&a, 0, sizeof a);
+    tp_calib_options_default(&a.o);
+    int rc = tp_cli_parse(&tp_cli_calibrate_command, argc, argv, &a);
+    if (rc) return rc < 0 ? TP_EXIT_OK : rc; /* -1: --help */
+    tp_env_apply_calib(tp_cli_env(), &a.o);  /* after the options: --threads wins */
+    tp_calib_options o = a.o;
+    bool json = a.json, no_cuda = a.no_cuda;
     tp_error err;
     tp_error_clear(&err);
     tp_device_model cpu, gpu;

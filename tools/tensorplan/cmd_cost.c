@@ -1,5 +1,5 @@
 /* tensorplan cost — predicted latency per device and the device choice. */
-#include <errno.h>
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,46 +7,6 @@
 #include "cli_device.h"
 #include "cli_model.h"
 #include "cli_predict.h"
-
-const char tp_cli_cost_summary[] = "predict latency on several devices and pick the best one";
-
-static void usage(FILE *f) {
-    fprintf(f,
-            "usage: tensorplan cost [MODEL | --demo] [--dim NAME=VALUE]... [options]\n\n"
-            "Predict one forward pass of the model on each candidate device (round trip +\n"
-            "per-op roofline + readback + sync points) and choose the best device:\n"
-            "default-source models are dropped when a measured or catalog one exists; the\n"
-            "allow/deny/prefer lists apply; ties go to cuda, rocm, metal, gpu, cpu.\n\n"
-            "model:\n%s\n"
-            "options:\n"
-            "  --devices LIST     candidates, comma-separated (default cpu,cuda):\n"
-            "                       cpu          this CPU, calibrated (cached)\n"
-            "                       cuda         the first CUDA GPU, measured (if present)\n"
-            "                       KIND-default built-in figures (cpu, cuda, rocm, metal, gpu)\n"
-            "                       NAME         a catalog device (h100-sxm, h100-pcie, h200,\n"
-            "                                    a100-80gb, a100-40gb, l4, t4, a10, rtx4090,\n"
-            "                                    mi300x, apple-m2, rpi5, ...)\n"
-            "                       all          cpu, cuda and every catalog device\n"
-            "  --allow LIST       only these names or kinds (default $TENSORPLAN_DEVICES)\n"
-            "  --deny LIST        never these (default $TENSORPLAN_DENY_DEVICES)\n"
-            "  --prefer LIST      choose among these when any is a candidate\n"
-            "                     (default $TENSORPLAN_PREFER_DEVICES)\n"
-            "  --dtype T          GEMM precision on catalog devices: f32 (default), f16, bf16\n"
-            "  --efficiency X     achieved/peak for catalog GPUs (default 0.5; CPUs learn it\n"
-            "                     from this machine's calibration)\n"
-            "  --catalog FILE     a device catalog CSV instead of the built-in one\n"
-            "  --quick            quick calibration when none is cached\n"
-            "  --host-ops LIST    op kinds that force a host round trip (sync points):\n"
-            "                     comma-separated kind names, 'none' or 'default'\n"
-            "                     (default: custom,fft,log_mel,welch_peaks)\n"
-            "  --json             machine-readable output (nanoseconds)\n"
-            "  --help             this text\n\n"
-            "examples:\n"
-            "  tensorplan cost --demo --devices cpu,h100-sxm,l4,rpi5\n"
-            "  TENSORPLAN_DENY_DEVICES=cuda tensorplan cost model.onnx --devices all --json\n\n"
-            "Exit codes: 0 ok, 1 error (bad model, no device left), 2 usage error.\n",
-            tp_cli_model_usage);
-}
 
 typedef struct cost_args {
     tp_cli_model_args model;
@@ -56,59 +16,56 @@ typedef struct cost_args {
     bool json, quick;
 } cost_args;
 
+static const tp_cli_opt cost_opts[] = {
+    TP_CLI_MODEL(cost_args, model),
+    TP_OPT_STRING_ROW("devices", cost_args, devices, "LIST",
+                      "candidates, comma-separated (default cpu,cuda):\n"
+                      "  cpu          this CPU, calibrated (cached)\n"
+                      "  cuda         the first CUDA GPU, measured (if present)\n"
+                      "  KIND-default built-in figures (cpu, cuda, rocm, metal, gpu)\n"
+                      "  NAME         a catalog device (h100-sxm, h100-pcie, h200,\n"
+                      "               a100-80gb, a100-40gb, l4, t4, a10, rtx4090,\n"
+                      "               mi300x, apple-m2, rpi5, ...)\n"
+                      "  all          cpu, cuda and every catalog device"),
+    TP_OPT_STRING_ROW("allow", cost_args, policy.allow, "LIST",
+                      "only these names or kinds (default $TENSORPLAN_DEVICES)"),
+    TP_OPT_STRING_ROW("deny", cost_args, policy.deny, "LIST",
+                      "never these (default $TENSORPLAN_DENY_DEVICES)"),
+    TP_OPT_STRING_ROW("prefer", cost_args, policy.prefer, "LIST",
+                      "choose among these when any is a candidate\n"
+                      "(default $TENSORPLAN_PREFER_DEVICES)"),
+    TP_CLI_DEVICE_DTYPE(cost_args, dtype),
+    TP_OPT_REAL_ROW("efficiency", cost_args, efficiency, "X", DBL_TRUE_MIN, 1.0,
+                    "a number in (0, 1]",
+                    "achieved/peak for catalog GPUs (default 0.5; CPUs learn it\n"
+                    "from this machine's calibration)"),
+    TP_OPT_FILE_ROW("catalog", cost_args, catalog, "FILE",
+                    "a device catalog CSV instead of the built-in one"),
+    TP_CLI_DEVICE_QUICK(cost_args, quick),
+    TP_CLI_DEVICE_HOST_OPS(cost_args, host_ops),
+    TP_CLI_COMMON(cost_args, json),
+    TP_CLI_END,
+};
+
+const tp_cli_command tp_cli_cost_command = {
+    .name = "cost",
+    .summary = "predict latency on several devices and pick the best one",
+    .synopsis = "[MODEL | --demo] [--dim NAME=VALUE]... [options]",
+    .description = "Predict one forward pass of the model on each candidate device (round trip +\n"
+                   "per-op roofline + readback + sync points) and choose the best device:\n"
+                   "default-source models are dropped when a measured or catalog one exists; the\n"
+                   "allow/deny/prefer lists apply; ties go to cuda, rocm, metal, gpu, cpu.",
+    .opts = cost_opts,
+    .examples = "tensorplan cost --demo --devices cpu,h100-sxm,l4,rpi5\n"
+                "TENSORPLAN_DENY_DEVICES=cuda tensorplan cost model.onnx --devices all --json",
+    .notes = "Exit codes: 0 ok, 1 error (bad model, no device left), 2 usage error.",
+};
+
 static int parse_args(cost_args *a, int argc, char **argv) {
-    const char *cmd = "cost";
     memset(a, 0, sizeof *a);
     tp_cli_model_args_init(&a->model);
     a->devices = "cpu,cuda";
-    for (int i = 1; i < argc;) {
-        int r = tp_cli_model_arg(&a->model, cmd, argc, argv, &i);
-        if (r == 1) continue;
-        if (r != 0) return r;
-        const char *s = argv[i];
-        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-        const char **slot = NULL;
-        if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
-            usage(stdout);
-            return -1;
-        } else if (strcmp(s, "--json") == 0) {
-            a->json = true;
-        } else if (strcmp(s, "--quick") == 0) {
-            a->quick = true;
-        } else if (strcmp(s, "--devices") == 0) {
-            slot = &a->devices;
-        } else if (strcmp(s, "--allow") == 0) {
-            slot = &a->policy.allow;
-        } else if (strcmp(s, "--deny") == 0) {
-            slot = &a->policy.deny;
-        } else if (strcmp(s, "--prefer") == 0) {
-            slot = &a->policy.prefer;
-        } else if (strcmp(s, "--dtype") == 0) {
-            slot = &a->dtype;
-        } else if (strcmp(s, "--catalog") == 0) {
-            slot = &a->catalog;
-        } else if (strcmp(s, "--host-ops") == 0) {
-            slot = &a->host_ops;
-        } else if (strcmp(s, "--efficiency") == 0) {
-            char *end = NULL;
-            errno = 0;
-            double v = val ? strtod(val, &end) : -1;
-            if (!val || end == val || *end || errno || !(v > 0 && v <= 1))
-                return tp_cli_usage_error(cmd, "--efficiency needs a number in (0, 1], got '%s'",
-                                          val ? val : "");
-            a->efficiency = v;
-            i++;
-        } else {
-            return tp_cli_usage_error(cmd, "unknown option '%s'", s);
-        }
-        if (slot) {
-            if (!val) return tp_cli_usage_error(cmd, "%s needs a value", s);
-            *slot = val;
-            i++;
-        }
-        i++;
-    }
-    return 0;
+    return tp_cli_parse(&tp_cli_cost_command, argc, argv, a);
 }
 
 static void print_json(const cost_args *a, const tp_cli_candidate *c, uint32_t n, int chosen,
@@ -168,12 +125,9 @@ static void print_text(const cost_args *a, const tp_graph *g, const tp_cli_candi
         printf("# choice: none (%s)\n", why);
 }
 
-int tp_cli_cost(int argc, char **argv) {
+static int run(cost_args *ap) {
     const char *cmd = "cost";
-    cost_args a;
-    int rc = parse_args(&a, argc, argv);
-    if (rc < 0) return TP_EXIT_OK;
-    if (rc != 0) return rc;
+    cost_args a = *ap;
     tp_error err;
     tp_error_clear(&err);
     tp_cli_devices devs;
@@ -183,7 +137,8 @@ int tp_cli_cost(int argc, char **argv) {
     devs.efficiency = a.efficiency;
     devs.catalog_path = a.catalog;
     tp_io_options io;
-    if ((rc = tp_cli_devices_options(&devs, cmd, a.dtype, a.host_ops, &io)) != 0) return rc;
+    int rc = tp_cli_devices_options(&devs, cmd, a.dtype, a.host_ops, &io);
+    if (rc != 0) return rc;
     tp_graph *g = NULL;
     tp_status s = tp_cli_model_load(&a.model, &g, &err);
     tp_catalog *cat;
@@ -229,4 +184,12 @@ int tp_cli_cost(int argc, char **argv) {
     tp_graph_destroy(g);
     tp_cli_devices_free(&devs);
     return exit_code;
+}
+
+int tp_cli_cost(int argc, char **argv) {
+    cost_args a;
+    int rc = parse_args(&a, argc, argv);
+    if (rc == 0) rc = run(&a);
+    tp_cli_model_args_free(&a.model);
+    return rc < 0 ? TP_EXIT_OK : rc; /* -1: --help */
 }

@@ -16,90 +16,19 @@
 #include "tensorplan/runtime.h"
 #include "tensorplan/sysmem.h"
 
-const char tp_cli_estimate_summary[] =
-    "estimate peak memory (activations + weights + inputs) and check a budget";
-
-static void usage(FILE *f) {
-    fprintf(f,
-            "usage: tensorplan estimate [MODEL | --demo] [--dim NAME=VALUE]... [options]\n"
-            "       tensorplan estimate MODEL.gguf [--ctx N] [--seqs N] [--ubatch N]\n"
-            "                           [--kv-type T] [options]\n\n"
-            "Estimate the memory a model needs before loading any weight:\n"
-            "  activations  arena of a plan of the non-boundary buffers\n"
-            "  weights      params + constants (tied params counted once)\n"
-            "  inputs       sum of the graph inputs\n"
-            "  peak         activations + weights + inputs\n"
-            "and compare the peak with a budget.\n"
-            "A .gguf LLM is estimated from its metadata as llama.cpp allocates it (CPU\n"
-            "backend): model buffers, context (KV cache per layer, sliding-window layers\n"
-            "sized to their window), output buffer, and an upper-bound formula of the\n"
-            "compute buffer for one --ubatch; 'activations' is then KV + output + compute.\n\n"
-            "model:\n%s\n"
-            "options:\n"
-            "  --budget SIZE      memory budget: 512MiB, 8GiB, 1.5G, or plain bytes\n"
-            "                     (default: this machine's soft budget, 0.80 x available\n"
-            "                     memory; TENSORPLAN_SOFT_MEMORY_FRACTION and\n"
-            "                     TENSORPLAN_MEMORY_BUDGET_BYTES override it)\n"
-            "  --gpu              default budget from GPU 0's free memory instead of the host's\n"
-            "  --moe E,L,SIZE[,MAX]  MoE offload: E experts per layer in L MoE layers, SIZE\n"
-            "                     bytes per expert, at most MAX per layer on the device\n"
-            "                     (default E); the device budget is the budget\n"
-            "                     .gguf: --moe auto[,MAX] takes E, L and SIZE from the\n"
-            "                     model's stacked expert tensors (*_exps)\n"
-            "  --moe-reserve R    fraction of the device budget kept free (default 0.1)\n"
-            "  --ctx N            .gguf: context length (default: the model's)\n"
-            "  --seqs N           .gguf: parallel sequences (default 1)\n"
-            "  --ubatch N         .gguf: tokens per forward pass (default 512)\n"
-            "  --kv-type T        .gguf: KV cache element type, K and V (default f16; q8_0, ...)\n"
-            "  --cache-type-k T   .gguf: K cache type;  --cache-type-v T: V cache type\n"
-            "  --batch N          .gguf: logical batch (default 2048; caps --ubatch)\n"
-            "  --swa-full         .gguf: full-size cache for sliding-window layers\n"
-            "  --kv-unified       .gguf: one KV stream shared by all sequences\n"
-            "  --no-flash-attn    .gguf: without flash attention (f32 masks, KQ matrix)\n"
-            "  --embeddings       .gguf: the context also outputs embeddings\n"
-            "  --repack R         .gguf: CPU weight repack auto|none|avx2|avx512 (default auto)\n"
-            "  --sweep ctx=LIST   .gguf: peak per context (4k,8k,32k,128k; k = 1024) and KV\n"
-            "                     type (--sweep-kv LIST, default f16,q8_0,q4_0) in one table\n"
-            "  --align N          arena alignment, a power of two (default 64)\n"
-            "  --algo NAME        allocator for the activation plan (default greedy)\n"
-            "  --no-inplace       disable in-place reuse for elementwise ops\n"
-            "  --f32-uniform      size activations as elements x 4 bytes\n"
-            "  --runtime NAME     whose memory to predict: plan (default: the best plan),\n"
-            "                     onnxruntime (CPU EP; docs/runtime.md), llama.cpp (.gguf)\n"
-            "  --ort-no-mem-pattern, --ort-no-arena, --ort-no-prepack,\n"
-            "  --ort-arena-extend next-power-of-two|same-as-requested, --ort-threads N\n"
-            "                     onnxruntime session options that change its memory\n"
-            "  --json             machine-readable output (raw byte counts)\n"
-            "  --help             this text\n\n"
-            "examples:\n"
-            "  tensorplan estimate --demo --budget 512MiB\n"
-            "  tensorplan estimate --demo --dim seq=1024 --dim batch=4 --json\n"
-            "  tensorplan estimate --demo --moe 8,2,10MiB,2 --budget 200MiB\n"
-            "  tensorplan estimate model.gguf --sweep ctx=4k,8k,32k,128k --budget 24GiB\n\n"
-            "Human output uses binary units (1 MiB = 1048576 bytes); JSON has raw bytes.\n"
-            "Exit codes: 0 fits, 1 error, 2 usage error, 3 the peak exceeds the budget.\n",
-            tp_cli_model_usage);
-}
-
 typedef struct est_args {
-    tp_cli_model_args model;
+    tp_cli_model_args model; /* model.gguf: LLM mode */
     tp_estimate_options eo;
     bool json, gpu, has_budget, has_moe;
     bool moe_auto; /* --moe auto[,MAX]: the layout from the .gguf's expert tensors */
     uint64_t budget;
     tp_moe_config moe;
-    const char *gguf; /* LLM mode: a .gguf model */
     tp_llm_options llm;
     bool llm_opts;         /* an LLM-only option was given */
     tp_runtime_options ro; /* --runtime and its onnxruntime options */
     bool has_sweep;
     tp_cli_llm_sweep sweep; /* --sweep ctx=...: peaks per context and KV type */
 } est_args;
-
-static bool ends_with_gguf(const char *s) {
-    size_t n = strlen(s);
-    return n > 5 && strcasecmp(s + n - 5, ".gguf") == 0;
-}
 
 /* "E,L,SIZE[,MAX]" */
 static bool parse_moe(const char *s, tp_moe_config *m) {
@@ -131,131 +60,189 @@ static bool parse_moe(const char *s, tp_moe_config *m) {
     return true;
 }
 
+/* --moe E,L,SIZE[,MAX] or auto[,MAX] (dest: the est_args) */
+static int apply_moe(const tp_cli_ctx *ctx, const tp_cli_opt *o, const char *val, void *dest) {
+    (void)o;
+    est_args *a = dest;
+    if (strncmp(val, "auto", 4) == 0 && (val[4] == '\0' || val[4] == ',')) {
+        char *end = NULL;
+        errno = 0;
+        a->moe_auto = true;
+        a->moe.max_device_experts = UINT64_MAX;
+        if (val[4] == ',') {
+            unsigned long long mx = strtoull(val + 5, &end, 10);
+            if (end == val + 5 || *end || errno || val[5] == '-')
+                return tp_cli_usage_error(ctx->cmd, "--moe auto,MAX needs an integer MAX, got '%s'",
+                                          val);
+            a->moe.max_device_experts = (uint64_t)mx;
+        }
+        return 0;
+    }
+    if (!parse_moe(val, &a->moe))
+        return tp_cli_usage_error(ctx->cmd,
+                                  "--moe needs EXPERTS,LAYERS,EXPERT_SIZE[,MAX], got '%s'", val);
+    return 0;
+}
+
+static int apply_runtime(const tp_cli_ctx *ctx, const tp_cli_opt *o, const char *val, void *dest) {
+    tp_error re;
+    if (tp_runtime_parse(val, (tp_runtime_kind *)dest, &re) != TP_OK)
+        return tp_cli_usage_error(ctx->cmd, "--runtime needs %s, got '%s'", o->what, val);
+    return 0;
+}
+
+static int apply_arena_extend(const tp_cli_ctx *ctx, const tp_cli_opt *o, const char *val,
+                              void *dest) {
+    tp_ort_options *ort = dest;
+    if (strcmp(val, "next-power-of-two") == 0)
+        ort->arena_extend = TP_ORT_ARENA_NEXT_POWER_OF_TWO;
+    else if (strcmp(val, "same-as-requested") == 0)
+        ort->arena_extend = TP_ORT_ARENA_SAME_AS_REQUESTED;
+    else
+        return tp_cli_usage_error(ctx->cmd, "%s needs %s, got '%s'", ctx->spelled, o->what, val);
+    return 0;
+}
+
+/* --sweep ctx=LIST and --sweep-kv LIST (dest: the tp_cli_llm_sweep) */
+static int apply_sweep(const tp_cli_ctx *ctx, const tp_cli_opt *o, const char *val, void *dest) {
+    int r = strcmp(o->name, "sweep") == 0 ? tp_cli_llm_sweep_parse(ctx->cmd, val, dest)
+                                          : tp_cli_llm_sweep_parse_kv(ctx->cmd, val, dest);
+    return r == 1 ? 0 : r;
+}
+
+#define ORT_OFF(field)                                                                             \
+    (offsetof(est_args, ro) + offsetof(tp_runtime_options, ort) + offsetof(tp_ort_options, field))
+
+static const tp_cli_opt estimate_opts[] = {
+    TP_CLI_MODEL(est_args, model),
+    TP_OPT_BUDGET_ROW(est_args, budget, has_budget),
+    TP_OPT_FLAG_ROW("gpu", est_args, gpu,
+                    "default budget from GPU 0's free memory instead of the host's"),
+    {.name = "moe",
+     .kind = TP_OPT_CUSTOM,
+     .takes = true,
+     .seen = TP_CLI_SEEN(est_args, has_moe),
+     .value = "E,L,SIZE[,MAX]",
+     .what = "EXPERTS,LAYERS,EXPERT_SIZE[,MAX]",
+     .apply = apply_moe,
+     .help = "MoE offload: E experts per layer in L MoE layers, SIZE\n"
+             "bytes per expert, at most MAX per layer on the device\n"
+             "(default E); the device budget is the budget\n"
+             ".gguf: --moe auto[,MAX] takes E, L and SIZE from the\n"
+             "model's stacked expert tensors (*_exps)"},
+    TP_OPT_REAL_ROW("moe-reserve", est_args, moe.reserve_fraction, "R", 0.0, 1.0,
+                    "a fraction in [0, 1]",
+                    "fraction of the device budget kept free (default 0.1)"),
+    TP_CLI_LLM(est_args, llm, llm_opts),
+    {.name = "sweep",
+     .kind = TP_OPT_CUSTOM,
+     .takes = true,
+     .dest = offsetof(est_args, sweep),
+     .seen = TP_CLI_SEEN(est_args, has_sweep),
+     .value = "ctx=LIST",
+     .what = "ctx=N,N,... (e.g. ctx=4k,8k,32k)",
+     .apply = apply_sweep,
+     .help = ".gguf: peak per context (4k,8k,32k,128k; k = 1024) and KV\n"
+             "type (--sweep-kv LIST) in one table"},
+    {.name = "sweep-kv",
+     .kind = TP_OPT_CUSTOM,
+     .takes = true,
+     .dest = offsetof(est_args, sweep),
+     .seen = TP_CLI_SEEN(est_args, has_sweep),
+     .value = "LIST",
+     .what = "types (f16,q8_0,q4_0)",
+     .apply = apply_sweep,
+     .help = ".gguf: KV cache types of the sweep (default f16,q8_0,q4_0)"},
+    TP_CLI_PLAN(est_args, eo.plan),
+    {.name = "runtime",
+     .kind = TP_OPT_CUSTOM,
+     .takes = true,
+     .dest = offsetof(est_args, ro.runtime),
+     .value = "NAME",
+     .what = "plan, onnxruntime or llama.cpp",
+     .choices = "plan onnxruntime llama.cpp",
+     .apply = apply_runtime,
+     .help = "whose memory to predict: plan (default: the best plan),\n"
+             "onnxruntime (CPU EP; docs/runtime.md), llama.cpp (.gguf)"},
+    {.name = "ort-no-mem-pattern",
+     .kind = TP_OPT_UNSET,
+     .dest = ORT_OFF(mem_pattern),
+     .help = "onnxruntime session without the memory pattern"},
+    {.name = "ort-no-arena",
+     .kind = TP_OPT_UNSET,
+     .dest = ORT_OFF(cpu_arena),
+     .help = "onnxruntime session without the CPU arena"},
+    {.name = "ort-no-prepack",
+     .kind = TP_OPT_UNSET,
+     .dest = ORT_OFF(prepacking),
+     .help = "onnxruntime session without weight pre-packing"},
+    {.name = "ort-arena-extend",
+     .kind = TP_OPT_CUSTOM,
+     .takes = true,
+     .dest = offsetof(est_args, ro.ort),
+     .value = "RULE",
+     .what = "next-power-of-two or same-as-requested",
+     .choices = "next-power-of-two same-as-requested",
+     .apply = apply_arena_extend,
+     .help = "onnxruntime arena growth: next-power-of-two (default)\n"
+             "or same-as-requested"},
+    {.name = "ort-threads",
+     .kind = TP_OPT_INT,
+     .takes = true,
+     .dest = ORT_OFF(intra_op_threads),
+     .u32 = true,
+     .imax = 4096,
+     .value = "N",
+     .help = "onnxruntime intra-op threads (0: its default)"},
+    TP_CLI_COMMON(est_args, json),
+    TP_CLI_END,
+};
+
+const tp_cli_command tp_cli_estimate_command = {
+    .name = "estimate",
+    .summary = "estimate peak memory (activations + weights + inputs) and check a budget",
+    .synopsis = "[MODEL | --demo] [--dim NAME=VALUE]... [options]\n"
+                "MODEL.gguf [--ctx N] [--seqs N] [--ubatch N]\n"
+                " [--kv-type T] [options]",
+    .description = "Estimate the memory a model needs before loading any weight:\n"
+                   "  activations  arena of a plan of the non-boundary buffers\n"
+                   "  weights      params + constants (tied params counted once)\n"
+                   "  inputs       sum of the graph inputs\n"
+                   "  peak         activations + weights + inputs\n"
+                   "and compare the peak with a budget.\n"
+                   "A .gguf LLM is estimated from its metadata as llama.cpp allocates it (CPU\n"
+                   "backend): model buffers, context (KV cache per layer, sliding-window layers\n"
+                   "sized to their window), output buffer, and an upper-bound formula of the\n"
+                   "compute buffer for one --ubatch; 'activations' is then KV + output + compute.",
+    .opts = estimate_opts,
+    .examples = "tensorplan estimate --demo --budget 512MiB\n"
+                "tensorplan estimate --demo --dim seq=1024 --dim batch=4 --json\n"
+                "tensorplan estimate --demo --moe 8,2,10MiB,2 --budget 200MiB\n"
+                "tensorplan estimate model.gguf --sweep ctx=4k,8k,32k,128k --budget 24GiB",
+    .notes = "Human output uses binary units (1 MiB = 1048576 bytes); JSON has raw bytes.\n"
+             "Exit codes: 0 fits, 1 error, 2 usage error, 3 the peak exceeds the budget.",
+};
+
 static int parse_args(est_args *a, int argc, char **argv) {
     const char *cmd = "estimate";
     memset(a, 0, sizeof *a);
     tp_cli_model_args_init(&a->model);
+    a->model.accept_gguf = true;
     tp_estimate_options_default(&a->eo);
     tp_env_apply_plan(tp_cli_env(), &a->eo.plan);
     a->moe.reserve_fraction = 0.1;
     tp_llm_options_default(&a->llm);
     tp_runtime_options_default(&a->ro);
-    for (int i = 1; i < argc;) {
-        if (argv[i][0] != '-' && ends_with_gguf(argv[i])) {
-            if (a->gguf || a->model.path)
-                return tp_cli_usage_error(cmd, "more than one model given");
-            a->gguf = argv[i++];
-            continue;
-        }
-        int r = tp_cli_model_arg(&a->model, cmd, argc, argv, &i);
-        if (r == 1) continue;
-        if (r != 0) return r;
-        const char *s = argv[i];
-        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-        bool takes_value = false;
-        if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
-            usage(stdout);
-            return -1;
-        } else if (strcmp(s, "--json") == 0) {
-            a->json = true;
-        } else if (strcmp(s, "--gpu") == 0) {
-            a->gpu = true;
-        } else if (strcmp(s, "--no-inplace") == 0) {
-            a->eo.plan.inplace = false;
-        } else if (strcmp(s, "--f32-uniform") == 0) {
-            a->eo.plan.width = TP_WIDTH_F32_UNIFORM;
-        } else if (strcmp(s, "--budget") == 0) {
-            if (!val || !tp_cli_parse_size(val, &a->budget))
-                return tp_cli_usage_error(cmd,
-                                          "--budget needs a size (512MiB, 8GiB, 1.5G, bytes), "
-                                          "got '%s'",
-                                          val ? val : "");
-            a->has_budget = true;
-            takes_value = true;
-        } else if (strcmp(s, "--moe") == 0) {
-            if (val && strncmp(val, "auto", 4) == 0 && (val[4] == '\0' || val[4] == ',')) {
-                char *end = NULL;
-                errno = 0;
-                a->moe_auto = true;
-                a->moe.max_device_experts = UINT64_MAX;
-                if (val[4] == ',') {
-                    unsigned long long mx = strtoull(val + 5, &end, 10);
-                    if (end == val + 5 || *end || errno || val[5] == '-')
-                        return tp_cli_usage_error(cmd,
-                                                  "--moe auto,MAX needs an integer MAX, "
-                                                  "got '%s'",
-                                                  val);
-                    a->moe.max_device_experts = (uint64_t)mx;
-                }
-            } else if (!val || !parse_moe(val, &a->moe))
-                return tp_cli_usage_error(
-                    cmd, "--moe needs EXPERTS,LAYERS,EXPERT_SIZE[,MAX], got '%s'", val ? val : "");
-            a->has_moe = true;
-            takes_value = true;
-        } else if (strcmp(s, "--runtime") == 0) {
-            tp_error re;
-            if (!val || tp_runtime_parse(val, &a->ro.runtime, &re) != TP_OK)
-                return tp_cli_usage_error(cmd,
-                                          "--runtime needs plan, onnxruntime or llama.cpp, "
-                                          "got '%s'",
-                                          val ? val : "");
-            takes_value = true;
-        } else if (strcmp(s, "--ort-no-mem-pattern") == 0) {
-            a->ro.ort.mem_pattern = false;
-        } else if (strcmp(s, "--ort-no-arena") == 0) {
-            a->ro.ort.cpu_arena = false;
-        } else if (strcmp(s, "--ort-no-prepack") == 0) {
-            a->ro.ort.prepacking = false;
-        } else if (strcmp(s, "--ort-arena-extend") == 0) {
-            if (val && strcmp(val, "next-power-of-two") == 0)
-                a->ro.ort.arena_extend = TP_ORT_ARENA_NEXT_POWER_OF_TWO;
-            else if (val && strcmp(val, "same-as-requested") == 0)
-                a->ro.ort.arena_extend = TP_ORT_ARENA_SAME_AS_REQUESTED;
-            else
-                return tp_cli_usage_error(cmd,
-                                          "--ort-arena-extend needs next-power-of-two or "
-                                          "same-as-requested, got '%s'",
-                                          val ? val : "");
-            takes_value = true;
-        } else if (strcmp(s, "--ort-threads") == 0) {
-            char *end = NULL;
-            errno = 0;
-            unsigned long t = val ? strtoul(val, &end, 10) : 0;
-            if (!val || end == val || *end || errno || t > 4096 || val[0] == '-')
-                return tp_cli_usage_error(cmd, "--ort-threads needs an integer, got '%s'",
-                                          val ? val : "");
-            a->ro.ort.intra_op_threads = (uint32_t)t;
-        } else if (strcmp(s, "--sweep") == 0 || strcmp(s, "--sweep-kv") == 0) {
-            int r2 = s[7] == '\0' ? tp_cli_llm_sweep_parse(cmd, val, &a->sweep)
-                                  : tp_cli_llm_sweep_parse_kv(cmd, val, &a->sweep);
-            if (r2 != 1) return r2;
-            a->has_sweep = a->llm_opts = true;
-            takes_value = true;
-        } else if (strcmp(s, "--moe-reserve") == 0) {
-            char *end = NULL;
-            errno = 0;
-            double frac = val ? strtod(val, &end) : -1.0;
-            if (!val || end == val || *end || errno || !(frac >= 0.0 && frac <= 1.0))
-                return tp_cli_usage_error(cmd, "--moe-reserve needs a fraction in [0, 1], got '%s'",
-                                          val ? val : "");
-            a->moe.reserve_fraction = frac;
-            takes_value = true;
-        } else {
-            int r2 = tp_cli_plan_option(cmd, s, val, &a->eo.plan);
-            if (r2 == 0) r2 = tp_cli_llm_option(cmd, s, val, &a->llm, &a->llm_opts);
-            if (r2 == 0) return tp_cli_usage_error(cmd, "unknown option '%s'", s);
-            if (r2 != 1 && r2 != TP_CLI_OPT_FLAG) return r2;
-            takes_value = r2 == 1;
-        }
-        i += takes_value ? 2 : 1;
-    }
-    if (a->gguf && (a->model.demo || a->model.path || a->model.n_dims))
+    int rc = tp_cli_parse(&tp_cli_estimate_command, argc, argv, a);
+    if (rc) return rc;
+    a->llm_opts = a->llm_opts || a->has_sweep;
+    if (a->model.gguf && (a->model.demo || a->model.dims.n))
         return tp_cli_usage_error(cmd, "a .gguf model takes --ctx/--seqs/--ubatch/--kv-type, not "
                                        "--demo, another model or --dim");
-    if (!a->gguf && a->moe_auto)
+    if (!a->model.gguf && a->moe_auto)
         return tp_cli_usage_error(cmd, "--moe auto reads the expert layout of a .gguf model; "
                                        "give E,L,SIZE[,MAX] for other models");
-    if (!a->gguf && a->llm_opts)
+    if (!a->model.gguf && a->llm_opts)
         return tp_cli_usage_error(cmd, "--ctx, --seqs, --ubatch and --kv-type apply to .gguf "
                                        "models");
     if (a->has_budget && a->gpu)
@@ -377,7 +364,7 @@ static void json_runtime(tp_json *j, const est_args *a, const tp_runtime_estimat
 }
 
 static const char *model_label(const est_args *a) {
-    return a->gguf ? a->gguf : tp_cli_model_label(&a->model);
+    return a->model.gguf ? a->model.gguf : tp_cli_model_label(&a->model);
 }
 
 static void print_json(const est_args *a, const tp_graph *g, const tp_estimate *e, uint64_t budget,
@@ -559,11 +546,8 @@ static void print_text(const est_args *a, const tp_graph *g, const tp_estimate *
         printf("fits: no: %s\n", msg);
 }
 
-int tp_cli_estimate(int argc, char **argv) {
-    est_args a;
-    int rc = parse_args(&a, argc, argv);
-    if (rc < 0) return TP_EXIT_OK; /* --help */
-    if (rc != 0) return rc;
+static int run(est_args *ap) {
+    est_args a = *ap;
     tp_error err;
     tp_error_clear(&err);
     tp_estimate e;
@@ -575,9 +559,9 @@ int tp_cli_estimate(int argc, char **argv) {
     rt.fixed_source = "none";
     tp_status st;
     tp_graph *g = NULL;
-    if (a.gguf) {
+    if (a.model.gguf) {
         /* LLM mode: activations = KV cache + compute buffer, no graph inputs */
-        st = tp_gguf_read_llm(a.gguf, NULL, &lc, &err);
+        st = tp_gguf_read_llm(a.model.gguf, NULL, &lc, &err);
         if (st == TP_OK) st = tp_llm_estimate_memory(&lc, &a.llm, &le, &err);
         if (st == TP_OK) {
             memset(&e, 0, sizeof e);
@@ -631,7 +615,7 @@ int tp_cli_estimate(int argc, char **argv) {
             tp_error_set(&err, TP_ERR_INVALID,
                          "--moe auto: %s has no expert tensors (expert_count %llu, *_exps "
                          "tensors in %llu layers)",
-                         a.gguf, (unsigned long long)lc.n_expert,
+                         a.model.gguf, (unsigned long long)lc.n_expert,
                          (unsigned long long)lc.moe_layers);
             tp_cli_error("estimate", &err);
             tp_graph_destroy(g);
@@ -666,4 +650,12 @@ int tp_cli_estimate(int argc, char **argv) {
     if (lv && a.has_sweep && !a.json) tp_cli_llm_sweep_print(&a.sweep, budget);
     tp_graph_destroy(g);
     return fits ? TP_EXIT_OK : TP_EXIT_OVER_BUDGET;
+}
+
+int tp_cli_estimate(int argc, char **argv) {
+    est_args a;
+    int rc = parse_args(&a, argc, argv);
+    if (rc == 0) rc = run(&a);
+    tp_cli_model_args_free(&a.model);
+    return rc < 0 ? TP_EXIT_OK : rc; /* -1: --help */
 }

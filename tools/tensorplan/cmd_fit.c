@@ -13,139 +13,93 @@
 #include "tensorplan/estimate.h"
 #include "tensorplan/sysmem.h"
 
-const char tp_cli_fit_summary[] = "find the largest batch/sequence whose peak fits a budget";
-
-static void usage(FILE *f) {
-    fprintf(f,
-            "usage: tensorplan fit [MODEL | --demo] --dim NAME [--budget SIZE] [options]\n"
-            "       tensorplan fit MODEL.gguf --dim ctx|seqs|ubatch [--budget SIZE] [--ctx N]\n"
-            "                      [--seqs N] [--ubatch N] [--kv-type T] [options]\n\n"
-            "Find the largest value of the symbolic dimension NAME whose estimated peak\n"
-            "(activations + weights + inputs, as in 'tensorplan estimate') fits the budget:\n"
-            "an exponential then binary search over re-bound plans, O(log value) plans.\n"
-            "The peak is assumed to grow with NAME (true for batch and sequence dims).\n\n"
-            "model:\n%s"
-            "  (--dim NAME without '=' names the dimension to search)\n\n"
-            "options:\n"
-            "  --budget SIZE      memory budget: 512MiB, 8GiB, 1.5G, or plain bytes\n"
-            "                     (default: this machine's soft budget, 0.80 x available)\n"
-            "  --ctx, --seqs, --ubatch N, --kv-type T\n"
-            "                     .gguf: the LLM options that are not searched (see\n"
-            "                     'tensorplan estimate --help')\n"
-            "  --min N            smallest value tried (default 1)\n"
-            "  --max N            largest value tried (default 2^40)\n"
-            "  --align N          arena alignment, a power of two (default 64)\n"
-            "  --algo NAME        allocator for the activation plans (default greedy)\n"
-            "  --no-inplace       disable in-place reuse for elementwise ops\n"
-            "  --json             machine-readable output (raw byte counts)\n"
-            "  --help             this text\n\n"
-            "examples:\n"
-            "  tensorplan fit --demo --dim seq --budget 512MiB\n"
-            "  tensorplan fit --demo --dim batch --dim seq=256 --budget 2GiB --json\n"
-            "  tensorplan fit model.gguf --dim ctx --budget 24GiB --kv-type q8_0\n\n"
-            "Human output uses binary units (1 MiB = 1048576 bytes); JSON has raw bytes.\n"
-            "Exit codes: 0 found, 1 error, 2 usage error, 3 even the smallest value does not "
-            "fit.\n",
-            tp_cli_model_usage);
-}
-
 typedef struct fit_args {
-    tp_cli_model_args model;
+    tp_cli_model_args model; /* model.gguf: LLM mode, search ctx, seqs or ubatch */
     tp_estimate_options eo;
     tp_fit_options fo;
     bool json, has_budget;
-    const char *gguf; /* LLM mode: search ctx, seqs or ubatch of a .gguf model */
     tp_llm_options llm;
     bool llm_opts;
 } fit_args;
 
-static bool ends_with_gguf(const char *s) {
-    size_t n = strlen(s);
-    return n > 5 && strcasecmp(s + n - 5, ".gguf") == 0;
+/* --dim NAME names the dimension to search; --dim NAME=VALUE binds one (dest: the fit_args) */
+static int apply_dim(const tp_cli_ctx *ctx, const tp_cli_opt *o, const char *val, void *dest) {
+    fit_args *a = dest;
+    (void)o;
+    if (strchr(val, '=')) return tp_cli_dims_opts[0].apply(ctx, o, val, &a->model.dims);
+    if (a->fo.symbol)
+        return tp_cli_usage_error(ctx->cmd, "only one dimension to search (got '%s' and '%s')",
+                                  a->fo.symbol, val);
+    a->fo.symbol = val;
+    return 0;
 }
 
-static bool parse_i64(const char *s, int64_t *out) {
-    char *end = NULL;
-    errno = 0;
-    long long v = s ? strtoll(s, &end, 10) : 0;
-    if (!s || end == s || *end || errno || v < 0) return false;
-    *out = (int64_t)v;
-    return true;
-}
+#define FIT_BOUND(nm, field, hlp)                                                                  \
+    {                                                                                              \
+        .name = nm, .kind = TP_OPT_INT, .takes = true, .dest = offsetof(fit_args, fo.field),       \
+        .value = "N", .imax = INT64_MAX, .what = "an integer >= 0", .help = hlp                    \
+    }
+
+static const tp_cli_opt fit_opts[] = {
+    {.name = "dim",
+     .kind = TP_OPT_CUSTOM,
+     .takes = true,
+     .value = "NAME[=VALUE]",
+     .what = "NAME or NAME=VALUE",
+     .apply = apply_dim,
+     .help = "--dim NAME: the dimension to search (once);\n"
+             "--dim NAME=VALUE binds another one (repeatable)"},
+    TP_CLI_MODEL(fit_args, model),
+    TP_OPT_BUDGET_ROW(fit_args, fo.budget_bytes, has_budget),
+    FIT_BOUND("min", min_value, "smallest value tried (default 1)"),
+    FIT_BOUND("max", max_value, "largest value tried (default 2^40)"),
+    TP_CLI_LLM(fit_args, llm, llm_opts),
+    TP_CLI_PLAN(fit_args, eo.plan),
+    TP_CLI_COMMON(fit_args, json),
+    TP_CLI_END,
+};
+
+const tp_cli_command tp_cli_fit_command = {
+    .name = "fit",
+    .summary = "find the largest batch/sequence whose peak fits a budget",
+    .synopsis = "[MODEL | --demo] --dim NAME [--budget SIZE] [options]\n"
+                "MODEL.gguf --dim ctx|seqs|ubatch [--budget SIZE] [--ctx N]\n"
+                " [--seqs N] [--ubatch N] [--kv-type T] [options]",
+    .description =
+        "Find the largest value of the symbolic dimension NAME whose estimated peak\n"
+        "(activations + weights + inputs, as in 'tensorplan estimate') fits the budget:\n"
+        "an exponential then binary search over re-bound plans, O(log value) plans.\n"
+        "The peak is assumed to grow with NAME (true for batch and sequence dims).\n"
+        "A .gguf model searches ctx, seqs or ubatch; its other LLM options are as in\n"
+        "'tensorplan estimate --help'.",
+    .opts = fit_opts,
+    .examples = "tensorplan fit --demo --dim seq --budget 512MiB\n"
+                "tensorplan fit --demo --dim batch --dim seq=256 --budget 2GiB --json\n"
+                "tensorplan fit model.gguf --dim ctx --budget 24GiB --kv-type q8_0",
+    .notes = "Human output uses binary units (1 MiB = 1048576 bytes); JSON has raw bytes.\n"
+             "Exit codes: 0 found, 1 error, 2 usage error, 3 even the smallest value does not "
+             "fit.",
+};
 
 static int parse_args(fit_args *a, int argc, char **argv) {
     const char *cmd = "fit";
     memset(a, 0, sizeof *a);
     tp_cli_model_args_init(&a->model);
+    a->model.accept_gguf = true;
     tp_estimate_options_default(&a->eo);
     tp_env_apply_plan(tp_cli_env(), &a->eo.plan);
     tp_fit_options_default(&a->fo);
     tp_llm_options_default(&a->llm);
-    for (int i = 1; i < argc;) {
-        const char *s = argv[i];
-        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-        if (s[0] != '-' && ends_with_gguf(s)) {
-            if (a->gguf || a->model.path)
-                return tp_cli_usage_error(cmd, "more than one model given");
-            a->gguf = s;
-            i++;
-            continue;
-        }
-        /* --dim NAME (no '='): the dimension to search */
-        if (strcmp(s, "--dim") == 0 && val && !strchr(val, '=')) {
-            if (a->fo.symbol)
-                return tp_cli_usage_error(cmd, "only one dimension to search (got '%s' and '%s')",
-                                          a->fo.symbol, val);
-            a->fo.symbol = val;
-            i += 2;
-            continue;
-        }
-        int r = tp_cli_model_arg(&a->model, cmd, argc, argv, &i);
-        if (r == 1) continue;
-        if (r != 0) return r;
-        bool takes_value = false;
-        if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
-            usage(stdout);
-            return -1;
-        } else if (strcmp(s, "--json") == 0) {
-            a->json = true;
-        } else if (strcmp(s, "--no-inplace") == 0) {
-            a->eo.plan.inplace = false;
-        } else if (strcmp(s, "--budget") == 0) {
-            if (!val || !tp_cli_parse_size(val, &a->fo.budget_bytes))
-                return tp_cli_usage_error(cmd,
-                                          "--budget needs a size (512MiB, 8GiB, 1.5G, bytes), "
-                                          "got '%s'",
-                                          val ? val : "");
-            a->has_budget = true;
-            takes_value = true;
-        } else if (strcmp(s, "--min") == 0 || strcmp(s, "--max") == 0) {
-            int64_t v;
-            if (!parse_i64(val, &v))
-                return tp_cli_usage_error(cmd, "%s needs an integer >= 0, got '%s'", s,
-                                          val ? val : "");
-            if (s[3] == 'i')
-                a->fo.min_value = v;
-            else
-                a->fo.max_value = v;
-            takes_value = true;
-        } else {
-            int r2 = tp_cli_plan_option(cmd, s, val, &a->eo.plan);
-            if (r2 == 0) r2 = tp_cli_llm_option(cmd, s, val, &a->llm, &a->llm_opts);
-            if (r2 == 0) return tp_cli_usage_error(cmd, "unknown option '%s'", s);
-            if (r2 != 1 && r2 != TP_CLI_OPT_FLAG) return r2;
-            takes_value = r2 == 1;
-        }
-        i += takes_value ? 2 : 1;
-    }
+    int rc = tp_cli_parse(&tp_cli_fit_command, argc, argv, a);
+    if (rc) return rc;
     if (!a->fo.symbol)
         return tp_cli_usage_error(cmd, "name the dimension to search with --dim NAME (e.g. "
                                        "--dim seq)");
-    if (a->gguf && (a->model.demo || a->model.path || a->model.n_dims))
+    if (a->model.gguf && (a->model.demo || a->model.dims.n))
         return tp_cli_usage_error(cmd,
                                   "a .gguf model takes --dim ctx|seqs|ubatch and --ctx/--seqs/"
                                   "--ubatch/--kv-type, not --demo, another model or --dim k=v");
-    if (!a->gguf && a->llm_opts)
+    if (!a->model.gguf && a->llm_opts)
         return tp_cli_usage_error(cmd, "--ctx, --seqs, --ubatch and --kv-type apply to .gguf "
                                        "models");
     if (a->fo.max_value < a->fo.min_value)
@@ -160,7 +114,7 @@ static tp_status default_budget(uint64_t *out, tp_error *err) {
 }
 
 static const char *model_label(const fit_args *a) {
-    return a->gguf ? a->gguf : tp_cli_model_label(&a->model);
+    return a->model.gguf ? a->model.gguf : tp_cli_model_label(&a->model);
 }
 
 static void print_json(const fit_args *a, const tp_fit_result *r, bool found, const char *msg) {
@@ -218,11 +172,8 @@ static void print_text(const fit_args *a, const tp_fit_result *r) {
     printf("  %u evaluations (binary units: 1 MiB = 1048576 bytes)\n", r->evaluations);
 }
 
-int tp_cli_fit(int argc, char **argv) {
-    fit_args a;
-    int rc = parse_args(&a, argc, argv);
-    if (rc < 0) return TP_EXIT_OK; /* --help */
-    if (rc != 0) return rc;
+static int run(fit_args *ap) {
+    fit_args a = *ap;
     tp_error err;
     tp_error_clear(&err);
     if (!a.has_budget && default_budget(&a.fo.budget_bytes, &err) != TP_OK) {
@@ -233,9 +184,9 @@ int tp_cli_fit(int argc, char **argv) {
     tp_fit_result r;
     memset(&r, 0, sizeof r);
     tp_status st;
-    if (a.gguf) {
+    if (a.model.gguf) {
         tp_llm_config lc;
-        st = tp_gguf_read_llm(a.gguf, NULL, &lc, &err);
+        st = tp_gguf_read_llm(a.model.gguf, NULL, &lc, &err);
         if (st == TP_OK) st = tp_llm_max_fit(&lc, &a.llm, &a.fo, &r, &err);
     } else {
         tp_graph *g = NULL;
@@ -262,4 +213,12 @@ int tp_cli_fit(int argc, char **argv) {
     else
         print_text(&a, &r);
     return TP_EXIT_OK;
+}
+
+int tp_cli_fit(int argc, char **argv) {
+    fit_args a;
+    int rc = parse_args(&a, argc, argv);
+    if (rc == 0) rc = run(&a);
+    tp_cli_model_args_free(&a.model);
+    return rc < 0 ? TP_EXIT_OK : rc; /* -1: --help */
 }

@@ -4,79 +4,67 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli_dims.h"
 #include "import/onnx_model.h"
-
-const char tp_cli_inspect_summary[] =
-    "show an ONNX model: opset, inputs/outputs, op histogram, params, node shapes";
-
-static void usage(FILE *f) {
-    fprintf(f,
-            "usage: tensorplan inspect MODEL.onnx [--json] [options]\n\n"
-            "Decode the model (zero-copy; weights are not read) and print its opset imports,\n"
-            "inputs and outputs with symbolic dims, the op histogram (nested If/Loop/Scan\n"
-            "bodies included) and the parameter count and bytes. The model is also converted\n"
-            "to the planning IR to list every node's output shapes and dtypes (--json, or\n"
-            "--nodes in text); when conversion fails the decoded summary is still printed and\n"
-            "the reason goes to stderr.\n\n"
-            "options:\n"
-            "  --json                 machine-readable output (raw byte counts, nodes[])\n"
-            "  --nodes                list every node with its output shapes (text form)\n"
-            "  --no-shapes            skip the conversion (summary only)\n"
-            "  --dim NAME=VALUE       bind a symbolic dimension for node shapes (repeatable);\n"
-            "                         a binding that contradicts the model is an error\n"
-            "  --allow-unknown-ops    type ops without a shape rule from value_info\n"
-            "  --verify-external-data check that external data files exist and are large enough\n"
-            "  --help                 this text\n\n"
-            "examples:\n"
-            "  tensorplan inspect resnet50.onnx\n"
-            "  tensorplan inspect gpt2.onnx --json --dim batch=1 --dim seq=128\n\n"
-            "Exit codes: 0 ok, 1 error (unreadable or malformed model), 2 usage error.\n");
-}
 
 typedef struct inspect_args {
     const char *path;
     bool json, nodes, shapes;
-    const char *dims[64];
-    int n_dims;
+    tp_cli_dims dims;
     tp_onnx_options opt;
 } inspect_args;
 
+static int apply_path(const tp_cli_ctx *ctx, const tp_cli_opt *o, const char *val, void *dest) {
+    (void)o;
+    const char **path = dest;
+    if (*path)
+        return tp_cli_usage_error(ctx->cmd, "more than one model given ('%s', '%s')", *path, val);
+    *path = val;
+    return 0;
+}
+
+static const tp_cli_opt inspect_opts[] = {
+    {.kind = TP_OPT_CUSTOM,
+     .dest = offsetof(inspect_args, path),
+     .value = "MODEL.onnx",
+     .apply = apply_path,
+     .help = "the ONNX model"},
+    TP_OPT_FLAG_ROW("nodes", inspect_args, nodes,
+                    "list every node with its output shapes (text form)"),
+    TP_OPT_UNSET_ROW("no-shapes", inspect_args, shapes, "skip the conversion (summary only)"),
+    TP_OPT_GROUP_ROW(tp_cli_dims_opts, inspect_args, dims, NULL), /* checked against the model */
+    TP_OPT_FLAG_ROW("allow-unknown-ops", inspect_args, opt.allow_unknown_ops,
+                    "type ops without a shape rule from value_info"),
+    TP_OPT_FLAG_ROW("verify-external-data", inspect_args, opt.verify_external_data,
+                    "check that external data files exist and are large enough"),
+    TP_CLI_COMMON(inspect_args, json),
+    TP_CLI_END,
+};
+
+const tp_cli_command tp_cli_inspect_command = {
+    .name = "inspect",
+    .summary = "show an ONNX model: opset, inputs/outputs, op histogram, params, node shapes",
+    .synopsis = "MODEL.onnx [--json] [options]",
+    .description =
+        "Decode the model (zero-copy; weights are not read) and print its opset imports,\n"
+        "inputs and outputs with symbolic dims, the op histogram (nested If/Loop/Scan\n"
+        "bodies included) and the parameter count and bytes. The model is also converted\n"
+        "to the planning IR to list every node's output shapes and dtypes (--json, or\n"
+        "--nodes in text); when conversion fails the decoded summary is still printed and\n"
+        "the reason goes to stderr. A --dim binding that contradicts the model is an error.",
+    .opts = inspect_opts,
+    .examples = "tensorplan inspect resnet50.onnx\n"
+                "tensorplan inspect gpt2.onnx --json --dim batch=1 --dim seq=128",
+    .notes = "Exit codes: 0 ok, 1 error (unreadable or malformed model), 2 usage error.",
+};
+
 static int parse_args(inspect_args *a, int argc, char **argv) {
-    const char *cmd = "inspect";
     memset(a, 0, sizeof *a);
     a->shapes = true;
     tp_onnx_options_init(&a->opt);
-    for (int i = 1; i < argc; i++) {
-        const char *s = argv[i];
-        if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
-            usage(stdout);
-            return -1;
-        } else if (strcmp(s, "--json") == 0) {
-            a->json = true;
-        } else if (strcmp(s, "--nodes") == 0) {
-            a->nodes = true;
-        } else if (strcmp(s, "--no-shapes") == 0) {
-            a->shapes = false;
-        } else if (strcmp(s, "--allow-unknown-ops") == 0) {
-            a->opt.allow_unknown_ops = true;
-        } else if (strcmp(s, "--verify-external-data") == 0) {
-            a->opt.verify_external_data = true;
-        } else if (strcmp(s, "--dim") == 0 || strncmp(s, "--dim=", 6) == 0) {
-            const char *v = s[5] == '=' ? s + 6 : (i + 1 < argc ? argv[++i] : NULL);
-            if (!v || !strchr(v, '=') || v[0] == '=')
-                return tp_cli_usage_error(cmd, "--dim expects NAME=VALUE");
-            if (a->n_dims >= 64) return tp_cli_usage_error(cmd, "too many --dim options");
-            a->dims[a->n_dims++] = v;
-        } else if (s[0] == '-' && s[1]) {
-            return tp_cli_usage_error(cmd, "unknown option '%s'", s);
-        } else if (a->path) {
-            return tp_cli_usage_error(cmd, "more than one model given ('%s', '%s')", a->path, s);
-        } else {
-            a->path = s;
-        }
-    }
-    if (!a->path) return tp_cli_usage_error(cmd, "no model given (see --help)");
+    int rc = tp_cli_parse(&tp_cli_inspect_command, argc, argv, a);
+    if (rc) return rc;
+    if (!a->path) return tp_cli_usage_error("inspect", "no model given (see --help)");
     return 0;
 }
 
@@ -302,11 +290,8 @@ static void print_json(const inspect_args *a, const tp_onnx_model *m, const tp_o
     tp_json_finish(&j);
 }
 
-int tp_cli_inspect(int argc, char **argv) {
-    inspect_args a;
-    int r = parse_args(&a, argc, argv);
-    if (r < 0) return TP_EXIT_OK;
-    if (r != 0) return r;
+static int run(inspect_args *ap) {
+    inspect_args a = *ap;
     tp_error err;
     tp_error_clear(&err);
     tp_onnx_model *m;
@@ -325,19 +310,13 @@ int tp_cli_inspect(int argc, char **argv) {
     tp_error conv;
     tp_error_clear(&conv);
     /* bindings are checked against the model whenever they are given, as plan does */
-    if (a.shapes && (a.json || a.nodes || a.n_dims > 0)) {
+    if (a.shapes && (a.json || a.nodes || a.dims.n > 0)) {
         if (tp_onnx_model_to_graph(m, &a.opt, NULL, &g, &conv) != TP_OK) {
             fprintf(stderr, "tensorplan inspect: note: node shapes unavailable: %s\n", conv.msg);
         } else {
-            for (int k = 0; k < a.n_dims; k++)
-                if ((s = tp_graph_bind_str(g, a.dims[k], &err)) != TP_OK) {
-                    tp_error_prefix(&err, "--dim %s: ", a.dims[k]);
-                    tp_cli_error("inspect", &err);
-                    tp_graph_destroy(g);
-                    tp_onnx_model_close(m);
-                    return tp_cli_exit_for(s);
-                }
-            if (a.n_dims > 0 && (s = tp_graph_validate(g, false, &err)) != TP_OK) {
+            s = tp_cli_dims_bind(&a.dims, g, &err);
+            if (s == TP_OK && a.dims.n > 0) s = tp_graph_validate(g, false, &err);
+            if (s != TP_OK) {
                 tp_cli_error("inspect", &err);
                 tp_graph_destroy(g);
                 tp_onnx_model_close(m);
@@ -352,4 +331,12 @@ int tp_cli_inspect(int argc, char **argv) {
     tp_graph_destroy(g);
     tp_onnx_model_close(m);
     return TP_EXIT_OK;
+}
+
+int tp_cli_inspect(int argc, char **argv) {
+    inspect_args a;
+    int rc = parse_args(&a, argc, argv);
+    if (rc == 0) rc = run(&a);
+    tp_cli_dims_free(&a.dims);
+    return rc < 0 ? TP_EXIT_OK : rc; /* -1: --help */
 }

@@ -9,48 +9,61 @@
 #include "cli_model.h"
 #include "cli_options.h"
 
-const char tp_cli_plan_summary[] = "plan the memory arena of a model (offsets, lifetimes, report)";
-
-static void usage(FILE *f) {
-    fprintf(f,
-            "usage: tensorplan plan [MODEL | --demo] [--dim NAME=VALUE]... [options]\n\n"
-            "Plan where every tensor of the model lives in one arena and print the report:\n"
-            "  # arena_size=A total_unshared=T saved=S\n"
-            "  # offset<TAB>size<TAB>node\n"
-            "  one row per slot, sorted by offset\n"
-            "followed by a summary (arena, lower bound, arena/LB; binary units).\n\n"
-            "model:\n%s\n"
-            "options:\n"
-            "  --align N          alignment in bytes, a power of two (default 64)\n"
-            "  --algo NAME        auto (default: the best heuristic, then exact search\n"
-            "                     within --plan-time), greedy (the reference), noreuse,\n"
-            "                     bestfit, exact\n"
-            "  --plan-time S      search budget in seconds for auto/exact, 0 to 1000000\n"
-            "                     (default 0.25; the search stops early at the lower bound\n"
-            "                     or a proof)\n"
-            "  --time-limit S     same as --plan-time\n"
-            "  --no-reuse         every buffer at its own offset (same as --algo noreuse)\n"
-            "  --pin-outputs      keep every ancestor of an output alive to the end\n"
-            "  --f32-uniform      size every slot as elements x 4 bytes\n"
-            "  --no-inplace       disable in-place reuse for elementwise ops\n"
-            "  --no-params        do not place weights (activations and inputs only)\n"
-            "  --json             machine-readable output (raw byte counts)\n"
-            "  --help             this text\n\n"
-            "examples:\n"
-            "  tensorplan plan --demo --dim seq=512\n"
-            "  tensorplan plan --demo --algo bestfit --json\n\n"
-            "Exit codes: 0 ok, 1 error (bad model, unbound dims), 2 usage error.\n",
-            tp_cli_model_usage);
-}
-
 typedef struct plan_args {
     tp_cli_model_args model;
     tp_plan_options po;
     bool json;
 } plan_args;
 
+static int apply_no_reuse(const tp_cli_ctx *ctx, const tp_cli_opt *o, const char *val, void *dest) {
+    (void)ctx, (void)o, (void)val;
+    *(tp_alloc_algo *)dest = TP_ALGO_NO_REUSE;
+    return 0;
+}
+
+#define PLAN_TIME(nm, hlp)                                                                         \
+    TP_OPT_REAL_ROW(nm, plan_args, po.time_limit_s, "S", 0.0, 1e6, "seconds from 0 to 1000000", hlp)
+
+static const tp_cli_opt plan_opts[] = {
+    TP_CLI_MODEL(plan_args, model),
+    TP_OPT_ALGO_ROW(plan_args, po.algo,
+                    "auto (default: the best heuristic, then exact search\n"
+                    "within --plan-time), greedy (the reference), noreuse,\n"
+                    "bestfit, exact"),
+    PLAN_TIME("plan-time", "search budget in seconds for auto/exact, 0 to 1000000\n"
+                           "(default 0.25; the search stops early at the lower bound\n"
+                           "or a proof)"),
+    PLAN_TIME("time-limit", "same as --plan-time"),
+    {.name = "no-reuse",
+     .kind = TP_OPT_CUSTOM,
+     .dest = offsetof(plan_args, po.algo),
+     .apply = apply_no_reuse,
+     .help = "every buffer at its own offset (same as --algo noreuse)"},
+    TP_OPT_FLAG_ROW("pin-outputs", plan_args, po.pin_output_ancestors,
+                    "keep every ancestor of an output alive to the end"),
+    TP_OPT_UNSET_ROW("no-params", plan_args, po.allocate_params,
+                     "do not place weights (activations and inputs only)"),
+    TP_CLI_PLAN(plan_args, po),
+    TP_CLI_COMMON(plan_args, json),
+    TP_CLI_END,
+};
+
+const tp_cli_command tp_cli_plan_command = {
+    .name = "plan",
+    .summary = "plan the memory arena of a model (offsets, lifetimes, report)",
+    .synopsis = "[MODEL | --demo] [--dim NAME=VALUE]... [options]",
+    .description = "Plan where every tensor of the model lives in one arena and print the report:\n"
+                   "  # arena_size=A total_unshared=T saved=S\n"
+                   "  # offset<TAB>size<TAB>node\n"
+                   "  one row per slot, sorted by offset\n"
+                   "followed by a summary (arena, lower bound, arena/LB; binary units).",
+    .opts = plan_opts,
+    .examples = "tensorplan plan --demo --dim seq=512\n"
+                "tensorplan plan --demo --algo bestfit --json",
+    .notes = "Exit codes: 0 ok, 1 error (bad model, unbound dims), 2 usage error.",
+};
+
 static int parse_args(plan_args *a, int argc, char **argv) {
-    const char *cmd = "plan";
     memset(a, 0, sizeof *a);
     tp_cli_model_args_init(&a->model);
     tp_plan_options_default(&a->po);
@@ -61,45 +74,7 @@ static int parse_args(plan_args *a, int argc, char **argv) {
         a->po.algo = TP_ALGO_AUTO;
         a->po.time_limit_s = 0.25;
     }
-    for (int i = 1; i < argc;) {
-        int r = tp_cli_model_arg(&a->model, cmd, argc, argv, &i);
-        if (r == 1) continue;
-        if (r != 0) return r;
-        const char *s = argv[i];
-        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
-            usage(stdout);
-            return -1;
-        } else if (strcmp(s, "--json") == 0) {
-            a->json = true;
-        } else if (strcmp(s, "--no-reuse") == 0) {
-            a->po.algo = TP_ALGO_NO_REUSE;
-        } else if (strcmp(s, "--pin-outputs") == 0) {
-            a->po.pin_output_ancestors = true;
-        } else if (strcmp(s, "--f32-uniform") == 0) {
-            a->po.width = TP_WIDTH_F32_UNIFORM;
-        } else if (strcmp(s, "--no-inplace") == 0) {
-            a->po.inplace = false;
-        } else if (strcmp(s, "--no-params") == 0) {
-            a->po.allocate_params = false;
-        } else if (strcmp(s, "--time-limit") == 0 || strcmp(s, "--plan-time") == 0) {
-            char *end = NULL;
-            errno = 0;
-            double t = val ? strtod(val, &end) : -1.0;
-            if (!val || end == val || *end || errno || !(t >= 0.0) || t > 1e6)
-                return tp_cli_usage_error(cmd, "%s needs seconds from 0 to 1000000, got '%s'", s,
-                                          val ? val : "");
-            a->po.time_limit_s = t;
-            i++;
-        } else {
-            int r2 = tp_cli_plan_option(cmd, s, val, &a->po);
-            if (r2 == 0) return tp_cli_usage_error(cmd, "unknown option '%s'", s);
-            if (r2 != 1) return r2;
-            i++;
-        }
-        i++;
-    }
-    return 0;
+    return tp_cli_parse(&tp_cli_plan_command, argc, argv, a);
 }
 
 static double ratio(uint64_t arena, uint64_t lb) {
@@ -165,11 +140,8 @@ static void print_summary(const tp_plan *p, const tp_graph *g, const plan_args *
            tp_cli_fmt_bytes(tp_plan_inplace_saved_bytes(p), b5, sizeof b5));
 }
 
-int tp_cli_plan(int argc, char **argv) {
-    plan_args a;
-    int rc = parse_args(&a, argc, argv);
-    if (rc < 0) return TP_EXIT_OK; /* --help */
-    if (rc != 0) return rc;
+static int run(plan_args *ap) {
+    plan_args a = *ap;
     tp_error err;
     tp_error_clear(&err);
     tp_graph *g = NULL;
@@ -200,4 +172,12 @@ int tp_cli_plan(int argc, char **argv) {
     tp_plan_destroy(p);
     tp_graph_destroy(g);
     return TP_EXIT_OK;
+}
+
+int tp_cli_plan(int argc, char **argv) {
+    plan_args a;
+    int rc = parse_args(&a, argc, argv);
+    if (rc == 0) rc = run(&a);
+    tp_cli_model_args_free(&a.model);
+    return rc < 0 ? TP_EXIT_OK : rc; /* -1: --help */
 }

@@ -6,39 +6,6 @@
 #include "cli_device.h"
 #include "cli_model.h"
 
-const char tp_cli_profile_summary[] =
-    "per-op flops, bytes and predicted time on a device, with the hotspots";
-
-static void usage(FILE *f) {
-    fprintf(f,
-            "usage: tensorplan profile [MODEL | --demo] [--dim NAME=VALUE]... [options]\n\n"
-            "Account every op of the model (flops, bytes read and written with true dtype\n"
-            "sizes) and predict its time on a device with the roofline model\n"
-            "max(flops / GEMM throughput, bytes / bandwidth) + dispatch; print the per-op\n"
-            "table, totals by op kind, the top hotspots and the static IO profile\n"
-            "(kernel launches, device traffic, sync points, host readback).\n\n"
-            "model:\n%s\n"
-            "options:\n"
-            "  --device NAME      cpu (calibrated, default), cuda, <kind>-default or a\n"
-            "                     catalog device (h100-sxm, l4, rpi5, ...; see `tensorplan cost`)\n"
-            "  --dtype T          GEMM precision on catalog devices: f32 (default), f16, bf16\n"
-            "  --top N            hotspots to list (default 10)\n"
-            "  --summary          omit the per-op table\n"
-            "  --quick            quick calibration when none is cached\n"
-            "  --host-ops LIST    op kinds that force a host round trip (sync points):\n"
-            "                     comma-separated kind names, 'none' or 'default'\n"
-            "                     (default: custom,fft,log_mel,welch_peaks)\n"
-            "  --json             machine-readable output (raw integers, nanoseconds)\n"
-            "  --help             this text\n\n"
-            "examples:\n"
-            "  tensorplan profile --demo --dim seq=512\n"
-            "  tensorplan profile model.onnx --device h100-sxm --top 5 --summary\n\n"
-            "Units: flops as counted (2 per multiply-add), bytes in binary units, time in\n"
-            "microseconds (text) or nanoseconds (JSON).\n"
-            "Exit codes: 0 ok, 1 error (bad model, unknown device), 2 usage error.\n",
-            tp_cli_model_usage);
-}
-
 typedef struct prof_args {
     tp_cli_model_args model;
     const char *device;
@@ -48,50 +15,43 @@ typedef struct prof_args {
     bool summary, json, quick;
 } prof_args;
 
+static const tp_cli_opt profile_opts[] = {
+    TP_CLI_MODEL(prof_args, model),
+    TP_OPT_STRING_ROW("device", prof_args, device, "NAME",
+                      "cpu (calibrated, default), cuda, <kind>-default or a\n"
+                      "catalog device (h100-sxm, l4, rpi5, ...; see `tensorplan cost`)"),
+    TP_CLI_DEVICE_DTYPE(prof_args, dtype),
+    TP_OPT_U32_ROW("top", prof_args, top, "N", 0, 100000, "hotspots to list (default 10)"),
+    TP_OPT_FLAG_ROW("summary", prof_args, summary, "omit the per-op table"),
+    TP_CLI_DEVICE_QUICK(prof_args, quick),
+    TP_CLI_DEVICE_HOST_OPS(prof_args, host_ops),
+    TP_CLI_COMMON(prof_args, json),
+    TP_CLI_END,
+};
+
+const tp_cli_command tp_cli_profile_command = {
+    .name = "profile",
+    .summary = "per-op flops, bytes and predicted time on a device, with the hotspots",
+    .synopsis = "[MODEL | --demo] [--dim NAME=VALUE]... [options]",
+    .description = "Account every op of the model (flops, bytes read and written with true dtype\n"
+                   "sizes) and predict its time on a device with the roofline model\n"
+                   "max(flops / GEMM throughput, bytes / bandwidth) + dispatch; print the per-op\n"
+                   "table, totals by op kind, the top hotspots and the static IO profile\n"
+                   "(kernel launches, device traffic, sync points, host readback).",
+    .opts = profile_opts,
+    .examples = "tensorplan profile --demo --dim seq=512\n"
+                "tensorplan profile model.onnx --device h100-sxm --top 5 --summary",
+    .notes = "Units: flops as counted (2 per multiply-add), bytes in binary units, time in\n"
+             "microseconds (text) or nanoseconds (JSON).\n"
+             "Exit codes: 0 ok, 1 error (bad model, unknown device), 2 usage error.",
+};
+
 static int parse_args(prof_args *a, int argc, char **argv) {
-    const char *cmd = "profile";
     memset(a, 0, sizeof *a);
     tp_cli_model_args_init(&a->model);
     a->device = "cpu";
     a->top = 10;
-    for (int i = 1; i < argc;) {
-        int r = tp_cli_model_arg(&a->model, cmd, argc, argv, &i);
-        if (r == 1) continue;
-        if (r != 0) return r;
-        const char *s = argv[i];
-        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
-            usage(stdout);
-            return -1;
-        } else if (strcmp(s, "--json") == 0) {
-            a->json = true;
-        } else if (strcmp(s, "--summary") == 0) {
-            a->summary = true;
-        } else if (strcmp(s, "--quick") == 0) {
-            a->quick = true;
-        } else if (strcmp(s, "--device") == 0 || strcmp(s, "--dtype") == 0 ||
-                   strcmp(s, "--host-ops") == 0) {
-            if (!val) return tp_cli_usage_error(cmd, "%s needs a value", s);
-            if (strcmp(s, "--device") == 0)
-                a->device = val;
-            else if (strcmp(s, "--dtype") == 0)
-                a->dtype = val;
-            else
-                a->host_ops = val;
-            i++;
-        } else if (strcmp(s, "--top") == 0) {
-            char *end = NULL;
-            long v = val ? strtol(val, &end, 10) : -1;
-            if (!val || !end || *end || v < 0 || v > 100000)
-                return tp_cli_usage_error(cmd, "--top needs a count, got '%s'", val ? val : "");
-            a->top = (uint32_t)v;
-            i++;
-        } else {
-            return tp_cli_usage_error(cmd, "unknown option '%s'", s);
-        }
-        i++;
-    }
-    return 0;
+    return tp_cli_parse(&tp_cli_profile_command, argc, argv, a);
 }
 
 static const char *fmt_flops(uint64_t v, char *buf, size_t cap) {
@@ -258,12 +218,9 @@ static void print_text(const prof_args *a, const tp_graph *g, const tp_device_mo
            gc->sync_ns / 1e3);
 }
 
-int tp_cli_profile(int argc, char **argv) {
+static int run(prof_args *ap) {
     const char *cmd = "profile";
-    prof_args a;
-    int rc = parse_args(&a, argc, argv);
-    if (rc < 0) return TP_EXIT_OK;
-    if (rc != 0) return rc;
+    prof_args a = *ap;
     tp_error err;
     tp_error_clear(&err);
     tp_cli_devices devs;
@@ -271,7 +228,8 @@ int tp_cli_profile(int argc, char **argv) {
     devs.quick = a.quick;
     devs.quiet = a.json;
     tp_io_options io;
-    if ((rc = tp_cli_devices_options(&devs, cmd, a.dtype, a.host_ops, &io)) != 0) return rc;
+    int rc = tp_cli_devices_options(&devs, cmd, a.dtype, a.host_ops, &io);
+    if (rc != 0) return rc;
     tp_graph *g = NULL;
     tp_device_model dev;
     tp_graph_cost gc;
@@ -296,4 +254,12 @@ int tp_cli_profile(int argc, char **argv) {
     tp_graph_destroy(g);
     tp_cli_devices_free(&devs);
     return TP_EXIT_OK;
+}
+
+int tp_cli_profile(int argc, char **argv) {
+    prof_args a;
+    int rc = parse_args(&a, argc, argv);
+    if (rc == 0) rc = run(&a);
+    tp_cli_model_args_free(&a.model);
+    return rc < 0 ? TP_EXIT_OK : rc; /* -1: --help */
 }

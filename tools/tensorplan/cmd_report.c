@@ -19,41 +19,7 @@
 #include "report_html.h"
 #include "tensorplan/runtime.h"
 
-const char tp_cli_report_summary[] =
-    "the main job: memory, fit, peak, IO and latency of a model on one screen";
-
 #define TOP_MAX 64
-
-static void usage(FILE *f) {
-    fprintf(f,
-            "usage: tensorplan report [MODEL | --demo] [--dim NAME=VALUE]... [options]\n\n"
-            "Everything tensorplan knows about a model before loading a weight: a summary,\n"
-            "unique weights, the planned activation arena (versus no reuse and versus the\n"
-            "lower bound), inputs and the peak; whether it fits the budget or by how much it\n"
-            "does not; the largest activations and where the peak occurs; the IO profile;\n"
-            "predicted latency per device and the device choice. Without MODEL it reports on\n"
-            "the bundled example (examples/models/, else the built-in demo transformer).\n\n"
-            "model:\n%s\n"
-            "options:\n"
-            "  --budget SIZE     memory budget: 512MiB, 8GiB, 1.5G or bytes (default: this\n"
-            "                    machine's soft budget, 0.80 x available memory)\n"
-            "  --devices LIST    devices to predict on (default cpu,cuda; see 'tensorplan cost\n"
-            "                    --help' for names, e.g. cpu,h100-sxm,l4,rpi5 or all)\n"
-            "  --top N           largest activations to list (default 8)\n"
-            "  --svg FILE        write the memory map (x = step, y = offset) as SVG\n"
-            "  --html FILE       write a self-contained HTML page (map, tables, hover details)\n"
-            "  --full-calibration  calibrate this CPU fully when no calibration is cached\n"
-            "                    (default: a quick calibration, cached)\n"
-            "  --json            machine-readable output (schema tensorplan.report/1)\n"
-            "  --quiet           no progress lines on stderr\n"
-            "  --help            this text\n\n"
-            "examples:\n"
-            "  tensorplan report\n"
-            "  tensorplan report model.onnx --dim batch=8 --budget 4GiB --html report.html\n"
-            "  tensorplan report --demo --devices cpu,h100-sxm,rpi5 --json\n\n"
-            "Exit codes: 0 fits, 1 error, 2 usage error, 3 the peak exceeds the budget.\n",
-            tp_cli_model_usage);
-}
 
 typedef struct report_args {
     tp_cli_model_args model;
@@ -63,6 +29,44 @@ typedef struct report_args {
     bool bundled; /* no MODEL given: the bundled example */
     uint32_t top;
 } report_args;
+
+static const tp_cli_opt report_opts[] = {
+    TP_CLI_MODEL(report_args, model),
+    TP_OPT_BUDGET_ROW(report_args, budget, has_budget),
+    TP_OPT_STRING_ROW("devices", report_args, devices, "LIST",
+                      "devices to predict on (default cpu,cuda; see 'tensorplan cost\n"
+                      "--help' for names, e.g. cpu,h100-sxm,l4,rpi5 or all)"),
+    TP_OPT_U32_ROW("top", report_args, top, "N", 1, TOP_MAX,
+                   "largest activations to list (default 8)"),
+    TP_OPT_FILE_ROW("svg", report_args, svg, "FILE",
+                    "write the memory map (x = step, y = offset) as SVG"),
+    TP_OPT_FILE_ROW("html", report_args, html, "FILE",
+                    "write a self-contained HTML page (map, tables, hover details)"),
+    TP_OPT_FLAG_ROW("full-calibration", report_args, full_calib,
+                    "calibrate this CPU fully when no calibration is cached\n"
+                    "(default: a quick calibration, cached)"),
+    TP_CLI_COMMON(report_args, json),
+    TP_CLI_END,
+};
+
+const tp_cli_command tp_cli_report_command = {
+    .name = "report",
+    .summary = "the main job: memory, fit, peak, IO and latency of a model on one screen",
+    .synopsis = "[MODEL | --demo] [--dim NAME=VALUE]... [options]",
+    .description =
+        "Everything tensorplan knows about a model before loading a weight: a summary,\n"
+        "unique weights, the planned activation arena (versus no reuse and versus the\n"
+        "lower bound), inputs and the peak; whether it fits the budget or by how much it\n"
+        "does not; the largest activations and where the peak occurs; the IO profile;\n"
+        "predicted latency per device and the device choice. Without MODEL it reports on\n"
+        "the bundled example (examples/models/, else the built-in demo transformer).\n"
+        "A .gguf model is reported as 'tensorplan estimate MODEL.gguf' (its options).",
+    .opts = report_opts,
+    .examples = "tensorplan report\n"
+                "tensorplan report model.onnx --dim batch=8 --budget 4GiB --html report.html\n"
+                "tensorplan report --demo --devices cpu,h100-sxm,rpi5 --json",
+    .notes = "Exit codes: 0 fits, 1 error, 2 usage error, 3 the peak exceeds the budget.",
+};
 
 /* The bundled example (examples/models/mobilenet_v2.onnx, made by
  * scripts/make_example_model.sh): from the source tree, else the installed copy. */
@@ -80,72 +84,30 @@ static const char *bundled_example(void) {
 
 /* No MODEL and no --demo: the bundled example at batch 1 (user --dim values,
  * applied later, override), or the built-in demo when it is not installed. */
-static void default_model(report_args *a) {
+static int default_model(report_args *a) {
     tp_cli_model_args *m = &a->model;
-    if (m->path || m->demo) return;
+    if (m->path || m->demo) return 0;
     const char *ex = bundled_example();
-    if (!ex || m->n_dims >= TP_CLI_MAX_DIMS) {
+    if (!ex) {
         m->demo = true;
-        return;
+        return 0;
     }
     m->path = ex;
     a->bundled = true;
-    memmove(&m->dims[1], &m->dims[0], (size_t)m->n_dims * sizeof m->dims[0]);
-    m->dims[0] = "batch=1";
-    m->n_dims++;
+    if (tp_cli_dims_insert(&m->dims, 0, "batch=1")) return 0;
+    tp_error err;
+    tp_error_set(&err, TP_ERR_NOMEM, "out of memory");
+    tp_cli_error("report", &err);
+    return TP_EXIT_ERROR;
 }
 
 static int parse_args(report_args *a, int argc, char **argv) {
-    const char *cmd = "report";
     memset(a, 0, sizeof *a);
     tp_cli_model_args_init(&a->model);
     a->devices = "cpu,cuda";
     a->top = 8;
-    for (int i = 1; i < argc;) {
-        int r = tp_cli_model_arg(&a->model, cmd, argc, argv, &i);
-        if (r == 1) continue;
-        if (r != 0) return r;
-        const char *s = argv[i];
-        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
-            usage(stdout);
-            return -1;
-        } else if (strcmp(s, "--json") == 0) {
-            a->json = true;
-        } else if (strcmp(s, "--full-calibration") == 0) {
-            a->full_calib = true;
-        } else if (strcmp(s, "--budget") == 0) {
-            if (!val || !tp_cli_parse_size(val, &a->budget))
-                return tp_cli_usage_error(
-                    cmd, "--budget needs a size (512MiB, 8GiB, 1.5G, bytes), got '%s'",
-                    val ? val : "");
-            a->has_budget = true;
-            i++;
-        } else if (strcmp(s, "--top") == 0) {
-            char *end = NULL;
-            long v = val ? strtol(val, &end, 10) : -1;
-            if (!val || end == val || *end || v < 1 || v > TOP_MAX)
-                return tp_cli_usage_error(cmd, "--top needs a number from 1 to %d, got '%s'",
-                                          TOP_MAX, val ? val : "");
-            a->top = (uint32_t)v;
-            i++;
-        } else if (strcmp(s, "--devices") == 0 || strcmp(s, "--svg") == 0 ||
-                   strcmp(s, "--html") == 0) {
-            if (!val || !*val) return tp_cli_usage_error(cmd, "%s needs a value", s);
-            if (s[2] == 'd')
-                a->devices = val;
-            else if (s[2] == 's')
-                a->svg = val;
-            else
-                a->html = val;
-            i++;
-        } else {
-            return tp_cli_usage_error(cmd, "unknown option '%s'", s);
-        }
-        i++;
-    }
-    default_model(a);
-    return 0;
+    int rc = tp_cli_parse(&tp_cli_report_command, argc, argv, a);
+    return rc ? rc : default_model(a);
 }
 
 static const char *model_label(const report_args *a) {
@@ -742,6 +704,8 @@ static int write_outputs(const report *r) {
     return rc;
 }
 
+static int run(report_args *ap);
+
 /* A .gguf LLM has no graph here yet: its report is the estimate's llama.cpp terms. */
 static bool gguf_model(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
@@ -752,7 +716,6 @@ static bool gguf_model(int argc, char **argv) {
 }
 
 int tp_cli_report(int argc, char **argv) {
-    const char *cmd = "report";
     if (gguf_model(argc, argv)) {
         bool json = false;
         for (int i = 1; i < argc; i++)
@@ -764,8 +727,15 @@ int tp_cli_report(int argc, char **argv) {
     }
     report_args a;
     int rc = parse_args(&a, argc, argv);
-    if (rc < 0) return TP_EXIT_OK;
-    if (rc != 0) return rc;
+    if (rc == 0) rc = run(&a);
+    tp_cli_model_args_free(&a.model);
+    return rc < 0 ? TP_EXIT_OK : rc; /* -1: --help */
+}
+
+static int run(report_args *ap) {
+    const char *cmd = "report";
+    report_args a = *ap;
+    int rc;
     tp_error err;
     tp_error_clear(&err);
     report r;

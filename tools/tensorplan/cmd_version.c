@@ -1,23 +1,32 @@
 /* tensorplan version — print the library version. */
 #include <string.h>
 
-#include "cli.h"
+#include "cli_opts.h"
 
-const char tp_cli_version_summary[] = "print the version";
+typedef struct version_args {
+    bool json;
+} version_args;
+
+static const tp_cli_opt version_opts[] = {
+    TP_CLI_COMMON(version_args, json),
+    TP_CLI_END,
+};
+
+const tp_cli_command tp_cli_version_command = {
+    .name = "version",
+    .summary = "print the version",
+    .synopsis = "[--json]",
+    .description = "Print the version of tensorplan.",
+    .opts = version_opts,
+    .examples = "tensorplan version --json",
+    .notes = "Exit codes: 0 ok, 2 usage error.",
+};
 
 int tp_cli_version(int argc, char **argv) {
-    bool json = false;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0) {
-            json = true;
-        } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            printf("usage: tensorplan version [--json]\n\nPrint the version of tensorplan.\n");
-            return TP_EXIT_OK;
-        } else {
-            return tp_cli_usage_error("version", "unknown option '%s'", argv[i]);
-        }
-    }
-    if (!json) {
+    version_args a = {false};
+    int rc = tp_cli_parse(&tp_cli_version_command, argc, argv, &a);
+    if (rc) return rc < 0 ? TP_EXIT_OK : rc; /* -1: --help */
+    if (!a.json) {
         printf("tensorplan %s\n", tp_version());
         return TP_EXIT_OK;
     }

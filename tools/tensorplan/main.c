@@ -3,14 +3,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli_opts.h"
 
 static const struct {
-    const char *name;
+    const tp_cli_command *cmd;
     int (*run)(int argc, char **argv);
-    const char *summary;
 } commands[] = {
-#define TP_CLI_COMMAND(n) {#n, tp_cli_##n, tp_cli_##n##_summary},
+#define TP_CLI_COMMAND(n) {&tp_cli_##n##_command, tp_cli_##n},
 #include "cli_commands.inc"
 #undef TP_CLI_COMMAND
 };
@@ -20,7 +19,7 @@ static void usage(FILE *f) {
                "Plan memory, estimate peaks and predict latency of ML models before loading "
                "weights.\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+        fprintf(f, "  %-10s %s\n", commands[i].cmd->name, commands[i].cmd->summary);
     fprintf(f, "\nRun 'tensorplan <command> --help' for a command's options and examples.\n"
                "Every command takes --quiet (no progress lines on stderr) and --json.\n"
                "Exit codes: 0 ok, 1 error, 2 usage error, 3 does not fit the budget.\n");
@@ -49,18 +48,8 @@ int main(int argc, char **argv) {
         printf("tensorplan %s\n", tp_version());
         return TP_EXIT_OK;
     }
-    /* --quiet / -q is common to every subcommand: take it out here. */
-    int n = 1;
-    for (int i = 1; i < argc; i++) {
-        if (i > 1 && (strcmp(argv[i], "--quiet") == 0 || strcmp(argv[i], "-q") == 0))
-            tp_cli_quiet = true;
-        else
-            argv[n++] = argv[i];
-    }
-    argc = n;
-    argv[argc] = NULL;
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (strcmp(argv[1], commands[i].name) == 0)
+        if (strcmp(argv[1], commands[i].cmd->name) == 0)
             return finish_stdout(argv[1], commands[i].run(argc - 1, argv + 1));
     fprintf(stderr, "tensorplan: unknown command '%s'\n\n", argv[1]);
     usage(stderr);
