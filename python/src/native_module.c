@@ -352,9 +352,9 @@ PyObject *tp_py_alloc(PyObject *self, PyObject *args) {
     if (!d || tp_py_put_u64(d, "buffers", n) || tp_py_put_obj(d, "offsets", offsets) ||
         tp_py_put_u64(d, "arena_bytes", r.arena_bytes) ||
         tp_py_put_u64(d, "lower_bound_bytes", r.lower_bound_bytes) ||
-        tp_py_put_f64(d, "ratio",
-                      r.lower_bound_bytes ? (double)r.arena_bytes / (double)r.lower_bound_bytes
-                                          : 1.0) ||
+        (r.lower_bound_bytes /* arena / LB; None for a zero bound, as the CLI's null */
+             ? tp_py_put_f64(d, "ratio", (double)r.arena_bytes / (double)r.lower_bound_bytes)
+             : tp_py_put_obj(d, "ratio", Py_NewRef(Py_None))) ||
         tp_py_put_str(d, "algorithm", tp_alloc_algo_name(r.algo_used)) ||
         tp_py_put_bool(d, "optimal", r.optimal)) {
         Py_XDECREF(d);

@@ -286,7 +286,7 @@ class Alloc:
     offsets: Tuple[int, ...] = dataclasses.field(repr=False)
     arena_bytes: int
     lower_bound_bytes: int
-    ratio: float
+    ratio: Optional[float]  # arena / lower bound; None when the bound is 0
     algorithm: str
     optimal: bool
 

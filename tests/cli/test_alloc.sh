@@ -134,6 +134,13 @@ if [ "$n_sol" -eq 24000 ]; then ok "dense solution rows"; else bad "dense soluti
 run "dense auto --quiet" 0 "$TP" alloc "$tmp/dense.csv" --time-limit 0.2 --quiet -o "$tmp/dense.sol"
 if grep -q "searching" "$tmp/err"; then bad "no progress without --progress" "$(cat "$tmp/err")"; else ok "no progress without --progress"; fi
 
+# a zero lower bound (every buffer empty) has no ratio: n/a in text, null in JSON
+printf 'id,lower,upper,size\na,0,1,0\n' >"$tmp/zero.csv"
+run "zero lower bound" 0 "$TP" alloc "$tmp/zero.csv"
+has "zero bound: ratio n/a" "$tmp/err" "lower bound 0 (0 B), ratio n/a,"
+run "zero lower bound --json" 0 "$TP" alloc "$tmp/zero.csv" --json -o "$tmp/zero.sol"
+has "zero bound: ratio null" "$tmp/out" '"ratio": null,'
+
 # a MiniMalloc instance, solved to its lower bound without a time limit
 F=../shared/benchmarks/minimalloc/F.1048576.csv
 if [ -f "$F" ]; then

@@ -30,6 +30,10 @@ const char *tp_cli_fmt_bytes(uint64_t bytes, char *buf, size_t cap);
 /* s if it fits `width` characters, else its start + "..." + its end, width
  * characters in all, written into buf (long ONNX names differ in the middle). */
 const char *tp_cli_elide(const char *s, size_t width, char *buf, size_t cap);
+/* The ratio num / den (arena over lower bound, no reuse over arena), written with
+ * `decimals` digits; "n/a" when den is 0 (there is no ratio to a zero bound). The
+ * one rule of every command; JSON writes null there (tp_json_kv_ratio). */
+const char *tp_cli_fmt_ratio(uint64_t num, uint64_t den, int decimals, char *buf, size_t cap);
 /* Print "tensorplan <cmd>: <message>" to stderr, with the status name. */
 void tp_cli_error(const char *cmd, const tp_error *err);
 /* Print a usage error and return TP_EXIT_USAGE. */
@@ -71,6 +75,8 @@ void tp_json_kv_u64(tp_json *j, const char *k, uint64_t v);
 void tp_json_kv_i64(tp_json *j, const char *k, int64_t v);
 void tp_json_kv_f64(tp_json *j, const char *k, double v);
 void tp_json_kv_bool(tp_json *j, const char *k, bool v);
+/* num / den, or null when den is 0 (tp_cli_fmt_ratio). */
+void tp_json_kv_ratio(tp_json *j, const char *k, uint64_t num, uint64_t den);
 /* Finish the document with a newline. */
 void tp_json_finish(tp_json *j);
 

@@ -142,6 +142,13 @@ void tp_json_kv_f64(tp_json *j, const char *k, double v) {
     tp_json_key(j, k);
     tp_json_f64(j, v);
 }
+void tp_json_kv_ratio(tp_json *j, const char *k, uint64_t num, uint64_t den) {
+    tp_json_key(j, k);
+    if (den == 0)
+        tp_json_null(j);
+    else
+        tp_json_f64(j, (double)num / (double)den);
+}
 void tp_json_kv_bool(tp_json *j, const char *k, bool v) {
     tp_json_key(j, k);
     tp_json_bool(j, v);

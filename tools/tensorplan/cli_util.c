@@ -86,6 +86,14 @@ bool tp_cli_parse_size(const char *s, uint64_t *out) {
     return false;
 }
 
+const char *tp_cli_fmt_ratio(uint64_t num, uint64_t den, int decimals, char *buf, size_t cap) {
+    if (den == 0)
+        snprintf(buf, cap, "n/a");
+    else
+        snprintf(buf, cap, "%.*f", decimals, (double)num / (double)den);
+    return buf;
+}
+
 const char *tp_cli_fmt_bytes(uint64_t bytes, char *buf, size_t cap) {
     return tp_format_bytes(bytes, buf, cap);
 }

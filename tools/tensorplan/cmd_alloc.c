@@ -100,15 +100,14 @@ typedef struct progress_state {
 static void progress(void *ctx, double elapsed_s, uint64_t best, uint64_t lb) {
     progress_state *p = ctx;
     p->open = p->tty;
-    fprintf(stderr, "%stensorplan alloc: searching %.0f s, best %llu, lower bound %llu, %.4f%s",
+    char rb[32];
+    fprintf(stderr, "%stensorplan alloc: searching %.0f s, best %llu, lower bound %llu, %s%s",
             p->tty ? "\r" : "", elapsed_s, (unsigned long long)best, (unsigned long long)lb,
-            lb ? (double)best / (double)lb : 1.0, p->tty ? "" : "\n");
+            tp_cli_fmt_ratio(best, lb, 4, rb, sizeof rb), p->tty ? "" : "\n");
     fflush(stderr);
 }
 
 static void summary(const alloc_args *a, size_t n, const tp_alloc_result *r, FILE *f) {
-    double ratio =
-        r->lower_bound_bytes ? (double)r->arena_bytes / (double)r->lower_bound_bytes : 1.0;
     if (a->json) {
         tp_json j;
         tp_json_init(&j, f, true);
@@ -119,7 +118,7 @@ static void summary(const alloc_args *a, size_t n, const tp_alloc_result *r, FIL
         tp_json_kv_u64(&j, "buffers", (uint64_t)n);
         tp_json_kv_u64(&j, "arena_bytes", r->arena_bytes);
         tp_json_kv_u64(&j, "lower_bound_bytes", r->lower_bound_bytes);
-        tp_json_kv_f64(&j, "ratio", ratio);
+        tp_json_kv_ratio(&j, "ratio", r->arena_bytes, r->lower_bound_bytes);
         tp_json_kv_str(&j, "algorithm", tp_alloc_algo_name(r->algo_used));
         tp_json_kv_bool(&j, "optimal", r->optimal);
         tp_json_kv_f64(&j, "seconds", r->seconds);
@@ -128,13 +127,14 @@ static void summary(const alloc_args *a, size_t n, const tp_alloc_result *r, FIL
         tp_json_finish(&j);
         return;
     }
-    char b1[32], b2[32];
+    char b1[32], b2[32], rb[32];
     fprintf(f,
             "tensorplan alloc: %zu buffers, arena %llu (%s), lower bound %llu (%s), ratio "
-            "%.4f, algorithm %s, optimal %s, %.3f s\n",
+            "%s, algorithm %s, optimal %s, %.3f s\n",
             n, (unsigned long long)r->arena_bytes, tp_cli_fmt_bytes(r->arena_bytes, b1, sizeof b1),
             (unsigned long long)r->lower_bound_bytes,
-            tp_cli_fmt_bytes(r->lower_bound_bytes, b2, sizeof b2), ratio,
+            tp_cli_fmt_bytes(r->lower_bound_bytes, b2, sizeof b2),
+            tp_cli_fmt_ratio(r->arena_bytes, r->lower_bound_bytes, 4, rb, sizeof rb),
             tp_alloc_algo_name(r->algo_used), r->optimal ? "yes" : "no", r->seconds);
 }
 

@@ -77,10 +77,6 @@ static int parse_args(plan_args *a, int argc, char **argv) {
     return tp_cli_parse(&tp_cli_plan_command, argc, argv, a);
 }
 
-static double ratio(uint64_t arena, uint64_t lb) {
-    return lb ? (double)arena / (double)lb : 1.0;
-}
-
 static void print_json(const plan_args *a, const tp_plan *p, const tp_graph *g) {
     tp_json j;
     tp_json_init(&j, stdout, true);
@@ -94,8 +90,8 @@ static void print_json(const plan_args *a, const tp_plan *p, const tp_graph *g) 
     tp_json_kv_u64(&j, "nodes", tp_graph_node_count(g));
     tp_json_kv_u64(&j, "arena_bytes", tp_plan_arena_bytes(p));
     tp_json_kv_u64(&j, "lower_bound_bytes", tp_plan_lower_bound_bytes(p));
-    tp_json_kv_f64(&j, "arena_over_lower_bound",
-                   ratio(tp_plan_arena_bytes(p), tp_plan_lower_bound_bytes(p)));
+    tp_json_kv_ratio(&j, "arena_over_lower_bound", tp_plan_arena_bytes(p),
+                     tp_plan_lower_bound_bytes(p));
     tp_json_kv_u64(&j, "unshared_bytes", tp_plan_unshared_bytes(p));
     tp_json_kv_u64(&j, "saved_bytes", tp_plan_saved_bytes(p));
     tp_json_kv_u64(&j, "inplace_saved_bytes", tp_plan_inplace_saved_bytes(p));
@@ -124,15 +120,15 @@ static void print_json(const plan_args *a, const tp_plan *p, const tp_graph *g) 
 }
 
 static void print_summary(const tp_plan *p, const tp_graph *g, const plan_args *a) {
-    char b1[32], b2[32], b3[32], b4[32], b5[32];
+    char b1[32], b2[32], b3[32], b4[32], b5[32], rb[32];
     const tp_alloc_result *r = tp_plan_alloc_result(p);
     printf("# model: %s, %u nodes, %u slots, algo %s, alignment %llu\n",
            tp_cli_model_label(&a->model), tp_graph_node_count(g), tp_plan_slot_count(p),
            tp_alloc_algo_name(r->algo_used), (unsigned long long)a->po.alignment);
-    printf("# arena %s, lower bound %s, arena/LB %.3f%s\n",
+    printf("# arena %s, lower bound %s, arena/LB %s%s\n",
            tp_cli_fmt_bytes(tp_plan_arena_bytes(p), b1, sizeof b1),
            tp_cli_fmt_bytes(tp_plan_lower_bound_bytes(p), b2, sizeof b2),
-           ratio(tp_plan_arena_bytes(p), tp_plan_lower_bound_bytes(p)),
+           tp_cli_fmt_ratio(tp_plan_arena_bytes(p), tp_plan_lower_bound_bytes(p), 3, rb, sizeof rb),
            r->optimal ? " (optimal)" : "");
     printf("# unshared %s, saved %s, in-place saved %s (binary units: KiB = 1024 B)\n",
            tp_cli_fmt_bytes(tp_plan_unshared_bytes(p), b3, sizeof b3),

@@ -235,10 +235,6 @@ static const char *node_name(const tp_graph *g, tp_node_id id, char *buf, size_t
     return buf;
 }
 
-static double ratio(uint64_t a, uint64_t b) {
-    return b ? (double)a / (double)b : 0.0;
-}
-
 /* ---------------------------------------------------------------- text */
 
 /* One line per tensor: name, dtype, shape, size; a numbered family
@@ -341,11 +337,13 @@ static void print_text(const report *r) {
     uint64_t arena = tp_plan_arena_bytes(r->act), lb = tp_plan_lower_bound_bytes(r->act);
     printf("\nMEMORY (binary units)\n");
     printf("  weights (unique)   %12s\n", tp_cli_fmt_bytes(r->est.weight_bytes, b[0], 32));
-    printf("  activations        %12s  arena; no reuse %s (%.2fx), lower bound %s (arena/LB "
-           "%.4f)\n",
+    char r1[32], r2[32];
+    printf("  activations        %12s  arena; no reuse %s (%sx), lower bound %s (arena/LB "
+           "%s)\n",
            tp_cli_fmt_bytes(r->est.activation_bytes, b[1], 32),
-           tp_cli_fmt_bytes(r->noreuse_bytes, b[2], 32), ratio(r->noreuse_bytes, arena),
-           tp_cli_fmt_bytes(lb, b[3], 32), ratio(arena, lb));
+           tp_cli_fmt_bytes(r->noreuse_bytes, b[2], 32),
+           tp_cli_fmt_ratio(r->noreuse_bytes, arena, 2, r1, sizeof r1),
+           tp_cli_fmt_bytes(lb, b[3], 32), tp_cli_fmt_ratio(arena, lb, 4, r2, sizeof r2));
     printf("  inputs             %12s\n", tp_cli_fmt_bytes(r->est.input_bytes, b[4], 32));
     printf("  peak               %12s  (runtime: plan, the best plan)\n",
            tp_cli_fmt_bytes(r->est.peak_bytes, b[5], 32));
