@@ -15,6 +15,7 @@
 #include "../fuzz/fuzz_catalog.c"
 #include "../fuzz/fuzz_calib_cache.c"
 #include "../fuzz/fuzz_sysmem.c"
+#include "../fuzz/fuzz_json_ints.c"
 
 typedef struct fuzz_target {
     const char *name;
@@ -28,6 +29,7 @@ static const fuzz_target targets[] = {
     {"catalog", tp_fuzz_catalog},
     {"calib_cache", tp_fuzz_calib_cache},
     {"sysmem", tp_fuzz_sysmem},
+    {"json_ints", tp_fuzz_json_ints},
 };
 
 static uint8_t *read_file(const char *path, size_t *size) {

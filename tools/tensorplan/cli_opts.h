@@ -23,6 +23,7 @@
  *                            heading, else inline
  *             TP_OPT_HELP    --help: print the generated help, exit 0
  *   takes   for TP_OPT_CUSTOM: whether it takes a value
+ *   file    for TP_OPT_CUSTOM: the value is a file name (for completions)
  *   dest    offsetof() of the destination in the command's argument struct
  *   seen    offsetof() + 1 of a bool set when the option (or, for a group, any
  *           of its options) is given; 0 for none (TP_CLI_SEEN(type, field))
@@ -78,6 +79,7 @@ typedef struct tp_cli_opt {
     char alias;
     tp_cli_kind kind;
     bool takes;
+    bool file; /* TP_OPT_CUSTOM: the value names a file (completions complete file names) */
     size_t dest;
     size_t seen;
     const char *value;

@@ -94,7 +94,7 @@ static int default_model(report_args *a) {
     }
     m->path = ex;
     a->bundled = true;
-    if (tp_cli_dims_insert(&m->dims, 0, "batch=1")) return 0;
+    if (tp_cli_dims_insert(&m->dims, 0, "batch=1", NULL)) return 0;
     tp_error err;
     tp_error_set(&err, TP_ERR_NOMEM, "out of memory");
     tp_cli_error("report", &err);
