@@ -124,6 +124,7 @@ const tp_cli_opt tp_cli_dims_opts[] = {
      .takes = true,
      .value = "NAME=VALUE",
      .what = "NAME=VALUE",
+     .repeat = true,
      .apply = apply_dim,
      .help = "bind a symbolic dimension (repeatable), e.g. --dim batch=8"},
     {.name = "dims",
@@ -132,6 +133,7 @@ const tp_cli_opt tp_cli_dims_opts[] = {
      .value = "FILE.json",
      .what = "a JSON file",
      .file = true,
+     .repeat = true,
      .apply = apply_dims_file,
      .help = "bind the dimensions of a JSON object {\"batch\": 8, ...}\n"
              "(repeatable; with --dim, later bindings win)"},

@@ -24,6 +24,7 @@
  *             TP_OPT_HELP    --help: print the generated help, exit 0
  *   takes   for TP_OPT_CUSTOM: whether it takes a value
  *   file    for TP_OPT_CUSTOM: the value is a file name (for completions)
+ *   repeat  each use adds a value (--dim) rather than replacing it (for completions)
  *   dest    offsetof() of the destination in the command's argument struct
  *   seen    offsetof() + 1 of a bool set when the option (or, for a group, any
  *           of its options) is given; 0 for none (TP_CLI_SEEN(type, field))
@@ -79,7 +80,8 @@ typedef struct tp_cli_opt {
     char alias;
     tp_cli_kind kind;
     bool takes;
-    bool file; /* TP_OPT_CUSTOM: the value names a file (completions complete file names) */
+    bool file;   /* TP_OPT_CUSTOM: the value names a file (completions complete file names) */
+    bool repeat; /* may be given more than once, each adding (--dim): for completions */
     size_t dest;
     size_t seen;
     const char *value;

@@ -46,6 +46,7 @@ static const tp_cli_opt fit_opts[] = {
      .takes = true,
      .value = "NAME[=VALUE]",
      .what = "NAME or NAME=VALUE",
+     .repeat = true,
      .apply = apply_dim,
      .help = "--dim NAME: the dimension to search (once);\n"
              "--dim NAME=VALUE binds another one (repeatable)"},
