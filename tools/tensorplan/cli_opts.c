@@ -336,7 +336,7 @@ int tp_cli_apply_algo(const tp_cli_ctx *ctx, const tp_cli_opt *o, const char *va
     tp_error err;
     tp_error_clear(&err);
     if (tp_alloc_algo_parse(val, (tp_alloc_algo *)dest, &err) != TP_OK)
-        return tp_cli_usage_error(ctx->cmd, "%s", err.msg);
+        return tp_cli_usage_error(ctx->cmd, "%s: %s", ctx->spelled, err.msg);
     return 0;
 }
 
