@@ -34,6 +34,7 @@ BASELINE = ["build-essential", "cmake", "git", "nodejs", "npm"]
 OPTIONAL_PROBES = {
     "rustc": "pip's user agent",
     "lsb_release": "pip's user agent (distro)",
+    "zsh": "tests/cli/test_manpage.sh parses the zsh completion when zsh is installed",
 }
 EXEC_RE = re.compile(r'^(?:\[pid\s+)?\d*\]?\s*execve\("((?:[^"\\]|\\.)*)",.*\)\s+=\s+0\s*$')
 

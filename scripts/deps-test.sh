@@ -14,6 +14,7 @@ TEST_PKGS=(
   llvm lld                           # what CMake and clang pick up when present (llvm-ar, ld.lld)
   pkg-config                         # downstream-use tests
   strace                             # scripts/check-tools.sh (which commands the tests run)
+  groff-base                         # the generated man page formats without a warning
   libopenblas0-pthread               # calibration's BLAS (loaded at run time)
   chromium                           # the HTML report rendered in a browser
   python3 python3-jsonschema         # JSON schema checks, test helpers

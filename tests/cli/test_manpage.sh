@@ -4,7 +4,7 @@
 # tensorplan.bash and _tensorplan next to the binary): the build's files are
 # current; the man page has its sections, every option of every command's --help in
 # that command's subsection, every environment variable of tensorplan/env.h, and
-# (with groff installed) formats without a warning; the bash script parses, registers
+# formats without a warning (groff, from groff-base); the bash script parses, registers
 # `complete -F _tensorplan tensorplan`, completes commands, options, choices and
 # files; the zsh script parses when zsh is installed (not a dependency).
 # usage: test_manpage.sh /path/to/tensorplan
@@ -59,7 +59,7 @@ if command -v groff >/dev/null; then
     if [ -s "$tmp/groff.err" ]; then bad "groff: no warnings" "$(head -5 "$tmp/groff.err")"
     else ok "groff formats it without a warning ($(wc -l <"$tmp/man.txt") lines)"; fi
 else
-    echo "skip groff (not installed)"
+    bad "groff formats the man page" "groff is not installed (scripts/deps-test.sh installs groff-base)"
 fi
 
 # --- bash
