@@ -125,24 +125,23 @@ static void print_text(const cost_args *a, const tp_graph *g, const tp_cli_candi
         printf("# choice: none (%s)\n", why);
 }
 
-static int run(cost_args *ap) {
+static int run(cost_args *a) {
     const char *cmd = "cost";
-    cost_args a = *ap;
     tp_error err;
     tp_error_clear(&err);
     tp_cli_devices devs;
     tp_cli_devices_init(&devs);
-    devs.quick = a.quick;
-    devs.quiet = a.json;
-    devs.efficiency = a.efficiency;
-    devs.catalog_path = a.catalog;
+    devs.quick = a->quick;
+    devs.quiet = a->json;
+    devs.efficiency = a->efficiency;
+    devs.catalog_path = a->catalog;
     tp_io_options io;
-    int rc = tp_cli_devices_options(&devs, cmd, a.dtype, a.host_ops, &io);
+    int rc = tp_cli_devices_options(&devs, cmd, a->dtype, a->host_ops, &io);
     if (rc != 0) return rc;
     tp_graph *g = NULL;
-    tp_status s = tp_cli_model_load(&a.model, &g, &err);
+    tp_status s = tp_cli_model_load(&a->model, &g, &err);
     tp_catalog *cat;
-    if (s == TP_OK && a.catalog) s = tp_cli_devices_catalog(&devs, &cat, &err);
+    if (s == TP_OK && a->catalog) s = tp_cli_devices_catalog(&devs, &cat, &err);
     if (s != TP_OK) {
         tp_cli_error(cmd, &err);
         tp_graph_destroy(g);
@@ -150,13 +149,13 @@ static int run(cost_args *ap) {
         return tp_cli_exit_for(s);
     }
     char names[TP_CLI_MAX_DEVICES][TP_DEVICE_NAME_CAP];
-    if (tp_cli_device_names(a.devices, &devs, names, TP_CLI_MAX_DEVICES) == 0) {
+    if (tp_cli_device_names(a->devices, &devs, names, TP_CLI_MAX_DEVICES) == 0) {
         tp_graph_destroy(g);
         tp_cli_devices_free(&devs);
         return tp_cli_usage_error(cmd, "--devices lists no device");
     }
     tp_cli_prediction pr;
-    s = tp_cli_predict(g, &devs, a.devices, &io, &a.policy, &pr, &err);
+    s = tp_cli_predict(g, &devs, a->devices, &io, &a->policy, &pr, &err);
     if (s != TP_OK) {
         tp_cli_model_error(cmd, g, &err); /* a model error: the same for every device */
         tp_graph_destroy(g);
@@ -168,10 +167,10 @@ static int run(cost_args *ap) {
     uint32_t n = pr.n;
     int chosen = pr.chosen;
     const char *why = pr.why;
-    if (a.json)
-        print_json(&a, c, n, chosen, why);
+    if (a->json)
+        print_json(a, c, n, chosen, why);
     else
-        print_text(&a, g, c, n, chosen, why);
+        print_text(a, g, c, n, chosen, why);
     if (chosen < 0) {
         exit_code = TP_EXIT_ERROR;
         /* the table says why per device; stderr says that the command failed */

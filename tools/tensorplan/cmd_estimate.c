@@ -546,23 +546,22 @@ static void print_text(const est_args *a, const tp_graph *g, const tp_estimate *
         printf("fits: no: %s\n", msg);
 }
 
-static int run(est_args *ap) {
-    est_args a = *ap;
+static int run(est_args *a) {
     tp_error err;
     tp_error_clear(&err);
     tp_estimate e;
     tp_llm_config lc;
     tp_llm_estimate le;
-    llm_view lview = {&lc, &le, &a.llm}, *lv = NULL;
+    llm_view lview = {&lc, &le, &a->llm}, *lv = NULL;
     tp_runtime_estimate rt;
     memset(&rt, 0, sizeof rt);
     rt.fixed_source = "none";
     tp_status st;
     tp_graph *g = NULL;
-    if (a.model.gguf) {
+    if (a->model.gguf) {
         /* LLM mode: activations = KV cache + compute buffer, no graph inputs */
-        st = tp_gguf_read_llm(a.model.gguf, NULL, &lc, &err);
-        if (st == TP_OK) st = tp_llm_estimate_memory(&lc, &a.llm, &le, &err);
+        st = tp_gguf_read_llm(a->model.gguf, NULL, &lc, &err);
+        if (st == TP_OK) st = tp_llm_estimate_memory(&lc, &a->llm, &le, &err);
         if (st == TP_OK) {
             memset(&e, 0, sizeof e);
             e.weight_bytes = le.model_bytes;
@@ -571,19 +570,19 @@ static int run(est_args *ap) {
             e.peak_bytes = le.peak_bytes;
             lv = &lview;
             /* llama.cpp's terms are the LLM estimate's (the plan profile names them) */
-            rt.runtime = a.ro.runtime == TP_RUNTIME_ONNXRUNTIME ? TP_RUNTIME_PLAN : a.ro.runtime;
+            rt.runtime = a->ro.runtime == TP_RUNTIME_ONNXRUNTIME ? TP_RUNTIME_PLAN : a->ro.runtime;
             rt.peak_bytes = rt.plan_peak_bytes = e.peak_bytes;
             rt.weight_bytes = e.weight_bytes;
             rt.arena_bytes = e.activation_bytes;
-            if (a.ro.runtime == TP_RUNTIME_ONNXRUNTIME) {
+            if (a->ro.runtime == TP_RUNTIME_ONNXRUNTIME) {
                 return tp_cli_usage_error("estimate",
                                           "--runtime onnxruntime applies to ONNX models");
             }
         }
     } else {
-        st = tp_cli_model_load(&a.model, &g, &err);
-        if (st == TP_OK) st = tp_estimate_graph(g, &a.eo, &e, &err);
-        if (st == TP_OK) st = tp_runtime_estimate_graph(g, &e, &a.ro, &rt, &err);
+        st = tp_cli_model_load(&a->model, &g, &err);
+        if (st == TP_OK) st = tp_estimate_graph(g, &a->eo, &e, &err);
+        if (st == TP_OK) st = tp_runtime_estimate_graph(g, &e, &a->ro, &rt, &err);
         if (st != TP_OK) tp_cli_model_error("estimate", g, &err);
         if (st != TP_OK) {
             tp_graph_destroy(g);
@@ -596,11 +595,11 @@ static int run(est_args *ap) {
         return tp_cli_exit_for(st);
     }
     char how[160] = "--budget";
-    uint64_t budget = a.budget;
+    uint64_t budget = a->budget;
     mem_view mv;
-    read_memory(a.gpu, &mv);
-    if (!a.has_budget &&
-        (st = default_budget(a.gpu, &mv, &budget, how, sizeof how, &err)) != TP_OK) {
+    read_memory(a->gpu, &mv);
+    if (!a->has_budget &&
+        (st = default_budget(a->gpu, &mv, &budget, how, sizeof how, &err)) != TP_OK) {
         tp_error_prefix(&err, "cannot determine the default budget (pass --budget): ");
         tp_cli_error("estimate", &err);
         tp_graph_destroy(g);
@@ -610,25 +609,25 @@ static int run(est_args *ap) {
     const tp_moe_plan *m = NULL;
     tp_estimate checked = e;
     checked.peak_bytes = rt.peak_bytes; /* the chosen runtime's figure is what must fit */
-    if (a.has_moe && a.moe_auto) {
+    if (a->has_moe && a->moe_auto) {
         if (!lc.n_expert || !lc.moe_layers) {
             tp_error_set(&err, TP_ERR_INVALID,
                          "--moe auto: %s has no expert tensors (expert_count %llu, *_exps "
                          "tensors in %llu layers)",
-                         a.model.gguf, (unsigned long long)lc.n_expert,
+                         a->model.gguf, (unsigned long long)lc.n_expert,
                          (unsigned long long)lc.moe_layers);
             tp_cli_error("estimate", &err);
             tp_graph_destroy(g);
             return TP_EXIT_ERROR;
         }
-        a.moe.experts_per_layer = lc.n_expert;
-        a.moe.moe_layers = lc.moe_layers;
-        a.moe.expert_bytes = lc.expert_bytes;
-        if (a.moe.max_device_experts > lc.n_expert) a.moe.max_device_experts = lc.n_expert;
+        a->moe.experts_per_layer = lc.n_expert;
+        a->moe.moe_layers = lc.moe_layers;
+        a->moe.expert_bytes = lc.expert_bytes;
+        if (a->moe.max_device_experts > lc.n_expert) a->moe.max_device_experts = lc.n_expert;
     }
-    if (a.has_moe) {
-        a.moe.device_budget_bytes = budget;
-        if ((st = tp_estimate_moe_offload(&e, &a.moe, &mp, &err)) != TP_OK) {
+    if (a->has_moe) {
+        a->moe.device_budget_bytes = budget;
+        if ((st = tp_estimate_moe_offload(&e, &a->moe, &mp, &err)) != TP_OK) {
             tp_cli_error("estimate", &err);
             tp_graph_destroy(g);
             return tp_cli_exit_for(st);
@@ -642,12 +641,12 @@ static int run(est_args *ap) {
     tp_error fe;
     tp_error_clear(&fe);
     bool fits = tp_estimate_fits_in(&checked, budget, &d, &fe) == TP_OK;
-    if (lv && a.has_sweep) tp_cli_llm_sweep_run(&lc, &a.llm, &a.sweep);
-    if (a.json)
-        print_json(&a, g, &e, budget, how, fits, &d, m, fe.msg, lv, &mv, &rt);
+    if (lv && a->has_sweep) tp_cli_llm_sweep_run(&lc, &a->llm, &a->sweep);
+    if (a->json)
+        print_json(a, g, &e, budget, how, fits, &d, m, fe.msg, lv, &mv, &rt);
     else
-        print_text(&a, g, &e, budget, how, fits, &d, m, fe.msg, lv, &rt);
-    if (lv && a.has_sweep && !a.json) tp_cli_llm_sweep_print(&a.sweep, budget);
+        print_text(a, g, &e, budget, how, fits, &d, m, fe.msg, lv, &rt);
+    if (lv && a->has_sweep && !a->json) tp_cli_llm_sweep_print(&a->sweep, budget);
     tp_graph_destroy(g);
     return fits ? TP_EXIT_OK : TP_EXIT_OVER_BUDGET;
 }

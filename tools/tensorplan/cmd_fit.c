@@ -173,11 +173,10 @@ static void print_text(const fit_args *a, const tp_fit_result *r) {
     printf("  %u evaluations (binary units: 1 MiB = 1048576 bytes)\n", r->evaluations);
 }
 
-static int run(fit_args *ap) {
-    fit_args a = *ap;
+static int run(fit_args *a) {
     tp_error err;
     tp_error_clear(&err);
-    if (!a.has_budget && default_budget(&a.fo.budget_bytes, &err) != TP_OK) {
+    if (!a->has_budget && default_budget(&a->fo.budget_bytes, &err) != TP_OK) {
         tp_error_prefix(&err, "cannot determine the default budget (pass --budget): ");
         tp_cli_error("fit", &err);
         return TP_EXIT_ERROR;
@@ -185,34 +184,34 @@ static int run(fit_args *ap) {
     tp_fit_result r;
     memset(&r, 0, sizeof r);
     tp_status st;
-    if (a.model.gguf) {
+    if (a->model.gguf) {
         tp_llm_config lc;
-        st = tp_gguf_read_llm(a.model.gguf, NULL, &lc, &err);
-        if (st == TP_OK) st = tp_llm_max_fit(&lc, &a.llm, &a.fo, &r, &err);
+        st = tp_gguf_read_llm(a->model.gguf, NULL, &lc, &err);
+        if (st == TP_OK) st = tp_llm_max_fit(&lc, &a->llm, &a->fo, &r, &err);
     } else {
         tp_graph *g = NULL;
-        st = tp_cli_model_load(&a.model, &g, &err);
-        if (st == TP_OK) st = tp_estimate_max_fit(g, &a.fo, &a.eo, &r, &err);
+        st = tp_cli_model_load(&a->model, &g, &err);
+        if (st == TP_OK) st = tp_estimate_max_fit(g, &a->fo, &a->eo, &r, &err);
         bool failed = st != TP_OK && st != TP_ERR_OVER_BUDGET;
         if (failed) tp_cli_model_error("fit", g, &err);
         tp_graph_destroy(g);
         if (failed) return tp_cli_exit_for(st);
     }
     if (st == TP_ERR_OVER_BUDGET) {
-        if (a.json)
-            print_json(&a, &r, false, err.msg);
+        if (a->json)
+            print_json(a, &r, false, err.msg);
         else
-            printf("model: %s\nno %s fits: %s\n", model_label(&a), a.fo.symbol, err.msg);
+            printf("model: %s\nno %s fits: %s\n", model_label(a), a->fo.symbol, err.msg);
         return TP_EXIT_OVER_BUDGET;
     }
     if (st != TP_OK) {
         tp_cli_error("fit", &err);
         return tp_cli_exit_for(st);
     }
-    if (a.json)
-        print_json(&a, &r, true, "");
+    if (a->json)
+        print_json(a, &r, true, "");
     else
-        print_text(&a, &r);
+        print_text(a, &r);
     return TP_EXIT_OK;
 }
 

@@ -290,12 +290,11 @@ static void print_json(const inspect_args *a, const tp_onnx_model *m, const tp_o
     tp_json_finish(&j);
 }
 
-static int run(inspect_args *ap) {
-    inspect_args a = *ap;
+static int run(inspect_args *a) {
     tp_error err;
     tp_error_clear(&err);
     tp_onnx_model *m;
-    tp_status s = tp_onnx_model_open(a.path, &a.opt, NULL, &m, &err);
+    tp_status s = tp_onnx_model_open(a->path, &a->opt, NULL, &m, &err);
     if (s != TP_OK) {
         tp_cli_error("inspect", &err);
         return tp_cli_exit_for(s);
@@ -310,12 +309,12 @@ static int run(inspect_args *ap) {
     tp_error conv;
     tp_error_clear(&conv);
     /* bindings are checked against the model whenever they are given, as plan does */
-    if (a.shapes && (a.json || a.nodes || a.dims.n > 0)) {
-        if (tp_onnx_model_to_graph(m, &a.opt, NULL, &g, &conv) != TP_OK) {
+    if (a->shapes && (a->json || a->nodes || a->dims.n > 0)) {
+        if (tp_onnx_model_to_graph(m, &a->opt, NULL, &g, &conv) != TP_OK) {
             fprintf(stderr, "tensorplan inspect: note: node shapes unavailable: %s\n", conv.msg);
         } else {
-            s = tp_cli_dims_bind(&a.dims, g, &err);
-            if (s == TP_OK && a.dims.n > 0) s = tp_graph_validate(g, false, &err);
+            s = tp_cli_dims_bind(&a->dims, g, &err);
+            if (s == TP_OK && a->dims.n > 0) s = tp_graph_validate(g, false, &err);
             if (s != TP_OK) {
                 tp_cli_error("inspect", &err);
                 tp_graph_destroy(g);
@@ -324,10 +323,10 @@ static int run(inspect_args *ap) {
             }
         }
     }
-    if (a.json)
-        print_json(&a, m, &in, g, &conv);
+    if (a->json)
+        print_json(a, m, &in, g, &conv);
     else
-        print_text(&a, m, &in, g);
+        print_text(a, m, &in, g);
     tp_graph_destroy(g);
     tp_onnx_model_close(m);
     return TP_EXIT_OK;

@@ -136,21 +136,20 @@ static void print_summary(const tp_plan *p, const tp_graph *g, const plan_args *
            tp_cli_fmt_bytes(tp_plan_inplace_saved_bytes(p), b5, sizeof b5));
 }
 
-static int run(plan_args *ap) {
-    plan_args a = *ap;
+static int run(plan_args *a) {
     tp_error err;
     tp_error_clear(&err);
     tp_graph *g = NULL;
     tp_plan *p = NULL;
-    tp_status st = tp_cli_model_load(&a.model, &g, &err);
-    if (st == TP_OK) st = tp_plan_graph(g, &a.po, &p, &err);
+    tp_status st = tp_cli_model_load(&a->model, &g, &err);
+    if (st == TP_OK) st = tp_plan_graph(g, &a->po, &p, &err);
     if (st != TP_OK) {
         tp_cli_model_error("plan", g, &err);
         tp_graph_destroy(g);
         return tp_cli_exit_for(st);
     }
-    if (a.json) {
-        print_json(&a, p, g);
+    if (a->json) {
+        print_json(a, p, g);
     } else {
         char *txt = NULL;
         size_t len = 0;
@@ -163,7 +162,7 @@ static int run(plan_args *ap) {
         }
         fwrite(txt, 1, len, stdout);
         tp_free_string(txt);
-        print_summary(p, g, &a);
+        print_summary(p, g, a);
     }
     tp_plan_destroy(p);
     tp_graph_destroy(g);

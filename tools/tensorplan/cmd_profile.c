@@ -218,24 +218,23 @@ static void print_text(const prof_args *a, const tp_graph *g, const tp_device_mo
            gc->sync_ns / 1e3);
 }
 
-static int run(prof_args *ap) {
+static int run(prof_args *a) {
     const char *cmd = "profile";
-    prof_args a = *ap;
     tp_error err;
     tp_error_clear(&err);
     tp_cli_devices devs;
     tp_cli_devices_init(&devs);
-    devs.quick = a.quick;
-    devs.quiet = a.json;
+    devs.quick = a->quick;
+    devs.quiet = a->json;
     tp_io_options io;
-    int rc = tp_cli_devices_options(&devs, cmd, a.dtype, a.host_ops, &io);
+    int rc = tp_cli_devices_options(&devs, cmd, a->dtype, a->host_ops, &io);
     if (rc != 0) return rc;
     tp_graph *g = NULL;
     tp_device_model dev;
     tp_graph_cost gc;
     memset(&gc, 0, sizeof gc);
-    tp_status s = tp_cli_model_load(&a.model, &g, &err);
-    if (s == TP_OK) s = tp_cli_device_resolve(&devs, a.device, &dev, &err);
+    tp_status s = tp_cli_model_load(&a->model, &g, &err);
+    if (s == TP_OK) s = tp_cli_device_resolve(&devs, a->device, &dev, &err);
     if (s == TP_OK) s = tp_graph_cost_compute(g, &dev, &io, NULL, &gc, &err);
     if (s != TP_OK) {
         tp_cli_model_error(cmd, g, &err);
@@ -243,12 +242,12 @@ static int run(prof_args *ap) {
         tp_cli_devices_free(&devs);
         return tp_cli_exit_for(s);
     }
-    uint32_t *top = a.top ? malloc(sizeof *top * a.top) : NULL;
-    uint32_t n_top = top ? tp_graph_cost_top(&gc, a.top, top) : 0;
-    if (a.json)
-        print_json(&a, g, &dev, &gc, top, n_top);
+    uint32_t *top = a->top ? malloc(sizeof *top * a->top) : NULL;
+    uint32_t n_top = top ? tp_graph_cost_top(&gc, a->top, top) : 0;
+    if (a->json)
+        print_json(a, g, &dev, &gc, top, n_top);
     else
-        print_text(&a, g, &dev, &gc, top, n_top);
+        print_text(a, g, &dev, &gc, top, n_top);
     free(top);
     tp_graph_cost_release(&gc);
     tp_graph_destroy(g);

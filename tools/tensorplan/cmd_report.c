@@ -702,7 +702,7 @@ static int write_outputs(const report *r) {
     return rc;
 }
 
-static int run(report_args *ap);
+static int run(report_args *a);
 
 /* A .gguf LLM has no graph here yet: its report is the estimate's llama.cpp terms. */
 static bool gguf_model(int argc, char **argv) {
@@ -730,17 +730,16 @@ int tp_cli_report(int argc, char **argv) {
     return rc < 0 ? TP_EXIT_OK : rc; /* -1: --help */
 }
 
-static int run(report_args *ap) {
+static int run(report_args *a) {
     const char *cmd = "report";
-    report_args a = *ap;
     int rc;
     tp_error err;
     tp_error_clear(&err);
     report r;
     memset(&r, 0, sizeof r);
-    r.a = &a;
+    r.a = a;
     tp_graph *g = NULL;
-    tp_status st = tp_cli_model_load(&a.model, &g, &err);
+    tp_status st = tp_cli_model_load(&a->model, &g, &err);
     if (st == TP_OK) {
         r.g = g;
         st = gather(&r, &err);
@@ -752,12 +751,12 @@ static int run(report_args *ap) {
     }
     tp_cli_devices devs;
     tp_cli_devices_init(&devs);
-    devs.quick = !a.full_calib;
-    devs.quiet = a.json; /* --quiet is handled for every command by main() */
-    if (tp_cli_progress_enabled(a.json))
-        fprintf(stderr, "tensorplan report: predicting latency (%s)...\n", a.devices);
+    devs.quick = !a->full_calib;
+    devs.quiet = a->json; /* --quiet is handled for every command by main() */
+    if (tp_cli_progress_enabled(a->json))
+        fprintf(stderr, "tensorplan report: predicting latency (%s)...\n", a->devices);
     predict(&r, &devs);
-    if (a.json)
+    if (a->json)
         print_json(&r);
     else
         print_text(&r);
