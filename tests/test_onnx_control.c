@@ -15,10 +15,11 @@
 #define TP_SOURCE_DIR "."
 #endif
 
-static void check_model(const char *name, uint64_t *act, uint64_t *lb_out) {
+static void check_model_in(const char *dir, const char *name, uint64_t *act, uint64_t *lb_out) {
     char path[1024], jpath[1024];
-    snprintf(path, sizeof path, "%s/.fixtures/onnx/models/%s.onnx", TP_SOURCE_DIR, name);
-    snprintf(jpath, sizeof jpath, "%s/.fixtures/onnx/models/%s.shapes.json", TP_SOURCE_DIR, name);
+    snprintf(path, sizeof path, "%s/.fixtures/%s/models/%s.onnx", TP_SOURCE_DIR, dir, name);
+    snprintf(jpath, sizeof jpath, "%s/.fixtures/%s/models/%s.shapes.json", TP_SOURCE_DIR, dir,
+             name);
     tp_error err;
     tp_graph *g = NULL;
     tp_status st = tp_onnx_load(path, NULL, NULL, &g, &err);
@@ -52,6 +53,29 @@ static void check_model(const char *name, uint64_t *act, uint64_t *lb_out) {
                (unsigned long long)lb, tp_graph_note_count(g));
     }
     tp_graph_destroy(g);
+}
+
+static void check_model(const char *name, uint64_t *act, uint64_t *lb_out) {
+    check_model_in("onnx", name, act, lb_out);
+}
+
+/* Sequences and optionals (torch.jit.script list appends, torch.split, constructed
+ * Optional), values that grow across Loop iterations, made by
+ * scripts/export_sequences.py into .fixtures/onnx2/models. */
+TP_TEST(seq_list_append) {
+    check_model_in("onnx2", "seq_list_append", NULL, NULL);
+}
+TP_TEST(seq_split) {
+    check_model_in("onnx2", "seq_split", NULL, NULL);
+}
+TP_TEST(seq_optional) {
+    check_model_in("onnx2", "seq_optional", NULL, NULL);
+}
+TP_TEST(loop_grow) {
+    check_model_in("onnx2", "loop_grow", NULL, NULL);
+}
+TP_TEST(loop_grow_const) {
+    check_model_in("onnx2", "loop_grow_const", NULL, NULL);
 }
 
 TP_TEST(silero_vad) {
@@ -116,6 +140,11 @@ TP_TEST(untuned_wakeword) {
 }
 
 int main(void) {
+    TP_RUN(seq_list_append);
+    TP_RUN(seq_split);
+    TP_RUN(seq_optional);
+    TP_RUN(loop_grow);
+    TP_RUN(loop_grow_const);
     TP_RUN(silero_vad);
     TP_RUN(loop_rnn);
     TP_RUN(if_conv);

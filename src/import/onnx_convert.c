@@ -188,7 +188,7 @@ static int rule_cmp(const void *x, const void *y) {
 static tp_status rules_build(conv *cv) {
     const tp_ox_rule *(*fams[])(size_t *) = {
         tp__ox_rules_elementwise, tp__ox_rules_linalg, tp__ox_rules_shape, tp__ox_rules_index,
-        tp__ox_rules_reduce,      tp__ox_rules_misc,   tp__ox_rules_const};
+        tp__ox_rules_reduce,      tp__ox_rules_misc,   tp__ox_rules_const, tp__ox_rules_sequence};
     size_t total = 0, n;
     for (size_t f = 0; f < sizeof fams / sizeof fams[0]; f++) {
         fams[f](&n);
@@ -600,6 +600,10 @@ tp_status tp__ox_add_node(conv *cv, const tp_onnx_node *n, uint32_t index) {
     tp_ox_rule_fn fn = std_domain                                ? rule_find(cv, n->op_type)
                        : strcmp(n->domain, "com.microsoft") == 0 ? tp__ox_contrib_rule(n->op_type)
                                                                  : NULL;
+    for (uint32_t i = 0; fn && i < n->n_inputs; i++)
+        if (cv->ins[i].value && cv->ins[i].value->seq && !tp__ox_takes_sequences(n->op_type))
+            return tp_ox_fail(&c, TP_ERR_SHAPE, "input '%s' is a %s, not a tensor", n->inputs[i],
+                              cv->ins[i].value->seq->kind == 's' ? "sequence" : "optional");
     if (fn) {
         st = fn(&c);
     } else if (cv->opt->allow_unknown_ops) {

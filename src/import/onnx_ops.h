@@ -69,6 +69,17 @@ const tp_ox_rule *tp__ox_rules_index(size_t *n);
 const tp_ox_rule *tp__ox_rules_reduce(size_t *n);
 const tp_ox_rule *tp__ox_rules_misc(size_t *n);
 const tp_ox_rule *tp__ox_rules_const(size_t *n);
+const tp_ox_rule *tp__ox_rules_sequence(size_t *n);
+/* Ops that take sequence / optional values as inputs (the sequence rules and
+ * Identity); any other op given one fails (onnx_ops_sequence.c). */
+bool tp__ox_takes_sequences(const char *op);
+/* The tensor elements a sequence or optional holds (the size of its IR node). */
+tp_status tp_ox_seq_total(tp_ox_ctx *c, const tp_ox_seq *s, tp_dim *out);
+/* Output out of a Loop carrying a sequence (init before, iter after one
+ * iteration, trip iterations); *last_in (owned by the caller, may be NULL) is
+ * the sequence the last iteration starts from when it grows (*grows). */
+tp_status tp_ox_seq_loop(tp_ox_ctx *c, uint32_t out, const tp_ox_seq *init, const tp_ox_seq *iter,
+                         tp_dim trip, tp_ox_seq **last_in, bool *grows);
 /* The rule of a com.microsoft contrib op (onnx_ops_contrib.c), or NULL. */
 tp_ox_rule_fn tp__ox_contrib_rule(const char *op);
 
