@@ -15,14 +15,15 @@
 #define TP_SOURCE_DIR "."
 #endif
 
-static void check_model_in(const char *dir, const char *name, uint64_t *act, uint64_t *lb_out) {
+static void check_model_opt(const char *dir, const char *name, const tp_onnx_options *opt,
+                            uint64_t *act, uint64_t *lb_out) {
     char path[1024], jpath[1024];
     snprintf(path, sizeof path, "%s/.fixtures/%s/models/%s.onnx", TP_SOURCE_DIR, dir, name);
     snprintf(jpath, sizeof jpath, "%s/.fixtures/%s/models/%s.shapes.json", TP_SOURCE_DIR, dir,
              name);
     tp_error err;
     tp_graph *g = NULL;
-    tp_status st = tp_onnx_load(path, NULL, NULL, &g, &err);
+    tp_status st = tp_onnx_load(path, opt, NULL, &g, &err);
     if (st != TP_OK) {
         TP_FAIL_("%s: load: %s: %s (fixtures: scripts/fixtures-onnx.sh)", name, tp_status_name(st),
                  err.msg);
@@ -55,8 +56,42 @@ static void check_model_in(const char *dir, const char *name, uint64_t *act, uin
     tp_graph_destroy(g);
 }
 
+static void check_model_in(const char *dir, const char *name, uint64_t *act, uint64_t *lb_out) {
+    check_model_opt(dir, name, NULL, act, lb_out);
+}
+
 static void check_model(const char *name, uint64_t *act, uint64_t *lb_out) {
     check_model_in("onnx", name, act, lb_out);
+}
+
+/* `if x.size(1) > 512` (torch.jit.script): with the dims bound before loading
+ * the branch onnxruntime takes is the one planned, for n = 600 (then: Linear to
+ * 64 + Relu) and n = 100 (else: Linear to 8), and one note says so; without
+ * them both branches are planned. */
+static void check_if_dim(const char *name, const char *n_dim, const char *branch) {
+    const char *dims[] = {"b=1", n_dim};
+    tp_onnx_options opt;
+    tp_onnx_options_init(&opt);
+    opt.dims = dims;
+    opt.n_dims = 2;
+    check_model_opt("onnx2", name, &opt, NULL, NULL);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/.fixtures/onnx2/models/%s.onnx", TP_SOURCE_DIR, name);
+    tp_error err;
+    tp_graph *g = NULL;
+    for (int pre = 0; pre < 2; pre++) {
+        TP_CHECK_OK(tp_onnx_load(path, pre ? &opt : NULL, NULL, &g, &err), &err);
+        if (!g) return;
+        bool taken = false, both = false;
+        for (uint32_t k = 0; k < tp_graph_note_count(g); k++) {
+            const char *t = tp_graph_note(g, k);
+            taken = taken || (strstr(t, "is ") && strstr(t, branch) && strstr(t, "only"));
+            both = both || strstr(t, "both branches planned") != NULL;
+        }
+        TP_CHECK(pre ? taken && !both : both && !taken);
+        tp_graph_destroy(g);
+        g = NULL;
+    }
 }
 
 /* Sequences and optionals (torch.jit.script list appends, torch.split, constructed
@@ -76,6 +111,13 @@ TP_TEST(loop_grow) {
 }
 TP_TEST(loop_grow_const) {
     check_model_in("onnx2", "loop_grow_const", NULL, NULL);
+}
+
+TP_TEST(if_dim_big) {
+    check_if_dim("if_dim_big", "n=600", "then_branch");
+}
+TP_TEST(if_dim_small) {
+    check_if_dim("if_dim_small", "n=100", "else_branch");
 }
 
 TP_TEST(silero_vad) {
@@ -145,6 +187,8 @@ int main(void) {
     TP_RUN(seq_optional);
     TP_RUN(loop_grow);
     TP_RUN(loop_grow_const);
+    TP_RUN(if_dim_big);
+    TP_RUN(if_dim_small);
     TP_RUN(silero_vad);
     TP_RUN(loop_rnn);
     TP_RUN(if_conv);

@@ -255,7 +255,8 @@ static tp_status cf_if(conv *cv, tp_ox_ctx *c) {
     if ((st = if_outputs(cv, c, ot, oe)) != TP_OK) goto done;
     if (known)
         st = note(cv,
-                  "If '%s': condition '%s' is %s at plan time; planned the %s only (weights "
+                  "If '%s': condition '%s' is %s at plan time (from constants, shapes, given "
+                  "input values or dims bound before loading); planned the %s only (weights "
                   "of both counted)",
                   node_label(c), c->in[0].name, cond ? "true" : "false",
                   cond ? "then_branch" : "else_branch");

@@ -654,6 +654,32 @@ static void conv_free(conv *cv) {
     tp_mem_free(cv->a, cv->undo, cv->cap_undo * sizeof *cv->undo);
 }
 
+/* A dim bound before converting ("name=value", tp_onnx_options.dims): bound now
+ * when a graph input has the symbol, remembered for comparisons. */
+static tp_status pre_bind(conv *cv, const char *assignment) {
+    const char *eq = assignment ? strchr(assignment, '=') : NULL;
+    char name[256];
+    if (!eq || eq == assignment || (size_t)(eq - assignment) >= sizeof name)
+        return tp_error_set(cv->err, TP_ERR_INVALID, "onnx: dim binding '%s' is not NAME=VALUE",
+                            assignment ? assignment : "(null)");
+    memcpy(name, assignment, (size_t)(eq - assignment));
+    name[eq - assignment] = 0;
+    tp_dim d;
+    bool known = false;
+    for (uint32_t k = 0; k < tp_graph_symbol_count(cv->g) && !known; k++)
+        if (strcmp(tp_graph_symbol_name(cv->g, k), name) == 0) {
+            known = true;
+            d = tp_graph_symbol_dim(cv->g, k);
+        }
+    if (!known) return TP_OK; /* not a dim of a graph input: bound after loading */
+    tp_status st = tp_graph_bind_str(cv->g, assignment, cv->err);
+    if (st != TP_OK) {
+        tp_error_prefix(cv->err, "onnx: dim binding '%s': ", assignment);
+        return st;
+    }
+    return tp_ox_syms_pre_bound(&cv->syms, d, cv->err);
+}
+
 static tp_status convert(conv *cv) {
     const tp_onnx_graph *gr = cv->m->graph;
     tp_status st = rules_build(cv);
@@ -667,6 +693,8 @@ static tp_status convert(conv *cv) {
     for (uint32_t i = 0; st == TP_OK && i < gr->n_inputs; i++)
         if (!tp__onnx_graph_find_initializer(gr, gr->inputs[i].name))
             st = add_input(cv, &gr->inputs[i]);
+    for (uint32_t i = 0; st == TP_OK && i < cv->opt->n_dims && cv->opt->dims; i++)
+        st = pre_bind(cv, cv->opt->dims[i]);
     for (uint32_t i = 0; st == TP_OK && i < cv->opt->n_input_values && cv->opt->input_values; i++) {
         const char *name = cv->opt->input_values[i].name;
         const ox_val *v = name ? tp__ox_val_find(cv, name) : NULL;

@@ -134,6 +134,18 @@ void tp_ox_syms_free(tp_ox_syms *s) {
     tp_mem_free(s->alloc, s->defs, s->cap * sizeof *s->defs);
     s->defs = NULL;
     s->cap = 0;
+    tp_mem_free(s->alloc, s->pre_bound, s->cap_pre_bound * sizeof *s->pre_bound);
+    s->pre_bound = NULL;
+    s->n_pre_bound = s->cap_pre_bound = 0;
+}
+
+tp_status tp_ox_syms_pre_bound(tp_ox_syms *s, tp_dim d, tp_error *err) {
+    if (tp_dim_is_static(d)) return TP_OK;
+    if (!tp_mem_grow(s->alloc, (void **)&s->pre_bound, sizeof *s->pre_bound, &s->cap_pre_bound,
+                     s->n_pre_bound + 1))
+        return tp_error_set(err, TP_ERR_NOMEM, "onnx: out of memory (bound dims)");
+    s->pre_bound[s->n_pre_bound++] = d.sym;
+    return TP_OK;
 }
 
 tp_ox_value *tp_ox_value_new(const tp_allocator *a, int64_t n, bool is_float) {
@@ -398,11 +410,30 @@ static int64_t ifloordiv(int64_t x, int64_t y) {
     return q;
 }
 
+/* A static dim, or a symbol bound before converting: its value. */
+static bool pre_bound_value(const tp_ox_syms *s, tp_dim d, int64_t *v) {
+    if (tp_dim_is_static(d)) {
+        *v = d.size;
+        return true;
+    }
+    for (size_t i = 0; i < s->n_pre_bound; i++)
+        if (s->pre_bound[i] == d.sym) return tp_graph_dim_value(s->g, d, v, NULL) == TP_OK;
+    return false;
+}
+
 /* One integer binary op; *known false when the result cannot be known. */
 static tp_status int_op(tp_ox_syms *syms, char op, tp_dim x, tp_dim y, tp_dim *r, bool *known,
                         tp_error *err) {
     *known = true;
     bool sx = tp_dim_is_static(x), sy = tp_dim_is_static(y);
+    int64_t bx, by;
+    if (!(sx && sy) && (op == '=' || op == '<' || op == '>') && pre_bound_value(syms, x, &bx) &&
+        pre_bound_value(syms, y, &by)) {
+        /* a comparison of dims bound before loading (an If on x.size(1) > 512) */
+        x = tp_dim_static(bx);
+        y = tp_dim_static(by);
+        sx = sy = true;
+    }
     if (sx && sy) {
         int64_t a = x.size, b = y.size, v = 0;
         switch (op) {

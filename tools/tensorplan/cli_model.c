@@ -13,10 +13,15 @@ const char tp_cli_model_usage[] =
     "  --demo             the built-in GPT-2-small-like demo decoder (default without MODEL)\n"
     "  --dim NAME=VALUE   bind a symbolic dimension (repeatable), e.g. --dim batch=8\n";
 
-typedef tp_status (*model_loader)(const char *path, tp_graph **out, tp_error *err);
+typedef tp_status (*model_loader)(const tp_cli_model_args *a, tp_graph **out, tp_error *err);
 
-static tp_status load_onnx(const char *path, tp_graph **out, tp_error *err) {
-    return tp_onnx_load(path, NULL, NULL, out, err);
+/* --dim values are known while converting: an If on a bound dim takes its branch. */
+static tp_status load_onnx(const tp_cli_model_args *a, tp_graph **out, tp_error *err) {
+    tp_onnx_options opt;
+    tp_onnx_options_init(&opt);
+    opt.dims = a->dims;
+    opt.n_dims = (uint32_t)a->n_dims;
+    return tp_onnx_load(a->path, &opt, NULL, out, err);
 }
 
 /* One row per supported file format: extension (with dot, case-insensitive),
@@ -80,12 +85,13 @@ const char *tp_cli_model_label(const tp_cli_model_args *a) {
     return a->path ? a->path : "demo transformer";
 }
 
-static tp_status load_file(const char *path, tp_graph **out, tp_error *err) {
+static tp_status load_file(const tp_cli_model_args *a, tp_graph **out, tp_error *err) {
+    const char *path = a->path;
     const char *dot = strrchr(path, '.');
     const char *slash = strrchr(path, '/');
     if (dot && slash && dot < slash) dot = NULL;
     for (size_t k = 0; formats[k].ext; k++)
-        if (dot && strcasecmp(dot, formats[k].ext) == 0) return formats[k].load(path, out, err);
+        if (dot && strcasecmp(dot, formats[k].ext) == 0) return formats[k].load(a, out, err);
     char supported[256] = "--demo";
     for (size_t k = 0; formats[k].ext; k++) {
         size_t len = strlen(supported);
@@ -100,7 +106,7 @@ static tp_status load_file(const char *path, tp_graph **out, tp_error *err) {
 tp_status tp_cli_model_load(const tp_cli_model_args *a, tp_graph **out, tp_error *err) {
     *out = NULL;
     tp_graph *g = NULL;
-    tp_status st = a->path ? load_file(a->path, &g, err) : tp_demo_transformer(NULL, NULL, &g, err);
+    tp_status st = a->path ? load_file(a, &g, err) : tp_demo_transformer(NULL, NULL, &g, err);
     if (st != TP_OK) return st;
     for (int k = 0; k < a->n_dims; k++) {
         st = tp_graph_bind_str(g, a->dims[k], err);
