@@ -14,6 +14,10 @@ tests/test_onnx_control.c (scripts/fixtures-onnx.sh), torch.jit.script exports (
 - loop_grow_const: a constructed Loop with a constant trip count (5) concatenating onto its
                    carried value.
 - if_dim:          an If decided by x.size(1) > 512 (the taken branch depends on --dim).
+- heldout_decoder, heldout_unbind: written after the importer's sequence and loop-growth
+                   code, run once and reported as held out (a greedy decoder loop
+                   collecting tokens in a list and growing its context; unbind into a
+                   list, per-part matmul, cat, an If on a size).
 Each gets NAME.inputs.json. Random weights.
 
 Usage: /usr/bin/python3 scripts/export_sequences.py OUT_DIR
@@ -75,6 +79,43 @@ class IfDim(torch.nn.Module):
             y = torch.relu(self.big(x))
         else:
             y = self.small(x)
+        return y
+
+
+class HeldoutDecoder(torch.nn.Module):
+    """Held out (not looked at while writing the importer): a greedy decoder loop
+    collecting tokens in a list and growing its context along axis 1."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = torch.nn.Embedding(32, 16)
+        self.out = torch.nn.Linear(16, 32)
+
+    def forward(self, x, steps):  # x [b, t, 16], steps [n]
+        ctx = x
+        toks: List[torch.Tensor] = []
+        for i in range(steps.size(0)):
+            logits = self.out(ctx.mean(1))
+            tok = logits.argmax(-1)
+            toks.append(tok)
+            ctx = torch.cat([ctx, self.emb(tok).unsqueeze(1)], 1)
+        return torch.stack(toks, 1), ctx
+
+
+class HeldoutUnbind(torch.nn.Module):
+    """Held out: unbind into a list, per-part matmul appended to a list, cat."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.randn(8, 6))
+
+    def forward(self, x):  # [k, b, 8]
+        outs: List[torch.Tensor] = []
+        for p in x.unbind(0):
+            outs.append(torch.tanh(p @ self.w))
+        y = torch.cat(outs, -1)
+        if y.size(1) > 12:
+            y = y * 2.0
         return y
 
 
@@ -160,6 +201,16 @@ def main():
                 "inputs": {"x": {"dtype": "float32", "shape": [1, n, 16]}}})
     optional_model(out)
     grow_const_model(out)
+    export(out, "heldout_decoder", HeldoutDecoder(),
+           (torch.randn(2, 3, 16), torch.zeros(4, dtype=torch.long)), ["x", "steps"],
+           {"x": {0: "b", 1: "t"}, "steps": {0: "n"}},
+           {"bind": {"b": 2, "t": 3, "n": 4},
+            "inputs": {"x": {"dtype": "float32", "shape": [2, 3, 16]},
+                       "steps": {"dtype": "int64", "shape": [4]}}})
+    export(out, "heldout_unbind", HeldoutUnbind(), (torch.randn(3, 5, 8),), ["x"],
+           {"x": {0: "k", 1: "b"}},
+           {"bind": {"k": 3, "b": 5},
+            "inputs": {"x": {"dtype": "float32", "shape": [3, 5, 8]}}})
 
 
 if __name__ == "__main__":

@@ -125,6 +125,13 @@ tp_status tp_ox_prod(tp_ox_ctx *c, const tp_shape *s, int32_t from, int32_t to, 
 void tp_ox_same(tp_ox_ctx *c, uint32_t out, uint32_t in);
 /* Set the output's elem type from a tp_dtype / check a shape's rank. */
 tp_status tp_ox_rank_check(tp_ox_ctx *c, uint32_t i, int32_t lo, int32_t hi);
+/* The geometry engine: output out's shape from the IR's shape rule for c->op
+ * (tp_graph_infer_shape) over the inputs the IR node reads (c->ir_in, or every
+ * present input). Rules of ONNX ops that map onto an IR op with a rule call
+ * this instead of computing the shape themselves; they keep only what is
+ * ONNX-specific (attributes into c->op, the element type, values). An op the
+ * IR cannot shape is TP_ERR_INVALID (a bug in the rule). */
+tp_status tp_ox_ir_shape(tp_ox_ctx *c, uint32_t out);
 /* Set output 0 value (takes ownership). */
 void tp_ox_set_value(tp_ox_ctx *c, uint32_t out, tp_ox_value *v);
 

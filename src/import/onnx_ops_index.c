@@ -12,19 +12,10 @@ static tp_status r_gather(tp_ox_ctx *c) {
     const tp_shape *x = &c->in[0].shape, *ix = &c->in[1].shape;
     int64_t axis;
     if ((st = tp_ox_axis(c, tp_ox_attr_int(c, "axis", 0), x->rank, &axis)) != TP_OK) return st;
-    tp_shape *o = &c->out[0].shape;
-    int32_t r = x->rank - 1 + ix->rank;
-    if (r > TP_MAX_RANK) return tp_ox_fail(c, TP_ERR_UNSUPPORTED, "rank %d too large", (int)r);
-    o->rank = 0;
-    for (int32_t k = 0; k < axis; k++)
-        o->dims[o->rank++] = x->dims[k];
-    for (int32_t k = 0; k < ix->rank; k++)
-        o->dims[o->rank++] = ix->dims[k];
-    for (int32_t k = (int32_t)axis + 1; k < x->rank; k++)
-        o->dims[o->rank++] = x->dims[k];
     c->out[0].elem_type = c->in[0].elem_type;
     c->op.kind = TP_OP_GATHER;
     c->op.attrs.axis.axis = axis;
+    if ((st = tp_ox_ir_shape(c, 0)) != TP_OK) return st;
     if (c->in[0].value && c->in[1].value) {
         tp_ox_value *v = NULL;
         st = tp_ox_value_gather(c->alloc, c->in[0].value, x, c->in[1].value, ix, axis, &v, c->err);

@@ -42,10 +42,9 @@ static tp_status matmul_shape(tp_ox_ctx *c, const tp_shape *a0, const tp_shape *
 static tp_status r_matmul(tp_ox_ctx *c) {
     tp_status st = tp_ox_arity(c, 2, 2);
     if (st != TP_OK) return st;
-    st = matmul_shape(c, &c->in[0].shape, &c->in[1].shape, &c->out[0].shape);
     c->out[0].elem_type = c->in[0].elem_type;
     c->op.kind = TP_OP_MATMUL;
-    return st;
+    return tp_ox_ir_shape(c, 0);
 }
 
 static tp_status r_matmul_integer(tp_ox_ctx *c) {
@@ -67,25 +66,13 @@ static tp_status r_qlinear_matmul(tp_ox_ctx *c) {
 static tp_status r_gemm(tp_ox_ctx *c) {
     tp_status st = tp_ox_arity(c, 2, 3);
     if (st != TP_OK) return st;
-    if (c->in[0].shape.rank != 2 || c->in[1].shape.rank != 2)
-        return tp_ox_fail(c, TP_ERR_SHAPE, "Gemm needs 2-D A and B");
-    bool ta = tp_ox_attr_int(c, "transA", 0) != 0, tb = tp_ox_attr_int(c, "transB", 0) != 0;
-    const tp_dim *A = c->in[0].shape.dims, *B = c->in[1].shape.dims;
-    tp_dim m = ta ? A[1] : A[0], ka = ta ? A[0] : A[1];
-    tp_dim kb = tb ? B[1] : B[0], n = tb ? B[0] : B[1];
-    if (tp_dim_is_static(ka) && tp_dim_is_static(kb) && ka.size != kb.size)
-        return tp_ox_fail(c, TP_ERR_SHAPE, "Gemm inner dims differ: %lld vs %lld",
-                          (long long)ka.size, (long long)kb.size);
-    c->out[0].shape.rank = 2;
-    c->out[0].shape.dims[0] = m;
-    c->out[0].shape.dims[1] = n;
     c->out[0].elem_type = c->in[0].elem_type;
     c->op.kind = TP_OP_GEMM;
-    c->op.attrs.gemm.trans_a = ta;
-    c->op.attrs.gemm.trans_b = tb;
+    c->op.attrs.gemm.trans_a = tp_ox_attr_int(c, "transA", 0) != 0;
+    c->op.attrs.gemm.trans_b = tp_ox_attr_int(c, "transB", 0) != 0;
     c->op.attrs.gemm.alpha = tp_ox_attr_float(c, "alpha", 1.0f);
     c->op.attrs.gemm.beta = tp_ox_attr_float(c, "beta", 1.0f);
-    return TP_OK;
+    return tp_ox_ir_shape(c, 0);
 }
 
 /* Einsum: output subscripts (explicit after "->" or implicit: letters used

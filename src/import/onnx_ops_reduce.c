@@ -119,7 +119,7 @@ static tp_status r_softmax(tp_ox_ctx *c) {
     c->op.attrs.axis.axis = axis;
     /* before opset 13 softmax flattens at axis: same shape either way */
     if (c->opset < 13 && axis != c->in[0].shape.rank - 1) c->op.kind = TP_OP_CUSTOM;
-    return TP_OK;
+    return c->op.kind == TP_OP_SOFTMAX ? tp_ox_ir_shape(c, 0) : TP_OK;
 }
 
 /* Stats shape: x dims [0, axis) then 1s. */

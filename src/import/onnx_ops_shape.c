@@ -250,20 +250,16 @@ static tp_status r_transpose(tp_ox_ctx *c) {
     const int64_t *perm = tp_ox_attr_ints(c, "perm", &n);
     if (perm && n != (uint32_t)x->rank)
         return tp_ox_fail(c, TP_ERR_SHAPE, "perm has %u entries for rank %d", n, (int)x->rank);
-    bool seen[TP_MAX_RANK] = {0};
     tp_shape *o = &c->out[0].shape;
-    o->rank = x->rank;
     c->op.kind = TP_OP_TRANSPOSE;
     for (int32_t k = 0; k < x->rank; k++) {
         int64_t p = perm ? perm[k] : x->rank - 1 - k;
-        if (p < 0) p += x->rank;
-        if (p < 0 || p >= x->rank || seen[p])
+        if (p < -x->rank || p >= x->rank)
             return tp_ox_fail(c, TP_ERR_SHAPE, "perm is not a permutation");
-        seen[p] = true;
-        o->dims[k] = x->dims[p];
-        c->op.attrs.transpose.perm[k] = (int32_t)p;
+        c->op.attrs.transpose.perm[k] = (int32_t)(p < 0 ? p + x->rank : p);
     }
     c->out[0].elem_type = c->in[0].elem_type;
+    if ((st = tp_ox_ir_shape(c, 0)) != TP_OK) return st; /* checks the permutation */
     int32_t src[TP_MAX_RANK];
     int64_t zero[TP_MAX_RANK] = {0}, one[TP_MAX_RANK];
     for (int32_t k = 0; k < x->rank; k++) {
@@ -291,16 +287,10 @@ static tp_status r_squeeze(tp_ox_ctx *c) {
     for (int64_t i = 0; i < n; i++) {
         int64_t a;
         if ((st = tp_ox_axis(c, axes[i], x->rank, &a)) != TP_OK) return st;
-        if (tp_dim_is_static(x->dims[a]) && x->dims[a].size != 1)
-            return tp_ox_fail(c, TP_ERR_SHAPE, "cannot squeeze axis %lld of size %lld",
-                              (long long)a, (long long)x->dims[a].size);
-        drop[a] = true;
         c->op.attrs.axes.axes[i] = a;
     }
-    tp_shape *o = &c->out[0].shape;
-    o->rank = 0;
-    for (int32_t k = 0; k < x->rank; k++)
-        if (!drop[k]) o->dims[o->rank++] = x->dims[k];
+    tp_ox_ir_inputs(c, 1, (const int32_t[]){0});
+    if ((st = tp_ox_ir_shape(c, 0)) != TP_OK) return st; /* n = 0: every static 1 */
     if (absent) {
         c->op.attrs.axes.n_axes = 0;
         for (int32_t k = 0; k < x->rank; k++)
@@ -321,22 +311,13 @@ static tp_status r_unsqueeze(tp_ox_ctx *c) {
         return tp_ox_fail(c, TP_ERR_UNSUPPORTED, "Unsqueeze axes are not known statically");
     int32_t r = x->rank + (int32_t)n;
     if (r > TP_MAX_RANK) return tp_ox_fail(c, TP_ERR_UNSUPPORTED, "rank %d too large", (int)r);
-    bool ins[TP_MAX_RANK] = {0};
     c->op.kind = TP_OP_UNSQUEEZE;
     c->op.attrs.axes.n_axes = (int32_t)n;
-    for (int64_t i = 0; i < n; i++) {
-        int64_t a;
-        if ((st = tp_ox_axis(c, axes[i], r, &a)) != TP_OK) return st;
-        if (ins[a]) return tp_ox_fail(c, TP_ERR_SHAPE, "axis %lld repeated", (long long)a);
-        ins[a] = true;
-        c->op.attrs.axes.axes[i] = a;
-    }
-    tp_shape *o = &c->out[0].shape;
-    o->rank = r;
-    for (int32_t k = 0, j = 0; k < r; k++)
-        o->dims[k] = ins[k] ? tp_dim_static(1) : x->dims[j++];
+    for (int64_t i = 0; i < n; i++)
+        c->op.attrs.axes.axes[i] = axes[i];
     c->out[0].elem_type = c->in[0].elem_type;
     tp_ox_ir_inputs(c, 1, (const int32_t[]){0});
+    if ((st = tp_ox_ir_shape(c, 0)) != TP_OK) return st; /* axes checked there */
     return pass_value(c);
 }
 

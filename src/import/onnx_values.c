@@ -8,10 +8,16 @@
 
 /* ---- symbolic arithmetic with a memo of built expressions ---- */
 
-static const tp_ox_symdef *symdef(const tp_ox_syms *s, tp_dim d) {
-    if (tp_dim_is_static(d) || d.sym < 0 || (size_t)d.sym >= s->cap) return NULL;
-    return s->defs[d.sym].set ? &s->defs[d.sym] : NULL;
+/* The definition of a derived dim: the memo, else the graph's own (expressions
+ * built by the IR's shape rules, tp_ox_ir_shape). */
+static const tp_ox_symdef *symdef_buf(const tp_ox_syms *s, tp_dim d, tp_ox_symdef *buf) {
+    if (tp_dim_is_static(d) || d.sym < 0) return NULL;
+    if ((size_t)d.sym < s->cap && s->defs[d.sym].set) return &s->defs[d.sym];
+    if (!tp_graph_dim_def(s->g, d, &buf->op, &buf->a, &buf->b)) return NULL;
+    buf->set = true;
+    return buf;
 }
+#define symdef(s, d) symdef_buf((s), (d), &(tp_ox_symdef){0})
 
 static bool deq(const tp_ox_syms *s, tp_dim x, tp_dim y) {
     return tp_graph_dim_equal(s->g, x, y);
