@@ -200,14 +200,10 @@ static tp_status r_flatten(tp_ox_ctx *c) {
     const tp_shape *x = &c->in[0].shape;
     int64_t axis = tp_ox_attr_int(c, "axis", 1);
     if (axis < 0) axis += x->rank;
-    if (axis < 0 || axis > x->rank) return tp_ox_fail(c, TP_ERR_SHAPE, "axis out of range");
-    tp_shape *o = &c->out[0].shape;
-    o->rank = 2;
-    if ((st = tp_ox_prod(c, x, 0, (int32_t)axis, &o->dims[0])) != TP_OK) return st;
-    if ((st = tp_ox_prod(c, x, (int32_t)axis, x->rank, &o->dims[1])) != TP_OK) return st;
     c->out[0].elem_type = c->in[0].elem_type;
     c->op.kind = TP_OP_FLATTEN;
     c->op.attrs.axis.axis = axis;
+    if ((st = tp_ox_ir_shape(c, 0)) != TP_OK) return st; /* axis checked there */
     return pass_value(c);
 }
 
@@ -328,27 +324,11 @@ static tp_status r_concat(tp_ox_ctx *c) {
     int64_t axis;
     if ((st = tp_ox_axis(c, tp_ox_attr_int(c, "axis", 0), x0->rank, &axis)) != TP_OK) return st;
     tp_shape *o = &c->out[0].shape;
-    *o = *x0;
     bool all_values = true;
-    for (uint32_t i = 1; i < c->n_in; i++) {
-        const tp_shape *x = &c->in[i].shape;
-        if (x->rank != x0->rank)
-            return tp_ox_fail(c, TP_ERR_SHAPE, "input %u has rank %d, input 0 rank %d", i,
-                              (int)x->rank, (int)x0->rank);
-        for (int32_t k = 0; k < x->rank; k++) {
-            if (k == axis) continue;
-            tp_dim a = o->dims[k], b = x->dims[k];
-            if (tp_dim_is_static(a) && tp_dim_is_static(b) && a.size != b.size)
-                return tp_ox_fail(c, TP_ERR_SHAPE, "dim %d differs: %lld vs %lld", (int)k,
-                                  (long long)a.size, (long long)b.size);
-            if (!tp_dim_is_static(a) && tp_dim_is_static(b)) o->dims[k] = b;
-        }
-        if ((st = tp_ox_dim(c, TP_SYM_ADD, o->dims[axis], x->dims[axis], &o->dims[axis])) != TP_OK)
-            return st;
-    }
     c->out[0].elem_type = c->in[0].elem_type;
     c->op.kind = TP_OP_CONCAT;
     c->op.attrs.axis.axis = axis;
+    if ((st = tp_ox_ir_shape(c, 0)) != TP_OK) return st;
     for (uint32_t i = 0; i < c->n_in; i++)
         if (!c->in[i].value) all_values = false;
     if (all_values && c->n_in <= 64) {
