@@ -275,6 +275,10 @@ static tp_status window_out(tp_ox_ctx *c, const win *w, int32_t i, tp_dim in, tp
     return st;
 }
 
+static bool auto_same(const win *w) {
+    return strcmp(w->auto_pad, "SAME_UPPER") == 0 || strcmp(w->auto_pad, "SAME_LOWER") == 0;
+}
+
 /* auto_pad SAME_*: the explicit pads that give the same output (for the IR's
  * conv attributes, which carry pads only). Static sizes; stride 1 otherwise. */
 static void resolve_same_pads(win *w, const tp_shape *x, const tp_shape *o) {
@@ -338,13 +342,19 @@ static tp_status conv_common(tp_ox_ctx *c, uint32_t xi, uint32_t wi, int32_t out
     if (groups < 1) /* ONNX requires group >= 1; 0 used to be taken as 1 */
         return tp_ox_fail(c, TP_ERR_INVALID, "attribute group=%lld: must be >= 1",
                           (long long)groups);
+    c->out[0].elem_type = out_elem;
+    if (ir && sp <= 3 && !auto_same(&w)) { /* explicit pads: the IR's conv geometry */
+        resolve_same_pads(&w, x, x);
+        c->op.kind = TP_OP_CONV;
+        fill_conv_attrs(&c->op, &w, groups);
+        return tp_ox_ir_shape(c, 0);
+    }
     tp_shape *o = &c->out[0].shape;
     o->rank = x->rank;
     o->dims[0] = x->dims[0];
     o->dims[1] = wt->dims[0];
     for (int32_t i = 0; i < sp; i++)
         if ((st = window_out(c, &w, i, x->dims[2 + i], &o->dims[2 + i])) != TP_OK) return st;
-    c->out[0].elem_type = out_elem;
     resolve_same_pads(&w, x, o);
     if (ir && sp <= 3) {
         c->op.kind = TP_OP_CONV;
@@ -461,26 +471,35 @@ static tp_status r_pool(tp_ox_ctx *c) {
     win w;
     if ((st = read_window(c, &w, sp, ks)) != TP_OK) return st;
     tp_shape *o = &c->out[0].shape;
-    o->rank = x->rank;
-    o->dims[0] = x->dims[0];
-    o->dims[1] = x->dims[1];
-    for (int32_t i = 0; i < sp; i++)
-        if ((st = window_out(c, &w, i, x->dims[2 + i], &o->dims[2 + i])) != TP_OK) return st;
     c->out[0].elem_type = c->in[0].elem_type;
     const char *op = c->node->op_type;
+    tp_pool_kind kind = strcmp(op, "MaxPool") == 0       ? TP_POOL_MAX
+                        : strcmp(op, "AveragePool") == 0 ? TP_POOL_AVG
+                                                         : TP_POOL_LP;
+    if (sp <= 3 && !auto_same(&w)) { /* explicit pads: the IR's pool geometry */
+        resolve_same_pads(&w, x, x);
+        c->op.kind = TP_OP_POOL;
+        c->op.sub = (int32_t)kind;
+        fill_conv_attrs(&c->op, &w, 1);
+        st = tp_ox_ir_shape(c, 0);
+    } else {
+        o->rank = x->rank;
+        o->dims[0] = x->dims[0];
+        o->dims[1] = x->dims[1];
+        for (int32_t i = 0; i < sp && st == TP_OK; i++)
+            st = window_out(c, &w, i, x->dims[2 + i], &o->dims[2 + i]);
+        resolve_same_pads(&w, x, o);
+        if (st == TP_OK && sp <= 3) {
+            c->op.kind = TP_OP_POOL;
+            c->op.sub = (int32_t)kind;
+            fill_conv_attrs(&c->op, &w, 1);
+        }
+    }
     if (c->n_out > 1) { /* MaxPool indices */
         c->out[1].shape = *o;
         c->out[1].elem_type = TP_ONNX_INT64;
     }
-    resolve_same_pads(&w, x, o);
-    if (sp <= 3) {
-        c->op.kind = TP_OP_POOL;
-        c->op.sub = strcmp(op, "MaxPool") == 0       ? TP_POOL_MAX
-                    : strcmp(op, "AveragePool") == 0 ? TP_POOL_AVG
-                                                     : TP_POOL_LP;
-        fill_conv_attrs(&c->op, &w, 1);
-    }
-    return TP_OK;
+    return st;
 }
 
 static tp_status r_global_pool(tp_ox_ctx *c) {
@@ -504,7 +523,7 @@ static tp_status r_global_pool(tp_ox_ctx *c) {
         c->op.attrs.conv.kernel[i] = c->op.attrs.conv.stride[i] = c->op.attrs.conv.dilation[i] = 1;
     }
     c->op.attrs.conv.groups = 1;
-    return TP_OK;
+    return c->op.kind == TP_OP_POOL ? tp_ox_ir_shape(c, 0) : TP_OK;
 }
 
 /* MaxUnpool(X, I[, output_shape]) */

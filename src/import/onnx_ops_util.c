@@ -209,6 +209,22 @@ void tp_ox_set_value(tp_ox_ctx *c, uint32_t out, tp_ox_value *v) {
     c->out[out].value = v;
 }
 
+/* Rebuild a dim a shape rule derived through the importer's simplifier
+ * (bottom-up): dims of the inputs are kept as they are. */
+static tp_status rebuild(tp_ox_ctx *c, const tp_shape *const *in, uint32_t n, tp_dim *d,
+                         int depth) {
+    for (uint32_t i = 0; i < n; i++)
+        for (int32_t k = 0; k < in[i]->rank; k++)
+            if (tp_graph_dim_equal(c->g, in[i]->dims[k], *d)) return TP_OK;
+    tp_sym_op op;
+    tp_dim a, b;
+    if (depth <= 0 || !tp_graph_dim_def(c->g, *d, &op, &a, &b)) return TP_OK;
+    tp_status st = rebuild(c, in, n, &a, depth - 1);
+    if (st == TP_OK) st = rebuild(c, in, n, &b, depth - 1);
+    if (st == TP_OK) st = tp_ox_dim(c, op, a, b, d);
+    return st;
+}
+
 tp_status tp_ox_ir_shape(tp_ox_ctx *c, uint32_t out) {
     const tp_shape *shapes[64];
     tp_dtype dts[64];
@@ -232,17 +248,8 @@ tp_status tp_ox_ir_shape(tp_ox_ctx *c, uint32_t out) {
         return tp_ox_fail(c, TP_ERR_INVALID, "the IR op %s has no shape rule", tp_op_name(&c->op));
     /* the importer's simplifications (max(a, b) = b when a <= b is provable, ...) on
      * what the rule built: a dim the rule derived is rebuilt through tp_ox_dim */
-    for (int32_t d = 0; d < s.rank; d++) {
-        tp_sym_op op;
-        tp_dim a, b;
-        bool from_input = false;
-        for (uint32_t i = 0; i < n && !from_input; i++)
-            for (int32_t k = 0; k < shapes[i]->rank && !from_input; k++)
-                from_input = tp_graph_dim_equal(c->g, shapes[i]->dims[k], s.dims[d]);
-        if (!from_input && tp_graph_dim_def(c->g, s.dims[d], &op, &a, &b) &&
-            (st = tp_ox_dim(c, op, a, b, &s.dims[d])) != TP_OK)
-            return st;
-    }
+    for (int32_t d = 0; d < s.rank; d++)
+        if ((st = rebuild(c, shapes, n, &s.dims[d], 8)) != TP_OK) return st;
     c->out[out].shape = s;
     return TP_OK;
 }

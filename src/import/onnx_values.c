@@ -84,6 +84,12 @@ tp_status tp_ox_sym_expr(tp_ox_syms *s, tp_sym_op op, tp_dim a, tp_dim b, tp_dim
                          tp_error *err) {
     const tp_ox_symdef *e;
     switch (op) {
+    case TP_SYM_ADD: /* (x-y)+y = x, y+(x-y) = x (a dim x-y is never negative) */
+        if ((e = symdef(s, a)) != NULL && e->op == TP_SYM_SUB && tp_graph_dim_equal(s->g, e->b, b))
+            return *out = e->a, TP_OK;
+        if ((e = symdef(s, b)) != NULL && e->op == TP_SYM_SUB && tp_graph_dim_equal(s->g, e->b, a))
+            return *out = e->a, TP_OK;
+        break;
     case TP_SYM_SUB: /* (x+y)-y = x, (x+y)-x = y */
         if ((e = symdef(s, a)) != NULL && e->op == TP_SYM_ADD) {
             if (tp_graph_dim_equal(s->g, e->b, b)) return *out = e->a, TP_OK;
