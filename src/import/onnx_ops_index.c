@@ -65,7 +65,7 @@ static tp_status r_scatter(tp_ox_ctx *c) {
     c->op.kind = TP_OP_SCATTER;
     c->op.attrs.axis.axis = tp_ox_attr_int(c, "axis", 0);
     if (strcmp(c->node->op_type, "ScatterND") == 0) c->op.kind = TP_OP_CUSTOM;
-    return TP_OK;
+    return c->op.kind == TP_OP_SCATTER ? tp_ox_ir_shape(c, 0) : TP_OK;
 }
 
 static tp_status r_one_hot(tp_ox_ctx *c) {
@@ -222,6 +222,8 @@ static tp_status r_topk(tp_ox_ctx *c) {
         c->op.attrs.topk.axis = axis;
         c->op.attrs.topk.largest = tp_ox_attr_int(c, "largest", 1) != 0;
         tp_ox_ir_inputs(c, 1, (const int32_t[]){0});
+        if ((st = tp_ox_ir_shape(c, 0)) != TP_OK) return st;
+        if (c->n_out > 1) c->out[1].shape = c->out[0].shape; /* indices */
     }
     return TP_OK;
 }
@@ -237,6 +239,7 @@ static tp_status r_cumsum(tp_ox_ctx *c) {
         c->op.kind = TP_OP_CUMSUM;
         c->op.attrs.axis.axis = axis;
         tp_ox_ir_inputs(c, 1, (const int32_t[]){0});
+        return tp_ox_ir_shape(c, 0);
     }
     return TP_OK;
 }

@@ -604,18 +604,23 @@ static tp_status r_tile(tp_ox_ctx *c) {
     if (!value_dims(c->in[1].value, rep, TP_MAX_RANK, &n)) return unknown_dims(c, 0, x->rank);
     if (n != x->rank)
         return tp_ox_fail(c, TP_ERR_SHAPE, "%lld repeats for rank %d", (long long)n, (int)x->rank);
-    tp_shape *o = &c->out[0].shape;
-    o->rank = x->rank;
     bool all_static = true;
     for (int32_t k = 0; k < x->rank; k++) {
-        if ((st = tp_ox_dim(c, TP_SYM_MUL, x->dims[k], rep[k], &o->dims[k])) != TP_OK) return st;
         if (!tp_dim_is_static(rep[k]))
             all_static = false;
         else
             c->op.attrs.tile.repeats[k] = rep[k].size;
     }
-    if (all_static) c->op.kind = TP_OP_TILE;
     tp_ox_ir_inputs(c, 1, (const int32_t[]){0});
+    if (all_static) {
+        c->op.kind = TP_OP_TILE;
+        return tp_ox_ir_shape(c, 0);
+    }
+    /* repeats computed at run time (dims): x x repeats, an ONNX value */
+    tp_shape *o = &c->out[0].shape;
+    o->rank = x->rank;
+    for (int32_t k = 0; k < x->rank; k++)
+        if ((st = tp_ox_dim(c, TP_SYM_MUL, x->dims[k], rep[k], &o->dims[k])) != TP_OK) return st;
     return TP_OK;
 }
 
@@ -638,31 +643,15 @@ static tp_status r_pad(tp_ox_ctx *c) {
     }
     if (n != 2 * na)
         return tp_ox_fail(c, TP_ERR_SHAPE, "%lld pads for %lld axes", (long long)n, (long long)na);
-    tp_shape *o = &c->out[0].shape;
-    *o = *x;
     c->op.kind = TP_OP_PAD;
-    for (int64_t i = 0; i < na; i++) {
+    for (int64_t i = 0; i < na; i++) { /* the ONNX pads of the listed axes; the IR sizes */
         int64_t a;
         if ((st = tp_ox_axis(c, axes[i], x->rank, &a)) != TP_OK) return st;
-        int64_t add, sz;
-        if (__builtin_add_overflow(pads[i], pads[i + na], &add) ||
-            (tp_dim_is_static(x->dims[a]) && __builtin_add_overflow(x->dims[a].size, add, &sz)))
-            return tp_ox_fail(c, TP_ERR_OVERFLOW, "pads of axis %lld overflow", (long long)a);
         c->op.attrs.pad.begin[a] = pads[i];
         c->op.attrs.pad.end[a] = pads[i + na];
-        if (tp_dim_is_static(x->dims[a])) {
-            if (x->dims[a].size + add < 0)
-                return tp_ox_fail(c, TP_ERR_SHAPE, "pads make axis %lld negative", (long long)a);
-            o->dims[a] = tp_dim_static(x->dims[a].size + add);
-        } else if (add > 0) {
-            st = tp_ox_dim(c, TP_SYM_ADD, x->dims[a], tp_dim_static(add), &o->dims[a]);
-        } else if (add < 0) {
-            st = tp_ox_dim(c, TP_SYM_SUB, x->dims[a], tp_dim_static(-add), &o->dims[a]);
-        }
-        if (st != TP_OK) return st;
     }
     tp_ox_ir_inputs(c, 1, (const int32_t[]){0});
-    return TP_OK;
+    return tp_ox_ir_shape(c, 0);
 }
 
 static const tp_ox_rule RULES[] = {
