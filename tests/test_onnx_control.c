@@ -120,6 +120,16 @@ TP_TEST(if_dim_small) {
     check_if_dim("if_dim_small", "n=100", "else_branch");
 }
 
+/* Held out: written after the sequence and loop-growth code and run once (a greedy
+ * decoder loop collecting tokens in a list and growing its context; unbind into a
+ * list, per-part matmul, cat, an If on a size). */
+TP_TEST(heldout_decoder) {
+    check_model_in("onnx2", "heldout_decoder", NULL, NULL);
+}
+TP_TEST(heldout_unbind) {
+    check_model_in("onnx2", "heldout_unbind", NULL, NULL);
+}
+
 TP_TEST(silero_vad) {
     check_model("silero_vad", NULL, NULL);
 }
@@ -189,6 +199,8 @@ int main(void) {
     TP_RUN(loop_grow_const);
     TP_RUN(if_dim_big);
     TP_RUN(if_dim_small);
+    TP_RUN(heldout_decoder);
+    TP_RUN(heldout_unbind);
     TP_RUN(silero_vad);
     TP_RUN(loop_rnn);
     TP_RUN(if_conv);

@@ -258,6 +258,19 @@ static tp_status check_vi(conv *cv, tp_ox_ctx *c, uint32_t k, const tp_onnx_valu
         return tp_ox_fail(c, TP_ERR_SHAPE, "output '%s': inferred type %s, value_info says %s",
                           vi->name, elem_name(o->elem_type), elem_name(vi->elem_type));
     if (vi->rank < 0) return TP_OK;
+    bool named_only = true; /* no static dim: an exporter's guess (torch names every dim) */
+    for (int32_t d = 0; d < vi->rank; d++)
+        if (vi->dims[d].value >= 0 && (!vi->dims[d].param || !vi->dims[d].param[0]))
+            named_only = false;
+    if (vi->rank != o->shape.rank && named_only && vi->rank > 0) {
+        /* onnxruntime only warns and runs with the computed shape: so does the plan */
+        char msg[400];
+        snprintf(msg, sizeof msg,
+                 "value_info of '%s' has rank %d, its node computes rank %d (as onnxruntime "
+                 "does); the value_info is ignored",
+                 vi->name, (int)vi->rank, (int)o->shape.rank);
+        return cv->dry ? TP_OK : tp_graph_add_note(cv->g, msg, cv->err);
+    }
     bool bad = vi->rank != o->shape.rank;
     for (int32_t d = 0; !bad && d < vi->rank; d++) {
         tp_dim x = o->shape.dims[d];

@@ -303,6 +303,10 @@ static tp_status r_split_to_sequence(tp_ox_ctx *c) {
     tp_shape e = *x;
     int64_t sp[TP_OX_MAX_VALUES], n_sp = 0;
     bool has_split = c->n_in > 1 && c->in[1].present;
+    int64_t k1;
+    if (has_split && c->in[1].shape.rank == 0 && c->in[1].value &&
+        tp_ox_value_int(c->in[1].value, 0, &k1) && k1 == 1)
+        has_split = false; /* parts of 1: onnxruntime applies keepdims (torch's unbind) */
     if (has_split && c->in[1].shape.rank == 1) {
         if (!tp_ox_input_ints(c, 1, sp, TP_OX_MAX_VALUES, &n_sp)) {
             /* sizes unknown: up to n parts, each at most the whole axis */
