@@ -130,6 +130,52 @@ TP_TEST(heldout_unbind) {
     check_model_in("onnx2", "heldout_unbind", NULL, NULL);
 }
 
+/* Every allocation failure while converting a Loop carrying a list, a growing
+ * Loop value, an Optional and an If decided by a dim is NOMEM and leaks nothing. */
+TP_TEST(sequence_allocation_failures) {
+    const char *names[] = {"seq_list_append", "seq_split", "seq_optional", "loop_grow_const",
+                           "if_dim_big"};
+    const char *dims[] = {"b=1", "n=600"};
+    tp_onnx_options opt;
+    tp_onnx_options_init(&opt);
+    opt.dims = dims;
+    opt.n_dims = 2;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/.fixtures/onnx2/models/%s.onnx", TP_SOURCE_DIR, names[i]);
+        size_t size = 0;
+        uint8_t *data = tp_test_read_file(path, &size);
+        TP_CHECK(data != NULL);
+        if (!data) continue;
+        int failures = 0;
+        for (long k = 1; k < 100000; k++) {
+            tp_failing_allocator fa;
+            tp_failing_allocator_init(&fa, k);
+            tp_graph *g = NULL;
+            tp_error err;
+            tp_status st = tp_onnx_load_memory(data, size, &opt, &fa.hook, &g, &err);
+            tp_graph_destroy(g);
+            if (fa.live != 0 || fa.live_bytes != 0) {
+                TP_FAIL_("%s: fail at %ld: %ld allocations (%zu bytes) leaked", names[i], k,
+                         fa.live, fa.live_bytes);
+                break;
+            }
+            if (!fa.failed) {
+                TP_CHECK_OK(st, &err);
+                break;
+            }
+            if (st != TP_ERR_NOMEM) {
+                TP_FAIL_("%s: fail at %ld: %s, want NOMEM (%s)", names[i], k, tp_status_name(st),
+                         err.msg);
+                break;
+            }
+            failures++;
+        }
+        TP_CHECK(failures > 10);
+        free(data);
+    }
+}
+
 TP_TEST(silero_vad) {
     check_model("silero_vad", NULL, NULL);
 }
@@ -201,6 +247,7 @@ int main(void) {
     TP_RUN(if_dim_small);
     TP_RUN(heldout_decoder);
     TP_RUN(heldout_unbind);
+    TP_RUN(sequence_allocation_failures);
     TP_RUN(silero_vad);
     TP_RUN(loop_rnn);
     TP_RUN(if_conv);

@@ -158,6 +158,7 @@ static pbuf model_of(pbuf *graph, int64_t opset) {
 }
 
 static const char *const X_DIMS[] = {"batch", "3", "8", "8"};
+static void sweep_model(const pbuf *mp);
 
 /* x[batch,3,8,8] -> Conv(W, pads 1) -> Relu -> Reshape([0,-1]) -> z, with W also
  * listed as a graph input (an initializer: not an input). */
@@ -625,6 +626,75 @@ TP_TEST(float_size_arithmetic) {
     tp_graph_destroy(gr);
 }
 
+/* Sequences: x [n,6] split into parts of 1, 2, 3 along axis 1; SequenceAt at 2
+ * (exact) and at an index only known at run time (the largest part); the last
+ * part erased; ConcatFromSequence; SequenceInsert of x; a sequence given to Add
+ * (bad_use) is an error. */
+static pbuf seq_model(bool bad_use) {
+    pbuf g = {0}, n;
+    const char *const xd[] = {"n", "6"};
+    value_info(&g, 11, "x", 1, 2, xd);
+    value_info(&g, 11, "j", 7, 0, NULL);
+    init_i64(&g, "parts", 1, (const int64_t[]){3}, 3, (const int64_t[]){1, 2, 3});
+    init_i64(&g, "two", 0, NULL, 1, (const int64_t[]){2});
+    n = node_begin("SplitToSequence", "x,parts", "s", "split");
+    attr_int(&n, "axis", 1);
+    f_msg(&g, 1, &n);
+    n = node_begin("SequenceAt", "s,two", "a", "at2");
+    f_msg(&g, 1, &n);
+    n = node_begin("SequenceAt", "s,j", "b", "atj");
+    f_msg(&g, 1, &n);
+    n = node_begin("SequenceErase", "s", "s2", "erase");
+    f_msg(&g, 1, &n);
+    n = node_begin("SequenceLength", "s2", "len", "len");
+    f_msg(&g, 1, &n);
+    n = node_begin("ConcatFromSequence", "s2", "c", "cat");
+    attr_int(&n, "axis", 1);
+    f_msg(&g, 1, &n);
+    n = node_begin("SequenceInsert", "s2,x", "s3", "insert");
+    f_msg(&g, 1, &n);
+    if (bad_use) {
+        n = node_begin("Add", "s3,x", "bad", "bad");
+        f_msg(&g, 1, &n);
+    }
+    const char *const od[] = {"n", "3"};
+    value_info(&g, 12, "c", 1, 2, od);
+    return model_of(&g, 17);
+}
+
+TP_TEST(sequences) {
+    pbuf m = seq_model(false);
+    sweep_model(&m);
+    tp_graph *gr = NULL;
+    tp_error err;
+    TP_CHECK_OK(load(&m, NULL, &gr, &err), &err);
+    if (gr) {
+        char buf[64];
+        const char *want[][2] = {{"a", "[n,3]"}, {"b", "[n,3]"}, {"c", "[n,3]"}, {"len", "[]"}};
+        for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+            const tp_node *v = find(gr, want[i][0]);
+            TP_CHECK(v != NULL);
+            if (v) TP_CHECK_STR(tp_graph_shape_str(gr, &v->shape, buf, sizeof buf), want[i][1]);
+        }
+        /* the sequences hold every element: s = 6n, s2 = 3n, s3 = 9n elements */
+        TP_CHECK_OK(tp_graph_bind(gr, "n", 4, &err), &err);
+        const char *seqs[] = {"s", "s2", "s3"};
+        const int64_t total[] = {24, 12, 36};
+        for (int i = 0; i < 3; i++) {
+            const tp_node *v = find(gr, seqs[i]);
+            int64_t e = -1;
+            TP_CHECK(v && v->shape.rank == 1);
+            if (v && v->shape.rank == 1) tp_graph_dim_value(gr, v->shape.dims[0], &e, NULL);
+            TP_CHECK_EQ_I64(e, total[i]);
+        }
+        tp_graph_destroy(gr);
+    }
+    m = seq_model(true);
+    gr = NULL;
+    TP_CHECK_EQ_I64(load(&m, NULL, &gr, &err), TP_ERR_SHAPE);
+    TP_CHECK(gr == NULL && strstr(err.msg, "'s3' is a sequence") != NULL);
+}
+
 /* Every allocation failure is reported as NOMEM and leaks nothing. */
 static void sweep_model(const pbuf *mp) {
     pbuf m = *mp;
@@ -674,5 +744,6 @@ int main(void) {
     TP_RUN(graph_input_values);
     TP_RUN(float_size_arithmetic);
     TP_RUN(allocation_failure_sweep);
+    TP_RUN(sequences);
     return tp_test_finish();
 }

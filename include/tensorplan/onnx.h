@@ -92,14 +92,14 @@ typedef struct tp_onnx_options {
      * wrong count is TP_ERR_SHAPE. Default none. */
     const tp_onnx_input_value *input_values;
     uint32_t n_input_values;
-    /* Symbolic dims known before loading, as "name=value" (tp_graph_bind_str;
-     * the CLI's --dim). Each is bound once the graph inputs have created their
-     * symbols, and a comparison of such a dim with a number or another bound
-     * dim (an If on `x.size(1) > 512`) is decided while converting, so the
-     * branch taken at these sizes is the one planned (the graph is then
-     * specific to them). A name no graph input has is ignored here (bind it
-     * after loading); a malformed assignment is TP_ERR_INVALID. Borrowed for
-     * the duration of the call. Default none. */
+    /* Symbolic dims known before loading, as "name=value" (the CLI's --dim).
+     * A comparison of such a dim of a graph input with a number or another
+     * given dim (an If on `x.size(1) > 512`) is decided while converting, so
+     * the branch taken at these sizes is the one planned (the graph is then
+     * specific to them). The graph is not bound by this: bind it after loading
+     * (tp_graph_bind_str, which reports a malformed assignment). A name no
+     * graph input has, or a malformed assignment, is ignored here. Borrowed
+     * for the duration of the call. Default none. */
     const char *const *dims;
     uint32_t n_dims;
 } tp_onnx_options;

@@ -4,6 +4,7 @@
  * helpers in onnx_ops_util.c. See onnx_convert.h and docs/onnx.md. */
 #include "import/onnx_convert_internal.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -667,14 +668,14 @@ static void conv_free(conv *cv) {
     tp_mem_free(cv->a, cv->undo, cv->cap_undo * sizeof *cv->undo);
 }
 
-/* A dim bound before converting ("name=value", tp_onnx_options.dims): bound now
- * when a graph input has the symbol, remembered for comparisons. */
+/* A dim known before converting ("name=value", tp_onnx_options.dims): its value
+ * is remembered for comparisons when a graph input has the symbol (the caller
+ * binds the graph after loading). */
 static tp_status pre_bind(conv *cv, const char *assignment) {
     const char *eq = assignment ? strchr(assignment, '=') : NULL;
     char name[256];
     if (!eq || eq == assignment || (size_t)(eq - assignment) >= sizeof name)
-        return tp_error_set(cv->err, TP_ERR_INVALID, "onnx: dim binding '%s' is not NAME=VALUE",
-                            assignment ? assignment : "(null)");
+        return TP_OK; /* malformed: reported when the graph is bound */
     memcpy(name, assignment, (size_t)(eq - assignment));
     name[eq - assignment] = 0;
     tp_dim d;
@@ -684,13 +685,12 @@ static tp_status pre_bind(conv *cv, const char *assignment) {
             known = true;
             d = tp_graph_symbol_dim(cv->g, k);
         }
-    if (!known) return TP_OK; /* not a dim of a graph input: bound after loading */
-    tp_status st = tp_graph_bind_str(cv->g, assignment, cv->err);
-    if (st != TP_OK) {
-        tp_error_prefix(cv->err, "onnx: dim binding '%s': ", assignment);
-        return st;
-    }
-    return tp_ox_syms_pre_bound(&cv->syms, d, cv->err);
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(eq + 1, &end, 10);
+    if (errno || end == eq + 1 || *end || v < 0 || !known)
+        return TP_OK; /* malformed, or not a dim of a graph input: for tp_graph_bind */
+    return tp_ox_syms_pre_bound(&cv->syms, d, (int64_t)v, cv->err);
 }
 
 static tp_status convert(conv *cv) {

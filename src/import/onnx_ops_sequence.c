@@ -267,7 +267,15 @@ static tp_status r_seq_erase(tp_ox_ctx *c) {
     bool known = s->n == s->n_head && s->n > 0 &&
                  (c->n_in < 2 || !c->in[1].present || seq_index(c, 1, s, false, &at));
     if (known) {
-        memmove(s->el + at, s->el + at + 1, (s->n - at - 1) * sizeof *s->el);
+        tp_shape *el = s->n > 1 ? tp_mem_alloc(c->alloc, (s->n - 1) * sizeof *el) : NULL;
+        if (s->n > 1 && !el) {
+            tp_ox_seq_free(c->alloc, s);
+            return nomem(c);
+        }
+        if (at) memcpy(el, s->el, at * sizeof *el);
+        if (s->n - at - 1) memcpy(el + at, s->el + at + 1, (s->n - at - 1) * sizeof *el);
+        tp_mem_free(c->alloc, s->el, s->n * sizeof *s->el);
+        s->el = el;
         s->n--;
         s->n_head--;
     } else {
@@ -527,5 +535,9 @@ tp_status tp_ox_seq_loop(tp_ox_ctx *c, uint32_t out, const tp_ox_seq *init, cons
         *last_in = NULL;
         return st;
     }
-    return out_seq(c, out, fin);
+    if ((st = out_seq(c, out, fin)) != TP_OK) {
+        tp_ox_seq_free(c->alloc, *last_in);
+        *last_in = NULL;
+    }
+    return st;
 }

@@ -151,12 +151,14 @@ void tp_ox_syms_free(tp_ox_syms *s) {
     s->n_pre_bound = s->cap_pre_bound = 0;
 }
 
-tp_status tp_ox_syms_pre_bound(tp_ox_syms *s, tp_dim d, tp_error *err) {
+tp_status tp_ox_syms_pre_bound(tp_ox_syms *s, tp_dim d, int64_t value, tp_error *err) {
     if (tp_dim_is_static(d)) return TP_OK;
     if (!tp_mem_grow(s->alloc, (void **)&s->pre_bound, sizeof *s->pre_bound, &s->cap_pre_bound,
                      s->n_pre_bound + 1))
         return tp_error_set(err, TP_ERR_NOMEM, "onnx: out of memory (bound dims)");
-    s->pre_bound[s->n_pre_bound++] = d.sym;
+    s->pre_bound[s->n_pre_bound].sym = d.sym;
+    s->pre_bound[s->n_pre_bound].value = value;
+    s->n_pre_bound++;
     return TP_OK;
 }
 
@@ -428,8 +430,11 @@ static bool pre_bound_value(const tp_ox_syms *s, tp_dim d, int64_t *v) {
         *v = d.size;
         return true;
     }
-    for (size_t i = 0; i < s->n_pre_bound; i++)
-        if (s->pre_bound[i] == d.sym) return tp_graph_dim_value(s->g, d, v, NULL) == TP_OK;
+    for (size_t i = s->n_pre_bound; i > 0; i--) /* the last given wins */
+        if (s->pre_bound[i - 1].sym == d.sym) {
+            *v = s->pre_bound[i - 1].value;
+            return true;
+        }
     return false;
 }
 

@@ -70,17 +70,21 @@ typedef struct tp_ox_syms {
     const tp_allocator *alloc;
     tp_ox_symdef *defs; /* indexed by symbol id */
     size_t cap;
-    /* symbols bound before converting (tp_onnx_options.dims): comparisons of
-     * these are decided with their values */
-    tp_sym_id *pre_bound;
+    /* symbols with values known before converting (tp_onnx_options.dims):
+     * comparisons of these are decided with their values (the graph itself is
+     * bound after loading) */
+    struct tp_ox_pre_bound {
+        tp_sym_id sym;
+        int64_t value;
+    } * pre_bound;
     size_t n_pre_bound, cap_pre_bound;
 } tp_ox_syms;
 
 tp_status tp_ox_sym_expr(tp_ox_syms *s, tp_sym_op op, tp_dim a, tp_dim b, tp_dim *out,
                          tp_error *err);
 void tp_ox_syms_free(tp_ox_syms *s);
-/* Record a symbol bound before converting (see pre_bound). */
-tp_status tp_ox_syms_pre_bound(tp_ox_syms *s, tp_dim d, tp_error *err);
+/* Record the value of a symbol known before converting (see pre_bound). */
+tp_status tp_ox_syms_pre_bound(tp_ox_syms *s, tp_dim d, int64_t value, tp_error *err);
 
 /* A new value with n elements (d[] or f[] zeroed). NULL on NOMEM or n too big. */
 tp_ox_value *tp_ox_value_new(const tp_allocator *a, int64_t n, bool is_float);
