@@ -256,7 +256,7 @@ static tp_status cf_if(conv *cv, tp_ox_ctx *c) {
     if (known)
         st = note(cv,
                   "If '%s': condition '%s' is %s at plan time (from constants, shapes, given "
-                  "input values or dims bound before loading); planned the %s only (weights "
+                  "input values or dims given before loading); planned the %s only (weights "
                   "of both counted)",
                   node_label(c), c->in[0].name, cond ? "true" : "false",
                   cond ? "then_branch" : "else_branch");
