@@ -695,6 +695,70 @@ TP_TEST(sequences) {
     TP_CHECK(gr == NULL && strstr(err.msg, "'s3' is a sequence") != NULL);
 }
 
+/* A sequence-typed ValueInfoProto (float elements, no shape). */
+static void seq_value_info(pbuf *g, uint32_t field, const char *name) {
+    pbuf vi = {0}, type = {0}, seq = {0}, elem = {0}, tensor = {0};
+    f_int(&tensor, 1, 1);
+    f_msg(&elem, 1, &tensor);
+    f_msg(&seq, 1, &elem);
+    f_msg(&type, 4, &seq);
+    f_str(&vi, 1, name);
+    f_msg(&vi, 2, &type);
+    f_msg(g, field, &vi);
+}
+
+static void graph_attr(pbuf *node, const char *name, pbuf *body) {
+    pbuf a = {0};
+    f_str(&a, 1, name);
+    f_msg(&a, 6, body);
+    f_int(&a, 20, 5);
+    f_msg(node, 5, &a);
+}
+
+/* If on an unknown condition whose branches give sequences of different shapes
+ * and lengths (then: [x] with x [2,3]; else: [y, y] with y [4,3]): the output
+ * is an upper bound of either, two elements of [4,3]. */
+TP_TEST(if_merges_sequences) {
+    pbuf g = {0}, n, then_g = {0}, else_g = {0};
+    value_info(&g, 11, "x", 1, 2, (const char *const[]){"2", "3"});
+    value_info(&g, 11, "y", 1, 2, (const char *const[]){"4", "3"});
+    value_info(&g, 11, "cond", 9, 0, NULL);
+    init_i64(&g, "zero", 0, NULL, 1, (const int64_t[]){0});
+    n = node_begin("SequenceConstruct", "x", "ts", NULL);
+    f_msg(&then_g, 1, &n);
+    f_str(&then_g, 2, "then");
+    seq_value_info(&then_g, 12, "ts");
+    n = node_begin("SequenceConstruct", "y,y", "es", NULL);
+    f_msg(&else_g, 1, &n);
+    f_str(&else_g, 2, "else");
+    seq_value_info(&else_g, 12, "es");
+    n = node_begin("If", "cond", "s", "if0");
+    graph_attr(&n, "then_branch", &then_g);
+    graph_attr(&n, "else_branch", &else_g);
+    f_msg(&g, 1, &n);
+    n = node_begin("SequenceAt", "s,zero", "a", NULL);
+    f_msg(&g, 1, &n);
+    n = node_begin("ConcatFromSequence", "s", "c", NULL);
+    attr_int(&n, "axis", 0);
+    f_msg(&g, 1, &n);
+    n = node_begin("SequenceLength", "s", "len", NULL);
+    f_msg(&g, 1, &n);
+    value_info(&g, 12, "c", 1, -1, NULL);
+    pbuf m = model_of(&g, 17);
+    sweep_model(&m);
+    tp_graph *gr = NULL;
+    tp_error err;
+    TP_CHECK_OK(load(&m, NULL, &gr, &err), &err);
+    if (!gr) return;
+    char buf[64];
+    const tp_node *a = find(gr, "a"), *c = find(gr, "c"), *s = find(gr, "s");
+    TP_CHECK(a && c && s);
+    if (a) TP_CHECK_STR(tp_graph_shape_str(gr, &a->shape, buf, sizeof buf), "[4,3]");
+    if (c) TP_CHECK_STR(tp_graph_shape_str(gr, &c->shape, buf, sizeof buf), "[8,3]");
+    if (s) TP_CHECK_STR(tp_graph_shape_str(gr, &s->shape, buf, sizeof buf), "[24]");
+    tp_graph_destroy(gr);
+}
+
 /* Every allocation failure is reported as NOMEM and leaks nothing. */
 static void sweep_model(const pbuf *mp) {
     pbuf m = *mp;
@@ -745,5 +809,6 @@ int main(void) {
     TP_RUN(float_size_arithmetic);
     TP_RUN(allocation_failure_sweep);
     TP_RUN(sequences);
+    TP_RUN(if_merges_sequences);
     return tp_test_finish();
 }

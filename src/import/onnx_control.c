@@ -239,6 +239,12 @@ static tp_status cf_if(conv *cv, tp_ox_ctx *c) {
             ot[k].value = NULL;
             continue;
         }
+        const tp_ox_seq *st_seq = ot[k].value ? ot[k].value->seq : NULL,
+                        *se_seq = oe[k].value ? oe[k].value->seq : NULL;
+        if (st_seq && se_seq) {
+            if ((st = tp_ox_seq_if_output(c, k, st_seq, se_seq)) != TP_OK) goto done;
+            continue;
+        }
         if (ot[k].elem != oe[k].elem || ot[k].shape.rank != oe[k].shape.rank) {
             st = tp_ox_fail(c, TP_ERR_UNSUPPORTED,
                             "output %u: the branches differ in element type or rank", k);

@@ -78,6 +78,9 @@ tp_status tp_ox_seq_total(tp_ox_ctx *c, const tp_ox_seq *s, tp_dim *out);
 /* Output out of a Loop carrying a sequence (init before, iter after one
  * iteration, trip iterations); *last_in (owned by the caller, may be NULL) is
  * the sequence the last iteration starts from when it grows (*grows). */
+/* Output out of an If whose branch is not known, both branches giving a
+ * sequence or optional (a and b): their merge, an upper bound of either. */
+tp_status tp_ox_seq_if_output(tp_ox_ctx *c, uint32_t out, const tp_ox_seq *a, const tp_ox_seq *b);
 tp_status tp_ox_seq_loop(tp_ox_ctx *c, uint32_t out, const tp_ox_seq *init, const tp_ox_seq *iter,
                          tp_dim trip, tp_ox_seq **last_in, bool *grows);
 /* The rule of a com.microsoft contrib op (onnx_ops_contrib.c), or NULL. */

@@ -425,6 +425,7 @@ static tp_status r_optional_has_element(tp_ox_ctx *c) {
     bool has = c->n_in > 0 && c->in[0].present && !(s && s->kind == 'o' && s->none);
     c->out[0].shape.rank = 0;
     c->out[0].elem_type = TP_ONNX_BOOL;
+    if (s && s->kind == 'o' && s->approx) return TP_OK; /* either, after an If: unknown */
     tp_ox_value *v = tp_ox_value_new(c->alloc, 1, false);
     if (!v) return nomem(c);
     v->d[0] = tp_dim_static(has ? 1 : 0);
@@ -540,4 +541,97 @@ tp_status tp_ox_seq_loop(tp_ox_ctx *c, uint32_t out, const tp_ox_seq *init, cons
         *last_in = NULL;
     }
     return st;
+}
+
+static bool same_elements(const tp_ox_ctx *c, const tp_ox_seq *a, const tp_ox_seq *b) {
+    if (a->kind != b->kind || a->none != b->none || a->n != b->n || a->n_head != b->n_head ||
+        !tp_graph_dim_equal(c->g, a->reps, b->reps) || !a->inner != !b->inner)
+        return false;
+    for (uint32_t i = 0; i < a->n; i++) {
+        if (a->el[i].rank != b->el[i].rank) return false;
+        for (int32_t d = 0; d < a->el[i].rank; d++)
+            if (!tp_graph_dim_equal(c->g, a->el[i].dims[d], b->el[i].dims[d])) return false;
+    }
+    return !a->inner || same_elements(c, a->inner, b->inner);
+}
+
+/* a and b merged (an If output whose branch is not known): a itself when both
+ * hold the same shapes, else an upper bound (every element the largest shape of
+ * either, as many as the longer). An optional that may or may not hold a value
+ * holds the other's (approx: OptionalHasElement is then unknown). */
+static tp_status seq_merge(tp_ox_ctx *c, const tp_ox_seq *a, const tp_ox_seq *b, tp_ox_seq **out) {
+    *out = NULL;
+    if (a->kind != b->kind)
+        return tp_ox_fail(c, TP_ERR_SHAPE, "the branches' values differ in kind");
+    if (same_elements(c, a, b)) return (*out = tp_ox_seq_copy(c->alloc, a)) ? TP_OK : nomem(c);
+    if (a->kind == 'o') {
+        const tp_ox_seq *has = a->none ? b : a, *other = a->none ? a : b;
+        tp_ox_seq *m = NULL;
+        tp_status st = TP_OK;
+        if (other->none) {
+            m = tp_ox_seq_copy(c->alloc, has);
+        } else if (has->inner && other->inner) {
+            tp_ox_seq *in = NULL;
+            if ((st = seq_merge(c, has->inner, other->inner, &in)) != TP_OK) return st;
+            if ((m = tp_ox_seq_copy(c->alloc, has))) {
+                tp_ox_seq_free(c->alloc, m->inner);
+                m->inner = in;
+            } else {
+                tp_ox_seq_free(c->alloc, in);
+            }
+        } else if (has->n == 1 && other->n == 1 && has->el[0].rank == other->el[0].rank) {
+            if ((m = tp_ox_seq_copy(c->alloc, has)))
+                for (int32_t d = 0; st == TP_OK && d < m->el[0].rank; d++)
+                    if (!tp_graph_dim_equal(c->g, m->el[0].dims[d], other->el[0].dims[d]))
+                        st = tp_ox_dim(c, TP_SYM_MAX, m->el[0].dims[d], other->el[0].dims[d],
+                                       &m->el[0].dims[d]);
+        } else {
+            return tp_ox_fail(c, TP_ERR_UNSUPPORTED,
+                              "the branches' optionals hold different kinds");
+        }
+        if (!m) return nomem(c);
+        m->approx = true;
+        if (st != TP_OK)
+            tp_ox_seq_free(c->alloc, m);
+        else
+            *out = m;
+        return st;
+    }
+    tp_ox_seq *m = tp_ox_seq_copy(c->alloc, a);
+    if (!m) return nomem(c);
+    tp_dim la, lb;
+    tp_status st = seq_len(c, a, &la);
+    if (st == TP_OK) st = seq_len(c, b, &lb);
+    if (st == TP_OK && (m->n || b->n)) {
+        if (!m->n) { /* a is empty: b's shapes */
+            tp_ox_seq_free(c->alloc, m);
+            if (!(m = tp_ox_seq_copy(c->alloc, b))) return nomem(c);
+        }
+        st = seq_collapse(c, m);
+        for (uint32_t i = 0; st == TP_OK && i < b->n; i++) {
+            if (b->el[i].rank != m->el[0].rank) {
+                st = tp_ox_fail(c, TP_ERR_UNSUPPORTED, "sequence elements of different ranks");
+                break;
+            }
+            for (int32_t d = 0; st == TP_OK && d < b->el[i].rank; d++)
+                if (!tp_graph_dim_equal(c->g, m->el[0].dims[d], b->el[i].dims[d]))
+                    st = tp_ox_dim(c, TP_SYM_MAX, m->el[0].dims[d], b->el[i].dims[d],
+                                   &m->el[0].dims[d]);
+        }
+        if (st == TP_OK && !tp_graph_dim_equal(c->g, la, lb))
+            st = tp_ox_dim(c, TP_SYM_MAX, la, lb, &m->reps);
+        m->approx = true;
+    }
+    if (st != TP_OK) {
+        tp_ox_seq_free(c->alloc, m);
+        return st;
+    }
+    *out = m;
+    return TP_OK;
+}
+
+tp_status tp_ox_seq_if_output(tp_ox_ctx *c, uint32_t out, const tp_ox_seq *a, const tp_ox_seq *b) {
+    tp_ox_seq *m;
+    tp_status st = seq_merge(c, a, b, &m);
+    return st == TP_OK ? out_seq(c, out, m) : st;
 }
