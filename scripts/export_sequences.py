@@ -22,15 +22,16 @@ Each gets NAME.inputs.json. Random weights.
 
 Usage: /usr/bin/python3 scripts/export_sequences.py OUT_DIR
 """
-import json
 import os
 import sys
 from typing import List
 
-import numpy as np
 import onnx
 import torch
 from onnx import TensorProto, helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from export_control_flow import export, write_spec  # noqa: E402  (same scripts/ folder)
 
 torch.manual_seed(0)
 
@@ -117,18 +118,6 @@ class HeldoutUnbind(torch.nn.Module):
         if y.size(1) > 12:
             y = y * 2.0
         return y
-
-
-def write_spec(out, name, spec):
-    with open(os.path.join(out, name + ".inputs.json"), "w") as f:
-        json.dump(spec, f)
-
-
-def export(out, name, module, args, names, dyn, spec):
-    path = os.path.join(out, name + ".onnx")
-    torch.onnx.export(torch.jit.script(module), args, path, input_names=names,
-                      output_names=["out"], dynamic_axes=dyn, opset_version=17)
-    write_spec(out, name, spec)
 
 
 def grow_const_model(out):

@@ -9,6 +9,7 @@
  * the onnx package); activations are never below the lower bound computed from
  * onnxruntime's own sizes (scripts/ort_profile_shapes.py). */
 #include "harness.h"
+#include "onnx_alloc_sweep.h"
 #include "ort_truth.h"
 
 #ifndef TP_SOURCE_DIR
@@ -147,31 +148,7 @@ TP_TEST(sequence_allocation_failures) {
         uint8_t *data = tp_test_read_file(path, &size);
         TP_CHECK(data != NULL);
         if (!data) continue;
-        int failures = 0;
-        for (long k = 1; k < 100000; k++) {
-            tp_failing_allocator fa;
-            tp_failing_allocator_init(&fa, k);
-            tp_graph *g = NULL;
-            tp_error err;
-            tp_status st = tp_onnx_load_memory(data, size, &opt, &fa.hook, &g, &err);
-            tp_graph_destroy(g);
-            if (fa.live != 0 || fa.live_bytes != 0) {
-                TP_FAIL_("%s: fail at %ld: %ld allocations (%zu bytes) leaked", names[i], k,
-                         fa.live, fa.live_bytes);
-                break;
-            }
-            if (!fa.failed) {
-                TP_CHECK_OK(st, &err);
-                break;
-            }
-            if (st != TP_ERR_NOMEM) {
-                TP_FAIL_("%s: fail at %ld: %s, want NOMEM (%s)", names[i], k, tp_status_name(st),
-                         err.msg);
-                break;
-            }
-            failures++;
-        }
-        TP_CHECK(failures > 10);
+        TP_CHECK(tp_test_onnx_alloc_sweep(names[i], data, size, &opt) > 10);
         free(data);
     }
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "onnx_alloc_sweep.h"
 
 /* ---- a tiny protobuf writer ---- */
 
@@ -761,30 +762,7 @@ TP_TEST(if_merges_sequences) {
 
 /* Every allocation failure is reported as NOMEM and leaks nothing. */
 static void sweep_model(const pbuf *mp) {
-    pbuf m = *mp;
-    int failures = 0;
-    for (long k = 1; k < 100000; k++) {
-        tp_failing_allocator fa;
-        tp_failing_allocator_init(&fa, k);
-        tp_graph *g = NULL;
-        tp_error err;
-        tp_status st = tp_onnx_load_memory(m.p, m.n, NULL, &fa.hook, &g, &err);
-        tp_graph_destroy(g);
-        if (fa.live != 0 || fa.live_bytes != 0) {
-            TP_FAIL_("fail at %ld: %ld allocations (%zu bytes) leaked", k, fa.live, fa.live_bytes);
-            break;
-        }
-        if (!fa.failed) {
-            TP_CHECK_OK(st, &err);
-            break;
-        }
-        if (st != TP_ERR_NOMEM) {
-            TP_FAIL_("fail at %ld: %s, want NOMEM (%s)", k, tp_status_name(st), err.msg);
-            break;
-        }
-        failures++;
-    }
-    TP_CHECK(failures > 10);
+    TP_CHECK(tp_test_onnx_alloc_sweep("model", mp->p, mp->n, NULL) > 10);
 }
 
 TP_TEST(allocation_failure_sweep) {
