@@ -154,6 +154,9 @@ typedef struct tp_onnx_value_info {
     int32_t rank;
     const tp_onnx_dim *dims;
     uint64_t offset; /* of the ValueInfoProto in the file */
+    /* optional values: 's' when the optional holds a sequence (of the tensor
+     * described above), 't' a tensor; 0 otherwise */
+    char inner;
 } tp_onnx_value_info;
 
 typedef struct tp_onnx_opset {

@@ -399,9 +399,70 @@ static tp_status input_value(conv *cv, const tp_onnx_value_info *vi, const tp_sh
     return TP_OK;
 }
 
+/* A sequence (or optional) graph input: elements of the declared element shape,
+ * as many as the symbol seqlen_<input>; an optional may be empty. */
+static tp_status add_seq_input(conv *cv, const tp_onnx_value_info *vi) {
+    tp_shape el, s;
+    tp_dtype dt;
+    tp_status st = shape_from_vi(cv, vi, "graph input element", &el);
+    if (st == TP_OK) st = tp_onnx_elem_type_to_dtype(vi->elem_type, &dt, cv->err);
+    if (st != TP_OK) {
+        tp_error_prefix(cv->err, "onnx: graph input '%s': ", vi->name);
+        return st;
+    }
+    bool seq = vi->kind == 's' || vi->inner == 's';
+    tp_ox_seq *q = tp_ox_seq_new(cv->a, seq ? 's' : 'o', vi->elem_type);
+    tp_ox_value *v = NULL;
+    if (!q || !tp_ox_seq_insert(cv->a, q, 0, &el)) {
+        tp_ox_seq_free(cv->a, q);
+        return tp_error_set(cv->err, TP_ERR_NOMEM, "onnx: out of memory (sequence input)");
+    }
+    tp_dim total = tp_dim_static(1);
+    for (int32_t d = 0; st == TP_OK && d < el.rank; d++)
+        st = tp_ox_sym_expr(&cv->syms, TP_SYM_MUL, total, el.dims[d], &total, cv->err);
+    if (st == TP_OK && seq) {
+        char name[256];
+        snprintf(name, sizeof name, "seqlen_%s", vi->name);
+        q->n_head = 0;
+        if ((st = tp_graph_symbol(cv->g, name, &q->reps, cv->err)) == TP_OK)
+            st = tp_ox_sym_expr(&cv->syms, TP_SYM_MUL, q->reps, total, &total, cv->err);
+    }
+    if (st == TP_OK && vi->kind == 'o') { /* may be empty: OptionalHasElement is unknown */
+        if (seq) {
+            tp_ox_seq *o = tp_ox_seq_new(cv->a, 'o', vi->elem_type);
+            if (o)
+                o->inner = q;
+            else
+                tp_ox_seq_free(cv->a, q);
+            q = o;
+        }
+        if (q) q->approx = true;
+    }
+    if (st == TP_OK && !q)
+        st = tp_error_set(cv->err, TP_ERR_NOMEM, "onnx: out of memory (sequence input)");
+    if (st != TP_OK) {
+        tp_ox_seq_free(cv->a, q);
+        return st;
+    }
+    if (!(v = tp_ox_value_of_seq(cv->a, q))) /* q is freed on failure */
+        return tp_error_set(cv->err, TP_ERR_NOMEM, "onnx: out of memory (sequence input)");
+    if (vi->kind == 'o' && !seq)
+        s = el;
+    else
+        s = tp_shape_make(1, &total);
+    tp_node_id id;
+    st = tp_graph_add_input(cv->g, vi->name, dt, &s, &id, cv->err);
+    if (st != TP_OK) {
+        tp_ox_value_free(cv->a, v);
+        return st;
+    }
+    return tp__ox_val_add(cv, vi->name, id, &s, vi->elem_type, v);
+}
+
 static tp_status add_input(conv *cv, const tp_onnx_value_info *vi) {
     tp_shape s;
     tp_dtype dt;
+    if (vi->kind == 's' || vi->kind == 'o') return add_seq_input(cv, vi);
     if (vi->kind != 't' && vi->kind != '?')
         return tp_error_set(cv->err, TP_ERR_UNSUPPORTED,
                             "onnx: graph input '%s' is not a tensor (kind '%c')", vi->name,
