@@ -12,6 +12,7 @@
  * zero-copy pointer lies inside the input and sizes agree with dims.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,6 +64,37 @@ static void check_graph(const tp_onnx_model *m, const tp_onnx_graph *g) {
     }
 }
 
+/* Again with the graph's symbols bound before converting (tp_onnx_options.dims,
+ * values from the input bytes): comparisons of dims decided while converting
+ * (an If taking one branch). */
+static void convert_with_dims(const tp_onnx_model *m, const tp_graph *first, const uint8_t *data,
+                              size_t size) {
+    char buf[8][96];
+    const char *dims[8];
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < tp_graph_symbol_count(first) && n < 8; k++) {
+        const char *name = tp_graph_symbol_name(first, k);
+        if (!name || strchr(name, '=')) continue;
+        snprintf(buf[n], sizeof buf[n], "%.80s=%u", name,
+                 size ? 1u + data[(k * 7u) % size] * 5u : 1u);
+        dims[n] = buf[n];
+        n++;
+    }
+    if (!n) return;
+    tp_onnx_options opt;
+    tp_onnx_options_init(&opt);
+    opt.dims = dims;
+    opt.n_dims = n;
+    tp_graph *g = NULL;
+    tp_error err;
+    tp_error_clear(&err);
+    tp_status s = tp_onnx_model_to_graph(m, &opt, NULL, &g, &err);
+    if (s == TP_OK)
+        tp_graph_destroy(g);
+    else
+        check(g == NULL && err.msg[0] != '\0');
+}
+
 int tp_fuzz_onnx(const uint8_t *data, size_t size) {
     tp_onnx_model *m = NULL;
     tp_error err;
@@ -83,6 +115,7 @@ int tp_fuzz_onnx(const uint8_t *data, size_t size) {
     s = tp_onnx_model_to_graph(m, NULL, NULL, &g, &err);
     if (s == TP_OK) {
         check(g != NULL);
+        convert_with_dims(m, g, data, size);
         tp_graph_destroy(g);
     } else {
         check(g == NULL && err.msg[0] != '\0');

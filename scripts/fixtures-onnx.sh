@@ -9,7 +9,9 @@
 #     from .fixtures/ort (scripts/fixtures.sh) or is installed here.
 #  2. onnxruntime-optimized copies of bert_base, gpt2 and mobilenet_v2 from scripts/fixtures.sh
 #     (FusedMatMul, BiasGelu, FusedGemm, FusedConv, ...; scripts/ort_optimize.js).
-#  3. torch.jit.script exports with Loop/If and a constructed Scan (scripts/export_control_flow.py).
+#  3. torch.jit.script exports with Loop/If and a constructed Scan (scripts/export_control_flow.py),
+#     and with sequences, optionals, growing loop values and Ifs decided by a dim
+#     (scripts/export_sequences.py, into .fixtures/onnx2/models).
 #  4. For each model NAME in .fixtures/onnx/models with NAME.inputs.json: onnxruntime's
 #     profile (scripts/ort_profile.js) -> NAME.shapes.json (scripts/ort_profile_shapes.py):
 #     the shape of every node output including body nodes, the weight bytes counted by the
@@ -90,7 +92,12 @@ for m in bert_base gpt2 mobilenet_v2; do
   cp ".fixtures/models/$m.inputs.json" "$FIX/models/${m}_ortopt.inputs.json"
 done
 
-for spec in "$FIX"/models/*.inputs.json; do
+# sequences, optionals, growing loop values and shape-decided Ifs (scripts/export_sequences.py)
+if [ ! -f .fixtures/onnx2/models/if_dim_small.onnx ]; then
+  /usr/bin/python3 scripts/export_sequences.py .fixtures/onnx2/models
+fi
+
+for spec in "$FIX"/models/*.inputs.json .fixtures/onnx2/models/*.inputs.json; do
   m=${spec%.inputs.json}
   [ -f "$m.shapes.json" ] && [ "$m.shapes.json" -nt "$m.onnx" ] && continue
   NODE_PATH="$ORT" node scripts/ort_profile.js "$m.onnx" "$spec" "$m.profile.json"

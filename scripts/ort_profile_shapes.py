@@ -8,7 +8,8 @@ Writes, in the one-value-per-line format of scripts/ort_shapes.js:
    "values": [{"name": VALUE, "dtype": "float32", "shape": [..]}, ...]}
 - values: every output of every node onnxruntime ran (control-flow bodies included), named
   after the ONNX value it produces (the profile names nodes; nodes without a unique name are
-  left out). A node run several times (a loop body) keeps its first run.
+  left out). A node run several times (a loop body) keeps its last run (the last
+  iteration: a value that grows across iterations has its final size there).
 - weights_bytes: bytes of every initializer and Constant value in the model and all its
   subgraphs, counted by the onnx package (independent of tensorplan's reader).
 - activation_lb_bytes: a lower bound of any activation plan, from onnxruntime's own sizes:
@@ -70,7 +71,7 @@ def main():
     # those as activations of the body's kernels)
     not_acts = {i.name for i in m.graph.input} | consts
     p = json.load(open(prof))
-    seen, lines, lb = set(), [], 0
+    last, order, lb = {}, [], 0
     for e in p["events"]:
         cand = nodes.get(e["node"], [])
         node = cand[0] if len(cand) == 1 else None
@@ -84,13 +85,15 @@ def main():
         # ops that alias their input (onnxruntime reuses the buffer) hold no bytes of their own
         out_bytes = 0 if e["op"] in ALIAS else e["output_size"]
         lb = max(lb, out_bytes, acts)
-        if node is None or e["node"] in seen:
+        if node is None:
             continue
-        seen.add(e["node"])
         for name, t in zip(node.output, e["outputs"]):
             if name:
-                lines.append(json.dumps({"name": name, "dtype": DTYPES.get(t["dtype"], t["dtype"]),
-                                         "shape": t["shape"]}, separators=(",", ":")))
+                if name not in last:
+                    order.append(name)
+                last[name] = json.dumps({"name": name, "dtype": DTYPES.get(t["dtype"], t["dtype"]),
+                                         "shape": t["shape"]}, separators=(",", ":"))
+    lines = [last[n] for n in order]
     name = os.path.basename(model)[:-5]
     text = ('{"model": %s, "bind": %s, "weights_bytes": %d, "activation_lb_bytes": %d,\n'
             ' "values": [\n%s\n]}\n' % (json.dumps(name), json.dumps(p["bind"]), weights[0], lb,

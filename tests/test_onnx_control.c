@@ -9,19 +9,22 @@
  * the onnx package); activations are never below the lower bound computed from
  * onnxruntime's own sizes (scripts/ort_profile_shapes.py). */
 #include "harness.h"
+#include "onnx_alloc_sweep.h"
 #include "ort_truth.h"
 
 #ifndef TP_SOURCE_DIR
 #define TP_SOURCE_DIR "."
 #endif
 
-static void check_model(const char *name, uint64_t *act, uint64_t *lb_out) {
+static void check_model_opt(const char *dir, const char *name, const tp_onnx_options *opt,
+                            uint64_t *act, uint64_t *lb_out) {
     char path[1024], jpath[1024];
-    snprintf(path, sizeof path, "%s/.fixtures/onnx/models/%s.onnx", TP_SOURCE_DIR, name);
-    snprintf(jpath, sizeof jpath, "%s/.fixtures/onnx/models/%s.shapes.json", TP_SOURCE_DIR, name);
+    snprintf(path, sizeof path, "%s/.fixtures/%s/models/%s.onnx", TP_SOURCE_DIR, dir, name);
+    snprintf(jpath, sizeof jpath, "%s/.fixtures/%s/models/%s.shapes.json", TP_SOURCE_DIR, dir,
+             name);
     tp_error err;
     tp_graph *g = NULL;
-    tp_status st = tp_onnx_load(path, NULL, NULL, &g, &err);
+    tp_status st = tp_onnx_load(path, opt, NULL, &g, &err);
     if (st != TP_OK) {
         TP_FAIL_("%s: load: %s: %s (fixtures: scripts/fixtures-onnx.sh)", name, tp_status_name(st),
                  err.msg);
@@ -52,6 +55,112 @@ static void check_model(const char *name, uint64_t *act, uint64_t *lb_out) {
                (unsigned long long)lb, tp_graph_note_count(g));
     }
     tp_graph_destroy(g);
+}
+
+static void check_model_in(const char *dir, const char *name, uint64_t *act, uint64_t *lb_out) {
+    check_model_opt(dir, name, NULL, act, lb_out);
+}
+
+static void check_model(const char *name, uint64_t *act, uint64_t *lb_out) {
+    check_model_in("onnx", name, act, lb_out);
+}
+
+/* `if x.size(1) > 512` (torch.jit.script): with the dims bound before loading
+ * the branch onnxruntime takes is the one planned, for n = 600 (then: Linear to
+ * 64 + Relu) and n = 100 (else: Linear to 8), and one note says so; without
+ * them both branches are planned. */
+static void check_if_dim(const char *name, const char *n_dim, const char *branch) {
+    const char *dims[] = {"b=1", n_dim};
+    tp_onnx_options opt;
+    tp_onnx_options_init(&opt);
+    opt.dims = dims;
+    opt.n_dims = 2;
+    check_model_opt("onnx2", name, &opt, NULL, NULL);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/.fixtures/onnx2/models/%s.onnx", TP_SOURCE_DIR, name);
+    tp_error err;
+    tp_graph *g = NULL;
+    for (int pre = 0; pre < 2; pre++) {
+        TP_CHECK_OK(tp_onnx_load(path, pre ? &opt : NULL, NULL, &g, &err), &err);
+        if (!g) return;
+        bool taken = false, both = false;
+        for (uint32_t k = 0; k < tp_graph_note_count(g); k++) {
+            const char *t = tp_graph_note(g, k);
+            taken = taken || (strstr(t, "is ") && strstr(t, branch) && strstr(t, "only"));
+            both = both || strstr(t, "both branches planned") != NULL;
+        }
+        TP_CHECK(pre ? taken && !both : both && !taken);
+        tp_graph_destroy(g);
+        g = NULL;
+    }
+}
+
+/* Sequences and optionals (torch.jit.script list appends, torch.split, constructed
+ * Optional), values that grow across Loop iterations, made by
+ * scripts/export_sequences.py into .fixtures/onnx2/models. */
+TP_TEST(seq_list_append) {
+    check_model_in("onnx2", "seq_list_append", NULL, NULL);
+}
+TP_TEST(seq_split) {
+    check_model_in("onnx2", "seq_split", NULL, NULL);
+}
+TP_TEST(seq_optional) {
+    check_model_in("onnx2", "seq_optional", NULL, NULL);
+}
+TP_TEST(loop_grow) {
+    check_model_in("onnx2", "loop_grow", NULL, NULL);
+}
+TP_TEST(loop_grow_const) {
+    check_model_in("onnx2", "loop_grow_const", NULL, NULL);
+}
+
+TP_TEST(if_dim_big) {
+    check_if_dim("if_dim_big", "n=600", "then_branch");
+}
+TP_TEST(if_dim_small) {
+    check_if_dim("if_dim_small", "n=100", "else_branch");
+}
+
+/* Held out: written after the sequence and loop-growth code and run once (a greedy
+ * decoder loop collecting tokens in a list and growing its context; unbind into a
+ * list, per-part matmul, cat, an If on a size). */
+TP_TEST(heldout_decoder) {
+    check_model_in("onnx2", "heldout_decoder", NULL, NULL);
+}
+TP_TEST(heldout_unbind) {
+    check_model_in("onnx2", "heldout_unbind", NULL, NULL);
+}
+
+/* Every allocation failure while converting a Loop carrying a list, a growing
+ * Loop value, an Optional and an If decided by a dim is NOMEM and leaks nothing. */
+TP_TEST(sequence_allocation_failures) {
+    const char *names[] = {"seq_list_append",
+                           "seq_split",
+                           "seq_optional",
+                           "loop_grow_const",
+                           "if_dim_big",
+                           "/node/test_optional_get_element_sequence",
+                           "/node/test_sequence_map_identity_1_sequence_expanded",
+                           "/node/test_if_opt"};
+    const char *dims[] = {"b=1", "n=600"};
+    tp_onnx_options opt;
+    tp_onnx_options_init(&opt);
+    opt.dims = dims;
+    opt.n_dims = 2;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char path[1024];
+        if (names[i][0] == '/') /* sequence graph inputs: libonnx-testdata */
+            snprintf(path, sizeof path, "/usr/share/libonnx-testdata/data%s/model.onnx", names[i]);
+        else
+            snprintf(path, sizeof path, "%s/.fixtures/onnx2/models/%s.onnx", TP_SOURCE_DIR,
+                     names[i]);
+        size_t size = 0;
+        uint8_t *data = tp_test_read_file(path, &size);
+        TP_CHECK(data != NULL);
+        if (!data) continue;
+        TP_CHECK(tp_test_onnx_alloc_sweep(names[i], data, size, &opt) > 10);
+        free(data);
+    }
 }
 
 TP_TEST(silero_vad) {
@@ -116,6 +225,16 @@ TP_TEST(untuned_wakeword) {
 }
 
 int main(void) {
+    TP_RUN(seq_list_append);
+    TP_RUN(seq_split);
+    TP_RUN(seq_optional);
+    TP_RUN(loop_grow);
+    TP_RUN(loop_grow_const);
+    TP_RUN(if_dim_big);
+    TP_RUN(if_dim_small);
+    TP_RUN(heldout_decoder);
+    TP_RUN(heldout_unbind);
+    TP_RUN(sequence_allocation_failures);
     TP_RUN(silero_vad);
     TP_RUN(loop_rnn);
     TP_RUN(if_conv);

@@ -12,6 +12,7 @@
  * symbols; they are bound from the expected output where they first appear and
  * must then agree everywhere else (counted in the summary). */
 #include <dirent.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,14 +66,80 @@ typedef struct pb_tensor {
     uint32_t n_values;
     bool has_values; /* n_values is the element count (possibly 0) */
     bool is_float;
+    uint64_t n_elements;
+    /* sequences: the dims above are the first element's */
+    bool is_seq, empty; /* empty: an optional without a value */
+    uint32_t seq_len;
+    uint64_t seq_total; /* elements of all the tensors */
     int64_t ivals[1024];
     double fvals[1024];
 } pb_tensor;
 
-static bool read_tensor_pb(const char *path, pb_tensor *out) {
+/* One TensorProto message into out (dims, type, small values). */
+static bool decode_tensor_msg(tp_onnx_model *m, tp_onnx_dctx *c, tp_pb r, pb_tensor *out) {
+    tp_onnx_tensor t;
+    memset(&t, 0, sizeof t);
+    if (tp__onnx_decode_tensor(c, r, &t) != TP_OK || t.rank > TP_MAX_RANK) return false;
+    out->type = t.data_type;
+    out->rank = t.rank;
+    for (uint32_t k = 0; k < t.rank; k++)
+        out->dims[k] = t.dims[k];
+    out->n_values = 0;
+    out->has_values = false;
+    out->n_elements = t.n_elements;
+    uint64_t n = 0;
+    bool fl = t.data_type == TP_ONNX_FLOAT || t.data_type == TP_ONNX_DOUBLE ||
+              t.data_type == TP_ONNX_FLOAT16;
+    if (t.n_elements <= 1024 && t.data_type != TP_ONNX_STRING) {
+        tp_status vs = fl ? tp__onnx_tensor_read_f64(m, &t, out->fvals, 1024, &n, c->err)
+                          : tp__onnx_tensor_read_i64(m, &t, out->ivals, 1024, &n, c->err);
+        if (vs == TP_OK && n == t.n_elements) {
+            out->has_values = true;
+            out->n_values = (uint32_t)n;
+            out->is_float = fl;
+        }
+    }
+    return true;
+}
+
+/* A test-data value of kind 't' (TensorProto), 's' (SequenceProto: the first
+ * tensor's type and dims, the element count and the total elements) or 'o'
+ * (OptionalProto holding a tensor or a sequence, or nothing: empty). */
+static bool decode_value(tp_onnx_model *m, tp_onnx_dctx *c, tp_pb r, char kind, pb_tensor *out) {
+    if (kind != 's' && kind != 'o') return decode_tensor_msg(m, c, r, out);
+    out->is_seq = kind == 's';
+    out->empty = kind == 'o';
+    out->seq_len = 0;
+    out->seq_total = 0;
+    while (!tp__pb_done(&r)) {
+        uint32_t f, w;
+        tp_pb sub;
+        if (tp__pb_tag(&r, &f, &w, c->err) != TP_OK) return false;
+        bool tensor = f == 3, seq = kind == 'o' && f == 5;
+        if (!tensor && !seq) {
+            if (tp__pb_skip(&r, w, c->err) != TP_OK) return false;
+            continue;
+        }
+        if (tp__pb_bytes(&r, w, f, "value", &sub, c->err) != TP_OK) return false;
+        if (kind == 'o') {
+            out->empty = false;
+            if (!decode_value(m, c, sub, seq ? 's' : 't', out)) return false;
+            continue;
+        }
+        static pb_tensor el;
+        if (!decode_tensor_msg(m, c, sub, out->seq_len ? &el : out)) return false;
+        out->seq_total += out->seq_len ? el.n_elements : out->n_elements;
+        out->seq_len++;
+    }
+    out->is_seq = out->is_seq || (kind == 'o' && out->seq_len > 0);
+    return true;
+}
+
+static bool read_value_pb(const char *path, char kind, pb_tensor *out) {
     size_t size = 0;
     uint8_t *buf = tp_test_read_file(path, &size);
     if (!buf) return false;
+    memset(out, 0, offsetof(pb_tensor, ivals));
     tp_onnx_model m;
     memset(&m, 0, sizeof m);
     m.data = buf;
@@ -86,30 +153,7 @@ static bool read_tensor_pb(const char *path, pb_tensor *out) {
         m.arena = arena;
         tp_onnx_dctx c = {
             .m = &m, .arena = arena, .err = &err, .max_depth = TP_ONNX_DEFAULT_MAX_DEPTH};
-        tp_onnx_tensor t;
-        memset(&t, 0, sizeof t);
-        if (tp__onnx_decode_tensor(&c, tp__pb_init(buf, size), &t) == TP_OK &&
-            t.rank <= TP_MAX_RANK) {
-            out->type = t.data_type;
-            out->rank = t.rank;
-            for (uint32_t k = 0; k < t.rank; k++)
-                out->dims[k] = t.dims[k];
-            ok = true;
-            out->n_values = 0;
-            out->has_values = false;
-            uint64_t n = 0;
-            bool fl = t.data_type == TP_ONNX_FLOAT || t.data_type == TP_ONNX_DOUBLE ||
-                      t.data_type == TP_ONNX_FLOAT16;
-            if (t.n_elements <= 1024 && t.data_type != TP_ONNX_STRING) {
-                tp_status vs = fl ? tp__onnx_tensor_read_f64(&m, &t, out->fvals, 1024, &n, &err)
-                                  : tp__onnx_tensor_read_i64(&m, &t, out->ivals, 1024, &n, &err);
-                if (vs == TP_OK && n == t.n_elements) {
-                    out->has_values = true;
-                    out->n_values = (uint32_t)n;
-                    out->is_float = fl;
-                }
-            }
-        }
+        ok = decode_value(&m, &c, tp__pb_init(buf, size), kind, out);
         tp__onnx_arena_destroy(arena);
     }
     free(buf);
@@ -177,6 +221,34 @@ static bool run_one(const char *dir, char *why, size_t cap, int *data_dims, bool
 
 static pb_tensor INPUTS[32];
 
+static char value_kind(const tp_onnx_value_info *vi) {
+    return vi->kind == 's' || vi->kind == 'o' ? vi->kind : 't';
+}
+
+/* A sequence output (or an optional holding one, or none): the IR node holds
+ * every element, so its size must be the total of the expected tensors (an
+ * empty optional: any size is an upper bound). */
+static bool check_seq_output(tp_graph *g, const tp_node *n, const pb_tensor *want, uint32_t i,
+                             char *why, size_t cap) {
+    if (want->empty && !want->is_seq) return true;
+    int64_t total = -1;
+    tp_error err;
+    if (n->shape.rank != 1 || tp_graph_dim_value(g, n->shape.dims[0], &total, &err) != TP_OK ||
+        total != (int64_t)want->seq_total) {
+        snprintf(why, cap, "output %u: a sequence of %lld elements in all, expected %llu", i,
+                 (long long)total, (unsigned long long)want->seq_total);
+        return false;
+    }
+    tp_dtype wdt;
+    if (want->seq_len && tp_onnx_elem_type_to_dtype(want->type, &wdt, NULL) == TP_OK &&
+        wdt != n->dtype) {
+        snprintf(why, cap, "output %u: dtype %s, expected %s", i, tp_dtype_name(n->dtype),
+                 tp_dtype_name(wdt));
+        return false;
+    }
+    return true;
+}
+
 static bool check_one(tp_onnx_model *m, const char *dir, char *why, size_t cap, int *data_dims) {
     char path[1024];
     tp_error err;
@@ -198,7 +270,7 @@ static bool check_one(tp_onnx_model *m, const char *dir, char *why, size_t cap, 
             break;
         vis[n_in] = vi;
         pb_tensor *t = &INPUTS[n_in];
-        have[n_in] = read_tensor_pb(path, t);
+        have[n_in] = read_value_pb(path, value_kind(vi), t);
         /* only for a static declared shape that the tensor matches (a few test files
          * disagree with their model, e.g. castlike 'like' inputs) */
         bool static_shape =
@@ -240,13 +312,21 @@ static bool check_one(tp_onnx_model *m, const char *dir, char *why, size_t cap, 
                 ok = false;
             }
         }
+        if (t->is_seq) { /* the element count of a sequence input */
+            char sym[256];
+            snprintf(sym, sizeof sym, "seqlen_%s", vi->name);
+            if (tp_graph_bind(g, sym, t->seq_len, &err) != TP_OK) {
+                snprintf(why, cap, "bind %.100s: %.300s", sym, err.msg);
+                ok = false;
+            }
+        }
     }
     for (uint32_t i = 0; ok && i < gr->n_outputs; i++) {
         if (snprintf(path, sizeof path, "%s/test_data_set_0/output_%u.pb", dir, i) >=
             (int)sizeof path)
             break;
-        pb_tensor want;
-        if (!read_tensor_pb(path, &want)) {
+        static pb_tensor want;
+        if (!read_value_pb(path, value_kind(&gr->outputs[i]), &want)) {
             snprintf(why, cap, "output %u: no readable TensorProto", i);
             ok = false;
             break;
@@ -258,6 +338,10 @@ static bool check_one(tp_onnx_model *m, const char *dir, char *why, size_t cap, 
             break;
         }
         const tp_node *n = tp_graph_node(g, id);
+        if (want.is_seq || want.empty) {
+            ok = check_seq_output(g, n, &want, i, why, cap);
+            continue;
+        }
         char sb[256];
         tp_graph_shape_str(g, &n->shape, sb, sizeof sb);
         if ((uint32_t)n->shape.rank != want.rank) {

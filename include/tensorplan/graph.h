@@ -369,6 +369,9 @@ const char *tp_graph_symbol_name(const tp_graph *g, uint32_t index);
 /* A symbolic dim referring to the index-th named symbol (for tp_graph_dim_value);
  * {0, TP_NO_SYM} for a bad index. */
 tp_dim tp_graph_symbol_dim(const tp_graph *g, uint32_t index);
+/* True when d is a derived dim (an expression `a op b` built by
+ * tp_graph_dim_expr or a shape rule): its operator and operands. */
+bool tp_graph_dim_def(const tp_graph *g, tp_dim d, tp_sym_op *op, tp_dim *a, tp_dim *b);
 /* Value of a dim under the current bindings. TP_ERR_UNBOUND naming the
  * unbound symbol(s). Derived: TP_ERR_OVERFLOW / TP_ERR_INVALID (division by 0). */
 tp_status tp_graph_dim_value(const tp_graph *g, tp_dim d, int64_t *out, tp_error *err);
@@ -406,6 +409,16 @@ tp_status tp_graph_add_constant(tp_graph *g, const char *name, tp_dtype dtype,
  * return TP_ERR_INVALID here: use tp_graph_add_op_shaped. name may be NULL. */
 tp_status tp_graph_add_op(tp_graph *g, const tp_op *op, const tp_node_id *inputs, uint32_t n_inputs,
                           const char *name, tp_node_id *out, tp_error *err);
+/* The output shape and dtype that op's shape rule (the one tp_graph_add_op
+ * applies) gives for inputs of these shapes and dtypes, without adding a node:
+ * one geometry for importers, also for values they type without adding (a
+ * loop body's dry run). *has_rule is false (TP_OK, *shape unset) for ops the
+ * graph cannot shape by itself (reshape, expand, custom, control flow, ...).
+ * Errors (arity, incompatible shapes) as tp_graph_add_op's. May add derived
+ * symbols: needs exclusive access. */
+tp_status tp_graph_infer_shape(tp_graph *g, const tp_op *op, const tp_shape *const *in_shapes,
+                               const tp_dtype *in_dtypes, uint32_t n_inputs, tp_shape *shape,
+                               tp_dtype *dtype, bool *has_rule, tp_error *err);
 /* As tp_graph_add_op with an explicit output shape and dtype. Where the op has
  * a shape rule, the given shape must agree with it (TP_ERR_SHAPE otherwise);
  * for views the byte size must match the aliased bytes. */

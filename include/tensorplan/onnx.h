@@ -92,6 +92,16 @@ typedef struct tp_onnx_options {
      * wrong count is TP_ERR_SHAPE. Default none. */
     const tp_onnx_input_value *input_values;
     uint32_t n_input_values;
+    /* Symbolic dims known before loading, as "name=value" (the CLI's --dim).
+     * A comparison of such a dim of a graph input with a number or another
+     * given dim (an If on `x.size(1) > 512`) is decided while converting, so
+     * the branch taken at these sizes is the one planned (the graph is then
+     * specific to them). The graph is not bound by this: bind it after loading
+     * (tp_graph_bind_str, which reports a malformed assignment). A name no
+     * graph input has, or a malformed assignment, is ignored here. Borrowed
+     * for the duration of the call. Default none. */
+    const char *const *dims;
+    uint32_t n_dims;
 } tp_onnx_options;
 
 /* Defaults: everything false except check_value_info; max_depth 0 (= 64),
@@ -144,6 +154,9 @@ typedef struct tp_onnx_value_info {
     int32_t rank;
     const tp_onnx_dim *dims;
     uint64_t offset; /* of the ValueInfoProto in the file */
+    /* optional values: 's' when the optional holds a sequence (of the tensor
+     * described above), 't' a tensor; 0 otherwise */
+    char inner;
 } tp_onnx_value_info;
 
 typedef struct tp_onnx_opset {

@@ -69,12 +69,10 @@ tp_status tp_graph_add_tied_param(tp_graph *g, const char *name, tp_node_id targ
     return tp_graph_append_node(g, &op, NULL, 0, &s, t->dtype, name, out, err);
 }
 
-/* Common checks of an op node: kind, arity, input ids. */
-static tp_status check_op(tp_graph *g, const tp_op *op, const tp_node_id *inputs, uint32_t n_inputs,
-                          const char *name, const char *fn, tp_error *err) {
-    if (!g || !op) return tp_error_set(err, TP_ERR_INVALID, "%s: NULL argument", fn);
+/* Checks of an op: kind and arity. */
+static tp_status check_kind(tp_graph *g, const tp_op *op, uint32_t n_inputs, const char *name,
+                            tp_error *err) {
     tp_node_id id = (tp_node_id)g->n_nodes;
-    if (!name) name = "";
     if ((unsigned)op->kind >= (unsigned)TP_OP_KIND_COUNT)
         return tp_error_setx(err, TP_ERR_INVALID, TP_NO_OFFSET, id,
                              "node %d '%.200s': invalid op kind %d", (int)id, name, (int)op->kind);
@@ -82,10 +80,6 @@ static tp_status check_op(tp_graph *g, const tp_op *op, const tp_node_id *inputs
         return tp_error_setx(err, TP_ERR_INVALID, TP_NO_OFFSET, id,
                              "node %d '%.200s': %s nodes are added with tp_graph_add_%s", (int)id,
                              name, tp_op_kind_name(op->kind), tp_op_kind_name(op->kind));
-    if (n_inputs && !inputs)
-        return tp_error_setx(err, TP_ERR_INVALID, TP_NO_OFFSET, id,
-                             "node %d '%.200s' (%s): NULL input list", (int)id, name,
-                             tp_op_name(op));
     uint32_t lo, hi;
     tp_op_arity(op, &lo, &hi);
     if (n_inputs < lo || n_inputs > hi) {
@@ -97,6 +91,21 @@ static tp_status check_op(tp_graph *g, const tp_op *op, const tp_node_id *inputs
                              "node %d '%.200s' (%s): %u inputs, expected %u..%u", (int)id, name,
                              tp_op_name(op), n_inputs, lo, hi);
     }
+    return TP_OK;
+}
+
+/* Common checks of an op node: kind, arity, input ids. */
+static tp_status check_op(tp_graph *g, const tp_op *op, const tp_node_id *inputs, uint32_t n_inputs,
+                          const char *name, const char *fn, tp_error *err) {
+    if (!g || !op) return tp_error_set(err, TP_ERR_INVALID, "%s: NULL argument", fn);
+    tp_node_id id = (tp_node_id)g->n_nodes;
+    if (!name) name = "";
+    if (n_inputs && !inputs)
+        return tp_error_setx(err, TP_ERR_INVALID, TP_NO_OFFSET, id,
+                             "node %d '%.200s' (%s): NULL input list", (int)id, name,
+                             tp_op_name(op));
+    tp_status st = check_kind(g, op, n_inputs, name, err);
+    if (st != TP_OK) return st;
     for (uint32_t i = 0; i < n_inputs; i++)
         if (inputs[i] < 0 || inputs[i] >= id)
             return tp_error_setx(err, TP_ERR_INVALID, TP_NO_OFFSET, id,
@@ -124,6 +133,36 @@ static tp_status infer_for(tp_graph *g, const tp_op *op, const tp_node_id *input
     tp_infer_ctx c = {g, op, in, n_inputs, (tp_node_id)g->n_nodes, name ? name : ""};
     tp_status st = tp_graph_infer(&c, shape, dtype, no_rule, err);
     if (in != in_small) tp_mem_free(g->alloc, in, n_inputs * sizeof *in);
+    return st;
+}
+
+tp_status tp_graph_infer_shape(tp_graph *g, const tp_op *op, const tp_shape *const *in_shapes,
+                               const tp_dtype *in_dtypes, uint32_t n_inputs, tp_shape *shape,
+                               tp_dtype *dtype, bool *has_rule, tp_error *err) {
+    if (!g || !op || !shape || !dtype || !has_rule || (n_inputs && (!in_shapes || !in_dtypes)))
+        return tp_error_set(err, TP_ERR_INVALID, "tp_graph_infer_shape: NULL argument");
+    *has_rule = false;
+    tp_status st = check_kind(g, op, n_inputs, "", err);
+    if (st != TP_OK) return st;
+    if (n_inputs > MAX_OP_INPUTS)
+        return tp_error_set(err, TP_ERR_INVALID, "tp_graph_infer_shape: %u inputs", n_inputs);
+    tp_node *nodes = tp_mem_calloc(g->alloc, n_inputs ? n_inputs : 1, sizeof *nodes);
+    const tp_node **in = tp_mem_alloc(g->alloc, (n_inputs ? n_inputs : 1) * sizeof *in);
+    if (!nodes || !in) {
+        st = tp_error_set(err, TP_ERR_NOMEM, "out of memory inferring a shape");
+    } else {
+        for (uint32_t i = 0; i < n_inputs; i++) {
+            nodes[i].shape = *in_shapes[i];
+            nodes[i].dtype = in_dtypes[i];
+            in[i] = &nodes[i];
+        }
+        tp_infer_ctx c = {g, op, in, n_inputs, (tp_node_id)g->n_nodes, ""};
+        bool no_rule = false;
+        st = tp_graph_infer(&c, shape, dtype, &no_rule, err);
+        *has_rule = st == TP_OK && !no_rule;
+    }
+    tp_mem_free(g->alloc, nodes, (n_inputs ? n_inputs : 1) * sizeof *nodes);
+    tp_mem_free(g->alloc, (void *)in, (n_inputs ? n_inputs : 1) * sizeof *in);
     return st;
 }
 

@@ -32,6 +32,7 @@ typedef struct body_io {
     tp_shape shape;
     int32_t elem;
     tp_ox_value *value; /* owned */
+    bool grown;         /* a Loop-carried value that grows each iteration */
 } body_io;
 
 /* Trip counts above this are treated as unknown (while-loops export M = INT64_MAX). */
@@ -57,8 +58,9 @@ static const tp_onnx_graph *attr_graph(const tp_ox_ctx *c, const char *name) {
     return a ? a->g : NULL;
 }
 
-/* Convert a body with its inputs bound to binds (values not copied: a body
- * input never carries a known value across iterations); outs[k] receives
+/* Convert a body with its inputs bound to binds (with their values: the caller
+ * gives none for tensors carried across iterations, a symbol for a Loop's
+ * iteration number, the element shapes of sequences); outs[k] receives
  * output k (the value copied). The body's scope is closed on every path. */
 static tp_status body_run(conv *cv, tp_ox_ctx *c, const char *what, const tp_onnx_graph *body,
                           const body_io *binds, uint32_t n_binds, body_io *outs) {
@@ -71,9 +73,15 @@ static tp_status body_run(conv *cv, tp_ox_ctx *c, const char *what, const tp_onn
     if (st != TP_OK) return st;
     for (uint32_t i = 0; st == TP_OK && i < body->n_initializers; i++)
         st = tp__ox_add_initializer(cv, &body->initializers[i]);
-    for (uint32_t i = 0; st == TP_OK && i < n_binds; i++)
-        st = tp__ox_val_add(cv, body->inputs[i].name, binds[i].node, &binds[i].shape, binds[i].elem,
-                            NULL);
+    for (uint32_t i = 0; st == TP_OK && i < n_binds; i++) {
+        /* sequences keep their element shapes; tensor values are not carried */
+        tp_ox_value *sv = binds[i].value ? tp_ox_value_copy(cv->a, binds[i].value) : NULL;
+        if (binds[i].value && !sv)
+            st = tp_ox_fail(c, TP_ERR_NOMEM, "out of memory");
+        else
+            st = tp__ox_val_add(cv, body->inputs[i].name, binds[i].node, &binds[i].shape,
+                                binds[i].elem, sv);
+    }
     for (uint32_t i = 0; st == TP_OK && i < body->n_nodes; i++)
         st = tp__ox_add_node(cv, &body->nodes[i], i);
     for (uint32_t k = 0; st == TP_OK && k < body->n_outputs; k++) {
@@ -231,6 +239,12 @@ static tp_status cf_if(conv *cv, tp_ox_ctx *c) {
             ot[k].value = NULL;
             continue;
         }
+        const tp_ox_seq *st_seq = ot[k].value ? ot[k].value->seq : NULL,
+                        *se_seq = oe[k].value ? oe[k].value->seq : NULL;
+        if (st_seq && se_seq) {
+            if ((st = tp_ox_seq_if_output(c, k, st_seq, se_seq)) != TP_OK) goto done;
+            continue;
+        }
         if (ot[k].elem != oe[k].elem || ot[k].shape.rank != oe[k].shape.rank) {
             st = tp_ox_fail(c, TP_ERR_UNSUPPORTED,
                             "output %u: the branches differ in element type or rank", k);
@@ -247,7 +261,8 @@ static tp_status cf_if(conv *cv, tp_ox_ctx *c) {
     if ((st = if_outputs(cv, c, ot, oe)) != TP_OK) goto done;
     if (known)
         st = note(cv,
-                  "If '%s': condition '%s' is %s at plan time; planned the %s only (weights "
+                  "If '%s': condition '%s' is %s at plan time (from constants, shapes, given "
+                  "input values or dims given before loading); planned the %s only (weights "
                   "of both counted)",
                   node_label(c), c->in[0].name, cond ? "true" : "false",
                   cond ? "then_branch" : "else_branch");
@@ -281,6 +296,67 @@ static tp_status iter_node(conv *cv, tp_ox_ctx *c, const char *kind, const char 
     if (st == TP_OK)
         st = tp_graph_set_flags(cv->g, b->node, n_ids ? TP_NODE_DEVICE_KERNEL : TP_NODE_SHAPE_ONLY,
                                 cv->err);
+    return st;
+}
+
+/* A Loop's carried value k: before the loop init (its bind, updated to what
+ * the last iteration starts from), after one iteration iter. A value that grows
+ * (a Concat onto it, a list append) is sized for trip iterations: dims where
+ * iter = init + g become init + trip x g (trip is M when known, else its
+ * symbol, an upper bound when the condition can end the loop early). */
+static tp_status carried_final(conv *cv, tp_ox_ctx *c, uint32_t k, tp_dim trip, body_io *init,
+                               const body_io *iter, uint32_t *n_grow) {
+    tp_ox_out *r = &c->out[k];
+    bool grows = false;
+    if (iter->value && iter->value->seq && init->value && init->value->seq) {
+        tp_ox_seq *last = NULL;
+        tp_status st =
+            tp_ox_seq_loop(c, k, init->value->seq, iter->value->seq, trip, &last, &grows);
+        if (st != TP_OK) return st;
+        if (last) {
+            tp_ox_value *lv = tp_ox_value_of_seq(cv->a, last);
+            if (!lv) return tp_ox_fail(c, TP_ERR_NOMEM, "out of memory");
+            tp_ox_value_free(cv->a, init->value);
+            init->value = lv;
+            if ((st = tp_ox_seq_total(c, lv->seq, &init->shape.dims[0])) != TP_OK) return st;
+            init->shape.rank = 1;
+        }
+        *n_grow += grows;
+        init->grown = grows;
+        return TP_OK;
+    }
+    r->shape = iter->shape;
+    if (iter->shape.rank != init->shape.rank || iter->elem != init->elem) return TP_OK;
+    tp_shape last = init->shape;
+    tp_dim before;
+    tp_status st = tp_ox_dim(c, TP_SYM_MAX, trip, tp_dim_static(1), &before);
+    if (st == TP_OK) st = tp_ox_dim(c, TP_SYM_SUB, before, tp_dim_static(1), &before);
+    for (int32_t d = 0; st == TP_OK && d < iter->shape.rank; d++) {
+        tp_dim a = init->shape.dims[d], b = iter->shape.dims[d], g;
+        if (tp_graph_dim_equal(c->g, a, b)) continue;
+        if (tp_dim_is_static(a) && tp_dim_is_static(b)) {
+            if (b.size < a.size) continue; /* shrinks: the first iteration is the largest */
+            g = tp_dim_static(b.size - a.size);
+        } else {
+            /* b = a + g when the body added to a (the memo simplifies (a+g)-a) */
+            if ((st = tp_ox_dim(c, TP_SYM_SUB, b, a, &g)) != TP_OK) return st;
+            tp_dim back;
+            if ((st = tp_ox_dim(c, TP_SYM_ADD, a, g, &back)) != TP_OK) return st;
+            if (!tp_graph_dim_equal(c->g, back, b)) continue; /* not a growth by g */
+        }
+        tp_dim add;
+        grows = true;
+        if ((st = tp_ox_dim(c, TP_SYM_MUL, trip, g, &add)) == TP_OK)
+            st = tp_ox_dim(c, TP_SYM_ADD, a, add, &r->shape.dims[d]);
+        if (st == TP_OK && (st = tp_ox_dim(c, TP_SYM_MUL, before, g, &add)) == TP_OK)
+            st = tp_ox_dim(c, TP_SYM_ADD, a, add, &last.dims[d]);
+    }
+    if (st == TP_OK && grows) {
+        init->shape = last; /* the body is planned for its last iteration */
+        init->grown = true;
+        (*n_grow)++;
+    }
+    (void)cv;
     return st;
 }
 
@@ -323,7 +399,7 @@ static tp_status cf_loop(conv *cv, tp_ox_ctx *c) {
         trip = mv->d[0]; /* M = a dim, e.g. x.size(0) of a scripted for-loop */
     else if ((st = tp_ox_data_dim(c, "loop_trips", &trip)) != TP_OK)
         return st;
-    uint32_t n_b = 2 + n_carried;
+    uint32_t n_b = 2 + n_carried, n_grow = 0;
     body_io *binds = io_new(cv, n_b), *outs = io_new(cv, body->n_outputs);
     if (!binds || !outs) {
         st = tp_ox_fail(c, TP_ERR_NOMEM, "out of memory");
@@ -333,10 +409,26 @@ static tp_status cf_loop(conv *cv, tp_ox_ctx *c) {
     binds[0].elem = TP_ONNX_INT64;
     binds[1].shape.rank = 0;
     binds[1].elem = TP_ONNX_BOOL;
+    /* the iteration number: a symbol of at most trip - 1 (x[i : i + 1] is one row) */
+    tp_dim last_iter;
+    if (!(binds[0].value = tp_ox_value_new(cv->a, 1, false))) {
+        st = tp_ox_fail(c, TP_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    if ((st = tp_ox_dim(c, TP_SYM_MAX, trip, tp_dim_static(1), &last_iter)) != TP_OK ||
+        (st = tp_ox_dim(c, TP_SYM_SUB, last_iter, tp_dim_static(1), &last_iter)) != TP_OK ||
+        (st = tp_ox_data_dim_upper(c, "loop_iter", last_iter, "the trip count - 1",
+                                   &binds[0].value->d[0])) != TP_OK)
+        goto done;
     for (uint32_t k = 0; k < n_carried; k++) {
         binds[2 + k].node = c->in[2 + k].node;
         binds[2 + k].shape = c->in[2 + k].shape;
         binds[2 + k].elem = c->in[2 + k].elem_type;
+        const tp_ox_value *v = c->in[2 + k].value;
+        if (v && v->seq && !(binds[2 + k].value = tp_ox_value_copy(cv->a, v))) {
+            st = tp_ox_fail(c, TP_ERR_NOMEM, "out of memory");
+            goto done;
+        }
     }
     cv->dry++;
     st = body_run(cv, c, "body", body, binds, n_b, outs);
@@ -347,7 +439,7 @@ static tp_status cf_loop(conv *cv, tp_ox_ctx *c) {
         tp_ox_out *r = &c->out[k];
         r->elem_type = o->elem;
         if (k < n_carried) {
-            r->shape = o->shape;
+            if ((st = carried_final(cv, c, k, trip, &binds[2 + k], o, &n_grow)) != TP_OK) goto done;
             continue;
         }
         if (o->shape.rank + 1 > TP_MAX_RANK) {
@@ -371,6 +463,13 @@ static tp_status cf_loop(conv *cv, tp_ox_ctx *c) {
         (st = iter_node(cv, c, "loop_condition", body->inputs[1].name, NULL, 0, &binds[1])) !=
             TP_OK)
         goto done;
+    for (uint32_t k = 2; k < n_b; k++) {
+        /* a growing value: the last iteration reads what trip - 1 iterations built */
+        tp_node_id src = binds[k].node;
+        if (binds[k].grown && (st = iter_node(cv, c, "loop_carried", body->inputs[k].name, &src, 1,
+                                              &binds[k])) != TP_OK)
+            goto done;
+    }
     if ((st = body_run(cv, c, "body", body, binds, n_b, outs)) != TP_OK) goto done;
     char tb[160], sb[120];
     const char *ts = tp_graph_dim_str(cv->g, trip, sb, sizeof sb);
@@ -382,8 +481,9 @@ static tp_status cf_loop(conv *cv, tp_ox_ctx *c) {
         snprintf(tb, sizeof tb, "%s %lld", c->in[1].present ? "at most M =" : "M =", (long long)m);
     st = note(cv,
               "Loop '%s': one iteration planned (%u carried values, %u scan outputs sized trip "
-              "count x per iteration); trip count %s",
-              node_label(c), n_carried, c->n_out - n_carried, tb);
+              "count x per iteration%s); trip count %s",
+              node_label(c), n_carried, c->n_out - n_carried,
+              n_grow ? "; carried values that grow each iteration sized for the last one" : "", tb);
 done:
     io_free(cv, binds, n_b);
     io_free(cv, outs, body->n_outputs);

@@ -4,6 +4,7 @@
  * helpers in onnx_ops_util.c. See onnx_convert.h and docs/onnx.md. */
 #include "import/onnx_convert_internal.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,7 +189,7 @@ static int rule_cmp(const void *x, const void *y) {
 static tp_status rules_build(conv *cv) {
     const tp_ox_rule *(*fams[])(size_t *) = {
         tp__ox_rules_elementwise, tp__ox_rules_linalg, tp__ox_rules_shape, tp__ox_rules_index,
-        tp__ox_rules_reduce,      tp__ox_rules_misc,   tp__ox_rules_const};
+        tp__ox_rules_reduce,      tp__ox_rules_misc,   tp__ox_rules_const, tp__ox_rules_sequence};
     size_t total = 0, n;
     for (size_t f = 0; f < sizeof fams / sizeof fams[0]; f++) {
         fams[f](&n);
@@ -258,6 +259,19 @@ static tp_status check_vi(conv *cv, tp_ox_ctx *c, uint32_t k, const tp_onnx_valu
         return tp_ox_fail(c, TP_ERR_SHAPE, "output '%s': inferred type %s, value_info says %s",
                           vi->name, elem_name(o->elem_type), elem_name(vi->elem_type));
     if (vi->rank < 0) return TP_OK;
+    bool named_only = true; /* no static dim: an exporter's guess (torch names every dim) */
+    for (int32_t d = 0; d < vi->rank; d++)
+        if (vi->dims[d].value >= 0 && (!vi->dims[d].param || !vi->dims[d].param[0]))
+            named_only = false;
+    if (vi->rank != o->shape.rank && named_only && vi->rank > 0) {
+        /* onnxruntime only warns and runs with the computed shape: so does the plan */
+        char msg[400];
+        snprintf(msg, sizeof msg,
+                 "value_info of '%s' has rank %d, its node computes rank %d (as onnxruntime "
+                 "does); the value_info is ignored",
+                 vi->name, (int)vi->rank, (int)o->shape.rank);
+        return cv->dry ? TP_OK : tp_graph_add_note(cv->g, msg, cv->err);
+    }
     bool bad = vi->rank != o->shape.rank;
     for (int32_t d = 0; !bad && d < vi->rank; d++) {
         tp_dim x = o->shape.dims[d];
@@ -385,9 +399,70 @@ static tp_status input_value(conv *cv, const tp_onnx_value_info *vi, const tp_sh
     return TP_OK;
 }
 
+/* A sequence (or optional) graph input: elements of the declared element shape,
+ * as many as the symbol seqlen_<input>; an optional may be empty. */
+static tp_status add_seq_input(conv *cv, const tp_onnx_value_info *vi) {
+    tp_shape el, s;
+    tp_dtype dt;
+    tp_status st = shape_from_vi(cv, vi, "graph input element", &el);
+    if (st == TP_OK) st = tp_onnx_elem_type_to_dtype(vi->elem_type, &dt, cv->err);
+    if (st != TP_OK) {
+        tp_error_prefix(cv->err, "onnx: graph input '%s': ", vi->name);
+        return st;
+    }
+    bool seq = vi->kind == 's' || vi->inner == 's';
+    tp_ox_seq *q = tp_ox_seq_new(cv->a, seq ? 's' : 'o', vi->elem_type);
+    tp_ox_value *v = NULL;
+    if (!q || !tp_ox_seq_insert(cv->a, q, 0, &el)) {
+        tp_ox_seq_free(cv->a, q);
+        return tp_error_set(cv->err, TP_ERR_NOMEM, "onnx: out of memory (sequence input)");
+    }
+    tp_dim total = tp_dim_static(1);
+    for (int32_t d = 0; st == TP_OK && d < el.rank; d++)
+        st = tp_ox_sym_expr(&cv->syms, TP_SYM_MUL, total, el.dims[d], &total, cv->err);
+    if (st == TP_OK && seq) {
+        char name[256];
+        snprintf(name, sizeof name, "seqlen_%s", vi->name);
+        q->n_head = 0;
+        if ((st = tp_graph_symbol(cv->g, name, &q->reps, cv->err)) == TP_OK)
+            st = tp_ox_sym_expr(&cv->syms, TP_SYM_MUL, q->reps, total, &total, cv->err);
+    }
+    if (st == TP_OK && vi->kind == 'o') { /* may be empty: OptionalHasElement is unknown */
+        if (seq) {
+            tp_ox_seq *o = tp_ox_seq_new(cv->a, 'o', vi->elem_type);
+            if (o)
+                o->inner = q;
+            else
+                tp_ox_seq_free(cv->a, q);
+            q = o;
+        }
+        if (q) q->approx = true;
+    }
+    if (st == TP_OK && !q)
+        st = tp_error_set(cv->err, TP_ERR_NOMEM, "onnx: out of memory (sequence input)");
+    if (st != TP_OK) {
+        tp_ox_seq_free(cv->a, q);
+        return st;
+    }
+    if (!(v = tp_ox_value_of_seq(cv->a, q))) /* q is freed on failure */
+        return tp_error_set(cv->err, TP_ERR_NOMEM, "onnx: out of memory (sequence input)");
+    if (vi->kind == 'o' && !seq)
+        s = el;
+    else
+        s = tp_shape_make(1, &total);
+    tp_node_id id;
+    st = tp_graph_add_input(cv->g, vi->name, dt, &s, &id, cv->err);
+    if (st != TP_OK) {
+        tp_ox_value_free(cv->a, v);
+        return st;
+    }
+    return tp__ox_val_add(cv, vi->name, id, &s, vi->elem_type, v);
+}
+
 static tp_status add_input(conv *cv, const tp_onnx_value_info *vi) {
     tp_shape s;
     tp_dtype dt;
+    if (vi->kind == 's' || vi->kind == 'o') return add_seq_input(cv, vi);
     if (vi->kind != 't' && vi->kind != '?')
         return tp_error_set(cv->err, TP_ERR_UNSUPPORTED,
                             "onnx: graph input '%s' is not a tensor (kind '%c')", vi->name,
@@ -600,6 +675,10 @@ tp_status tp__ox_add_node(conv *cv, const tp_onnx_node *n, uint32_t index) {
     tp_ox_rule_fn fn = std_domain                                ? rule_find(cv, n->op_type)
                        : strcmp(n->domain, "com.microsoft") == 0 ? tp__ox_contrib_rule(n->op_type)
                                                                  : NULL;
+    for (uint32_t i = 0; fn && i < n->n_inputs; i++)
+        if (cv->ins[i].value && cv->ins[i].value->seq && !tp__ox_takes_sequences(n->op_type))
+            return tp_ox_fail(&c, TP_ERR_SHAPE, "input '%s' is a %s, not a tensor", n->inputs[i],
+                              cv->ins[i].value->seq->kind == 's' ? "sequence" : "optional");
     if (fn) {
         st = fn(&c);
     } else if (cv->opt->allow_unknown_ops) {
@@ -650,6 +729,31 @@ static void conv_free(conv *cv) {
     tp_mem_free(cv->a, cv->undo, cv->cap_undo * sizeof *cv->undo);
 }
 
+/* A dim known before converting ("name=value", tp_onnx_options.dims): its value
+ * is remembered for comparisons when a graph input has the symbol (the caller
+ * binds the graph after loading). */
+static tp_status pre_bind(conv *cv, const char *assignment) {
+    const char *eq = assignment ? strchr(assignment, '=') : NULL;
+    char name[256];
+    if (!eq || eq == assignment || (size_t)(eq - assignment) >= sizeof name)
+        return TP_OK; /* malformed: reported when the graph is bound */
+    memcpy(name, assignment, (size_t)(eq - assignment));
+    name[eq - assignment] = 0;
+    tp_dim d;
+    bool known = false;
+    for (uint32_t k = 0; k < tp_graph_symbol_count(cv->g) && !known; k++)
+        if (strcmp(tp_graph_symbol_name(cv->g, k), name) == 0) {
+            known = true;
+            d = tp_graph_symbol_dim(cv->g, k);
+        }
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(eq + 1, &end, 10);
+    if (errno || end == eq + 1 || *end || v < 0 || !known)
+        return TP_OK; /* malformed, or not a dim of a graph input: for tp_graph_bind */
+    return tp_ox_syms_pre_bound(&cv->syms, d, (int64_t)v, cv->err);
+}
+
 static tp_status convert(conv *cv) {
     const tp_onnx_graph *gr = cv->m->graph;
     tp_status st = rules_build(cv);
@@ -663,6 +767,8 @@ static tp_status convert(conv *cv) {
     for (uint32_t i = 0; st == TP_OK && i < gr->n_inputs; i++)
         if (!tp__onnx_graph_find_initializer(gr, gr->inputs[i].name))
             st = add_input(cv, &gr->inputs[i]);
+    for (uint32_t i = 0; st == TP_OK && i < cv->opt->n_dims && cv->opt->dims; i++)
+        st = pre_bind(cv, cv->opt->dims[i]);
     for (uint32_t i = 0; st == TP_OK && i < cv->opt->n_input_values && cv->opt->input_values; i++) {
         const char *name = cv->opt->input_values[i].name;
         const ox_val *v = name ? tp__ox_val_find(cv, name) : NULL;

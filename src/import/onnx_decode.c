@@ -119,12 +119,14 @@ static tp_status decode_type(tp_onnx_dctx *c, tp_pb r, tp_onnx_value_info *v, bo
         if (f == 1 || f == 8) {
             CHECK(tp__pb_bytes(&r, w, f, "tensor_type", &sub, c->err));
             if (outer) v->kind = f == 1 ? 't' : 'p';
+            if (!outer && v->kind == 'o' && !v->inner) v->inner = 't';
             CHECK(tp__onnx_enter(c, sub.pos, "TypeProto.Tensor"));
             CHECK(decode_tensor_type(c, sub, v));
             c->depth--;
         } else if (f == 4 || f == 9) {
             CHECK(tp__pb_bytes(&r, w, f, f == 4 ? "sequence_type" : "optional_type", &sub, c->err));
             if (outer) v->kind = f == 4 ? 's' : 'o';
+            if (!outer && v->kind == 'o' && !v->inner && f == 4) v->inner = 's';
             CHECK(tp__onnx_enter(c, sub.pos, "TypeProto.Sequence"));
             while (!tp__pb_done(&sub)) {
                 uint32_t f2, w2;

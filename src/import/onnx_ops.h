@@ -69,6 +69,20 @@ const tp_ox_rule *tp__ox_rules_index(size_t *n);
 const tp_ox_rule *tp__ox_rules_reduce(size_t *n);
 const tp_ox_rule *tp__ox_rules_misc(size_t *n);
 const tp_ox_rule *tp__ox_rules_const(size_t *n);
+const tp_ox_rule *tp__ox_rules_sequence(size_t *n);
+/* Ops that take sequence / optional values as inputs (the sequence rules and
+ * Identity); any other op given one fails (onnx_ops_sequence.c). */
+bool tp__ox_takes_sequences(const char *op);
+/* The tensor elements a sequence or optional holds (the size of its IR node). */
+tp_status tp_ox_seq_total(tp_ox_ctx *c, const tp_ox_seq *s, tp_dim *out);
+/* Output out of a Loop carrying a sequence (init before, iter after one
+ * iteration, trip iterations); *last_in (owned by the caller, may be NULL) is
+ * the sequence the last iteration starts from when it grows (*grows). */
+/* Output out of an If whose branch is not known, both branches giving a
+ * sequence or optional (a and b): their merge, an upper bound of either. */
+tp_status tp_ox_seq_if_output(tp_ox_ctx *c, uint32_t out, const tp_ox_seq *a, const tp_ox_seq *b);
+tp_status tp_ox_seq_loop(tp_ox_ctx *c, uint32_t out, const tp_ox_seq *init, const tp_ox_seq *iter,
+                         tp_dim trip, tp_ox_seq **last_in, bool *grows);
 /* The rule of a com.microsoft contrib op (onnx_ops_contrib.c), or NULL. */
 tp_ox_rule_fn tp__ox_contrib_rule(const char *op);
 
@@ -114,6 +128,13 @@ tp_status tp_ox_prod(tp_ox_ctx *c, const tp_shape *s, int32_t from, int32_t to, 
 void tp_ox_same(tp_ox_ctx *c, uint32_t out, uint32_t in);
 /* Set the output's elem type from a tp_dtype / check a shape's rank. */
 tp_status tp_ox_rank_check(tp_ox_ctx *c, uint32_t i, int32_t lo, int32_t hi);
+/* The geometry engine: output out's shape from the IR's shape rule for c->op
+ * (tp_graph_infer_shape) over the inputs the IR node reads (c->ir_in, or every
+ * present input). Rules of ONNX ops that map onto an IR op with a rule call
+ * this instead of computing the shape themselves; they keep only what is
+ * ONNX-specific (attributes into c->op, the element type, values). An op the
+ * IR cannot shape is TP_ERR_INVALID (a bug in the rule). */
+tp_status tp_ox_ir_shape(tp_ox_ctx *c, uint32_t out);
 /* Set output 0 value (takes ownership). */
 void tp_ox_set_value(tp_ox_ctx *c, uint32_t out, tp_ox_value *v);
 

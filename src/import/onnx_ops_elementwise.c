@@ -45,15 +45,16 @@ static tp_unary_fn unary_fn(const char *op) {
     return TP_UNARY_OTHER;
 }
 
-/* Same shape and type as input 0; the IR reads input 0 only (extra inputs such
- * as Clip's min/max are scalars folded into the op). */
+/* The type of input 0, the IR's unary shape; the IR reads input 0 only (extra
+ * inputs such as Clip's min/max are scalars folded into the op). */
 static tp_status r_unary(tp_ox_ctx *c) {
     tp_status st = tp_ox_arity(c, 1, c->n_in ? c->n_in : 1);
     if (st != TP_OK) return st;
-    tp_ox_same(c, 0, 0);
+    c->out[0].elem_type = c->in[0].elem_type;
     c->op.kind = TP_OP_UNARY;
     c->op.sub = (int32_t)unary_fn(c->node->op_type);
     tp_ox_ir_inputs(c, 1, (const int32_t[]){0});
+    if ((st = tp_ox_ir_shape(c, 0)) != TP_OK) return st;
     if (strcmp(c->node->op_type, "Identity") == 0 && c->in[0].value) {
         tp_ox_value *v = tp_ox_value_copy(c->alloc, c->in[0].value);
         if (!v) return tp_ox_fail(c, TP_ERR_NOMEM, "out of memory");
@@ -161,15 +162,11 @@ static tp_status r_binary(tp_ox_ctx *c) {
         if (c->opset < 7) c->op.kind = TP_OP_CUSTOM;
         return TP_OK;
     }
-    const tp_shape *sh[2] = {&c->in[0].shape, &c->in[1].shape};
-    st = tp_ox_broadcast(c, sh, 2, &c->out[0].shape);
-    if (st != TP_OK) return st;
     bool cmp = b && b->kind == TP_OP_COMPARE;
     c->out[0].elem_type = cmp ? TP_ONNX_BOOL : c->in[0].elem_type;
-    if (b) {
-        c->op.kind = b->kind;
-        c->op.sub = b->sub;
-    }
+    c->op.kind = b->kind;
+    c->op.sub = b->sub;
+    if ((st = tp_ox_ir_shape(c, 0)) != TP_OK) return st; /* broadcasting */
     if (b && b->vop && c->in[0].value && c->in[1].value) {
         tp_ox_value *v = NULL;
         bool fl = !cmp && c->in[0].value->is_float;
@@ -218,11 +215,9 @@ static tp_status r_variadic(tp_ox_ctx *c) {
 static tp_status r_where(tp_ox_ctx *c) {
     tp_status st = tp_ox_arity(c, 3, 3);
     if (st != TP_OK) return st;
-    const tp_shape *sh[3] = {&c->in[0].shape, &c->in[1].shape, &c->in[2].shape};
-    st = tp_ox_broadcast(c, sh, 3, &c->out[0].shape);
-    if (st != TP_OK) return st;
     c->out[0].elem_type = c->in[1].elem_type;
     c->op.kind = TP_OP_WHERE;
+    if ((st = tp_ox_ir_shape(c, 0)) != TP_OK) return st; /* broadcasting */
     if (c->in[0].value && c->in[1].value && c->in[2].value) {
         tp_ox_value *v = NULL;
         st = tp_ox_value_where(c->alloc, c->in[0].value, &c->in[0].shape, c->in[1].value,
@@ -248,6 +243,10 @@ static tp_status cast_to(tp_ox_ctx *c, int32_t to) {
         c->op.attrs.cast.to = dt;
     }
     tp_ox_ir_inputs(c, 1, (const int32_t[]){0});
+    if (c->op.kind == TP_OP_CAST) {
+        tp_status st = tp_ox_ir_shape(c, 0);
+        if (st != TP_OK) return st;
+    }
     if (c->in[0].value) {
         tp_ox_value *v = NULL;
         tp_status st = tp_ox_value_cast(c->syms, c->alloc, c->in[0].value, elem_is_float(to),

@@ -12,19 +12,10 @@ static tp_status r_gather(tp_ox_ctx *c) {
     const tp_shape *x = &c->in[0].shape, *ix = &c->in[1].shape;
     int64_t axis;
     if ((st = tp_ox_axis(c, tp_ox_attr_int(c, "axis", 0), x->rank, &axis)) != TP_OK) return st;
-    tp_shape *o = &c->out[0].shape;
-    int32_t r = x->rank - 1 + ix->rank;
-    if (r > TP_MAX_RANK) return tp_ox_fail(c, TP_ERR_UNSUPPORTED, "rank %d too large", (int)r);
-    o->rank = 0;
-    for (int32_t k = 0; k < axis; k++)
-        o->dims[o->rank++] = x->dims[k];
-    for (int32_t k = 0; k < ix->rank; k++)
-        o->dims[o->rank++] = ix->dims[k];
-    for (int32_t k = (int32_t)axis + 1; k < x->rank; k++)
-        o->dims[o->rank++] = x->dims[k];
     c->out[0].elem_type = c->in[0].elem_type;
     c->op.kind = TP_OP_GATHER;
     c->op.attrs.axis.axis = axis;
+    if ((st = tp_ox_ir_shape(c, 0)) != TP_OK) return st;
     if (c->in[0].value && c->in[1].value) {
         tp_ox_value *v = NULL;
         st = tp_ox_value_gather(c->alloc, c->in[0].value, x, c->in[1].value, ix, axis, &v, c->err);
@@ -74,7 +65,7 @@ static tp_status r_scatter(tp_ox_ctx *c) {
     c->op.kind = TP_OP_SCATTER;
     c->op.attrs.axis.axis = tp_ox_attr_int(c, "axis", 0);
     if (strcmp(c->node->op_type, "ScatterND") == 0) c->op.kind = TP_OP_CUSTOM;
-    return TP_OK;
+    return c->op.kind == TP_OP_SCATTER ? tp_ox_ir_shape(c, 0) : TP_OK;
 }
 
 static tp_status r_one_hot(tp_ox_ctx *c) {
@@ -231,6 +222,8 @@ static tp_status r_topk(tp_ox_ctx *c) {
         c->op.attrs.topk.axis = axis;
         c->op.attrs.topk.largest = tp_ox_attr_int(c, "largest", 1) != 0;
         tp_ox_ir_inputs(c, 1, (const int32_t[]){0});
+        if ((st = tp_ox_ir_shape(c, 0)) != TP_OK) return st;
+        if (c->n_out > 1) c->out[1].shape = c->out[0].shape; /* indices */
     }
     return TP_OK;
 }
@@ -246,6 +239,7 @@ static tp_status r_cumsum(tp_ox_ctx *c) {
         c->op.kind = TP_OP_CUMSUM;
         c->op.attrs.axis.axis = axis;
         tp_ox_ir_inputs(c, 1, (const int32_t[]){0});
+        return tp_ox_ir_shape(c, 0);
     }
     return TP_OK;
 }

@@ -42,10 +42,9 @@ static tp_status matmul_shape(tp_ox_ctx *c, const tp_shape *a0, const tp_shape *
 static tp_status r_matmul(tp_ox_ctx *c) {
     tp_status st = tp_ox_arity(c, 2, 2);
     if (st != TP_OK) return st;
-    st = matmul_shape(c, &c->in[0].shape, &c->in[1].shape, &c->out[0].shape);
     c->out[0].elem_type = c->in[0].elem_type;
     c->op.kind = TP_OP_MATMUL;
-    return st;
+    return tp_ox_ir_shape(c, 0);
 }
 
 static tp_status r_matmul_integer(tp_ox_ctx *c) {
@@ -67,25 +66,13 @@ static tp_status r_qlinear_matmul(tp_ox_ctx *c) {
 static tp_status r_gemm(tp_ox_ctx *c) {
     tp_status st = tp_ox_arity(c, 2, 3);
     if (st != TP_OK) return st;
-    if (c->in[0].shape.rank != 2 || c->in[1].shape.rank != 2)
-        return tp_ox_fail(c, TP_ERR_SHAPE, "Gemm needs 2-D A and B");
-    bool ta = tp_ox_attr_int(c, "transA", 0) != 0, tb = tp_ox_attr_int(c, "transB", 0) != 0;
-    const tp_dim *A = c->in[0].shape.dims, *B = c->in[1].shape.dims;
-    tp_dim m = ta ? A[1] : A[0], ka = ta ? A[0] : A[1];
-    tp_dim kb = tb ? B[1] : B[0], n = tb ? B[0] : B[1];
-    if (tp_dim_is_static(ka) && tp_dim_is_static(kb) && ka.size != kb.size)
-        return tp_ox_fail(c, TP_ERR_SHAPE, "Gemm inner dims differ: %lld vs %lld",
-                          (long long)ka.size, (long long)kb.size);
-    c->out[0].shape.rank = 2;
-    c->out[0].shape.dims[0] = m;
-    c->out[0].shape.dims[1] = n;
     c->out[0].elem_type = c->in[0].elem_type;
     c->op.kind = TP_OP_GEMM;
-    c->op.attrs.gemm.trans_a = ta;
-    c->op.attrs.gemm.trans_b = tb;
+    c->op.attrs.gemm.trans_a = tp_ox_attr_int(c, "transA", 0) != 0;
+    c->op.attrs.gemm.trans_b = tp_ox_attr_int(c, "transB", 0) != 0;
     c->op.attrs.gemm.alpha = tp_ox_attr_float(c, "alpha", 1.0f);
     c->op.attrs.gemm.beta = tp_ox_attr_float(c, "beta", 1.0f);
-    return TP_OK;
+    return tp_ox_ir_shape(c, 0);
 }
 
 /* Einsum: output subscripts (explicit after "->" or implicit: letters used
@@ -288,6 +275,10 @@ static tp_status window_out(tp_ox_ctx *c, const win *w, int32_t i, tp_dim in, tp
     return st;
 }
 
+static bool auto_same(const win *w) {
+    return strcmp(w->auto_pad, "SAME_UPPER") == 0 || strcmp(w->auto_pad, "SAME_LOWER") == 0;
+}
+
 /* auto_pad SAME_*: the explicit pads that give the same output (for the IR's
  * conv attributes, which carry pads only). Static sizes; stride 1 otherwise. */
 static void resolve_same_pads(win *w, const tp_shape *x, const tp_shape *o) {
@@ -351,13 +342,19 @@ static tp_status conv_common(tp_ox_ctx *c, uint32_t xi, uint32_t wi, int32_t out
     if (groups < 1) /* ONNX requires group >= 1; 0 used to be taken as 1 */
         return tp_ox_fail(c, TP_ERR_INVALID, "attribute group=%lld: must be >= 1",
                           (long long)groups);
+    c->out[0].elem_type = out_elem;
+    if (ir && sp <= 3 && !auto_same(&w)) { /* explicit pads: the IR's conv geometry */
+        resolve_same_pads(&w, x, x);
+        c->op.kind = TP_OP_CONV;
+        fill_conv_attrs(&c->op, &w, groups);
+        return tp_ox_ir_shape(c, 0);
+    }
     tp_shape *o = &c->out[0].shape;
     o->rank = x->rank;
     o->dims[0] = x->dims[0];
     o->dims[1] = wt->dims[0];
     for (int32_t i = 0; i < sp; i++)
         if ((st = window_out(c, &w, i, x->dims[2 + i], &o->dims[2 + i])) != TP_OK) return st;
-    c->out[0].elem_type = out_elem;
     resolve_same_pads(&w, x, o);
     if (ir && sp <= 3) {
         c->op.kind = TP_OP_CONV;
@@ -474,26 +471,35 @@ static tp_status r_pool(tp_ox_ctx *c) {
     win w;
     if ((st = read_window(c, &w, sp, ks)) != TP_OK) return st;
     tp_shape *o = &c->out[0].shape;
-    o->rank = x->rank;
-    o->dims[0] = x->dims[0];
-    o->dims[1] = x->dims[1];
-    for (int32_t i = 0; i < sp; i++)
-        if ((st = window_out(c, &w, i, x->dims[2 + i], &o->dims[2 + i])) != TP_OK) return st;
     c->out[0].elem_type = c->in[0].elem_type;
     const char *op = c->node->op_type;
+    tp_pool_kind kind = strcmp(op, "MaxPool") == 0       ? TP_POOL_MAX
+                        : strcmp(op, "AveragePool") == 0 ? TP_POOL_AVG
+                                                         : TP_POOL_LP;
+    if (sp <= 3 && !auto_same(&w)) { /* explicit pads: the IR's pool geometry */
+        resolve_same_pads(&w, x, x);
+        c->op.kind = TP_OP_POOL;
+        c->op.sub = (int32_t)kind;
+        fill_conv_attrs(&c->op, &w, 1);
+        st = tp_ox_ir_shape(c, 0);
+    } else {
+        o->rank = x->rank;
+        o->dims[0] = x->dims[0];
+        o->dims[1] = x->dims[1];
+        for (int32_t i = 0; i < sp && st == TP_OK; i++)
+            st = window_out(c, &w, i, x->dims[2 + i], &o->dims[2 + i]);
+        resolve_same_pads(&w, x, o);
+        if (st == TP_OK && sp <= 3) {
+            c->op.kind = TP_OP_POOL;
+            c->op.sub = (int32_t)kind;
+            fill_conv_attrs(&c->op, &w, 1);
+        }
+    }
     if (c->n_out > 1) { /* MaxPool indices */
         c->out[1].shape = *o;
         c->out[1].elem_type = TP_ONNX_INT64;
     }
-    resolve_same_pads(&w, x, o);
-    if (sp <= 3) {
-        c->op.kind = TP_OP_POOL;
-        c->op.sub = strcmp(op, "MaxPool") == 0       ? TP_POOL_MAX
-                    : strcmp(op, "AveragePool") == 0 ? TP_POOL_AVG
-                                                     : TP_POOL_LP;
-        fill_conv_attrs(&c->op, &w, 1);
-    }
-    return TP_OK;
+    return st;
 }
 
 static tp_status r_global_pool(tp_ox_ctx *c) {
@@ -517,7 +523,7 @@ static tp_status r_global_pool(tp_ox_ctx *c) {
         c->op.attrs.conv.kernel[i] = c->op.attrs.conv.stride[i] = c->op.attrs.conv.dilation[i] = 1;
     }
     c->op.attrs.conv.groups = 1;
-    return TP_OK;
+    return c->op.kind == TP_OP_POOL ? tp_ox_ir_shape(c, 0) : TP_OK;
 }
 
 /* MaxUnpool(X, I[, output_shape]) */

@@ -24,31 +24,39 @@ static const reduce_map REDUCE[] = {
     {"ArgMin", TP_REDUCE_ARGMIN},
 };
 
-/* Reduce axes into out shape. n_axes 0 = all (unless noop). */
-static tp_status reduce_shape(tp_ox_ctx *c, const int64_t *axes, int64_t n, bool keep, bool noop) {
+/* The IR reduce of the ONNX axes (none = all, unless noop) with its shape from
+ * the IR rule; fn is the reduction. */
+static tp_status reduce_shape(tp_ox_ctx *c, const int64_t *axes, int64_t n, bool keep, bool noop,
+                              tp_reduce_fn fn) {
     const tp_shape *x = &c->in[0].shape;
     bool red[TP_MAX_RANK] = {0};
     tp_status st;
     if (n == 0 && !noop)
         for (int32_t k = 0; k < x->rank; k++)
             red[k] = true;
+    c->op.kind = TP_OP_REDUCE;
+    c->op.sub = (int32_t)fn;
     c->op.attrs.reduce.n_axes = 0;
     for (int64_t i = 0; i < n; i++) {
         int64_t a;
         if ((st = tp_ox_axis(c, axes[i], x->rank, &a)) != TP_OK) return st;
         red[a] = true;
     }
-    tp_shape *o = &c->out[0].shape;
-    o->rank = 0;
-    for (int32_t k = 0; k < x->rank; k++) {
+    for (int32_t k = 0; k < x->rank; k++)
         if (red[k]) c->op.attrs.reduce.axes[c->op.attrs.reduce.n_axes++] = k;
-        if (!red[k])
-            o->dims[o->rank++] = x->dims[k];
-        else if (keep)
-            o->dims[o->rank++] = tp_dim_static(1);
-    }
     c->op.attrs.reduce.keepdims = keep;
-    return TP_OK;
+    tp_ox_ir_inputs(c, 1, (const int32_t[]){0});
+    if (c->op.attrs.reduce.n_axes == 0) { /* nothing reduced: the shape of x */
+        c->out[0].shape = *x;
+        return TP_OK;
+    }
+    return tp_ox_ir_shape(c, 0);
+}
+
+static tp_reduce_fn reduce_fn(const char *op) {
+    for (size_t i = 0; i < sizeof REDUCE / sizeof REDUCE[0]; i++)
+        if (strcmp(REDUCE[i].op, op) == 0) return REDUCE[i].fn;
+    return TP_REDUCE_SUM;
 }
 
 static tp_status r_reduce(tp_ox_ctx *c) {
@@ -77,17 +85,14 @@ static tp_status r_reduce(tp_ox_ctx *c) {
             axes[k] = a[k];
         n = na;
     }
-    if ((st = reduce_shape(c, axes, n, keep, noop)) != TP_OK) return st;
     c->out[0].elem_type = c->in[0].elem_type;
-    tp_ox_ir_inputs(c, 1, (const int32_t[]){0});
+    if ((st = reduce_shape(c, axes, n, keep, noop, reduce_fn(c->node->op_type))) != TP_OK)
+        return st;
     if (n == 0 && noop) { /* noop_with_empty_axes: the input passes through */
         c->op.kind = TP_OP_UNARY;
         c->op.sub = TP_UNARY_IDENTITY;
         return TP_OK;
     }
-    c->op.kind = TP_OP_REDUCE;
-    for (size_t i = 0; i < sizeof REDUCE / sizeof REDUCE[0]; i++)
-        if (strcmp(REDUCE[i].op, c->node->op_type) == 0) c->op.sub = (int32_t)REDUCE[i].fn;
     if (strcmp(c->node->op_type, "ReduceLogSum") == 0) c->op.kind = TP_OP_CUSTOM;
     return TP_OK;
 }
@@ -97,11 +102,10 @@ static tp_status r_argreduce(tp_ox_ctx *c) {
     if (st != TP_OK) return st;
     bool keep = tp_ox_attr_int(c, "keepdims", 1) != 0;
     int64_t axis = tp_ox_attr_int(c, "axis", 0);
-    if ((st = reduce_shape(c, &axis, 1, keep, false)) != TP_OK) return st;
     c->out[0].elem_type = TP_ONNX_INT64;
-    c->op.kind = TP_OP_REDUCE;
-    c->op.sub = strcmp(c->node->op_type, "ArgMax") == 0 ? TP_REDUCE_ARGMAX : TP_REDUCE_ARGMIN;
-    return TP_OK;
+    return reduce_shape(c, &axis, 1, keep, false,
+                        strcmp(c->node->op_type, "ArgMax") == 0 ? TP_REDUCE_ARGMAX
+                                                                : TP_REDUCE_ARGMIN);
 }
 
 static tp_status r_softmax(tp_ox_ctx *c) {
@@ -119,7 +123,7 @@ static tp_status r_softmax(tp_ox_ctx *c) {
     c->op.attrs.axis.axis = axis;
     /* before opset 13 softmax flattens at axis: same shape either way */
     if (c->opset < 13 && axis != c->in[0].shape.rank - 1) c->op.kind = TP_OP_CUSTOM;
-    return TP_OK;
+    return c->op.kind == TP_OP_SOFTMAX ? tp_ox_ir_shape(c, 0) : TP_OK;
 }
 
 /* Stats shape: x dims [0, axis) then 1s. */
@@ -145,7 +149,7 @@ static tp_status r_layer_norm(tp_ox_ctx *c) {
     c->op.sub = TP_NORM_LAYER;
     c->op.attrs.norm.axis = axis;
     c->op.attrs.norm.eps = tp_ox_attr_float(c, "epsilon", 1e-5f);
-    return TP_OK;
+    return tp_ox_ir_shape(c, 0);
 }
 
 static tp_status r_batch_norm(tp_ox_ctx *c) {
@@ -160,7 +164,7 @@ static tp_status r_batch_norm(tp_ox_ctx *c) {
     c->op.sub = TP_NORM_BATCH;
     c->op.attrs.norm.axis = 1;
     c->op.attrs.norm.eps = tp_ox_attr_float(c, "epsilon", 1e-5f);
-    return TP_OK;
+    return tp_ox_ir_shape(c, 0);
 }
 
 static tp_status r_norm_same(tp_ox_ctx *c) {
@@ -181,7 +185,7 @@ static tp_status r_norm_same(tp_ox_ctx *c) {
     } else {
         c->op.kind = TP_OP_CUSTOM; /* MeanVarianceNormalization */
     }
-    return TP_OK;
+    return c->op.kind == TP_OP_NORM ? tp_ox_ir_shape(c, 0) : TP_OK;
 }
 
 /* NegativeLogLikelihoodLoss(input [N,C,d..], target [N,d..][, weight]) */

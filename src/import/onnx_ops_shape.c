@@ -200,14 +200,10 @@ static tp_status r_flatten(tp_ox_ctx *c) {
     const tp_shape *x = &c->in[0].shape;
     int64_t axis = tp_ox_attr_int(c, "axis", 1);
     if (axis < 0) axis += x->rank;
-    if (axis < 0 || axis > x->rank) return tp_ox_fail(c, TP_ERR_SHAPE, "axis out of range");
-    tp_shape *o = &c->out[0].shape;
-    o->rank = 2;
-    if ((st = tp_ox_prod(c, x, 0, (int32_t)axis, &o->dims[0])) != TP_OK) return st;
-    if ((st = tp_ox_prod(c, x, (int32_t)axis, x->rank, &o->dims[1])) != TP_OK) return st;
     c->out[0].elem_type = c->in[0].elem_type;
     c->op.kind = TP_OP_FLATTEN;
     c->op.attrs.axis.axis = axis;
+    if ((st = tp_ox_ir_shape(c, 0)) != TP_OK) return st; /* axis checked there */
     return pass_value(c);
 }
 
@@ -250,20 +246,16 @@ static tp_status r_transpose(tp_ox_ctx *c) {
     const int64_t *perm = tp_ox_attr_ints(c, "perm", &n);
     if (perm && n != (uint32_t)x->rank)
         return tp_ox_fail(c, TP_ERR_SHAPE, "perm has %u entries for rank %d", n, (int)x->rank);
-    bool seen[TP_MAX_RANK] = {0};
     tp_shape *o = &c->out[0].shape;
-    o->rank = x->rank;
     c->op.kind = TP_OP_TRANSPOSE;
     for (int32_t k = 0; k < x->rank; k++) {
         int64_t p = perm ? perm[k] : x->rank - 1 - k;
-        if (p < 0) p += x->rank;
-        if (p < 0 || p >= x->rank || seen[p])
+        if (p < -x->rank || p >= x->rank)
             return tp_ox_fail(c, TP_ERR_SHAPE, "perm is not a permutation");
-        seen[p] = true;
-        o->dims[k] = x->dims[p];
-        c->op.attrs.transpose.perm[k] = (int32_t)p;
+        c->op.attrs.transpose.perm[k] = (int32_t)(p < 0 ? p + x->rank : p);
     }
     c->out[0].elem_type = c->in[0].elem_type;
+    if ((st = tp_ox_ir_shape(c, 0)) != TP_OK) return st; /* checks the permutation */
     int32_t src[TP_MAX_RANK];
     int64_t zero[TP_MAX_RANK] = {0}, one[TP_MAX_RANK];
     for (int32_t k = 0; k < x->rank; k++) {
@@ -291,16 +283,10 @@ static tp_status r_squeeze(tp_ox_ctx *c) {
     for (int64_t i = 0; i < n; i++) {
         int64_t a;
         if ((st = tp_ox_axis(c, axes[i], x->rank, &a)) != TP_OK) return st;
-        if (tp_dim_is_static(x->dims[a]) && x->dims[a].size != 1)
-            return tp_ox_fail(c, TP_ERR_SHAPE, "cannot squeeze axis %lld of size %lld",
-                              (long long)a, (long long)x->dims[a].size);
-        drop[a] = true;
         c->op.attrs.axes.axes[i] = a;
     }
-    tp_shape *o = &c->out[0].shape;
-    o->rank = 0;
-    for (int32_t k = 0; k < x->rank; k++)
-        if (!drop[k]) o->dims[o->rank++] = x->dims[k];
+    tp_ox_ir_inputs(c, 1, (const int32_t[]){0});
+    if ((st = tp_ox_ir_shape(c, 0)) != TP_OK) return st; /* n = 0: every static 1 */
     if (absent) {
         c->op.attrs.axes.n_axes = 0;
         for (int32_t k = 0; k < x->rank; k++)
@@ -321,22 +307,13 @@ static tp_status r_unsqueeze(tp_ox_ctx *c) {
         return tp_ox_fail(c, TP_ERR_UNSUPPORTED, "Unsqueeze axes are not known statically");
     int32_t r = x->rank + (int32_t)n;
     if (r > TP_MAX_RANK) return tp_ox_fail(c, TP_ERR_UNSUPPORTED, "rank %d too large", (int)r);
-    bool ins[TP_MAX_RANK] = {0};
     c->op.kind = TP_OP_UNSQUEEZE;
     c->op.attrs.axes.n_axes = (int32_t)n;
-    for (int64_t i = 0; i < n; i++) {
-        int64_t a;
-        if ((st = tp_ox_axis(c, axes[i], r, &a)) != TP_OK) return st;
-        if (ins[a]) return tp_ox_fail(c, TP_ERR_SHAPE, "axis %lld repeated", (long long)a);
-        ins[a] = true;
-        c->op.attrs.axes.axes[i] = a;
-    }
-    tp_shape *o = &c->out[0].shape;
-    o->rank = r;
-    for (int32_t k = 0, j = 0; k < r; k++)
-        o->dims[k] = ins[k] ? tp_dim_static(1) : x->dims[j++];
+    for (int64_t i = 0; i < n; i++)
+        c->op.attrs.axes.axes[i] = axes[i];
     c->out[0].elem_type = c->in[0].elem_type;
     tp_ox_ir_inputs(c, 1, (const int32_t[]){0});
+    if ((st = tp_ox_ir_shape(c, 0)) != TP_OK) return st; /* axes checked there */
     return pass_value(c);
 }
 
@@ -347,27 +324,11 @@ static tp_status r_concat(tp_ox_ctx *c) {
     int64_t axis;
     if ((st = tp_ox_axis(c, tp_ox_attr_int(c, "axis", 0), x0->rank, &axis)) != TP_OK) return st;
     tp_shape *o = &c->out[0].shape;
-    *o = *x0;
     bool all_values = true;
-    for (uint32_t i = 1; i < c->n_in; i++) {
-        const tp_shape *x = &c->in[i].shape;
-        if (x->rank != x0->rank)
-            return tp_ox_fail(c, TP_ERR_SHAPE, "input %u has rank %d, input 0 rank %d", i,
-                              (int)x->rank, (int)x0->rank);
-        for (int32_t k = 0; k < x->rank; k++) {
-            if (k == axis) continue;
-            tp_dim a = o->dims[k], b = x->dims[k];
-            if (tp_dim_is_static(a) && tp_dim_is_static(b) && a.size != b.size)
-                return tp_ox_fail(c, TP_ERR_SHAPE, "dim %d differs: %lld vs %lld", (int)k,
-                                  (long long)a.size, (long long)b.size);
-            if (!tp_dim_is_static(a) && tp_dim_is_static(b)) o->dims[k] = b;
-        }
-        if ((st = tp_ox_dim(c, TP_SYM_ADD, o->dims[axis], x->dims[axis], &o->dims[axis])) != TP_OK)
-            return st;
-    }
     c->out[0].elem_type = c->in[0].elem_type;
     c->op.kind = TP_OP_CONCAT;
     c->op.attrs.axis.axis = axis;
+    if ((st = tp_ox_ir_shape(c, 0)) != TP_OK) return st;
     for (uint32_t i = 0; i < c->n_in; i++)
         if (!c->in[i].value) all_values = false;
     if (all_values && c->n_in <= 64) {
@@ -643,18 +604,23 @@ static tp_status r_tile(tp_ox_ctx *c) {
     if (!value_dims(c->in[1].value, rep, TP_MAX_RANK, &n)) return unknown_dims(c, 0, x->rank);
     if (n != x->rank)
         return tp_ox_fail(c, TP_ERR_SHAPE, "%lld repeats for rank %d", (long long)n, (int)x->rank);
-    tp_shape *o = &c->out[0].shape;
-    o->rank = x->rank;
     bool all_static = true;
     for (int32_t k = 0; k < x->rank; k++) {
-        if ((st = tp_ox_dim(c, TP_SYM_MUL, x->dims[k], rep[k], &o->dims[k])) != TP_OK) return st;
         if (!tp_dim_is_static(rep[k]))
             all_static = false;
         else
             c->op.attrs.tile.repeats[k] = rep[k].size;
     }
-    if (all_static) c->op.kind = TP_OP_TILE;
     tp_ox_ir_inputs(c, 1, (const int32_t[]){0});
+    if (all_static) {
+        c->op.kind = TP_OP_TILE;
+        return tp_ox_ir_shape(c, 0);
+    }
+    /* repeats computed at run time (dims): x x repeats, an ONNX value */
+    tp_shape *o = &c->out[0].shape;
+    o->rank = x->rank;
+    for (int32_t k = 0; k < x->rank; k++)
+        if ((st = tp_ox_dim(c, TP_SYM_MUL, x->dims[k], rep[k], &o->dims[k])) != TP_OK) return st;
     return TP_OK;
 }
 
@@ -677,31 +643,15 @@ static tp_status r_pad(tp_ox_ctx *c) {
     }
     if (n != 2 * na)
         return tp_ox_fail(c, TP_ERR_SHAPE, "%lld pads for %lld axes", (long long)n, (long long)na);
-    tp_shape *o = &c->out[0].shape;
-    *o = *x;
     c->op.kind = TP_OP_PAD;
-    for (int64_t i = 0; i < na; i++) {
+    for (int64_t i = 0; i < na; i++) { /* the ONNX pads of the listed axes; the IR sizes */
         int64_t a;
         if ((st = tp_ox_axis(c, axes[i], x->rank, &a)) != TP_OK) return st;
-        int64_t add, sz;
-        if (__builtin_add_overflow(pads[i], pads[i + na], &add) ||
-            (tp_dim_is_static(x->dims[a]) && __builtin_add_overflow(x->dims[a].size, add, &sz)))
-            return tp_ox_fail(c, TP_ERR_OVERFLOW, "pads of axis %lld overflow", (long long)a);
         c->op.attrs.pad.begin[a] = pads[i];
         c->op.attrs.pad.end[a] = pads[i + na];
-        if (tp_dim_is_static(x->dims[a])) {
-            if (x->dims[a].size + add < 0)
-                return tp_ox_fail(c, TP_ERR_SHAPE, "pads make axis %lld negative", (long long)a);
-            o->dims[a] = tp_dim_static(x->dims[a].size + add);
-        } else if (add > 0) {
-            st = tp_ox_dim(c, TP_SYM_ADD, x->dims[a], tp_dim_static(add), &o->dims[a]);
-        } else if (add < 0) {
-            st = tp_ox_dim(c, TP_SYM_SUB, x->dims[a], tp_dim_static(-add), &o->dims[a]);
-        }
-        if (st != TP_OK) return st;
     }
     tp_ox_ir_inputs(c, 1, (const int32_t[]){0});
-    return TP_OK;
+    return tp_ox_ir_shape(c, 0);
 }
 
 static const tp_ox_rule RULES[] = {

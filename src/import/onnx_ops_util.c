@@ -208,3 +208,48 @@ void tp_ox_set_value(tp_ox_ctx *c, uint32_t out, tp_ox_value *v) {
     tp_ox_value_free(c->alloc, c->out[out].value);
     c->out[out].value = v;
 }
+
+/* Rebuild a dim a shape rule derived through the importer's simplifier
+ * (bottom-up): dims of the inputs are kept as they are. */
+static tp_status rebuild(tp_ox_ctx *c, const tp_shape *const *in, uint32_t n, tp_dim *d,
+                         int depth) {
+    for (uint32_t i = 0; i < n; i++)
+        for (int32_t k = 0; k < in[i]->rank; k++)
+            if (tp_graph_dim_equal(c->g, in[i]->dims[k], *d)) return TP_OK;
+    tp_sym_op op;
+    tp_dim a, b;
+    if (depth <= 0 || !tp_graph_dim_def(c->g, *d, &op, &a, &b)) return TP_OK;
+    tp_status st = rebuild(c, in, n, &a, depth - 1);
+    if (st == TP_OK) st = rebuild(c, in, n, &b, depth - 1);
+    if (st == TP_OK) st = tp_ox_dim(c, op, a, b, d);
+    return st;
+}
+
+tp_status tp_ox_ir_shape(tp_ox_ctx *c, uint32_t out) {
+    const tp_shape *shapes[64];
+    tp_dtype dts[64];
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < (c->ir_in_set ? c->n_ir_in : c->n_in); k++) {
+        uint32_t i = c->ir_in_set ? (uint32_t)c->ir_in[k] : k;
+        if (i >= c->n_in || !c->in[i].present) continue;
+        if (n == 64) return tp_ox_fail(c, TP_ERR_UNSUPPORTED, "more than 64 inputs");
+        shapes[n] = &c->in[i].shape;
+        if (tp_onnx_elem_type_to_dtype(c->in[i].elem_type, &dts[n], NULL) != TP_OK)
+            return tp_ox_fail(c, TP_ERR_UNSUPPORTED, "input %u has element type %s, no IR dtype", i,
+                              elem_name(c->in[i].elem_type));
+        n++;
+    }
+    tp_shape s;
+    tp_dtype dt;
+    bool has_rule = false;
+    tp_status st = tp_graph_infer_shape(c->g, &c->op, shapes, dts, n, &s, &dt, &has_rule, c->err);
+    if (st != TP_OK) return tp_ox_fail(c, st, "%s", c->err ? c->err->msg : "shape rule");
+    if (!has_rule)
+        return tp_ox_fail(c, TP_ERR_INVALID, "the IR op %s has no shape rule", tp_op_name(&c->op));
+    /* the importer's simplifications (max(a, b) = b when a <= b is provable, ...) on
+     * what the rule built: a dim the rule derived is rebuilt through tp_ox_dim */
+    for (int32_t d = 0; d < s.rank; d++)
+        if ((st = rebuild(c, shapes, n, &s.dims[d], 8)) != TP_OK) return st;
+    c->out[out].shape = s;
+    return TP_OK;
+}

@@ -8,10 +8,16 @@
 
 /* ---- symbolic arithmetic with a memo of built expressions ---- */
 
-static const tp_ox_symdef *symdef(const tp_ox_syms *s, tp_dim d) {
-    if (tp_dim_is_static(d) || d.sym < 0 || (size_t)d.sym >= s->cap) return NULL;
-    return s->defs[d.sym].set ? &s->defs[d.sym] : NULL;
+/* The definition of a derived dim: the memo, else the graph's own (expressions
+ * built by the IR's shape rules, tp_ox_ir_shape). */
+static const tp_ox_symdef *symdef_buf(const tp_ox_syms *s, tp_dim d, tp_ox_symdef *buf) {
+    if (tp_dim_is_static(d) || d.sym < 0) return NULL;
+    if ((size_t)d.sym < s->cap && s->defs[d.sym].set) return &s->defs[d.sym];
+    if (!tp_graph_dim_def(s->g, d, &buf->op, &buf->a, &buf->b)) return NULL;
+    buf->set = true;
+    return buf;
 }
+#define symdef(s, d) symdef_buf((s), (d), &(tp_ox_symdef){0})
 
 static bool deq(const tp_ox_syms *s, tp_dim x, tp_dim y) {
     return tp_graph_dim_equal(s->g, x, y);
@@ -78,6 +84,12 @@ tp_status tp_ox_sym_expr(tp_ox_syms *s, tp_sym_op op, tp_dim a, tp_dim b, tp_dim
                          tp_error *err) {
     const tp_ox_symdef *e;
     switch (op) {
+    case TP_SYM_ADD: /* (x-y)+y = x, y+(x-y) = x (a dim x-y is never negative) */
+        if ((e = symdef(s, a)) != NULL && e->op == TP_SYM_SUB && tp_graph_dim_equal(s->g, e->b, b))
+            return *out = e->a, TP_OK;
+        if ((e = symdef(s, b)) != NULL && e->op == TP_SYM_SUB && tp_graph_dim_equal(s->g, e->b, a))
+            return *out = e->a, TP_OK;
+        break;
     case TP_SYM_SUB: /* (x+y)-y = x, (x+y)-x = y */
         if ((e = symdef(s, a)) != NULL && e->op == TP_SYM_ADD) {
             if (tp_graph_dim_equal(s->g, e->b, b)) return *out = e->a, TP_OK;
@@ -134,6 +146,20 @@ void tp_ox_syms_free(tp_ox_syms *s) {
     tp_mem_free(s->alloc, s->defs, s->cap * sizeof *s->defs);
     s->defs = NULL;
     s->cap = 0;
+    tp_mem_free(s->alloc, s->pre_bound, s->cap_pre_bound * sizeof *s->pre_bound);
+    s->pre_bound = NULL;
+    s->n_pre_bound = s->cap_pre_bound = 0;
+}
+
+tp_status tp_ox_syms_pre_bound(tp_ox_syms *s, tp_dim d, int64_t value, tp_error *err) {
+    if (tp_dim_is_static(d)) return TP_OK;
+    if (!tp_mem_grow(s->alloc, (void **)&s->pre_bound, sizeof *s->pre_bound, &s->cap_pre_bound,
+                     s->n_pre_bound + 1))
+        return tp_error_set(err, TP_ERR_NOMEM, "onnx: out of memory (bound dims)");
+    s->pre_bound[s->n_pre_bound].sym = d.sym;
+    s->pre_bound[s->n_pre_bound].value = value;
+    s->n_pre_bound++;
+    return TP_OK;
 }
 
 tp_ox_value *tp_ox_value_new(const tp_allocator *a, int64_t n, bool is_float) {
@@ -192,6 +218,11 @@ static tp_status set_sym(const tp_allocator *a, tp_ox_value *r, int64_t i, doubl
 
 void tp_ox_value_free(const tp_allocator *a, tp_ox_value *v) {
     if (!v) return;
+    if (v->seq) {
+        tp_ox_seq_free(a, v->seq);
+        tp_mem_free(a, v, sizeof *v);
+        return;
+    }
     size_t cnt = v->n ? (size_t)v->n : 1;
     if (v->fs) tp_mem_free(a, v->fs, cnt * sizeof *v->fs);
     if (v->fk) tp_mem_free(a, v->fk, cnt * sizeof *v->fk);
@@ -201,6 +232,10 @@ void tp_ox_value_free(const tp_allocator *a, tp_ox_value *v) {
 }
 
 tp_ox_value *tp_ox_value_copy(const tp_allocator *a, const tp_ox_value *v) {
+    if (v->seq) {
+        tp_ox_seq *s = tp_ox_seq_copy(a, v->seq);
+        return s ? tp_ox_value_of_seq(a, s) : NULL;
+    }
     tp_ox_value *c = tp_ox_value_new(a, v->n, v->is_float);
     if (!c) return NULL;
     if (v->n) {
@@ -331,11 +366,33 @@ static int64_t ifloordiv(int64_t x, int64_t y) {
     return q;
 }
 
+/* A static dim, or a symbol bound before converting: its value. */
+static bool pre_bound_value(const tp_ox_syms *s, tp_dim d, int64_t *v) {
+    if (tp_dim_is_static(d)) {
+        *v = d.size;
+        return true;
+    }
+    for (size_t i = s->n_pre_bound; i > 0; i--) /* the last given wins */
+        if (s->pre_bound[i - 1].sym == d.sym) {
+            *v = s->pre_bound[i - 1].value;
+            return true;
+        }
+    return false;
+}
+
 /* One integer binary op; *known false when the result cannot be known. */
 static tp_status int_op(tp_ox_syms *syms, char op, tp_dim x, tp_dim y, tp_dim *r, bool *known,
                         tp_error *err) {
     *known = true;
     bool sx = tp_dim_is_static(x), sy = tp_dim_is_static(y);
+    int64_t bx, by;
+    if (!(sx && sy) && (op == '=' || op == '<' || op == '>') && pre_bound_value(syms, x, &bx) &&
+        pre_bound_value(syms, y, &by)) {
+        /* a comparison of dims bound before loading (an If on x.size(1) > 512) */
+        x = tp_dim_static(bx);
+        y = tp_dim_static(by);
+        sx = sy = true;
+    }
     if (sx && sy) {
         int64_t a = x.size, b = y.size, v = 0;
         switch (op) {

@@ -20,7 +20,27 @@
 /* Largest tensor whose values are tracked. */
 #define TP_OX_MAX_VALUES 1024
 
+/* A sequence or optional value (onnx_ops_sequence.c). The element tensors are
+ * el[0, n_head) once, then the group el[n_head, n) repeated reps times (a
+ * length that depends on the trip count of a Loop, or on a split of a symbolic
+ * size). An optional holds one tensor (n = 1), a sequence (inner), or nothing
+ * (none). approx: element order or shapes are upper bounds (an insert at an
+ * unknown position, elements of different shapes merged). */
+typedef struct tp_ox_seq {
+    char kind; /* 's' sequence, 'o' optional */
+    bool none; /* optional without a value */
+    bool approx;
+    int32_t elem; /* ONNX element type of the tensors */
+    uint32_t n, n_head;
+    tp_dim reps;             /* static 1 when there is no repeated group */
+    tp_shape *el;            /* n shapes (NULL when n is 0) */
+    struct tp_ox_seq *inner; /* optional of a sequence */
+} tp_ox_seq;
+
 typedef struct tp_ox_value {
+    /* Non-NULL: the value is a sequence or optional, not a tensor; n is 0 and
+     * the tensor fields are unused. */
+    tp_ox_seq *seq;
     int64_t n;     /* number of elements */
     bool is_float; /* f[] holds the elements; else d[] */
     tp_dim *d;     /* integer (and bool) elements: static or symbolic */
@@ -50,11 +70,21 @@ typedef struct tp_ox_syms {
     const tp_allocator *alloc;
     tp_ox_symdef *defs; /* indexed by symbol id */
     size_t cap;
+    /* symbols with values known before converting (tp_onnx_options.dims):
+     * comparisons of these are decided with their values (the graph itself is
+     * bound after loading) */
+    struct tp_ox_pre_bound {
+        tp_sym_id sym;
+        int64_t value;
+    } * pre_bound;
+    size_t n_pre_bound, cap_pre_bound;
 } tp_ox_syms;
 
 tp_status tp_ox_sym_expr(tp_ox_syms *s, tp_sym_op op, tp_dim a, tp_dim b, tp_dim *out,
                          tp_error *err);
 void tp_ox_syms_free(tp_ox_syms *s);
+/* Record the value of a symbol known before converting (see pre_bound). */
+tp_status tp_ox_syms_pre_bound(tp_ox_syms *s, tp_dim d, int64_t value, tp_error *err);
 
 /* A new value with n elements (d[] or f[] zeroed). NULL on NOMEM or n too big. */
 tp_ox_value *tp_ox_value_new(const tp_allocator *a, int64_t n, bool is_float);
@@ -105,6 +135,15 @@ tp_status tp_ox_value_cast(tp_ox_syms *s, const tp_allocator *a, const tp_ox_val
  * integer k; floor/ceil(dim/m) for a scale 1/m). NULL when unknown. */
 tp_status tp_ox_value_round(tp_ox_syms *s, const tp_allocator *a, const tp_ox_value *v, char mode,
                             tp_ox_value **out, tp_error *err);
+
+/* Sequences: a new empty one (no elements, reps 1), a deep copy, free. NULL on NOMEM. */
+tp_ox_seq *tp_ox_seq_new(const tp_allocator *a, char kind, int32_t elem);
+tp_ox_seq *tp_ox_seq_copy(const tp_allocator *a, const tp_ox_seq *s);
+void tp_ox_seq_free(const tp_allocator *a, tp_ox_seq *s);
+/* Append an element shape to the listed ones (at the end, or at index at). */
+bool tp_ox_seq_insert(const tp_allocator *a, tp_ox_seq *s, uint32_t at, const tp_shape *shape);
+/* A value holding a sequence (takes ownership of s; freed on NOMEM). */
+tp_ox_value *tp_ox_value_of_seq(const tp_allocator *a, tp_ox_seq *s);
 
 /* Static element count of a static shape; false when symbolic or > limit. */
 bool tp_ox_shape_static_count(const tp_shape *s, int64_t limit, int64_t *out);

@@ -3,15 +3,33 @@
  * dims = 1, said on one stderr line). */
 #include "cli_model.h"
 
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "tensorplan/demo.h"
 
-typedef tp_status (*model_loader)(const char *path, tp_graph **out, tp_error *err);
+typedef tp_status (*model_loader)(const tp_cli_model_args *a, tp_graph **out, tp_error *err);
 
-static tp_status load_onnx(const char *path, tp_graph **out, tp_error *err) {
-    return tp_onnx_load(path, NULL, NULL, out, err);
+/* --dim values are known while converting: an If on a bound dim takes its branch. */
+static tp_status load_onnx(const tp_cli_model_args *a, tp_graph **out, tp_error *err) {
+    tp_onnx_options opt;
+    tp_onnx_options_init(&opt);
+    if (a->dims.n > UINT32_MAX)
+        return tp_error_set(err, TP_ERR_OVERFLOW, "%zu dimension bindings", a->dims.n);
+    const char **dims = NULL;
+    if (a->dims.n) {
+        dims = calloc(a->dims.n, sizeof *dims);
+        if (!dims) return tp_error_set(err, TP_ERR_NOMEM, "out of memory (--dim bindings)");
+        for (size_t k = 0; k < a->dims.n; k++)
+            dims[k] = a->dims.items[k].assignment;
+    }
+    opt.dims = dims;
+    opt.n_dims = (uint32_t)a->dims.n;
+    tp_status st = tp_onnx_load(a->path, &opt, NULL, out, err);
+    free(dims);
+    return st;
 }
 
 /* One row per supported file format: extension (with dot, case-insensitive),
@@ -79,12 +97,13 @@ const char *tp_cli_model_label(const tp_cli_model_args *a) {
     return a->path ? a->path : "demo transformer";
 }
 
-static tp_status load_file(const char *path, tp_graph **out, tp_error *err) {
+static tp_status load_file(const tp_cli_model_args *a, tp_graph **out, tp_error *err) {
+    const char *path = a->path;
     const char *dot = strrchr(path, '.');
     const char *slash = strrchr(path, '/');
     if (dot && slash && dot < slash) dot = NULL;
     for (size_t k = 0; formats[k].ext; k++)
-        if (dot && strcasecmp(dot, formats[k].ext) == 0) return formats[k].load(path, out, err);
+        if (dot && strcasecmp(dot, formats[k].ext) == 0) return formats[k].load(a, out, err);
     char supported[256] = "--demo";
     for (size_t k = 0; formats[k].ext; k++) {
         size_t len = strlen(supported);
@@ -99,7 +118,7 @@ static tp_status load_file(const char *path, tp_graph **out, tp_error *err) {
 tp_status tp_cli_model_load(const tp_cli_model_args *a, tp_graph **out, tp_error *err) {
     *out = NULL;
     tp_graph *g = NULL;
-    tp_status st = a->path ? load_file(a->path, &g, err) : tp_demo_transformer(NULL, NULL, &g, err);
+    tp_status st = a->path ? load_file(a, &g, err) : tp_demo_transformer(NULL, NULL, &g, err);
     if (st != TP_OK) return st;
     if ((st = tp_cli_dims_bind(&a->dims, g, err)) != TP_OK) {
         tp_graph_destroy(g);
