@@ -22,7 +22,9 @@ def opt(name, default):
     return args[args.index(name) + 1].split(",") if name in args else default
 
 
-models = opt("--models", sorted(m[:-5] for m in os.listdir(os.path.join(fix, "models")) if m.endswith(".gguf")))
+# a split model counts once, by its first file (NAME-00001-of-0000N.gguf)
+models = opt("--models", sorted(m[:-5] for m in os.listdir(os.path.join(fix, "models"))
+                                if m.endswith(".gguf") and ("-of-" not in m or "-00001-of-" in m)))
 ctxs = [int(c) for c in opt("--ctx", ["512", "4096", "32768"])]
 fas = [1, 0] if full else [1]
 kvs = [("f16", "f16"), ("q8_0", "q8_0"), ("q8_0", "q4_0")] if full else [("f16", "f16")]

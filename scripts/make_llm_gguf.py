@@ -27,6 +27,9 @@ MODELS = {
     "mixtral_moe_q8_0": dict(arch="llama", L=2, E=256, H=8, KV=2, FF=512, wt=Q.Q8_0, experts=4, used=2),
     "qwen3moe_q4_k": dict(arch="qwen3moe", L=2, E=256, H=4, KV=2, FF=512, wt=Q.Q4_K, experts=8,
                           used=2, qk_norm=True, head_dim=128),
+    # a split model (gguf-split naming: NAME-0000k-of-00004.gguf, 12 tensors per file)
+    "qwen2_split_q4_0": dict(arch="qwen2", L=3, E=256, H=4, KV=2, FF=768, wt=Q.Q4_0, qkv_bias=True,
+                             split=12),
 }
 
 rng = np.random.default_rng(1234)
@@ -51,7 +54,7 @@ def tensor(w, name, shape, qt):
 
 def write(path, name, m):
     arch = m["arch"]
-    w = gguf.GGUFWriter(path, arch)
+    w = gguf.GGUFWriter(path, arch, split_max_tensors=m.get("split", 0))
     L, E, H, KV, FF, wt = m["L"], m["E"], m["H"], m["KV"], m["FF"], m["wt"]
     hd = m.get("head_dim", E // H)
     w.add_name(name)
@@ -124,6 +127,10 @@ def main():
     names = sys.argv[3:] or list(MODELS)
     for n in names:
         path = os.path.join(out, n + ".gguf")
+        if "split" in MODELS[n]:
+            if not any(f.startswith(n + "-00001-of-") for f in os.listdir(out)):
+                write(path, n, MODELS[n])  # gguf-py names the shards itself
+            continue
         if not os.path.exists(path):
             write(path + ".tmp", n, MODELS[n])
             os.replace(path + ".tmp", path)

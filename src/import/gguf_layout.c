@@ -76,10 +76,22 @@ bool tp_gguf_layout_add(tp_gguf_layout *l, const char *name, tp_dtype dt, uint32
     return true;
 }
 
-void tp_gguf_layout_finish(const tp_gguf_layout *l, tp_llm_config *c) {
+void tp_gguf_layout_next_file(tp_gguf_layout *l) {
+    for (int k = 0; k < TP_LLM_REPACK_COUNT; k++) {
+        if (l->any[k])
+            l->mapped_sum[k] = tp_sat_add_u64(l->mapped_sum[k], l->last[k] - l->first[k]);
+        l->any[k] = false;
+        l->first[k] = l->last[k] = 0;
+    }
+    l->end_max = 0;
+    l->end_name[0] = '\0';
+}
+
+void tp_gguf_layout_finish(tp_gguf_layout *l, tp_llm_config *c) {
+    tp_gguf_layout_next_file(l);
     for (int k = 0; k < TP_LLM_REPACK_COUNT; k++) {
         c->layout[k] = l->out[k];
-        c->layout[k].mapped_bytes = l->any[k] ? l->last[k] - l->first[k] : 0;
+        c->layout[k].mapped_bytes = l->mapped_sum[k];
         /* the tied output: token_embd's duplicate, multiplied, so repacked */
         if (!l->has_output && l->has_embd &&
             repacked((tp_llm_repack)k, "output.weight", l->embd_dt, l->embd_n_dims, l->embd_dims)) {

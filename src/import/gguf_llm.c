@@ -447,9 +447,7 @@ static long block_index(const char *name) {
 static bool read_tensors(reader *r, uint64_t n_tensors, tp_registry *reg, tp_llm_config *c,
                          tp_gguf_layout *lay, tp_name_set *names) {
     char name[NAME_CAP];
-    unsigned char moe_seen[4096 / 8];
-    bool moe_overflow = false;
-    memset(moe_seen, 0, sizeof moe_seen);
+    unsigned char *moe_seen = lay->moe_seen;
     for (uint64_t i = 0; i < n_tensors; i++) {
         uint32_t n_dims, type;
         uint64_t dims[TP_MAX_RANK], offset, elems = 1;
@@ -498,7 +496,7 @@ static bool read_tensors(reader *r, uint64_t n_tensors, tp_registry *reg, tp_llm
             c->expert_tensor_bytes += bytes; /* <= weight_bytes: no overflow */
             long layer = block_index(name);
             if (layer < 0 || layer >= 4096) {
-                moe_overflow = true;
+                lay->moe_overflow = true;
             } else if (!(moe_seen[layer / 8] & (1u << (layer % 8)))) {
                 moe_seen[layer / 8] = (unsigned char)(moe_seen[layer / 8] | (1u << (layer % 8)));
                 c->moe_layers++;
@@ -519,9 +517,6 @@ static bool read_tensors(reader *r, uint64_t n_tensors, tp_registry *reg, tp_llm
             if (s != TP_OK) return fail(r, s, e3.msg);
         }
     }
-    if (moe_overflow && c->moe_layers < c->n_layer) c->moe_layers = c->n_layer;
-    if (c->n_expert && c->moe_layers && c->expert_tensor_bytes)
-        c->expert_bytes = c->expert_tensor_bytes / tp_sat_mul_u64(c->n_expert, c->moe_layers);
     return true;
 }
 
@@ -552,7 +547,7 @@ static bool finish_config(reader *r, tp_llm_config *c, const meta_extra *x) {
         return fail(r, TP_ERR_INVALID, msg);
     }
     if (c->n_layer > TP_LLM_MAX_LAYERS) {
-        char msg[96];
+        char msg[192];
         snprintf(msg, sizeof msg, "%s.block_count %llu: more than %d layers are not supported",
                  c->arch, (unsigned long long)c->n_layer, TP_LLM_MAX_LAYERS);
         return fail(r, TP_ERR_UNSUPPORTED, msg);
@@ -572,7 +567,7 @@ static bool finish_config(reader *r, tp_llm_config *c, const meta_extra *x) {
                        (fam->swa == TP_GGUF_SWA_IF_KEY && x->has_swa_key && c->n_swa > 0));
     if (swa && !x->has_swa_key) c->n_swa = fam->default_swa;
     if (swa && c->n_swa == 0) {
-        char msg[128];
+        char msg[256];
         snprintf(msg, sizeof msg, "architecture '%s': missing key %s.attention.sliding_window",
                  c->arch, c->arch);
         return fail(r, TP_ERR_INVALID, msg);
@@ -588,9 +583,13 @@ static bool finish_config(reader *r, tp_llm_config *c, const meta_extra *x) {
     return true;
 }
 
-tp_status tp_gguf_read_llm(const char *path, tp_registry *reg, tp_llm_config *out, tp_error *err) {
-    if (!path || !out) return tp_error_set(err, TP_ERR_INVALID, "gguf: NULL argument");
-    memset(out, 0, sizeof *out);
+/* One GGUF file: header, metadata (into c and x for the first file of a model;
+ * a later split file's metadata is read and dropped) and tensor infos (into c,
+ * reg and lay; names collects the tensor names of every file); *split_count gets
+ * split.count (0 when absent). */
+static tp_status read_file(const char *path, bool first, tp_registry *reg, tp_llm_config *c,
+                           meta_extra *x, tp_gguf_layout *lay, tp_name_set *names,
+                           uint64_t *split_count, tp_error *err) {
     FILE *f;
     uint64_t fsize;
     tp_status os = tp__fopen_regular(path, 0, &f, &fsize, err);
@@ -604,15 +603,13 @@ tp_status tp_gguf_read_llm(const char *path, tp_registry *reg, tp_llm_config *ou
         r.size = sz > 0 ? (uint64_t)sz : 0;
     }
     rewind(f);
-    tp_llm_config c;
-    memset(&c, 0, sizeof c);
-    meta_extra x;
-    memset(&x, 0, sizeof x);
-    tp_gguf_layout lay;
+    const tp_allocator *a = reg ? tp_registry_allocator(reg) : NULL;
+    tp_llm_config *scratch = NULL; /* a later file's metadata lands here */
+    meta_extra sx;
     kv_seen *seen = NULL;
     size_t n_seen = 0, cap_seen = 0;
     uint32_t magic = 0, version = 0;
-    uint64_t n_tensors = 0, n_kv = 0;
+    uint64_t n_tensors = 0, n_kv = 0, data_offset = 0;
     if (!u32le(&r, &magic)) goto done;
     if (magic != GGUF_MAGIC) {
         r.pos = 0;
@@ -630,37 +627,119 @@ tp_status tp_gguf_read_llm(const char *path, tp_registry *reg, tp_llm_config *ou
         fail(&r, TP_ERR_PARSE, "counts larger than the file can hold");
         goto done;
     }
-    c.alignment = 32; /* GGUF_DEFAULT_ALIGNMENT */
-    if (!read_metadata(&r, n_kv, &c, &x, reg ? tp_registry_allocator(reg) : NULL, &seen, &n_seen,
-                       &cap_seen))
+    if (first) {
+        c->alignment = 32; /* GGUF_DEFAULT_ALIGNMENT */
+        if (!read_metadata(&r, n_kv, c, x, a, &seen, &n_seen, &cap_seen)) goto done;
+        apply_arch_keys(c, x, seen, n_seen);
+    } else {
+        scratch = tp_mem_alloc(a, sizeof *scratch);
+        if (!scratch) {
+            fail(&r, TP_ERR_NOMEM, "out of memory");
+            goto done;
+        }
+        memset(scratch, 0, sizeof *scratch);
+        memset(&sx, 0, sizeof sx);
+        scratch->alignment = 32;
+        if (!read_metadata(&r, n_kv, scratch, &sx, a, &seen, &n_seen, &cap_seen)) goto done;
+        c->alignment = scratch->alignment;
+    }
+    *split_count = 0;
+    for (size_t i = 0; i < n_seen; i++)
+        if (strcmp(seen[i].key, "split.count") == 0) *split_count = seen[i].value;
+    if (!read_tensors(&r, n_tensors, reg, c, lay, names)) goto done;
+    if (!tp_add_u64(c->n_tensors, n_tensors, &c->n_tensors)) {
+        fail(&r, TP_ERR_OVERFLOW, "tensor count overflows");
         goto done;
-    apply_arch_keys(&c, &x, seen, n_seen);
-    tp_gguf_layout_init(&lay);
-    tp_name_set names;
-    tp_name_set_init(&names, reg ? tp_registry_allocator(reg) : NULL);
-    bool tensors_ok = read_tensors(&r, n_tensors, reg, &c, &lay, &names);
-    tp_name_set_free(&names);
-    if (!tensors_ok) goto done;
-    c.n_tensors = n_tensors;
-    c.gguf_version = version;
-    c.file_bytes = r.size;
-    if (!tp_align_up_u64(r.pos, c.alignment, &c.data_offset) ||
-        lay.end_max > r.size - (c.data_offset < r.size ? c.data_offset : r.size)) {
+    }
+    if (!tp_align_up_u64(r.pos, c->alignment, &data_offset) ||
+        lay->end_max > r.size - (data_offset < r.size ? data_offset : r.size)) {
         char msg[NAME_CAP + 128];
         snprintf(msg, sizeof msg,
                  "tensor '%s': data ends at byte %llu, past the end of the file "
                  "(%llu bytes)",
-                 lay.end_name, (unsigned long long)tp_sat_add_u64(c.data_offset, lay.end_max),
+                 lay->end_name, (unsigned long long)tp_sat_add_u64(data_offset, lay->end_max),
                  (unsigned long long)r.size);
-        r.pos = c.data_offset;
+        r.pos = data_offset;
         fail(&r, TP_ERR_PARSE, msg);
         goto done;
     }
-    tp_gguf_layout_finish(&lay, &c);
-    if (!finish_config(&r, &c, &x)) goto done;
-    *out = c;
+    if (first) {
+        c->gguf_version = version;
+        c->file_bytes = r.size;
+        c->data_offset = data_offset;
+    }
 done:
-    tp_mem_free(reg ? tp_registry_allocator(reg) : NULL, seen, cap_seen * sizeof *seen);
+    tp_mem_free(a, seen, cap_seen * sizeof *seen);
+    if (scratch) tp_mem_free(a, scratch, sizeof *scratch);
     fclose(f);
     return r.st;
+}
+
+/* "NAME-00001-of-0000N.gguf": the path of split k (1-based) into buf. */
+static bool split_path(const char *first, uint64_t k, uint64_t n, char *buf, size_t cap) {
+    size_t len = strlen(first);
+    const size_t tail = strlen("-00001-of-00000.gguf");
+    if (len < tail || len >= cap) return false;
+    char want[32];
+    snprintf(want, sizeof want, "-00001-of-%05llu.gguf", (unsigned long long)n);
+    if (strcmp(first + len - tail, want) != 0) return false;
+    memcpy(buf, first, len - tail);
+    snprintf(buf + len - tail, cap - (len - tail), "-%05llu-of-%05llu.gguf", (unsigned long long)k,
+             (unsigned long long)n);
+    return true;
+}
+
+tp_status tp_gguf_read_llm(const char *path, tp_registry *reg, tp_llm_config *out, tp_error *err) {
+    if (!path || !out) return tp_error_set(err, TP_ERR_INVALID, "gguf: NULL argument");
+    memset(out, 0, sizeof *out);
+    const tp_allocator *a = reg ? tp_registry_allocator(reg) : NULL;
+    tp_name_set names; /* tensor names of every file: a repeat is an error */
+    tp_name_set_init(&names, a);
+    tp_llm_config *c = tp_mem_alloc(a, sizeof *c);
+    tp_gguf_layout *lay = tp_mem_alloc(a, sizeof *lay);
+    tp_status st = TP_OK;
+    if (!c || !lay) {
+        st = tp_error_set(err, TP_ERR_NOMEM, "gguf: out of memory");
+        goto done;
+    }
+    memset(c, 0, sizeof *c);
+    meta_extra x;
+    memset(&x, 0, sizeof x);
+    tp_gguf_layout_init(lay);
+    uint64_t splits = 0, more;
+    st = read_file(path, true, reg, c, &x, lay, &names, &splits, err);
+    /* a split model (split.count > 1): the other files, each mapped on its own */
+    if (st == TP_OK && splits > 1) {
+        char sp[4096];
+        if (splits > 99999 || !split_path(path, 1, splits, sp, sizeof sp)) {
+            st = tp_error_set(err, TP_ERR_INVALID,
+                              "gguf: %s: split.count is %llu but the name is not "
+                              "NAME-00001-of-%05llu.gguf",
+                              path, (unsigned long long)splits, (unsigned long long)splits);
+            goto done;
+        }
+        for (uint64_t k = 2; k <= splits && st == TP_OK; k++) {
+            split_path(path, k, splits, sp, sizeof sp);
+            tp_gguf_layout_next_file(lay);
+            st = read_file(sp, false, reg, c, &x, lay, &names, &more, err);
+        }
+    }
+    if (st != TP_OK) goto done;
+    if (lay->moe_overflow && c->moe_layers < c->n_layer) c->moe_layers = c->n_layer;
+    if (c->n_expert && c->moe_layers && c->expert_tensor_bytes)
+        c->expert_bytes = c->expert_tensor_bytes / tp_sat_mul_u64(c->n_expert, c->moe_layers);
+    tp_gguf_layout_finish(lay, c);
+    {
+        reader r = {NULL, path, 0, 0, err, TP_OK};
+        if (!finish_config(&r, c, &x)) {
+            st = r.st;
+            goto done;
+        }
+    }
+    *out = *c;
+done:
+    tp_name_set_free(&names);
+    if (c) tp_mem_free(a, c, sizeof *c);
+    if (lay) tp_mem_free(a, lay, sizeof *lay);
+    return st;
 }
