@@ -12,6 +12,7 @@
  *   tensorplan/alloc.h   arena placement over (size, birth, death) buffers
  *   tensorplan/plan.h    liveness, graph plans, reports, backward plans
  *   tensorplan/onnx.h    ONNX import (zero-copy reader, inspect info, conversion)
+ *   tensorplan/safetensors.h  safetensors checkpoints: tensors' dtypes, shapes, byte ranges
  *   tensorplan/cost.h    op flops/bytes, IO profile, device models, calibration,
  *                        device catalog and device choice
  *   tensorplan/env.h     the environment variables the CLI honours, read in one place
@@ -52,6 +53,7 @@
 #include "tensorplan/report.h"
 #include "tensorplan/csv.h"
 #include "tensorplan/onnx.h"
+#include "tensorplan/safetensors.h"
 #include "tensorplan/tracker.h"
 #include "tensorplan/sysmem.h"
 #include "tensorplan/registry.h"

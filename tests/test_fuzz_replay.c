@@ -16,6 +16,7 @@
 #include "../fuzz/fuzz_calib_cache.c"
 #include "../fuzz/fuzz_sysmem.c"
 #include "../fuzz/fuzz_json_ints.c"
+#include "../fuzz/fuzz_safetensors.c"
 
 typedef struct fuzz_target {
     const char *name;
@@ -30,6 +31,7 @@ static const fuzz_target targets[] = {
     {"calib_cache", tp_fuzz_calib_cache},
     {"sysmem", tp_fuzz_sysmem},
     {"json_ints", tp_fuzz_json_ints},
+    {"safetensors", tp_fuzz_safetensors},
 };
 
 static uint8_t *read_file(const char *path, size_t *size) {
