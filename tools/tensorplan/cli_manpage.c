@@ -51,6 +51,7 @@ static void roff_prose(FILE *f, const char *text) {
 }
 
 typedef struct man_ctx {
+    const tp_cli_command *c;
     FILE *f;
 } man_ctx;
 
@@ -75,7 +76,7 @@ static void man_opt(const tp_cli_opt *o, const char *heading, void *user) {
         }
     }
     fputc('\n', m->f);
-    roff_prose(m->f, o->help);
+    roff_prose(m->f, tp_cli_opt_help(m->c, o));
 }
 
 /* Every variable of tensorplan/env.h, as the CLI uses it. */
@@ -149,7 +150,7 @@ void tp_cli_write_man(FILE *f, const tp_cli_command *const *cmds, size_t n) {
         roff_str(f, c->name);
         fputs("\"\n", f);
         roff_prose(f, c->description);
-        man_ctx m = {f};
+        man_ctx m = {c, f};
         tp_cli_opts_visit(c->opts, man_opt, &m);
     }
     fputs(".SH EXIT STATUS\n"
