@@ -51,6 +51,7 @@ static void roff_prose(FILE *f, const char *text) {
 }
 
 typedef struct man_ctx {
+    const tp_cli_command *c;
     FILE *f;
 } man_ctx;
 
@@ -75,7 +76,7 @@ static void man_opt(const tp_cli_opt *o, const char *heading, void *user) {
         }
     }
     fputc('\n', m->f);
-    roff_prose(m->f, o->help);
+    roff_prose(m->f, tp_cli_opt_help(m->c, o));
 }
 
 /* Every variable of tensorplan/env.h, as the CLI uses it. */
@@ -149,7 +150,7 @@ void tp_cli_write_man(FILE *f, const tp_cli_command *const *cmds, size_t n) {
         roff_str(f, c->name);
         fputs("\"\n", f);
         roff_prose(f, c->description);
-        man_ctx m = {f};
+        man_ctx m = {c, f};
         tp_cli_opts_visit(c->opts, man_opt, &m);
     }
     fputs(".SH EXIT STATUS\n"
@@ -298,9 +299,11 @@ static void zsh_value(FILE *f, const tp_cli_opt *o) {
 }
 
 static void zsh_opt(const tp_cli_opt *o, const char *heading, void *user) {
-    FILE *f = user;
+    const man_ctx *z = user;
+    FILE *f = z->f;
+    const char *help = tp_cli_opt_help(z->c, o);
     (void)heading;
-    if (!o->help) return;
+    if (!help) return;
     fputs("        ", f);
     if (!o->name) {
         fputs("'1:", f);
@@ -308,13 +311,13 @@ static void zsh_opt(const tp_cli_opt *o, const char *heading, void *user) {
         fputs(":_files'", f);
     } else if (o->alias) {
         fprintf(f, "'(-%c --%s)'{-%c,--%s}'[", o->alias, o->name, o->alias, o->name);
-        zsh_desc(f, o->help);
+        zsh_desc(f, help);
         fputc(']', f);
         zsh_value(f, o);
         fputc('\'', f);
     } else {
         fprintf(f, "'%s--%s[", o->repeat ? "*" : "", o->name);
-        zsh_desc(f, o->help);
+        zsh_desc(f, help);
         fputc(']', f);
         zsh_value(f, o);
         fputc('\'', f);
@@ -347,7 +350,8 @@ void tp_cli_write_zsh(FILE *f, const tp_cli_command *const *cmds, size_t n) {
           f);
     for (size_t i = 0; i < n; i++) {
         fprintf(f, "    %s)\n        _arguments -s \\\n", cmds[i]->name);
-        tp_cli_opts_visit(cmds[i]->opts, zsh_opt, f);
+        man_ctx z = {cmds[i], f};
+        tp_cli_opts_visit(cmds[i]->opts, zsh_opt, &z);
         fputs("        ;;\n", f);
     }
     fputs("    esac\n"

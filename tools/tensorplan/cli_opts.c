@@ -222,11 +222,15 @@ const char *tp_cli_opt_label(const tp_cli_opt *o, char *buf, size_t cap) {
 
 enum { HELP_COL = 21 };
 
+const char *tp_cli_opt_help(const tp_cli_command *c, const tp_cli_opt *o) {
+    return o == &tp_cli_common_opts[0] && c->json_help ? c->json_help : o->help;
+}
+
 typedef struct help_pass {
+    const tp_cli_command *c;
     FILE *f;
     const char *heading; /* print rows under this heading (NULL: "options") */
-    const char *printed; /* the heading already printed */
-    bool any;
+    bool any;            /* the heading is printed */
 } help_pass;
 
 static void print_lines(FILE *f, const char *text, int indent, bool first_inline) {
@@ -257,7 +261,7 @@ static void help_row(const tp_cli_opt *o, const char *heading, void *user) {
         fprintf(h->f, "%*s", HELP_COL - len, "");
     else
         fprintf(h->f, "  ");
-    print_lines(h->f, o->help, HELP_COL, true);
+    print_lines(h->f, tp_cli_opt_help(h->c, o), HELP_COL, true);
 }
 
 /* The headings of the table, in order of first appearance. */
@@ -293,7 +297,7 @@ void tp_cli_print_help(const tp_cli_command *c, FILE *f) {
     headings hs = {{NULL}, 0};
     tp_cli_opts_visit(c->opts, collect_heading, &hs);
     for (int k = 0; k <= hs.n; k++) {
-        help_pass h = {f, k < hs.n ? hs.h[k] : NULL, NULL, false};
+        help_pass h = {c, f, k < hs.n ? hs.h[k] : NULL, false};
         tp_cli_opts_visit(c->opts, help_row, &h);
         if (h.any) fprintf(f, "\n");
     }

@@ -140,8 +140,9 @@ typedef struct tp_cli_command {
                               * a line starting with a space continues the one before */
     const char *description; /* paragraphs; '\n' ends a line */
     const tp_cli_opt *opts;
-    const char *examples; /* one command line per line, without "tensorplan " */
-    const char *notes;    /* text after the examples (units, exit codes) */
+    const char *examples;  /* one command line per line, without "tensorplan " */
+    const char *notes;     /* text after the examples (units, exit codes) */
+    const char *json_help; /* this command's help of --json (its units), or NULL */
 } tp_cli_command;
 
 /* Parse argv[1..argc) (argv[0] is the subcommand) into args against c->opts.
@@ -155,6 +156,9 @@ void tp_cli_print_help(const tp_cli_command *c, FILE *f);
 
 /* "needs WHAT" of a row, as errors say it, into buf. */
 const char *tp_cli_opt_what(const tp_cli_opt *o, char *buf, size_t cap);
+
+/* The help text of row o in command c: c->json_help for the common --json. */
+const char *tp_cli_opt_help(const tp_cli_command *c, const tp_cli_opt *o);
 
 /* "--name VALUE", "-o, --output FILE" or the positional's value name, into buf. */
 const char *tp_cli_opt_label(const tp_cli_opt *o, char *buf, size_t cap);

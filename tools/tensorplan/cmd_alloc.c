@@ -70,13 +70,13 @@ const tp_cli_command tp_cli_alloc_command = {
         "are any text), give every buffer an offset so that buffers live at the same time\n"
         "never share a byte, and write 'id,lower,upper,size,offset' (stdout without -o).\n"
         "The arena, the lower bound (max live bytes), arena/LB, the algorithm, whether the\n"
-        "arena is proven optimal and the time go to stderr (--json: the summary as JSON,\n"
-        "on stdout with -o, else on stderr).",
+        "arena is proven optimal and the time go to stderr.",
     .opts = alloc_opts,
     .examples = "tensorplan alloc A.1048576.csv -o A.solution.csv\n"
                 "tensorplan alloc A.1048576.csv --capacity 1MiB --time-limit 10 > /dev/null",
     .notes = "Exit codes: 0 ok, 1 error or capacity unknown at the time limit, 2 usage error,\n"
              "3 capacity proven infeasible.",
+    .json_help = "the summary as JSON (on stdout with -o, else on stderr)",
 };
 
 static int parse_args(alloc_args *a, int argc, char **argv) {

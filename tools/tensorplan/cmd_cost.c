@@ -59,6 +59,7 @@ const tp_cli_command tp_cli_cost_command = {
     .examples = "tensorplan cost --demo --devices cpu,h100-sxm,l4,rpi5\n"
                 "TENSORPLAN_DENY_DEVICES=cuda tensorplan cost model.onnx --devices all --json",
     .notes = "Exit codes: 0 ok, 1 error (bad model, no device left), 2 usage error.",
+    .json_help = "machine-readable output (nanoseconds)",
 };
 
 static int parse_args(cost_args *a, int argc, char **argv) {

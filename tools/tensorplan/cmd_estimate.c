@@ -221,6 +221,7 @@ const tp_cli_command tp_cli_estimate_command = {
                 "tensorplan estimate model.gguf --sweep ctx=4k,8k,32k,128k --budget 24GiB",
     .notes = "Human output uses binary units (1 MiB = 1048576 bytes); JSON has raw bytes.\n"
              "Exit codes: 0 fits, 1 error, 2 usage error, 3 the peak exceeds the budget.",
+    .json_help = "machine-readable output (raw byte counts)",
 };
 
 static int parse_args(est_args *a, int argc, char **argv) {

@@ -80,6 +80,7 @@ const tp_cli_command tp_cli_fit_command = {
     .notes = "Human output uses binary units (1 MiB = 1048576 bytes); JSON has raw bytes.\n"
              "Exit codes: 0 found, 1 error, 2 usage error, 3 even the smallest value does not "
              "fit.",
+    .json_help = "machine-readable output (raw byte counts)",
 };
 
 static int parse_args(fit_args *a, int argc, char **argv) {

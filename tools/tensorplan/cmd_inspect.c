@@ -56,6 +56,7 @@ const tp_cli_command tp_cli_inspect_command = {
     .examples = "tensorplan inspect resnet50.onnx\n"
                 "tensorplan inspect gpt2.onnx --json --dim batch=1 --dim seq=128",
     .notes = "Exit codes: 0 ok, 1 error (unreadable or malformed model), 2 usage error.",
+    .json_help = "machine-readable output (raw byte counts, nodes[])",
 };
 
 static int parse_args(inspect_args *a, int argc, char **argv) {

@@ -61,6 +61,7 @@ const tp_cli_command tp_cli_plan_command = {
     .examples = "tensorplan plan --demo --dim seq=512\n"
                 "tensorplan plan --demo --algo bestfit --json",
     .notes = "Exit codes: 0 ok, 1 error (bad model, unbound dims), 2 usage error.",
+    .json_help = "machine-readable output (raw byte counts)",
 };
 
 static int parse_args(plan_args *a, int argc, char **argv) {

@@ -44,6 +44,7 @@ const tp_cli_command tp_cli_profile_command = {
     .notes = "Units: flops as counted (2 per multiply-add), bytes in binary units, time in\n"
              "microseconds (text) or nanoseconds (JSON).\n"
              "Exit codes: 0 ok, 1 error (bad model, unknown device), 2 usage error.",
+    .json_help = "machine-readable output (raw integers, nanoseconds)",
 };
 
 static int parse_args(prof_args *a, int argc, char **argv) {

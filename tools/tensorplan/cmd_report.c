@@ -66,6 +66,7 @@ const tp_cli_command tp_cli_report_command = {
                 "tensorplan report model.onnx --dim batch=8 --budget 4GiB --html report.html\n"
                 "tensorplan report --demo --devices cpu,h100-sxm,rpi5 --json",
     .notes = "Exit codes: 0 fits, 1 error, 2 usage error, 3 the peak exceeds the budget.",
+    .json_help = "machine-readable output (schema tensorplan.report/1)",
 };
 
 /* The bundled example (examples/models/mobilenet_v2.onnx, made by
