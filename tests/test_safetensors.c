@@ -36,7 +36,8 @@ static void write_text(const char *name, const char *text) {
     fclose(f);
 }
 
-static tp_status read_st(const char *name, tp_registry *reg, tp_safetensors_info *si, tp_error *err) {
+static tp_status read_st(const char *name, tp_registry *reg, tp_safetensors_info *si,
+                         tp_error *err) {
     char path[128];
     snprintf(path, sizeof path, "%s%s%s", dir, name[0] ? "/" : "", name);
     return tp_safetensors_read(path, reg, si, err);
@@ -146,11 +147,10 @@ TP_TEST(sharded_index_and_directory) {
              "{\"b\":{\"dtype\":\"F16\",\"shape\":[2,2],\"data_offsets\":[0,8]},"
              "\"c\":{\"dtype\":\"I64\",\"shape\":[],\"data_offsets\":[8,16]}}",
              16);
-    write_text("model.safetensors.index.json",
-               "{\"metadata\":{\"total_size\":24},\"weight_map\":{"
-               "\"a\":\"model-00001-of-00002.safetensors\","
-               "\"b\":\"model-00002-of-00002.safetensors\","
-               "\"c\":\"model-00002-of-00002.safetensors\"}}");
+    write_text("model.safetensors.index.json", "{\"metadata\":{\"total_size\":24},\"weight_map\":{"
+                                               "\"a\":\"model-00001-of-00002.safetensors\","
+                                               "\"b\":\"model-00002-of-00002.safetensors\","
+                                               "\"c\":\"model-00002-of-00002.safetensors\"}}");
     tp_safetensors_info si;
     tp_error err;
     TP_CHECK_OK(read_st("", NULL, &si, &err), &err); /* the directory: the index wins */
@@ -169,9 +169,13 @@ int main(void) {
     TP_RUN(one_file);
     TP_RUN(bad_files_name_the_tensor);
     TP_RUN(sharded_index_and_directory);
-    static const char *const written[] = {
-        "ok.safetensors", "bad.safetensors", "short.safetensors", "model-00001-of-00002.safetensors",
-        "model-00002-of-00002.safetensors", "model.safetensors.index.json", "evil.index.json"};
+    static const char *const written[] = {"ok.safetensors",
+                                          "bad.safetensors",
+                                          "short.safetensors",
+                                          "model-00001-of-00002.safetensors",
+                                          "model-00002-of-00002.safetensors",
+                                          "model.safetensors.index.json",
+                                          "evil.index.json"};
     for (size_t i = 0; i < sizeof written / sizeof written[0]; i++) {
         char path[128];
         snprintf(path, sizeof path, "%s/%s", dir, written[i]);

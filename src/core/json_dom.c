@@ -124,14 +124,30 @@ static tp_status parse_string(parser *p, const char **out, size_t *out_len) {
         char e = p->s[p->pos + 1];
         p->pos += 2;
         switch (e) {
-        case '"': o[n++] = '"'; break;
-        case '\\': o[n++] = '\\'; break;
-        case '/': o[n++] = '/'; break;
-        case 'b': o[n++] = '\b'; break;
-        case 'f': o[n++] = '\f'; break;
-        case 'n': o[n++] = '\n'; break;
-        case 'r': o[n++] = '\r'; break;
-        case 't': o[n++] = '\t'; break;
+        case '"':
+            o[n++] = '"';
+            break;
+        case '\\':
+            o[n++] = '\\';
+            break;
+        case '/':
+            o[n++] = '/';
+            break;
+        case 'b':
+            o[n++] = '\b';
+            break;
+        case 'f':
+            o[n++] = '\f';
+            break;
+        case 'n':
+            o[n++] = '\n';
+            break;
+        case 'r':
+            o[n++] = '\r';
+            break;
+        case 't':
+            o[n++] = '\t';
+            break;
         case 'u': {
             p->pos -= 2;
             if (end - p->pos < 6) return fail(p, "short \\u escape");
@@ -242,7 +258,8 @@ static tp_status parse_container(parser *p, uint32_t depth, tp_jv *v, bool objec
                 goto done;
             }
             if (!tp_mem_grow(p->doc->alloc, (void **)&items, sizeof *items, &cap, n + 1) ||
-                (object && !tp_mem_grow(p->doc->alloc, (void **)&keys, sizeof *keys, &kcap, n + 1))) {
+                (object &&
+                 !tp_mem_grow(p->doc->alloc, (void **)&keys, sizeof *keys, &kcap, n + 1))) {
                 st = nomem(p);
                 goto done;
             }

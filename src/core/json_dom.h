@@ -27,16 +27,16 @@ typedef enum tp_jtype { TP_J_NULL, TP_J_BOOL, TP_J_NUM, TP_J_STR, TP_J_ARR, TP_J
 typedef struct tp_jv tp_jv;
 struct tp_jv {
     tp_jtype type;
-    bool b;          /* TP_J_BOOL */
-    bool is_int;     /* TP_J_NUM: an integer literal that fits int64_t (i is exact) */
-    double num;      /* TP_J_NUM */
-    int64_t i;       /* TP_J_NUM with is_int */
-    const char *str; /* TP_J_STR: decoded, NUL-terminated (may hold \u0000: see len) */
-    size_t len;      /* TP_J_STR: bytes in str */
-    uint32_t n;      /* TP_J_ARR / TP_J_OBJ: element / member count */
-    const tp_jv *items;       /* elements, or member values */
-    const char *const *keys;  /* TP_J_OBJ: member names, NUL-terminated */
-    uint64_t offset;          /* of the value in the text */
+    bool b;                  /* TP_J_BOOL */
+    bool is_int;             /* TP_J_NUM: an integer literal that fits int64_t (i is exact) */
+    double num;              /* TP_J_NUM */
+    int64_t i;               /* TP_J_NUM with is_int */
+    const char *str;         /* TP_J_STR: decoded, NUL-terminated (may hold \u0000: see len) */
+    size_t len;              /* TP_J_STR: bytes in str */
+    uint32_t n;              /* TP_J_ARR / TP_J_OBJ: element / member count */
+    const tp_jv *items;      /* elements, or member values */
+    const char *const *keys; /* TP_J_OBJ: member names, NUL-terminated */
+    uint64_t offset;         /* of the value in the text */
 };
 
 typedef struct tp_jdoc tp_jdoc;

@@ -15,11 +15,11 @@ static const struct {
     const char *name;
     tp_dtype dtype;
 } dtypes[] = {
-    {"F64", TP_DTYPE_F64},         {"F32", TP_DTYPE_F32},         {"F16", TP_DTYPE_F16},
-    {"BF16", TP_DTYPE_BF16},       {"F8_E4M3", TP_DTYPE_F8E4M3}, {"F8_E5M2", TP_DTYPE_F8E5M2},
-    {"I64", TP_DTYPE_I64},         {"I32", TP_DTYPE_I32},         {"I16", TP_DTYPE_I16},
-    {"I8", TP_DTYPE_I8},           {"U64", TP_DTYPE_U64},         {"U32", TP_DTYPE_U32},
-    {"U16", TP_DTYPE_U16},         {"U8", TP_DTYPE_U8},           {"BOOL", TP_DTYPE_BOOL},
+    {"F64", TP_DTYPE_F64},   {"F32", TP_DTYPE_F32},        {"F16", TP_DTYPE_F16},
+    {"BF16", TP_DTYPE_BF16}, {"F8_E4M3", TP_DTYPE_F8E4M3}, {"F8_E5M2", TP_DTYPE_F8E5M2},
+    {"I64", TP_DTYPE_I64},   {"I32", TP_DTYPE_I32},        {"I16", TP_DTYPE_I16},
+    {"I8", TP_DTYPE_I8},     {"U64", TP_DTYPE_U64},        {"U32", TP_DTYPE_U32},
+    {"U16", TP_DTYPE_U16},   {"U8", TP_DTYPE_U8},          {"BOOL", TP_DTYPE_BOOL},
 };
 
 typedef struct range {
@@ -41,7 +41,7 @@ static tp_status read_tensor(const char *path, uint64_t base, const char *name, 
         char m_[600];                                                                              \
         snprintf(m_, sizeof m_, __VA_ARGS__);                                                      \
         return tp_error_setx(err, st, base + t->offset, TP_NO_NODE,                                \
-                             "safetensors %s: offset %" PRIu64 ": tensor '%.200s': %s", path,     \
+                             "safetensors %s: offset %" PRIu64 ": tensor '%.200s': %s", path,      \
                              base + t->offset, name, m_);                                          \
     } while (0)
     if (t->type != TP_J_OBJ) BAD(TP_ERR_PARSE, "not an object");
@@ -54,7 +54,8 @@ static tp_status read_tensor(const char *path, uint64_t base, const char *name, 
     for (size_t i = 0; i < sizeof dtypes / sizeof dtypes[0]; i++)
         if (strcmp(dt->str, dtypes[i].name) == 0) k = (int)i;
     if (k < 0) BAD(TP_ERR_UNSUPPORTED, "dtype '%.32s' is not one safetensors defines", dt->str);
-    if (shape->n > TP_MAX_RANK) BAD(TP_ERR_UNSUPPORTED, "rank %u (at most %d)", shape->n, TP_MAX_RANK);
+    if (shape->n > TP_MAX_RANK)
+        BAD(TP_ERR_UNSUPPORTED, "rank %u (at most %d)", shape->n, TP_MAX_RANK);
     tp_weight_desc d;
     memset(&d, 0, sizeof d);
     d.name = name;
@@ -77,8 +78,9 @@ static tp_status read_tensor(const char *path, uint64_t base, const char *name, 
     if (tp_dtype_bytes(d.dtype, elems, &d.bytes, &e2) != TP_OK) BAD(e2.status, "%s", e2.msg);
     uint64_t begin = (uint64_t)b->i, end = (uint64_t)e->i;
     if (end - begin != d.bytes)
-        BAD(TP_ERR_PARSE, "data_offsets [%" PRIu64 ", %" PRIu64 ") hold %" PRIu64
-                          " bytes, the shape and dtype need %" PRIu64,
+        BAD(TP_ERR_PARSE,
+            "data_offsets [%" PRIu64 ", %" PRIu64 ") hold %" PRIu64
+            " bytes, the shape and dtype need %" PRIu64,
             begin, end, end - begin, d.bytes);
     if (end > data_bytes)
         BAD(TP_ERR_PARSE, "data ends at %" PRIu64 ", past the %" PRIu64 " bytes of data", end,
@@ -242,7 +244,8 @@ static tp_status read_index(const char *path, tp_registry *reg, tp_safetensors_i
     }
     const tp_jv *map = tp__json_get(tp__json_root(doc), "weight_map");
     if (!map || map->type != TP_J_OBJ) {
-        st = tp_error_set(err, TP_ERR_PARSE, "safetensors index %s: no \"weight_map\" object", path);
+        st =
+            tp_error_set(err, TP_ERR_PARSE, "safetensors index %s: no \"weight_map\" object", path);
         goto done;
     }
     const char *slash = strrchr(path, '/');

@@ -88,6 +88,33 @@ has "empty says so" 'empty file' "$tmp/err"
 run "no model" 2 "$TP" inspect
 run "unknown option" 2 "$TP" inspect $C/test_if.onnx --frobnicate
 run "bad --dim" 2 "$TP" inspect $C/test_if.onnx --dim nonsense
+# safetensors: one file, a folder with a sharded index, and a bad range
+mkdir -p "$tmp/ckpt"
+/usr/bin/python3 - "$tmp/ckpt" <<'EOF'
+import json, struct, sys
+d = sys.argv[1]
+def st(path, tensors):
+    h, off = {}, 0
+    for name, dtype, shape, size in tensors:
+        h[name] = {"dtype": dtype, "shape": shape, "data_offsets": [off, off + size]}
+        off += size
+    b = json.dumps(h).encode()
+    open(path, "wb").write(struct.pack("<Q", len(b)) + b + bytes(off))
+st(d + "/model-00001-of-00002.safetensors", [("embed", "BF16", [1000, 64], 128000)])
+st(d + "/model-00002-of-00002.safetensors", [("w", "F32", [64, 64], 16384), ("n", "F32", [64], 256)])
+json.dump({"weight_map": {"embed": "model-00001-of-00002.safetensors",
+                          "w": "model-00002-of-00002.safetensors", "n": "model-00002-of-00002.safetensors"}},
+          open(d + "/model.safetensors.index.json", "w"))
+b = json.dumps({"w": {"dtype": "F32", "shape": [4], "data_offsets": [0, 12]}}).encode()
+open(d + "/../bad.safetensors", "wb").write(struct.pack("<Q", len(b)) + b + bytes(12))
+EOF
+run "safetensors folder" 0 "$TP" inspect "$tmp/ckpt"
+has "safetensors files and tensors" '^tensors: 3, 141\.[0-9] KiB of data' "$tmp/out"
+has "safetensors bf16 bytes" '^  bf16 .*\(128000 bytes\)' "$tmp/out"
+run "safetensors --json" 0 "$TP" inspect "$tmp/ckpt/model-00002-of-00002.safetensors" --json
+has "safetensors json" '"tensor_bytes": 16640' "$tmp/out"
+run "safetensors bad range" 1 "$TP" inspect "$tmp/bad.safetensors"
+has "safetensors bad range named" "tensor 'w': data_offsets \[0, 12\) hold 12 bytes, the shape and dtype need 16" "$tmp/err"
 run "help" 0 "$TP" inspect --help
 has "help text" '^usage: tensorplan inspect'
 

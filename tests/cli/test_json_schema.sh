@@ -295,6 +295,9 @@ for cmd in "${cmds[@]}"; do
         case_ inspect 0 inspect $C/test_if.onnx --json
         case_ inspect 0 inspect $C/test_loop11.onnx --json
         case_ inspect 0 inspect $C/test_basic_conv_with_padding.onnx --no-shapes --json
+        # a safetensors checkpoint: its own schema (tensorplan.inspect_safetensors/1)
+        "$PY" -c 'import json,struct,sys; b=json.dumps({"w":{"dtype":"BF16","shape":[4,4],"data_offsets":[0,32]}}).encode(); open(sys.argv[1],"wb").write(struct.pack("<Q",len(b))+b+bytes(32))' "$tmp/w.safetensors"
+        case_ inspect_safetensors 0 inspect "$tmp/w.safetensors" --json
         ;;
     profile)
         case_ profile 0 profile --demo --device h100-sxm --json

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli_dims.h"
+#include "inspect_safetensors.h"
 #include "import/onnx_model.h"
 
 typedef struct inspect_args {
@@ -292,6 +293,7 @@ static void print_json(const inspect_args *a, const tp_onnx_model *m, const tp_o
 }
 
 static int run(inspect_args *a) {
+    if (tp_cli_is_safetensors(a->path)) return tp_cli_inspect_safetensors(a->path, a->json);
     tp_error err;
     tp_error_clear(&err);
     tp_onnx_model *m;
