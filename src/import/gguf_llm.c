@@ -12,6 +12,7 @@
 #include "core/open_file.h"
 #include "gguf_family.h"
 #include "gguf_layout.h"
+#include "llm_config.h"
 #include "name_set.h"
 #include "tensorplan/llm.h"
 
@@ -267,19 +268,9 @@ static int ggml_type(uint32_t t) {
     }
 }
 
-/* Scalars read beside the config: they decide config fields after the scan. */
-typedef struct meta_extra {
-    uint64_t swa_pattern;    /* <arch>.attention.sliding_window_pattern (scalar form) */
-    uint64_t key_length_mla; /* <arch>.attention.key_length_mla: MLA, K cache only */
-    uint64_t has_swa_key;    /* <arch>.attention.sliding_window was present */
-    uint64_t has_pattern;    /* the pattern came as a scalar */
-    bool pattern_array;      /* the pattern came as a per-layer bool array */
-    bool head_kv_array;      /* head_count_kv came as a per-layer array */
-    bool alignment_set;
-} meta_extra;
 
 /* The metadata keys the estimate uses, relative to "<arch>."; extra: the
- * field is in meta_extra, not in the config. */
+ * field is in tp_llm_meta_extra, not in the config. */
 static const struct {
     const char *suffix;
     bool extra;
@@ -295,8 +286,8 @@ static const struct {
     {"attention.key_length", false, offsetof(tp_llm_config, head_dim_k)},
     {"attention.value_length", false, offsetof(tp_llm_config, head_dim_v)},
     {"attention.sliding_window", false, offsetof(tp_llm_config, n_swa)},
-    {"attention.sliding_window_pattern", true, offsetof(meta_extra, swa_pattern)},
-    {"attention.key_length_mla", true, offsetof(meta_extra, key_length_mla)},
+    {"attention.sliding_window_pattern", true, offsetof(tp_llm_meta_extra, swa_pattern)},
+    {"attention.key_length_mla", true, offsetof(tp_llm_meta_extra, key_length_mla)},
     {"vocab_size", false, offsetof(tp_llm_config, n_vocab)},
     {"expert_count", false, offsetof(tp_llm_config, n_expert)},
     {"expert_used_count", false, offsetof(tp_llm_config, n_expert_used)},
@@ -352,7 +343,7 @@ static bool read_layer_array(reader *r, const char *key, uint32_t *out32, uint8_
     return true;
 }
 
-static bool read_kvs(reader *r, uint64_t n_kv, tp_llm_config *c, meta_extra *x,
+static bool read_kvs(reader *r, uint64_t n_kv, tp_llm_config *c, tp_llm_meta_extra *x,
                      const tp_allocator *a, kv_seen **seen, size_t *n_seen, size_t *cap_seen,
                      tp_name_set *keys, char key[NAME_CAP]) {
     for (uint64_t i = 0; i < n_kv; i++) {
@@ -399,7 +390,7 @@ static bool read_kvs(reader *r, uint64_t n_kv, tp_llm_config *c, meta_extra *x,
     return true;
 }
 
-static bool read_metadata(reader *r, uint64_t n_kv, tp_llm_config *c, meta_extra *x,
+static bool read_metadata(reader *r, uint64_t n_kv, tp_llm_config *c, tp_llm_meta_extra *x,
                           const tp_allocator *a, kv_seen **seen, size_t *n_seen, size_t *cap_seen) {
     char key[NAME_CAP]; /* one buffer for the loop, off the loop's frame */
     tp_name_set keys;
@@ -409,7 +400,7 @@ static bool read_metadata(reader *r, uint64_t n_kv, tp_llm_config *c, meta_extra
     return ok;
 }
 
-static void apply_arch_keys(tp_llm_config *c, meta_extra *x, const kv_seen *seen, size_t n_seen) {
+static void apply_arch_keys(tp_llm_config *c, tp_llm_meta_extra *x, const kv_seen *seen, size_t n_seen) {
     size_t al = strlen(c->arch);
     for (size_t i = 0; i < n_seen; i++) {
         const char *k = seen[i].key;
@@ -423,7 +414,7 @@ static void apply_arch_keys(tp_llm_config *c, meta_extra *x, const kv_seen *seen
             char *base = arch_keys[j].extra ? (char *)x : (char *)c;
             uint64_t *dst = (uint64_t *)(void *)(base + arch_keys[j].field);
             *dst = seen[i].value;
-            if (arch_keys[j].extra && arch_keys[j].field == offsetof(meta_extra, swa_pattern))
+            if (arch_keys[j].extra && arch_keys[j].field == offsetof(tp_llm_meta_extra, swa_pattern))
                 x->has_pattern = 1;
             if (!arch_keys[j].extra && arch_keys[j].field == offsetof(tp_llm_config, n_swa))
                 x->has_swa_key = 1;
@@ -520,75 +511,12 @@ static bool read_tensors(reader *r, uint64_t n_tensors, tp_registry *reg, tp_llm
     return true;
 }
 
-/* Missing required keys, named, into buf ("" when none). */
-static void missing_keys(const tp_llm_config *c, char *buf, size_t cap) {
-    static const char *const names[] = {"block_count", "embedding_length", "attention.head_count"};
-    const uint64_t vals[] = {c->n_layer, c->n_embd, c->n_head};
-    size_t n = 0;
-    buf[0] = '\0';
-    for (size_t i = 0; i < 3 && n < cap; i++) {
-        if (vals[i]) continue;
-        int w = snprintf(buf + n, cap - n, "%s%s.%s", n ? ", " : "",
-                         c->arch[0] ? c->arch : "<arch>", names[i]);
-        if (w < 0) break;
-        n += (size_t)w;
-    }
-}
-
-/* Defaults, the family's rules and the per-layer layout, after the scan. */
-static bool finish_config(reader *r, tp_llm_config *c, const meta_extra *x) {
-    char miss[3 * (64 + 32)];
-    if (!c->arch[0]) return fail(r, TP_ERR_INVALID, "general.architecture is missing");
-    missing_keys(c, miss, sizeof miss);
-    if (miss[0]) {
-        char msg[sizeof miss + 96];
-        snprintf(msg, sizeof msg, "architecture '%s': missing key%s %s", c->arch,
-                 strchr(miss, ',') ? "s" : "", miss);
-        return fail(r, TP_ERR_INVALID, msg);
-    }
-    if (c->n_layer > TP_LLM_MAX_LAYERS) {
-        char msg[192];
-        snprintf(msg, sizeof msg, "%s.block_count %llu: more than %d layers are not supported",
-                 c->arch, (unsigned long long)c->n_layer, TP_LLM_MAX_LAYERS);
-        return fail(r, TP_ERR_UNSUPPORTED, msg);
-    }
-    if (c->n_head_kv == 0 && !x->head_kv_array) c->n_head_kv = c->n_head;
-    if (c->head_dim_k == 0) c->head_dim_k = c->n_embd / c->n_head;
-    if (c->head_dim_v == 0) c->head_dim_v = c->head_dim_k;
-    if (x->key_length_mla) c->head_dim_v = 0; /* MLA: the cache holds K (the latent) only */
-    if (!x->head_kv_array)
-        for (uint64_t il = 0; il < c->n_layer; il++)
-            c->layer_head_kv[il] =
-                (uint32_t)(c->n_head_kv > UINT32_MAX ? UINT32_MAX : c->n_head_kv);
-    const tp_gguf_family *fam = tp_gguf_family_find(c->arch);
-    c->family_known = fam != NULL;
-    c->has_kv = fam ? fam->has_kv : true;
-    bool swa = fam && (fam->swa == TP_GGUF_SWA_ALWAYS ||
-                       (fam->swa == TP_GGUF_SWA_IF_KEY && x->has_swa_key && c->n_swa > 0));
-    if (swa && !x->has_swa_key) c->n_swa = fam->default_swa;
-    if (swa && c->n_swa == 0) {
-        char msg[256];
-        snprintf(msg, sizeof msg, "architecture '%s': missing key %s.attention.sliding_window",
-                 c->arch, c->arch);
-        return fail(r, TP_ERR_INVALID, msg);
-    }
-    if (!swa) {
-        c->n_swa = 0;
-        memset(c->layer_swa, 0, sizeof c->layer_swa);
-    } else if (!x->pattern_array) {
-        tp_gguf_family_swa_pattern(x->has_pattern ? x->swa_pattern : fam->swa_pattern,
-                                   fam->dense_first, c->n_layer, c->layer_swa);
-    }
-    c->swa = swa;
-    return true;
-}
-
 /* One GGUF file: header, metadata (into c and x for the first file of a model;
  * a later split file's metadata is read and dropped) and tensor infos (into c,
  * reg and lay; names collects the tensor names of every file); *split_count gets
  * split.count (0 when absent). */
 static tp_status read_file(const char *path, bool first, tp_registry *reg, tp_llm_config *c,
-                           meta_extra *x, tp_gguf_layout *lay, tp_name_set *names,
+                           tp_llm_meta_extra *x, tp_gguf_layout *lay, tp_name_set *names,
                            uint64_t *split_count, tp_error *err) {
     FILE *f;
     uint64_t fsize;
@@ -605,7 +533,7 @@ static tp_status read_file(const char *path, bool first, tp_registry *reg, tp_ll
     rewind(f);
     const tp_allocator *a = reg ? tp_registry_allocator(reg) : NULL;
     tp_llm_config *scratch = NULL; /* a later file's metadata lands here */
-    meta_extra sx;
+    tp_llm_meta_extra sx;
     kv_seen *seen = NULL;
     size_t n_seen = 0, cap_seen = 0;
     uint32_t magic = 0, version = 0;
@@ -703,7 +631,7 @@ tp_status tp_gguf_read_llm(const char *path, tp_registry *reg, tp_llm_config *ou
         goto done;
     }
     memset(c, 0, sizeof *c);
-    meta_extra x;
+    tp_llm_meta_extra x;
     memset(&x, 0, sizeof x);
     tp_gguf_layout_init(lay);
     uint64_t splits = 0, more;
@@ -730,11 +658,9 @@ tp_status tp_gguf_read_llm(const char *path, tp_registry *reg, tp_llm_config *ou
         c->expert_bytes = c->expert_tensor_bytes / tp_sat_mul_u64(c->n_expert, c->moe_layers);
     tp_gguf_layout_finish(lay, c);
     {
-        reader r = {NULL, path, 0, 0, err, TP_OK};
-        if (!finish_config(&r, c, &x)) {
-            st = r.st;
-            goto done;
-        }
+        char prefix[4200];
+        snprintf(prefix, sizeof prefix, "gguf: %s at offset 0: ", path);
+        if ((st = tp__llm_config_finish(c, &x, prefix, err)) != TP_OK) goto done;
     }
     *out = *c;
 done:
