@@ -17,6 +17,7 @@
 #include "../fuzz/fuzz_sysmem.c"
 #include "../fuzz/fuzz_json_ints.c"
 #include "../fuzz/fuzz_safetensors.c"
+#include "../fuzz/fuzz_hf_config.c"
 
 typedef struct fuzz_target {
     const char *name;
@@ -32,6 +33,7 @@ static const fuzz_target targets[] = {
     {"sysmem", tp_fuzz_sysmem},
     {"json_ints", tp_fuzz_json_ints},
     {"safetensors", tp_fuzz_safetensors},
+    {"hf_config", tp_fuzz_hf_config},
 };
 
 static uint8_t *read_file(const char *path, size_t *size) {

@@ -112,6 +112,29 @@ typedef struct tp_llm_config {
  * "<arch>.…" key), TP_ERR_OVERFLOW, TP_ERR_NOMEM. Reentrant; uses stdio only. */
 tp_status tp_gguf_read_llm(const char *path, tp_registry *r, tp_llm_config *out, tp_error *err);
 
+/* The same config from a Hugging Face checkpoint: `path` is its config.json or
+ * the folder holding it. model_type maps to llama.cpp's architecture (llama,
+ * mistral and mixtral → llama; qwen2, qwen2_moe, qwen3, qwen3_moe, gemma,
+ * gemma2, gemma3 (text_config of a multimodal config), phi3); hidden_size,
+ * num_hidden_layers, num_attention_heads, num_key_value_heads, head_dim,
+ * intermediate_size, moe_intermediate_size, vocab_size, max_position_embeddings,
+ * num_local_experts / num_experts, num_experts_per_tok, sliding_window (unless
+ * use_sliding_window is false), sliding_window_pattern and layer_types give the
+ * fields the GGUF keys give. The weights are the safetensors beside the config
+ * (model.safetensors.index.json or model.safetensors, read with
+ * tp_safetensors_read, registered in r), else counted from the shape at
+ * torch_dtype's size (2 bytes; 4 for float32): embeddings (and an untied
+ * output), attention (biases for qwen2), gated FFN or experts with the router,
+ * norms. Either way that is the model buffer of a GGUF converted at the same
+ * precision (f16/bf16 weights are not repacked); norms llama.cpp keeps in f32
+ * and per-tensor alignment are not counted. Errors: as tp_gguf_read_llm, plus
+ * TP_ERR_UNSUPPORTED for an unmapped model_type (named) and the JSON and
+ * safetensors readers' TP_ERR_PARSE with offsets. Reentrant. */
+tp_status tp_hf_read_llm(const char *path, tp_registry *r, tp_llm_config *out, tp_error *err);
+
+/* tp_gguf_read_llm for a path ending in .gguf, else tp_hf_read_llm. */
+tp_status tp_llm_read(const char *path, tp_registry *r, tp_llm_config *out, tp_error *err);
+
 typedef struct tp_llm_options {
     uint64_t n_ctx;       /* context length (all sequences); default 0 = n_ctx_train (else 4096) */
     uint64_t n_seq;       /* parallel sequences (llama.cpp n_seq_max); default 1 */

@@ -121,6 +121,18 @@ if [ "$rc" = 0 ] && grep -q "warning: id 'x' is on data rows 1 and 3 (1 row repe
   [ "$(grep -c '^x,' "$tmp/out")" = 2 ]; then ok "CSV repeated id: a warning, both rows planned"
 else bad "CSV repeated id: exit $rc: $(cat "$tmp/err")"; fi
 
+# --- Hugging Face config.json: unmapped model_type, missing keys, bad JSON, a bad checkpoint
+mkdir -p "$tmp/hf1" "$tmp/hf2" "$tmp/hf3" "$tmp/hf4"
+printf '{"model_type": "bloom", "hidden_size": 64}' >"$tmp/hf1/config.json"
+printf '{"model_type": "llama", "hidden_size": 64}' >"$tmp/hf2/config.json"
+printf '{"model_type": "llama", "hidden_size": 64,}' >"$tmp/hf3/config.json"
+printf '{"model_type":"llama","hidden_size":64,"num_hidden_layers":1,"num_attention_heads":1,"vocab_size":8}' >"$tmp/hf4/config.json"
+printf '\025\000\000\000\000\000\000\000{"w":{"dtype":"F32"}}' >"$tmp/hf4/model.safetensors"
+run "config.json: unmapped model_type" 1 "model_type 'bloom' is not mapped to a llama.cpp architecture" -- estimate "$tmp/hf1"
+run "config.json: missing keys" 1 "config.json: architecture 'llama': missing keys llama.block_count, llama.attention.head_count" -- estimate "$tmp/hf2/config.json"
+run "config.json: bad JSON" 1 "config.json: offset 42: expected a member name" -- estimate "$tmp/hf3"
+run "config.json: bad safetensors beside it" 1 "tensor 'w': no \"shape\" array" -- estimate "$tmp/hf4"
+
 # --- other formats given to the ONNX reader
 printf 'GGUF\003\000\000\000\000\000\000\000' >"$tmp/model.onnx"
 run "inspect a GGUF" 1 "this is a GGUF file" -- inspect "$tmp/model.onnx"

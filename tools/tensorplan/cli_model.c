@@ -4,9 +4,11 @@
 #include "cli_model.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "tensorplan/demo.h"
 
@@ -51,9 +53,17 @@ void tp_cli_model_args_free(tp_cli_model_args *a) {
     tp_cli_dims_free(&a->dims);
 }
 
-static bool ends_with_gguf(const char *s) {
+/* An LLM for the llama.cpp estimate: a .gguf, a Hugging Face config.json, or a
+ * folder holding a config.json. */
+static bool is_llm_path(const char *s) {
     size_t n = strlen(s);
-    return n > 5 && strcasecmp(s + n - 5, ".gguf") == 0;
+    if (n > 5 && strcasecmp(s + n - 5, ".gguf") == 0) return true;
+    if (n >= 11 && strcmp(s + n - 11, "config.json") == 0) return true;
+    struct stat sb;
+    char p[4096];
+    int w = snprintf(p, sizeof p, "%s/config.json", s);
+    return w > 0 && (size_t)w < sizeof p && stat(s, &sb) == 0 && S_ISDIR(sb.st_mode) &&
+           stat(p, &sb) == 0;
 }
 
 static int apply_path(const tp_cli_ctx *ctx, const tp_cli_opt *o, const char *val, void *dest) {
@@ -63,7 +73,7 @@ static int apply_path(const tp_cli_ctx *ctx, const tp_cli_opt *o, const char *va
     if (prev)
         return tp_cli_usage_error(ctx->cmd, "more than one model given ('%s', '%s')", prev, val);
     if (a->demo) return tp_cli_usage_error(ctx->cmd, "--demo and a model path are exclusive");
-    if (a->accept_gguf && ends_with_gguf(val))
+    if (a->accept_gguf && is_llm_path(val))
         a->gguf = val;
     else
         a->path = val;

@@ -561,7 +561,7 @@ static int run(est_args *a) {
     tp_graph *g = NULL;
     if (a->model.gguf) {
         /* LLM mode: activations = KV cache + compute buffer, no graph inputs */
-        st = tp_gguf_read_llm(a->model.gguf, NULL, &lc, &err);
+        st = tp_llm_read(a->model.gguf, NULL, &lc, &err);
         if (st == TP_OK) st = tp_llm_estimate_memory(&lc, &a->llm, &le, &err);
         if (st == TP_OK) {
             memset(&e, 0, sizeof e);

@@ -187,7 +187,7 @@ static int run(fit_args *a) {
     tp_status st;
     if (a->model.gguf) {
         tp_llm_config lc;
-        st = tp_gguf_read_llm(a->model.gguf, NULL, &lc, &err);
+        st = tp_llm_read(a->model.gguf, NULL, &lc, &err);
         if (st == TP_OK) st = tp_llm_max_fit(&lc, &a->llm, &a->fo, &r, &err);
     } else {
         tp_graph *g = NULL;
