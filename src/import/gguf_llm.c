@@ -268,7 +268,6 @@ static int ggml_type(uint32_t t) {
     }
 }
 
-
 /* The metadata keys the estimate uses, relative to "<arch>."; extra: the
  * field is in tp_llm_meta_extra, not in the config. */
 static const struct {
@@ -400,7 +399,8 @@ static bool read_metadata(reader *r, uint64_t n_kv, tp_llm_config *c, tp_llm_met
     return ok;
 }
 
-static void apply_arch_keys(tp_llm_config *c, tp_llm_meta_extra *x, const kv_seen *seen, size_t n_seen) {
+static void apply_arch_keys(tp_llm_config *c, tp_llm_meta_extra *x, const kv_seen *seen,
+                            size_t n_seen) {
     size_t al = strlen(c->arch);
     for (size_t i = 0; i < n_seen; i++) {
         const char *k = seen[i].key;
@@ -414,7 +414,8 @@ static void apply_arch_keys(tp_llm_config *c, tp_llm_meta_extra *x, const kv_see
             char *base = arch_keys[j].extra ? (char *)x : (char *)c;
             uint64_t *dst = (uint64_t *)(void *)(base + arch_keys[j].field);
             *dst = seen[i].value;
-            if (arch_keys[j].extra && arch_keys[j].field == offsetof(tp_llm_meta_extra, swa_pattern))
+            if (arch_keys[j].extra &&
+                arch_keys[j].field == offsetof(tp_llm_meta_extra, swa_pattern))
                 x->has_pattern = 1;
             if (!arch_keys[j].extra && arch_keys[j].field == offsetof(tp_llm_config, n_swa))
                 x->has_swa_key = 1;
