@@ -70,4 +70,3 @@ tp_status tp__llm_config_finish(tp_llm_config *c, const tp_llm_meta_extra *x, co
     c->swa = swa;
     return TP_OK;
 }
-

@@ -7,7 +7,7 @@
 
 #include "import/onnx_ops.h"
 
-static const char *elem_name(int32_t e) {
+static const char *ox_elem_name(int32_t e) {
     tp_dtype t;
     if (tp_onnx_elem_type_to_dtype(e, &t, NULL) == TP_OK) return tp_dtype_name(t);
     return tp_onnx_elem_type_name(e);
@@ -28,7 +28,7 @@ tp_status tp_ox_fail(tp_ox_ctx *c, tp_status s, const char *fmt, ...) {
         else
             snprintf(sb, sizeof sb, "%s %s",
                      tp_graph_shape_str(c->g, &c->in[i].shape, (char[80]){0}, 80),
-                     elem_name(c->in[i].elem_type));
+                     ox_elem_name(c->in[i].elem_type));
         int w = snprintf(ins + p, sizeof ins - p, "%s%s", i ? ", " : "", sb);
         if (w < 0) break;
         p += (size_t)w;
