@@ -15,7 +15,8 @@ import os
 import re
 import sys
 
-TYPEDEF_RE = re.compile(r"^(?:typedef\s[^;{]*?\b|\}\s*)(\w+)\s*;")
+# `typedef ... name;` and the closing line of a multi-line struct: `} name;`, `} name[] = {`
+TYPEDEF_RE = re.compile(r"^(?:typedef\s[^;{]*?\b|\}\s*)(\w+)\s*(?:\[[^\]]*\]\s*)?[;=]")
 ROOT = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 DEFINE_RE = re.compile(r"^\s*#\s*define\s+([A-Za-z_]\w*)")

@@ -86,6 +86,7 @@ tp_status tp_ox_arity(tp_ox_ctx *c, uint32_t lo, uint32_t hi) {
 
 tp_status tp_ox_axis(tp_ox_ctx *c, int64_t axis, int32_t rank, int64_t *out) {
     int64_t a = axis < 0 ? axis + rank : axis;
+    *out = 0; /* defined on failure too: inlined callers need not initialise it */
     if (a < 0 || a >= (rank ? rank : 1))
         return tp_ox_fail(c, TP_ERR_SHAPE, "axis %lld is out of range for rank %d", (long long)axis,
                           (int)rank);
