@@ -19,11 +19,11 @@
  *     tp_graph_cost_compute(g, &cpu, NULL, NULL, &gc, &err);
  *     printf("%.3f ms\n", gc.total_ns / 1e6);
  *     for (uint32_t i = 0; i < gc.n_nodes; i++) ... gc.nodes[i].total_ns ...
- *     tp_graph_cost_release(&gc);
+ *     tp_graph_cost_destroy(&gc);
  *     tp_catalog_destroy(cat);
  *
  * Ownership: plain result structs are the caller's; tp_graph_cost owns its node
- * array (tp_graph_cost_release frees it); a tp_catalog owns its entries.
+ * array (tp_graph_cost_destroy frees it); a tp_catalog owns its entries.
  * Errors: tp_status with a message naming the node, op, file line or value.
  * Thread safety: accounting, profiles, costs and policy are pure functions of
  * their arguments (reentrant; a graph may be read from several threads).
@@ -208,14 +208,14 @@ typedef struct tp_graph_cost {
 /* Predict a bound graph's forward latency on device d (validated first).
  * io may be NULL (defaults); alloc (NULL = libc) allocates the per-node
  * breakdown. TP_ERR_INVALID, TP_ERR_UNBOUND, TP_ERR_OVERFLOW, TP_ERR_NOMEM.
- * On error *out holds no memory. Release with tp_graph_cost_release. */
+ * On error *out holds no memory. Release with tp_graph_cost_destroy. */
 TP_API tp_status tp_graph_cost_compute(const tp_graph *g, const tp_device_model *d,
                                        const tp_io_options *io, const tp_allocator *alloc,
                                        tp_graph_cost *out, tp_error *err);
 /* Total only (no breakdown, no allocation). */
 TP_API tp_status tp_graph_cost_total(const tp_graph *g, const tp_device_model *d,
                                      const tp_io_options *io, double *total_ns, tp_error *err);
-TP_API void tp_graph_cost_release(tp_graph_cost *c); /* NULL-safe; frees nodes */
+TP_API void tp_graph_cost_destroy(tp_graph_cost *c); /* NULL-safe; frees nodes */
 /* Indices of the k most expensive nodes (by total_ns, descending, ties by id),
  * written to idx (capacity k); returns how many were written. */
 TP_API uint32_t tp_graph_cost_top(const tp_graph_cost *c, uint32_t k, uint32_t *idx);

@@ -20,7 +20,7 @@
  *     tp_onnx_model_info(m, &info, &err);
  *     printf("opset %lld, %u nodes, %llu params\n", (long long)info.opset,
  *            info.n_nodes, (unsigned long long)info.n_params);
- *     tp_onnx_model_close(m);
+ *     tp_onnx_model_destroy(m);
  *
  * Zero copy: the file is memory-mapped read-only; initializers keep (offset,
  * length) into the mapping and weight bytes are never read or copied. Names,
@@ -122,7 +122,7 @@ TP_API tp_status tp_onnx_load_memory(const void *data, size_t size, const tp_onn
 typedef struct tp_onnx_model tp_onnx_model;
 
 /* Open (mmap + decode) a model file. *out owned by the caller
- * (tp_onnx_model_close). The mapping lives as long as the model. */
+ * (tp_onnx_model_destroy). The mapping lives as long as the model. */
 TP_API tp_status tp_onnx_model_open(const char *path, const tp_onnx_options *opt,
                                     const tp_allocator *alloc, tp_onnx_model **out, tp_error *err);
 /* Decode a model from memory. The bytes are borrowed: they must outlive the
@@ -131,7 +131,7 @@ TP_API tp_status tp_onnx_model_open_memory(const void *data, size_t size,
                                            const tp_onnx_options *opt, const tp_allocator *alloc,
                                            tp_onnx_model **out, tp_error *err);
 /* Release the model and its mapping. NULL is a no-op. */
-TP_API void tp_onnx_model_close(tp_onnx_model *m);
+TP_API void tp_onnx_model_destroy(tp_onnx_model *m);
 /* Convert a decoded model to a new graph (shape inference, value propagation).
  * opt may be NULL; alloc NULL = libc. */
 TP_API tp_status tp_onnx_model_to_graph(const tp_onnx_model *m, const tp_onnx_options *opt,
@@ -171,7 +171,7 @@ typedef struct tp_onnx_op_count {
 } tp_onnx_op_count;
 
 /* Summary for `tensorplan inspect`; pointers are owned by the model and valid
- * until tp_onnx_model_close. */
+ * until tp_onnx_model_destroy. */
 typedef struct tp_onnx_info {
     int64_t ir_version;
     const char *producer_name;

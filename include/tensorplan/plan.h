@@ -5,8 +5,9 @@
  *     tp_plan_options po; tp_plan_options_default(&po);
  *     tp_plan *p;
  *     if (tp_plan_graph(g, &po, &p, &err) != TP_OK) fprintf(stderr, "%s\n", err.msg);
- *     printf("arena %llu / LB %llu\n", tp_plan_arena_bytes(p), tp_plan_lower_bound_bytes(p));
- *     char *txt; size_t len; tp_plan_report_text(p, g, NULL, &txt, &len, &err); ... free(txt)
+ *     printf("arena %llu / LB %llu\n", (unsigned long long)tp_plan_arena_bytes(p),
+ *            (unsigned long long)tp_plan_lower_bound_bytes(p));
+ *     char *txt; size_t len; tp_plan_report_text(p, g, &txt, &len, &err); ... tp_free_string(txt);
  *     tp_plan_destroy(p);
  *
  * Ownership: a plan owns its slots; it keeps no pointer to the graph.

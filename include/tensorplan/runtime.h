@@ -119,10 +119,10 @@ typedef struct tp_memory_summary {
 /* Compute the summary of a bound graph with plan options po (NULL: defaults; their
  * allocate_* flags are ignored). Errors: those of tp_estimate_graph_plan,
  * tp_runtime_estimate_graph and tp_plan_graph; on error *out holds nothing to release.
- * Reads g only. Release with tp_memory_summary_release (NULL-safe). */
+ * Reads g only. Release with tp_memory_summary_destroy (NULL-safe). */
 TP_API tp_status tp_memory_summary_compute(const tp_graph *g, const tp_plan_options *po,
                                            tp_memory_summary *out, tp_error *err);
-TP_API void tp_memory_summary_release(tp_memory_summary *s);
+TP_API void tp_memory_summary_destroy(tp_memory_summary *s);
 
 #ifdef __cplusplus
 }
