@@ -25,8 +25,8 @@ int main(void) {
         tp_graph_add_param(g, "w2", TP_DTYPE_F32, &w2s, &w2, &err) != TP_OK ||
         tp_graph_add_op(g, &(tp_op){.kind = TP_OP_MATMUL}, (tp_node_id[]){x, w1}, 2, "fc1", &h,
                         &err) != TP_OK ||
-        tp_graph_add_op(g, &(tp_op){.kind = TP_OP_UNARY, .sub = TP_UNARY_GELU}, &h, 1, "gelu",
-                        &a, &err) != TP_OK ||
+        tp_graph_add_op(g, &(tp_op){.kind = TP_OP_UNARY, .sub = TP_UNARY_GELU}, &h, 1, "gelu", &a,
+                        &err) != TP_OK ||
         tp_graph_add_op(g, &(tp_op){.kind = TP_OP_MATMUL}, (tp_node_id[]){a, w2}, 2, "fc2", &y,
                         &err) != TP_OK ||
         tp_graph_mark_output(g, y, &err) != TP_OK || tp_graph_bind(g, "batch", 8, &err) != TP_OK) {
