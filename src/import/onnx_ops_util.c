@@ -237,7 +237,7 @@ tp_status tp_ox_ir_shape(tp_ox_ctx *c, uint32_t out) {
         shapes[n] = &c->in[i].shape;
         if (tp_onnx_elem_type_to_dtype(c->in[i].elem_type, &dts[n], NULL) != TP_OK)
             return tp_ox_fail(c, TP_ERR_UNSUPPORTED, "input %u has element type %s, no IR dtype", i,
-                              elem_name(c->in[i].elem_type));
+                              ox_elem_name(c->in[i].elem_type));
         n++;
     }
     tp_shape s;
