@@ -189,7 +189,7 @@ static void predict(row *r, const char *dir, const tp_device_model *dev) {
         else
             r->mem_ms += body / 1e6;
     }
-    tp_graph_cost_release(&gc);
+    tp_graph_cost_destroy(&gc);
     tp_graph_destroy(g);
 }
 

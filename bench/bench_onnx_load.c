@@ -71,17 +71,17 @@ static int bench_file(const char *path, int runs) {
     cold_open = now_ms() - t0;
     tp_onnx_info info;
     if (tp_onnx_model_info(m, &info, &err) != TP_OK) {
-        tp_onnx_model_close(m);
+        tp_onnx_model_destroy(m);
         return 1;
     }
     uint32_t nodes = info.n_nodes_total;
     uint64_t params = info.param_bytes, external = info.external_bytes;
-    tp_onnx_model_close(m);
+    tp_onnx_model_destroy(m);
     for (int r = 0; r < runs; r++) {
         double c0 = cpu_ms();
         t0 = now_ms();
         tp_onnx_model_open(path, NULL, NULL, &m, &err);
-        tp_onnx_model_close(m);
+        tp_onnx_model_destroy(m);
         open_t[r] = now_ms() - t0;
         open_c[r] = cpu_ms() - c0;
     }

@@ -120,7 +120,7 @@ int tp_fuzz_onnx(const uint8_t *data, size_t size) {
     } else {
         check(g == NULL && err.msg[0] != '\0');
     }
-    tp_onnx_model_close(m);
+    tp_onnx_model_destroy(m);
     return 0;
 }
 

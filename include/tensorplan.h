@@ -5,17 +5,28 @@
  * does each tensor go, how fast will it run and on which device.
  *
  * Modules (each header documents ownership, errors and thread safety):
- *   tensorplan/core.h    statuses, tp_error, allocator hook, checked arithmetic
- *   tensorplan/dtype.h   element types (GGUF block-quantized types included)
- *   tensorplan/shape.h   tensor shapes: static and symbolic dims
- *   tensorplan/graph.h   the graph IR, builder, symbolic dims and binding
- *   tensorplan/alloc.h   arena placement over (size, birth, death) buffers
- *   tensorplan/plan.h    liveness, graph plans, reports, backward plans
- *   tensorplan/onnx.h    ONNX import (zero-copy reader, inspect info, conversion)
- *   tensorplan/safetensors.h  safetensors checkpoints: tensors' dtypes, shapes, byte ranges
- *   tensorplan/cost.h    op flops/bytes, IO profile, device models, calibration,
- *                        device catalog and device choice
- *   tensorplan/env.h     the environment variables the CLI honours, read in one place
+ *   tensorplan/version.h  TP_VERSION_* macros of the headers (tp_version(): the library's)
+ *   tensorplan/export.h   TP_API, the mark of every exported function
+ *   tensorplan/core.h     statuses, tp_error, allocator hook, checked arithmetic
+ *   tensorplan/dtype.h    element types (GGUF block-quantized types included)
+ *   tensorplan/shape.h    tensor shapes: static and symbolic dims
+ *   tensorplan/graph.h    the graph IR, builder, symbolic dims and binding
+ *   tensorplan/alloc.h    arena placement over (size, birth, death) buffers
+ *   tensorplan/plan.h     liveness, graph plans, reports, backward plans
+ *   tensorplan/demo.h     a built-in GPT-2-small-like example model
+ *   tensorplan/report.h   the SVG memory map of a plan
+ *   tensorplan/csv.h      MiniMalloc-style buffer CSV files
+ *   tensorplan/onnx.h     ONNX import (zero-copy reader, inspect info, conversion)
+ *   tensorplan/safetensors.h safetensors checkpoints: dtypes, shapes, byte ranges
+ *   tensorplan/tracker.h  run-time memory accounting
+ *   tensorplan/sysmem.h   host and GPU memory of this machine
+ *   tensorplan/registry.h the weight registry of a model
+ *   tensorplan/estimate.h memory estimates against budgets
+ *   tensorplan/llm.h      GGUF models: weights, KV cache, context sweeps
+ *   tensorplan/runtime.h  runtime profiles (what a runtime really takes)
+ *   tensorplan/cost.h     op flops/bytes, IO profile, device models, calibration,
+ *                         device catalog and device choice
+ *   tensorplan/env.h      the environment variables the CLI honours, read in one place
  *
  * Worked example — plan a one-layer MLP for batch 8:
  *
@@ -43,6 +54,8 @@
 #ifndef TENSORPLAN_H
 #define TENSORPLAN_H
 
+#include "tensorplan/version.h"
+#include "tensorplan/export.h"
 #include "tensorplan/core.h"
 #include "tensorplan/dtype.h"
 #include "tensorplan/shape.h"
@@ -58,6 +71,7 @@
 #include "tensorplan/sysmem.h"
 #include "tensorplan/registry.h"
 #include "tensorplan/estimate.h"
+#include "tensorplan/llm.h"
 #include "tensorplan/runtime.h"
 #include "tensorplan/cost.h"
 #include "tensorplan/env.h"

@@ -578,7 +578,7 @@ TP_TEST(graph_cost_hand_computed) {
     TP_CHECK_EQ_U64(tp_graph_cost_top(&gc, 3, top), 2);
     TP_CHECK_EQ_U64(top[0], 2);
     TP_CHECK_EQ_U64(top[1], 3);
-    tp_graph_cost_release(&gc);
+    tp_graph_cost_destroy(&gc);
     d.unified = true;
     double t = 0;
     TP_CHECK_OK(tp_graph_cost_total(g, &d, NULL, &t, err), err);
@@ -604,7 +604,7 @@ TP_TEST(graph_cost_alloc_failure_sweep) {
         tp_status s = tp_graph_cost_compute(g, &d, NULL, &fa.hook, &gc, err);
         if (s == TP_OK) {
             TP_CHECK_NEAR(gc.total_ns, 1132, 1e-9);
-            tp_graph_cost_release(&gc);
+            tp_graph_cost_destroy(&gc);
         } else {
             TP_CHECK_STATUS(s, TP_ERR_NOMEM);
         }

@@ -64,7 +64,7 @@ static void check_model(const char *name, stats *total) {
         total->vi_checked += (int)m->graph->n_value_infos;
     }
     tp_graph_destroy(g2);
-    tp_onnx_model_close(m);
+    tp_onnx_model_destroy(m);
 }
 
 static stats TOTAL;

@@ -172,7 +172,7 @@ TP_TEST(decode_small_model) {
     TP_CHECK_EQ_U64(in.unique_param_bytes, 24);
     TP_CHECK_EQ_U64(in.n_ops, 1);
     TP_CHECK_EQ_U64(in.file_bytes, b.n);
-    tp_onnx_model_close(m);
+    tp_onnx_model_destroy(m);
     free(b.p);
 }
 
@@ -270,7 +270,7 @@ TP_TEST(typed_tensor_data) {
     const tp_onnx_tensor *st = tp__onnx_graph_find_initializer(gg, "stripped");
     TP_CHECK(st && st->location == TP_ONNX_DATA_NONE && st->n_bytes == 2000000);
     if (st) TP_CHECK_STATUS(tp__onnx_tensor_read_i64(mm, st, v, 4, &cnt, &err), TP_ERR_UNSUPPORTED);
-    tp_onnx_model_close(mm);
+    tp_onnx_model_destroy(mm);
     free(m.p);
 }
 
@@ -339,7 +339,7 @@ TP_TEST(external_data) {
         TP_CHECK_EQ_U64(in.unique_param_bytes, 64);
         TP_CHECK_EQ_U64(in.external_bytes, 128);
         TP_CHECK_EQ_U64(in.n_external, 2);
-        tp_onnx_model_close(mm);
+        tp_onnx_model_destroy(mm);
     }
     /* verifying: missing file */
     opt.verify_external_data = true;
@@ -358,7 +358,7 @@ TP_TEST(external_data) {
         fwrite(zeros, 1, 192, f);
         fclose(f);
         TP_CHECK_OK(tp_onnx_model_open(path, &opt, NULL, &mm, &err), &err);
-        tp_onnx_model_close(mm);
+        tp_onnx_model_destroy(mm);
     }
     free(m.p);
     /* a location outside the model directory is refused when verifying */
@@ -434,7 +434,7 @@ TP_TEST(nested_graphs) {
         TP_CHECK_STR(in.ops[0].op_type, "If"); /* count 2, then Loop 1, Relu 1 */
         TP_CHECK_EQ_U64(in.ops[0].count, 2);
         TP_CHECK_STR(in.ops[1].op_type, "Loop");
-        tp_onnx_model_close(m);
+        tp_onnx_model_destroy(m);
     }
     free(b.p);
     /* a nesting-depth bomb: a clear error, no stack overflow */
@@ -452,7 +452,7 @@ TP_TEST(nested_graphs) {
     TP_CHECK_STATUS(tp_onnx_model_open_memory(b.p, b.n, &opt, NULL, &m, &err), TP_ERR_PARSE);
     opt.max_depth = 200;
     TP_CHECK_OK(tp_onnx_model_open_memory(b.p, b.n, &opt, NULL, &m, &err), &err);
-    tp_onnx_model_close(m);
+    tp_onnx_model_destroy(m);
     free(b.p);
     /* a TypeProto bomb: sequence(sequence(...)) */
     buf t = {0}, tt = {0};
@@ -503,7 +503,7 @@ TP_TEST(node_count_bounds) {
     tp_onnx_options_init(&opt);
     opt.max_nodes = 3;
     TP_CHECK_OK(tp_onnx_model_open_memory(m2.p, m2.n, &opt, NULL, &m, &err), &err);
-    tp_onnx_model_close(m);
+    tp_onnx_model_destroy(m);
     opt.max_nodes = 2;
     TP_CHECK_STATUS(tp_onnx_model_open_memory(m2.p, m2.n, &opt, NULL, &m, &err), TP_ERR_PARSE);
     TP_CHECK_CONTAINS(err.msg, "3 nodes, more than the limit of 2 (tp_onnx_options.max_nodes)");
@@ -519,7 +519,7 @@ static void expect_parse(const buf *b, const char *needle, int line) {
     if (s == TP_OK || m != NULL || !strstr(err.msg, needle) || !strstr(err.msg, "offset")) {
         TP_FAIL_("line %d: status %s, msg \"%s\", want \"%s\" with an offset", line,
                  tp_status_name(s), err.msg, needle);
-        tp_onnx_model_close(s == TP_OK ? m : NULL);
+        tp_onnx_model_destroy(s == TP_OK ? m : NULL);
     }
 }
 #define EXPECT_PARSE(b, needle) expect_parse(&(b), needle, __LINE__)
@@ -701,7 +701,7 @@ TP_TEST(every_truncation_is_an_error) {
         if (tp_onnx_model_open_memory(copy, b.n, NULL, NULL, &m, &err) == TP_OK) {
             tp_onnx_info in;
             (void)tp_onnx_model_info(m, &in, &err);
-            tp_onnx_model_close(m);
+            tp_onnx_model_destroy(m);
         }
         free(copy);
     }
@@ -723,7 +723,7 @@ TP_TEST(allocation_failure_sweep) {
             if (st == TP_OK) {
                 tp_onnx_info in;
                 st = tp_onnx_model_info(m, &in, &err);
-                tp_onnx_model_close(m);
+                tp_onnx_model_destroy(m);
                 TP_CHECK_EQ_I64(fa.live, 0);
                 if (st == TP_OK && !fa.failed) break;
                 continue;
@@ -747,7 +747,7 @@ TP_TEST(file_errors) {
     TP_CHECK_CONTAINS(err.msg, "/nonexistent/model.onnx");
     TP_CHECK_STATUS(tp_onnx_model_open("/tmp", NULL, NULL, &m, &err), TP_ERR_IO);
     TP_CHECK_STATUS(tp_onnx_model_open(NULL, NULL, NULL, &m, &err), TP_ERR_INVALID);
-    tp_onnx_model_close(NULL);
+    tp_onnx_model_destroy(NULL);
     TP_CHECK_STR(tp_onnx_elem_type_name(TP_ONNX_BFLOAT16), "BFLOAT16");
     TP_CHECK_STR(tp_onnx_elem_type_name(1000), "?");
     tp_dtype d;
@@ -798,7 +798,7 @@ TP_TEST(file_over_2gib) {
             TP_CHECK_OK(tp_onnx_model_info(m, &in, &err), &err);
             TP_CHECK_EQ_U64(in.param_bytes, 2800000000ull);
             TP_CHECK_EQ_U64(in.file_bytes, total);
-            tp_onnx_model_close(m);
+            tp_onnx_model_destroy(m);
         }
     } else {
         printf("  (skipped: cannot create a sparse file)\n");
@@ -829,7 +829,7 @@ TP_TEST(libonnx_testdata_models) {
         }
         tp_onnx_info in;
         if (tp_onnx_model_info(m, &in, &err) != TP_OK || in.n_nodes_total == 0) failed++;
-        tp_onnx_model_close(m);
+        tp_onnx_model_destroy(m);
         n++;
     }
     pclose(p);
@@ -1009,7 +1009,7 @@ TP_TEST(more_message_kinds) {
     TP_CHECK_EQ_U64(in.n_nodes_total, 3);
     TP_CHECK_STR(in.ops[0].op_type, "Neg");
     TP_CHECK_STR(in.ops[1].op_type, "com.example:Custom");
-    tp_onnx_model_close(mm);
+    tp_onnx_model_destroy(mm);
     free(m.p);
 }
 

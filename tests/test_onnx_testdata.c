@@ -215,7 +215,7 @@ static bool run_one(const char *dir, char *why, size_t cap, int *data_dims, bool
     }
     bool ok = check_one(m, dir, why, cap, data_dims);
     if (count_ops) count_ops_of(m->graph, ok);
-    tp_onnx_model_close(m);
+    tp_onnx_model_destroy(m);
     return ok;
 }
 

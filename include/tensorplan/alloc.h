@@ -50,8 +50,8 @@ typedef enum tp_alloc_algo {
     TP_ALGO_COUNT
 } tp_alloc_algo;
 
-const char *tp_alloc_algo_name(tp_alloc_algo a); /* "greedy", "noreuse", "bestfit", ... */
-tp_status tp_alloc_algo_parse(const char *name, tp_alloc_algo *out, tp_error *err);
+TP_API const char *tp_alloc_algo_name(tp_alloc_algo a); /* "greedy", "noreuse", "bestfit", ... */
+TP_API tp_status tp_alloc_algo_parse(const char *name, tp_alloc_algo *out, tp_error *err);
 
 typedef struct tp_alloc_options {
     uint64_t alignment;  /* power of two; default 64 */
@@ -64,7 +64,7 @@ typedef struct tp_alloc_options {
 } tp_alloc_options;
 
 /* Defaults; algo becomes TP_ALGO_NO_REUSE when TENSORPLAN_ARENA_NO_REUSE=1. */
-void tp_alloc_options_default(tp_alloc_options *o);
+TP_API void tp_alloc_options_default(tp_alloc_options *o);
 
 typedef struct tp_alloc_result {
     uint64_t arena_bytes;       /* max(offset + size + tail_guard) */
@@ -82,22 +82,22 @@ typedef struct tp_alloc_result {
  * each other), TP_ERR_OVERFLOW (sizes/offsets beyond 64 bits), TP_ERR_NOMEM,
  * TP_ERR_INFEASIBLE (capacity mode proved no fit), TP_ERR_TIMEOUT (capacity
  * mode ran out of time without an answer). alloc may be NULL (libc). */
-tp_status tp_alloc_plan(const tp_buffer *bufs, size_t n, const tp_alloc_options *opt,
-                        const tp_allocator *alloc, uint64_t *offsets, tp_alloc_result *result,
-                        tp_error *err);
+TP_API tp_status tp_alloc_plan(const tp_buffer *bufs, size_t n, const tp_alloc_options *opt,
+                               const tp_allocator *alloc, uint64_t *offsets,
+                               tp_alloc_result *result, tp_error *err);
 
 /* The arena lower bound (no placement can beat it): max over steps of the sum of (size +
  * tail_guard) of the buffers alive at that step. O(n log n). */
-tp_status tp_alloc_lower_bound(const tp_buffer *bufs, size_t n, const tp_allocator *alloc,
-                               uint64_t *out, tp_error *err);
+TP_API tp_status tp_alloc_lower_bound(const tp_buffer *bufs, size_t n, const tp_allocator *alloc,
+                                      uint64_t *out, tp_error *err);
 
 /* Independent verifier: every offset aligned (buffer alignment or `alignment`),
  * fixed buffers at their offsets, no two buffers with overlapping lifetimes
  * overlapping in bytes, every end <= arena_bytes. TP_ERR_VERIFY names the
  * first offending pair (ids, offsets, sizes, lifetimes). O(n log n). */
-tp_status tp_alloc_verify(const tp_buffer *bufs, size_t n, const uint64_t *offsets,
-                          uint64_t alignment, uint64_t arena_bytes, const tp_allocator *alloc,
-                          tp_error *err);
+TP_API tp_status tp_alloc_verify(const tp_buffer *bufs, size_t n, const uint64_t *offsets,
+                                 uint64_t alignment, uint64_t arena_bytes,
+                                 const tp_allocator *alloc, tp_error *err);
 
 #ifdef __cplusplus
 }

@@ -20,6 +20,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tensorplan/export.h"
+#include "tensorplan/version.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -69,9 +72,9 @@ typedef enum tp_status {
 #define TP_ERR_TIMEOUT TP_STATUS_TIMEOUT
 
 /* Human description of a status; never NULL (unknown values give "unknown status"). */
-const char *tp_status_str(tp_status s);
+TP_API const char *tp_status_str(tp_status s);
 /* Stable identifier of a status, e.g. "TP_ERR_OVERFLOW"; never NULL. */
-const char *tp_status_name(tp_status s);
+TP_API const char *tp_status_name(tp_status s);
 
 #define TP_NO_OFFSET UINT64_MAX
 #define TP_NO_NODE (-1)
@@ -88,24 +91,24 @@ typedef struct tp_error {
 } tp_error;
 
 /* Reset *err to {TP_OK, TP_NO_OFFSET, TP_NO_NODE, ""}. err may be NULL. */
-void tp_error_clear(tp_error *err);
+TP_API void tp_error_clear(tp_error *err);
 /* Fill *err (if non-NULL) with status s and a printf-style message; returns s
  * so callers can write `return tp_error_set(err, TP_ERR_INVALID, "...")`.
  * A message longer than the buffer is truncated with "...". */
-tp_status tp_error_set(tp_error *err, tp_status s, const char *fmt, ...)
+TP_API tp_status tp_error_set(tp_error *err, tp_status s, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
 /* As tp_error_set, also recording a file offset and/or node id. */
-tp_status tp_error_setx(tp_error *err, tp_status s, uint64_t offset, int64_t node, const char *fmt,
-                        ...)
+TP_API tp_status tp_error_setx(tp_error *err, tp_status s, uint64_t offset, int64_t node,
+                               const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 5, 6)))
 #endif
     ;
 /* Prepend context ("while planning node 'x': ") to an existing message. */
-void tp_error_prefix(tp_error *err, const char *fmt, ...)
+TP_API void tp_error_prefix(tp_error *err, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
@@ -123,7 +126,7 @@ typedef struct tp_allocator {
 } tp_allocator;
 
 /* The libc allocator (never NULL). */
-const tp_allocator *tp_allocator_default(void);
+TP_API const tp_allocator *tp_allocator_default(void);
 
 /* ---- checked 64-bit arithmetic: return true on success, false on overflow ---- */
 
@@ -166,14 +169,14 @@ static inline uint64_t tp_sat_mul_u64(uint64_t a, uint64_t b) {
 /* Byte counts for people: "512 B", "1.5 MiB", "7.6 EiB" (binary units, one decimal; a
  * value that rounds to 1024.0 of a unit takes the next unit). Writes a NUL-terminated
  * string of at most cap bytes into buf (32 bytes always suffice) and returns buf. */
-const char *tp_format_bytes(uint64_t bytes, char *buf, size_t cap);
+TP_API const char *tp_format_bytes(uint64_t bytes, char *buf, size_t cap);
 /* Formats a and b as tp_format_bytes does, but with as many decimals as it takes (one,
  * then four, then the exact byte counts) for two different values to print differently:
  * "1.0001 GiB exceeds 1.0000 GiB", never "1.0 GiB exceeds 1.0 GiB". */
-void tp_format_bytes_pair(uint64_t a, uint64_t b, char *abuf, char *bbuf, size_t cap);
+TP_API void tp_format_bytes_pair(uint64_t a, uint64_t b, char *abuf, char *bbuf, size_t cap);
 
 /* Library version string, e.g. "0.1.0". */
-const char *tp_version(void);
+TP_API const char *tp_version(void);
 
 #ifdef __cplusplus
 }

@@ -19,11 +19,11 @@
  *     tp_graph_cost_compute(g, &cpu, NULL, NULL, &gc, &err);
  *     printf("%.3f ms\n", gc.total_ns / 1e6);
  *     for (uint32_t i = 0; i < gc.n_nodes; i++) ... gc.nodes[i].total_ns ...
- *     tp_graph_cost_release(&gc);
+ *     tp_graph_cost_destroy(&gc);
  *     tp_catalog_destroy(cat);
  *
  * Ownership: plain result structs are the caller's; tp_graph_cost owns its node
- * array (tp_graph_cost_release frees it); a tp_catalog owns its entries.
+ * array (tp_graph_cost_destroy frees it); a tp_catalog owns its entries.
  * Errors: tp_status with a message naming the node, op, file line or value.
  * Thread safety: accounting, profiles, costs and policy are pure functions of
  * their arguments (reentrant; a graph may be read from several threads).
@@ -65,12 +65,12 @@ typedef struct tp_op_cost {
 /* Account node `id` of a bound graph. TP_ERR_INVALID (bad id, missing attrs such
  * as attention heads), TP_ERR_UNBOUND, TP_ERR_OVERFLOW (flops beyond 64 bits),
  * TP_ERR_SHAPE (inconsistent operand shapes); the message names node and op. */
-tp_status tp_op_account(const tp_graph *g, tp_node_id id, tp_op_cost *out, tp_error *err);
+TP_API tp_status tp_op_account(const tp_graph *g, tp_node_id id, tp_op_cost *out, tp_error *err);
 
 /* True when the node moves no data: boundary ops, views (tp_graph_node_view),
  * transposes that keep the order of all non-unit dims, secondary outputs, and
  * identity (runtimes elide it). */
-tp_status tp_op_is_metadata(const tp_graph *g, tp_node_id id, bool *out, tp_error *err);
+TP_API tp_status tp_op_is_metadata(const tp_graph *g, tp_node_id id, bool *out, tp_error *err);
 
 /* ---------------------------------------------------------------- IO profile */
 
@@ -80,7 +80,7 @@ typedef struct tp_io_options {
     uint64_t host_op_mask;
 } tp_io_options;
 
-void tp_io_options_default(tp_io_options *o);
+TP_API void tp_io_options_default(tp_io_options *o);
 
 typedef struct tp_io_profile {
     uint64_t kernel_launches;      /* non-metadata nodes */
@@ -93,16 +93,16 @@ typedef struct tp_io_profile {
 /* Profile of a bound graph; o may be NULL (defaults). host_output_bytes counts
  * every marked graph output (views included: their bytes are read back too).
  * Sums saturate at UINT64_MAX. TP_ERR_UNBOUND, TP_ERR_INVALID. */
-tp_status tp_io_profile_compute(const tp_graph *g, const tp_io_options *o, tp_io_profile *out,
-                                tp_error *err);
+TP_API tp_status tp_io_profile_compute(const tp_graph *g, const tp_io_options *o,
+                                       tp_io_profile *out, tp_error *err);
 /* The selected-outputs variant: as above, but host_output_bytes counts only the
  * given nodes (each once), sized with their true dtype (not 4 bytes per element). */
-tp_status tp_io_profile_selected(const tp_graph *g, const tp_io_options *o,
-                                 const tp_node_id *outputs, uint32_t n_outputs, tp_io_profile *out,
-                                 tp_error *err);
+TP_API tp_status tp_io_profile_selected(const tp_graph *g, const tp_io_options *o,
+                                        const tp_node_id *outputs, uint32_t n_outputs,
+                                        tp_io_profile *out, tp_error *err);
 /* host_readback(unified) = host_output if unified, else host_output +
  * device_traffic / 4 (saturating). */
-uint64_t tp_io_host_readback_bytes(const tp_io_profile *p, bool unified);
+TP_API uint64_t tp_io_host_readback_bytes(const tp_io_profile *p, bool unified);
 
 /* ---------------------------------------------------------------- device models */
 
@@ -121,10 +121,10 @@ typedef enum tp_model_source {
     TP_SOURCE_MEASURED /* calibrated on this machine */
 } tp_model_source;
 
-const char *tp_device_kind_name(tp_device_kind k);   /* "cuda", ...; never NULL */
-const char *tp_model_source_name(tp_model_source s); /* "measured", ...; never NULL */
+TP_API const char *tp_device_kind_name(tp_device_kind k);   /* "cuda", ...; never NULL */
+TP_API const char *tp_model_source_name(tp_model_source s); /* "measured", ...; never NULL */
 /* Parse "cuda"/"rocm"/"metal"/"gpu"/"cpu" (case-insensitive). TP_ERR_NOT_FOUND. */
-tp_status tp_device_kind_parse(const char *s, tp_device_kind *out, tp_error *err);
+TP_API tp_status tp_device_kind_parse(const char *s, tp_device_kind *out, tp_error *err);
 
 #define TP_GEMM_CURVE_MAX 8
 #define TP_DEVICE_NAME_CAP 64
@@ -161,17 +161,17 @@ typedef struct tp_device_model {
 
 /* A default (source TP_SOURCE_DEFAULT) model of the given kind: conservative
  * built-in figures documented in docs/cost.md. */
-void tp_device_model_default(tp_device_kind kind, tp_device_model *out);
+TP_API void tp_device_model_default(tp_device_kind kind, tp_device_model *out);
 /* Check a model: finite, positive throughput and bandwidths, sorted curve.
  * TP_ERR_INVALID naming the field and value. */
-tp_status tp_device_model_validate(const tp_device_model *d, tp_error *err);
+TP_API tp_status tp_device_model_validate(const tp_device_model *d, tp_error *err);
 /* GEMM throughput in GFLOP/s for one m×k by k×n product with operands of
  * `dtype`: log-linear interpolation of the curve in cbrt(m·k·n), clamped at the
  * ends; when the model has a skinny curve, the lower of that and the skinny
  * curve at min(m, k, n) (no cap above its last point); times the dtype
  * speedup. Never returns <= 0 for a valid model. */
-double tp_device_gemm_gflops(const tp_device_model *d, tp_dtype dtype, uint64_t m, uint64_t k,
-                             uint64_t n);
+TP_API double tp_device_gemm_gflops(const tp_device_model *d, tp_dtype dtype, uint64_t m,
+                                    uint64_t k, uint64_t n);
 
 /* ---------------------------------------------------------------- cost prediction */
 
@@ -188,7 +188,8 @@ typedef struct tp_node_cost {
 
 /* Per-node roofline: max(flops / throughput, bytes / bandwidth) + dispatch;
  * metadata costs 0. */
-tp_node_cost tp_node_cost_eval(const tp_device_model *d, tp_node_id id, const tp_op_cost *oc);
+TP_API tp_node_cost tp_node_cost_eval(const tp_device_model *d, tp_node_id id,
+                                      const tp_op_cost *oc);
 
 typedef struct tp_graph_cost {
     double total_ns;      /* round_trip + nodes + readback + sync */
@@ -207,17 +208,17 @@ typedef struct tp_graph_cost {
 /* Predict a bound graph's forward latency on device d (validated first).
  * io may be NULL (defaults); alloc (NULL = libc) allocates the per-node
  * breakdown. TP_ERR_INVALID, TP_ERR_UNBOUND, TP_ERR_OVERFLOW, TP_ERR_NOMEM.
- * On error *out holds no memory. Release with tp_graph_cost_release. */
-tp_status tp_graph_cost_compute(const tp_graph *g, const tp_device_model *d,
-                                const tp_io_options *io, const tp_allocator *alloc,
-                                tp_graph_cost *out, tp_error *err);
+ * On error *out holds no memory. Release with tp_graph_cost_destroy. */
+TP_API tp_status tp_graph_cost_compute(const tp_graph *g, const tp_device_model *d,
+                                       const tp_io_options *io, const tp_allocator *alloc,
+                                       tp_graph_cost *out, tp_error *err);
 /* Total only (no breakdown, no allocation). */
-tp_status tp_graph_cost_total(const tp_graph *g, const tp_device_model *d, const tp_io_options *io,
-                              double *total_ns, tp_error *err);
-void tp_graph_cost_release(tp_graph_cost *c); /* NULL-safe; frees nodes */
+TP_API tp_status tp_graph_cost_total(const tp_graph *g, const tp_device_model *d,
+                                     const tp_io_options *io, double *total_ns, tp_error *err);
+TP_API void tp_graph_cost_destroy(tp_graph_cost *c); /* NULL-safe; frees nodes */
 /* Indices of the k most expensive nodes (by total_ns, descending, ties by id),
  * written to idx (capacity k); returns how many were written. */
-uint32_t tp_graph_cost_top(const tp_graph_cost *c, uint32_t k, uint32_t *idx);
+TP_API uint32_t tp_graph_cost_top(const tp_graph_cost *c, uint32_t k, uint32_t *idx);
 
 /* ---------------------------------------------------------------- calibration */
 
@@ -240,9 +241,9 @@ typedef struct tp_cpu_features {
 
 /* Detect this CPU's features (thread-safe, no allocation, never fails: unknown
  * means false). */
-void tp_cpu_features_detect(tp_cpu_features *out);
+TP_API void tp_cpu_features_detect(tp_cpu_features *out);
 /* "avx512", "avx2", "neon", "generic"; never NULL. */
-const char *tp_cpu_isa_name(tp_cpu_isa isa);
+TP_API const char *tp_cpu_isa_name(tp_cpu_isa isa);
 
 typedef struct tp_calib_options {
     bool quick;       /* small shapes, few repetitions (< 2 s); for CI */
@@ -255,7 +256,7 @@ typedef struct tp_calib_options {
     const char *cuda_library; /* CUDA driver to load; NULL = libcuda.so.1, else libcuda.so */
 } tp_calib_options;
 
-void tp_calib_options_default(tp_calib_options *o);
+TP_API void tp_calib_options_default(tp_calib_options *o);
 
 /* Extra facts about a calibration run. */
 typedef struct tp_calib_info {
@@ -284,37 +285,38 @@ typedef struct tp_calib_info {
  * processes); with more, by the wall clock. Source TP_SOURCE_MEASURED. info
  * may be NULL. TP_ERR_NOMEM, TP_ERR_IO (thread creation), TP_ERR_VERIFY (the
  * built-in kernel failed its self-check). Takes ~6 s (quick: < 1 s). */
-tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_calib_info *info,
-                           tp_error *err);
+TP_API tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out,
+                                  tp_calib_info *info, tp_error *err);
 /* As tp_calibrate_cpu but reuse the cache file keyed by CPU model and thread
  * count unless o->force; a fresh measurement is written to the cache (a cache
  * write failure is not an error: info->cache_path is then ""). Quick runs are
  * cached apart ("-quick" file): a full calibration serves quick and full
  * requests, a quick one only quick requests. */
-tp_status tp_calibrate_cpu_cached(const tp_calib_options *o, tp_device_model *out,
-                                  tp_calib_info *info, tp_error *err);
+TP_API tp_status tp_calibrate_cpu_cached(const tp_calib_options *o, tp_device_model *out,
+                                         tp_calib_info *info, tp_error *err);
 /* Measure the first CUDA device through the driver API and cuBLAS, both loaded
  * at run time. TP_ERR_NOT_FOUND ("no CUDA driver" / "no cuBLAS" / "no device")
  * is the normal answer on machines without a GPU. */
-tp_status tp_calibrate_cuda(const tp_calib_options *o, tp_device_model *out, tp_error *err);
+TP_API tp_status tp_calibrate_cuda(const tp_calib_options *o, tp_device_model *out, tp_error *err);
 
 /* The CPU model string from /proc/cpuinfo (or sysctl), "unknown" otherwise. */
-void tp_cpu_model_name(char *buf, size_t cap);
+TP_API void tp_cpu_model_name(char *buf, size_t cap);
 /* The thread count calibration uses for o->threads == 0. */
-uint32_t tp_calib_default_threads(void);
+TP_API uint32_t tp_calib_default_threads(void);
 /* The cache directory for o (no trailing slash): o->cache_dir. TP_ERR_NOT_FOUND
  * when it is not set. */
-tp_status tp_calib_cache_dir(const tp_calib_options *o, char *buf, size_t cap, tp_error *err);
+TP_API tp_status tp_calib_cache_dir(const tp_calib_options *o, char *buf, size_t cap,
+                                    tp_error *err);
 /* Cache file path for a CPU model and thread count under dir. */
-tp_status tp_calib_cache_path(const char *dir, const char *cpu_model, uint32_t threads, char *buf,
-                              size_t cap, tp_error *err);
+TP_API tp_status tp_calib_cache_path(const char *dir, const char *cpu_model, uint32_t threads,
+                                     char *buf, size_t cap, tp_error *err);
 /* Write / read one device model as a key=value text file. Reading checks the
  * format version and every field (TP_ERR_PARSE naming the line), and
  * TP_ERR_NOT_FOUND when the file does not exist. Writing is atomic. */
-tp_status tp_device_model_save(const tp_device_model *d, const char *key, const char *path,
-                               tp_error *err);
-tp_status tp_device_model_load(const char *path, const char *key, tp_device_model *out,
-                               tp_error *err);
+TP_API tp_status tp_device_model_save(const tp_device_model *d, const char *key, const char *path,
+                                      tp_error *err);
+TP_API tp_status tp_device_model_load(const char *path, const char *key, tp_device_model *out,
+                                      tp_error *err);
 
 /* ---------------------------------------------------------------- catalog */
 
@@ -337,27 +339,28 @@ typedef struct tp_catalog tp_catalog;
 
 /* Parse a catalog CSV (header line, then one device a line; see
  * data/devices/catalog.csv). TP_ERR_PARSE naming the line and column. */
-tp_status tp_catalog_parse(const char *text, size_t len, const tp_allocator *alloc,
-                           tp_catalog **out, tp_error *err);
-tp_status tp_catalog_load(const char *path, const tp_allocator *alloc, tp_catalog **out,
-                          tp_error *err);
+TP_API tp_status tp_catalog_parse(const char *text, size_t len, const tp_allocator *alloc,
+                                  tp_catalog **out, tp_error *err);
+TP_API tp_status tp_catalog_load(const char *path, const tp_allocator *alloc, tp_catalog **out,
+                                 tp_error *err);
 /* The catalog built into the library (same content as data/devices/catalog.csv). */
-tp_status tp_catalog_load_default(const tp_allocator *alloc, tp_catalog **out, tp_error *err);
-void tp_catalog_destroy(tp_catalog *c);
-uint32_t tp_catalog_count(const tp_catalog *c);
-const tp_catalog_entry *tp_catalog_get(const tp_catalog *c, uint32_t index);
-tp_status tp_catalog_find(const tp_catalog *c, const char *name, const tp_catalog_entry **out,
-                          tp_error *err);
+TP_API tp_status tp_catalog_load_default(const tp_allocator *alloc, tp_catalog **out,
+                                         tp_error *err);
+TP_API void tp_catalog_destroy(tp_catalog *c);
+TP_API uint32_t tp_catalog_count(const tp_catalog *c);
+TP_API const tp_catalog_entry *tp_catalog_get(const tp_catalog *c, uint32_t index);
+TP_API tp_status tp_catalog_find(const tp_catalog *c, const char *name,
+                                 const tp_catalog_entry **out, tp_error *err);
 /* Efficiency applied to entries without their own (default 0.5). */
-void tp_catalog_set_default_efficiency(tp_catalog *c, double efficiency);
+TP_API void tp_catalog_set_default_efficiency(tp_catalog *c, double efficiency);
 /* Set one entry's efficiency (0 < efficiency <= 1). TP_ERR_NOT_FOUND, TP_ERR_INVALID. */
-tp_status tp_catalog_set_efficiency(tp_catalog *c, const char *name, double efficiency,
-                                    tp_error *err);
+TP_API tp_status tp_catalog_set_efficiency(tp_catalog *c, const char *name, double efficiency,
+                                           tp_error *err);
 /* Learn the efficiency from this machine: measured large-shape GEMM GFLOP/s /
  * derived peak GFLOP/s (clamped to [0.05, 1]). Applies to CPU entries without
  * their own efficiency. TP_ERR_INVALID when peak is unknown (<= 0). */
-tp_status tp_catalog_learn_efficiency(tp_catalog *c, const tp_device_model *measured,
-                                      double peak_gflops, tp_error *err);
+TP_API tp_status tp_catalog_learn_efficiency(tp_catalog *c, const tp_device_model *measured,
+                                             double peak_gflops, tp_error *err);
 /* Build a device model (source TP_SOURCE_CATALOG) from an entry. `dtype` is
  * the precision the runtime runs f32 GEMMs in (TP_DTYPE_F32 for plain f32,
  * F16/BF16 for autocast): large-shape throughput = peak(dtype) × efficiency,
@@ -367,10 +370,10 @@ tp_status tp_catalog_learn_efficiency(tp_catalog *c, const tp_device_model *meas
  * readback = 0.8 × host link (unified: memory bandwidth); overheads from the
  * kind's defaults (CPUs: this machine's once learned). TP_ERR_NOT_FOUND for an
  * unknown name, TP_ERR_UNSUPPORTED when the entry has no published peak. */
-tp_status tp_catalog_model(const tp_catalog *c, const char *name, tp_dtype dtype,
-                           tp_device_model *out, tp_error *err);
-tp_status tp_catalog_entry_model(const tp_catalog *c, const tp_catalog_entry *e, tp_dtype dtype,
-                                 tp_device_model *out, tp_error *err);
+TP_API tp_status tp_catalog_model(const tp_catalog *c, const char *name, tp_dtype dtype,
+                                  tp_device_model *out, tp_error *err);
+TP_API tp_status tp_catalog_entry_model(const tp_catalog *c, const tp_catalog_entry *e,
+                                        tp_dtype dtype, tp_device_model *out, tp_error *err);
 
 /* ---------------------------------------------------------------- device choice */
 
@@ -385,7 +388,7 @@ typedef struct tp_device_policy {
 /* The CLI fills unset lists from TENSORPLAN_DEVICES, TENSORPLAN_DENY_DEVICES and
  * TENSORPLAN_PREFER_DEVICES (tp_env_apply_device_policy, tensorplan/env.h). */
 /* True when entry (a name or a kind) matches model d (case-insensitive). */
-bool tp_device_matches(const tp_device_model *d, const char *entry);
+TP_API bool tp_device_matches(const tp_device_model *d, const char *entry);
 
 /* Pick the best of n candidate models with predicted costs cost_ns[i]:
  *   1. keep candidates allowed (allow list, if set) and not denied;
@@ -395,8 +398,9 @@ bool tp_device_matches(const tp_device_model *d, const char *entry);
  *      then by index.
  * policy may be NULL. TP_ERR_NOT_FOUND when nothing remains (the message says
  * which list removed them), TP_ERR_INVALID for n == 0 or a non-finite cost. */
-tp_status tp_pick_best_device(const tp_device_model *models, const double *cost_ns, uint32_t n,
-                              const tp_device_policy *policy, uint32_t *chosen, tp_error *err);
+TP_API tp_status tp_pick_best_device(const tp_device_model *models, const double *cost_ns,
+                                     uint32_t n, const tp_device_policy *policy, uint32_t *chosen,
+                                     tp_error *err);
 
 #ifdef __cplusplus
 }

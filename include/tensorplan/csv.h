@@ -40,8 +40,8 @@ extern "C" {
 
 /* Parse CSV text (text[0..len), need not be NUL-terminated). On success *out
  * holds *n_out buffers (NULL when there are none). */
-tp_status tp_csv_parse_buffers(const char *text, size_t len, const tp_allocator *alloc,
-                               tp_buffer **out, size_t *n_out, tp_error *err);
+TP_API tp_status tp_csv_parse_buffers(const char *text, size_t len, const tp_allocator *alloc,
+                                      tp_buffer **out, size_t *n_out, tp_error *err);
 
 /* Largest CSV file tp_csv_load_buffers reads (a million buffers take ~40 MB). */
 #define TP_CSV_MAX_FILE_BYTES (1ull << 32)
@@ -49,11 +49,11 @@ tp_status tp_csv_parse_buffers(const char *text, size_t len, const tp_allocator 
 /* Read and parse a file. Messages are prefixed with the path. Only regular files
  * are read (TP_ERR_IO for a FIFO, a pipe, a device or a directory, and for a file
  * over TP_CSV_MAX_FILE_BYTES), so /dev/zero or a FIFO cannot hang or exhaust it. */
-tp_status tp_csv_load_buffers(const char *path, const tp_allocator *alloc, tp_buffer **out,
-                              size_t *n_out, tp_error *err);
+TP_API tp_status tp_csv_load_buffers(const char *path, const tp_allocator *alloc, tp_buffer **out,
+                                     size_t *n_out, tp_error *err);
 
 /* Free an array from tp_csv_parse_buffers / tp_csv_load_buffers. NULL is a no-op. */
-void tp_csv_free_buffers(const tp_allocator *alloc, tp_buffer *bufs, size_t n);
+TP_API void tp_csv_free_buffers(const tp_allocator *alloc, tp_buffer *bufs, size_t n);
 
 /* Ids as written in the file (MiniMalloc's own examples use names such as "b1"). */
 typedef struct tp_csv_names {
@@ -65,32 +65,33 @@ typedef struct tp_csv_names {
 /* As tp_csv_parse_buffers / tp_csv_load_buffers, but the id column may hold any non-empty
  * text: *names receives every row's id (free with tp_csv_free_names, also on error it is
  * left empty); bufs[i].id is the id when it is a non-negative integer, else i. */
-tp_status tp_csv_parse_buffers_named(const char *text, size_t len, const tp_allocator *alloc,
-                                     tp_buffer **out, size_t *n_out, tp_csv_names *names,
-                                     tp_error *err);
-tp_status tp_csv_load_buffers_named(const char *path, const tp_allocator *alloc, tp_buffer **out,
-                                    size_t *n_out, tp_csv_names *names, tp_error *err);
+TP_API tp_status tp_csv_parse_buffers_named(const char *text, size_t len, const tp_allocator *alloc,
+                                            tp_buffer **out, size_t *n_out, tp_csv_names *names,
+                                            tp_error *err);
+TP_API tp_status tp_csv_load_buffers_named(const char *path, const tp_allocator *alloc,
+                                           tp_buffer **out, size_t *n_out, tp_csv_names *names,
+                                           tp_error *err);
 /* The i-th id (NULL when out of range). */
-const char *tp_csv_name(const tp_csv_names *names, size_t i);
+TP_API const char *tp_csv_name(const tp_csv_names *names, size_t i);
 /* Ids that appear on more than one row: *n_repeated receives the number of rows whose
  * id an earlier row already has (0 when every id is unique), and *first / *second the
  * rows (0-based, data rows in file order) of the earliest repeat. Every row stays a
  * buffer of its own; callers warn, since a solution then names an id twice.
  * TP_ERR_NOMEM; O(n log n) time, n row indices of scratch memory. */
-tp_status tp_csv_find_duplicate_id(const tp_csv_names *names, const tp_allocator *alloc,
-                                   size_t *first, size_t *second, size_t *n_repeated,
-                                   tp_error *err);
+TP_API tp_status tp_csv_find_duplicate_id(const tp_csv_names *names, const tp_allocator *alloc,
+                                          size_t *first, size_t *second, size_t *n_repeated,
+                                          tp_error *err);
 /* Free the ids; NULL or empty is a no-op. */
-void tp_csv_free_names(const tp_allocator *alloc, tp_csv_names *names);
+TP_API void tp_csv_free_names(const tp_allocator *alloc, tp_csv_names *names);
 
 /* Write "id,lower,upper,size,offset" and one row per buffer (lower = birth,
  * upper = death + 1). TP_ERR_IO when the stream reports a write error. */
-tp_status tp_csv_write_solution(FILE *f, const tp_buffer *bufs, size_t n, const uint64_t *offsets,
-                                tp_error *err);
+TP_API tp_status tp_csv_write_solution(FILE *f, const tp_buffer *bufs, size_t n,
+                                       const uint64_t *offsets, tp_error *err);
 /* As tp_csv_write_solution with the ids from names (NULL: the numeric ids). */
-tp_status tp_csv_write_solution_named(FILE *f, const tp_buffer *bufs, size_t n,
-                                      const tp_csv_names *names, const uint64_t *offsets,
-                                      tp_error *err);
+TP_API tp_status tp_csv_write_solution_named(FILE *f, const tp_buffer *bufs, size_t n,
+                                             const tp_csv_names *names, const uint64_t *offsets,
+                                             tp_error *err);
 
 #ifdef __cplusplus
 }

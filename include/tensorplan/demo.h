@@ -44,12 +44,12 @@ typedef struct tp_demo_options {
     tp_dtype dtype;  /* weights and activations; default f32 */
 } tp_demo_options;
 
-void tp_demo_options_default(tp_demo_options *o);
+TP_API void tp_demo_options_default(tp_demo_options *o);
 
 /* Build the demo decoder. o may be NULL (defaults); alloc may be NULL (libc)
  * and becomes the graph's allocator. */
-tp_status tp_demo_transformer(const tp_demo_options *o, const tp_allocator *alloc, tp_graph **out,
-                              tp_error *err);
+TP_API tp_status tp_demo_transformer(const tp_demo_options *o, const tp_allocator *alloc,
+                                     tp_graph **out, tp_error *err);
 
 #ifdef __cplusplus
 }

@@ -75,23 +75,23 @@ typedef struct tp_dtype_info {
 } tp_dtype_info;
 
 /* NULL for an out-of-range value. */
-const tp_dtype_info *tp_dtype_get(tp_dtype t);
+TP_API const tp_dtype_info *tp_dtype_get(tp_dtype t);
 /* Name, or "?" for an out-of-range value; never NULL. */
-const char *tp_dtype_name(tp_dtype t);
+TP_API const char *tp_dtype_name(tp_dtype t);
 /* Parse a name ("f32", "float32", "q4_k", "Q4_K", "fp16", "int64", ...). TP_ERR_NOT_FOUND if
  * unknown. */
-tp_status tp_dtype_parse(const char *name, tp_dtype *out, tp_error *err);
-bool tp_dtype_is_valid(tp_dtype t);
-bool tp_dtype_is_quantized(tp_dtype t);
-bool tp_dtype_is_float(tp_dtype t);
+TP_API tp_status tp_dtype_parse(const char *name, tp_dtype *out, tp_error *err);
+TP_API bool tp_dtype_is_valid(tp_dtype t);
+TP_API bool tp_dtype_is_quantized(tp_dtype t);
+TP_API bool tp_dtype_is_float(tp_dtype t);
 /* Bytes per element for plain types; for quantized types, the rounded-up
  * average (bytes per block / elements per block, at least 1). Use for costs,
  * never for sizing buffers. */
-uint32_t tp_dtype_elem_bytes_hint(tp_dtype t);
+TP_API uint32_t tp_dtype_elem_bytes_hint(tp_dtype t);
 /* Bytes of `elements` elements. Quantized types need a whole number of blocks
  * (TP_ERR_SHAPE otherwise). TP_ERR_OVERFLOW when it exceeds 64 bits,
  * TP_ERR_INVALID for a bad dtype. */
-tp_status tp_dtype_bytes(tp_dtype t, uint64_t elements, uint64_t *out_bytes, tp_error *err);
+TP_API tp_status tp_dtype_bytes(tp_dtype t, uint64_t elements, uint64_t *out_bytes, tp_error *err);
 
 #ifdef __cplusplus
 }

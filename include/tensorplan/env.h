@@ -63,19 +63,19 @@ typedef struct tp_env_options {
 } tp_env_options;
 
 /* Read every variable above into *out (zeroed first). No-op for NULL. */
-void tp_env_options_read(tp_env_options *out);
+TP_API void tp_env_options_read(tp_env_options *out);
 
 /* Apply env to option structs filled by their _default function. NULL
  * arguments are no-ops. */
 /* arena_no_reuse: algo = TP_ALGO_NO_REUSE. */
-void tp_env_apply_alloc(const tp_env_options *env, tp_alloc_options *o);
+TP_API void tp_env_apply_alloc(const tp_env_options *env, tp_alloc_options *o);
 /* arena_no_reuse: algo = TP_ALGO_NO_REUSE. */
-void tp_env_apply_plan(const tp_env_options *env, tp_plan_options *o);
+TP_API void tp_env_apply_plan(const tp_env_options *env, tp_plan_options *o);
 /* threads when o->threads is 0; cache_dir and cuda_library when NULL. The
  * cache_dir pointer refers into *env, which must outlive o. */
-void tp_env_apply_calib(const tp_env_options *env, tp_calib_options *o);
+TP_API void tp_env_apply_calib(const tp_env_options *env, tp_calib_options *o);
 /* The allow, deny and prefer lists that are NULL in p. */
-void tp_env_apply_device_policy(const tp_env_options *env, tp_device_policy *p);
+TP_API void tp_env_apply_device_policy(const tp_env_options *env, tp_device_policy *p);
 
 #ifdef __cplusplus
 }

@@ -63,19 +63,19 @@ typedef struct tp_estimate_options {
 } tp_estimate_options;
 
 /* Plan defaults (tp_plan_options_default) and no registry. */
-void tp_estimate_options_default(tp_estimate_options *o);
+TP_API void tp_estimate_options_default(tp_estimate_options *o);
 
 /* Estimate a bound graph. o may be NULL (defaults). Errors: those of
  * tp_plan_graph (TP_ERR_UNBOUND naming the symbols, TP_ERR_INVALID,
  * TP_ERR_NOMEM) and TP_ERR_OVERFLOW when a sum exceeds 64 bits. */
-tp_status tp_estimate_graph(const tp_graph *g, const tp_estimate_options *o, tp_estimate *out,
-                            tp_error *err);
+TP_API tp_status tp_estimate_graph(const tp_graph *g, const tp_estimate_options *o,
+                                   tp_estimate *out, tp_error *err);
 
 /* As tp_estimate_graph, and hand over the activation plan it made (boundary
  * buffers not allocated) in *activation_plan (NULL allowed: not kept; on error
  * *activation_plan is NULL). The caller destroys it with tp_plan_destroy. */
-tp_status tp_estimate_graph_plan(const tp_graph *g, const tp_estimate_options *o, tp_estimate *out,
-                                 tp_plan **activation_plan, tp_error *err);
+TP_API tp_status tp_estimate_graph_plan(const tp_graph *g, const tp_estimate_options *o,
+                                        tp_estimate *out, tp_plan **activation_plan, tp_error *err);
 
 /* How far over a budget an estimate is. */
 typedef struct tp_deficit {
@@ -92,10 +92,10 @@ typedef struct tp_deficit {
  *   "estimated peak 812.4 MiB exceeds budget 512.0 MiB by 300.4 MiB
  *    (activation 102.0, weights 700.1, inputs 10.3)"   (one line)
  * — every figure in MiB (2^20 bytes) with one decimal. */
-tp_status tp_estimate_fits_in(const tp_estimate *e, uint64_t budget_bytes, tp_deficit *d,
-                              tp_error *err);
+TP_API tp_status tp_estimate_fits_in(const tp_estimate *e, uint64_t budget_bytes, tp_deficit *d,
+                                     tp_error *err);
 /* Write the message above for a deficit into buf; returns buf. */
-const char *tp_deficit_format(const tp_deficit *d, char *buf, size_t cap);
+TP_API const char *tp_deficit_format(const tp_deficit *d, char *buf, size_t cap);
 
 /* ---- MoE expert offload ---- */
 
@@ -123,8 +123,8 @@ typedef struct tp_moe_plan {
  * resident. Errors: TP_ERR_INVALID (r outside [0, 1] or NaN; all > weight —
  * the experts cannot weigh more than all weights),
  * TP_ERR_OVERFLOW (the peak sum). */
-tp_status tp_estimate_moe_offload(const tp_estimate *e, const tp_moe_config *c, tp_moe_plan *out,
-                                  tp_error *err);
+TP_API tp_status tp_estimate_moe_offload(const tp_estimate *e, const tp_moe_config *c,
+                                         tp_moe_plan *out, tp_error *err);
 
 /* ---- max-fit search ---- */
 
@@ -135,7 +135,7 @@ typedef struct tp_fit_options {
     int64_t max_value;     /* largest value tried; default 2^40 */
 } tp_fit_options;
 
-void tp_fit_options_default(tp_fit_options *o);
+TP_API void tp_fit_options_default(tp_fit_options *o);
 
 typedef struct tp_fit_result {
     int64_t value;            /* largest fitting value; min_value - 1 when none fits */
@@ -160,8 +160,9 @@ typedef struct tp_fit_result {
  * symbols), TP_ERR_INVALID (min < 0, max < min), TP_ERR_OVER_BUDGET ("even
  * seq=1 does not fit: estimated peak ..."; *out is filled with value =
  * min - 1 and the peak at min as next_peak_bytes), and estimate errors. */
-tp_status tp_estimate_max_fit(tp_graph *g, const tp_fit_options *fo, const tp_estimate_options *eo,
-                              tp_fit_result *out, tp_error *err);
+TP_API tp_status tp_estimate_max_fit(tp_graph *g, const tp_fit_options *fo,
+                                     const tp_estimate_options *eo, tp_fit_result *out,
+                                     tp_error *err);
 
 #ifdef __cplusplus
 }

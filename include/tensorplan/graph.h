@@ -279,9 +279,9 @@ typedef struct tp_op {
     } attrs;
 } tp_op;
 
-const char *tp_op_kind_name(tp_op_kind k); /* "matmul", ...; never NULL */
+TP_API const char *tp_op_kind_name(tp_op_kind k); /* "matmul", ...; never NULL */
 /* A readable op name including the sub-function, e.g. "binary.add", "pool.max". Never NULL. */
-const char *tp_op_name(const tp_op *op);
+TP_API const char *tp_op_name(const tp_op *op);
 
 /* Node flags. */
 enum {
@@ -311,14 +311,14 @@ typedef struct tp_node {
 
 typedef struct tp_graph tp_graph;
 /* Create an empty graph. alloc may be NULL (libc). TP_ERR_NOMEM. */
-tp_status tp_graph_create(const tp_allocator *alloc, tp_graph **out, tp_error *err);
-void tp_graph_destroy(tp_graph *g);
-const tp_allocator *tp_graph_allocator(const tp_graph *g);
+TP_API tp_status tp_graph_create(const tp_allocator *alloc, tp_graph **out, tp_error *err);
+TP_API void tp_graph_destroy(tp_graph *g);
+TP_API const tp_allocator *tp_graph_allocator(const tp_graph *g);
 
 /* ---- symbols ---- */
 
 /* Get or create the named symbol; *out is a symbolic dim referring to it. */
-tp_status tp_graph_symbol(tp_graph *g, const char *name, tp_dim *out, tp_error *err);
+TP_API tp_status tp_graph_symbol(tp_graph *g, const char *name, tp_dim *out, tp_error *err);
 typedef enum tp_sym_op {
     TP_SYM_ADD,
     TP_SYM_SUB,
@@ -330,15 +330,15 @@ typedef enum tp_sym_op {
 } tp_sym_op;
 /* A dim equal to `a op b`. Folds to a static dim when both are static
  * (overflow and division by zero are errors); otherwise a derived symbol. */
-tp_status tp_graph_dim_expr(tp_graph *g, tp_sym_op op, tp_dim a, tp_dim b, tp_dim *out,
-                            tp_error *err);
+TP_API tp_status tp_graph_dim_expr(tp_graph *g, tp_sym_op op, tp_dim a, tp_dim b, tp_dim *out,
+                                   tp_error *err);
 /* Bind a named symbol to a value (>= 0). TP_ERR_NOT_FOUND when the graph has
  * no such symbol. Re-binding replaces the value. */
-tp_status tp_graph_bind(tp_graph *g, const char *name, int64_t value, tp_error *err);
+TP_API tp_status tp_graph_bind(tp_graph *g, const char *name, int64_t value, tp_error *err);
 /* Parse and apply "name=value" (value may be an integer). */
-tp_status tp_graph_bind_str(tp_graph *g, const char *assignment, tp_error *err);
+TP_API tp_status tp_graph_bind_str(tp_graph *g, const char *assignment, tp_error *err);
 /* Forget all bindings. */
-void tp_graph_unbind_all(tp_graph *g);
+TP_API void tp_graph_unbind_all(tp_graph *g);
 
 /* ---- default bindings ----
  *
@@ -354,33 +354,33 @@ void tp_graph_unbind_all(tp_graph *g);
  *     ONNX importer, for a dim with neither a value nor a name).
  * Other dims ("seq", "past", ...) stay unbound. Binding first and then calling
  * this keeps the caller's values (the CLI applies --dim first). */
-bool tp_dim_name_is_batch_like(const char *name); /* false for NULL */
-bool tp_dim_name_is_unnamed(const char *name);    /* false for NULL */
+TP_API bool tp_dim_name_is_batch_like(const char *name); /* false for NULL */
+TP_API bool tp_dim_name_is_unnamed(const char *name);    /* false for NULL */
 /* Bind the symbols chosen by the rule above to 1. The first `cap` of their
  * indices (for tp_graph_symbol_name) are written to bound (may be NULL when cap
  * is 0) in symbol order; *n_bound (may be NULL) receives how many were bound.
  * TP_ERR_INVALID (NULL g), TP_ERR_NOMEM; on error some may be bound already.
  * Needs exclusive access. */
-tp_status tp_graph_bind_defaults(tp_graph *g, uint32_t *bound, uint32_t cap, uint32_t *n_bound,
-                                 tp_error *err);
+TP_API tp_status tp_graph_bind_defaults(tp_graph *g, uint32_t *bound, uint32_t cap,
+                                        uint32_t *n_bound, tp_error *err);
 /* Number of named symbols and their names (derived expressions excluded). */
-uint32_t tp_graph_symbol_count(const tp_graph *g);
-const char *tp_graph_symbol_name(const tp_graph *g, uint32_t index);
+TP_API uint32_t tp_graph_symbol_count(const tp_graph *g);
+TP_API const char *tp_graph_symbol_name(const tp_graph *g, uint32_t index);
 /* A symbolic dim referring to the index-th named symbol (for tp_graph_dim_value);
  * {0, TP_NO_SYM} for a bad index. */
-tp_dim tp_graph_symbol_dim(const tp_graph *g, uint32_t index);
+TP_API tp_dim tp_graph_symbol_dim(const tp_graph *g, uint32_t index);
 /* True when d is a derived dim (an expression `a op b` built by
  * tp_graph_dim_expr or a shape rule): its operator and operands. */
-bool tp_graph_dim_def(const tp_graph *g, tp_dim d, tp_sym_op *op, tp_dim *a, tp_dim *b);
+TP_API bool tp_graph_dim_def(const tp_graph *g, tp_dim d, tp_sym_op *op, tp_dim *a, tp_dim *b);
 /* Value of a dim under the current bindings. TP_ERR_UNBOUND naming the
  * unbound symbol(s). Derived: TP_ERR_OVERFLOW / TP_ERR_INVALID (division by 0). */
-tp_status tp_graph_dim_value(const tp_graph *g, tp_dim d, int64_t *out, tp_error *err);
+TP_API tp_status tp_graph_dim_value(const tp_graph *g, tp_dim d, int64_t *out, tp_error *err);
 /* Write a dim as text ("768", "batch", "(past+seq)") into buf; returns buf. */
-const char *tp_graph_dim_str(const tp_graph *g, tp_dim d, char *buf, size_t cap);
+TP_API const char *tp_graph_dim_str(const tp_graph *g, tp_dim d, char *buf, size_t cap);
 /* Write a shape as text ("[batch,128,768]"). */
-const char *tp_graph_shape_str(const tp_graph *g, const tp_shape *s, char *buf, size_t cap);
+TP_API const char *tp_graph_shape_str(const tp_graph *g, const tp_shape *s, char *buf, size_t cap);
 /* True when both dims are provably equal (same static value or same symbol). */
-bool tp_graph_dim_equal(const tp_graph *g, tp_dim a, tp_dim b);
+TP_API bool tp_graph_dim_equal(const tp_graph *g, tp_dim a, tp_dim b);
 
 /* ---- building ----
  *
@@ -393,22 +393,23 @@ bool tp_graph_dim_equal(const tp_graph *g, tp_dim a, tp_dim b);
  * TP_ERR_NOMEM, with a message naming the node, its op and the shapes. The
  * shape rules of every op are listed in docs/graph.md. */
 
-tp_status tp_graph_add_input(tp_graph *g, const char *name, tp_dtype dtype, const tp_shape *shape,
-                             tp_node_id *out, tp_error *err);
-tp_status tp_graph_add_param(tp_graph *g, const char *name, tp_dtype dtype, const tp_shape *shape,
-                             tp_node_id *out, tp_error *err);
+TP_API tp_status tp_graph_add_input(tp_graph *g, const char *name, tp_dtype dtype,
+                                    const tp_shape *shape, tp_node_id *out, tp_error *err);
+TP_API tp_status tp_graph_add_param(tp_graph *g, const char *name, tp_dtype dtype,
+                                    const tp_shape *shape, tp_node_id *out, tp_error *err);
 /* A Param that is a tied alias of `target` (an earlier Param): counted once. */
-tp_status tp_graph_add_tied_param(tp_graph *g, const char *name, tp_node_id target, tp_node_id *out,
-                                  tp_error *err);
-tp_status tp_graph_add_constant(tp_graph *g, const char *name, tp_dtype dtype,
-                                const tp_shape *shape, tp_node_id *out, tp_error *err);
+TP_API tp_status tp_graph_add_tied_param(tp_graph *g, const char *name, tp_node_id target,
+                                         tp_node_id *out, tp_error *err);
+TP_API tp_status tp_graph_add_constant(tp_graph *g, const char *name, tp_dtype dtype,
+                                       const tp_shape *shape, tp_node_id *out, tp_error *err);
 
 /* Add an op node with its output shape and dtype inferred from the inputs and
  * attributes. Inputs must be earlier nodes; arity and dtypes are checked.
  * Ops that need an explicit shape (reshape, expand, custom, control flow, ...)
  * return TP_ERR_INVALID here: use tp_graph_add_op_shaped. name may be NULL. */
-tp_status tp_graph_add_op(tp_graph *g, const tp_op *op, const tp_node_id *inputs, uint32_t n_inputs,
-                          const char *name, tp_node_id *out, tp_error *err);
+TP_API tp_status tp_graph_add_op(tp_graph *g, const tp_op *op, const tp_node_id *inputs,
+                                 uint32_t n_inputs, const char *name, tp_node_id *out,
+                                 tp_error *err);
 /* The output shape and dtype that op's shape rule (the one tp_graph_add_op
  * applies) gives for inputs of these shapes and dtypes, without adding a node:
  * one geometry for importers, also for values they type without adding (a
@@ -416,55 +417,58 @@ tp_status tp_graph_add_op(tp_graph *g, const tp_op *op, const tp_node_id *inputs
  * graph cannot shape by itself (reshape, expand, custom, control flow, ...).
  * Errors (arity, incompatible shapes) as tp_graph_add_op's. May add derived
  * symbols: needs exclusive access. */
-tp_status tp_graph_infer_shape(tp_graph *g, const tp_op *op, const tp_shape *const *in_shapes,
-                               const tp_dtype *in_dtypes, uint32_t n_inputs, tp_shape *shape,
-                               tp_dtype *dtype, bool *has_rule, tp_error *err);
+TP_API tp_status tp_graph_infer_shape(tp_graph *g, const tp_op *op,
+                                      const tp_shape *const *in_shapes, const tp_dtype *in_dtypes,
+                                      uint32_t n_inputs, tp_shape *shape, tp_dtype *dtype,
+                                      bool *has_rule, tp_error *err);
 /* As tp_graph_add_op with an explicit output shape and dtype. Where the op has
  * a shape rule, the given shape must agree with it (TP_ERR_SHAPE otherwise);
  * for views the byte size must match the aliased bytes. */
-tp_status tp_graph_add_op_shaped(tp_graph *g, const tp_op *op, const tp_node_id *inputs,
-                                 uint32_t n_inputs, const tp_shape *shape, tp_dtype dtype,
-                                 const char *name, tp_node_id *out, tp_error *err);
+TP_API tp_status tp_graph_add_op_shaped(tp_graph *g, const tp_op *op, const tp_node_id *inputs,
+                                        uint32_t n_inputs, const tp_shape *shape, tp_dtype dtype,
+                                        const char *name, tp_node_id *out, tp_error *err);
 /* Mark a node as a graph output. */
-tp_status tp_graph_mark_output(tp_graph *g, tp_node_id id, tp_error *err);
+TP_API tp_status tp_graph_mark_output(tp_graph *g, tp_node_id id, tp_error *err);
 /* Set node flags (OR-ed in), e.g. TP_NODE_READS_INPUTS_LATE. */
-tp_status tp_graph_set_flags(tp_graph *g, tp_node_id id, uint32_t flags, tp_error *err);
+TP_API tp_status tp_graph_set_flags(tp_graph *g, tp_node_id id, uint32_t flags, tp_error *err);
 
 /* ---- reading ---- */
 
-uint32_t tp_graph_node_count(const tp_graph *g);
+TP_API uint32_t tp_graph_node_count(const tp_graph *g);
 /* NULL when id is out of range. */
-const tp_node *tp_graph_node(const tp_graph *g, tp_node_id id);
+TP_API const tp_node *tp_graph_node(const tp_graph *g, tp_node_id id);
 /* Find a node by name; TP_ERR_NOT_FOUND. O(1) average. */
-tp_status tp_graph_find(const tp_graph *g, const char *name, tp_node_id *out, tp_error *err);
+TP_API tp_status tp_graph_find(const tp_graph *g, const char *name, tp_node_id *out, tp_error *err);
 /* Graph outputs in the order they were marked. */
-uint32_t tp_graph_output_count(const tp_graph *g);
-tp_node_id tp_graph_output(const tp_graph *g, uint32_t index);
+TP_API uint32_t tp_graph_output_count(const tp_graph *g);
+TP_API tp_node_id tp_graph_output(const tp_graph *g, uint32_t index);
 
 /* Element count and byte size of a node's output under the current bindings.
  * TP_ERR_UNBOUND (naming the symbol and node), TP_ERR_OVERFLOW, TP_ERR_SHAPE
  * (quantized tensor not a whole number of blocks). */
-tp_status tp_graph_node_elements(const tp_graph *g, tp_node_id id, uint64_t *out, tp_error *err);
-tp_status tp_graph_node_bytes(const tp_graph *g, tp_node_id id, uint64_t *out, tp_error *err);
+TP_API tp_status tp_graph_node_elements(const tp_graph *g, tp_node_id id, uint64_t *out,
+                                        tp_error *err);
+TP_API tp_status tp_graph_node_bytes(const tp_graph *g, tp_node_id id, uint64_t *out,
+                                     tp_error *err);
 /* Same for a shape/dtype pair in the context of the graph's symbols. */
-tp_status tp_graph_shape_elements(const tp_graph *g, const tp_shape *s, uint64_t *out,
-                                  tp_error *err);
+TP_API tp_status tp_graph_shape_elements(const tp_graph *g, const tp_shape *s, uint64_t *out,
+                                         tp_error *err);
 /* Check the whole graph: inputs earlier, arities, dtypes, at least one output,
  * every symbol bound (TP_ERR_UNBOUND lists all unbound names). */
-tp_status tp_graph_validate(const tp_graph *g, bool require_bound, tp_error *err);
+TP_API tp_status tp_graph_validate(const tp_graph *g, bool require_bound, tp_error *err);
 
 /* Views: true when node id aliases its input 0's bytes
  * (reshape, squeeze, unsqueeze, flatten, same-dtype cast, axis-0 narrow);
  * *offset_bytes receives the byte offset into the input (needs bound dims for
  * narrow). Returns TP_OK with *is_view=false for non-views. */
-tp_status tp_graph_node_view(const tp_graph *g, tp_node_id id, bool *is_view,
-                             uint64_t *offset_bytes, tp_error *err);
+TP_API tp_status tp_graph_node_view(const tp_graph *g, tp_node_id id, bool *is_view,
+                                    uint64_t *offset_bytes, tp_error *err);
 /* Boundary ops: Input, Param, Constant. */
 static inline bool tp_op_is_boundary(tp_op_kind k) {
     return k == TP_OP_INPUT || k == TP_OP_PARAM || k == TP_OP_CONSTANT;
 }
 /* Elementwise ops eligible for in-place reuse (unary, binary, compare, where, cast, rope). */
-bool tp_op_is_elementwise(tp_op_kind k);
+TP_API bool tp_op_is_elementwise(tp_op_kind k);
 
 /* Upper bound of a data-dependent size: while the named symbol `sym` is not
  * bound, it takes the value of `upper` (a static size or a dim over other
@@ -473,12 +477,13 @@ bool tp_op_is_elementwise(tp_op_kind k);
  * runtime's size). tp_graph_bind still overrides it. `why` (copied) says how the
  * bound was derived. TP_ERR_INVALID when sym is not a named symbol or upper is
  * sym itself. Needs exclusive access. */
-tp_status tp_graph_symbol_set_upper(tp_graph *g, tp_dim sym, tp_dim upper, const char *why,
-                                    tp_error *err);
+TP_API tp_status tp_graph_symbol_set_upper(tp_graph *g, tp_dim sym, tp_dim upper, const char *why,
+                                           tp_error *err);
 /* True when named symbol `index` (tp_graph_symbol_name order) currently takes its
  * upper bound (not bound by the user, the bound's value known): *value and *why
  * receive it (either may be NULL). */
-bool tp_graph_symbol_upper(const tp_graph *g, uint32_t index, int64_t *value, const char **why);
+TP_API bool tp_graph_symbol_upper(const tp_graph *g, uint32_t index, int64_t *value,
+                                  const char **why);
 
 /* ---- notes: what an importer assumed ----
  * A note is one line of text saying what was assumed to size the graph (which
@@ -487,14 +492,14 @@ bool tp_graph_symbol_upper(const tp_graph *g, uint32_t index, int64_t *value, co
  * is copied into the graph (owned by it until tp_graph_destroy). A note equal
  * to an earlier one is not added twice. Needs exclusive access; reading is
  * thread-safe. tp_graph_note returns NULL for an index out of range. */
-tp_status tp_graph_add_note(tp_graph *g, const char *text, tp_error *err);
-uint32_t tp_graph_note_count(const tp_graph *g);
-const char *tp_graph_note(const tp_graph *g, uint32_t index);
+TP_API tp_status tp_graph_add_note(tp_graph *g, const char *text, tp_error *err);
+TP_API uint32_t tp_graph_note_count(const tp_graph *g);
+TP_API const char *tp_graph_note(const tp_graph *g, uint32_t index);
 
 /* Record where a Param's bytes live in its model file (importers; 0 = unknown).
  * TP_ERR_INVALID when id is not a Param. Needs exclusive access. */
-tp_status tp_graph_set_param_data(tp_graph *g, tp_node_id id, uint64_t data_offset,
-                                  uint64_t data_bytes, tp_error *err);
+TP_API tp_status tp_graph_set_param_data(tp_graph *g, tp_node_id id, uint64_t data_offset,
+                                         uint64_t data_bytes, tp_error *err);
 
 #ifdef __cplusplus
 }

@@ -110,7 +110,8 @@ typedef struct tp_llm_config {
  * tensor type this build does not size, more than TP_LLM_MAX_LAYERS layers),
  * TP_ERR_INVALID (missing keys: the message names every missing
  * "<arch>.…" key), TP_ERR_OVERFLOW, TP_ERR_NOMEM. Reentrant; uses stdio only. */
-tp_status tp_gguf_read_llm(const char *path, tp_registry *r, tp_llm_config *out, tp_error *err);
+TP_API tp_status tp_gguf_read_llm(const char *path, tp_registry *r, tp_llm_config *out,
+                                  tp_error *err);
 
 /* The same config from a Hugging Face checkpoint: `path` is its config.json or
  * the folder holding it. model_type maps to llama.cpp's architecture (llama,
@@ -149,12 +150,12 @@ typedef struct tp_llm_options {
     tp_llm_repack repack; /* default AUTO (this host) */
 } tp_llm_options;
 
-void tp_llm_options_default(tp_llm_options *o);
+TP_API void tp_llm_options_default(tp_llm_options *o);
 
 /* The repack rule of this host's CPU (AVX2/AVX-512 on x86; NONE elsewhere). */
-tp_llm_repack tp_llm_host_repack(void);
+TP_API tp_llm_repack tp_llm_host_repack(void);
 /* "none", "avx2", "avx512" ("auto" for AUTO). */
-const char *tp_llm_repack_name(tp_llm_repack r);
+TP_API const char *tp_llm_repack_name(tp_llm_repack r);
 
 typedef struct tp_llm_estimate {
     uint64_t n_ctx;        /* context cells after llama.cpp's rounding (n_ctx_seq × streams) */
@@ -194,16 +195,16 @@ typedef struct tp_llm_estimate {
  * Errors: TP_ERR_INVALID (zero layers/heads/embedding/head dim, bad dtype),
  * TP_ERR_OVERFLOW, TP_ERR_SHAPE (a block-typed cache row not a whole number
  * of blocks, as llama.cpp refuses it). */
-tp_status tp_llm_estimate_memory(const tp_llm_config *c, const tp_llm_options *o,
-                                 tp_llm_estimate *out, tp_error *err);
+TP_API tp_status tp_llm_estimate_memory(const tp_llm_config *c, const tp_llm_options *o,
+                                        tp_llm_estimate *out, tp_error *err);
 
 /* Max-fit search over an LLM option: fo->symbol is "ctx", "seqs" or "ubatch"
  * (TP_ERR_NOT_FOUND otherwise); the other options come from o (NULL:
  * defaults). The estimate in *out maps activation = KV cache + output +
  * compute, weight = model buffers, input = 0. A min_value of 0 is raised to
  * 1. Same statuses and monotonicity assumption as tp_estimate_max_fit. */
-tp_status tp_llm_max_fit(const tp_llm_config *c, const tp_llm_options *o, const tp_fit_options *fo,
-                         tp_fit_result *out, tp_error *err);
+TP_API tp_status tp_llm_max_fit(const tp_llm_config *c, const tp_llm_options *o,
+                                const tp_fit_options *fo, tp_fit_result *out, tp_error *err);
 
 #ifdef __cplusplus
 }

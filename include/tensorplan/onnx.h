@@ -20,7 +20,7 @@
  *     tp_onnx_model_info(m, &info, &err);
  *     printf("opset %lld, %u nodes, %llu params\n", (long long)info.opset,
  *            info.n_nodes, (unsigned long long)info.n_params);
- *     tp_onnx_model_close(m);
+ *     tp_onnx_model_destroy(m);
  *
  * Zero copy: the file is memory-mapped read-only; initializers keep (offset,
  * length) into the mapping and weight bytes are never read or copied. Names,
@@ -106,35 +106,36 @@ typedef struct tp_onnx_options {
 
 /* Defaults: everything false except check_value_info; max_depth 0 (= 64),
  * max_nodes 0 (= 10,000,000). */
-void tp_onnx_options_init(tp_onnx_options *opt);
+TP_API void tp_onnx_options_init(tp_onnx_options *opt);
 
 /* Load an ONNX file and convert it to a new graph (*out, owned by the caller,
  * tp_graph_destroy). opt may be NULL (defaults); alloc may be NULL (libc).
  * The mapping is released before returning: the graph keeps only offsets. */
-tp_status tp_onnx_load(const char *path, const tp_onnx_options *opt, const tp_allocator *alloc,
-                       tp_graph **out, tp_error *err);
-/* As tp_onnx_load from bytes in memory (borrowed for the duration of the call). */
-tp_status tp_onnx_load_memory(const void *data, size_t size, const tp_onnx_options *opt,
+TP_API tp_status tp_onnx_load(const char *path, const tp_onnx_options *opt,
                               const tp_allocator *alloc, tp_graph **out, tp_error *err);
+/* As tp_onnx_load from bytes in memory (borrowed for the duration of the call). */
+TP_API tp_status tp_onnx_load_memory(const void *data, size_t size, const tp_onnx_options *opt,
+                                     const tp_allocator *alloc, tp_graph **out, tp_error *err);
 
 /* ---- the decoded model (no shape inference) ---- */
 
 typedef struct tp_onnx_model tp_onnx_model;
 
 /* Open (mmap + decode) a model file. *out owned by the caller
- * (tp_onnx_model_close). The mapping lives as long as the model. */
-tp_status tp_onnx_model_open(const char *path, const tp_onnx_options *opt,
-                             const tp_allocator *alloc, tp_onnx_model **out, tp_error *err);
+ * (tp_onnx_model_destroy). The mapping lives as long as the model. */
+TP_API tp_status tp_onnx_model_open(const char *path, const tp_onnx_options *opt,
+                                    const tp_allocator *alloc, tp_onnx_model **out, tp_error *err);
 /* Decode a model from memory. The bytes are borrowed: they must outlive the
  * model (nothing is copied). */
-tp_status tp_onnx_model_open_memory(const void *data, size_t size, const tp_onnx_options *opt,
-                                    const tp_allocator *alloc, tp_onnx_model **out, tp_error *err);
+TP_API tp_status tp_onnx_model_open_memory(const void *data, size_t size,
+                                           const tp_onnx_options *opt, const tp_allocator *alloc,
+                                           tp_onnx_model **out, tp_error *err);
 /* Release the model and its mapping. NULL is a no-op. */
-void tp_onnx_model_close(tp_onnx_model *m);
+TP_API void tp_onnx_model_destroy(tp_onnx_model *m);
 /* Convert a decoded model to a new graph (shape inference, value propagation).
  * opt may be NULL; alloc NULL = libc. */
-tp_status tp_onnx_model_to_graph(const tp_onnx_model *m, const tp_onnx_options *opt,
-                                 const tp_allocator *alloc, tp_graph **out, tp_error *err);
+TP_API tp_status tp_onnx_model_to_graph(const tp_onnx_model *m, const tp_onnx_options *opt,
+                                        const tp_allocator *alloc, tp_graph **out, tp_error *err);
 
 /* A dimension of a value_info: static (value >= 0, param NULL), symbolic
  * (param = the dim_param name, value -1) or unknown (value -1, param NULL). */
@@ -170,7 +171,7 @@ typedef struct tp_onnx_op_count {
 } tp_onnx_op_count;
 
 /* Summary for `tensorplan inspect`; pointers are owned by the model and valid
- * until tp_onnx_model_close. */
+ * until tp_onnx_model_destroy. */
 typedef struct tp_onnx_info {
     int64_t ir_version;
     const char *producer_name;
@@ -203,13 +204,13 @@ typedef struct tp_onnx_info {
 /* Fill *out. Computed on first call and cached in the model (not thread-safe
  * on that first call; later calls are read-only). TP_ERR_NOMEM,
  * TP_ERR_OVERFLOW. */
-tp_status tp_onnx_model_info(tp_onnx_model *m, tp_onnx_info *out, tp_error *err);
+TP_API tp_status tp_onnx_model_info(tp_onnx_model *m, tp_onnx_info *out, tp_error *err);
 
 /* ONNX TensorProto.DataType name ("FLOAT", "INT64", ...); "?" if unknown. */
-const char *tp_onnx_elem_type_name(int32_t elem_type);
+TP_API const char *tp_onnx_elem_type_name(int32_t elem_type);
 /* Map an ONNX element type to a tp_dtype. TP_ERR_UNSUPPORTED for types without
  * one (STRING, 4-bit types, UNDEFINED). */
-tp_status tp_onnx_elem_type_to_dtype(int32_t elem_type, tp_dtype *out, tp_error *err);
+TP_API tp_status tp_onnx_elem_type_to_dtype(int32_t elem_type, tp_dtype *out, tp_error *err);
 
 #ifdef __cplusplus
 }

@@ -5,8 +5,9 @@
  *     tp_plan_options po; tp_plan_options_default(&po);
  *     tp_plan *p;
  *     if (tp_plan_graph(g, &po, &p, &err) != TP_OK) fprintf(stderr, "%s\n", err.msg);
- *     printf("arena %llu / LB %llu\n", tp_plan_arena_bytes(p), tp_plan_lower_bound_bytes(p));
- *     char *txt; size_t len; tp_plan_report_text(p, g, NULL, &txt, &len, &err); ... free(txt)
+ *     printf("arena %llu / LB %llu\n", (unsigned long long)tp_plan_arena_bytes(p),
+ *            (unsigned long long)tp_plan_lower_bound_bytes(p));
+ *     char *txt; size_t len; tp_plan_report_text(p, g, &txt, &len, &err); ... tp_free_string(txt);
  *     tp_plan_destroy(p);
  *
  * Ownership: a plan owns its slots; it keeps no pointer to the graph.
@@ -42,7 +43,7 @@ typedef struct tp_plan_options {
 } tp_plan_options;
 
 /* Inference defaults; reads TENSORPLAN_ARENA_NO_REUSE=1 (-> TP_ALGO_NO_REUSE). */
-void tp_plan_options_default(tp_plan_options *o);
+TP_API void tp_plan_options_default(tp_plan_options *o);
 
 /* ---- liveness ---- */
 
@@ -61,13 +62,13 @@ typedef struct tp_live {
 typedef struct tp_liveness tp_liveness;
 /* Compute liveness for every node. Requires bound symbols (TP_ERR_UNBOUND names
  * them). alloc may be NULL. */
-tp_status tp_liveness_compute(const tp_graph *g, const tp_plan_options *opt,
-                              const tp_allocator *alloc, tp_liveness **out, tp_error *err);
-void tp_liveness_destroy(tp_liveness *l);
-uint32_t tp_liveness_count(const tp_liveness *l);
-const tp_live *tp_liveness_get(const tp_liveness *l, tp_node_id id);
+TP_API tp_status tp_liveness_compute(const tp_graph *g, const tp_plan_options *opt,
+                                     const tp_allocator *alloc, tp_liveness **out, tp_error *err);
+TP_API void tp_liveness_destroy(tp_liveness *l);
+TP_API uint32_t tp_liveness_count(const tp_liveness *l);
+TP_API const tp_live *tp_liveness_get(const tp_liveness *l, tp_node_id id);
 /* Bytes saved by in-place reuse. */
-uint64_t tp_liveness_inplace_saved_bytes(const tp_liveness *l);
+TP_API uint64_t tp_liveness_inplace_saved_bytes(const tp_liveness *l);
 
 /* ---- plans ---- */
 
@@ -87,28 +88,28 @@ typedef struct tp_plan tp_plan;
 /* Plan every buffer of a bound graph. TP_ERR_UNBOUND, TP_ERR_INVALID
  * (alignment, missing output), TP_ERR_OVERFLOW, TP_ERR_NOMEM. Uses the graph's
  * allocator. */
-tp_status tp_plan_graph(const tp_graph *g, const tp_plan_options *opt, tp_plan **out,
-                        tp_error *err);
-void tp_plan_destroy(tp_plan *p);
+TP_API tp_status tp_plan_graph(const tp_graph *g, const tp_plan_options *opt, tp_plan **out,
+                               tp_error *err);
+TP_API void tp_plan_destroy(tp_plan *p);
 
-uint64_t tp_plan_arena_bytes(const tp_plan *p);
-uint64_t tp_plan_lower_bound_bytes(const tp_plan *p);
+TP_API uint64_t tp_plan_arena_bytes(const tp_plan *p);
+TP_API uint64_t tp_plan_lower_bound_bytes(const tp_plan *p);
 /* Sum of buffer sizes, views excluded (a view owns no bytes); a statistic, so it
  * saturates at UINT64_MAX instead of failing the plan. */
-uint64_t tp_plan_unshared_bytes(const tp_plan *p);
+TP_API uint64_t tp_plan_unshared_bytes(const tp_plan *p);
 /* unshared - arena, saturating at 0. */
-uint64_t tp_plan_saved_bytes(const tp_plan *p);
-uint64_t tp_plan_inplace_saved_bytes(const tp_plan *p);
-const tp_alloc_result *tp_plan_alloc_result(const tp_plan *p);
+TP_API uint64_t tp_plan_saved_bytes(const tp_plan *p);
+TP_API uint64_t tp_plan_inplace_saved_bytes(const tp_plan *p);
+TP_API const tp_alloc_result *tp_plan_alloc_result(const tp_plan *p);
 /* Node count of the graph the plan was made for. */
-uint32_t tp_plan_node_count(const tp_plan *p);
+TP_API uint32_t tp_plan_node_count(const tp_plan *p);
 /* Slots sorted by offset (ties by node id). */
-uint32_t tp_plan_slot_count(const tp_plan *p);
-const tp_slot *tp_plan_slot(const tp_plan *p, uint32_t index);
+TP_API uint32_t tp_plan_slot_count(const tp_plan *p);
+TP_API const tp_slot *tp_plan_slot(const tp_plan *p, uint32_t index);
 /* Slot of a node; NULL when the node has none (not allocated by policy). */
-const tp_slot *tp_plan_slot_of(const tp_plan *p, tp_node_id node);
+TP_API const tp_slot *tp_plan_slot_of(const tp_plan *p, tp_node_id node);
 /* Re-check the plan with the independent verifier (tp_alloc_verify). */
-tp_status tp_plan_verify(const tp_plan *p, tp_error *err);
+TP_API tp_status tp_plan_verify(const tp_plan *p, tp_error *err);
 
 /* Text report, one row per slot sorted by offset (ties by node id); node is the
  * node's name, or "%<id>" when unnamed:
@@ -116,9 +117,9 @@ tp_status tp_plan_verify(const tp_plan *p, tp_error *err);
  *   # offset<TAB>size<TAB>node
  *   rows...
  * *out is NUL-terminated, allocated with malloc; free it with tp_free_string(). */
-tp_status tp_plan_report_text(const tp_plan *p, const tp_graph *g, char **out, size_t *len,
-                              tp_error *err);
-void tp_free_string(char *s);
+TP_API tp_status tp_plan_report_text(const tp_plan *p, const tp_graph *g, char **out, size_t *len,
+                                     tp_error *err);
+TP_API void tp_free_string(char *s);
 
 /* ---- backward plans sharing the forward weight layout ---- */
 
@@ -128,9 +129,9 @@ void tp_free_string(char *s);
  * weight, which the forward layout still holds).
  * The forward plan must have been made with allocate_params = true.
  * opt->allocate_params is ignored (weights come from the forward layout). */
-tp_status tp_plan_backward(const tp_plan *forward, const tp_graph *forward_graph,
-                           const tp_graph *backward, const tp_plan_options *opt, tp_plan **out,
-                           tp_error *err);
+TP_API tp_status tp_plan_backward(const tp_plan *forward, const tp_graph *forward_graph,
+                                  const tp_graph *backward, const tp_plan_options *opt,
+                                  tp_plan **out, tp_error *err);
 
 #ifdef __cplusplus
 }

@@ -43,7 +43,7 @@ typedef enum tp_weight_kind {
     TP_WEIGHT_KIND_COUNT
 } tp_weight_kind;
 
-const char *tp_weight_kind_name(tp_weight_kind k); /* "base", "lora_adapter", "tied_alias" */
+TP_API const char *tp_weight_kind_name(tp_weight_kind k); /* "base", "lora_adapter", "tied_alias" */
 
 /* What a caller registers. bytes == 0 means "compute from dims and dtype"
  * (quantized types in whole blocks); a non-zero bytes is taken as given (the
@@ -73,10 +73,10 @@ typedef struct tp_weight_entry {
 typedef struct tp_registry tp_registry;
 
 /* alloc may be NULL (libc). TP_ERR_NOMEM, TP_ERR_INVALID. */
-tp_status tp_registry_create(const tp_allocator *alloc, tp_registry **out, tp_error *err);
-void tp_registry_destroy(tp_registry *r);
+TP_API tp_status tp_registry_create(const tp_allocator *alloc, tp_registry **out, tp_error *err);
+TP_API void tp_registry_destroy(tp_registry *r);
 /* The allocator given at creation (NULL for libc). */
-const tp_allocator *tp_registry_allocator(const tp_registry *r);
+TP_API const tp_allocator *tp_registry_allocator(const tp_registry *r);
 
 /* Register a weight. When the name is already registered the first entry is
  * kept and *inserted (nullable) is false. Errors: TP_ERR_INVALID (NULL or empty
@@ -84,35 +84,38 @@ const tp_allocator *tp_registry_allocator(const tp_registry *r);
  * without `related`, alias of itself), TP_ERR_OVERFLOW (bytes or the running
  * total beyond 64 bits), TP_ERR_SHAPE (quantized, not whole blocks),
  * TP_ERR_NOMEM. On error the registry is unchanged. */
-tp_status tp_registry_add(tp_registry *r, const tp_weight_desc *d, bool *inserted, tp_error *err);
+TP_API tp_status tp_registry_add(tp_registry *r, const tp_weight_desc *d, bool *inserted,
+                                 tp_error *err);
 
 /* Register every Param of a graph (bound dims needed for symbolic shapes):
  * a Param with attrs.param.tied_to >= 0 becomes a tied alias of that node's
  * name; the rest are base weights. Constants are not weights here. On an
  * error the Params registered before the failing one stay registered. */
-tp_status tp_registry_add_graph_params(tp_registry *r, const tp_graph *g, tp_error *err);
+TP_API tp_status tp_registry_add_graph_params(tp_registry *r, const tp_graph *g, tp_error *err);
 
 /* The entry of that exact name, or NULL. */
-const tp_weight_entry *tp_registry_find(const tp_registry *r, const char *name);
+TP_API const tp_weight_entry *tp_registry_find(const tp_registry *r, const char *name);
 /* The storage owner of a name: the entry itself, or for an alias its target
  * (one step — the target is returned even if it is itself an alias).
  * TP_ERR_NOT_FOUND naming the missing name or the missing target. */
-tp_status tp_registry_resolve(const tp_registry *r, const char *name, const tp_weight_entry **out,
-                              tp_error *err);
+TP_API tp_status tp_registry_resolve(const tp_registry *r, const char *name,
+                                     const tp_weight_entry **out, tp_error *err);
 
 /* Sum of bytes of every entry that is not a tied alias (LoRA included). */
-uint64_t tp_registry_total_bytes(const tp_registry *r);
+TP_API uint64_t tp_registry_total_bytes(const tp_registry *r);
 /* Sum of bytes of the entries of one kind (aliases: their own nominal bytes). */
-uint64_t tp_registry_kind_bytes(const tp_registry *r, tp_weight_kind kind);
+TP_API uint64_t tp_registry_kind_bytes(const tp_registry *r, tp_weight_kind kind);
 /* Entries in registration order. */
-uint32_t tp_registry_count(const tp_registry *r);
-const tp_weight_entry *tp_registry_entry(const tp_registry *r, uint32_t index);
+TP_API uint32_t tp_registry_count(const tp_registry *r);
+TP_API const tp_weight_entry *tp_registry_entry(const tp_registry *r, uint32_t index);
 
 /* Reference counts on the resolved storage owner. pin: *count_out (nullable)
  * receives the new count; TP_ERR_NOT_FOUND. release: TP_ERR_UNDERFLOW when the
  * count is already 0 (nothing changes), TP_ERR_NOT_FOUND. */
-tp_status tp_registry_pin(tp_registry *r, const char *name, uint64_t *count_out, tp_error *err);
-tp_status tp_registry_release(tp_registry *r, const char *name, uint64_t *count_out, tp_error *err);
+TP_API tp_status tp_registry_pin(tp_registry *r, const char *name, uint64_t *count_out,
+                                 tp_error *err);
+TP_API tp_status tp_registry_release(tp_registry *r, const char *name, uint64_t *count_out,
+                                     tp_error *err);
 
 #ifdef __cplusplus
 }

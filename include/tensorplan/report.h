@@ -29,34 +29,35 @@ typedef struct tp_svg_options {
     const char *title;  /* optional heading drawn at the top (NULL = none) */
 } tp_svg_options;
 
-void tp_svg_options_default(tp_svg_options *o);
+TP_API void tp_svg_options_default(tp_svg_options *o);
 
 /* Live bytes at each step 0..last (last = node count): *out_steps entries
  * written into a caller array `live` of at least tp_graph_node_count(g)+1
  * entries; *peak_step receives the first step at the maximum. Counts every
  * non-view, non-in-place slot (boundary buffers included when the plan
  * allocated them; tail guards excluded). */
-tp_status tp_plan_live_bytes(const tp_plan *p, const tp_graph *g, uint64_t *live, size_t live_cap,
-                             size_t *out_steps, size_t *peak_step, tp_error *err);
+TP_API tp_status tp_plan_live_bytes(const tp_plan *p, const tp_graph *g, uint64_t *live,
+                                    size_t live_cap, size_t *out_steps, size_t *peak_step,
+                                    tp_error *err);
 
 /* The last step of every buffer: ends[node] = the latest death among the
  * slots whose root is `node` (views and in-place users extend their root's
  * buffer), or -1 when node owns no buffer. ends needs tp_graph_node_count(g)
  * entries. TP_ERR_INVALID (NULLs, short array, a slot outside the graph). */
-tp_status tp_plan_buffer_ends(const tp_plan *p, const tp_graph *g, int64_t *ends, size_t cap,
-                              tp_error *err);
+TP_API tp_status tp_plan_buffer_ends(const tp_plan *p, const tp_graph *g, int64_t *ends, size_t cap,
+                                     tp_error *err);
 
 /* Colour family of an op kind for pictures ("matmul", "conv", "norm",
  * "elementwise", "attention", "shape", "boundary-param", "boundary-input",
  * "reduce", "other"); never NULL. */
-const char *tp_op_family(tp_op_kind k);
+TP_API const char *tp_op_family(tp_op_kind k);
 /* CSS colour "#rrggbb" of a family name; never NULL. */
-const char *tp_op_family_color(const char *family);
+TP_API const char *tp_op_family_color(const char *family);
 
 /* Render the memory map as a standalone SVG document. TP_ERR_INVALID for a
  * NULL plan/graph or a graph that does not match the plan; TP_ERR_NOMEM. */
-tp_status tp_plan_svg(const tp_plan *p, const tp_graph *g, const tp_svg_options *opt, char **out,
-                      size_t *len, tp_error *err);
+TP_API tp_status tp_plan_svg(const tp_plan *p, const tp_graph *g, const tp_svg_options *opt,
+                             char **out, size_t *len, tp_error *err);
 
 /* One self-contained HTML page: <title> and <h1> from title (escaped; NULL =
  * "tensorplan report"), then the SVG (trusted: tp_plan_svg's output; NULL =
@@ -64,8 +65,8 @@ tp_status tp_plan_svg(const tp_plan *p, const tp_graph *g, const tp_svg_options 
  * caller has escaped; NULL = none), and a script that shows a buffer's
  * data-* details when the pointer enters its rectangle in #memory-map.
  * TP_ERR_INVALID (out NULL), TP_ERR_NOMEM. len may be NULL. */
-tp_status tp_report_html_page(const char *title, const char *svg, const char *tables_html,
-                              char **out, size_t *len, tp_error *err);
+TP_API tp_status tp_report_html_page(const char *title, const char *svg, const char *tables_html,
+                                     char **out, size_t *len, tp_error *err);
 
 #ifdef __cplusplus
 }

@@ -46,10 +46,10 @@ typedef enum tp_runtime_kind {
 } tp_runtime_kind;
 
 /* "plan", "onnxruntime", "llama.cpp"; never NULL ("unknown" out of range). */
-const char *tp_runtime_name(tp_runtime_kind k);
+TP_API const char *tp_runtime_name(tp_runtime_kind k);
 /* Parse one of the names above (also "ort", "llama"); TP_ERR_INVALID otherwise,
  * with the accepted names in the message. */
-tp_status tp_runtime_parse(const char *name, tp_runtime_kind *out, tp_error *err);
+TP_API tp_status tp_runtime_parse(const char *name, tp_runtime_kind *out, tp_error *err);
 
 typedef enum tp_ort_arena_extend {
     TP_ORT_ARENA_NEXT_POWER_OF_TWO = 0, /* onnxruntime's default */
@@ -70,7 +70,7 @@ typedef struct tp_runtime_options {
     tp_ort_options ort;
 } tp_runtime_options;
 
-void tp_runtime_options_default(tp_runtime_options *o);
+TP_API void tp_runtime_options_default(tp_runtime_options *o);
 
 /* A runtime's figure and its terms. For TP_RUNTIME_PLAN every term but the
  * plan's is 0 and peak_bytes == plan_peak_bytes. */
@@ -100,9 +100,9 @@ typedef struct tp_runtime_estimate {
  * tp_estimate_graph with the same graph). o NULL: defaults (the plan profile).
  * Errors: TP_ERR_INVALID (NULL, bad options), TP_ERR_UNSUPPORTED (llama.cpp
  * for a graph: use the GGUF LLM estimate), TP_ERR_OVERFLOW. */
-tp_status tp_runtime_estimate_graph(const tp_graph *g, const tp_estimate *e,
-                                    const tp_runtime_options *o, tp_runtime_estimate *out,
-                                    tp_error *err);
+TP_API tp_status tp_runtime_estimate_graph(const tp_graph *g, const tp_estimate *e,
+                                           const tp_runtime_options *o, tp_runtime_estimate *out,
+                                           tp_error *err);
 
 /* ---- the memory figures of a report ---- */
 
@@ -119,10 +119,10 @@ typedef struct tp_memory_summary {
 /* Compute the summary of a bound graph with plan options po (NULL: defaults; their
  * allocate_* flags are ignored). Errors: those of tp_estimate_graph_plan,
  * tp_runtime_estimate_graph and tp_plan_graph; on error *out holds nothing to release.
- * Reads g only. Release with tp_memory_summary_release (NULL-safe). */
-tp_status tp_memory_summary_compute(const tp_graph *g, const tp_plan_options *po,
-                                    tp_memory_summary *out, tp_error *err);
-void tp_memory_summary_release(tp_memory_summary *s);
+ * Reads g only. Release with tp_memory_summary_destroy (NULL-safe). */
+TP_API tp_status tp_memory_summary_compute(const tp_graph *g, const tp_plan_options *po,
+                                           tp_memory_summary *out, tp_error *err);
+TP_API void tp_memory_summary_destroy(tp_memory_summary *s);
 
 #ifdef __cplusplus
 }

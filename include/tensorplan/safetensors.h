@@ -44,8 +44,8 @@ typedef struct tp_safetensors_info {
     uint64_t dtype_bytes[TP_DTYPE_COUNT]; /* tensor bytes per dtype */
 } tp_safetensors_info;
 
-tp_status tp_safetensors_read(const char *path, tp_registry *reg, tp_safetensors_info *out,
-                              tp_error *err);
+TP_API tp_status tp_safetensors_read(const char *path, tp_registry *reg, tp_safetensors_info *out,
+                                     tp_error *err);
 
 #ifdef __cplusplus
 }

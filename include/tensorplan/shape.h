@@ -48,11 +48,11 @@ static inline bool tp_dim_is_static(tp_dim d) {
 }
 /* Build a shape from rank static sizes (rank clamped to 0..TP_MAX_RANK; sizes may be
  * NULL for all zeros; unused dims are zero). */
-tp_shape tp_shape_of(int32_t rank, const int64_t *sizes);
+TP_API tp_shape tp_shape_of(int32_t rank, const int64_t *sizes);
 /* Build a shape from rank dims (same clamping; dims may be NULL). */
-tp_shape tp_shape_make(int32_t rank, const tp_dim *dims);
+TP_API tp_shape tp_shape_make(int32_t rank, const tp_dim *dims);
 /* True when every dim is static (false for NULL). */
-bool tp_shape_is_static(const tp_shape *s);
+TP_API bool tp_shape_is_static(const tp_shape *s);
 
 #ifdef __cplusplus
 }

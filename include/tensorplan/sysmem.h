@@ -52,44 +52,44 @@ typedef struct tp_host_memory {
  * kernels without MemAvailable: MemFree + Buffers + Cached. TP_ERR_IO (cannot
  * open), TP_ERR_PARSE (MemTotal missing, malformed number, overflow; the
  * message names the file and line). */
-tp_status tp_sysmem_parse_meminfo(const char *path, uint64_t *total_bytes,
-                                  uint64_t *available_bytes, tp_error *err);
+TP_API tp_status tp_sysmem_parse_meminfo(const char *path, uint64_t *total_bytes,
+                                         uint64_t *available_bytes, tp_error *err);
 
 /* Read one cgroup directory: v2 when it has memory.max (value or the literal
  * "max") + memory.current; else v1 when it has memory.limit_in_bytes +
  * memory.usage_in_bytes; else version 0 (TP_OK: no controller there).
  * TP_ERR_PARSE on garbage or truncated contents (naming the file). */
-tp_status tp_sysmem_read_cgroup(const char *dir, tp_cgroup_memory *out, tp_error *err);
+TP_API tp_status tp_sysmem_read_cgroup(const char *dir, tp_cgroup_memory *out, tp_error *err);
 
 /* Find this process's memory cgroup directory from a /proc/self/cgroup-format
  * file and a /proc/self/mountinfo-format file: the cgroup2 ("0::/path") entry
  * when its mount has memory.max, else the v1 "memory" controller. Writes the
  * directory to buf ("" and TP_OK when none is found). TP_ERR_IO/TP_ERR_PARSE
  * on unreadable/garbled files, TP_ERR_INVALID when buf is too small. */
-tp_status tp_sysmem_find_cgroup(const char *proc_cgroup_path, const char *mountinfo_path, char *buf,
-                                size_t cap, tp_error *err);
+TP_API tp_status tp_sysmem_find_cgroup(const char *proc_cgroup_path, const char *mountinfo_path,
+                                       char *buf, size_t cap, tp_error *err);
 
 /* Combine a meminfo file and a cgroup directory (dir may be NULL or "": no
  * cgroup): total = min(MemTotal, limit), available = min(MemAvailable,
  * sat(limit - usage)). */
-tp_status tp_sysmem_host_from(const char *meminfo_path, const char *cgroup_dir, tp_host_memory *out,
-                              tp_error *err);
+TP_API tp_status tp_sysmem_host_from(const char *meminfo_path, const char *cgroup_dir,
+                                     tp_host_memory *out, tp_error *err);
 
 /* This machine. Linux: /proc/meminfo and the process's cgroup, walking up the
  * cgroup hierarchy to the mount point and keeping the tightest level. macOS:
  * hw.memsize and host VM statistics (free + inactive + purgeable pages).
  * TP_ERR_UNSUPPORTED elsewhere. */
-tp_status tp_sysmem_host(tp_host_memory *out, tp_error *err);
+TP_API tp_status tp_sysmem_host(tp_host_memory *out, tp_error *err);
 
 /* Resident set size of this process: /proc/self/statm (resident pages × page
  * size), falling back to VmRSS of /proc/self/status; macOS task_info. */
-tp_status tp_sysmem_process_rss(uint64_t *out_bytes, tp_error *err);
+TP_API tp_status tp_sysmem_process_rss(uint64_t *out_bytes, tp_error *err);
 /* Parse a statm-format file (second field = resident pages). */
-tp_status tp_sysmem_parse_statm(const char *path, uint64_t page_bytes, uint64_t *out_bytes,
-                                tp_error *err);
+TP_API tp_status tp_sysmem_parse_statm(const char *path, uint64_t page_bytes, uint64_t *out_bytes,
+                                       tp_error *err);
 /* Parse a /proc/<pid>/status-format file's VmRSS line (kB). TP_ERR_NOT_FOUND
  * when the line is absent (kernel threads). */
-tp_status tp_sysmem_parse_status_rss(const char *path, uint64_t *out_bytes, tp_error *err);
+TP_API tp_status tp_sysmem_parse_status_rss(const char *path, uint64_t *out_bytes, tp_error *err);
 
 /* Where a soft budget came from. */
 typedef enum tp_budget_source {
@@ -100,15 +100,15 @@ typedef enum tp_budget_source {
 } tp_budget_source;
 
 /* The default memory budget: floor(0.80 × available_bytes). source may be NULL. */
-tp_status tp_sysmem_soft_budget(uint64_t available_bytes, uint64_t *out_bytes,
-                                tp_budget_source *source, tp_error *err);
+TP_API tp_status tp_sysmem_soft_budget(uint64_t available_bytes, uint64_t *out_bytes,
+                                       tp_budget_source *source, tp_error *err);
 /* The memory budget from optional strings (NULL = unset): budget_bytes (a
  * plain integer) if set, else floor(fraction × available_bytes) with fraction
  * (0 < f <= 1) if set, else 0.80. TP_ERR_INVALID names the environment
  * variable the CLI reads it from (tensorplan/env.h) when a string is garbage. */
-tp_status tp_sysmem_soft_budget_from(uint64_t available_bytes, const char *fraction,
-                                     const char *budget_bytes, uint64_t *out_bytes,
-                                     tp_budget_source *source, tp_error *err);
+TP_API tp_status tp_sysmem_soft_budget_from(uint64_t available_bytes, const char *fraction,
+                                            const char *budget_bytes, uint64_t *out_bytes,
+                                            tp_budget_source *source, tp_error *err);
 
 typedef struct tp_gpu_memory {
     bool present;         /* a driver answered for the device */
@@ -125,7 +125,7 @@ typedef struct tp_gpu_memory {
  * cuDeviceGet, cuDeviceGetName, cuDevicePrimaryCtxRetain + cuCtxPushCurrent_v2, cuMemGetInfo_v2,
  * then pop and release. No driver, no device, or a driver error all return TP_OK with present =
  * false and the reason; TP_ERR_INVALID only for a NULL out or a negative device. */
-tp_status tp_sysmem_gpu(const char *library, int device, tp_gpu_memory *out, tp_error *err);
+TP_API tp_status tp_sysmem_gpu(const char *library, int device, tp_gpu_memory *out, tp_error *err);
 
 #ifdef __cplusplus
 }

@@ -238,7 +238,7 @@ int tp_py_predict(const tp_graph *g, PyObject *devices, const char *dtype, int q
     for (int i = 0; list && i < n; i++)
         if (tp_py_append(list, candidate_dict(&c[i])) != 0) Py_CLEAR(list);
     for (int i = 0; i < n; i++)
-        tp_graph_cost_release(&c[i].gc);
+        tp_graph_cost_destroy(&c[i].gc);
     free(c);
     tp_catalog_destroy(r.catalog);
     if (model_error != TP_OK) return tp_py_raise(&err, model_error), -1;

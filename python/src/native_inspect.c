@@ -106,13 +106,13 @@ PyObject *tp_py_inspect(PyObject *self, PyObject *args) {
     if (st == TP_OK) cs = tp_onnx_model_to_graph(om, NULL, NULL, &m.g, &conv);
     Py_END_ALLOW_THREADS;
     if (st != TP_OK) {
-        tp_onnx_model_close(om);
+        tp_onnx_model_destroy(om);
         return tp_py_raise(&err, st);
     }
     /* a model whose shapes cannot be inferred is still described (shape_error says why) */
     if (cs == TP_OK && tp_py_model_bind(&m, dims) != 0) {
         tp_py_model_release(&m);
-        tp_onnx_model_close(om);
+        tp_onnx_model_destroy(om);
         return NULL;
     }
     PyObject *d = PyDict_New();
@@ -123,6 +123,6 @@ PyObject *tp_py_inspect(PyObject *self, PyObject *args) {
          tp_py_put_obj(d, "default_bindings", m.defaults ? Py_NewRef(m.defaults) : PyList_New(0))))
         Py_CLEAR(d);
     tp_py_model_release(&m);
-    tp_onnx_model_close(om);
+    tp_onnx_model_destroy(om);
     return d;
 }

@@ -41,7 +41,7 @@ uint32_t tp_dtype_elem_bytes_hint(tp_dtype t) {
 static const struct {
     const char *alias;
     tp_dtype t;
-} aliases[] = {
+} dtype_aliases[] = {
     {"float64", TP_DTYPE_F64},
     {"double", TP_DTYPE_F64},
     {"float32", TP_DTYPE_F32},
@@ -80,9 +80,9 @@ tp_status tp_dtype_parse(const char *name, tp_dtype *out, tp_error *err) {
             return TP_OK;
         }
     }
-    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++) {
-        if (strcmp(low, aliases[i].alias) == 0) {
-            *out = aliases[i].t;
+    for (size_t i = 0; i < sizeof dtype_aliases / sizeof dtype_aliases[0]; i++) {
+        if (strcmp(low, dtype_aliases[i].alias) == 0) {
+            *out = dtype_aliases[i].t;
             return TP_OK;
         }
     }

@@ -7,14 +7,14 @@
 
 #include "core/mem.h"
 
-typedef struct chunk {
-    struct chunk *next;
+typedef struct dom_chunk {
+    struct dom_chunk *next;
     size_t cap, used; /* bytes of the whole block, bytes handed out (header included) */
-} chunk;
+} dom_chunk;
 
 struct tp_jdoc {
     const tp_allocator *alloc;
-    chunk *chunks;
+    dom_chunk *chunks;
     tp_jv root;
 };
 
@@ -27,13 +27,13 @@ typedef struct parser {
 } parser;
 
 #define CHUNK_MIN 65536u
-#define CHUNK_HEAD ((sizeof(chunk) + 15u) & ~(size_t)15u)
+#define CHUNK_HEAD ((sizeof(dom_chunk) + 15u) & ~(size_t)15u)
 
 /* size bytes, 16-byte aligned, from the current chunk or a new one; NULL on NOMEM. */
 static void *arena(tp_jdoc *d, size_t size) {
     if (size > SIZE_MAX - CHUNK_HEAD - 15u) return NULL;
     size = (size + 15u) & ~(size_t)15u;
-    chunk *c = d->chunks;
+    dom_chunk *c = d->chunks;
     if (!c || c->cap - c->used < size) {
         size_t cap = size + CHUNK_HEAD > CHUNK_MIN ? size + CHUNK_HEAD : CHUNK_MIN;
         c = tp_mem_alloc(d->alloc, cap);
@@ -56,7 +56,7 @@ static tp_status nomem(parser *p) {
     return tp_error_set(p->err, TP_ERR_NOMEM, "json: out of memory at offset %zu", p->pos);
 }
 
-static void skip_ws(parser *p) {
+static void dom_skip_ws(parser *p) {
     while (p->pos < p->len) {
         char c = p->s[p->pos];
         if (c != ' ' && c != '\t' && c != '\n' && c != '\r') break;
@@ -64,7 +64,7 @@ static void skip_ws(parser *p) {
     }
 }
 
-static int hex4(const char *s) {
+static int dom_hex4(const char *s) {
     int v = 0;
     for (int i = 0; i < 4; i++) {
         char c = s[i];
@@ -78,7 +78,7 @@ static int hex4(const char *s) {
     return v;
 }
 
-static size_t put_utf8(char *o, uint32_t cp) {
+static size_t dom_put_utf8(char *o, uint32_t cp) {
     if (cp < 0x80) {
         o[0] = (char)cp;
         return 1;
@@ -151,21 +151,21 @@ static tp_status parse_string(parser *p, const char **out, size_t *out_len) {
         case 'u': {
             p->pos -= 2;
             if (end - p->pos < 6) return fail(p, "short \\u escape");
-            int hi = hex4(p->s + p->pos + 2);
+            int hi = dom_hex4(p->s + p->pos + 2);
             if (hi < 0) return fail(p, "bad \\u escape");
             uint32_t cp = (uint32_t)hi;
             p->pos += 6;
             if (hi >= 0xD800 && hi <= 0xDBFF) {
                 if (end - p->pos < 6 || p->s[p->pos] != '\\' || p->s[p->pos + 1] != 'u')
                     return fail(p, "lone surrogate in a \\u escape");
-                int lo = hex4(p->s + p->pos + 2);
+                int lo = dom_hex4(p->s + p->pos + 2);
                 if (lo < 0xDC00 || lo > 0xDFFF) return fail(p, "lone surrogate in a \\u escape");
                 cp = 0x10000 + (((uint32_t)hi - 0xD800) << 10) + ((uint32_t)lo - 0xDC00);
                 p->pos += 6;
             } else if (hi >= 0xDC00 && hi <= 0xDFFF) {
                 return fail(p, "lone surrogate in a \\u escape");
             }
-            n += put_utf8(o + n, cp);
+            n += dom_put_utf8(o + n, cp);
             break;
         }
         default:
@@ -248,7 +248,7 @@ static tp_status parse_container(parser *p, uint32_t depth, tp_jv *v, bool objec
     const char **keys = NULL;
     size_t n = 0, cap = 0, kcap = 0;
     tp_status st = TP_OK;
-    skip_ws(p);
+    dom_skip_ws(p);
     if (p->pos < p->len && p->s[p->pos] == close) {
         p->pos++;
     } else {
@@ -264,7 +264,7 @@ static tp_status parse_container(parser *p, uint32_t depth, tp_jv *v, bool objec
                 goto done;
             }
             memset(&items[n], 0, sizeof items[n]);
-            skip_ws(p);
+            dom_skip_ws(p);
             if (object) {
                 if (p->pos >= p->len || p->s[p->pos] != '"') {
                     st = fail(p, "expected a member name");
@@ -272,17 +272,17 @@ static tp_status parse_container(parser *p, uint32_t depth, tp_jv *v, bool objec
                 }
                 size_t klen;
                 if ((st = parse_string(p, &keys[n], &klen)) != TP_OK) goto done;
-                skip_ws(p);
+                dom_skip_ws(p);
                 if (p->pos >= p->len || p->s[p->pos] != ':') {
                     st = fail(p, "expected ':'");
                     goto done;
                 }
                 p->pos++;
-                skip_ws(p);
+                dom_skip_ws(p);
             }
             if ((st = parse_value(p, depth + 1, &items[n])) != TP_OK) goto done;
             n++;
-            skip_ws(p);
+            dom_skip_ws(p);
             if (p->pos < p->len && p->s[p->pos] == ',') {
                 p->pos++;
                 continue;
@@ -328,7 +328,7 @@ done:
 }
 
 static tp_status parse_value(parser *p, uint32_t depth, tp_jv *v) {
-    skip_ws(p);
+    dom_skip_ws(p);
     v->offset = p->pos;
     if (p->pos >= p->len) return fail(p, "expected a value");
     char c = p->s[p->pos];
@@ -365,7 +365,7 @@ tp_status tp__json_parse(const char *text, size_t len, const tp_allocator *alloc
     parser p = {text ? text : "", len, 0, max_depth ? max_depth : 64, d, err};
     tp_status st = parse_value(&p, 0, &d->root);
     if (st == TP_OK) {
-        skip_ws(&p);
+        dom_skip_ws(&p);
         if (p.pos != p.len) st = fail(&p, "text after the value");
     }
     if (st != TP_OK) {
@@ -382,8 +382,8 @@ const tp_jv *tp__json_root(const tp_jdoc *d) {
 
 void tp__json_free(tp_jdoc *d) {
     if (!d) return;
-    for (chunk *c = d->chunks; c;) {
-        chunk *next = c->next;
+    for (dom_chunk *c = d->chunks; c;) {
+        dom_chunk *next = c->next;
         tp_mem_free(d->alloc, c, c->cap);
         c = next;
     }

@@ -1,15 +1,15 @@
-/* A strict reader of a flat JSON object of integers (json_ints.h). */
+/* A strict json_reader of a flat JSON object of integers (json_ints.h). */
 #include "core/json_ints.h"
 
 #include <string.h>
 
-typedef struct reader {
+typedef struct json_reader {
     const unsigned char *s;
     size_t len, pos;
     tp_error *err;
-} reader;
+} json_reader;
 
-static tp_status fail(reader *r, size_t at, const char *what) {
+static tp_status json_fail(json_reader *r, size_t at, const char *what) {
     if (at >= r->len)
         return tp_error_set(r->err, TP_ERR_PARSE, "offset %zu: %s (at the end of the text)", at,
                             what);
@@ -19,7 +19,7 @@ static tp_status fail(reader *r, size_t at, const char *what) {
     return tp_error_set(r->err, TP_ERR_PARSE, "offset %zu: %s (found byte 0x%02x)", at, what, c);
 }
 
-static void skip_ws(reader *r) {
+static void skip_ws(json_reader *r) {
     while (r->pos < r->len && (r->s[r->pos] == ' ' || r->s[r->pos] == '\t' ||
                                r->s[r->pos] == '\n' || r->s[r->pos] == '\r'))
         r->pos++;
@@ -87,33 +87,33 @@ static size_t put_utf8(uint32_t cp, char *out) {
 }
 
 /* A \uXXXX escape at r->pos (the backslash), a surrogate pair taken whole. */
-static tp_status read_u_escape(reader *r, uint32_t *cp) {
+static tp_status read_u_escape(json_reader *r, uint32_t *cp) {
     size_t at = r->pos;
     int hi = r->pos + 6 <= r->len ? hex4(r->s + r->pos + 2) : -1;
-    if (hi < 0) return fail(r, at, "\\u needs four hex digits");
+    if (hi < 0) return json_fail(r, at, "\\u needs four hex digits");
     r->pos += 6;
-    if (hi >= 0xdc00 && hi <= 0xdfff) return fail(r, at, "lone low surrogate");
+    if (hi >= 0xdc00 && hi <= 0xdfff) return json_fail(r, at, "lone low surrogate");
     if (hi < 0xd800 || hi > 0xdbff) {
-        if (hi == 0) return fail(r, at, "a NUL character (U+0000) in a name");
+        if (hi == 0) return json_fail(r, at, "a NUL character (U+0000) in a name");
         *cp = (uint32_t)hi;
         return TP_OK;
     }
     int lo = r->pos + 6 <= r->len && r->s[r->pos] == '\\' && r->s[r->pos + 1] == 'u'
                  ? hex4(r->s + r->pos + 2)
                  : -1;
-    if (lo < 0xdc00 || lo > 0xdfff) return fail(r, at, "high surrogate without its low half");
+    if (lo < 0xdc00 || lo > 0xdfff) return json_fail(r, at, "high surrogate without its low half");
     r->pos += 6;
     *cp = 0x10000u + ((uint32_t)(hi - 0xd800) << 10) + (uint32_t)(lo - 0xdc00);
     return TP_OK;
 }
 
 /* A string at r->pos (the opening quote), decoded into name. */
-static tp_status read_name(reader *r, char *name) {
+static tp_status read_name(json_reader *r, char *name) {
     size_t n = 0, start = r->pos;
-    if (r->pos >= r->len || r->s[r->pos] != '"') return fail(r, r->pos, "expected a \"name\"");
+    if (r->pos >= r->len || r->s[r->pos] != '"') return json_fail(r, r->pos, "expected a \"name\"");
     r->pos++;
     for (;;) {
-        if (r->pos >= r->len) return fail(r, start, "unterminated string");
+        if (r->pos >= r->len) return json_fail(r, start, "unterminated string");
         unsigned char c = r->s[r->pos];
         char buf[4];
         size_t k = 0;
@@ -122,9 +122,9 @@ static tp_status read_name(reader *r, char *name) {
             name[n] = '\0';
             return TP_OK;
         }
-        if (c < 0x20) return fail(r, r->pos, "control character in a string");
+        if (c < 0x20) return json_fail(r, r->pos, "control character in a string");
         if (c == '\\') {
-            if (r->pos + 1 >= r->len) return fail(r, r->pos, "unterminated escape");
+            if (r->pos + 1 >= r->len) return json_fail(r, r->pos, "unterminated escape");
             static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
             const char *e = memchr(from, r->s[r->pos + 1], sizeof from - 1);
             if (e) {
@@ -136,11 +136,11 @@ static tp_status read_name(reader *r, char *name) {
                 if (st != TP_OK) return st;
                 k = put_utf8(cp, buf);
             } else {
-                return fail(r, r->pos + 1, "unknown escape");
+                return json_fail(r, r->pos + 1, "unknown escape");
             }
         } else {
             k = utf8_len(r->s + r->pos, r->len - r->pos);
-            if (k == 0) return fail(r, r->pos, "invalid UTF-8");
+            if (k == 0) return json_fail(r, r->pos, "invalid UTF-8");
             memcpy(buf, r->s + r->pos, k);
             r->pos += k;
         }
@@ -152,35 +152,35 @@ static tp_status read_name(reader *r, char *name) {
     }
 }
 
-static tp_status read_int(reader *r, int64_t *out) {
+static tp_status read_int(json_reader *r, int64_t *out) {
     size_t at = r->pos;
     bool neg = r->pos < r->len && r->s[r->pos] == '-';
     if (neg) r->pos++;
     if (r->pos >= r->len || r->s[r->pos] < '0' || r->s[r->pos] > '9')
-        return fail(r, r->pos, "expected an integer value");
+        return json_fail(r, r->pos, "expected an integer value");
     if (r->s[r->pos] == '0' && r->pos + 1 < r->len && r->s[r->pos + 1] >= '0' &&
         r->s[r->pos + 1] <= '9')
-        return fail(r, r->pos, "leading zero in an integer");
+        return json_fail(r, r->pos, "leading zero in an integer");
     uint64_t v = 0, limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
     while (r->pos < r->len && r->s[r->pos] >= '0' && r->s[r->pos] <= '9') {
         uint64_t d = (uint64_t)(r->s[r->pos] - '0');
-        if (v > (limit - d) / 10) return fail(r, at, "integer beyond 64 bits");
+        if (v > (limit - d) / 10) return json_fail(r, at, "integer beyond 64 bits");
         v = v * 10 + d;
         r->pos++;
     }
     if (r->pos < r->len && (r->s[r->pos] == '.' || r->s[r->pos] == 'e' || r->s[r->pos] == 'E'))
-        return fail(r, r->pos, "expected an integer (no fraction or exponent)");
+        return json_fail(r, r->pos, "expected an integer (no fraction or exponent)");
     *out = neg ? (v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v) : (int64_t)v;
     return TP_OK;
 }
 
 tp_status tp__json_read_ints(const char *text, size_t len, tp__json_int_member fn, void *user,
                              tp_error *err) {
-    reader r = {(const unsigned char *)text, len, 0, err};
+    json_reader r = {(const unsigned char *)text, len, 0, err};
     char name[TP_JSON_INTS_NAME_MAX + 1];
     tp_status st;
     skip_ws(&r);
-    if (r.pos >= r.len || r.s[r.pos] != '{') return fail(&r, r.pos, "expected '{'");
+    if (r.pos >= r.len || r.s[r.pos] != '{') return json_fail(&r, r.pos, "expected '{'");
     r.pos++;
     skip_ws(&r);
     bool empty = r.pos < r.len && r.s[r.pos] == '}';
@@ -188,7 +188,7 @@ tp_status tp__json_read_ints(const char *text, size_t len, tp__json_int_member f
         size_t at = r.pos;
         if ((st = read_name(&r, name)) != TP_OK) return st;
         skip_ws(&r);
-        if (r.pos >= r.len || r.s[r.pos] != ':') return fail(&r, r.pos, "expected ':'");
+        if (r.pos >= r.len || r.s[r.pos] != ':') return json_fail(&r, r.pos, "expected ':'");
         r.pos++;
         skip_ws(&r);
         int64_t v = 0;
@@ -196,12 +196,12 @@ tp_status tp__json_read_ints(const char *text, size_t len, tp__json_int_member f
         if ((st = fn(user, name, v, at, err)) != TP_OK) return st;
         skip_ws(&r);
         if (r.pos < r.len && r.s[r.pos] == '}') break;
-        if (r.pos >= r.len || r.s[r.pos] != ',') return fail(&r, r.pos, "expected ',' or '}'");
+        if (r.pos >= r.len || r.s[r.pos] != ',') return json_fail(&r, r.pos, "expected ',' or '}'");
         r.pos++;
         skip_ws(&r);
     }
     r.pos++;
     skip_ws(&r);
-    if (r.pos < r.len) return fail(&r, r.pos, "text after the object");
+    if (r.pos < r.len) return json_fail(&r, r.pos, "text after the object");
     return TP_OK;
 }

@@ -25,5 +25,5 @@ const char *tp_status_name(tp_status s) {
 }
 
 const char *tp_version(void) {
-    return "0.1.0";
+    return TP_VERSION_STRING;
 }

@@ -238,7 +238,7 @@ tp_status tp_calibrate_cuda(const tp_calib_options *o, tp_device_model *out, tp_
     api.CtxSetCurrent(ctx);
     api.DeviceGetName(name, (int)sizeof name - 1, dev);
     api.DeviceTotalMem(&total, dev);
-    snprintf(d.name, sizeof d.name, "cuda:0 %s", name);
+    snprintf(d.name, sizeof d.name, "cuda:0 %.*s", (int)(sizeof d.name - 8), name);
     d.memory_bytes = total;
     cuda_run cr = {&api, 0, 0, 0, 0, NULL};
     uint32_t dmax = o->quick ? 1024 : 4096;

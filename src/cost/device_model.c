@@ -6,11 +6,12 @@
 #include <string.h>
 #include <strings.h>
 
-static const char *const kind_names[TP_DEVICE_KIND_COUNT] = {"cuda", "rocm", "metal", "gpu", "cpu"};
+static const char *const device_kind_names[TP_DEVICE_KIND_COUNT] = {"cuda", "rocm", "metal", "gpu",
+                                                                    "cpu"};
 
 const char *tp_device_kind_name(tp_device_kind k) {
     if ((unsigned)k >= TP_DEVICE_KIND_COUNT) return "?";
-    return kind_names[k];
+    return device_kind_names[k];
 }
 
 const char *tp_model_source_name(tp_model_source s) {
@@ -27,7 +28,7 @@ const char *tp_model_source_name(tp_model_source s) {
 
 tp_status tp_device_kind_parse(const char *s, tp_device_kind *out, tp_error *err) {
     for (int i = 0; s && i < TP_DEVICE_KIND_COUNT; i++) {
-        if (strcasecmp(s, kind_names[i]) == 0) {
+        if (strcasecmp(s, device_kind_names[i]) == 0) {
             *out = (tp_device_kind)i;
             return TP_OK;
         }
@@ -46,7 +47,7 @@ void tp_device_model_default(tp_device_kind kind, tp_device_model *out) {
     d.source = TP_SOURCE_DEFAULT;
     d.f16_speedup = d.bf16_speedup = d.int8_speedup = 1.0;
     d.efficiency = 1.0;
-    snprintf(d.name, sizeof d.name, "%s-default", kind_names[kind]);
+    snprintf(d.name, sizeof d.name, "%s-default", device_kind_names[kind]);
     snprintf(d.gemm_impl, sizeof d.gemm_impl, "default");
     if (kind == TP_DEVICE_CPU) {
         static const tp_gemm_point c[] = {{16, 4}, {64, 20}, {256, 40}, {1024, 50}};

@@ -65,7 +65,7 @@ tp_status tp_graph_cost_compute(const tp_graph *g, const tp_device_model *d,
     }
     tp_status s = run(g, d, io, &c, err);
     if (s != TP_OK) {
-        tp_graph_cost_release(&c);
+        tp_graph_cost_destroy(&c);
         return s;
     }
     *out = c;
@@ -83,7 +83,7 @@ tp_status tp_graph_cost_total(const tp_graph *g, const tp_device_model *d, const
     return s;
 }
 
-void tp_graph_cost_release(tp_graph_cost *c) {
+void tp_graph_cost_destroy(tp_graph_cost *c) {
     if (!c) return;
     if (c->nodes) tp_mem_free(c->alloc, c->nodes, (size_t)c->n_nodes * sizeof *c->nodes);
     c->nodes = NULL;

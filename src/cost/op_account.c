@@ -5,41 +5,41 @@
 
 /* ---- small checked helpers ---- */
 
-typedef struct acct {
+typedef struct op_acct {
     const tp_graph *g;
     tp_node_id id;
     const tp_node *n;
     tp_error *err;
-} acct;
+} op_acct;
 
-static tp_status overflow(const acct *a, const char *what) {
+static tp_status overflow(const op_acct *a, const char *what) {
     return tp_error_setx(a->err, TP_ERR_OVERFLOW, TP_NO_OFFSET, a->id,
                          "node %d '%s' (%s): %s overflows 64 bits", (int)a->id, a->n->name,
                          tp_op_name(&a->n->op), what);
 }
 
-static tp_status bad_shape(const acct *a, const char *what) {
+static tp_status bad_shape(const op_acct *a, const char *what) {
     return tp_error_setx(a->err, TP_ERR_SHAPE, TP_NO_OFFSET, a->id, "node %d '%s' (%s): %s",
                          (int)a->id, a->n->name, tp_op_name(&a->n->op), what);
 }
 
-static tp_status mul(const acct *a, uint64_t x, uint64_t y, uint64_t *out) {
+static tp_status mul(const op_acct *a, uint64_t x, uint64_t y, uint64_t *out) {
     if (!tp_mul_u64(x, y, out)) return overflow(a, "flop count");
     return TP_OK;
 }
 
-static tp_status add(const acct *a, uint64_t x, uint64_t y, uint64_t *out) {
+static tp_status add(const op_acct *a, uint64_t x, uint64_t y, uint64_t *out) {
     if (!tp_add_u64(x, y, out)) return overflow(a, "count");
     return TP_OK;
 }
 
-static const tp_node *input_node(const acct *a, uint32_t i) {
+static const tp_node *input_node(const op_acct *a, uint32_t i) {
     if (i >= a->n->n_inputs) return NULL;
     return tp_graph_node(a->g, a->n->inputs[i]);
 }
 
 /* Value of dim `axis` (negative counts from the end) of a node's shape. */
-static tp_status dim_of(const acct *a, const tp_node *node, int32_t axis, uint64_t *out) {
+static tp_status dim_of(const op_acct *a, const tp_node *node, int32_t axis, uint64_t *out) {
     int32_t r = node->shape.rank;
     int32_t ax = axis < 0 ? axis + r : axis;
     if (ax < 0 || ax >= r) return bad_shape(a, "operand rank too small for its op");
@@ -51,11 +51,11 @@ static tp_status dim_of(const acct *a, const tp_node *node, int32_t axis, uint64
     return TP_OK;
 }
 
-static tp_status elems_of(const acct *a, tp_node_id id, uint64_t *out) {
+static tp_status elems_of(const op_acct *a, tp_node_id id, uint64_t *out) {
     return tp_graph_node_elements(a->g, id, out, a->err);
 }
 
-static tp_status bytes_of(const acct *a, tp_node_id id, uint64_t *out) {
+static tp_status bytes_of(const op_acct *a, tp_node_id id, uint64_t *out) {
     return tp_graph_node_bytes(a->g, id, out, a->err);
 }
 
@@ -122,7 +122,7 @@ static uint64_t reduce_flops(int32_t fn) {
 }
 
 /* True when a transpose only moves unit dims (no data movement). */
-static tp_status transpose_is_free(const acct *a, bool *out) {
+static tp_status transpose_is_free(const op_acct *a, bool *out) {
     const tp_node *in = input_node(a, 0);
     if (!in) return bad_shape(a, "transpose without input");
     int32_t r = in->shape.rank;
@@ -157,7 +157,7 @@ tp_status tp_op_is_metadata(const tp_graph *g, tp_node_id id, bool *out, tp_erro
     if (!n || !out)
         return tp_error_setx(err, TP_ERR_INVALID, TP_NO_OFFSET, id, "node %d: no such node",
                              (int)id);
-    acct a = {g, id, n, err};
+    op_acct a = {g, id, n, err};
     /* identity: runtimes elide it (ONNX exports are full of them) */
     bool identity = n->op.kind == TP_OP_UNARY && n->op.sub == TP_UNARY_IDENTITY;
     bool shape_only = (n->flags & TP_NODE_SHAPE_ONLY) != 0;
@@ -176,7 +176,7 @@ tp_status tp_op_is_metadata(const tp_graph *g, tp_node_id id, bool *out, tp_erro
 
 /* ---- GEMM-like ops ---- */
 
-static tp_status account_matmul(const acct *a, uint64_t out_elems, tp_op_cost *c) {
+static tp_status account_matmul(const op_acct *a, uint64_t out_elems, tp_op_cost *c) {
     const tp_node *A = input_node(a, 0), *B = input_node(a, 1);
     if (!A || !B) return bad_shape(a, "matmul needs two inputs");
     uint64_t k = 0, n = 1, m = 1;
@@ -226,7 +226,7 @@ static tp_status account_matmul(const acct *a, uint64_t out_elems, tp_op_cost *c
     return TP_OK;
 }
 
-static tp_status kernel_area(const acct *a, const tp_node *w, uint64_t *out) {
+static tp_status kernel_area(const op_acct *a, const tp_node *w, uint64_t *out) {
     uint64_t area = 1;
     for (int32_t i = 2; i < w->shape.rank; i++) {
         uint64_t d = 0;
@@ -238,7 +238,7 @@ static tp_status kernel_area(const acct *a, const tp_node *w, uint64_t *out) {
     return TP_OK;
 }
 
-static tp_status account_conv(const acct *a, uint64_t out_elems, tp_op_cost *c) {
+static tp_status account_conv(const op_acct *a, uint64_t out_elems, tp_op_cost *c) {
     const tp_node *X = input_node(a, 0), *W = input_node(a, 1);
     if (!X || !W || X->shape.rank < 3 || W->shape.rank < 3)
         return bad_shape(a, "conv needs X[N,C,...] and W[M,C/g,...]");
@@ -274,7 +274,7 @@ static tp_status account_conv(const acct *a, uint64_t out_elems, tp_op_cost *c) 
     return TP_OK;
 }
 
-static tp_status account_attention(const acct *a, uint64_t out_elems, tp_op_cost *c) {
+static tp_status account_attention(const op_acct *a, uint64_t out_elems, tp_op_cost *c) {
     const tp_node *q = input_node(a, 0);
     if (!q) return bad_shape(a, "attention without inputs");
     uint64_t h = a->n->op.attrs.attention.heads > 0 ? (uint64_t)a->n->op.attrs.attention.heads : 0;
@@ -324,11 +324,11 @@ static tp_status account_attention(const acct *a, uint64_t out_elems, tp_op_cost
 
 /* ---- memory-bound ops ---- */
 
-static tp_status per_elem(const acct *a, uint64_t elems, uint64_t per, tp_op_cost *c) {
+static tp_status per_elem(const op_acct *a, uint64_t elems, uint64_t per, tp_op_cost *c) {
     return mul(a, elems, per, &c->flops);
 }
 
-static tp_status account_signal(const acct *a, uint64_t out_elems, tp_op_cost *c) {
+static tp_status account_signal(const op_acct *a, uint64_t out_elems, tp_op_cost *c) {
     const tp_node *x = input_node(a, 0);
     if (!x) return bad_shape(a, "signal op without input");
     uint64_t nfft = a->n->op.attrs.signal.n_fft > 0 ? (uint64_t)a->n->op.attrs.signal.n_fft : 0;
@@ -374,7 +374,7 @@ static tp_status account_signal(const acct *a, uint64_t out_elems, tp_op_cost *c
     }
 }
 
-static tp_status account_memory(const acct *a, uint64_t out_elems, tp_op_cost *c) {
+static tp_status account_memory(const op_acct *a, uint64_t out_elems, tp_op_cost *c) {
     const tp_op *op = &a->n->op;
     uint64_t in_elems = 0;
     tp_status s;
@@ -427,7 +427,7 @@ static tp_status account_memory(const acct *a, uint64_t out_elems, tp_op_cost *c
 }
 
 /* Bytes read: every input once per use, except ops that touch part of input 0. */
-static tp_status account_bytes(const acct *a, tp_op_cost *c) {
+static tp_status account_bytes(const op_acct *a, tp_op_cost *c) {
     tp_status s;
     const tp_op_kind k = a->n->op.kind;
     uint64_t total = 0, b = 0;
@@ -461,7 +461,7 @@ tp_status tp_op_account(const tp_graph *g, tp_node_id id, tp_op_cost *out, tp_er
     if (!n || !out)
         return tp_error_setx(err, TP_ERR_INVALID, TP_NO_OFFSET, id, "node %d: no such node",
                              (int)id);
-    acct a = {g, id, n, err};
+    op_acct a = {g, id, n, err};
     tp_op_cost c;
     memset(&c, 0, sizeof c);
     c.compute_dtype = n->dtype;

@@ -36,7 +36,7 @@ tp_status tp_memory_summary_compute(const tp_graph *g, const tp_plan_options *po
     return TP_OK;
 }
 
-void tp_memory_summary_release(tp_memory_summary *s) {
+void tp_memory_summary_destroy(tp_memory_summary *s) {
     if (!s) return;
     tp_plan_destroy(s->activation_plan);
     s->activation_plan = NULL;

@@ -1,7 +1,7 @@
 /* Op names, arities and classification. */
 #include "graph/graph_internal.h"
 
-static const char *const kind_names[TP_OP_KIND_COUNT] = {
+static const char *const op_kind_names[TP_OP_KIND_COUNT] = {
     "input",   "param",   "constant",  "unary",       "binary",       "compare", "where",
     "cast",    "matmul",  "gemm",      "batched_dot", "fused_matmul", "conv",    "conv_transpose",
     "pool",    "norm",    "softmax",   "reduce",      "attention",    "rope",    "gather",
@@ -13,7 +13,7 @@ static const char *const kind_names[TP_OP_KIND_COUNT] = {
 
 const char *tp_op_kind_name(tp_op_kind k) {
     if ((unsigned)k >= (unsigned)TP_OP_KIND_COUNT) return "?";
-    return kind_names[k];
+    return op_kind_names[k];
 }
 
 static const char *const unary_names[TP_UNARY_COUNT] = {

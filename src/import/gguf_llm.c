@@ -1,4 +1,4 @@
-/* GGUF metadata reader for the LLM estimate: header, key/value metadata and
+/* GGUF metadata gguf_reader for the LLM estimate: header, key/value metadata and
  * tensor infos (never the tensor data), the tensor data layout (alignment,
  * where each tensor lies, which tensors the CPU backend repacks) and the
  * family's per-layer attention layout. Bounded: every count is checked
@@ -35,44 +35,45 @@ enum {
     GT_F64 = 12
 };
 
-typedef struct reader {
+typedef struct gguf_reader {
     FILE *f;
     const char *path;
     uint64_t pos, size;
     tp_error *err;
     tp_status st;
-} reader;
+} gguf_reader;
 
-static bool fail(reader *r, tp_status s, const char *what) {
+static bool gguf_fail(gguf_reader *r, tp_status s, const char *what) {
     if (r->st == TP_OK)
         r->st = tp_error_setx(r->err, s, r->pos, TP_NO_NODE, "gguf: %s at offset %llu: %s", r->path,
                               (unsigned long long)r->pos, what);
     return false;
 }
 
-static bool rd(reader *r, void *dst, uint64_t n) {
-    if (n > r->size - r->pos) return fail(r, TP_ERR_PARSE, "truncated file");
-    if (n && fread(dst, 1, (size_t)n, r->f) != (size_t)n) return fail(r, TP_ERR_IO, "read error");
+static bool rd(gguf_reader *r, void *dst, uint64_t n) {
+    if (n > r->size - r->pos) return gguf_fail(r, TP_ERR_PARSE, "truncated file");
+    if (n && fread(dst, 1, (size_t)n, r->f) != (size_t)n)
+        return gguf_fail(r, TP_ERR_IO, "read error");
     r->pos += n;
     return true;
 }
 
-static bool skip(reader *r, uint64_t n) {
-    if (n > r->size - r->pos) return fail(r, TP_ERR_PARSE, "truncated file");
+static bool skip(gguf_reader *r, uint64_t n) {
+    if (n > r->size - r->pos) return gguf_fail(r, TP_ERR_PARSE, "truncated file");
     if (n > (uint64_t)INT64_MAX / 2 || fseeko(r->f, (off_t)n, SEEK_CUR) != 0)
-        return fail(r, TP_ERR_IO, "seek error");
+        return gguf_fail(r, TP_ERR_IO, "seek error");
     r->pos += n;
     return true;
 }
 
-static bool u32le(reader *r, uint32_t *v) {
+static bool u32le(gguf_reader *r, uint32_t *v) {
     unsigned char b[4];
     if (!rd(r, b, 4)) return false;
     *v = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
     return true;
 }
 
-static bool u64le(reader *r, uint64_t *v) {
+static bool u64le(gguf_reader *r, uint64_t *v) {
     unsigned char b[8];
     if (!rd(r, b, 8)) return false;
     *v = 0;
@@ -83,27 +84,27 @@ static bool u64le(reader *r, uint64_t *v) {
 
 /* A gguf string into buf (NUL-terminated); longer than cap-1 is an error, and so
  * is a NUL byte inside (keys and names that differ after it would collide). */
-static bool str(reader *r, char *buf, size_t cap) {
+static bool str(gguf_reader *r, char *buf, size_t cap) {
     uint64_t n;
     if (!u64le(r, &n)) return false;
-    if (n >= cap) return fail(r, TP_ERR_PARSE, "string longer than supported");
+    if (n >= cap) return gguf_fail(r, TP_ERR_PARSE, "string longer than supported");
     uint64_t start = r->pos;
     if (!rd(r, buf, n)) return false;
     buf[n] = '\0';
     const char *nul = memchr(buf, '\0', (size_t)n);
     if (nul) {
         r->pos = start + (uint64_t)(nul - buf);
-        return fail(r, TP_ERR_PARSE, "NUL byte inside a key or name");
+        return gguf_fail(r, TP_ERR_PARSE, "NUL byte inside a key or name");
     }
     return true;
 }
 
 /* Records a key or tensor name read at offset `at`: an empty or repeated one is an
  * error, as llama.cpp refuses such files. */
-static bool unique_name(reader *r, tp_name_set *names, const char *what, const char *name,
+static bool unique_name(gguf_reader *r, tp_name_set *names, const char *what, const char *name,
                         uint64_t at) {
     bool dup = false;
-    if (!tp_name_set_add(names, name, &dup)) return fail(r, TP_ERR_NOMEM, "out of memory");
+    if (!tp_name_set_add(names, name, &dup)) return gguf_fail(r, TP_ERR_NOMEM, "out of memory");
     if (!dup && name[0]) return true;
     char msg[NAME_CAP + 96];
     if (dup)
@@ -111,10 +112,10 @@ static bool unique_name(reader *r, tp_name_set *names, const char *what, const c
     else
         snprintf(msg, sizeof msg, "empty %s (llama.cpp refuses the file)", what);
     r->pos = at;
-    return fail(r, TP_ERR_PARSE, msg);
+    return gguf_fail(r, TP_ERR_PARSE, msg);
 }
 
-static bool skip_str(reader *r) {
+static bool skip_str(gguf_reader *r) {
     uint64_t n;
     return u64le(r, &n) && skip(r, n);
 }
@@ -142,51 +143,51 @@ static uint64_t scalar_size(uint32_t t) {
 }
 
 /* Read an integer-typed value (any width/sign; negative is an error). */
-static bool int_value(reader *r, uint32_t t, uint64_t *v) {
+static bool int_value(gguf_reader *r, uint32_t t, uint64_t *v) {
     unsigned char b[8] = {0};
     uint64_t n = scalar_size(t);
     if (n == 0 || t == GT_F32 || t == GT_F64 || t == GT_BOOL)
-        return fail(r, TP_ERR_PARSE, "expected an integer value");
+        return gguf_fail(r, TP_ERR_PARSE, "expected an integer value");
     if (!rd(r, b, n)) return false;
     uint64_t u = 0;
     for (int i = (int)n - 1; i >= 0; i--)
         u = u << 8 | b[i];
     bool is_signed = t == GT_I8 || t == GT_I16 || t == GT_I32 || t == GT_I64;
-    if (is_signed && (b[n - 1] & 0x80)) return fail(r, TP_ERR_PARSE, "negative value");
+    if (is_signed && (b[n - 1] & 0x80)) return gguf_fail(r, TP_ERR_PARSE, "negative value");
     *v = u;
     return true;
 }
 
-static bool skip_value(reader *r, uint32_t t, int depth);
+static bool skip_value(gguf_reader *r, uint32_t t, int depth);
 
 /* Skip `count` array elements of type et. */
-static bool skip_array_body(reader *r, uint32_t et, uint64_t count, int depth) {
+static bool skip_array_body(gguf_reader *r, uint32_t et, uint64_t count, int depth) {
     uint64_t es = scalar_size(et);
     if (es) {
         uint64_t total;
-        if (!tp_mul_u64(es, count, &total)) return fail(r, TP_ERR_PARSE, "array too large");
+        if (!tp_mul_u64(es, count, &total)) return gguf_fail(r, TP_ERR_PARSE, "array too large");
         return skip(r, total);
     }
-    if (et != GT_STRING && et != GT_ARRAY) return fail(r, TP_ERR_PARSE, "bad array type");
+    if (et != GT_STRING && et != GT_ARRAY) return gguf_fail(r, TP_ERR_PARSE, "bad array type");
     /* each element takes at least 8 bytes: bound the loop by the file */
-    if (count > (r->size - r->pos) / 8) return fail(r, TP_ERR_PARSE, "array count too large");
+    if (count > (r->size - r->pos) / 8) return gguf_fail(r, TP_ERR_PARSE, "array count too large");
     for (uint64_t i = 0; i < count; i++)
         if (!skip_value(r, et, depth + 1)) return false;
     return true;
 }
 
 /* Skip a value of type t (arrays included; nested arrays bounded by depth). */
-static bool skip_value(reader *r, uint32_t t, int depth) {
+static bool skip_value(gguf_reader *r, uint32_t t, int depth) {
     if (t == GT_STRING) return skip_str(r);
     if (t == GT_ARRAY) {
         uint32_t et;
         uint64_t count;
-        if (depth > 4) return fail(r, TP_ERR_PARSE, "arrays nested too deeply");
+        if (depth > 4) return gguf_fail(r, TP_ERR_PARSE, "arrays nested too deeply");
         if (!u32le(r, &et) || !u64le(r, &count)) return false;
         return skip_array_body(r, et, count, depth);
     }
     uint64_t n = scalar_size(t);
-    if (n == 0) return fail(r, TP_ERR_PARSE, "unknown value type");
+    if (n == 0) return gguf_fail(r, TP_ERR_PARSE, "unknown value type");
     return skip(r, n);
 }
 
@@ -309,7 +310,7 @@ static bool is_arch_key(const tp_llm_config *c, const char *key, const char *suf
 
 /* A per-layer array (integers into u32 or bools into u8), at most
  * TP_LLM_MAX_LAYERS elements; *maxv gets the largest element. */
-static bool read_layer_array(reader *r, const char *key, uint32_t *out32, uint8_t *out8,
+static bool read_layer_array(gguf_reader *r, const char *key, uint32_t *out32, uint8_t *out8,
                              uint64_t *maxv) {
     uint32_t et;
     uint64_t count;
@@ -318,7 +319,7 @@ static bool read_layer_array(reader *r, const char *key, uint32_t *out32, uint8_
         char msg[NAME_CAP + 64];
         snprintf(msg, sizeof msg, "%s: %llu layers, more than %d supported", key,
                  (unsigned long long)count, TP_LLM_MAX_LAYERS);
-        return fail(r, TP_ERR_UNSUPPORTED, msg);
+        return gguf_fail(r, TP_ERR_UNSUPPORTED, msg);
     }
     *maxv = 0;
     for (uint64_t i = 0; i < count; i++) {
@@ -333,7 +334,7 @@ static bool read_layer_array(reader *r, const char *key, uint32_t *out32, uint8_
         if (v > UINT32_MAX) {
             char msg[NAME_CAP + 32];
             snprintf(msg, sizeof msg, "%s[%llu] too large", key, (unsigned long long)i);
-            return fail(r, TP_ERR_PARSE, msg);
+            return gguf_fail(r, TP_ERR_PARSE, msg);
         }
         if (out32) out32[i] = (uint32_t)v;
         if (out8) out8[i] = (uint8_t)v;
@@ -342,7 +343,7 @@ static bool read_layer_array(reader *r, const char *key, uint32_t *out32, uint8_
     return true;
 }
 
-static bool read_kvs(reader *r, uint64_t n_kv, tp_llm_config *c, tp_llm_meta_extra *x,
+static bool read_kvs(gguf_reader *r, uint64_t n_kv, tp_llm_config *c, tp_llm_meta_extra *x,
                      const tp_allocator *a, kv_seen **seen, size_t *n_seen, size_t *cap_seen,
                      tp_name_set *keys, char key[NAME_CAP]) {
     for (uint64_t i = 0; i < n_kv; i++) {
@@ -351,7 +352,8 @@ static bool read_kvs(reader *r, uint64_t n_kv, tp_llm_config *c, tp_llm_meta_ext
         if (!str(r, key, NAME_CAP) || !unique_name(r, keys, "key", key, at) || !u32le(r, &t))
             return false;
         if (strcmp(key, "general.architecture") == 0) {
-            if (t != GT_STRING) return fail(r, TP_ERR_PARSE, "general.architecture not a string");
+            if (t != GT_STRING)
+                return gguf_fail(r, TP_ERR_PARSE, "general.architecture not a string");
             if (!str(r, c->arch, sizeof c->arch)) return false;
         } else if (strcmp(key, "tokenizer.ggml.tokens") == 0 && t == GT_ARRAY) {
             uint32_t et;
@@ -371,14 +373,14 @@ static bool read_kvs(reader *r, uint64_t n_kv, tp_llm_config *c, tp_llm_meta_ext
         } else if (strcmp(key, "general.alignment") == 0 && t != GT_ARRAY && t != GT_STRING) {
             if (!int_value(r, t, &c->alignment)) return false;
             if (!tp_is_pow2_u64(c->alignment) || c->alignment > (1u << 30))
-                return fail(r, TP_ERR_PARSE, "general.alignment is not a power of two");
+                return gguf_fail(r, TP_ERR_PARSE, "general.alignment is not a power of two");
             x->alignment_set = true;
         } else if (strchr(key, '.') && scalar_size(t) && t != GT_F32 && t != GT_F64 &&
                    t != GT_BOOL) {
             uint64_t v;
             if (!int_value(r, t, &v)) return false;
             if (!tp_mem_grow(a, (void **)seen, sizeof **seen, cap_seen, *n_seen + 1))
-                return fail(r, TP_ERR_NOMEM, "out of memory");
+                return gguf_fail(r, TP_ERR_NOMEM, "out of memory");
             memcpy((*seen)[*n_seen].key, key, NAME_CAP);
             (*seen)[*n_seen].value = v;
             (*n_seen)++;
@@ -389,7 +391,7 @@ static bool read_kvs(reader *r, uint64_t n_kv, tp_llm_config *c, tp_llm_meta_ext
     return true;
 }
 
-static bool read_metadata(reader *r, uint64_t n_kv, tp_llm_config *c, tp_llm_meta_extra *x,
+static bool read_metadata(gguf_reader *r, uint64_t n_kv, tp_llm_config *c, tp_llm_meta_extra *x,
                           const tp_allocator *a, kv_seen **seen, size_t *n_seen, size_t *cap_seen) {
     char key[NAME_CAP]; /* one buffer for the loop, off the loop's frame */
     tp_name_set keys;
@@ -436,7 +438,7 @@ static long block_index(const char *name) {
     return *p == '.' ? v : -1;
 }
 
-static bool read_tensors(reader *r, uint64_t n_tensors, tp_registry *reg, tp_llm_config *c,
+static bool read_tensors(gguf_reader *r, uint64_t n_tensors, tp_registry *reg, tp_llm_config *c,
                          tp_gguf_layout *lay, tp_name_set *names) {
     char name[NAME_CAP];
     unsigned char *moe_seen = lay->moe_seen;
@@ -447,11 +449,11 @@ static bool read_tensors(reader *r, uint64_t n_tensors, tp_registry *reg, tp_llm
         if (!str(r, name, sizeof name) || !unique_name(r, names, "tensor name", name, at) ||
             !u32le(r, &n_dims))
             return false;
-        if (n_dims > TP_MAX_RANK) return fail(r, TP_ERR_PARSE, "tensor rank above 8");
+        if (n_dims > TP_MAX_RANK) return gguf_fail(r, TP_ERR_PARSE, "tensor rank above 8");
         for (uint32_t d = 0; d < n_dims; d++) {
             if (!u64le(r, &dims[d])) return false;
             if (dims[d] > (uint64_t)INT64_MAX || !tp_mul_u64(elems, dims[d], &elems))
-                return fail(r, TP_ERR_OVERFLOW, "tensor element count overflows");
+                return gguf_fail(r, TP_ERR_OVERFLOW, "tensor element count overflows");
         }
         if (!u32le(r, &type) || !u64le(r, &offset)) return false;
         int dt = ggml_type(type);
@@ -459,14 +461,14 @@ static bool read_tensors(reader *r, uint64_t n_tensors, tp_registry *reg, tp_llm
             char msg[NAME_CAP + 64];
             snprintf(msg, sizeof msg, "tensor '%s' has ggml type %u, unknown here", name,
                      (unsigned)type);
-            return fail(r, TP_ERR_UNSUPPORTED, msg);
+            return gguf_fail(r, TP_ERR_UNSUPPORTED, msg);
         }
         uint64_t bytes;
         tp_error e2;
         if (tp_dtype_bytes((tp_dtype)dt, elems, &bytes, &e2) != TP_OK) {
             char msg[NAME_CAP + TP_ERROR_MSG_CAP + 16];
             snprintf(msg, sizeof msg, "tensor '%s': %s", name, e2.msg);
-            return fail(r, e2.status, msg);
+            return gguf_fail(r, e2.status, msg);
         }
         if (offset % c->alignment != 0) {
             char msg[NAME_CAP + 128];
@@ -474,16 +476,16 @@ static bool read_tensors(reader *r, uint64_t n_tensors, tp_registry *reg, tp_llm
                      "tensor '%s': data offset %llu is not a multiple of the "
                      "alignment %llu",
                      name, (unsigned long long)offset, (unsigned long long)c->alignment);
-            return fail(r, TP_ERR_PARSE, msg);
+            return gguf_fail(r, TP_ERR_PARSE, msg);
         }
         if (!tp_gguf_layout_add(lay, name, (tp_dtype)dt, n_dims, dims, offset, bytes))
-            return fail(r, TP_ERR_OVERFLOW, "tensor data offset overflows");
+            return gguf_fail(r, TP_ERR_OVERFLOW, "tensor data offset overflows");
         /* no vocabulary size in the metadata: the token embedding's rows */
         if (c->n_vocab == 0 && n_dims == 2 && strcmp(name, "token_embd.weight") == 0)
             c->n_vocab = dims[1];
         if (strstr(name, "attn_q_norm")) c->qk_norm = true;
         if (!tp_add_u64(c->weight_bytes, bytes, &c->weight_bytes))
-            return fail(r, TP_ERR_OVERFLOW, "total tensor bytes overflow");
+            return gguf_fail(r, TP_ERR_OVERFLOW, "total tensor bytes overflow");
         if (strstr(name, "_exps")) {
             c->expert_tensor_bytes += bytes; /* <= weight_bytes: no overflow */
             long layer = block_index(name);
@@ -506,7 +508,7 @@ static bool read_tensors(reader *r, uint64_t n_tensors, tp_registry *reg, tp_llm
             d.bytes = bytes;
             tp_error e3;
             tp_status s = tp_registry_add(reg, &d, NULL, &e3);
-            if (s != TP_OK) return fail(r, s, e3.msg);
+            if (s != TP_OK) return gguf_fail(r, s, e3.msg);
         }
     }
     return true;
@@ -526,7 +528,7 @@ static tp_status read_file(const char *path, bool first, tp_registry *reg, tp_ll
         tp_error_prefix(err, "gguf: ");
         return os;
     }
-    reader r = {f, path, 0, 0, err, TP_OK};
+    gguf_reader r = {f, path, 0, 0, err, TP_OK};
     if (fseeko(f, 0, SEEK_END) == 0) {
         off_t sz = ftello(f);
         r.size = sz > 0 ? (uint64_t)sz : 0;
@@ -542,18 +544,18 @@ static tp_status read_file(const char *path, bool first, tp_registry *reg, tp_ll
     if (!u32le(&r, &magic)) goto done;
     if (magic != GGUF_MAGIC) {
         r.pos = 0;
-        fail(&r, TP_ERR_PARSE, "not a GGUF file (bad magic)");
+        gguf_fail(&r, TP_ERR_PARSE, "not a GGUF file (bad magic)");
         goto done;
     }
     if (!u32le(&r, &version)) goto done;
     if (version != 2 && version != 3) {
-        fail(&r, TP_ERR_PARSE, "unsupported GGUF version (2 and 3 are read)");
+        gguf_fail(&r, TP_ERR_PARSE, "unsupported GGUF version (2 and 3 are read)");
         goto done;
     }
     if (!u64le(&r, &n_tensors) || !u64le(&r, &n_kv)) goto done;
     /* every key/value takes at least 12 bytes, every tensor info at least 24 */
     if (n_kv > r.size / 12 || n_tensors > r.size / 24) {
-        fail(&r, TP_ERR_PARSE, "counts larger than the file can hold");
+        gguf_fail(&r, TP_ERR_PARSE, "counts larger than the file can hold");
         goto done;
     }
     if (first) {
@@ -563,7 +565,7 @@ static tp_status read_file(const char *path, bool first, tp_registry *reg, tp_ll
     } else {
         scratch = tp_mem_alloc(a, sizeof *scratch);
         if (!scratch) {
-            fail(&r, TP_ERR_NOMEM, "out of memory");
+            gguf_fail(&r, TP_ERR_NOMEM, "out of memory");
             goto done;
         }
         memset(scratch, 0, sizeof *scratch);
@@ -577,7 +579,7 @@ static tp_status read_file(const char *path, bool first, tp_registry *reg, tp_ll
         if (strcmp(seen[i].key, "split.count") == 0) *split_count = seen[i].value;
     if (!read_tensors(&r, n_tensors, reg, c, lay, names)) goto done;
     if (!tp_add_u64(c->n_tensors, n_tensors, &c->n_tensors)) {
-        fail(&r, TP_ERR_OVERFLOW, "tensor count overflows");
+        gguf_fail(&r, TP_ERR_OVERFLOW, "tensor count overflows");
         goto done;
     }
     if (!tp_align_up_u64(r.pos, c->alignment, &data_offset) ||
@@ -589,7 +591,7 @@ static tp_status read_file(const char *path, bool first, tp_registry *reg, tp_ll
                  lay->end_name, (unsigned long long)tp_sat_add_u64(data_offset, lay->end_max),
                  (unsigned long long)r.size);
         r.pos = data_offset;
-        fail(&r, TP_ERR_PARSE, msg);
+        gguf_fail(&r, TP_ERR_PARSE, msg);
         goto done;
     }
     if (first) {

@@ -24,7 +24,7 @@
 #include "core/mem.h"
 #include "import/onnx_convert_internal.h"
 
-typedef tp_ox_conv conv;
+typedef tp_ox_conv control_conv;
 
 /* A value flowing into or out of a body. */
 typedef struct body_io {
@@ -38,14 +38,14 @@ typedef struct body_io {
 /* Trip counts above this are treated as unknown (while-loops export M = INT64_MAX). */
 #define MAX_STATIC_TRIPS ((int64_t)1 << 31)
 
-static void io_free(conv *cv, body_io *io, uint32_t n) {
+static void io_free(control_conv *cv, body_io *io, uint32_t n) {
     if (!io) return;
     for (uint32_t k = 0; k < n; k++)
         tp_ox_value_free(cv->a, io[k].value);
     tp_mem_free(cv->a, io, (n ? n : 1) * sizeof *io);
 }
 
-static body_io *io_new(conv *cv, uint32_t n) {
+static body_io *io_new(control_conv *cv, uint32_t n) {
     body_io *io = tp_mem_calloc(cv->a, n ? n : 1, sizeof *io);
     if (io)
         for (uint32_t k = 0; k < n; k++)
@@ -62,8 +62,9 @@ static const tp_onnx_graph *attr_graph(const tp_ox_ctx *c, const char *name) {
  * gives none for tensors carried across iterations, a symbol for a Loop's
  * iteration number, the element shapes of sequences); outs[k] receives
  * output k (the value copied). The body's scope is closed on every path. */
-static tp_status body_run(conv *cv, tp_ox_ctx *c, const char *what, const tp_onnx_graph *body,
-                          const body_io *binds, uint32_t n_binds, body_io *outs) {
+static tp_status body_run(control_conv *cv, tp_ox_ctx *c, const char *what,
+                          const tp_onnx_graph *body, const body_io *binds, uint32_t n_binds,
+                          body_io *outs) {
     if (body->n_inputs != n_binds)
         return tp_ox_fail(c, TP_ERR_SHAPE, "%s has %u inputs, %u expected", what, body->n_inputs,
                           n_binds);
@@ -116,7 +117,7 @@ static tp_status body_run(conv *cv, tp_ox_ctx *c, const char *what, const tp_onn
 /* The weights of a body that is not planned (an If branch not taken): the
  * runtime still loads them, so its initializers and Constants (at any depth)
  * become Params and Constants that no node reads. */
-static tp_status body_weights(conv *cv, const tp_onnx_graph *body) {
+static tp_status body_weights(control_conv *cv, const tp_onnx_graph *body) {
     if (cv->dry) return TP_OK;
     tp_status st = tp__ox_scope_open(cv, body);
     if (st != TP_OK) return st;
@@ -136,13 +137,13 @@ static tp_status body_weights(conv *cv, const tp_onnx_graph *body) {
     return st;
 }
 
-static tp_status note(conv *cv, const char *fmt, ...)
+static tp_status note(control_conv *cv, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
 
-static tp_status note(conv *cv, const char *fmt, ...) {
+static tp_status note(control_conv *cv, const char *fmt, ...) {
     if (cv->dry) return TP_OK;
     char buf[512];
     va_list ap;
@@ -158,7 +159,7 @@ static const char *node_label(const tp_ox_ctx *c) {
 }
 
 /* Outputs of an If / Loop / Scan in a dry run: typed values only. */
-static tp_status record_dry(conv *cv, tp_ox_ctx *c) {
+static tp_status record_dry(control_conv *cv, tp_ox_ctx *c) {
     for (uint32_t k = 0; k < c->n_out; k++) {
         if (!c->node->outputs[k][0]) continue;
         tp_status st = tp__ox_val_add(cv, c->node->outputs[k], TP_NO_NODE, &c->out[k].shape,
@@ -171,7 +172,7 @@ static tp_status record_dry(conv *cv, tp_ox_ctx *c) {
 
 /* One IR node per If output: a view of the taken branch's output, or an If
  * node reading both branches' outputs. */
-static tp_status if_outputs(conv *cv, tp_ox_ctx *c, const body_io *ot, const body_io *oe) {
+static tp_status if_outputs(control_conv *cv, tp_ox_ctx *c, const body_io *ot, const body_io *oe) {
     if (cv->dry) return record_dry(cv, c);
     for (uint32_t k = 0; k < c->n_out; k++) {
         const char *oname = c->node->outputs[k];
@@ -206,7 +207,7 @@ static tp_status if_outputs(conv *cv, tp_ox_ctx *c, const body_io *ot, const bod
     return TP_OK;
 }
 
-static tp_status cf_if(conv *cv, tp_ox_ctx *c) {
+static tp_status cf_if(control_conv *cv, tp_ox_ctx *c) {
     tp_status st = tp_ox_arity(c, 1, 1);
     if (st != TP_OK) return st;
     const tp_onnx_graph *t = attr_graph(c, "then_branch"), *e = attr_graph(c, "else_branch");
@@ -279,7 +280,7 @@ done:
 
 /* A scalar IR node standing for a value the runtime provides each iteration
  * (Loop's iteration number and condition, a Scan slice). */
-static tp_status iter_node(conv *cv, tp_ox_ctx *c, const char *kind, const char *name,
+static tp_status iter_node(control_conv *cv, tp_ox_ctx *c, const char *kind, const char *name,
                            const tp_node_id *ids, uint32_t n_ids, body_io *b) {
     if (cv->dry) return TP_OK;
     tp_dtype dt;
@@ -304,8 +305,8 @@ static tp_status iter_node(conv *cv, tp_ox_ctx *c, const char *kind, const char 
  * (a Concat onto it, a list append) is sized for trip iterations: dims where
  * iter = init + g become init + trip x g (trip is M when known, else its
  * symbol, an upper bound when the condition can end the loop early). */
-static tp_status carried_final(conv *cv, tp_ox_ctx *c, uint32_t k, tp_dim trip, body_io *init,
-                               const body_io *iter, uint32_t *n_grow) {
+static tp_status carried_final(control_conv *cv, tp_ox_ctx *c, uint32_t k, tp_dim trip,
+                               body_io *init, const body_io *iter, uint32_t *n_grow) {
     tp_ox_out *r = &c->out[k];
     bool grows = false;
     if (iter->value && iter->value->seq && init->value && init->value->seq) {
@@ -362,7 +363,7 @@ static tp_status carried_final(conv *cv, tp_ox_ctx *c, uint32_t k, tp_dim trip, 
 
 /* The Loop/Scan node itself (reading every present input), added before the
  * body so that its outputs are live during the iterations. */
-static tp_status loop_node(conv *cv, tp_ox_ctx *c, tp_op_kind kind) {
+static tp_status loop_node(control_conv *cv, tp_ox_ctx *c, tp_op_kind kind) {
     if (cv->dry) return record_dry(cv, c);
     tp_node_id *ids = tp_mem_alloc(cv->a, (c->n_in ? c->n_in : 1) * sizeof *ids);
     if (!ids) return tp_ox_fail(c, TP_ERR_NOMEM, "out of memory");
@@ -375,7 +376,7 @@ static tp_status loop_node(conv *cv, tp_ox_ctx *c, tp_op_kind kind) {
     return st;
 }
 
-static tp_status cf_loop(conv *cv, tp_ox_ctx *c) {
+static tp_status cf_loop(control_conv *cv, tp_ox_ctx *c) {
     if (c->n_in < 2) return tp_ox_fail(c, TP_ERR_PARSE, "Loop needs M and cond inputs");
     const tp_onnx_graph *body = attr_graph(c, "body");
     if (!body) return tp_ox_fail(c, TP_ERR_PARSE, "Loop without a body");
@@ -493,7 +494,7 @@ done:
 /* Scan. Opset 8: (sequence_lens?, states..., scan inputs [batch, seq, ..]) with
  * outputs (states..., scan outputs [batch, seq, ..]); opset 9+: no batch axis,
  * scan_input_axes / scan_output_axes. */
-static tp_status cf_scan(conv *cv, tp_ox_ctx *c) {
+static tp_status cf_scan(control_conv *cv, tp_ox_ctx *c) {
     const tp_onnx_graph *body = attr_graph(c, "body");
     if (!body) return tp_ox_fail(c, TP_ERR_PARSE, "Scan without a body");
     int64_t m = tp_ox_attr_int(c, "num_scan_inputs", 0);
@@ -600,12 +601,12 @@ done:
     return st;
 }
 
-tp_status tp__ox_control_flow(conv *cv, tp_ox_ctx *c, bool *handled) {
+tp_status tp__ox_control_flow(control_conv *cv, tp_ox_ctx *c, bool *handled) {
     const char *op = c->node->op_type;
-    tp_status (*fn)(conv *, tp_ox_ctx *) = strcmp(op, "If") == 0     ? cf_if
-                                           : strcmp(op, "Loop") == 0 ? cf_loop
-                                           : strcmp(op, "Scan") == 0 ? cf_scan
-                                                                     : NULL;
+    tp_status (*fn)(control_conv *, tp_ox_ctx *) = strcmp(op, "If") == 0     ? cf_if
+                                                   : strcmp(op, "Loop") == 0 ? cf_loop
+                                                   : strcmp(op, "Scan") == 0 ? cf_scan
+                                                                             : NULL;
     *handled = fn != NULL;
     if (!fn) return TP_OK;
     /* the bodies reuse the converter's scratch: work on copies */

@@ -492,7 +492,7 @@ static uint64_t le_word(const uint8_t *p, uint32_t n) {
 }
 
 /* One element as double and int64 from its raw little-endian bytes or typed word. */
-static void convert(int32_t dt, uint64_t w, double *d, int64_t *i) {
+static void convert_scalar(int32_t dt, uint64_t w, double *d, int64_t *i) {
     switch (dt) {
     case TP_ONNX_FLOAT: {
         float f;
@@ -588,7 +588,7 @@ static tp_status read_values(const tp_onnx_model *m, const tp_onnx_tensor *t, in
         for (uint64_t k = 0; k < want; k++) {
             double d = 0;
             int64_t i = 0;
-            convert(dt, le_word(t->raw + k * es, es), &d, &i);
+            convert_scalar(dt, le_word(t->raw + k * es, es), &d, &i);
             if (oi) oi[k] = i;
             if (od) od[k] = d;
         }
@@ -628,7 +628,7 @@ static tp_status read_values(const tp_onnx_model *m, const tp_onnx_tensor *t, in
             int64_t i = 0;
             if (t->typed_field == F_INT32_DATA && (dt == TP_ONNX_FLOAT16 || dt == TP_ONNX_BFLOAT16))
                 v &= 0xffff;
-            convert(dt, v, &d, &i);
+            convert_scalar(dt, v, &d, &i);
             if (oi) oi[k] = i;
             if (od) od[k] = d;
             k++;

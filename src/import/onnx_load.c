@@ -176,7 +176,7 @@ static tp_onnx_model *new_model(const tp_allocator *alloc) {
     return m;
 }
 
-void tp_onnx_model_close(tp_onnx_model *m) {
+void tp_onnx_model_destroy(tp_onnx_model *m) {
     if (!m) return;
     tp__onnx_info_free(m);
     tp__onnx_arena_destroy(m->arena);
@@ -200,7 +200,7 @@ tp_status tp_onnx_model_open(const char *path, const tp_onnx_options *opt,
         if (s != TP_OK) keep_offset_prefix(err, path);
     }
     if (s != TP_OK) {
-        tp_onnx_model_close(m);
+        tp_onnx_model_destroy(m);
         return s;
     }
     *out = m;
@@ -221,7 +221,7 @@ tp_status tp_onnx_model_open_memory(const void *data, size_t size, const tp_onnx
     tp_status s = finish_open(m, NULL, &o, err);
     if (s != TP_OK) {
         keep_offset_prefix(err, "(memory)");
-        tp_onnx_model_close(m);
+        tp_onnx_model_destroy(m);
         return s;
     }
     *out = m;
@@ -260,7 +260,7 @@ tp_status tp_onnx_load(const char *path, const tp_onnx_options *opt, const tp_al
     tp_status s = tp_onnx_model_open(path, opt, alloc, &m, err);
     if (s != TP_OK) return s;
     s = tp_onnx_model_to_graph(m, opt, alloc, out, err);
-    tp_onnx_model_close(m);
+    tp_onnx_model_destroy(m);
     return s;
 }
 
@@ -271,6 +271,6 @@ tp_status tp_onnx_load_memory(const void *data, size_t size, const tp_onnx_optio
     tp_status s = tp_onnx_model_open_memory(data, size, opt, alloc, &m, err);
     if (s != TP_OK) return s;
     s = tp_onnx_model_to_graph(m, opt, alloc, out, err);
-    tp_onnx_model_close(m);
+    tp_onnx_model_destroy(m);
     return s;
 }

@@ -4,7 +4,7 @@
  *
  * What the converter can rely on:
  *   - Every pointer below is owned by the model (one arena) and valid until
- *     tp_onnx_model_close(). Nothing is ever NULL unless documented: strings
+ *     tp_onnx_model_destroy(). Nothing is ever NULL unless documented: strings
  *     are NUL-terminated ("" when absent), arrays are NULL only when their
  *     count is 0.
  *   - Names, op types, domains, attribute names and attribute string values

@@ -6,7 +6,7 @@
 
 #include "import/onnx_ops.h"
 
-static tp_status nomem(tp_ox_ctx *c) {
+static tp_status const_nomem(tp_ox_ctx *c) {
     return tp_ox_fail(c, TP_ERR_NOMEM, "out of memory");
 }
 
@@ -60,12 +60,12 @@ static tp_status r_constant_of_shape(tp_ox_ctx *c) {
             return TP_OK;
         }
     } else if (!(fill = tp_ox_value_new(c->alloc, 1, true))) {
-        return nomem(c);
+        return const_nomem(c);
     }
     v = tp_ox_value_new(c->alloc, cnt, fill->is_float);
     if (!v) {
         tp_ox_value_free(c->alloc, fill);
-        return nomem(c);
+        return const_nomem(c);
     }
     for (int64_t i = 0; i < cnt; i++) {
         if (v->is_float)
@@ -113,7 +113,7 @@ static tp_status r_range(tp_ox_ctx *c) {
         *len = tp_dim_static(n);
         if (n <= TP_OX_MAX_VALUES) {
             tp_ox_value *v = tp_ox_value_new(c->alloc, n, false);
-            if (!v) return nomem(c);
+            if (!v) return const_nomem(c);
             for (int64_t i = 0; i < n; i++)
                 v->d[i] = tp_dim_static(a.size + i * step);
             tp_ox_set_value(c, 0, v);
@@ -155,7 +155,7 @@ static tp_status r_constant(tp_ox_ctx *c) {
         bool fl = strcmp(a->name, "value_float") == 0;
         c->out[0].shape.rank = 0;
         c->out[0].elem_type = fl ? TP_ONNX_FLOAT : TP_ONNX_INT64;
-        if (!(v = tp_ox_value_new(c->alloc, 1, fl))) return nomem(c);
+        if (!(v = tp_ox_value_new(c->alloc, 1, fl))) return const_nomem(c);
         if (fl)
             v->f[0] = a->f;
         else
@@ -170,7 +170,7 @@ static tp_status r_constant(tp_ox_ctx *c) {
         c->out[0].shape = tp_shape_of(1, &n);
         c->out[0].elem_type = fl ? TP_ONNX_FLOAT : TP_ONNX_INT64;
         if (n <= TP_OX_MAX_VALUES) {
-            if (!(v = tp_ox_value_new(c->alloc, n, fl))) return nomem(c);
+            if (!(v = tp_ox_value_new(c->alloc, n, fl))) return const_nomem(c);
             for (int64_t i = 0; i < n; i++) {
                 if (fl)
                     v->f[i] = a->floats[i];
@@ -212,7 +212,7 @@ static tp_status r_depth_space(tp_ox_ctx *c) {
     return st;
 }
 
-static const tp_ox_rule RULES[] = {
+static const tp_ox_rule CONST_RULES[] = {
     {"ConstantOfShape", r_constant_of_shape},
     {"Range", r_range},
     {"Constant", r_constant},
@@ -221,6 +221,6 @@ static const tp_ox_rule RULES[] = {
 };
 
 const tp_ox_rule *tp__ox_rules_const(size_t *n) {
-    *n = sizeof RULES / sizeof RULES[0];
-    return RULES;
+    *n = sizeof CONST_RULES / sizeof CONST_RULES[0];
+    return CONST_RULES;
 }

@@ -92,7 +92,7 @@ static tp_status r_qlinear_binary(tp_ox_ctx *c) {
 }
 
 /* QLinearSigmoid / QLinearLeakyRelu / QLinearSoftmax ...: shape and type of X. */
-static tp_status r_same0(tp_ox_ctx *c) {
+static tp_status r_contrib_same0(tp_ox_ctx *c) {
     if (c->n_in < 1 || !c->in[0].present) return tp_ox_fail(c, TP_ERR_PARSE, "needs an input");
     tp_ox_same(c, 0, 0);
     return TP_OK;
@@ -259,10 +259,10 @@ static tp_status r_matmul_nbits(tp_ox_ctx *c) {
 
 /* RotaryEmbedding(input, position_ids, cos_cache, sin_cache): input's shape. */
 static tp_status r_rotary(tp_ox_ctx *c) {
-    return r_same0(c);
+    return r_contrib_same0(c);
 }
 
-static const tp_ox_rule RULES[] = {
+static const tp_ox_rule CONTRIB_RULES[] = {
     {"FusedConv", r_fused_conv},
     {"FusedGemm", r_fused_gemm},
     {"FusedMatMul", r_fused_matmul},
@@ -284,13 +284,13 @@ static const tp_ox_rule RULES[] = {
     {"DequantizeLinear", r_dequantize},
     {"QLinearAdd", r_qlinear_binary},
     {"QLinearMul", r_qlinear_binary},
-    {"QLinearSigmoid", r_same0},
-    {"QLinearLeakyRelu", r_same0},
-    {"QLinearSoftmax", r_same0},
+    {"QLinearSigmoid", r_contrib_same0},
+    {"QLinearLeakyRelu", r_contrib_same0},
+    {"QLinearSoftmax", r_contrib_same0},
 };
 
 tp_ox_rule_fn tp__ox_contrib_rule(const char *op) {
-    for (size_t i = 0; i < sizeof RULES / sizeof RULES[0]; i++)
-        if (strcmp(RULES[i].op_type, op) == 0) return RULES[i].fn;
+    for (size_t i = 0; i < sizeof CONTRIB_RULES / sizeof CONTRIB_RULES[0]; i++)
+        if (strcmp(CONTRIB_RULES[i].op_type, op) == 0) return CONTRIB_RULES[i].fn;
     return NULL;
 }

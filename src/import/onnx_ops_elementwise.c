@@ -273,7 +273,7 @@ static tp_status r_cast_like(tp_ox_ctx *c) {
     return cast_to(c, c->in[1].elem_type);
 }
 
-static const tp_ox_rule RULES[] = {
+static const tp_ox_rule ELEMENTWISE_RULES[] = {
     {"Identity", r_unary},     {"Neg", r_unary},        {"Abs", r_unary},
     {"Exp", r_unary},          {"Log", r_unary},        {"Sqrt", r_unary},
     {"Reciprocal", r_unary},   {"Relu", r_unary},       {"Gelu", r_unary},
@@ -301,6 +301,6 @@ static const tp_ox_rule RULES[] = {
 };
 
 const tp_ox_rule *tp__ox_rules_elementwise(size_t *n) {
-    *n = sizeof RULES / sizeof RULES[0];
-    return RULES;
+    *n = sizeof ELEMENTWISE_RULES / sizeof ELEMENTWISE_RULES[0];
+    return ELEMENTWISE_RULES;
 }

@@ -388,7 +388,7 @@ static tp_status r_resize(tp_ox_ctx *c) {
     return TP_OK;
 }
 
-static const tp_ox_rule RULES[] = {
+static const tp_ox_rule INDEX_RULES[] = {
     {"Gather", r_gather},
     {"GatherElements", r_gather_elements},
     {"GatherND", r_gather_nd},
@@ -409,6 +409,6 @@ static const tp_ox_rule RULES[] = {
 };
 
 const tp_ox_rule *tp__ox_rules_index(size_t *n) {
-    *n = sizeof RULES / sizeof RULES[0];
-    return RULES;
+    *n = sizeof INDEX_RULES / sizeof INDEX_RULES[0];
+    return INDEX_RULES;
 }

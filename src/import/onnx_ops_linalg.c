@@ -8,7 +8,8 @@
 /* ---- matmul family ---- */
 
 /* numpy matmul of shapes a and b into *out. */
-static tp_status matmul_shape(tp_ox_ctx *c, const tp_shape *a0, const tp_shape *b0, tp_shape *out) {
+static tp_status ox_matmul_shape(tp_ox_ctx *c, const tp_shape *a0, const tp_shape *b0,
+                                 tp_shape *out) {
     tp_shape a = *a0, b = *b0;
     if (a.rank == 0 || b.rank == 0) return tp_ox_fail(c, TP_ERR_SHAPE, "matmul of a scalar");
     bool a1 = a.rank == 1, b1 = b.rank == 1;
@@ -50,7 +51,7 @@ static tp_status r_matmul(tp_ox_ctx *c) {
 static tp_status r_matmul_integer(tp_ox_ctx *c) {
     tp_status st = tp_ox_arity(c, 2, 4);
     if (st != TP_OK) return st;
-    st = matmul_shape(c, &c->in[0].shape, &c->in[1].shape, &c->out[0].shape);
+    st = ox_matmul_shape(c, &c->in[0].shape, &c->in[1].shape, &c->out[0].shape);
     c->out[0].elem_type = TP_ONNX_INT32;
     return st;
 }
@@ -58,7 +59,7 @@ static tp_status r_matmul_integer(tp_ox_ctx *c) {
 static tp_status r_qlinear_matmul(tp_ox_ctx *c) {
     tp_status st = tp_ox_arity(c, 8, 8);
     if (st != TP_OK) return st;
-    st = matmul_shape(c, &c->in[0].shape, &c->in[3].shape, &c->out[0].shape);
+    st = ox_matmul_shape(c, &c->in[0].shape, &c->in[3].shape, &c->out[0].shape);
     c->out[0].elem_type = c->in[7].elem_type;
     return st;
 }
@@ -242,7 +243,7 @@ static tp_status add_const(tp_ox_ctx *c, tp_dim x, int64_t k, tp_dim *out) {
 }
 
 /* Output size of one spatial axis of conv / pool. */
-static tp_status window_out(tp_ox_ctx *c, const win *w, int32_t i, tp_dim in, tp_dim *out) {
+static tp_status conv_window_out(tp_ox_ctx *c, const win *w, int32_t i, tp_dim in, tp_dim *out) {
     int64_t ek = w->d[i] * (w->k[i] - 1) + 1;
     tp_dim r;
     tp_status st;
@@ -354,7 +355,7 @@ static tp_status conv_common(tp_ox_ctx *c, uint32_t xi, uint32_t wi, int32_t out
     o->dims[0] = x->dims[0];
     o->dims[1] = wt->dims[0];
     for (int32_t i = 0; i < sp; i++)
-        if ((st = window_out(c, &w, i, x->dims[2 + i], &o->dims[2 + i])) != TP_OK) return st;
+        if ((st = conv_window_out(c, &w, i, x->dims[2 + i], &o->dims[2 + i])) != TP_OK) return st;
     resolve_same_pads(&w, x, o);
     if (ir && sp <= 3) {
         c->op.kind = TP_OP_CONV;
@@ -487,7 +488,7 @@ static tp_status r_pool(tp_ox_ctx *c) {
         o->dims[0] = x->dims[0];
         o->dims[1] = x->dims[1];
         for (int32_t i = 0; i < sp && st == TP_OK; i++)
-            st = window_out(c, &w, i, x->dims[2 + i], &o->dims[2 + i]);
+            st = conv_window_out(c, &w, i, x->dims[2 + i], &o->dims[2 + i]);
         resolve_same_pads(&w, x, o);
         if (st == TP_OK && sp <= 3) {
             c->op.kind = TP_OP_POOL;
@@ -563,7 +564,7 @@ static tp_status r_max_unpool(tp_ox_ctx *c) {
     return TP_OK;
 }
 
-static const tp_ox_rule RULES[] = {
+static const tp_ox_rule LINALG_RULES[] = {
     {"MatMul", r_matmul},
     {"MatMulInteger", r_matmul_integer},
     {"QLinearMatMul", r_qlinear_matmul},
@@ -583,6 +584,6 @@ static const tp_ox_rule RULES[] = {
 };
 
 const tp_ox_rule *tp__ox_rules_linalg(size_t *n) {
-    *n = sizeof RULES / sizeof RULES[0];
-    return RULES;
+    *n = sizeof LINALG_RULES / sizeof LINALG_RULES[0];
+    return LINALG_RULES;
 }

@@ -6,7 +6,7 @@
 
 #include "import/onnx_ops.h"
 
-static tp_status nomem(tp_ox_ctx *c) {
+static tp_status misc_nomem(tp_ox_ctx *c) {
     return tp_ox_fail(c, TP_ERR_NOMEM, "out of memory");
 }
 
@@ -132,7 +132,7 @@ static tp_status r_grid_sample(tp_ox_ctx *c) {
 
 /* ---- quantization ---- */
 
-static tp_status r_quantize(tp_ox_ctx *c) {
+static tp_status r_misc_quantize(tp_ox_ctx *c) {
     tp_status st = tp_ox_arity(c, 2, 3);
     if (st != TP_OK) return st;
     c->out[0].shape = c->in[0].shape;
@@ -143,7 +143,7 @@ static tp_status r_quantize(tp_ox_ctx *c) {
     return TP_OK;
 }
 
-static tp_status r_dequantize(tp_ox_ctx *c) {
+static tp_status r_misc_dequantize(tp_ox_ctx *c) {
     tp_status st = tp_ox_arity(c, 2, 3);
     if (st != TP_OK) return st;
     c->out[0].shape = c->in[0].shape;
@@ -344,15 +344,15 @@ static tp_status r_bernoulli(tp_ox_ctx *c) {
     return r_random_like(c);
 }
 
-static const tp_ox_rule RULES[] = {
+static const tp_ox_rule MISC_RULES[] = {
     {"RNN", r_rnn},
     {"GRU", r_rnn},
     {"LSTM", r_rnn},
     {"NonMaxSuppression", r_nms},
     {"RoiAlign", r_roi_align},
     {"GridSample", r_grid_sample},
-    {"QuantizeLinear", r_quantize},
-    {"DequantizeLinear", r_dequantize},
+    {"QuantizeLinear", r_misc_quantize},
+    {"DequantizeLinear", r_misc_dequantize},
     {"DynamicQuantizeLinear", r_dyn_quantize},
     {"HannWindow", r_window},
     {"HammingWindow", r_window},
@@ -373,7 +373,7 @@ static const tp_ox_rule RULES[] = {
 };
 
 const tp_ox_rule *tp__ox_rules_misc(size_t *n) {
-    (void)nomem;
-    *n = sizeof RULES / sizeof RULES[0];
-    return RULES;
+    (void)misc_nomem;
+    *n = sizeof MISC_RULES / sizeof MISC_RULES[0];
+    return MISC_RULES;
 }

@@ -133,7 +133,7 @@ static void stats_shape(const tp_shape *x, int64_t axis, tp_shape *o) {
         o->dims[k] = k < axis ? x->dims[k] : tp_dim_static(1);
 }
 
-static tp_status r_layer_norm(tp_ox_ctx *c) {
+static tp_status r_reduce_layer_norm(tp_ox_ctx *c) {
     tp_status st = tp_ox_arity(c, 2, 3);
     if (st != TP_OK) return st;
     tp_ox_same(c, 0, 0);
@@ -219,7 +219,7 @@ static tp_status r_det(tp_ox_ctx *c) {
     return TP_OK;
 }
 
-static const tp_ox_rule RULES[] = {
+static const tp_ox_rule REDUCE_RULES[] = {
     {"ReduceSum", r_reduce},
     {"ReduceMean", r_reduce},
     {"ReduceMax", r_reduce},
@@ -235,7 +235,7 @@ static const tp_ox_rule RULES[] = {
     {"Softmax", r_softmax},
     {"LogSoftmax", r_softmax},
     {"Hardmax", r_softmax},
-    {"LayerNormalization", r_layer_norm},
+    {"LayerNormalization", r_reduce_layer_norm},
     {"BatchNormalization", r_batch_norm},
     {"InstanceNormalization", r_norm_same},
     {"GroupNormalization", r_norm_same},
@@ -247,6 +247,6 @@ static const tp_ox_rule RULES[] = {
 };
 
 const tp_ox_rule *tp__ox_rules_reduce(size_t *n) {
-    *n = sizeof RULES / sizeof RULES[0];
-    return RULES;
+    *n = sizeof REDUCE_RULES / sizeof REDUCE_RULES[0];
+    return REDUCE_RULES;
 }

@@ -24,7 +24,7 @@ static tp_status need_seq(tp_ox_ctx *c, uint32_t i, const tp_ox_seq **s) {
     return TP_OK;
 }
 
-static tp_status nomem(tp_ox_ctx *c) {
+static tp_status sequence_nomem(tp_ox_ctx *c) {
     return tp_ox_fail(c, TP_ERR_NOMEM, "out of memory (sequence)");
 }
 
@@ -80,7 +80,7 @@ static tp_status out_seq(tp_ox_ctx *c, uint32_t k, tp_ox_seq *s) {
     const tp_ox_seq *t = s->inner ? s->inner : s;
     o->elem_type = t->elem ? t->elem : TP_ONNX_FLOAT;
     tp_ox_value *v = tp_ox_value_of_seq(c->alloc, s);
-    if (!v) return nomem(c);
+    if (!v) return sequence_nomem(c);
     tp_ox_set_value(c, k, v);
     return TP_OK;
 }
@@ -137,7 +137,7 @@ static tp_status seq_collapse(tp_ox_ctx *c, tp_ox_seq *s) {
     if (st == TP_OK) st = seq_len(c, s, &len);
     if (st != TP_OK) return st;
     tp_shape *el = tp_mem_alloc(c->alloc, sizeof *el);
-    if (!el) return nomem(c);
+    if (!el) return sequence_nomem(c);
     *el = m;
     tp_mem_free(c->alloc, s->el, s->n * sizeof *s->el);
     s->el = el;
@@ -164,13 +164,13 @@ static bool seq_index(const tp_ox_ctx *c, uint32_t i, const tp_ox_seq *s, bool i
 
 static tp_status r_seq_empty(tp_ox_ctx *c) {
     tp_ox_seq *s = tp_ox_seq_new(c->alloc, 's', (int32_t)tp_ox_attr_int(c, "dtype", TP_ONNX_FLOAT));
-    return s ? out_seq(c, 0, s) : nomem(c);
+    return s ? out_seq(c, 0, s) : sequence_nomem(c);
 }
 
 static tp_status r_seq_construct(tp_ox_ctx *c) {
     if (c->n_in == 0) return tp_ox_fail(c, TP_ERR_PARSE, "SequenceConstruct without inputs");
     tp_ox_seq *s = tp_ox_seq_new(c->alloc, 's', c->in[0].elem_type);
-    if (!s) return nomem(c);
+    if (!s) return sequence_nomem(c);
     for (uint32_t i = 0; i < c->n_in; i++) {
         if (!c->in[i].present || in_seq(c, i) || c->in[i].elem_type != s->elem) {
             tp_ox_seq_free(c->alloc, s);
@@ -178,7 +178,7 @@ static tp_status r_seq_construct(tp_ox_ctx *c) {
         }
         if (!tp_ox_seq_insert(c->alloc, s, s->n, &c->in[i].shape)) {
             tp_ox_seq_free(c->alloc, s);
-            return nomem(c);
+            return sequence_nomem(c);
         }
     }
     return out_seq(c, 0, s);
@@ -214,7 +214,7 @@ static tp_status r_seq_insert(tp_ox_ctx *c) {
     if (in_seq(c, 1) || (in->n && c->in[1].elem_type != in->elem))
         return tp_ox_fail(c, TP_ERR_SHAPE, "the tensor does not match the sequence's type");
     tp_ox_seq *s = tp_ox_seq_copy(c->alloc, in);
-    if (!s) return nomem(c);
+    if (!s) return sequence_nomem(c);
     s->elem = c->in[1].elem_type;
     seq_expand(c->alloc, s);
     uint32_t at = s->n;
@@ -224,7 +224,7 @@ static tp_status r_seq_insert(tp_ox_ctx *c) {
         s->approx = true;
     }
     if (s->n == s->n_head) {
-        if (!tp_ox_seq_insert(c->alloc, s, at, &c->in[1].shape)) st = nomem(c);
+        if (!tp_ox_seq_insert(c->alloc, s, at, &c->in[1].shape)) st = sequence_nomem(c);
     } else {
         st = seq_append_repeated(c, s, &c->in[1].shape);
     }
@@ -241,7 +241,7 @@ static tp_status r_seq_at(tp_ox_ctx *c) {
     if (st == TP_OK) st = need_seq(c, 0, &in);
     if (st != TP_OK) return st;
     tp_ox_seq *s = tp_ox_seq_copy(c->alloc, in);
-    if (!s) return nomem(c);
+    if (!s) return sequence_nomem(c);
     seq_expand(c->alloc, s);
     uint32_t at;
     bool exact;
@@ -261,7 +261,7 @@ static tp_status r_seq_erase(tp_ox_ctx *c) {
     if (st == TP_OK) st = need_seq(c, 0, &in);
     if (st != TP_OK) return st;
     tp_ox_seq *s = tp_ox_seq_copy(c->alloc, in);
-    if (!s) return nomem(c);
+    if (!s) return sequence_nomem(c);
     seq_expand(c->alloc, s);
     uint32_t at = s->n ? s->n - 1 : 0;
     bool known = s->n == s->n_head && s->n > 0 &&
@@ -270,7 +270,7 @@ static tp_status r_seq_erase(tp_ox_ctx *c) {
         tp_shape *el = s->n > 1 ? tp_mem_alloc(c->alloc, (s->n - 1) * sizeof *el) : NULL;
         if (s->n > 1 && !el) {
             tp_ox_seq_free(c->alloc, s);
-            return nomem(c);
+            return sequence_nomem(c);
         }
         if (at) memcpy(el, s->el, at * sizeof *el);
         if (s->n - at - 1) memcpy(el + at, s->el + at + 1, (s->n - at - 1) * sizeof *el);
@@ -293,7 +293,7 @@ static tp_status r_seq_length(tp_ox_ctx *c) {
     c->out[0].elem_type = TP_ONNX_INT64;
     if (s->approx) return TP_OK; /* an erase at an unknown position: length unknown */
     tp_ox_value *v = tp_ox_value_new(c->alloc, 1, false);
-    if (!v) return nomem(c);
+    if (!v) return sequence_nomem(c);
     tp_ox_set_value(c, 0, v);
     return seq_len(c, s, &v->d[0]);
 }
@@ -306,7 +306,7 @@ static tp_status r_split_to_sequence(tp_ox_ctx *c) {
     if ((st = tp_ox_axis(c, tp_ox_attr_int(c, "axis", 0), x->rank, &axis)) != TP_OK) return st;
     bool keep = tp_ox_attr_int(c, "keepdims", 1) != 0;
     tp_ox_seq *s = tp_ox_seq_new(c->alloc, 's', c->in[0].elem_type);
-    if (!s) return nomem(c);
+    if (!s) return sequence_nomem(c);
     tp_dim len = x->dims[axis];
     tp_shape e = *x;
     int64_t sp[TP_OX_MAX_VALUES], n_sp = 0;
@@ -323,7 +323,7 @@ static tp_status r_split_to_sequence(tp_ox_ctx *c) {
         }
         for (int64_t i = 0; i < n_sp && st == TP_OK; i++) {
             e.dims[axis] = tp_dim_static(sp[i]);
-            if (!tp_ox_seq_insert(c->alloc, s, s->n, &e)) st = nomem(c);
+            if (!tp_ox_seq_insert(c->alloc, s, s->n, &e)) st = sequence_nomem(c);
         }
     } else if (has_split) {
         int64_t k;
@@ -335,11 +335,11 @@ static tp_status r_split_to_sequence(tp_ox_ctx *c) {
         if (tp_dim_is_static(len)) {
             for (int64_t off = 0; off < len.size && st == TP_OK; off += k) {
                 e.dims[axis] = tp_dim_static(len.size - off < k ? len.size - off : k);
-                if (!tp_ox_seq_insert(c->alloc, s, s->n, &e)) st = nomem(c);
+                if (!tp_ox_seq_insert(c->alloc, s, s->n, &e)) st = sequence_nomem(c);
             }
         } else {
             e.dims[axis] = tp_dim_static(k);
-            if (!tp_ox_seq_insert(c->alloc, s, 0, &e)) st = nomem(c);
+            if (!tp_ox_seq_insert(c->alloc, s, 0, &e)) st = sequence_nomem(c);
             s->n_head = 0;
             if (st == TP_OK) st = tp_ox_dim(c, TP_SYM_DIV_CEIL, len, tp_dim_static(k), &s->reps);
             s->approx = true;
@@ -352,7 +352,7 @@ static tp_status r_split_to_sequence(tp_ox_ctx *c) {
                 e.dims[d] = e.dims[d + 1];
             e.rank--;
         }
-        if (!tp_ox_seq_insert(c->alloc, s, 0, &e)) st = nomem(c);
+        if (!tp_ox_seq_insert(c->alloc, s, 0, &e)) st = sequence_nomem(c);
         s->n_head = 0;
         s->reps = len;
         seq_expand(c->alloc, s);
@@ -404,13 +404,13 @@ static tp_status r_optional(tp_ox_ctx *c) {
     bool has = c->n_in > 0 && c->in[0].present;
     const tp_ox_seq *in = has ? in_seq(c, 0) : NULL;
     tp_ox_seq *s = tp_ox_seq_new(c->alloc, 'o', has ? c->in[0].elem_type : TP_ONNX_FLOAT);
-    if (!s) return nomem(c);
+    if (!s) return sequence_nomem(c);
     if (!has) {
         s->none = true;
     } else if (in) {
-        if (!(s->inner = tp_ox_seq_copy(c->alloc, in))) st = nomem(c);
+        if (!(s->inner = tp_ox_seq_copy(c->alloc, in))) st = sequence_nomem(c);
     } else if (!tp_ox_seq_insert(c->alloc, s, 0, &c->in[0].shape)) {
-        st = nomem(c);
+        st = sequence_nomem(c);
     }
     if (st != TP_OK) {
         tp_ox_seq_free(c->alloc, s);
@@ -427,7 +427,7 @@ static tp_status r_optional_has_element(tp_ox_ctx *c) {
     c->out[0].elem_type = TP_ONNX_BOOL;
     if (s && s->kind == 'o' && s->approx) return TP_OK; /* either, after an If: unknown */
     tp_ox_value *v = tp_ox_value_new(c->alloc, 1, false);
-    if (!v) return nomem(c);
+    if (!v) return sequence_nomem(c);
     v->d[0] = tp_dim_static(has ? 1 : 0);
     tp_ox_set_value(c, 0, v);
     return TP_OK;
@@ -442,11 +442,11 @@ static tp_status r_optional_get_element(tp_ox_ctx *c) {
         return tp_ox_fail(c, TP_ERR_SHAPE, "the optional holds no value");
     if (s && s->kind == 'o' && s->inner) {
         tp_ox_seq *cp = tp_ox_seq_copy(c->alloc, s->inner);
-        return cp ? out_seq(c, 0, cp) : nomem(c);
+        return cp ? out_seq(c, 0, cp) : sequence_nomem(c);
     }
     if (s && s->kind == 's') {
         tp_ox_seq *cp = tp_ox_seq_copy(c->alloc, s);
-        return cp ? out_seq(c, 0, cp) : nomem(c);
+        return cp ? out_seq(c, 0, cp) : sequence_nomem(c);
     }
     if (s) {
         c->out[0].shape = s->el[0];
@@ -457,14 +457,14 @@ static tp_status r_optional_get_element(tp_ox_ctx *c) {
         c->op.sub = TP_UNARY_IDENTITY;
         if (c->in[0].value) {
             tp_ox_value *v = tp_ox_value_copy(c->alloc, c->in[0].value);
-            if (!v) return nomem(c);
+            if (!v) return sequence_nomem(c);
             tp_ox_set_value(c, 0, v);
         }
     }
     return TP_OK;
 }
 
-static const tp_ox_rule RULES[] = {
+static const tp_ox_rule SEQUENCE_RULES[] = {
     {"SequenceEmpty", r_seq_empty},
     {"SequenceConstruct", r_seq_construct},
     {"SequenceInsert", r_seq_insert},
@@ -479,14 +479,14 @@ static const tp_ox_rule RULES[] = {
 };
 
 const tp_ox_rule *tp__ox_rules_sequence(size_t *n) {
-    *n = sizeof RULES / sizeof RULES[0];
-    return RULES;
+    *n = sizeof SEQUENCE_RULES / sizeof SEQUENCE_RULES[0];
+    return SEQUENCE_RULES;
 }
 
 bool tp__ox_takes_sequences(const char *op) {
     if (strcmp(op, "Identity") == 0) return true;
-    for (size_t i = 0; i < sizeof RULES / sizeof RULES[0]; i++)
-        if (strcmp(RULES[i].op_type, op) == 0) return true;
+    for (size_t i = 0; i < sizeof SEQUENCE_RULES / sizeof SEQUENCE_RULES[0]; i++)
+        if (strcmp(SEQUENCE_RULES[i].op_type, op) == 0) return true;
     return false;
 }
 
@@ -507,7 +507,7 @@ tp_status tp_ox_seq_loop(tp_ox_ctx *c, uint32_t out, const tp_ox_seq *init, cons
             prefix = tp_graph_dim_equal(c->g, init->el[i].dims[d], iter->el[i].dims[d]);
     }
     tp_ox_seq *fin = tp_ox_seq_copy(c->alloc, iter);
-    if (!fin) return nomem(c);
+    if (!fin) return sequence_nomem(c);
     tp_status st = TP_OK;
     if (prefix) {
         *grows = true;
@@ -516,7 +516,7 @@ tp_status tp_ox_seq_loop(tp_ox_ctx *c, uint32_t out, const tp_ox_seq *init, cons
         tp_dim before;
         if ((st = tp_ox_dim(c, TP_SYM_MAX, trip, tp_dim_static(1), &before)) == TP_OK)
             st = tp_ox_dim(c, TP_SYM_SUB, before, tp_dim_static(1), &before);
-        if (st == TP_OK && !(*last_in = tp_ox_seq_copy(c->alloc, fin))) st = nomem(c);
+        if (st == TP_OK && !(*last_in = tp_ox_seq_copy(c->alloc, fin))) st = sequence_nomem(c);
         if (st == TP_OK) {
             (*last_in)->reps = before;
             seq_expand(c->alloc, *last_in);
@@ -524,7 +524,7 @@ tp_status tp_ox_seq_loop(tp_ox_ctx *c, uint32_t out, const tp_ox_seq *init, cons
         if (st == TP_OK) seq_expand(c->alloc, fin);
     } else if (fin->kind == 's' && init->kind == 's' && init->n && !fin->n) {
         tp_ox_seq_free(c->alloc, fin); /* emptied: at most what it started with */
-        if (!(fin = tp_ox_seq_copy(c->alloc, init))) return nomem(c);
+        if (!(fin = tp_ox_seq_copy(c->alloc, init))) return sequence_nomem(c);
     } else if (fin->kind == 's' && init->kind == 's' && init->n) {
         /* merge: every element of either, as one repeated largest shape */
         for (uint32_t i = 0; st == TP_OK && i < init->n; i++)
@@ -563,7 +563,8 @@ static tp_status seq_merge(tp_ox_ctx *c, const tp_ox_seq *a, const tp_ox_seq *b,
     *out = NULL;
     if (a->kind != b->kind)
         return tp_ox_fail(c, TP_ERR_SHAPE, "the branches' values differ in kind");
-    if (same_elements(c, a, b)) return (*out = tp_ox_seq_copy(c->alloc, a)) ? TP_OK : nomem(c);
+    if (same_elements(c, a, b))
+        return (*out = tp_ox_seq_copy(c->alloc, a)) ? TP_OK : sequence_nomem(c);
     if (a->kind == 'o') {
         const tp_ox_seq *has = a->none ? b : a, *other = a->none ? a : b;
         tp_ox_seq *m = NULL;
@@ -589,7 +590,7 @@ static tp_status seq_merge(tp_ox_ctx *c, const tp_ox_seq *a, const tp_ox_seq *b,
             return tp_ox_fail(c, TP_ERR_UNSUPPORTED,
                               "the branches' optionals hold different kinds");
         }
-        if (!m) return nomem(c);
+        if (!m) return sequence_nomem(c);
         m->approx = true;
         if (st != TP_OK)
             tp_ox_seq_free(c->alloc, m);
@@ -598,14 +599,14 @@ static tp_status seq_merge(tp_ox_ctx *c, const tp_ox_seq *a, const tp_ox_seq *b,
         return st;
     }
     tp_ox_seq *m = tp_ox_seq_copy(c->alloc, a);
-    if (!m) return nomem(c);
+    if (!m) return sequence_nomem(c);
     tp_dim la, lb;
     tp_status st = seq_len(c, a, &la);
     if (st == TP_OK) st = seq_len(c, b, &lb);
     if (st == TP_OK && (m->n || b->n)) {
         if (!m->n) { /* a is empty: b's shapes */
             tp_ox_seq_free(c->alloc, m);
-            if (!(m = tp_ox_seq_copy(c->alloc, b))) return nomem(c);
+            if (!(m = tp_ox_seq_copy(c->alloc, b))) return sequence_nomem(c);
         }
         st = seq_collapse(c, m);
         for (uint32_t i = 0; st == TP_OK && i < b->n; i++) {

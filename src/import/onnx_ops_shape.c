@@ -5,7 +5,7 @@
 
 #include "import/onnx_ops.h"
 
-static tp_status nomem(tp_ox_ctx *c) {
+static tp_status shape_nomem(tp_ox_ctx *c) {
     return tp_ox_fail(c, TP_ERR_NOMEM, "out of memory");
 }
 
@@ -13,7 +13,7 @@ static tp_status nomem(tp_ox_ctx *c) {
 static tp_status pass_value(tp_ox_ctx *c) {
     if (!c->in[0].value) return TP_OK;
     tp_ox_value *v = tp_ox_value_copy(c->alloc, c->in[0].value);
-    if (!v) return nomem(c);
+    if (!v) return shape_nomem(c);
     tp_ox_set_value(c, 0, v);
     return TP_OK;
 }
@@ -52,7 +52,7 @@ static tp_status r_shape(tp_ox_ctx *c) {
     c->out[0].elem_type = TP_ONNX_INT64;
     c->node_flags |= TP_NODE_SHAPE_ONLY;
     tp_ox_value *v = tp_ox_value_new(c->alloc, n, false);
-    if (!v) return nomem(c);
+    if (!v) return shape_nomem(c);
     for (int64_t k = 0; k < n; k++)
         v->d[k] = x->dims[s + k];
     tp_ox_set_value(c, 0, v);
@@ -68,7 +68,7 @@ static tp_status r_size(tp_ox_ctx *c) {
     tp_dim p;
     if ((st = tp_ox_prod(c, &c->in[0].shape, 0, c->in[0].shape.rank, &p)) != TP_OK) return st;
     tp_ox_value *v = tp_ox_value_new(c->alloc, 1, false);
-    if (!v) return nomem(c);
+    if (!v) return shape_nomem(c);
     v->d[0] = p;
     tp_ox_set_value(c, 0, v);
     return TP_OK;
@@ -153,7 +153,7 @@ static tp_status reshape_target(tp_ox_ctx *c, const tp_shape *in, const tp_ox_va
     return tp_ox_dim(c, TP_SYM_DIV_FLOOR, num, tp_dim_static(sden), &o->dims[infer]);
 }
 
-static tp_status unknown_dims(tp_ox_ctx *c, uint32_t out, int64_t rank) {
+static tp_status shape_unknown_dims(tp_ox_ctx *c, uint32_t out, int64_t rank) {
     if (rank < 0 || rank > TP_MAX_RANK)
         return tp_ox_fail(c, TP_ERR_UNSUPPORTED, "output rank %lld (at most %d supported)",
                           (long long)rank, TP_MAX_RANK);
@@ -177,7 +177,7 @@ static tp_status r_reshape(tp_ox_ctx *c) {
         const int64_t *a = tp_ox_attr_ints(c, "shape", &n);
         if (!a) return tp_ox_fail(c, TP_ERR_PARSE, "Reshape without a shape");
         tp_ox_value *v = tp_ox_value_new(c->alloc, n, false);
-        if (!v) return nomem(c);
+        if (!v) return shape_nomem(c);
         for (uint32_t k = 0; k < n; k++)
             v->d[k] = tp_dim_static(a[k]);
         st = reshape_target(c, &c->in[0].shape, v, allowzero, &c->out[0].shape);
@@ -188,7 +188,7 @@ static tp_status r_reshape(tp_ox_ctx *c) {
         const tp_shape *ss = &c->in[1].shape;
         if (ss->rank != 1 || !tp_dim_is_static(ss->dims[0]))
             return tp_ox_fail(c, TP_ERR_SHAPE, "shape input of unknown length");
-        st = unknown_dims(c, 0, ss->dims[0].size);
+        st = shape_unknown_dims(c, 0, ss->dims[0].size);
     }
     if (st != TP_OK) return st;
     return pass_value(c);
@@ -466,7 +466,7 @@ static tp_status slice_len(tp_ox_ctx *c, tp_dim d, tp_dim s, tp_dim e, int64_t s
     return tp_ox_dim(c, TP_SYM_SUB, b, a, len);
 }
 
-static bool value_dims(const tp_ox_value *v, tp_dim *out, int64_t cap, int64_t *n) {
+static bool shape_value_dims(const tp_ox_value *v, tp_dim *out, int64_t cap, int64_t *n) {
     if (!v || v->is_float || v->n > cap) return false;
     for (int64_t i = 0; i < v->n; i++)
         out[i] = v->d[i];
@@ -496,8 +496,8 @@ static tp_status r_slice(tp_ox_ctx *c) {
         na = ns = n;
     } else {
         if ((st = tp_ox_arity(c, 3, 5)) != TP_OK) return st;
-        if (!value_dims(c->in[1].value, starts, TP_MAX_RANK, &n) ||
-            !value_dims(c->in[2].value, ends, TP_MAX_RANK, &ne)) {
+        if (!shape_value_dims(c->in[1].value, starts, TP_MAX_RANK, &n) ||
+            !shape_value_dims(c->in[2].value, ends, TP_MAX_RANK, &ne)) {
             c->out[0].elem_type = c->in[0].elem_type;
             /* unknown bounds: sliced axes get unknown sizes when axes are known */
             int64_t nn;
@@ -512,7 +512,7 @@ static tp_status r_slice(tp_ox_ctx *c) {
                 }
                 return TP_OK;
             }
-            return unknown_dims(c, 0, x->rank);
+            return shape_unknown_dims(c, 0, x->rank);
         }
         if (n != ne) return tp_ox_fail(c, TP_ERR_SHAPE, "starts and ends differ in length");
         if (c->n_in > 3 && c->in[3].present) {
@@ -581,13 +581,13 @@ static tp_status r_expand(tp_ox_ctx *c) {
     tp_ox_ir_inputs(c, 1, (const int32_t[]){0});
     tp_shape target;
     int64_t n;
-    if (!value_dims(c->in[1].value, target.dims, TP_MAX_RANK, &n)) {
+    if (!shape_value_dims(c->in[1].value, target.dims, TP_MAX_RANK, &n)) {
         const tp_shape *ss = &c->in[1].shape;
         if (ss->rank != 1 || !tp_dim_is_static(ss->dims[0]))
             return tp_ox_fail(c, TP_ERR_SHAPE, "shape input of unknown length");
         int64_t r = ss->dims[0].size;
         if (r < c->in[0].shape.rank) r = c->in[0].shape.rank;
-        return unknown_dims(c, 0, r);
+        return shape_unknown_dims(c, 0, r);
     }
     target.rank = (int32_t)n;
     const tp_shape *sh[2] = {&c->in[0].shape, &target};
@@ -601,7 +601,8 @@ static tp_status r_tile(tp_ox_ctx *c) {
     c->out[0].elem_type = c->in[0].elem_type;
     tp_dim rep[TP_MAX_RANK];
     int64_t n;
-    if (!value_dims(c->in[1].value, rep, TP_MAX_RANK, &n)) return unknown_dims(c, 0, x->rank);
+    if (!shape_value_dims(c->in[1].value, rep, TP_MAX_RANK, &n))
+        return shape_unknown_dims(c, 0, x->rank);
     if (n != x->rank)
         return tp_ox_fail(c, TP_ERR_SHAPE, "%lld repeats for rank %d", (long long)n, (int)x->rank);
     bool all_static = true;
@@ -633,9 +634,10 @@ static tp_status r_pad(tp_ox_ctx *c) {
     c->out[0].elem_type = c->in[0].elem_type;
     if (!ints_from(c, 1, c->opset < 11 ? "pads" : NULL, pads, 2 * TP_MAX_RANK, &n, &absent) ||
         absent)
-        return unknown_dims(c, 0, x->rank);
+        return shape_unknown_dims(c, 0, x->rank);
     if (c->n_in > 3 && c->in[3].present) {
-        if (!tp_ox_input_ints(c, 3, axes, TP_MAX_RANK, &na)) return unknown_dims(c, 0, x->rank);
+        if (!tp_ox_input_ints(c, 3, axes, TP_MAX_RANK, &na))
+            return shape_unknown_dims(c, 0, x->rank);
     } else {
         na = x->rank;
         for (int64_t k = 0; k < na; k++)
@@ -654,7 +656,7 @@ static tp_status r_pad(tp_ox_ctx *c) {
     return tp_ox_ir_shape(c, 0);
 }
 
-static const tp_ox_rule RULES[] = {
+static const tp_ox_rule SHAPE_RULES[] = {
     {"Shape", r_shape},
     {"Size", r_size},
     {"Reshape", r_reshape},
@@ -671,6 +673,6 @@ static const tp_ox_rule RULES[] = {
 };
 
 const tp_ox_rule *tp__ox_rules_shape(size_t *n) {
-    *n = sizeof RULES / sizeof RULES[0];
-    return RULES;
+    *n = sizeof SHAPE_RULES / sizeof SHAPE_RULES[0];
+    return SHAPE_RULES;
 }

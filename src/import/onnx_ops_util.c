@@ -7,7 +7,7 @@
 
 #include "import/onnx_ops.h"
 
-static const char *elem_name(int32_t e) {
+static const char *ox_elem_name(int32_t e) {
     tp_dtype t;
     if (tp_onnx_elem_type_to_dtype(e, &t, NULL) == TP_OK) return tp_dtype_name(t);
     return tp_onnx_elem_type_name(e);
@@ -28,7 +28,7 @@ tp_status tp_ox_fail(tp_ox_ctx *c, tp_status s, const char *fmt, ...) {
         else
             snprintf(sb, sizeof sb, "%s %s",
                      tp_graph_shape_str(c->g, &c->in[i].shape, (char[80]){0}, 80),
-                     elem_name(c->in[i].elem_type));
+                     ox_elem_name(c->in[i].elem_type));
         int w = snprintf(ins + p, sizeof ins - p, "%s%s", i ? ", " : "", sb);
         if (w < 0) break;
         p += (size_t)w;
@@ -86,6 +86,7 @@ tp_status tp_ox_arity(tp_ox_ctx *c, uint32_t lo, uint32_t hi) {
 
 tp_status tp_ox_axis(tp_ox_ctx *c, int64_t axis, int32_t rank, int64_t *out) {
     int64_t a = axis < 0 ? axis + rank : axis;
+    *out = 0; /* defined on failure too: inlined callers need not initialise it */
     if (a < 0 || a >= (rank ? rank : 1))
         return tp_ox_fail(c, TP_ERR_SHAPE, "axis %lld is out of range for rank %d", (long long)axis,
                           (int)rank);
@@ -236,7 +237,7 @@ tp_status tp_ox_ir_shape(tp_ox_ctx *c, uint32_t out) {
         shapes[n] = &c->in[i].shape;
         if (tp_onnx_elem_type_to_dtype(c->in[i].elem_type, &dts[n], NULL) != TP_OK)
             return tp_ox_fail(c, TP_ERR_UNSUPPORTED, "input %u has element type %s, no IR dtype", i,
-                              elem_name(c->in[i].elem_type));
+                              ox_elem_name(c->in[i].elem_type));
         n++;
     }
     tp_shape s;

@@ -163,7 +163,7 @@ tp_status tp__pb_int64(tp_pb *r, uint32_t wire, uint32_t field, const char *what
 
 tp_status tp__pb_int32(tp_pb *r, uint32_t wire, uint32_t field, const char *what, int32_t *out,
                        tp_error *err) {
-    int64_t v;
+    int64_t v = 0; /* gcc -O2 with hidden visibility inlines tp__pb_int64 and cannot see it set */
     tp_status s = tp__pb_int64(r, wire, field, what, &v, err);
     if (s != TP_OK) return s;
     *out = (int32_t)(uint32_t)((uint64_t)v & 0xffffffffu);

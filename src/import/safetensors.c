@@ -98,8 +98,8 @@ static tp_status read_tensor(const char *path, uint64_t base, const char *name, 
 #undef BAD
 }
 
-static tp_status read_file(const char *path, tp_registry *reg, tp_safetensors_info *info,
-                           tp_error *err) {
+static tp_status st_read_file(const char *path, tp_registry *reg, tp_safetensors_info *info,
+                              tp_error *err) {
     const tp_allocator *a = reg ? tp_registry_allocator(reg) : NULL;
     FILE *f;
     uint64_t size;
@@ -278,7 +278,7 @@ static tp_status read_index(const char *path, tp_registry *reg, tp_safetensors_i
         }
         memcpy(full, path, dir_len);
         memcpy(full + dir_len, file->str, file->len + 1);
-        st = read_file(full, reg, info, err);
+        st = st_read_file(full, reg, info, err);
     }
 done:
     tp_mem_free(a, seen, cap_seen * sizeof *seen);
@@ -305,7 +305,7 @@ tp_status tp_safetensors_read(const char *path, tp_registry *reg, tp_safetensors
             if (w < 0 || (size_t)w >= sizeof p)
                 return tp_error_set(err, TP_ERR_INVALID, "safetensors: path too long: %s", path);
             if (stat(p, &sb) == 0)
-                return i == 0 ? read_index(p, reg, out, err) : read_file(p, reg, out, err);
+                return i == 0 ? read_index(p, reg, out, err) : st_read_file(p, reg, out, err);
         }
         return tp_error_set(err, TP_ERR_NOT_FOUND,
                             "safetensors: %s holds neither model.safetensors.index.json nor "
@@ -313,5 +313,5 @@ tp_status tp_safetensors_read(const char *path, tp_registry *reg, tp_safetensors
                             path);
     }
     if (ends_with(path, ".json")) return read_index(path, reg, out, err);
-    return read_file(path, reg, out, err);
+    return st_read_file(path, reg, out, err);
 }

@@ -22,7 +22,7 @@ static int cmp_key3(const void *x, const void *y) {
     return p->idx < q->idx ? -1 : (p->idx > q->idx);
 }
 
-static int cmp_i64(const void *x, const void *y) {
+static int sections_cmp_i64(const void *x, const void *y) {
     int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
     return (a > b) - (a < b);
 }
@@ -113,7 +113,7 @@ tp_status tp__xs_build(const tp_buffer *bufs, const uint32_t *members, size_t m,
         bd[nb++] = b->birth;
         if (b->death < INT64_MAX) bd[nb++] = b->death + 1;
     }
-    qsort(bd, nb, sizeof *bd, cmp_i64);
+    qsort(bd, nb, sizeof *bd, sections_cmp_i64);
     size_t u = 0;
     for (size_t i = 0; i < nb; i++)
         if (u == 0 || bd[i] != bd[u - 1]) bd[u++] = bd[i];

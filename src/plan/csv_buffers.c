@@ -10,7 +10,7 @@
 #include "core/open_file.h"
 
 enum { COL_ID, COL_LOWER, COL_UPPER, COL_SIZE, COL_ALIGN, COL_MAX };
-static const char *const col_names[COL_MAX] = {"id", "lower", "upper", "size", "alignment"};
+static const char *const csv_col_names[COL_MAX] = {"id", "lower", "upper", "size", "alignment"};
 
 typedef struct field {
     const char *p;
@@ -75,7 +75,7 @@ static tp_status field_error(tp_error *err, int code, size_t line, uint64_t off,
     static const char *const what[] = {"", "is not a number", "is negative",
                                        "does not fit in 64 bits"};
     return tp_error_setx(err, code == 3 ? TP_ERR_OVERFLOW : TP_ERR_PARSE, off, TP_NO_NODE,
-                         "line %zu: column '%s' value '%.*s' %s", line, col_names[col],
+                         "line %zu: column '%s' value '%.*s' %s", line, csv_col_names[col],
                          (int)(f->len > 40 ? 40 : f->len), f->p, what[code]);
 }
 
@@ -176,7 +176,7 @@ static tp_status parse_impl(const char *text, size_t len, const tp_allocator *al
         if (ncols == 0) {
             bool ok = nf >= 4 && nf <= 5;
             for (size_t c = 0; ok && c < nf; c++)
-                ok = field_is(&f[c], col_names[c]);
+                ok = field_is(&f[c], csv_col_names[c]);
             if (!ok) {
                 st =
                     tp_error_setx(err, TP_ERR_PARSE, start, TP_NO_NODE,

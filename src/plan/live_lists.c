@@ -8,7 +8,7 @@
 #include "plan/alloc_internal.h"
 
 typedef tp__ll_span span;
-typedef tp__live_lists bf_ctx;
+typedef tp__live_lists live_ctx;
 
 /* Sort spans by lo: quicksort (median of three, smaller side first) with insertion sort
  * below 24 elements; inline comparisons, no allocation. */
@@ -53,7 +53,7 @@ static void sort_spans(span *v, size_t n) {
 }
 
 /* Number of buffers with birth <= t (upper bound in by_birth). */
-static size_t prefix_upto(const bf_ctx *c, int64_t t) {
+static size_t prefix_upto(const live_ctx *c, int64_t t) {
     size_t lo = 0, hi = c->n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -65,18 +65,18 @@ static size_t prefix_upto(const bf_ctx *c, int64_t t) {
     return lo;
 }
 
-void tp__ll_reset(bf_ctx *c) {
+void tp__ll_reset(live_ctx *c) {
     memset(c->lst_fill, 0, c->n_pt * sizeof *c->lst_fill);
     memset(c->placed, 0, c->n);
 }
 
-void tp__ll_insert(bf_ctx *c, size_t item) {
+void tp__ll_insert(live_ctx *c, size_t item) {
     c->placed[item] = 1;
     for (uint32_t p = c->pt_of[item]; p <= c->pt_last[item]; p++)
         c->lst[c->lst_start[p] + c->lst_fill[p]++] = (uint32_t)item;
 }
 
-bool tp__ll_place(bf_ctx *c, size_t q, const uint64_t *off, uint64_t opt_align, bool best_fit,
+bool tp__ll_place(live_ctx *c, size_t q, const uint64_t *off, uint64_t opt_align, bool best_fit,
                   uint64_t *out) {
     const tp_buffer *bufs = c->bufs, *b = &bufs[q];
     uint64_t size = tp__alloc_psize(b), al = tp__alloc_align(b, opt_align);
@@ -130,7 +130,7 @@ static int cmp_birth(const void *x, const void *y) {
 }
 
 /* Build the per-point lists when their total size stays within 32 entries per buffer. */
-static tp_status lists_init(bf_ctx *c, const tp_allocator *alloc, tp_error *err) {
+static tp_status lists_init(live_ctx *c, const tp_allocator *alloc, tp_error *err) {
     size_t n = c->n;
     c->pt_first = tp_mem_alloc(alloc, (n + 1) * sizeof *c->pt_first);
     c->pt_of = tp_mem_alloc(alloc, n * sizeof *c->pt_of);
@@ -175,7 +175,7 @@ nomem:
     return tp_error_set(err, TP_ERR_NOMEM, "bestfit: out of memory for %zu buffers", n);
 }
 
-void tp__ll_free(bf_ctx *c, const tp_allocator *alloc) {
+void tp__ll_free(live_ctx *c, const tp_allocator *alloc) {
     size_t n = c->n;
     tp_mem_free(alloc, c->by_birth, n * sizeof *c->by_birth);
     tp_mem_free(alloc, c->spans, n * sizeof *c->spans);
@@ -188,7 +188,7 @@ void tp__ll_free(bf_ctx *c, const tp_allocator *alloc) {
     tp_mem_free(alloc, c->placed, n);
 }
 
-tp_status tp__ll_init(bf_ctx *c, const tp_buffer *bufs, size_t n, const tp_allocator *alloc,
+tp_status tp__ll_init(live_ctx *c, const tp_buffer *bufs, size_t n, const tp_allocator *alloc,
                       bool *usable, tp_error *err) {
     memset(c, 0, sizeof *c);
     c->bufs = bufs;

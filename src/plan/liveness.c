@@ -27,7 +27,8 @@ static int64_t max_i64(int64_t a, int64_t b) {
 }
 
 /* A Param that aliases an earlier Param's bytes (tp_graph_add_tied_param). */
-static bool tied_target(const tp_graph *g, tp_node_id id, const tp_node *nd, tp_node_id *target) {
+static bool live_tied_target(const tp_graph *g, tp_node_id id, const tp_node *nd,
+                             tp_node_id *target) {
     if (nd->op.kind != TP_OP_PARAM) return false;
     int32_t t = nd->op.attrs.param.tied_to;
     if (t < 0 || t >= id) return false;
@@ -172,7 +173,7 @@ static tp_status alias_source(const tp_graph *g, tp_node_id id, tp_node_id *src,
     tp_node_id t;
     *src = TP_NO_NODE;
     *native_offset = 0;
-    if (tied_target(g, id, nd, &t)) {
+    if (live_tied_target(g, id, nd, &t)) {
         *src = t;
         return TP_OK;
     }

@@ -12,7 +12,7 @@
 #include "tensorplan/plan.h"
 
 /* Display name of a node: its name, or "%<id>" when unnamed. */
-static const char *node_label(const tp_graph *g, tp_node_id id, char *buf, size_t cap) {
+static const char *report_node_label(const tp_graph *g, tp_node_id id, char *buf, size_t cap) {
     const tp_node *nd = g ? tp_graph_node(g, id) : NULL;
     if (nd && nd->name && nd->name[0]) return nd->name;
     snprintf(buf, cap, "%%%d", (int)id);
@@ -40,7 +40,7 @@ tp_status tp_plan_report_text(const tp_plan *p, const tp_graph *g, char **out, s
         const tp_slot *s = tp_plan_slot(p, k);
         tp_strbuf_printf(&sb, "%llu\t%llu\t", (unsigned long long)s->offset,
                          (unsigned long long)s->size);
-        tp_strbuf_append_escaped(&sb, node_label(g, s->node, label, sizeof label));
+        tp_strbuf_append_escaped(&sb, report_node_label(g, s->node, label, sizeof label));
         tp_strbuf_append(&sb, "\n");
     }
     size_t n = 0;

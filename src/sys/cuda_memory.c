@@ -12,7 +12,7 @@ typedef int cu_result; /* CUresult; 0 = CUDA_SUCCESS */
 typedef int cu_device;
 typedef void *cu_context;
 
-typedef struct cuda_api {
+typedef struct cuda_mem_api {
     cu_result (*init)(unsigned);
     cu_result (*device_get_count)(int *);
     cu_result (*device_get)(cu_device *, int);
@@ -25,13 +25,13 @@ typedef struct cuda_api {
     cu_result (*ctx_pop)(cu_context *);
     cu_result (*mem_get_info)(size_t *, size_t *);
     cu_result (*get_error_string)(cu_result, const char **);
-} cuda_api;
+} cuda_mem_api;
 
-static void *sym(void *lib, const char *name) {
+static void *cuda_sym(void *lib, const char *name) {
     return tp_cuda_driver_sym(lib, name);
 }
 
-static const char *cu_err(const cuda_api *api, cu_result r, char *buf, size_t cap) {
+static const char *cu_err(const cuda_mem_api *api, cu_result r, char *buf, size_t cap) {
     const char *s = NULL;
     if (api->get_error_string && api->get_error_string(r, &s) == 0 && s)
         snprintf(buf, cap, "%s (%d)", s, r);
@@ -56,22 +56,22 @@ tp_status tp_sysmem_gpu(const char *library, int device, tp_gpu_memory *out, tp_
     char why[sizeof out->reason];
     void *lib = tp_cuda_driver_open(library, &libname, why, sizeof why);
     if (!lib) return no_gpu(out, why, NULL);
-    cuda_api api;
+    cuda_mem_api api;
     memset(&api, 0, sizeof api);
-    *(void **)&api.init = sym(lib, "cuInit");
-    *(void **)&api.device_get_count = sym(lib, "cuDeviceGetCount");
-    *(void **)&api.device_get = sym(lib, "cuDeviceGet");
-    *(void **)&api.device_get_name = sym(lib, "cuDeviceGetName");
-    *(void **)&api.primary_retain = sym(lib, "cuDevicePrimaryCtxRetain");
-    *(void **)&api.primary_release = sym(lib, "cuDevicePrimaryCtxRelease_v2");
+    *(void **)&api.init = cuda_sym(lib, "cuInit");
+    *(void **)&api.device_get_count = cuda_sym(lib, "cuDeviceGetCount");
+    *(void **)&api.device_get = cuda_sym(lib, "cuDeviceGet");
+    *(void **)&api.device_get_name = cuda_sym(lib, "cuDeviceGetName");
+    *(void **)&api.primary_retain = cuda_sym(lib, "cuDevicePrimaryCtxRetain");
+    *(void **)&api.primary_release = cuda_sym(lib, "cuDevicePrimaryCtxRelease_v2");
     if (!api.primary_release)
-        *(void **)&api.primary_release = sym(lib, "cuDevicePrimaryCtxRelease");
-    *(void **)&api.ctx_create = sym(lib, "cuCtxCreate_v2");
-    *(void **)&api.ctx_destroy = sym(lib, "cuCtxDestroy_v2");
-    *(void **)&api.ctx_push = sym(lib, "cuCtxPushCurrent_v2");
-    *(void **)&api.ctx_pop = sym(lib, "cuCtxPopCurrent_v2");
-    *(void **)&api.mem_get_info = sym(lib, "cuMemGetInfo_v2");
-    *(void **)&api.get_error_string = sym(lib, "cuGetErrorString");
+        *(void **)&api.primary_release = cuda_sym(lib, "cuDevicePrimaryCtxRelease");
+    *(void **)&api.ctx_create = cuda_sym(lib, "cuCtxCreate_v2");
+    *(void **)&api.ctx_destroy = cuda_sym(lib, "cuCtxDestroy_v2");
+    *(void **)&api.ctx_push = cuda_sym(lib, "cuCtxPushCurrent_v2");
+    *(void **)&api.ctx_pop = cuda_sym(lib, "cuCtxPopCurrent_v2");
+    *(void **)&api.mem_get_info = cuda_sym(lib, "cuMemGetInfo_v2");
+    *(void **)&api.get_error_string = cuda_sym(lib, "cuGetErrorString");
     bool have_primary = api.primary_retain && api.primary_release && api.ctx_push && api.ctx_pop;
     bool have_create = api.ctx_create && api.ctx_destroy && api.ctx_pop;
     if (!api.init || !api.device_get_count || !api.device_get || !api.mem_get_info ||

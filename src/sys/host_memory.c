@@ -19,7 +19,7 @@
 
 /* Parse a decimal u64 at *p (no sign), advancing *p. false when there are no
  * digits or the value overflows. */
-static bool parse_u64(const char **p, uint64_t *out) {
+static bool meminfo_parse_u64(const char **p, uint64_t *out) {
     const char *s = *p;
     uint64_t v = 0;
     if (*s < '0' || *s > '9') return false;
@@ -32,7 +32,7 @@ static bool parse_u64(const char **p, uint64_t *out) {
     return true;
 }
 
-static const char *skip_ws(const char *s) {
+static const char *meminfo_skip_ws(const char *s) {
     while (*s == ' ' || *s == '\t')
         s++;
     return s;
@@ -75,20 +75,20 @@ tp_status tp_sysmem_parse_meminfo(const char *path, uint64_t *total_bytes,
         for (size_t k = 0; k < 5; k++) {
             size_t kl = strlen(keys[k]);
             if (strncmp(line, keys[k], kl) != 0) continue;
-            const char *p = skip_ws(line + kl);
+            const char *p = meminfo_skip_ws(line + kl);
             uint64_t v;
-            if (!parse_u64(&p, &v)) {
+            if (!meminfo_parse_u64(&p, &v)) {
                 st = tp_error_set(err, TP_ERR_PARSE, "meminfo: %s line %u: bad number in '%.60s'",
                                   path, lineno, line);
                 goto done;
             }
-            p = skip_ws(p);
+            p = meminfo_skip_ws(p);
             uint64_t mult = 1;
             if (strncmp(p, "kB", 2) == 0) {
                 mult = 1024;
                 p += 2;
             }
-            if (*skip_ws(p) != '\0') {
+            if (*meminfo_skip_ws(p) != '\0') {
                 st =
                     tp_error_set(err, TP_ERR_PARSE, "meminfo: %s line %u: trailing garbage '%.60s'",
                                  path, lineno, line);
@@ -149,7 +149,7 @@ static tp_status read_cgroup_value(const char *dir, const char *name, bool *exis
         return TP_OK;
     }
     const char *p = line;
-    if (!parse_u64(&p, out) || *skip_ws(p) != '\0')
+    if (!meminfo_parse_u64(&p, out) || *meminfo_skip_ws(p) != '\0')
         return tp_error_set(err, TP_ERR_PARSE,
                             "cgroup: %s: expected a byte count or 'max', got '%.40s'", path, line);
     return TP_OK;
@@ -441,7 +441,8 @@ tp_status tp_sysmem_parse_statm(const char *path, uint64_t page_bytes, uint64_t 
     fclose(f);
     const char *p = line;
     uint64_t size_pages, rss_pages;
-    if (!got || !parse_u64(&p, &size_pages) || *p != ' ' || (p++, !parse_u64(&p, &rss_pages)))
+    if (!got || !meminfo_parse_u64(&p, &size_pages) || *p != ' ' ||
+        (p++, !meminfo_parse_u64(&p, &rss_pages)))
         return tp_error_set(err, TP_ERR_PARSE, "statm: %s: expected 'size resident ...'", path);
     if (!tp_mul_u64(rss_pages, page_bytes, out_bytes))
         return tp_error_set(err, TP_ERR_PARSE, "statm: %s: resident bytes overflow", path);
@@ -458,9 +459,9 @@ tp_status tp_sysmem_parse_status_rss(const char *path, uint64_t *out_bytes, tp_e
     tp_status st = tp_error_set(err, TP_ERR_NOT_FOUND, "status: %s has no VmRSS line", path);
     while (read_line(f, line, sizeof line, &trunc)) {
         if (strncmp(line, "VmRSS:", 6) != 0) continue;
-        const char *p = skip_ws(line + 6);
+        const char *p = meminfo_skip_ws(line + 6);
         uint64_t kb;
-        if (!parse_u64(&p, &kb) || strcmp(skip_ws(p), "kB") != 0 ||
+        if (!meminfo_parse_u64(&p, &kb) || strcmp(meminfo_skip_ws(p), "kB") != 0 ||
             !tp_mul_u64(kb, 1024, out_bytes)) {
             st = tp_error_set(err, TP_ERR_PARSE, "status: %s: bad VmRSS line '%.60s'", path, line);
         } else {

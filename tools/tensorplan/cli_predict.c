@@ -38,7 +38,7 @@ uint32_t tp_cli_device_names(const char *list, tp_cli_devices *devs,
 
 void tp_cli_prediction_free(tp_cli_prediction *p) {
     for (uint32_t i = 0; p->c && i < p->n; i++)
-        tp_graph_cost_release(&p->c[i].gc);
+        tp_graph_cost_destroy(&p->c[i].gc);
     free(p->c);
     p->c = NULL;
     p->n = 0;

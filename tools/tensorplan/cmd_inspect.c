@@ -305,7 +305,7 @@ static int run(inspect_args *a) {
     tp_onnx_info in;
     if ((s = tp_onnx_model_info(m, &in, &err)) != TP_OK) {
         tp_cli_error("inspect", &err);
-        tp_onnx_model_close(m);
+        tp_onnx_model_destroy(m);
         return tp_cli_exit_for(s);
     }
     tp_graph *g = NULL;
@@ -321,7 +321,7 @@ static int run(inspect_args *a) {
             if (s != TP_OK) {
                 tp_cli_error("inspect", &err);
                 tp_graph_destroy(g);
-                tp_onnx_model_close(m);
+                tp_onnx_model_destroy(m);
                 return tp_cli_exit_for(s);
             }
         }
@@ -331,7 +331,7 @@ static int run(inspect_args *a) {
     else
         print_text(a, m, &in, g);
     tp_graph_destroy(g);
-    tp_onnx_model_close(m);
+    tp_onnx_model_destroy(m);
     return TP_EXIT_OK;
 }
 

@@ -250,7 +250,7 @@ static int run(prof_args *a) {
     else
         print_text(a, g, &dev, &gc, top, n_top);
     free(top);
-    tp_graph_cost_release(&gc);
+    tp_graph_cost_destroy(&gc);
     tp_graph_destroy(g);
     tp_cli_devices_free(&devs);
     return TP_EXIT_OK;
