@@ -131,10 +131,11 @@ TP_API tp_status tp_gguf_read_llm(const char *path, tp_registry *r, tp_llm_confi
  * and per-tensor alignment are not counted. Errors: as tp_gguf_read_llm, plus
  * TP_ERR_UNSUPPORTED for an unmapped model_type (named) and the JSON and
  * safetensors readers' TP_ERR_PARSE with offsets. Reentrant. */
-tp_status tp_hf_read_llm(const char *path, tp_registry *r, tp_llm_config *out, tp_error *err);
+TP_API tp_status tp_hf_read_llm(const char *path, tp_registry *r, tp_llm_config *out,
+                                tp_error *err);
 
 /* tp_gguf_read_llm for a path ending in .gguf, else tp_hf_read_llm. */
-tp_status tp_llm_read(const char *path, tp_registry *r, tp_llm_config *out, tp_error *err);
+TP_API tp_status tp_llm_read(const char *path, tp_registry *r, tp_llm_config *out, tp_error *err);
 
 typedef struct tp_llm_options {
     uint64_t n_ctx;       /* context length (all sequences); default 0 = n_ctx_train (else 4096) */
