@@ -1,0 +1,192 @@
+/* llama.cpp's placement of an LLM over a device set: which device holds each
+ * layer, weight and KV tensor, and the per-device totals
+ * (tensorplan/llm_devices.h states the rules and where they come from). */
+#include <stdio.h>
+#include <string.h>
+
+#include "estimate/llm_kv.h"
+#include "tensorplan/llm_devices.h"
+
+#define HOST_ALIGN 32 /* ggml CPU buffers: TENSOR_ALIGNMENT */
+
+void tp_llm_placement_options_default(tp_llm_placement_options *po) {
+    memset(po, 0, sizeof *po);
+    po->n_gpu_layers = -1;
+}
+
+/* blk.N.… → N; -1 otherwise. */
+static long block_of(const char *name) {
+    if (strncmp(name, "blk.", 4) != 0) return -1;
+    long v = 0;
+    const char *p = name + 4;
+    if (*p < '0' || *p > '9') return -1;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        v = v * 10 + (*p - '0');
+        if (v > 1000000) return -1;
+    }
+    return *p == '.' ? v : -1;
+}
+
+typedef struct layer_map {
+    long gpu_start;  /* first offloaded layer (llama.cpp's i_gpu_start) */
+    long act;        /* offloaded layers incl. the output (act_gpu_layers) */
+    size_t n_dev;    /* non-CPU devices */
+    size_t dev_index[TP_LLM_MAX_DEVICES]; /* row → index in the device set */
+    float cum[TP_LLM_MAX_DEVICES];        /* cumulative split fractions (float, as llama.cpp) */
+} layer_map;
+
+/* Row of layer il (n_layer = the output layer): 0..n_dev-1, or n_dev (host). */
+static size_t row_of(const layer_map *m, long il) {
+    if (il < m->gpu_start || il - m->gpu_start >= m->act) return m->n_dev;
+    float x = (float)(il - m->gpu_start) / (float)m->act;
+    for (size_t d = 0; d < m->n_dev; d++)
+        if (m->cum[d] > x) return d; /* std::upper_bound: first split point above x */
+    return m->n_dev - 1;
+}
+
+static tp_status build_map(const tp_llm_config *c, const tp_llm_device_set *ds,
+                           const tp_llm_placement_options *po, layer_map *m, tp_error *err) {
+    memset(m, 0, sizeof *m);
+    float split[TP_LLM_MAX_DEVICES];
+    bool any_ts = false;
+    for (size_t i = 0; i < ds->n; i++) {
+        if (ds->dev[i].kind == TP_LLM_DEV_CPU) continue;
+        m->dev_index[m->n_dev++] = i;
+    }
+    for (size_t i = 0; i < TP_LLM_MAX_DEVICES; i++) {
+        if (po->tensor_split[i] < 0)
+            return tp_error_set(err, TP_ERR_INVALID, "placement: tensor split %zu is negative", i);
+        if (po->tensor_split[i] > 0 && i >= m->n_dev)
+            return tp_error_set(err, TP_ERR_INVALID,
+                                "placement: tensor split names device %zu, the set has %zu "
+                                "non-CPU devices",
+                                i, m->n_dev);
+        if (po->tensor_split[i] > 0) any_ts = true;
+    }
+    float sum = 0;
+    for (size_t d = 0; d < m->n_dev; d++) {
+        const tp_llm_device *dv = &ds->dev[m->dev_index[d]];
+        uint64_t cap = dv->size_bytes > dv->reserved_bytes ? dv->size_bytes - dv->reserved_bytes : 0;
+        split[d] = any_ts ? (float)po->tensor_split[d] : (float)cap;
+        sum += split[d];
+        m->cum[d] = sum;
+    }
+    for (size_t d = 0; d < m->n_dev; d++)
+        m->cum[d] = sum > 0 ? m->cum[d] / sum : (float)(d + 1) / (float)m->n_dev;
+    long n_layer = (long)c->n_layer;
+    long ngl = po->n_gpu_layers < 0 || po->n_gpu_layers > n_layer + 1 ? n_layer + 1
+                                                                       : (long)po->n_gpu_layers;
+    m->gpu_start = n_layer + 1 - ngl;
+    m->act = m->n_dev ? ngl : 0;
+    return TP_OK;
+}
+
+static bool add_to(uint64_t *acc, uint64_t bytes, uint64_t align) {
+    uint64_t p;
+    return tp_align_up_u64(bytes, align ? align : HOST_ALIGN, &p) && tp_add_u64(*acc, p, acc);
+}
+
+static uint64_t row_align(const tp_llm_device_set *ds, const layer_map *m, size_t row) {
+    return row < m->n_dev ? ds->dev[m->dev_index[row]].alignment : HOST_ALIGN;
+}
+
+/* Weights: each registry entry to its row. */
+static tp_status place_weights(const tp_llm_config *c, const tp_registry *w,
+                               const tp_llm_device_set *ds, const tp_llm_placement_options *po,
+                               const layer_map *m, tp_llm_placement *out, tp_error *err) {
+    size_t host = m->n_dev, out_row = row_of(m, (long)c->n_layer);
+    bool has_output = tp_registry_find(w, "output.weight") != NULL;
+    for (uint32_t i = 0;; i++) {
+        const tp_weight_entry *e = tp_registry_entry(w, i);
+        if (!e) break;
+        long il = block_of(e->name);
+        size_t row;
+        if (il >= 0) {
+            row = row_of(m, il);
+            if (strstr(e->name, "_exps") &&
+                (po->experts_on_cpu || (uint64_t)il < po->n_cpu_moe))
+                row = host;
+            if (strstr(e->name, "ffn_gate_exps")) out->use[row].expert_layers++;
+        } else if (strncmp(e->name, "output", 6) == 0) {
+            row = out_row;
+        } else {
+            row = host; /* the input layer (token embedding) and the rest */
+        }
+        if (!add_to(&out->use[row].model_bytes, e->bytes, row_align(ds, m, row)))
+            return tp_error_set(err, TP_ERR_OVERFLOW, "placement: model bytes overflow");
+        /* tied output: llama.cpp duplicates token_embd into the output layer */
+        if (!has_output && strcmp(e->name, "token_embd.weight") == 0 &&
+            !add_to(&out->use[out_row].model_bytes, e->bytes, row_align(ds, m, out_row)))
+            return tp_error_set(err, TP_ERR_OVERFLOW, "placement: model bytes overflow");
+    }
+    return TP_OK;
+}
+
+static tp_status place_kv(const tp_llm_config *c, const tp_llm_options *o,
+                          const tp_llm_device_set *ds, const tp_llm_placement_options *po,
+                          const layer_map *m, tp_llm_placement *out, tp_error *err) {
+    uint64_t n_layer = c->n_layer < TP_LLM_MAX_LAYERS ? c->n_layer : TP_LLM_MAX_LAYERS;
+    uint64_t v_max = tp__llm_v_max(c);
+    for (uint64_t il = 0; il < n_layer; il++) {
+        size_t row = row_of(m, (long)il);
+        out->use[row].layers++;
+        size_t kv_row = po->no_kv_offload ? m->n_dev : row;
+        uint64_t k, v;
+        tp_status s =
+            tp__llm_layer_kv(c, o, &out->single, il, v_max, row_align(ds, m, kv_row), &k, &v, err);
+        if (s != TP_OK) return s;
+        if (!tp_add_u64(out->use[kv_row].kv_bytes, k, &out->use[kv_row].kv_bytes) ||
+            !tp_add_u64(out->use[kv_row].kv_bytes, v, &out->use[kv_row].kv_bytes))
+            return tp_error_set(err, TP_ERR_OVERFLOW, "placement: KV bytes overflow");
+    }
+    return TP_OK;
+}
+
+tp_status tp_llm_place(const tp_llm_config *c, const tp_registry *weights, const tp_llm_options *o,
+                       const tp_llm_device_set *ds, const tp_llm_placement_options *po,
+                       tp_llm_placement *out, tp_error *err) {
+    if (!c || !weights || !o || !ds || !po || !out)
+        return tp_error_set(err, TP_ERR_INVALID, "placement: NULL argument");
+    memset(out, 0, sizeof *out);
+    tp_status s = tp_llm_estimate_memory(c, o, &out->single, err);
+    if (s != TP_OK) return s;
+    layer_map m;
+    s = build_map(c, ds, po, &m, err);
+    if (s != TP_OK) return s;
+    out->n = m.n_dev + 1;
+    const tp_llm_device *host_dev = NULL;
+    for (size_t i = 0; i < ds->n; i++)
+        if (ds->dev[i].kind == TP_LLM_DEV_CPU) host_dev = &ds->dev[i];
+    for (size_t r = 0; r < out->n; r++) {
+        tp_llm_device_use *u = &out->use[r];
+        const tp_llm_device *d = r < m.n_dev ? &ds->dev[m.dev_index[r]] : host_dev;
+        snprintf(u->name, sizeof u->name, "%s", d ? d->name : "cpu");
+        u->kind = d ? d->kind : TP_LLM_DEV_CPU;
+        u->host = r == m.n_dev;
+        if (d)
+            u->capacity_bytes =
+                d->size_bytes > d->reserved_bytes ? d->size_bytes - d->reserved_bytes : 0;
+    }
+    s = place_weights(c, weights, ds, po, &m, out, err);
+    if (s == TP_OK) s = place_kv(c, o, ds, po, &m, out, err);
+    if (s != TP_OK) return s;
+    size_t out_row = row_of(&m, (long)c->n_layer);
+    out->use[out_row].output = true;
+    out->n_gpu_layers = (uint64_t)m.act;
+    out->fits = true;
+    for (size_t r = 0; r < out->n; r++) {
+        tp_llm_device_use *u = &out->use[r];
+        if (u->host) {
+            u->output_bytes = out->single.output_bytes;
+            u->compute_bytes = out->single.compute_bytes;
+        } else if (u->layers || u->output) {
+            u->compute_bytes = out->single.compute_bytes;
+        }
+        u->total_bytes = tp_sat_add_u64(tp_sat_add_u64(u->model_bytes, u->kv_bytes),
+                                        tp_sat_add_u64(u->compute_bytes, u->output_bytes));
+        u->fits = u->capacity_bytes == 0 || u->total_bytes <= u->capacity_bytes;
+        u->free_bytes = u->fits && u->capacity_bytes ? u->capacity_bytes - u->total_bytes : 0;
+        if (!u->fits) out->fits = false;
+    }
+    return TP_OK;
+}
