@@ -115,15 +115,15 @@ uint64_t tp__llm_v_max(const tp_llm_config *c) {
     return v_max;
 }
 
-tp_status tp__llm_layer_kv(const tp_llm_config *c, const tp_llm_options *o, const tp_llm_estimate *e,
-                           uint64_t il, uint64_t v_max, uint64_t align, uint64_t *k, uint64_t *v,
-                           tp_error *err) {
+tp_status tp__llm_layer_kv(const tp_llm_config *c, const tp_llm_options *o,
+                           const tp_llm_estimate *e, uint64_t il, uint64_t v_max, uint64_t align,
+                           uint64_t *k, uint64_t *v, tp_error *err) {
     *k = *v = 0;
     uint64_t kv_heads = il < TP_LLM_MAX_LAYERS ? c->layer_head_kv[il] : 0;
     if (!c->has_kv || kv_heads == 0) return TP_OK; /* no attention in this layer */
     uint64_t cells = c->layer_swa[il] ? e->kv_cells_swa : e->kv_cells;
-    tp_status s =
-        cache_tensor(o->type_k, kv_heads * c->head_dim_k, cells, e->n_stream, align, "K", il, k, err);
+    tp_status s = cache_tensor(o->type_k, kv_heads * c->head_dim_k, cells, e->n_stream, align, "K",
+                               il, k, err);
     if (s == TP_OK && c->head_dim_v) {
         uint64_t row = o->flash_attn ? kv_heads * c->head_dim_v : v_max;
         s = cache_tensor(o->type_v, row, cells, e->n_stream, align, "V", il, v, err);

@@ -21,9 +21,15 @@ static bool parse_size(const char *s, uint64_t *out) {
     static const struct {
         const char *unit;
         uint64_t mult;
-    } units[] = {{"TiB", 1ull << 40}, {"GiB", 1ull << 30}, {"MiB", 1ull << 20},
-                 {"KiB", 1ull << 10}, {"TB", 1000000000000ull}, {"GB", 1000000000ull},
-                 {"MB", 1000000ull},  {"KB", 1000ull},          {"B", 1},
+    } units[] = {{"TiB", 1ull << 40},
+                 {"GiB", 1ull << 30},
+                 {"MiB", 1ull << 20},
+                 {"KiB", 1ull << 10},
+                 {"TB", 1000000000000ull},
+                 {"GB", 1000000000ull},
+                 {"MB", 1000000ull},
+                 {"KB", 1000ull},
+                 {"B", 1},
                  {"", 1}};
     uint64_t whole = 0, frac = 0, frac_div = 1;
     const char *p = s;
@@ -73,7 +79,8 @@ static void set_reserve(tp_llm_device *d) {
 }
 
 /* One entry "KIND[N][:...]" / "rpc:HOST:PORT[:SIZE]" / "catalog-name[:SIZE]". */
-static tp_status parse_entry(const char *e, const tp_catalog *cat, tp_llm_device *d, tp_error *err) {
+static tp_status parse_entry(const char *e, const tp_catalog *cat, tp_llm_device *d,
+                             tp_error *err) {
     memset(d, 0, sizeof *d);
     char buf[TP_LLM_DEVICE_NAME_CAP];
     if (strlen(e) >= sizeof buf || e[0] == '\0')

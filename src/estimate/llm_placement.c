@@ -28,9 +28,9 @@ static long block_of(const char *name) {
 }
 
 typedef struct layer_map {
-    long gpu_start;  /* first offloaded layer (llama.cpp's i_gpu_start) */
-    long act;        /* offloaded layers incl. the output (act_gpu_layers) */
-    size_t n_dev;    /* non-CPU devices */
+    long gpu_start;                       /* first offloaded layer (llama.cpp's i_gpu_start) */
+    long act;                             /* offloaded layers incl. the output (act_gpu_layers) */
+    size_t n_dev;                         /* non-CPU devices */
     size_t dev_index[TP_LLM_MAX_DEVICES]; /* row → index in the device set */
     float cum[TP_LLM_MAX_DEVICES];        /* cumulative split fractions (float, as llama.cpp) */
 } layer_map;
@@ -66,7 +66,8 @@ static tp_status build_map(const tp_llm_config *c, const tp_llm_device_set *ds,
     float sum = 0;
     for (size_t d = 0; d < m->n_dev; d++) {
         const tp_llm_device *dv = &ds->dev[m->dev_index[d]];
-        uint64_t cap = dv->size_bytes > dv->reserved_bytes ? dv->size_bytes - dv->reserved_bytes : 0;
+        uint64_t cap =
+            dv->size_bytes > dv->reserved_bytes ? dv->size_bytes - dv->reserved_bytes : 0;
         split[d] = any_ts ? (float)po->tensor_split[d] : (float)cap;
         sum += split[d];
         m->cum[d] = sum;
@@ -75,7 +76,7 @@ static tp_status build_map(const tp_llm_config *c, const tp_llm_device_set *ds,
         m->cum[d] = sum > 0 ? m->cum[d] / sum : (float)(d + 1) / (float)m->n_dev;
     long n_layer = (long)c->n_layer;
     long ngl = po->n_gpu_layers < 0 || po->n_gpu_layers > n_layer + 1 ? n_layer + 1
-                                                                       : (long)po->n_gpu_layers;
+                                                                      : (long)po->n_gpu_layers;
     m->gpu_start = n_layer + 1 - ngl;
     m->act = m->n_dev ? ngl : 0;
     return TP_OK;
@@ -103,8 +104,7 @@ static tp_status place_weights(const tp_llm_config *c, const tp_registry *w,
         size_t row;
         if (il >= 0) {
             row = row_of(m, il);
-            if (strstr(e->name, "_exps") &&
-                (po->experts_on_cpu || (uint64_t)il < po->n_cpu_moe))
+            if (strstr(e->name, "_exps") && (po->experts_on_cpu || (uint64_t)il < po->n_cpu_moe))
                 row = host;
             if (strstr(e->name, "ffn_gate_exps")) out->use[row].expert_layers++;
         } else if (strncmp(e->name, "output", 6) == 0) {
