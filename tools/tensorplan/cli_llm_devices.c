@@ -145,6 +145,7 @@ static void print_json(const char *gguf, const tp_llm_device_set *ds, const tp_l
     tp_json_init(&j, stdout, true);
     tp_json_begin_object(&j);
     tp_json_kv_str(&j, "schema", "tensorplan.placement/1");
+    tp_json_kv_str(&j, "tensorplan_version", tp_version());
     tp_json_kv_str(&j, "model", gguf);
     tp_json_kv_str(&j, "engine", "llama.cpp");
     tp_json_kv_u64(&j, "n_ctx", p->single.n_ctx);
