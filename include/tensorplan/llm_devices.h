@@ -80,11 +80,11 @@ typedef struct tp_llm_device_set {
 tp_status tp_llm_device_set_parse(const char *spec, tp_llm_device_set *out, tp_error *err);
 
 typedef struct tp_llm_placement_options {
-    int64_t n_gpu_layers;                     /* -ngl; < 0: all (llama.cpp's default) */
-    double tensor_split[TP_LLM_MAX_DEVICES];  /* -ts over the non-CPU devices; all 0: by free */
-    bool no_kv_offload;                       /* -nkvo: every layer's KV on the host */
-    bool experts_on_cpu;                      /* -ot exps=CPU */
-    uint64_t n_cpu_moe;                       /* --n-cpu-moe N: experts of blocks 0..N-1 on CPU */
+    int64_t n_gpu_layers;                    /* -ngl; < 0: all (llama.cpp's default) */
+    double tensor_split[TP_LLM_MAX_DEVICES]; /* -ts over the non-CPU devices; all 0: by free */
+    bool no_kv_offload;                      /* -nkvo: every layer's KV on the host */
+    bool experts_on_cpu;                     /* -ot exps=CPU */
+    uint64_t n_cpu_moe;                      /* --n-cpu-moe N: experts of blocks 0..N-1 on CPU */
 } tp_llm_placement_options;
 
 void tp_llm_placement_options_default(tp_llm_placement_options *po);
@@ -107,11 +107,11 @@ typedef struct tp_llm_device_use {
 } tp_llm_device_use;
 
 typedef struct tp_llm_placement {
-    size_t n;                                   /* rows: the non-CPU devices, then the host */
+    size_t n; /* rows: the non-CPU devices, then the host */
     tp_llm_device_use use[TP_LLM_MAX_DEVICES + 1];
-    uint64_t n_gpu_layers;                      /* offloaded layers incl. the output */
-    bool fits;                                  /* every row fits */
-    tp_llm_estimate single;                     /* the single-device estimate used */
+    uint64_t n_gpu_layers;  /* offloaded layers incl. the output */
+    bool fits;              /* every row fits */
+    tp_llm_estimate single; /* the single-device estimate used */
 } tp_llm_placement;
 
 /* Place an LLM on a device set. weights: the registry tp_gguf_read_llm filled
@@ -124,6 +124,26 @@ typedef struct tp_llm_placement {
 tp_status tp_llm_place(const tp_llm_config *c, const tp_registry *weights, const tp_llm_options *o,
                        const tp_llm_device_set *ds, const tp_llm_placement_options *po,
                        tp_llm_placement *out, tp_error *err);
+
+/* Fit over a device set: the largest context in [min_ctx (0: 256), o->n_ctx
+ * (0: the model's training context)] at which every row fits with po's
+ * placement; when none does, for an MoE model more layers' experts on the host
+ * (--n-cpu-moe 1, 2, ...: llama.cpp keeps a layer's stacked experts whole, so
+ * a layer's experts are all on one device), then fewer offloaded layers
+ * (-ngl one less at a time; an MoE model keeps every layer's experts on the
+ * host then). fits false:
+ * nothing fits even at -ngl 0 (placement then shows min_ctx). */
+typedef struct tp_llm_fit {
+    bool fits;
+    uint64_t n_ctx;                   /* the context found (0 when nothing fits) */
+    tp_llm_placement_options options; /* the -ngl / --n-cpu-moe chosen */
+    tp_llm_placement placement;       /* at n_ctx */
+} tp_llm_fit;
+
+tp_status tp_llm_place_fit(const tp_llm_config *c, const tp_registry *weights,
+                           const tp_llm_options *o, const tp_llm_device_set *ds,
+                           const tp_llm_placement_options *po, uint64_t min_ctx, tp_llm_fit *out,
+                           tp_error *err);
 
 #ifdef __cplusplus
 }

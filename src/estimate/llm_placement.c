@@ -190,3 +190,75 @@ tp_status tp_llm_place(const tp_llm_config *c, const tp_registry *weights, const
     }
     return TP_OK;
 }
+
+/* Place at context ctx (and po's layers); *fits when every row fits. */
+static tp_status place_at(const tp_llm_config *c, const tp_registry *w, const tp_llm_options *o,
+                          const tp_llm_device_set *ds, const tp_llm_placement_options *po,
+                          uint64_t ctx, tp_llm_placement *out, tp_error *err) {
+    tp_llm_options oc = *o;
+    oc.n_ctx = ctx;
+    return tp_llm_place(c, w, &oc, ds, po, out, err);
+}
+
+/* The largest context, a multiple of 256 (llama.cpp pads to it), in [lo, hi]
+ * that fits (0: none), by bisection (the totals grow with the context). */
+static tp_status largest_ctx(const tp_llm_config *c, const tp_registry *w, const tp_llm_options *o,
+                             const tp_llm_device_set *ds, const tp_llm_placement_options *po,
+                             uint64_t lo, uint64_t hi, uint64_t *best, tp_llm_placement *tmp,
+                             tp_error *err) {
+    *best = 0;
+    lo = (lo + 255) / 256;
+    hi /= 256;
+    while (lo <= hi && hi > 0) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        tp_status s = place_at(c, w, o, ds, po, mid * 256, tmp, err);
+        if (s != TP_OK) return s;
+        if (tmp->fits) {
+            *best = mid * 256;
+            lo = mid + 1;
+        } else {
+            if (mid == 0) break;
+            hi = mid - 1;
+        }
+    }
+    return TP_OK;
+}
+
+tp_status tp_llm_place_fit(const tp_llm_config *c, const tp_registry *weights,
+                           const tp_llm_options *o, const tp_llm_device_set *ds,
+                           const tp_llm_placement_options *po, uint64_t min_ctx, tp_llm_fit *out,
+                           tp_error *err) {
+    if (!c || !weights || !o || !ds || !po || !out)
+        return tp_error_set(err, TP_ERR_INVALID, "placement fit: NULL argument");
+    memset(out, 0, sizeof *out);
+    uint64_t hi = o->n_ctx ? o->n_ctx : (c->n_ctx_train ? c->n_ctx_train : 4096);
+    uint64_t lo = min_ctx ? min_ctx : 256;
+    if (hi < 256) hi = 256;
+    if (lo > hi) lo = hi;
+    static const tp_llm_placement zero;
+    tp_llm_placement *tmp = &out->placement;
+    tp_llm_placement_options p = *po;
+    uint64_t best = 0;
+    /* 1. every layer where po puts it: the largest context */
+    tp_status s = largest_ctx(c, weights, o, ds, &p, lo, hi, &best, tmp, err);
+    /* 2. MoE: experts of the first N layers on the host (--n-cpu-moe), fewest first */
+    for (uint64_t n = p.n_cpu_moe + 1; s == TP_OK && !best && c->moe_layers && n <= c->n_layer;
+         n++) {
+        p.n_cpu_moe = n;
+        s = largest_ctx(c, weights, o, ds, &p, lo, hi, &best, tmp, err);
+    }
+    /* 3. fewer offloaded layers, most first */
+    if (s == TP_OK && !best) {
+        long top = po->n_gpu_layers < 0 ? (long)c->n_layer + 1 : (long)po->n_gpu_layers;
+        for (long ngl = top - 1; s == TP_OK && !best && ngl >= 0; ngl--) {
+            p.n_gpu_layers = ngl;
+            s = largest_ctx(c, weights, o, ds, &p, lo, hi, &best, tmp, err);
+        }
+    }
+    if (s != TP_OK) return s;
+    out->options = p;
+    out->n_ctx = best;
+    out->fits = best != 0;
+    *tmp = zero;
+    return place_at(c, weights, o, ds, &p, best ? best : lo, tmp, err);
+}

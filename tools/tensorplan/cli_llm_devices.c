@@ -82,6 +82,9 @@ const tp_cli_opt tp_cli_llm_devices_opts[] = {
      .help = "--devices: keep every expert tensor on the host (-ot exps=CPU)"},
     TP_OPT_INT_ROW("n-cpu-moe", tp_cli_devices_args, po.n_cpu_moe, "N", 0, 1000000,
                    "--devices: experts of the first N layers on the host (--n-cpu-moe)"),
+    TP_OPT_FLAG_ROW("fit", tp_cli_devices_args, fit,
+                    "--devices: the largest context that fits every device (up to --ctx),\n"
+                    "else experts on the host (--n-cpu-moe), else fewer layers (-ngl)"),
     {.name = "emit",
      .kind = TP_OPT_STRING,
      .takes = true,
@@ -98,9 +101,9 @@ void tp_cli_llm_devices_init(tp_cli_devices_args *d) {
 }
 
 /* The llama.cpp flags realising the placement, into buf. */
-static void llama_flags(const tp_llm_config *c, const tp_llm_options *o,
-                        const tp_llm_device_set *ds, const tp_cli_devices_args *d,
-                        const tp_llm_placement *p, char *buf, size_t cap) {
+static void llama_flags(const tp_llm_options *o, const tp_llm_device_set *ds,
+                        const tp_llm_placement_options *po, const tp_llm_placement *p, char *buf,
+                        size_t cap) {
     size_t n = 0;
 #define PUT(...)                                                                                   \
     do {                                                                                           \
@@ -111,19 +114,19 @@ static void llama_flags(const tp_llm_config *c, const tp_llm_options *o,
         (unsigned long long)p->n_gpu_layers);
     bool any_ts = false;
     for (size_t i = 0; i < TP_LLM_MAX_DEVICES; i++)
-        any_ts = any_ts || d->po.tensor_split[i] > 0;
+        any_ts = any_ts || po->tensor_split[i] > 0;
     size_t ngpu = p->n ? p->n - 1 : 0;
     if (ngpu > 1) {
         PUT(" -ts ");
         for (size_t i = 0; i < ngpu; i++) {
             double v =
-                any_ts ? d->po.tensor_split[i] : (double)(p->use[i].capacity_bytes >> 20); /* MiB */
+                any_ts ? po->tensor_split[i] : (double)(p->use[i].capacity_bytes >> 20); /* MiB */
             PUT("%s%g", i ? "," : "", v);
         }
     }
-    if (d->po.no_kv_offload) PUT(" -nkvo");
-    if (d->po.experts_on_cpu) PUT(" -ot \"exps=CPU\"");
-    if (d->po.n_cpu_moe) PUT(" --n-cpu-moe %llu", (unsigned long long)d->po.n_cpu_moe);
+    if (po->no_kv_offload) PUT(" -nkvo");
+    if (po->experts_on_cpu) PUT(" -ot \"exps=CPU\"");
+    if (po->n_cpu_moe) PUT(" --n-cpu-moe %llu", (unsigned long long)po->n_cpu_moe);
     PUT(" -ctk %s -ctv %s -b %llu -ub %llu", tp_dtype_name(o->type_k), tp_dtype_name(o->type_v),
         (unsigned long long)(o->n_batch ? o->n_batch : 2048),
         (unsigned long long)p->single.n_ubatch);
@@ -135,7 +138,6 @@ static void llama_flags(const tp_llm_config *c, const tp_llm_options *o,
         PUT("%s%s", first ? " --rpc " : ",", ds->dev[i].endpoint);
         first = false;
     }
-    (void)c;
 #undef PUT
 }
 
@@ -232,14 +234,24 @@ int tp_cli_llm_devices_run(const char *cmd, const char *gguf, const tp_llm_optio
     }
     st = tp_registry_create(NULL, &reg, &err);
     if (st == TP_OK) st = tp_gguf_read_llm(gguf, reg, c, &err);
-    if (st == TP_OK) st = tp_llm_place(c, reg, o, &ds, &d->po, p, &err);
+    tp_llm_placement_options po = d->po;
+    if (st == TP_OK && d->fit) {
+        static tp_llm_fit fit;
+        st = tp_llm_place_fit(c, reg, o, &ds, &d->po, 0, &fit, &err);
+        if (st == TP_OK) {
+            *p = fit.placement;
+            po = fit.options;
+        }
+    } else if (st == TP_OK) {
+        st = tp_llm_place(c, reg, o, &ds, &d->po, p, &err);
+    }
     int rc = 0;
     if (st != TP_OK) {
         tp_cli_error(cmd, &err);
         rc = tp_cli_exit_for(st);
     } else {
         char flags[1024];
-        llama_flags(c, o, &ds, d, p, flags, sizeof flags);
+        llama_flags(o, &ds, &po, p, flags, sizeof flags);
         if (json)
             print_json(gguf, &ds, p, flags);
         else

@@ -11,6 +11,7 @@ typedef struct tp_cli_devices_args {
     const char *devices;         /* --devices SPEC */
     tp_llm_placement_options po; /* --ngl, --tensor-split, --no-kv-offload, -ot, --n-cpu-moe */
     const char *emit;            /* --emit llama.cpp */
+    bool fit; /* --fit: the largest context, else --n-cpu-moe / fewer layers, that fits */
 } tp_cli_devices_args;
 
 /* --devices, --ngl, --tensor-split, --no-kv-offload, --override-tensor exps=CPU,
