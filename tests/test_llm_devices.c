@@ -120,10 +120,43 @@ TP_TEST(layer_split_ngl_output_and_nkvo) {
     tp_registry_destroy(r);
 }
 
+TP_TEST(fit_largest_context_then_fewer_layers) {
+    tp_llm_config c;
+    tp_registry *r = NULL;
+    tiny_model(&c, &r);
+    tp_llm_options o;
+    tp_llm_options_default(&o);
+    o.n_ctx = 1 << 20;
+    tp_llm_device_set ds;
+    tp_error err;
+    tp_llm_placement_options po;
+    tp_llm_placement_options_default(&po);
+    static tp_llm_fit fit;
+    static tp_llm_placement p;
+    /* roomy devices: a context that fits, and one 256 cells more does not */
+    TP_CHECK(tp_llm_device_set_parse("rpc:a:1:8MiB,rpc:b:2:8MiB,cpu:1GiB", &ds, &err) == TP_OK);
+    TP_CHECK(tp_llm_place_fit(&c, r, &o, &ds, &po, 0, &fit, &err) == TP_OK);
+    TP_CHECK(fit.fits);
+    TP_CHECK(fit.n_ctx >= 256 && fit.n_ctx % 256 == 0);
+    TP_CHECK(fit.placement.fits);
+    o.n_ctx = fit.n_ctx + 256;
+    TP_CHECK(tp_llm_place(&c, r, &o, &ds, &fit.options, &p, &err) == TP_OK);
+    TP_CHECK(!p.fits);
+    /* devices too small for any context: layers go back to the host */
+    o.n_ctx = 4096;
+    TP_CHECK(tp_llm_device_set_parse("rpc:a:1:64KiB,rpc:b:2:64KiB,cpu:1GiB", &ds, &err) == TP_OK);
+    TP_CHECK(tp_llm_place_fit(&c, r, &o, &ds, &po, 0, &fit, &err) == TP_OK);
+    TP_CHECK(fit.fits);
+    TP_CHECK(fit.options.n_gpu_layers >= 0 && fit.options.n_gpu_layers < 5);
+    TP_CHECK(fit.placement.fits);
+    tp_registry_destroy(r);
+}
+
 int main(void) {
     TP_RUN(parse_sizes_kinds_and_sources);
     TP_RUN(parse_catalog_names);
     TP_RUN(parse_errors_name_the_entry);
     TP_RUN(layer_split_ngl_output_and_nkvo);
+    TP_RUN(fit_largest_context_then_fewer_layers);
     return tp_test_finish();
 }
