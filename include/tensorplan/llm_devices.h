@@ -111,16 +111,19 @@ typedef struct tp_llm_placement {
     tp_llm_device_use use[TP_LLM_MAX_DEVICES + 1];
     uint64_t n_gpu_layers;  /* offloaded layers incl. the output */
     bool fits;              /* every row fits */
+    bool pipeline_parallel; /* llama.cpp enables it: several devices, all offloaded */
     tp_llm_estimate single; /* the single-device estimate used */
 } tp_llm_placement;
 
 /* Place an LLM on a device set. weights: the registry tp_gguf_read_llm filled
- * (every tensor's name and bytes). The compute buffer per device is the
- * single-device formula of tp_llm_estimate_memory on every device holding
- * layers or the output, and on the host always (llama.cpp keeps the input
- * embedding lookup there). Errors: TP_ERR_INVALID (NULL, no weights, a
- * negative split, a split over more devices than the set has),
- * TP_ERR_OVERFLOW, and tp_llm_estimate_memory's. */
+ * (every tensor's name and bytes). The compute buffer per device is a
+ * BOUND built on the single-device formula f of tp_llm_estimate_memory
+ * (measured against llama.cpp over RPC, bench/multi_device_truth.sh): f on a
+ * device with layers (3f with pipeline parallelism, 1.25f with -nkvo), t x (n_vocab + n_embd)
+ * floats x 1.5 on a device holding only the output layer, f on the host (max(2f, 4.4 x the graph
+ * inputs) with pipeline parallelism and no layer on the host). Errors: TP_ERR_INVALID (NULL, no
+ * weights, a negative split, a split over more devices than the set has), TP_ERR_OVERFLOW, and
+ * tp_llm_estimate_memory's. */
 tp_status tp_llm_place(const tp_llm_config *c, const tp_registry *weights, const tp_llm_options *o,
                        const tp_llm_device_set *ds, const tp_llm_placement_options *po,
                        tp_llm_placement *out, tp_error *err);

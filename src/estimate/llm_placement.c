@@ -174,13 +174,40 @@ tp_status tp_llm_place(const tp_llm_config *c, const tp_registry *weights, const
     out->use[out_row].output = true;
     out->n_gpu_layers = (uint64_t)m.act;
     out->fits = true;
+    /* llama.cpp's pipeline parallelism (llama_context: several devices, every layer and the
+     * output offloaded, KV offloaded, no tensor override): the scheduler keeps up to 4 copies
+     * of each split's inputs, which grows every compute buffer (bounds below, measured) */
+    out->pipeline_parallel = m.n_dev > 1 && m.act > (long)c->n_layer && !po->no_kv_offload &&
+                             !po->experts_on_cpu && po->n_cpu_moe == 0;
+    uint64_t t = out->single.n_ubatch, f = out->single.compute_bytes;
+    uint64_t out_phase = tp_sat_mul_u64(tp_sat_mul_u64(t, 4), c->n_vocab + c->n_embd);
+    /* graph inputs (token ids, positions, KV row ids, KQ masks), as in the formula */
+    uint64_t caches = out->single.kv_cells_swa ? 2 : 1, mask_el = o->flash_attn ? 2 : 4;
+    uint64_t inputs = tp_sat_add_u64(
+        tp_sat_mul_u64(t, 12 + 16 * caches),
+        tp_sat_mul_u64(tp_sat_mul_u64(t, mask_el),
+                       tp_sat_add_u64(out->single.kv_cells, out->single.kv_cells_swa)));
     for (size_t r = 0; r < out->n; r++) {
         tp_llm_device_use *u = &out->use[r];
         if (u->host) {
             u->output_bytes = out->single.output_bytes;
-            u->compute_bytes = out->single.compute_bytes;
-        } else if (u->layers || u->output) {
-            u->compute_bytes = out->single.compute_bytes;
+            /* the host always runs the token embedding lookup; with pipeline parallelism and no
+             * layer here it holds the 4 copies of the inputs (measured: 4 x inputs + 1 MiB on
+             * four models; bound 4.4 x inputs, and at least 2f) */
+            uint64_t pp = tp_sat_mul_u64(inputs, 44) / 10;
+            if (pp < tp_sat_mul_u64(f, 2)) pp = tp_sat_mul_u64(f, 2);
+            u->compute_bytes = out->pipeline_parallel && !u->layers ? pp : f;
+        } else if (u->layers) {
+            /* measured 2.3-2.5x the formula with pipeline parallelism, up to 1.18x with the KV
+             * cache on the host (-nkvo): bounds 3f and 1.25f */
+            u->compute_bytes = out->pipeline_parallel ? tp_sat_mul_u64(f, 3)
+                               : po->no_kv_offload    ? tp_sat_mul_u64(f, 5) / 4
+                                                      : f;
+        } else if (u->output) {
+            /* only the output layer: its logits matmul, t x (n_vocab + n_embd) floats (measured
+             * exact on a dense model), 1.5x as a bound (measured up to 1.44x: pipeline
+             * parallelism, an MoE model whose previous layer is on the host) */
+            u->compute_bytes = tp_sat_mul_u64(out_phase, 3) / 2;
         }
         u->total_bytes = tp_sat_add_u64(tp_sat_add_u64(u->model_bytes, u->kv_bytes),
                                         tp_sat_add_u64(u->compute_bytes, u->output_bytes));
