@@ -120,10 +120,11 @@ typedef struct tp_llm_placement {
  * BOUND built on the single-device formula f of tp_llm_estimate_memory
  * (measured against llama.cpp over RPC, bench/multi_device_truth.sh): f on a
  * device with layers (3f with pipeline parallelism, 1.25f with -nkvo), t x (n_vocab + n_embd)
- * floats x 1.5 on a device holding only the output layer, f on the host (max(2f, 4.4 x the graph
- * inputs) with pipeline parallelism and no layer on the host). Errors: TP_ERR_INVALID (NULL, no
- * weights, a negative split, a split over more devices than the set has), TP_ERR_OVERFLOW, and
- * tp_llm_estimate_memory's. */
+ * floats x 1.5 on a device holding only the output layer, f on the host when it holds layers or
+ * experts, else
+ * the graph inputs (4 copies with pipeline parallelism) + t x (2 n_embd + n_head dk) floats.
+ * Errors: TP_ERR_INVALID (NULL, no weights, a negative split, a split over more devices than the
+ * set has), TP_ERR_OVERFLOW, and tp_llm_estimate_memory's. */
 tp_status tp_llm_place(const tp_llm_config *c, const tp_registry *weights, const tp_llm_options *o,
                        const tp_llm_device_set *ds, const tp_llm_placement_options *po,
                        tp_llm_placement *out, tp_error *err);

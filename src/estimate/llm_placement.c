@@ -191,12 +191,14 @@ tp_status tp_llm_place(const tp_llm_config *c, const tp_registry *weights, const
         tp_llm_device_use *u = &out->use[r];
         if (u->host) {
             u->output_bytes = out->single.output_bytes;
-            /* the host always runs the token embedding lookup; with pipeline parallelism and no
-             * layer here it holds the 4 copies of the inputs (measured: 4 x inputs + 1 MiB on
-             * four models; bound 4.4 x inputs, and at least 2f) */
-            uint64_t pp = tp_sat_mul_u64(inputs, 44) / 10;
-            if (pp < tp_sat_mul_u64(f, 2)) pp = tp_sat_mul_u64(f, 2);
-            u->compute_bytes = out->pipeline_parallel && !u->layers ? pp : f;
+            /* the host always runs the token embedding lookup. Without a layer here it holds
+             * the graph inputs (4 copies with pipeline parallelism) and t x 2048 bytes on the
+             * test models (measured; bounded here by t x (2 n_embd + n_head dk) floats) */
+            uint64_t rows = tp_sat_add_u64(tp_sat_mul_u64(c->n_embd, 2),
+                                           tp_sat_mul_u64(c->n_head, c->head_dim_k));
+            uint64_t pp = tp_sat_add_u64(tp_sat_mul_u64(inputs, out->pipeline_parallel ? 4 : 1),
+                                         tp_sat_mul_u64(tp_sat_mul_u64(t, 4), rows));
+            u->compute_bytes = u->layers || u->expert_layers ? f : pp;
         } else if (u->layers) {
             /* measured 2.3-2.5x the formula with pipeline parallelism, up to 1.18x with the KV
              * cache on the host (-nkvo): bounds 3f and 1.25f */
