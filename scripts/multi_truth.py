@@ -8,7 +8,7 @@ allocating, create the context, take llama.cpp's memory breakdown, in bytes) and
 device's model, KV (context) and compute bytes. Every server is stopped on exit.
 
 Goal: model and KV equal to the byte; compute within 5 % and never under.
-Exit status 1 when a model or KV figure differs, or a compute figure is under llama.cpp's or more
+Exit status 1 when a model or KV figure differs or a compute figure is under llama.cpp's, or more
 than 5 % over (with --strict-compute; otherwise the compute columns are only reported).
 
 usage: multi_truth.py TENSORPLAN FIXDIR [--models a,b] [--cases SPEC;SPEC] [--ctx N,N]
@@ -204,7 +204,7 @@ def main():
         srv.stop()
     print(f"model/KV rows off: {bad}; compute rows under llama.cpp: {under}; "
           f"largest |compute error|: {worst_compute:.1f} %")
-    return 1 if bad else 0
+    return 1 if bad or under else 0
 
 
 if __name__ == "__main__":
