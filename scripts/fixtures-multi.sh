@@ -31,7 +31,7 @@ nice -n 10 cmake --build "$OUT" -j2 --target ggml-rpc-server llama-fit-params >"
 [ -x "$OUT/bin/ggml-rpc-server" ] && [ -x "$OUT/bin/llama-fit-params" ]
 # the byte-level probe (scripts/multi_probe.cpp), linked against the same static libraries
 echo "fixtures-multi: compiling multi_probe" >&2
-LIBS=$(for l in llama-common llama ggml ggml-cpu ggml-rpc ggml-base; do find "$OUT" -name "lib$l.a" | head -1; done)
+LIBS=$(find "$OUT" -name "*.a" | sort)
 nice -n 10 c++ -std=c++17 -O1 -I"$SRC/include" -I"$SRC/ggml/include" -I"$SRC/common" -I"$SRC/src" \
   scripts/multi_probe.cpp -o "$PROBE.tmp" -Wl,--start-group $LIBS -Wl,--end-group -fopenmp -lpthread -ldl
 mv "$PROBE.tmp" "$PROBE"
