@@ -75,5 +75,7 @@
 #include "tensorplan/runtime.h"
 #include "tensorplan/cost.h"
 #include "tensorplan/env.h"
+#include "tensorplan/llm.h"
+#include "tensorplan/llm_devices.h"
 
 #endif

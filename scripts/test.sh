@@ -7,6 +7,9 @@ cd "$(dirname "$0")/.."
 bash scripts/deps-test.sh
 bash scripts/fixtures.sh
 bash scripts/fixtures-onnx.sh
+# llama.cpp with RPC for tests/cli/test_multi_device_truth.sh, built here (minutes) rather than
+# inside the test's CTest timeout; the test skips, saying so, when it could not be built
+bash scripts/fixtures-multi.sh || echo "fixtures-multi: llama.cpp (RPC) not built; cli_test_multi_device_truth will skip"
 
 # The build, the main CTest run and the format check run under strace (execve only);
 # scripts/check-tools.py then proves each program they ran comes from a package that

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "tensorplan/llm.h"
+#include "estimate/llm_kv.h"
 
 #define KV_PAD 256       /* llama.cpp pads n_ctx and every cache's cells to 256 */
 #define BUF_ALIGN 32     /* ggml CPU buffers align every tensor to TENSOR_ALIGNMENT */
@@ -54,7 +55,8 @@ static uint64_t pad_to(uint64_t v, uint64_t a) {
 /* Bytes of one cache tensor type[row, cells, streams], padded as the buffer
  * places it. A block type needs whole blocks per row (ggml's rule). */
 static tp_status cache_tensor(tp_dtype t, uint64_t row, uint64_t cells, uint64_t streams,
-                              const char *what, uint64_t il, uint64_t *bytes, tp_error *err) {
+                              uint64_t align, const char *what, uint64_t il, uint64_t *bytes,
+                              tp_error *err) {
     const tp_dtype_info *di = tp_dtype_get(t);
     if (di->block_elems > 1 && row % di->block_elems != 0)
         return tp_error_set(err, TP_ERR_SHAPE,
@@ -67,7 +69,7 @@ static tp_status cache_tensor(tp_dtype t, uint64_t row, uint64_t cells, uint64_t
         return tp_error_set(err, TP_ERR_OVERFLOW, "llm: KV cache size overflows 64 bits");
     tp_status s = tp_dtype_bytes(t, el, &b, err);
     if (s != TP_OK) return s;
-    if (!tp_align_up_u64(b, BUF_ALIGN, bytes))
+    if (!tp_align_up_u64(b, align, bytes))
         return tp_error_set(err, TP_ERR_OVERFLOW, "llm: KV cache size overflows 64 bits");
     return TP_OK;
 }
@@ -104,25 +106,39 @@ static tp_status context_cells(const tp_llm_config *c, const tp_llm_options *o, 
     return TP_OK;
 }
 
-static tp_status kv_cache(const tp_llm_config *c, const tp_llm_options *o, tp_llm_estimate *e,
-                          tp_error *err) {
-    if (!c->has_kv) return TP_OK;
+uint64_t tp__llm_v_max(const tp_llm_config *c) {
     uint64_t n_layer = c->n_layer < TP_LLM_MAX_LAYERS ? c->n_layer : TP_LLM_MAX_LAYERS;
     uint64_t v_max = 0; /* without flash attention V is transposed and padded to the widest */
     for (uint64_t il = 0; il < n_layer; il++)
         if (c->layer_head_kv[il] * c->head_dim_v > v_max)
             v_max = c->layer_head_kv[il] * c->head_dim_v;
+    return v_max;
+}
+
+tp_status tp__llm_layer_kv(const tp_llm_config *c, const tp_llm_options *o,
+                           const tp_llm_estimate *e, uint64_t il, uint64_t v_max, uint64_t align,
+                           uint64_t *k, uint64_t *v, tp_error *err) {
+    *k = *v = 0;
+    uint64_t kv_heads = il < TP_LLM_MAX_LAYERS ? c->layer_head_kv[il] : 0;
+    if (!c->has_kv || kv_heads == 0) return TP_OK; /* no attention in this layer */
+    uint64_t cells = c->layer_swa[il] ? e->kv_cells_swa : e->kv_cells;
+    tp_status s = cache_tensor(o->type_k, kv_heads * c->head_dim_k, cells, e->n_stream, align, "K",
+                               il, k, err);
+    if (s == TP_OK && c->head_dim_v) {
+        uint64_t row = o->flash_attn ? kv_heads * c->head_dim_v : v_max;
+        s = cache_tensor(o->type_v, row, cells, e->n_stream, align, "V", il, v, err);
+    }
+    return s;
+}
+
+static tp_status kv_cache(const tp_llm_config *c, const tp_llm_options *o, tp_llm_estimate *e,
+                          tp_error *err) {
+    if (!c->has_kv) return TP_OK;
+    uint64_t n_layer = c->n_layer < TP_LLM_MAX_LAYERS ? c->n_layer : TP_LLM_MAX_LAYERS;
+    uint64_t v_max = tp__llm_v_max(c);
     for (uint64_t il = 0; il < n_layer; il++) {
-        uint64_t kv_heads = c->layer_head_kv[il];
-        if (kv_heads == 0) continue; /* no attention in this layer */
-        uint64_t cells = c->layer_swa[il] ? e->kv_cells_swa : e->kv_cells;
         uint64_t k = 0, v = 0;
-        tp_status s =
-            cache_tensor(o->type_k, kv_heads * c->head_dim_k, cells, e->n_stream, "K", il, &k, err);
-        if (s == TP_OK && c->head_dim_v) {
-            uint64_t row = o->flash_attn ? kv_heads * c->head_dim_v : v_max;
-            s = cache_tensor(o->type_v, row, cells, e->n_stream, "V", il, &v, err);
-        }
+        tp_status s = tp__llm_layer_kv(c, o, e, il, v_max, BUF_ALIGN, &k, &v, err);
         if (s != TP_OK) return s;
         if (!tp_add_u64(e->kv_k_bytes, k, &e->kv_k_bytes) ||
             !tp_add_u64(e->kv_v_bytes, v, &e->kv_v_bytes) ||

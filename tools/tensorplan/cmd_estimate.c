@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "cli_budget.h"
 #include "cli_env.h"
+#include "cli_llm_devices.h"
 #include "cli_llm_sweep.h"
 #include "cli_model.h"
 #include "cli_options.h"
@@ -27,7 +28,8 @@ typedef struct est_args {
     bool llm_opts;         /* an LLM-only option was given */
     tp_runtime_options ro; /* --runtime and its onnxruntime options */
     bool has_sweep;
-    tp_cli_llm_sweep sweep; /* --sweep ctx=...: peaks per context and KV type */
+    tp_cli_llm_sweep sweep;  /* --sweep ctx=...: peaks per context and KV type */
+    tp_cli_devices_args dev; /* --devices SPEC ...: per-device placement (llama.cpp) */
 } est_args;
 
 /* "E,L,SIZE[,MAX]" */
@@ -134,6 +136,7 @@ static const tp_cli_opt estimate_opts[] = {
                     "a fraction in [0, 1]",
                     "fraction of the device budget kept free (default 0.1)"),
     TP_CLI_LLM(est_args, llm, llm_opts),
+    TP_CLI_DEVICES(est_args, dev),
     {.name = "sweep",
      .kind = TP_OPT_CUSTOM,
      .takes = true,
@@ -234,6 +237,7 @@ static int parse_args(est_args *a, int argc, char **argv) {
     a->moe.reserve_fraction = 0.1;
     tp_llm_options_default(&a->llm);
     tp_runtime_options_default(&a->ro);
+    tp_cli_llm_devices_init(&a->dev);
     int rc = tp_cli_parse(&tp_cli_estimate_command, argc, argv, a);
     if (rc) return rc;
     a->llm_opts = a->llm_opts || a->has_sweep;
@@ -246,6 +250,8 @@ static int parse_args(est_args *a, int argc, char **argv) {
     if (!a->model.gguf && a->llm_opts)
         return tp_cli_usage_error(cmd, "--ctx, --seqs, --ubatch and --kv-type apply to .gguf "
                                        "models");
+    if (a->dev.devices && !a->model.gguf)
+        return tp_cli_usage_error(cmd, "--devices places a .gguf model");
     if (a->has_budget && a->gpu)
         return tp_cli_usage_error(cmd, "--gpu chooses the default budget; drop it or --budget");
     return 0;
@@ -548,6 +554,8 @@ static void print_text(const est_args *a, const tp_graph *g, const tp_estimate *
 }
 
 static int run(est_args *a) {
+    if (a->dev.devices)
+        return tp_cli_llm_devices_run("estimate", a->model.gguf, &a->llm, &a->dev, a->json);
     tp_error err;
     tp_error_clear(&err);
     tp_estimate e;

@@ -1,0 +1,162 @@
+/* Device sets and llama.cpp's layer placement (tensorplan/llm_devices.h). The
+ * per-device byte truth against llama.cpp itself is
+ * tests/cli/test_multi_device_truth.sh. */
+#include "harness.h"
+#include "tensorplan/llm_devices.h"
+
+TP_TEST(parse_sizes_kinds_and_sources) {
+    tp_llm_device_set ds;
+    tp_error err;
+    TP_CHECK(tp_llm_device_set_parse("cuda0:24GiB,cuda1:1.5GiB,rpc:127.0.0.1:50052:8GB,cpu:64GiB",
+                                     &ds, &err) == TP_OK);
+    TP_CHECK_EQ_U64(ds.n, 4);
+    TP_CHECK(ds.dev[0].kind == TP_LLM_DEV_CUDA);
+    TP_CHECK_EQ_U64(ds.dev[0].size_bytes, 24ull << 30);
+    TP_CHECK_EQ_U64(ds.dev[0].reserved_bytes, 512ull << 20);
+    TP_CHECK_EQ_U64(ds.dev[0].alignment, 128);
+    TP_CHECK_EQ_U64(ds.dev[1].size_bytes, 3ull << 29);
+    TP_CHECK(ds.dev[2].kind == TP_LLM_DEV_RPC);
+    TP_CHECK_STR(ds.dev[2].endpoint, "127.0.0.1:50052");
+    TP_CHECK_EQ_U64(ds.dev[2].size_bytes, 8000000000ull);
+    TP_CHECK_EQ_U64(ds.dev[2].reserved_bytes, 0);
+    TP_CHECK_STR(ds.dev[3].size_source, "given");
+    TP_CHECK(ds.dev[3].kind == TP_LLM_DEV_CPU);
+}
+
+TP_TEST(parse_catalog_names) {
+    tp_llm_device_set ds;
+    tp_error err;
+    TP_CHECK(tp_llm_device_set_parse("h100-sxm,rtx4090:20GiB,apple-m2", &ds, &err) == TP_OK);
+    TP_CHECK_EQ_U64(ds.n, 3);
+    TP_CHECK(ds.dev[0].kind == TP_LLM_DEV_CUDA);
+    TP_CHECK_EQ_U64(ds.dev[0].size_bytes, 80ull << 30);
+    TP_CHECK(strstr(ds.dev[0].size_source, "catalog h100-sxm") != NULL);
+    TP_CHECK_EQ_U64(ds.dev[1].size_bytes, 20ull << 30);
+    TP_CHECK(ds.dev[2].kind == TP_LLM_DEV_METAL);
+    TP_CHECK_EQ_U64(ds.dev[2].reserved_bytes, ds.dev[2].size_bytes / 4);
+}
+
+TP_TEST(parse_errors_name_the_entry) {
+    tp_llm_device_set ds;
+    tp_error err;
+    TP_CHECK(tp_llm_device_set_parse("cuda0:24XB", &ds, &err) == TP_ERR_PARSE);
+    TP_CHECK(strstr(err.msg, "24XB") != NULL);
+    TP_CHECK(tp_llm_device_set_parse("warp-drive", &ds, &err) == TP_ERR_NOT_FOUND);
+    TP_CHECK(strstr(err.msg, "warp-drive") != NULL);
+    TP_CHECK(tp_llm_device_set_parse("rpc:host", &ds, &err) == TP_ERR_PARSE);
+    TP_CHECK(tp_llm_device_set_parse("cpu:1GiB,cpu:2GiB", &ds, &err) == TP_ERR_INVALID);
+    TP_CHECK(tp_llm_device_set_parse("", &ds, &err) == TP_ERR_INVALID);
+}
+
+/* A 4-layer decoder with one 1000-byte weight per layer, an output and a
+ * token embedding, in a real registry. */
+static void tiny_model(tp_llm_config *c, tp_registry **r) {
+    memset(c, 0, sizeof *c);
+    snprintf(c->arch, sizeof c->arch, "llama");
+    c->n_layer = 4;
+    c->n_embd = 64;
+    c->n_ff = 128;
+    c->n_head = 4;
+    c->n_head_kv = 2;
+    c->head_dim_k = c->head_dim_v = 16;
+    c->n_vocab = 100;
+    c->has_kv = true;
+    c->family_known = true;
+    for (int i = 0; i < 4; i++)
+        c->layer_head_kv[i] = 2;
+    tp_error err;
+    TP_CHECK(tp_registry_create(NULL, r, &err) == TP_OK);
+    const char *names[] = {"token_embd.weight",   "blk.0.attn_q.weight", "blk.1.attn_q.weight",
+                           "blk.2.attn_q.weight", "blk.3.attn_q.weight", "output.weight"};
+    for (int i = 0; i < 6; i++) {
+        tp_weight_desc d;
+        memset(&d, 0, sizeof d);
+        d.name = names[i];
+        d.rank = 1;
+        d.dims[0] = 250;
+        d.dtype = TP_DTYPE_F32;
+        d.bytes = 1000;
+        TP_CHECK(tp_registry_add(*r, &d, NULL, &err) == TP_OK);
+    }
+}
+
+TP_TEST(layer_split_ngl_output_and_nkvo) {
+    tp_llm_config c;
+    tp_registry *r = NULL;
+    tiny_model(&c, &r);
+    tp_llm_options o;
+    tp_llm_options_default(&o);
+    o.n_ctx = 256;
+    tp_llm_device_set ds;
+    tp_error err;
+    TP_CHECK(tp_llm_device_set_parse("rpc:a:1:1GiB,rpc:b:2:1GiB,cpu:4GiB", &ds, &err) == TP_OK);
+    tp_llm_placement_options po;
+    tp_llm_placement_options_default(&po);
+    po.tensor_split[0] = po.tensor_split[1] = 1;
+    static tp_llm_placement p;
+    TP_CHECK(tp_llm_place(&c, r, &o, &ds, &po, &p, &err) == TP_OK);
+    /* 5 offloaded "layers" (4 + output) split 1:1: x = 0, .2, .4 on the first, .6, .8 second */
+    TP_CHECK_EQ_U64(p.n, 3);
+    TP_CHECK_EQ_U64(p.use[0].layers, 3);
+    TP_CHECK_EQ_U64(p.use[1].layers, 1);
+    TP_CHECK(p.use[1].output && !p.use[0].output);
+    TP_CHECK_EQ_U64(p.use[0].model_bytes, 3 * 1024); /* padded to 32 */
+    TP_CHECK_EQ_U64(p.use[1].model_bytes, 2 * 1024);
+    TP_CHECK_EQ_U64(p.use[2].model_bytes, 1024); /* token_embd stays on the CPU */
+    TP_CHECK_EQ_U64(p.use[0].kv_bytes, 3 * p.use[1].kv_bytes);
+    TP_CHECK_EQ_U64(p.use[0].kv_bytes + p.use[1].kv_bytes, p.single.kv_cache_bytes);
+    /* -ngl 2: layer 3 and the output offloaded; -nkvo: every KV on the host */
+    po.n_gpu_layers = 2;
+    po.no_kv_offload = true;
+    TP_CHECK(tp_llm_place(&c, r, &o, &ds, &po, &p, &err) == TP_OK);
+    TP_CHECK_EQ_U64(p.use[2].layers, 3);
+    TP_CHECK_EQ_U64(p.use[0].layers, 1);
+    TP_CHECK(p.use[1].output);
+    TP_CHECK_EQ_U64(p.use[2].kv_bytes, p.single.kv_cache_bytes);
+    TP_CHECK_EQ_U64(p.use[0].kv_bytes, 0);
+    /* a split naming a device the set lacks */
+    po.tensor_split[2] = 1;
+    TP_CHECK(tp_llm_place(&c, r, &o, &ds, &po, &p, &err) == TP_ERR_INVALID);
+    tp_registry_destroy(r);
+}
+
+TP_TEST(fit_largest_context_then_fewer_layers) {
+    tp_llm_config c;
+    tp_registry *r = NULL;
+    tiny_model(&c, &r);
+    tp_llm_options o;
+    tp_llm_options_default(&o);
+    o.n_ctx = 1 << 20;
+    tp_llm_device_set ds;
+    tp_error err;
+    tp_llm_placement_options po;
+    tp_llm_placement_options_default(&po);
+    static tp_llm_fit fit;
+    static tp_llm_placement p;
+    /* roomy devices: a context that fits, and one 256 cells more does not */
+    TP_CHECK(tp_llm_device_set_parse("rpc:a:1:8MiB,rpc:b:2:8MiB,cpu:1GiB", &ds, &err) == TP_OK);
+    TP_CHECK(tp_llm_place_fit(&c, r, &o, &ds, &po, 0, &fit, &err) == TP_OK);
+    TP_CHECK(fit.fits);
+    TP_CHECK(fit.n_ctx >= 256 && fit.n_ctx % 256 == 0);
+    TP_CHECK(fit.placement.fits);
+    o.n_ctx = fit.n_ctx + 256;
+    TP_CHECK(tp_llm_place(&c, r, &o, &ds, &fit.options, &p, &err) == TP_OK);
+    TP_CHECK(!p.fits);
+    /* devices too small for any context: layers go back to the host */
+    o.n_ctx = 4096;
+    TP_CHECK(tp_llm_device_set_parse("rpc:a:1:64KiB,rpc:b:2:64KiB,cpu:1GiB", &ds, &err) == TP_OK);
+    TP_CHECK(tp_llm_place_fit(&c, r, &o, &ds, &po, 0, &fit, &err) == TP_OK);
+    TP_CHECK(fit.fits);
+    TP_CHECK(fit.options.n_gpu_layers >= 0 && fit.options.n_gpu_layers < 5);
+    TP_CHECK(fit.placement.fits);
+    tp_registry_destroy(r);
+}
+
+int main(void) {
+    TP_RUN(parse_sizes_kinds_and_sources);
+    TP_RUN(parse_catalog_names);
+    TP_RUN(parse_errors_name_the_entry);
+    TP_RUN(layer_split_ngl_output_and_nkvo);
+    TP_RUN(fit_largest_context_then_fewer_layers);
+    return tp_test_finish();
+}
