@@ -17,7 +17,7 @@ static const struct {
     const char *model_type, *arch;
     bool gated, qkv_bias, qk_norm;
     unsigned norms;
-} families[] = {
+} hf_families[] = {
     {"llama", "llama", true, false, false, 2},       {"mistral", "llama", true, false, false, 2},
     {"mixtral", "llama", true, false, false, 2},     {"qwen2", "qwen2", true, true, false, 2},
     {"qwen2_moe", "qwen2moe", true, true, false, 2}, {"qwen3", "qwen3", true, false, true, 2},
@@ -64,12 +64,12 @@ static uint64_t dtype_bytes(const tp_jv *cfg) {
 static uint64_t count_weight_bytes(const tp_llm_config *c, uint64_t n_ff_exp, uint64_t n_shared_ff,
                                    bool tied, int fam, uint64_t bpp) {
     uint64_t E = c->n_embd, q = c->n_head * c->head_dim_k, kv = c->n_head_kv * c->head_dim_k;
-    uint64_t m = families[fam].gated ? 3 : 2;
+    uint64_t m = hf_families[fam].gated ? 3 : 2;
     uint64_t attn = E * q + 2 * E * kv + q * E;
     uint64_t ffn = c->n_expert ? c->n_expert * m * E * n_ff_exp + E * c->n_expert +
                                      (n_shared_ff ? m * E * n_shared_ff + E : 0)
                                : m * E * c->n_ff;
-    uint64_t vec = families[fam].norms * E + (families[fam].qkv_bias ? q + 2 * kv : 0) +
+    uint64_t vec = hf_families[fam].norms * E + (hf_families[fam].qkv_bias ? q + 2 * kv : 0) +
                    (c->qk_norm ? 2 * c->head_dim_k : 0);
     uint64_t embed = c->n_vocab * E;
     uint64_t mats =
@@ -143,8 +143,9 @@ tp_status tp_hf_read_llm(const char *path, tp_registry *reg, tp_llm_config *out,
     const tp_jv *mt = tp__json_get(cfg, "model_type");
     if (!mt) mt = tp__json_get(tp__json_root(doc), "model_type");
     int fam = -1;
-    for (size_t i = 0; mt && mt->type == TP_J_STR && i < sizeof families / sizeof families[0]; i++)
-        if (strcmp(mt->str, families[i].model_type) == 0) fam = (int)i;
+    for (size_t i = 0; mt && mt->type == TP_J_STR && i < sizeof hf_families / sizeof hf_families[0];
+         i++)
+        if (strcmp(mt->str, hf_families[i].model_type) == 0) fam = (int)i;
     if (fam < 0) {
         st = tp_error_set(err, TP_ERR_UNSUPPORTED,
                           "%s: model_type '%.64s' is not mapped to a llama.cpp architecture "
@@ -153,7 +154,7 @@ tp_status tp_hf_read_llm(const char *path, tp_registry *reg, tp_llm_config *out,
                           cfg_path, mt && mt->type == TP_J_STR ? mt->str : "(none)");
         goto done;
     }
-    snprintf(c->arch, sizeof c->arch, "%s", families[fam].arch);
+    snprintf(c->arch, sizeof c->arch, "%s", hf_families[fam].arch);
     c->n_layer = get_u64(cfg, "num_hidden_layers", 0);
     c->n_embd = get_u64(cfg, "hidden_size", 0);
     c->n_ff = get_u64(cfg, "intermediate_size", 0);
@@ -166,7 +167,7 @@ tp_status tp_hf_read_llm(const char *path, tp_registry *reg, tp_llm_config *out,
     c->n_expert_used = get_u64(cfg, "num_experts_per_tok", 0);
     uint64_t n_ff_exp = get_u64(cfg, "moe_intermediate_size", c->n_ff);
     if (c->n_expert) c->n_ff_exp = n_ff_exp;
-    c->qk_norm = families[fam].qk_norm;
+    c->qk_norm = hf_families[fam].qk_norm;
     c->alignment = 32;
     tp_llm_meta_extra x;
     memset(&x, 0, sizeof x);
