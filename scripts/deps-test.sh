@@ -13,7 +13,8 @@ TEST_PKGS=(
   clang libclang-rt-dev clang-format # sanitizer builds, format check
   llvm lld                           # what CMake and clang pick up when present (llvm-ar, ld.lld)
   pkg-config                         # downstream-use tests
-  dpkg-dev                           # cpack -G DEB: dpkg-shlibdeps computes Depends (test_downstream)
+  dpkg-dev file                      # cpack -G DEB: dpkg-shlibdeps computes Depends, CPack finds
+                                     # the ELF files with `file` (test_downstream)
   strace                             # scripts/check-tools.sh (which commands the tests run)
   groff-base                         # the generated man page formats without a warning
   libopenblas0-pthread               # calibration's BLAS (loaded at run time)
