@@ -18,6 +18,7 @@
 #include "../fuzz/fuzz_json_ints.c"
 #include "../fuzz/fuzz_safetensors.c"
 #include "../fuzz/fuzz_hf_config.c"
+#include "../fuzz/fuzz_llm_devices.c"
 
 typedef struct fuzz_target {
     const char *name;
@@ -34,6 +35,7 @@ static const fuzz_target targets[] = {
     {"json_ints", tp_fuzz_json_ints},
     {"safetensors", tp_fuzz_safetensors},
     {"hf_config", tp_fuzz_hf_config},
+    {"llm_devices", tp_fuzz_llm_devices},
 };
 
 static uint8_t *read_file(const char *path, size_t *size) {

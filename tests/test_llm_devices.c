@@ -2,6 +2,7 @@
  * per-device byte truth against llama.cpp itself is
  * tests/cli/test_multi_device_truth.sh. */
 #include "harness.h"
+#include "../fuzz/llm_tiny_model.h"
 #include "tensorplan/llm_devices.h"
 
 TP_TEST(parse_sizes_kinds_and_sources) {
@@ -48,36 +49,9 @@ TP_TEST(parse_errors_name_the_entry) {
     TP_CHECK(tp_llm_device_set_parse("", &ds, &err) == TP_ERR_INVALID);
 }
 
-/* A 4-layer decoder with one 1000-byte weight per layer, an output and a
- * token embedding, in a real registry. */
 static void tiny_model(tp_llm_config *c, tp_registry **r) {
-    memset(c, 0, sizeof *c);
-    snprintf(c->arch, sizeof c->arch, "llama");
-    c->n_layer = 4;
-    c->n_embd = 64;
-    c->n_ff = 128;
-    c->n_head = 4;
-    c->n_head_kv = 2;
-    c->head_dim_k = c->head_dim_v = 16;
-    c->n_vocab = 100;
-    c->has_kv = true;
-    c->family_known = true;
-    for (int i = 0; i < 4; i++)
-        c->layer_head_kv[i] = 2;
-    tp_error err;
-    TP_CHECK(tp_registry_create(NULL, r, &err) == TP_OK);
-    const char *names[] = {"token_embd.weight",   "blk.0.attn_q.weight", "blk.1.attn_q.weight",
-                           "blk.2.attn_q.weight", "blk.3.attn_q.weight", "output.weight"};
-    for (int i = 0; i < 6; i++) {
-        tp_weight_desc d;
-        memset(&d, 0, sizeof d);
-        d.name = names[i];
-        d.rank = 1;
-        d.dims[0] = 250;
-        d.dtype = TP_DTYPE_F32;
-        d.bytes = 1000;
-        TP_CHECK(tp_registry_add(*r, &d, NULL, &err) == TP_OK);
-    }
+    *r = tp_llm_tiny_model(c);
+    TP_CHECK(*r != NULL);
 }
 
 TP_TEST(layer_split_ngl_output_and_nkvo) {
@@ -152,11 +126,44 @@ TP_TEST(fit_largest_context_then_fewer_layers) {
     tp_registry_destroy(r);
 }
 
+/* A CUDA device of 256 MiB: the assumed 512 MiB reserve takes all of it, so nothing fits
+ * there (it is not a device of unknown size, which fits by assumption). */
+TP_TEST(reserve_larger_than_the_device) {
+    tp_llm_config c;
+    tp_registry *r = NULL;
+    tiny_model(&c, &r);
+    tp_llm_options o;
+    tp_llm_options_default(&o);
+    o.n_ctx = 256;
+    tp_llm_device_set ds;
+    tp_error err;
+    tp_llm_placement_options po;
+    tp_llm_placement_options_default(&po);
+    static tp_llm_placement p;
+    TP_CHECK(tp_llm_device_set_parse("cuda0:256MiB,cpu:1GiB", &ds, &err) == TP_OK);
+    TP_CHECK(tp_llm_place(&c, r, &o, &ds, &po, &p, &err) == TP_OK);
+    TP_CHECK(p.use[0].capacity_known);
+    TP_CHECK_EQ_U64(p.use[0].capacity_bytes, 0);
+    TP_CHECK(!p.use[0].fits && !p.fits);
+    TP_CHECK_EQ_U64(p.use[0].free_bytes, 0);
+    /* fitting moves every layer back to the host */
+    static tp_llm_fit fit;
+    TP_CHECK(tp_llm_place_fit(&c, r, &o, &ds, &po, 0, &fit, &err) == TP_OK);
+    TP_CHECK(fit.fits);
+    TP_CHECK_EQ_U64((uint64_t)fit.options.n_gpu_layers, 0);
+    /* a device without a size: unknown, fits by assumption */
+    TP_CHECK(tp_llm_device_set_parse("cuda0,cpu:1GiB", &ds, &err) == TP_OK);
+    TP_CHECK(tp_llm_place(&c, r, &o, &ds, &po, &p, &err) == TP_OK);
+    TP_CHECK(!p.use[0].capacity_known && p.use[0].fits);
+    tp_registry_destroy(r);
+}
+
 int main(void) {
     TP_RUN(parse_sizes_kinds_and_sources);
     TP_RUN(parse_catalog_names);
     TP_RUN(parse_errors_name_the_entry);
     TP_RUN(layer_split_ngl_output_and_nkvo);
     TP_RUN(fit_largest_context_then_fewer_layers);
+    TP_RUN(reserve_larger_than_the_device);
     return tp_test_finish();
 }

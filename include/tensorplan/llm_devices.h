@@ -101,7 +101,8 @@ typedef struct tp_llm_device_use {
     uint64_t compute_bytes;  /* the compute buffer (formula; see tp_llm_place) */
     uint64_t output_bytes;   /* logits buffer (host only) */
     uint64_t total_bytes;    /* model + KV + compute + output */
-    uint64_t capacity_bytes; /* size - reserved (0: unknown) */
+    bool capacity_known;     /* the device's size is known (given, catalog or measured) */
+    uint64_t capacity_bytes; /* size - reserved; 0 when the reserve takes it all (or unknown) */
     uint64_t free_bytes;     /* capacity - total, 0 when it does not fit */
     bool fits;               /* total <= capacity (true when the capacity is unknown) */
 } tp_llm_device_use;

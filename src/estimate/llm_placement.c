@@ -163,9 +163,12 @@ tp_status tp_llm_place(const tp_llm_config *c, const tp_registry *weights, const
         snprintf(u->name, sizeof u->name, "%s", d ? d->name : "cpu");
         u->kind = d ? d->kind : TP_LLM_DEV_CPU;
         u->host = r == m.n_dev;
-        if (d)
+        if (d && d->size_bytes > 0) {
+            /* a reserve as large as the device leaves it nothing (not "unknown") */
+            u->capacity_known = true;
             u->capacity_bytes =
                 d->size_bytes > d->reserved_bytes ? d->size_bytes - d->reserved_bytes : 0;
+        }
     }
     s = place_weights(c, weights, ds, po, &m, out, err);
     if (s == TP_OK) s = place_kv(c, o, ds, po, &m, out, err);
@@ -213,8 +216,8 @@ tp_status tp_llm_place(const tp_llm_config *c, const tp_registry *weights, const
         }
         u->total_bytes = tp_sat_add_u64(tp_sat_add_u64(u->model_bytes, u->kv_bytes),
                                         tp_sat_add_u64(u->compute_bytes, u->output_bytes));
-        u->fits = u->capacity_bytes == 0 || u->total_bytes <= u->capacity_bytes;
-        u->free_bytes = u->fits && u->capacity_bytes ? u->capacity_bytes - u->total_bytes : 0;
+        u->fits = !u->capacity_known || u->total_bytes <= u->capacity_bytes;
+        u->free_bytes = u->fits && u->capacity_known ? u->capacity_bytes - u->total_bytes : 0;
         if (!u->fits) out->fits = false;
     }
     return TP_OK;

@@ -177,6 +177,7 @@ static void print_json(const char *gguf, const tp_llm_device_set *ds, const tp_l
         tp_json_kv_str(&j, "size_source", dv ? dv->size_source : "not in the device set");
         tp_json_kv_u64(&j, "reserved_bytes", dv ? dv->reserved_bytes : 0);
         tp_json_kv_str(&j, "reserved_source", dv ? dv->reserved_source : "none");
+        tp_json_kv_bool(&j, "capacity_known", u->capacity_known);
         tp_json_kv_u64(&j, "capacity_bytes", u->capacity_bytes);
         tp_json_kv_u64(&j, "free_bytes", u->free_bytes);
         tp_json_kv_bool(&j, "fits", u->fits);
@@ -203,10 +204,10 @@ static void print_text(const char *gguf, const tp_llm_placement *p, const char *
             (unsigned long long)u->layers, tp_cli_fmt_bytes(u->model_bytes, b[0], 32),
             tp_cli_fmt_bytes(u->kv_bytes, b[1], 32), tp_cli_fmt_bytes(u->compute_bytes, b[2], 32),
             tp_cli_fmt_bytes(u->output_bytes, b[3], 32), tp_cli_fmt_bytes(u->total_bytes, b[4], 32),
-            u->capacity_bytes ? tp_cli_fmt_bytes(u->free_bytes, b[5], 32) : "?",
-            u->capacity_bytes == 0 ? "size unknown"
-            : u->fits              ? "fits"
-                                   : "DOES NOT FIT");
+            u->capacity_known ? tp_cli_fmt_bytes(u->free_bytes, b[5], 32) : "?",
+            !u->capacity_known ? "size unknown"
+            : u->fits          ? "fits"
+                               : "DOES NOT FIT");
     }
     printf("llama.cpp: %s\n", flags);
 }
