@@ -565,8 +565,9 @@ static void html_runtime_bars(FILE *f, const report *r) {
         {"activations / arena", "#f28e2b", r->est.activation_bytes, r->ort.arena_bytes},
         {"inputs", "#76b7b2", r->est.input_bytes, r->ort.input_bytes},
         {"pre-packed copies", "#e15759", 0, r->ort.prepacked_bytes},
-        {"session + thread pools + margin", "#bab0ac", 0,
-         r->ort.session_fixed_bytes + r->ort.calibration_margin_bytes},
+        {"session + nodes + model copy + margin", "#bab0ac", 0,
+         r->ort.session_fixed_bytes + r->ort.graph_bytes + r->ort.model_copy_bytes +
+             r->ort.calibration_margin_bytes},
     };
     uint64_t top = r->ort.peak_bytes > r->budget ? r->ort.peak_bytes : r->budget;
     if (r->est.peak_bytes > top) top = r->est.peak_bytes;
