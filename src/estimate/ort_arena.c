@@ -77,8 +77,7 @@ static bool sim_touch(sim *s, uint64_t ptr, uint64_t len) {
 
 static int32_t sim_new_chunk(sim *s) {
     if (s->n_chunks >= INT32_MAX) return -1;
-    if (!tp_mem_grow(s->a, (void **)&s->chunks, sizeof *s->chunks, &s->cap_chunks,
-                     s->n_chunks + 1))
+    if (!tp_mem_grow(s->a, (void **)&s->chunks, sizeof *s->chunks, &s->cap_chunks, s->n_chunks + 1))
         return -1;
     memset(&s->chunks[s->n_chunks], 0, sizeof *s->chunks);
     s->chunks[s->n_chunks].prev = s->chunks[s->n_chunks].next = -1;
@@ -134,12 +133,14 @@ static tp_status sim_alloc(sim *s, uint64_t bytes, int32_t *out, tp_error *err) 
         tp_status st = sim_extend(s, rounded, err);
         if (st != TP_OK) return st;
         h = sim_find(s, rounded);
-        if (h < 0) return tp_error_set(err, TP_ERR_INVALID, "runtime: arena emulation lost a region");
+        if (h < 0)
+            return tp_error_set(err, TP_ERR_INVALID, "runtime: arena emulation lost a region");
     }
     uint64_t size = s->chunks[h].size;
     if (size / 2 >= rounded || size - rounded >= BFC_MAX_DEAD) {
         int32_t n = sim_new_chunk(s);
-        if (n < 0) return tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (arena emulation)");
+        if (n < 0)
+            return tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (arena emulation)");
         sim_chunk *c = &s->chunks[h], *nc = &s->chunks[n];
         nc->ptr = c->ptr + rounded;
         nc->size = c->size - rounded;

@@ -129,8 +129,8 @@ tp_status tp_ort_trace_buffers(const tp_graph *g, const tp_liveness *l, uint32_t
                 /* the blocked tensor lives while chain nodes read it; the plain copy
                  * (ReorderOutput, right after) as long as the node's own lifetime */
                 v.death = chain_death[id] >= 0 ? 2 * chain_death[id] : 2 * lv->birth + 1;
-                tp_ort_buf copy = {(tp_node_id)id, lv->bytes, 2 * lv->birth + 1, 2 * lv->death,
-                                   -1, 0};
+                tp_ort_buf copy = {(tp_node_id)id, lv->bytes, 2 * lv->birth + 1,
+                                   2 * lv->death,  -1,        0};
                 if (!push(a, &b, &nb, &bcap, copy)) goto nomem;
             }
         }

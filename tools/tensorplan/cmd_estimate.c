@@ -472,7 +472,7 @@ static void print_json(const est_args *a, const tp_graph *g, const tp_estimate *
 static void print_text(const est_args *a, const tp_graph *g, const tp_estimate *e, uint64_t budget,
                        const char *how, bool fits, const tp_deficit *d, const tp_moe_plan *m,
                        const char *msg, const llm_view *lv, const tp_runtime_estimate *rt) {
-    char b[6][32];
+    char b[8][32];
     printf("model: %s\n", model_label(a));
     printf("runtime: %s\n", tp_runtime_name(rt->runtime));
     tp_cli_model_print_assumptions(stdout, g);
@@ -532,14 +532,15 @@ static void print_text(const est_args *a, const tp_graph *g, const tp_estimate *
            tp_cli_fmt_bytes(e->peak_bytes, b[5], sizeof b[5]), (unsigned long long)e->peak_bytes);
     if (rt->runtime == TP_RUNTIME_ONNXRUNTIME) {
         printf("  onnxruntime  %12s  (session %s, model %s, weights %s, pre-packed %s, "
-               "arena %s, inputs %s)\n",
+               "arena %s, inputs %s, margin %s)\n",
                tp_cli_fmt_bytes(rt->peak_bytes, b[0], sizeof b[0]),
                tp_cli_fmt_bytes(rt->session_fixed_bytes + rt->graph_bytes, b[1], sizeof b[1]),
                tp_cli_fmt_bytes(rt->model_copy_bytes, b[6], sizeof b[6]),
                tp_cli_fmt_bytes(rt->weight_bytes, b[2], sizeof b[2]),
                tp_cli_fmt_bytes(rt->prepacked_bytes, b[3], sizeof b[3]),
                tp_cli_fmt_bytes(rt->arena_bytes, b[4], sizeof b[4]),
-               tp_cli_fmt_bytes(rt->input_bytes, b[5], sizeof b[5]));
+               tp_cli_fmt_bytes(rt->input_bytes, b[5], sizeof b[5]),
+               tp_cli_fmt_bytes(rt->calibration_margin_bytes, b[7], sizeof b[7]));
         printf("  over plan    %12s  (what onnxruntime takes beyond the best plan)\n",
                tp_cli_fmt_bytes(tp_sat_sub_u64(rt->peak_bytes, rt->plan_peak_bytes), b[0],
                                 sizeof b[0]));
