@@ -207,6 +207,7 @@ static tp_status pattern_size(const tp_allocator *a, tp_ort_buf *bufs, const sim
     *out = 0;
     for (size_t e = 0; e < n_ev && st == TP_OK; e++) {
         uint32_t b = ev[e].buf;
+        if (bufs[b].scratch) continue; /* not an OrtValue: never traced */
         if (ev[e].kind == 1) {
             for (size_t i = 0; i < n_live; i++)
                 if (live[i] == b) {

@@ -24,6 +24,7 @@ typedef struct tp_ort_buf {
     int64_t birth, death;
     int32_t chunk; /* run 1: the arena chunk holding it */
     uint64_t pat_off;
+    bool scratch; /* a kernel's scratch buffer: from the arena, not in the memory pattern */
 } tp_ort_buf;
 
 /* The buffers onnxruntime allocates for g's activations with its NCHWc layout

@@ -11,7 +11,8 @@
  * copy; where a converted Conv reads a plain tensor with channels a multiple of 4, a
  * ReorderInput node writes a blocked copy that lives until the last such Conv. Ops that
  * onnxruntime also keeps in NCHWc in some cases (Concat, Resize) are left plain: that adds
- * reorders, which errs on the side of more memory. */
+ * reorders, which errs on the side of more memory. Kernels' scratch from the arena: the column
+ * buffer of ConvTranspose (not traced into the memory pattern). */
 #include <string.h>
 
 #include "core/mem.h"
@@ -65,6 +66,24 @@ static bool padded(const tp_graph *g, const tp_node *n, uint64_t bytes, uint32_t
     if (!dim_of(g, n, 1, &c)) return false;
     uint64_t cb = ((uint64_t)c + block - 1) / block * block;
     return tp_mul_u64(bytes / (uint64_t)c, cb, out);
+}
+
+/* ConvTranspose's column buffer (conv_transpose.cc): (output channels / group) x kernel area x
+ * input area elements, asked of the arena while the kernel runs; *out 0 when not 2-D. */
+static bool convt_scratch(const tp_graph *g, const tp_node *n, uint64_t *out) {
+    *out = 0;
+    if (n->op.kind != TP_OP_CONV_TRANSPOSE || n->n_inputs < 2 || n->shape.rank != 4) return true;
+    const tp_node *x = tp_graph_node(g, n->inputs[0]), *w = tp_graph_node(g, n->inputs[1]);
+    int64_t h, wd, mg, kh, kw;
+    if (!x || !w || w->shape.rank != 4 || !dim_of(g, x, 2, &h) || !dim_of(g, x, 3, &wd) ||
+        !dim_of(g, w, 1, &mg) || !dim_of(g, w, 2, &kh) || !dim_of(g, w, 3, &kw))
+        return true;
+    uint64_t v;
+    if (!tp_mul_u64((uint64_t)mg, (uint64_t)kh, &v) || !tp_mul_u64(v, (uint64_t)kw, &v) ||
+        !tp_mul_u64(v, (uint64_t)h, &v) || !tp_mul_u64(v, (uint64_t)wd, &v))
+        return false;
+    tp_error e;
+    return tp_dtype_bytes(n->dtype, v, out, &e) == TP_OK;
 }
 
 static bool push(const tp_allocator *a, tp_ort_buf **b, size_t *n, size_t *cap, tp_ort_buf v) {
@@ -121,7 +140,7 @@ tp_status tp_ort_trace_buffers(const tp_graph *g, const tp_liveness *l, uint32_t
         if (!nd || !lv || tp_op_is_boundary(nd->op.kind) || lv->is_view ||
             lv->root != (tp_node_id)id || lv->bytes == 0)
             continue;
-        tp_ort_buf v = {(tp_node_id)id, lv->bytes, 2 * lv->birth, 2 * lv->death, -1, 0};
+        tp_ort_buf v = {(tp_node_id)id, lv->bytes, 2 * lv->birth, 2 * lv->death, -1, 0, false};
         uint64_t pb;
         if (chain[id] && padded(g, nd, lv->bytes, block, &pb)) {
             v.bytes = pb;
@@ -129,14 +148,25 @@ tp_status tp_ort_trace_buffers(const tp_graph *g, const tp_liveness *l, uint32_t
                 /* the blocked tensor lives while chain nodes read it; the plain copy
                  * (ReorderOutput, right after) as long as the node's own lifetime */
                 v.death = chain_death[id] >= 0 ? 2 * chain_death[id] : 2 * lv->birth + 1;
-                tp_ort_buf copy = {(tp_node_id)id, lv->bytes, 2 * lv->birth + 1,
-                                   2 * lv->death,  -1,        0};
+                tp_ort_buf copy = {
+                    (tp_node_id)id, lv->bytes, 2 * lv->birth + 1, 2 * lv->death, -1, 0, false};
                 if (!push(a, &b, &nb, &bcap, copy)) goto nomem;
             }
         }
         if (!push(a, &b, &nb, &bcap, v)) goto nomem;
+        uint64_t scratch;
+        if (!convt_scratch(g, nd, &scratch)) {
+            st = tp_error_set(err, TP_ERR_OVERFLOW, "runtime: '%s': scratch overflows 64 bits",
+                              nd->name);
+            goto done;
+        }
+        if (scratch) {
+            tp_ort_buf sb = {(tp_node_id)id, scratch, 2 * lv->birth, 2 * lv->birth, -1, 0, true};
+            if (!push(a, &b, &nb, &bcap, sb)) goto nomem;
+        }
         if (ri_first[id] >= 0 && padded(g, nd, lv->bytes, block, &pb)) {
-            tp_ort_buf ri = {(tp_node_id)id, pb, 2 * ri_first[id] - 1, 2 * ri_last[id], -1, 0};
+            tp_ort_buf ri = {(tp_node_id)id, pb, 2 * ri_first[id] - 1, 2 * ri_last[id], -1, 0,
+                             false};
             if (!push(a, &b, &nb, &bcap, ri)) goto nomem;
         }
     }
