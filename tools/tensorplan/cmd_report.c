@@ -181,6 +181,14 @@ static tp_status gather(report *r, tp_error *err) {
     r->act = ms.activation_plan; /* r owns it now */
     r->ort = ms.onnxruntime;
     r->noreuse_bytes = ms.noreuse_bytes;
+    /* the onnxruntime profile holds the parsed model file: its size is known here only */
+    tp_runtime_options ro;
+    tp_runtime_options_default(&ro);
+    ro.runtime = TP_RUNTIME_ONNXRUNTIME;
+    if ((st = tp_cli_model_file_bytes(&r->a->model, &ro.ort.model_file_bytes, err)) != TP_OK ||
+        (ro.ort.model_file_bytes > 0 &&
+         (st = tp_runtime_estimate_graph(g, &r->est, &ro, &r->ort, err)) != TP_OK))
+        return st;
 
     if (r->a->has_budget) {
         r->budget = r->a->budget;
