@@ -1,5 +1,6 @@
 /* Tests of the runtime profiles (include/tensorplan/runtime.h): names, the plan profile, and
  * the onnxruntime profile's terms on a graph with a Conv, a MatMul and a Gather table. */
+#include "estimate/ort_arena.h"
 #include "harness.h"
 #include "tensorplan/runtime.h"
 
@@ -98,13 +99,23 @@ TP_TEST(onnxruntime_terms) {
     TP_CHECK_EQ_U64(r.gemm_weight_bytes, 288 * 16 * 4);
     TP_CHECK_EQ_U64(r.other_weight_bytes, 100 * 16 * 4);
     TP_CHECK(r.session_fixed_bytes > 20u << 20); /* measured: about 26 MiB */
-    TP_CHECK_EQ_U64(r.peak_bytes, r.session_fixed_bytes + r.calibration_margin_bytes +
-                                      r.weight_bytes + r.prepacked_bytes + r.arena_bytes +
-                                      r.input_bytes);
+    TP_CHECK_EQ_U64(r.peak_bytes, r.session_fixed_bytes + r.graph_bytes + r.model_copy_bytes +
+                                      r.calibration_margin_bytes + r.weight_bytes +
+                                      r.prepacked_bytes + r.arena_bytes + r.input_bytes);
+    TP_CHECK_EQ_U64(r.node_count, 4);       /* conv, reshape, matmul, gather */
+    TP_CHECK_EQ_U64(r.model_copy_bytes, 0); /* no model file given */
     TP_CHECK(r.peak_bytes > e.peak_bytes);
     TP_CHECK(r.activation_plan_bytes >= e.activation_bytes); /* no in-place reuse: not less */
     TP_CHECK(r.arena_bytes > 0);
-    TP_CHECK(r.arena_reserved_bytes >= r.arena_bytes);
+    TP_CHECK(r.arena_reserved_bytes >= r.arena_emulated_bytes);
+    TP_CHECK(r.arena_bytes >= r.arena_emulated_bytes);
+    /* the parsed model file is held: a larger file, a larger figure */
+    uint64_t base = r.peak_bytes;
+    o.ort.model_file_bytes = 10u << 20;
+    TP_CHECK_OK(tp_runtime_estimate_graph(g, &e, &o, &r, &err), &err);
+    TP_CHECK(r.model_copy_bytes >= 10u << 20);
+    TP_CHECK(r.peak_bytes > base + (10u << 20));
+    o.ort.model_file_bytes = 0;
     TP_CHECK_CONTAINS(r.fixed_source, "measured");
     /* pre-packing off: no packed MatMul copy, so not more memory */
     uint64_t with = r.peak_bytes;
@@ -118,9 +129,79 @@ TP_TEST(onnxruntime_terms) {
     tp_graph_destroy(g);
 }
 
+/* x[512,512] f32 (1 MiB) -relu-> a -relu-> b -relu-> c (output). By the BFC rules: a takes the
+ * first 1 MiB region whole; b extends by a 2 MiB region (split: 1 MiB used); a is freed, c
+ * takes a's chunk (best fit). Run 1 touched 1 + 1 MiB. The pattern: a@0, b@1M, c in a's gap
+ * @0: 2 MiB. Run 2's block: region 2 (2 MiB free after coalescing) fits exactly, touching it
+ * all: 3 MiB resident in 3 MiB of regions. */
+TP_TEST(arena_emulation_by_hand) {
+    tp_error err;
+    tp_graph *g = NULL;
+    TP_CHECK_OK(tp_graph_create(NULL, &g, &err), &err);
+    if (!g) return;
+    tp_shape xs = tp_shape_of(2, (int64_t[]){512, 512});
+    tp_op relu = {.kind = TP_OP_UNARY, .sub = TP_UNARY_RELU};
+    tp_node_id x, a, b, c;
+    TP_CHECK_OK(tp_graph_add_input(g, "x", TP_DTYPE_F32, &xs, &x, &err), &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &relu, (tp_node_id[]){x}, 1, "a", &a, &err), &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &relu, (tp_node_id[]){a}, 1, "b", &b, &err), &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &relu, (tp_node_id[]){b}, 1, "c", &c, &err), &err);
+    TP_CHECK_OK(tp_graph_mark_output(g, c, &err), &err);
+    tp_ort_arena_sim s;
+    TP_CHECK_OK(tp_ort_arena_simulate(g, true, true, 16, &s, &err), &err);
+    TP_CHECK_EQ_U64(s.first_run_bytes, 2u << 20);
+    TP_CHECK_EQ_U64(s.mem_pattern_bytes, 2u << 20);
+    TP_CHECK_EQ_U64(s.resident_bytes, 3u << 20);
+    TP_CHECK_EQ_U64(s.reserved_bytes, 3u << 20);
+    TP_CHECK_EQ_U64(s.regions, 2);
+    /* no memory pattern: run 2 repeats run 1 in the same chunks */
+    TP_CHECK_OK(tp_ort_arena_simulate(g, false, true, 16, &s, &err), &err);
+    TP_CHECK_EQ_U64(s.resident_bytes, 2u << 20);
+    TP_CHECK_EQ_U64(s.mem_pattern_bytes, 0);
+    /* same-as-requested: regions of exactly 1 MiB each */
+    TP_CHECK_OK(tp_ort_arena_simulate(g, false, false, 16, &s, &err), &err);
+    TP_CHECK_EQ_U64(s.reserved_bytes, 2u << 20);
+    tp_graph_destroy(g);
+}
+
+/* A 4-D Conv with 20 output channels runs in NCHWc blocks of 16: its output is padded to 32
+ * channels, and the Sigmoid-free reader (Neg) needs a plain copy (ReorderOutput). */
+TP_TEST(nchwc_padding_and_reorder) {
+    tp_error err;
+    tp_graph *g = NULL;
+    TP_CHECK_OK(tp_graph_create(NULL, &g, &err), &err);
+    if (!g) return;
+    tp_shape xs = tp_shape_of(4, (int64_t[]){1, 3, 64, 64});
+    tp_shape ws = tp_shape_of(4, (int64_t[]){20, 3, 1, 1});
+    tp_op conv = {.kind = TP_OP_CONV};
+    conv.attrs.conv.spatial = 2;
+    conv.attrs.conv.groups = 1;
+    for (int i = 0; i < 2; i++)
+        conv.attrs.conv.kernel[i] = conv.attrs.conv.stride[i] = conv.attrs.conv.dilation[i] = 1;
+    tp_node_id x, w, y, n;
+    TP_CHECK_OK(tp_graph_add_input(g, "x", TP_DTYPE_F32, &xs, &x, &err), &err);
+    TP_CHECK_OK(tp_graph_add_param(g, "w", TP_DTYPE_F32, &ws, &w, &err), &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &conv, (tp_node_id[]){x, w}, 2, "y", &y, &err), &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &(tp_op){.kind = TP_OP_UNARY, .sub = TP_UNARY_NEG},
+                                (tp_node_id[]){y}, 1, "n", &n, &err),
+                &err);
+    TP_CHECK_OK(tp_graph_mark_output(g, n, &err), &err);
+    tp_ort_arena_sim blocked, plain;
+    TP_CHECK_OK(tp_ort_arena_simulate(g, true, true, 16, &blocked, &err), &err);
+    TP_CHECK_OK(tp_ort_arena_simulate(g, true, true, 0, &plain, &err), &err);
+    /* plain: y and n, 20*64*64*4 = 320 KiB each, live together: 640 KiB pattern.
+     * blocked: y padded (512 KiB) + its plain copy (320 KiB) + n (320 KiB); the padded y dies
+     * after the reorder, before n is allocated: pattern 512 + 320 KiB */
+    TP_CHECK_EQ_U64(plain.mem_pattern_bytes, 640u << 10);
+    TP_CHECK_EQ_U64(blocked.mem_pattern_bytes, 832u << 10);
+    tp_graph_destroy(g);
+}
+
 int main(void) {
     TP_RUN(names_parse_and_print);
     TP_RUN(plan_profile_is_the_estimate);
     TP_RUN(onnxruntime_terms);
+    TP_RUN(arena_emulation_by_hand);
+    TP_RUN(nchwc_padding_and_reorder);
     return tp_test_finish();
 }

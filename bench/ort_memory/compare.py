@@ -43,7 +43,11 @@ def main():
         rt = e['runtime']
         if terms:
             print(json.dumps({'model': name, 'set': m['set'], 'measured': m['growth_bytes'],
-                              'activations': rt['activation_plan_bytes'], 'inputs': e['inputs_bytes'],
+                              'activations': rt['activation_plan_bytes'],
+                              'first_run': rt['arena_first_run_bytes'],
+                              'pattern': rt['mem_pattern_bytes'],
+                              'arena_emulated': rt['arena_emulated_bytes'], 'nodes': rt['node_count'],
+                              'embedded': rt['model_file_bytes'], 'inputs': e['inputs_bytes'],
                               'conv': rt['conv_weight_bytes'], 'gemm': rt['gemm_weight_bytes'],
                               'other': rt['other_weight_bytes'], 'plan_peak': e['peak_bytes']}))
             continue

@@ -7,6 +7,14 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:-$root/bench/ort_memory/measured.jsonl}
 export NODE_PATH=$root/.fixtures/ort/node_modules
 : >"$out"
+# the calibration copies with embedded weights (models.txt), written once
+for m in mobilenet_v2 densenet121; do
+    if [ ! -f "$root/.fixtures-local/${m}_embedded.onnx" ] && [ -f "$root/.fixtures/models/$m.onnx" ]; then
+        mkdir -p "$root/.fixtures-local"
+        /usr/bin/python3 "$root/bench/ort_memory/embed.py" "$root/.fixtures/models/$m.onnx" \
+            "$root/.fixtures-local/${m}_embedded.onnx" >&2
+    fi
+done
 grep -v '^#' "$root/bench/ort_memory/models.txt" | while read -r model inputs set; do
     [ -n "$model" ] || continue
     if [ ! -f "$root/$model" ]; then

@@ -5,9 +5,10 @@
 // created (after onnxruntime's module and the inputs are loaded).
 //
 // Usage: node ort_rss.js MODEL.onnx INPUTS.json [--threads N] [--no-mem-pattern] [--no-arena]
-//                        [--no-prepack]
+//                        [--no-prepack] [--opt-level disabled|basic|extended|all]
 // Prints one JSON line:
-//   {"model": ..., "base_hwm": B, "after_create_hwm": C, "after_run1_hwm": R1,
+//   {"model": ..., "base_hwm": B, "after_create_hwm": C, "after_create_rss": S (VmRSS: what
+//    stays resident after the load's transients), "after_run1_hwm": R1,
 //    "after_run2_hwm": R2, "growth_bytes": R2 - B, "threads": N, ...}
 // NODE_PATH must reach onnxruntime-node (.fixtures/ort/node_modules).
 'use strict';
@@ -15,21 +16,24 @@ const fs = require('fs');
 const ort = require('onnxruntime-node');
 const { feeds: makeFeeds } = require('../../scripts/ort_feeds.js');
 
-function hwm() {
+function status(field) {
   const s = fs.readFileSync('/proc/self/status', 'utf8');
-  const m = /VmHWM:\s+(\d+) kB/.exec(s);
+  const m = new RegExp(field + ':\\s+(\\d+) kB').exec(s);
   return Number(m[1]) * 1024;
 }
+const hwm = () => status('VmHWM'); // peak resident set so far
+const rss = () => status('VmRSS'); // resident set now
 
 async function main() {
   const args = process.argv.slice(2);
   const model = args[0], inputs = args[1];
-  let threads = 2, memPattern = true, arena = true, prepack = true;
+  let threads = 2, memPattern = true, arena = true, prepack = true, optLevel = 'all';
   for (let i = 2; i < args.length; i++) {
     if (args[i] === '--threads') threads = Number(args[++i]);
     else if (args[i] === '--no-mem-pattern') memPattern = false;
     else if (args[i] === '--no-arena') arena = false;
     else if (args[i] === '--no-prepack') prepack = false;
+    else if (args[i] === '--opt-level') optLevel = args[++i];
     else throw new Error('unknown argument ' + args[i]);
   }
   const spec = JSON.parse(fs.readFileSync(inputs, 'utf8'));
@@ -40,18 +44,19 @@ async function main() {
     interOpNumThreads: 1,
     enableMemPattern: memPattern,
     enableCpuMemArena: arena,
+    graphOptimizationLevel: optLevel,
   };
   if (!prepack) opts.extra = {session: {disable_prepacking: '1'}};
   const base = hwm();
   const sess = await ort.InferenceSession.create(model, opts);
-  const created = hwm();
+  const created = hwm(), createdRss = rss();
   await sess.run(feeds);
   const run1 = hwm();
   await sess.run(feeds);
   const run2 = hwm();
   console.log(JSON.stringify({
-    model, threads, mem_pattern: memPattern, arena, prepack, base_hwm: base,
-    after_create_hwm: created, after_run1_hwm: run1, after_run2_hwm: run2,
+    model, threads, mem_pattern: memPattern, arena, prepack, opt_level: optLevel, base_hwm: base,
+    after_create_hwm: created, after_create_rss: createdRss, after_run1_hwm: run1, after_run2_hwm: run2,
     growth_bytes: run2 - base, ort_version: ort.env.versions ? ort.env.versions.common : null,
   }));
   if (sess.release) await sess.release();

@@ -63,6 +63,11 @@ typedef struct tp_ort_options {
     tp_ort_arena_extend arena_extend; /* arena_extend_strategy (default next power of two) */
     bool prepacking;                  /* !session.disable_prepacking (default true) */
     uint32_t intra_op_threads;        /* intra_op_num_threads (default 2; 0 = 1 per core) */
+    uint64_t model_file_bytes;        /* size of the model file (.onnx, without external data):
+                                         onnxruntime parses it whole and holds the parsed model,
+                                         embedded weights included, beside its own copies; the
+                                         caller fills it (the CLI does, from tp_onnx_model_info);
+                                         default 0 */
 } tp_ort_options;
 
 typedef struct tp_runtime_options {
@@ -79,17 +84,26 @@ typedef struct tp_runtime_estimate {
     uint64_t plan_peak_bytes;          /* the best plan's peak (tp_estimate.peak_bytes) */
     uint64_t peak_bytes;               /* what the runtime takes: the sum of the terms below */
     uint64_t session_fixed_bytes;      /* a session + its thread pools (measured; see source) */
+    uint64_t graph_bytes;              /* per-node session state (kernels, node args) x nodes */
+    uint64_t model_copy_bytes;         /* the parsed model file held (embedded weights incl.) */
     uint64_t weight_bytes;             /* initializers held (mapped pages touched, or copies) */
     uint64_t prepacked_bytes;          /* pre-packed / re-laid-out weight copies */
-    uint64_t arena_bytes;              /* activation arena incl. the planner's weaker reuse, BFC
-                                          growth and the memory-pattern block */
+    uint64_t arena_bytes;              /* the larger of the emulated BFC arena after two runs
+                                          (run 1 tensor by tensor + the memory-pattern block) and
+                                          the load's transient: what the runs add to the peak */
     uint64_t input_bytes;              /* the caller's input tensors */
     uint64_t calibration_margin_bytes; /* fitted constant (docs/runtime.md), in peak_bytes */
     uint64_t arena_reserved_bytes;     /* detail, not in peak_bytes: the BFC regions' virtual size
                                           (grown to powers of two by default); only touched pages
                                           are resident */
-    uint64_t activation_plan_bytes;    /* detail: the activation arena planned without in-place
-                                          reuse, the base of arena_bytes (onnxruntime profile) */
+    uint64_t activation_plan_bytes;    /* detail: tensorplan's activation arena planned without
+                                          in-place reuse (for comparison; not in peak_bytes) */
+    uint64_t arena_first_run_bytes;    /* detail: emulated BFC arena after run 1 (touched pages) */
+    uint64_t mem_pattern_bytes;        /* detail: emulated memory-pattern block of run 2 */
+    uint64_t arena_emulated_bytes;     /* detail: emulated arena pages touched after run 2 */
+    uint64_t load_transient_bytes;     /* detail: transient of the load (other weights' pages
+                                          read while copied); arena_bytes = max(this, emulated) */
+    uint64_t node_count;               /* detail: operator nodes (the base of graph_bytes) */
     uint64_t conv_weight_bytes;        /* detail: weights read by Conv/ConvTranspose */
     uint64_t gemm_weight_bytes;        /* detail: constant B of MatMul/Gemm */
     uint64_t other_weight_bytes;       /* detail: every other weight */

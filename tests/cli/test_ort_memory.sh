@@ -2,10 +2,11 @@
 # The onnxruntime runtime profile against the real onnxruntime (npm onnxruntime-node, CPU):
 # a representative slice of bench/ort_memory (two calibration models, one held-out) runs in
 # fresh node processes; the profile's prediction must never be below onnxruntime's peak RSS
-# growth over session creation and two runs, and at most 60 % above it. The profile is
-# +25..31 % over on its calibration models, and onnxruntime's own RSS growth varies from run
-# to run (unet_tiny: 37.0 and 39.9 MiB in two CI runs), so a 35 % band failed on a loaded
-# machine; the goal of 10 % is not met yet (docs/runtime.md).
+# growth over session creation and two runs, and at most 60 % above it. With the emulated
+# onnxruntime arena the profile is +6.6 % (unet_tiny), +50.4 % (mobilenet_v2) and +49.4 %
+# (efficientnet_b0, held-out) over on this slice, and onnxruntime's own RSS growth varies from
+# run to run (unet_tiny: 37.0 and 39.9 MiB in two CI runs), so the band stays at 60 %; the goal
+# of 10 % is not met yet (docs/runtime.md).
 # Needs the fixtures of scripts/fixtures.sh (.fixtures/models, .fixtures/ort).
 # usage: test_ort_memory.sh /path/to/tensorplan
 set -u

@@ -198,3 +198,18 @@ void tp_cli_model_json_assumptions(tp_json *j, const tp_graph *g) {
     }
     tp_json_end_array(j);
 }
+
+tp_status tp_cli_model_file_bytes(const tp_cli_model_args *a, uint64_t *out, tp_error *err) {
+    *out = 0;
+    size_t n = a->path ? strlen(a->path) : 0;
+    if (a->demo || n < 5 || strcasecmp(a->path + n - 5, ".onnx") != 0) return TP_OK;
+    tp_onnx_options opt;
+    tp_onnx_options_init(&opt);
+    tp_onnx_model *m = NULL;
+    tp_onnx_info info;
+    tp_status st = tp_onnx_model_open(a->path, &opt, NULL, &m, err);
+    if (st == TP_OK) st = tp_onnx_model_info(m, &info, err);
+    if (st == TP_OK) *out = info.file_bytes;
+    tp_onnx_model_destroy(m);
+    return st;
+}

@@ -34,6 +34,9 @@ extern const tp_cli_opt tp_cli_model_opts[];
  * one stderr line unless --quiet. On error *out is NULL and err
  * says why (TP_ERR_UNSUPPORTED for an unknown file format). */
 tp_status tp_cli_model_load(const tp_cli_model_args *a, tp_graph **out, tp_error *err);
+/* Size of an ONNX model file (its external data not counted); 0 for other
+ * models and the demo. Errors: those of tp_onnx_model_open. */
+tp_status tp_cli_model_file_bytes(const tp_cli_model_args *a, uint64_t *out, tp_error *err);
 
 /* Print a model error (tp_cli_error); after an unbound symbolic dim, also a hint
  * naming the graph's unbound symbols and --dim. g may be NULL (no hint). */

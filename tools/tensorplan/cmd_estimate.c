@@ -342,6 +342,8 @@ static void json_runtime(tp_json *j, const est_args *a, const tp_runtime_estimat
     tp_json_key(j, "terms");
     tp_json_begin_object(j);
     tp_json_kv_u64(j, "session_fixed_bytes", rt->session_fixed_bytes);
+    tp_json_kv_u64(j, "graph_bytes", rt->graph_bytes);
+    tp_json_kv_u64(j, "model_copy_bytes", rt->model_copy_bytes);
     tp_json_kv_u64(j, "weight_bytes", rt->weight_bytes);
     tp_json_kv_u64(j, "prepacked_bytes", rt->prepacked_bytes);
     tp_json_kv_u64(j, "arena_bytes", rt->arena_bytes);
@@ -350,6 +352,12 @@ static void json_runtime(tp_json *j, const est_args *a, const tp_runtime_estimat
     tp_json_end_object(j);
     if (rt->runtime == TP_RUNTIME_ONNXRUNTIME) {
         tp_json_kv_u64(j, "activation_plan_bytes", rt->activation_plan_bytes);
+        tp_json_kv_u64(j, "arena_first_run_bytes", rt->arena_first_run_bytes);
+        tp_json_kv_u64(j, "mem_pattern_bytes", rt->mem_pattern_bytes);
+        tp_json_kv_u64(j, "arena_emulated_bytes", rt->arena_emulated_bytes);
+        tp_json_kv_u64(j, "load_transient_bytes", rt->load_transient_bytes);
+        tp_json_kv_u64(j, "node_count", rt->node_count);
+        tp_json_kv_u64(j, "model_file_bytes", a->ro.ort.model_file_bytes);
         tp_json_kv_u64(j, "conv_weight_bytes", rt->conv_weight_bytes);
         tp_json_kv_u64(j, "gemm_weight_bytes", rt->gemm_weight_bytes);
         tp_json_kv_u64(j, "other_weight_bytes", rt->other_weight_bytes);
@@ -464,7 +472,7 @@ static void print_json(const est_args *a, const tp_graph *g, const tp_estimate *
 static void print_text(const est_args *a, const tp_graph *g, const tp_estimate *e, uint64_t budget,
                        const char *how, bool fits, const tp_deficit *d, const tp_moe_plan *m,
                        const char *msg, const llm_view *lv, const tp_runtime_estimate *rt) {
-    char b[6][32];
+    char b[8][32];
     printf("model: %s\n", model_label(a));
     printf("runtime: %s\n", tp_runtime_name(rt->runtime));
     tp_cli_model_print_assumptions(stdout, g);
@@ -523,14 +531,16 @@ static void print_text(const est_args *a, const tp_graph *g, const tp_estimate *
     printf("  peak         %12s  (%llu bytes)\n",
            tp_cli_fmt_bytes(e->peak_bytes, b[5], sizeof b[5]), (unsigned long long)e->peak_bytes);
     if (rt->runtime == TP_RUNTIME_ONNXRUNTIME) {
-        printf("  onnxruntime  %12s  (session %s, weights %s, pre-packed %s, arena %s, "
-               "inputs %s)\n",
+        printf("  onnxruntime  %12s  (session %s, model %s, weights %s, pre-packed %s, "
+               "arena %s, inputs %s, margin %s)\n",
                tp_cli_fmt_bytes(rt->peak_bytes, b[0], sizeof b[0]),
-               tp_cli_fmt_bytes(rt->session_fixed_bytes, b[1], sizeof b[1]),
+               tp_cli_fmt_bytes(rt->session_fixed_bytes + rt->graph_bytes, b[1], sizeof b[1]),
+               tp_cli_fmt_bytes(rt->model_copy_bytes, b[6], sizeof b[6]),
                tp_cli_fmt_bytes(rt->weight_bytes, b[2], sizeof b[2]),
                tp_cli_fmt_bytes(rt->prepacked_bytes, b[3], sizeof b[3]),
                tp_cli_fmt_bytes(rt->arena_bytes, b[4], sizeof b[4]),
-               tp_cli_fmt_bytes(rt->input_bytes, b[5], sizeof b[5]));
+               tp_cli_fmt_bytes(rt->input_bytes, b[5], sizeof b[5]),
+               tp_cli_fmt_bytes(rt->calibration_margin_bytes, b[7], sizeof b[7]));
         printf("  over plan    %12s  (what onnxruntime takes beyond the best plan)\n",
                tp_cli_fmt_bytes(tp_sat_sub_u64(rt->peak_bytes, rt->plan_peak_bytes), b[0],
                                 sizeof b[0]));
@@ -591,6 +601,8 @@ static int run(est_args *a) {
     } else {
         st = tp_cli_model_load(&a->model, &g, &err);
         if (st == TP_OK) st = tp_estimate_graph(g, &a->eo, &e, &err);
+        if (st == TP_OK && a->ro.runtime == TP_RUNTIME_ONNXRUNTIME)
+            st = tp_cli_model_file_bytes(&a->model, &a->ro.ort.model_file_bytes, &err);
         if (st == TP_OK) st = tp_runtime_estimate_graph(g, &e, &a->ro, &rt, &err);
         if (st != TP_OK) tp_cli_model_error("estimate", g, &err);
         if (st != TP_OK) {

@@ -181,6 +181,14 @@ static tp_status gather(report *r, tp_error *err) {
     r->act = ms.activation_plan; /* r owns it now */
     r->ort = ms.onnxruntime;
     r->noreuse_bytes = ms.noreuse_bytes;
+    /* the onnxruntime profile holds the parsed model file: its size is known here only */
+    tp_runtime_options ro;
+    tp_runtime_options_default(&ro);
+    ro.runtime = TP_RUNTIME_ONNXRUNTIME;
+    if ((st = tp_cli_model_file_bytes(&r->a->model, &ro.ort.model_file_bytes, err)) != TP_OK ||
+        (ro.ort.model_file_bytes > 0 &&
+         (st = tp_runtime_estimate_graph(g, &r->est, &ro, &r->ort, err)) != TP_OK))
+        return st;
 
     if (r->a->has_budget) {
         r->budget = r->a->budget;
@@ -565,8 +573,9 @@ static void html_runtime_bars(FILE *f, const report *r) {
         {"activations / arena", "#f28e2b", r->est.activation_bytes, r->ort.arena_bytes},
         {"inputs", "#76b7b2", r->est.input_bytes, r->ort.input_bytes},
         {"pre-packed copies", "#e15759", 0, r->ort.prepacked_bytes},
-        {"session + thread pools + margin", "#bab0ac", 0,
-         r->ort.session_fixed_bytes + r->ort.calibration_margin_bytes},
+        {"session + nodes + model copy + margin", "#bab0ac", 0,
+         r->ort.session_fixed_bytes + r->ort.graph_bytes + r->ort.model_copy_bytes +
+             r->ort.calibration_margin_bytes},
     };
     uint64_t top = r->ort.peak_bytes > r->budget ? r->ort.peak_bytes : r->budget;
     if (r->est.peak_bytes > top) top = r->est.peak_bytes;

@@ -1,0 +1,318 @@
+/* onnxruntime's activation memory over two runs, emulated (see ort_arena.h).
+ *
+ * What is modelled, from onnxruntime 1.30's source (read, not copied):
+ *  - BFC arena (core/framework/bfc_arena.cc): requests rounded up to 256 bytes; the free
+ *    chunk chosen is the smallest that fits (bins of powers of two from 256 bytes, each
+ *    ordered by size then address, so best fit overall); a chunk is split only when it is at
+ *    least twice the request or would waste 128 MiB or more; freed chunks coalesce with free
+ *    neighbours of the same region; regions never merge. When nothing fits the arena extends
+ *    by a new region: next-power-of-two starts at 1 MiB, doubles until the request fits and
+ *    doubles again after a region of the current size; same-as-requested takes the request.
+ *  - Memory pattern (core/framework/mem_pattern_planner.h): run 1's allocation trace (sizes
+ *    aligned to 64 bytes) is laid out best-fit into the gaps between live blocks, else after
+ *    the highest live block; its extent is one block that run 2 asks the arena for.
+ *  - Residency: only pages a tensor writes become resident (regions come from mmap), and
+ *    the arena keeps every region, so the RSS growth is the union of touched pages. */
+#include "estimate/ort_arena.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/mem.h"
+#include "tensorplan/plan.h"
+
+#define BFC_MIN_ALLOC 256u
+#define BFC_INITIAL_REGION (1u << 20)
+#define BFC_MAX_DEAD ((uint64_t)128 << 20)
+#define PATTERN_ALIGN 64u
+#define PAGE 4096u
+
+typedef struct sim_event {
+    int64_t step;
+    uint32_t kind; /* 0 alloc, 1 free */
+    uint32_t buf;
+} sim_event;
+
+typedef struct sim_chunk {
+    uint64_t ptr, size;
+    int32_t prev, next;
+    bool used, dead;
+} sim_chunk;
+
+typedef struct sim_span {
+    uint64_t lo, hi;
+} sim_span;
+
+typedef struct sim {
+    const tp_allocator *a;
+    sim_chunk *chunks;
+    size_t n_chunks, cap_chunks;
+    sim_span *touched;
+    size_t n_touched, cap_touched;
+    uint64_t next_base, curr_region, reserved;
+    uint32_t regions;
+    bool next_pow2;
+} sim;
+
+static int cmp_event(const void *pa, const void *pb) {
+    const sim_event *x = pa, *y = pb;
+    if (x->step != y->step) return x->step < y->step ? -1 : 1;
+    if (x->kind != y->kind) return x->kind < y->kind ? -1 : 1;
+    return x->buf < y->buf ? -1 : x->buf > y->buf;
+}
+
+static int cmp_span(const void *pa, const void *pb) {
+    const sim_span *x = pa, *y = pb;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static bool sim_touch(sim *s, uint64_t ptr, uint64_t len) {
+    if (len == 0) return true;
+    if (!tp_mem_grow(s->a, (void **)&s->touched, sizeof *s->touched, &s->cap_touched,
+                     s->n_touched + 1))
+        return false;
+    s->touched[s->n_touched++] = (sim_span){ptr, ptr + len};
+    return true;
+}
+
+static int32_t sim_new_chunk(sim *s) {
+    if (s->n_chunks >= INT32_MAX) return -1;
+    if (!tp_mem_grow(s->a, (void **)&s->chunks, sizeof *s->chunks, &s->cap_chunks, s->n_chunks + 1))
+        return -1;
+    memset(&s->chunks[s->n_chunks], 0, sizeof *s->chunks);
+    s->chunks[s->n_chunks].prev = s->chunks[s->n_chunks].next = -1;
+    return (int32_t)s->n_chunks++;
+}
+
+/* Best fit: the smallest free chunk that holds rounded bytes, lowest address on ties. */
+static int32_t sim_find(const sim *s, uint64_t rounded) {
+    int32_t best = -1;
+    for (size_t i = 0; i < s->n_chunks; i++) {
+        const sim_chunk *c = &s->chunks[i];
+        if (c->used || c->dead || c->size < rounded) continue;
+        if (best < 0 || c->size < s->chunks[best].size ||
+            (c->size == s->chunks[best].size && c->ptr < s->chunks[best].ptr))
+            best = (int32_t)i;
+    }
+    return best;
+}
+
+static tp_status sim_extend(sim *s, uint64_t rounded, tp_error *err) {
+    uint64_t bytes = rounded;
+    if (s->next_pow2) {
+        bool grown = false;
+        while (rounded > s->curr_region) {
+            if (s->curr_region > UINT64_MAX / 2)
+                return tp_error_set(err, TP_ERR_OVERFLOW, "runtime: arena region overflows");
+            s->curr_region *= 2;
+            grown = true;
+        }
+        bytes = s->curr_region;
+        if (!grown && s->curr_region <= UINT64_MAX / 2) s->curr_region *= 2;
+    }
+    int32_t h = sim_new_chunk(s);
+    if (h < 0) return tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (arena emulation)");
+    uint64_t end;
+    if (!tp_add_u64(s->next_base, bytes, &end) || !tp_align_up_u64(end, PAGE, &end) ||
+        !tp_add_u64(s->reserved, bytes, &s->reserved))
+        return tp_error_set(err, TP_ERR_OVERFLOW, "runtime: arena regions overflow 64 bits");
+    s->chunks[h].ptr = s->next_base;
+    s->chunks[h].size = bytes;
+    s->next_base = end;
+    s->regions++;
+    return TP_OK;
+}
+
+/* Allocate bytes; *out receives the chunk. Touches the bytes asked for. */
+static tp_status sim_alloc(sim *s, uint64_t bytes, int32_t *out, tp_error *err) {
+    uint64_t rounded;
+    if (!tp_align_up_u64(bytes, BFC_MIN_ALLOC, &rounded))
+        return tp_error_set(err, TP_ERR_OVERFLOW, "runtime: tensor size overflows 64 bits");
+    int32_t h = sim_find(s, rounded);
+    if (h < 0) {
+        tp_status st = sim_extend(s, rounded, err);
+        if (st != TP_OK) return st;
+        h = sim_find(s, rounded);
+        if (h < 0)
+            return tp_error_set(err, TP_ERR_INVALID, "runtime: arena emulation lost a region");
+    }
+    uint64_t size = s->chunks[h].size;
+    if (size / 2 >= rounded || size - rounded >= BFC_MAX_DEAD) {
+        int32_t n = sim_new_chunk(s);
+        if (n < 0)
+            return tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (arena emulation)");
+        sim_chunk *c = &s->chunks[h], *nc = &s->chunks[n];
+        nc->ptr = c->ptr + rounded;
+        nc->size = c->size - rounded;
+        nc->prev = h;
+        nc->next = c->next;
+        if (c->next >= 0) s->chunks[c->next].prev = n;
+        c->next = n;
+        c->size = rounded;
+    }
+    s->chunks[h].used = true;
+    if (!sim_touch(s, s->chunks[h].ptr, bytes))
+        return tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (arena emulation)");
+    *out = h;
+    return TP_OK;
+}
+
+/* Merge chunk y (free, x's next) into x. */
+static void sim_merge(sim *s, int32_t x, int32_t y) {
+    sim_chunk *cx = &s->chunks[x], *cy = &s->chunks[y];
+    cx->size += cy->size;
+    cx->next = cy->next;
+    if (cy->next >= 0) s->chunks[cy->next].prev = x;
+    cy->dead = true;
+}
+
+static void sim_free(sim *s, int32_t h) {
+    s->chunks[h].used = false;
+    int32_t nx = s->chunks[h].next;
+    if (nx >= 0 && !s->chunks[nx].used) sim_merge(s, h, nx);
+    int32_t pv = s->chunks[h].prev;
+    if (pv >= 0 && !s->chunks[pv].used) sim_merge(s, pv, h);
+}
+
+/* Union of the touched spans, in whole pages. */
+static uint64_t sim_resident(sim *s) {
+    if (s->n_touched == 0) return 0;
+    qsort(s->touched, s->n_touched, sizeof *s->touched, cmp_span);
+    uint64_t total = 0, lo = 0, hi = 0;
+    bool open = false;
+    for (size_t i = 0; i < s->n_touched; i++) {
+        uint64_t l = s->touched[i].lo / PAGE * PAGE;
+        uint64_t h = (s->touched[i].hi + PAGE - 1) / PAGE * PAGE; /* regions < 2^64 - PAGE */
+        if (open && l <= hi) {
+            if (h > hi) hi = h;
+            continue;
+        }
+        if (open) total += hi - lo;
+        lo = l;
+        hi = h;
+        open = true;
+    }
+    return total + (hi - lo);
+}
+
+/* The memory-pattern planner over the trace: returns the block's size. live holds the
+ * buffers in the block, sorted by offset. */
+static tp_status pattern_size(const tp_allocator *a, tp_ort_buf *bufs, const sim_event *ev,
+                              size_t n_ev, uint32_t n_bufs, uint64_t *out, tp_error *err) {
+    uint32_t *live = tp_mem_alloc(a, (size_t)n_bufs * sizeof *live + 1);
+    if (!live) return tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (memory pattern)");
+    size_t n_live = 0;
+    uint64_t peak = 0;
+    tp_status st = TP_OK;
+    *out = 0;
+    for (size_t e = 0; e < n_ev && st == TP_OK; e++) {
+        uint32_t b = ev[e].buf;
+        if (bufs[b].scratch) continue; /* not an OrtValue: never traced */
+        if (ev[e].kind == 1) {
+            for (size_t i = 0; i < n_live; i++)
+                if (live[i] == b) {
+                    memmove(&live[i], &live[i + 1], (n_live - i - 1) * sizeof *live);
+                    n_live--;
+                    break;
+                }
+            continue;
+        }
+        uint64_t size;
+        if (!tp_align_up_u64(bufs[b].bytes, PATTERN_ALIGN, &size)) {
+            st = tp_error_set(err, TP_ERR_OVERFLOW, "runtime: tensor size overflows 64 bits");
+            break;
+        }
+        uint64_t cur = 0, waste = UINT64_MAX, off = 0;
+        size_t at = n_live;
+        if (n_live) off = bufs[live[n_live - 1]].pat_off + bufs[live[n_live - 1]].bytes;
+        for (size_t i = 0; i < n_live; i++) {
+            const tp_ort_buf *lb = &bufs[live[i]];
+            if (lb->pat_off >= cur) {
+                uint64_t gap = lb->pat_off - cur;
+                if (gap >= size && gap - size < waste) {
+                    waste = gap - size;
+                    off = cur;
+                    at = i;
+                }
+            }
+            cur = lb->pat_off + lb->bytes;
+        }
+        bufs[b].pat_off = off;
+        uint64_t end;
+        if (!tp_add_u64(off, size, &end)) {
+            st = tp_error_set(err, TP_ERR_OVERFLOW, "runtime: memory pattern overflows 64 bits");
+            break;
+        }
+        bufs[b].bytes = size; /* aligned from here on: the block's own extent */
+        if (end > peak) peak = end;
+        memmove(&live[at + 1], &live[at], (n_live - at) * sizeof *live);
+        live[at] = b;
+        n_live++;
+    }
+    tp_mem_free(a, live, (size_t)n_bufs * sizeof *live + 1);
+    *out = peak;
+    return st;
+}
+
+tp_status tp_ort_arena_simulate(const tp_graph *g, bool mem_pattern, bool next_pow2, uint32_t block,
+                                tp_ort_arena_sim *out, tp_error *err) {
+    if (!g || !out) return tp_error_set(err, TP_ERR_INVALID, "runtime: NULL argument");
+    memset(out, 0, sizeof *out);
+    const tp_allocator *a = tp_graph_allocator(g);
+    tp_plan_options po;
+    tp_plan_options_default(&po);
+    po.allocate_params = po.allocate_inputs = po.allocate_constants = false;
+    po.inplace = false;
+    tp_liveness *l = NULL;
+    tp_status st = tp_liveness_compute(g, &po, a, &l, err);
+    if (st != TP_OK) return st;
+    tp_ort_buf *bufs = NULL;
+    size_t nb = 0, bcap = 0;
+    st = tp_ort_trace_buffers(g, l, block, &bufs, &nb, &bcap, err);
+    tp_liveness_destroy(l);
+    if (st != TP_OK) return st;
+    if (nb > UINT32_MAX / 2) {
+        tp_mem_free(a, bufs, bcap * sizeof *bufs);
+        return tp_error_set(err, TP_ERR_OVERFLOW, "runtime: too many buffers (%zu)", nb);
+    }
+    size_t n_ev = nb * 2;
+    sim_event *ev = tp_mem_alloc(a, n_ev * sizeof *ev + 1);
+    sim s = {a, NULL, 0, 0, NULL, 0, 0, PAGE, BFC_INITIAL_REGION, 0, 0, next_pow2};
+    if (!ev) {
+        st = tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (%zu buffers)", nb);
+        goto done;
+    }
+    for (uint32_t i = 0; i < (uint32_t)nb; i++) {
+        ev[2 * i] = (sim_event){bufs[i].birth, 0, i};
+        ev[2 * i + 1] = (sim_event){bufs[i].death, 1, i};
+    }
+    qsort(ev, n_ev, sizeof *ev, cmp_event);
+    /* run 1: tensor by tensor through the arena */
+    for (size_t e = 0; e < n_ev && st == TP_OK; e++) {
+        tp_ort_buf *b = &bufs[ev[e].buf];
+        if (ev[e].kind == 0)
+            st = sim_alloc(&s, b->bytes, &b->chunk, err);
+        else
+            sim_free(&s, b->chunk);
+    }
+    if (st != TP_OK) goto done;
+    out->first_run_bytes = sim_resident(&s);
+    if (mem_pattern && nb > 0) {
+        /* run 2: one block for the whole pattern, asked of the arena that run 1 left */
+        uint64_t pblock = 0;
+        int32_t h = -1;
+        if ((st = pattern_size(a, bufs, ev, n_ev, (uint32_t)nb, &pblock, err)) != TP_OK) goto done;
+        if ((st = sim_alloc(&s, pblock, &h, err)) != TP_OK) goto done;
+        sim_free(&s, h);
+        out->mem_pattern_bytes = pblock;
+    }
+    out->resident_bytes = sim_resident(&s);
+    out->reserved_bytes = s.reserved;
+    out->regions = s.regions;
+done:
+    tp_mem_free(a, ev, n_ev * sizeof *ev + 1);
+    tp_mem_free(a, bufs, bcap * sizeof *bufs);
+    tp_mem_free(a, s.chunks, s.cap_chunks * sizeof *s.chunks);
+    tp_mem_free(a, s.touched, s.cap_touched * sizeof *s.touched);
+    return st;
+}
