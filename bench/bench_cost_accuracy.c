@@ -203,7 +203,8 @@ static void read_sets(const char *file, row *rows, int n) {
         char name[64], dir[512], set[16];
         if (ln[0] == '#' || sscanf(ln, "%63s %511s %15s", name, dir, set) != 3) continue;
         for (int i = 0; i < n; i++)
-            if (strcmp(rows[i].name, name) == 0) snprintf(rows[i].set, sizeof rows[i].set, "%s", set);
+            if (strcmp(rows[i].name, name) == 0)
+                snprintf(rows[i].set, sizeof rows[i].set, "%s", set);
     }
     free(text);
 }
@@ -246,7 +247,8 @@ int main(int argc, char **argv) {
             dir = argv[i];
     }
     if (!measured) {
-        fprintf(stderr, "usage: %s MEASURED.jsonl [MODELS_DIR] [--sets FILE] [--quick] [--force]\n", argv[0]);
+        fprintf(stderr, "usage: %s MEASURED.jsonl [MODELS_DIR] [--sets FILE] [--quick] [--force]\n",
+                argv[0]);
         return 2;
     }
     if (!dir) dir = TP_SOURCE_DIR "/.fixtures/models";

@@ -364,6 +364,19 @@ static void fill(float *p, size_t n) {
         p[i] = (float)((i * 7) % 13) * 0.125f - 0.75f;
 }
 
+/* onnxruntime's own CPU overheads (the reference runtime of the accuracy benchmark), measured
+ * by bench/accuracy/probe.sh on an AMD EPYC (AVX-512) with onnxruntime-node 1 thread, CPU time:
+ * a chain of 201 Abs nodes on 64 floats vs one node. Per node: executor bookkeeping, output
+ * allocation, kernel call; per run: session run from JavaScript, feeds, fetches. Not measured
+ * by the calibration (it does not load onnxruntime); docs/cost.md, "Runtime overheads". */
+#define ORT_NODE_NS 440.0
+#define ORT_RUN_NS 29000.0
+
+static void set_runtime_overheads(tp_device_model *d) {
+    d->runtime_node_ns = ORT_NODE_NS;
+    d->runtime_run_ns = ORT_RUN_NS;
+}
+
 tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_calib_info *info,
                            tp_error *err) {
     tp_calib_options def;
@@ -495,6 +508,7 @@ tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_c
         snprintf(info->blas_name, sizeof info->blas_name, "%s", have_blas ? bl.name : "");
         snprintf(info->blas_core, sizeof info->blas_core, "%s", blas_core);
     }
+    set_runtime_overheads(&d);
     if ((s = tp_device_model_validate(&d, err)) != TP_OK) return s;
     *out = d;
     return TP_OK;
@@ -531,6 +545,7 @@ tp_status tp_calibrate_cpu_cached(const tp_calib_options *o, tp_device_model *ou
         else if (o->quick && load_cached(quick, qkey, out))
             hit = quick;
         if (hit) {
+            set_runtime_overheads(out);
             if (info) {
                 memset(info, 0, sizeof *info);
                 info->from_cache = true;

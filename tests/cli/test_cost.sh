@@ -70,7 +70,7 @@ pyjson "summary omits nodes" "'nodes' not in d"
 run "profile host ops" 0 "$TP" profile --demo --quick --json --host-ops matmul,softmax
 pyjson "host ops become sync points" \
     "d['io']['sync_points'] == sum(1 for n in d['nodes'] if n['op'] in ('matmul', 'softmax')) > 0"
-pyjson "sync points cost round trips" "abs(d['sync_ns'] - d['io']['sync_points'] * d['round_trip_ns']) < 1e-6 * d['sync_ns']"
+pyjson "sync points cost round trips" "abs(d['sync_ns'] - d['io']['sync_points'] * d['device']['round_trip_ns']) < 1e-6 * d['sync_ns']"
 run "profile host ops none" 0 "$TP" profile --demo --quick --json --host-ops none
 pyjson "no sync points" "d['io']['sync_points'] == 0 and d['sync_ns'] == 0"
 run "profile bad host ops" 2 "$TP" profile --demo --host-ops bogus
