@@ -663,6 +663,30 @@ TP_TEST(graph_cost_fusion) {
     tp_graph_destroy(g);
 }
 
+TP_TEST(accuracy_band) {
+    tp_device_model d = flat_model(1, 1);
+    d.threads = 1;
+    tp_cost_accuracy a;
+    tp_cost_accuracy_of(&d, &a);
+    TP_CHECK_STR(a.basis, "measured");
+    TP_CHECK(a.validated && a.models > 0 && a.mape_pct > 0);
+    TP_CHECK(a.under_pct <= 0 && a.over_pct >= 0 && a.mape_pct <= a.over_pct - a.under_pct);
+    d.threads = 2; /* never benchmarked: no band */
+    tp_cost_accuracy_of(&d, &a);
+    TP_CHECK(!a.validated && a.mape_pct == 0 && a.reference[0]);
+    d.threads = 1;
+    d.source = TP_SOURCE_CATALOG;
+    tp_cost_accuracy_of(&d, &a);
+    TP_CHECK(!a.validated);
+    TP_CHECK_STR(a.basis, "catalog");
+    tp_device_model_default(TP_DEVICE_CUDA, &d);
+    tp_cost_accuracy_of(&d, &a);
+    TP_CHECK(!a.validated);
+    TP_CHECK_STR(a.basis, "default");
+    tp_cost_accuracy_of(NULL, &a);
+    TP_CHECK(!a.validated && a.reference != NULL);
+}
+
 TP_TEST(graph_cost_alloc_failure_sweep) {
     tp_graph *g = mlp(false);
     tp_device_model d = flat_model(1, 2);
@@ -701,6 +725,7 @@ int main(void) {
     TP_RUN(graph_cost_hand_computed);
     TP_RUN(gemm_curve_envelope);
     TP_RUN(graph_cost_fusion);
+    TP_RUN(accuracy_band);
     TP_RUN(graph_cost_alloc_failure_sweep);
     return tp_test_finish();
 }

@@ -220,6 +220,21 @@ typedef struct tp_graph_cost {
 TP_API tp_status tp_graph_cost_compute(const tp_graph *g, const tp_device_model *d,
                                        const tp_io_options *io, const tp_allocator *alloc,
                                        tp_graph_cost *out, tp_error *err);
+/* Expected error of a prediction with device model d, from the accuracy benchmark
+ * (bench/accuracy; docs/cost.md, "Accuracy"). Strings are static; never NULL. */
+typedef struct tp_cost_accuracy {
+    const char *basis;     /* the model's source: "measured", "catalog", "default" */
+    bool validated;        /* a benchmark backs the figures below (else they are 0) */
+    uint32_t models;       /* held-out models the figures come from */
+    double mape_pct;       /* mean absolute percentage error on them */
+    double under_pct;      /* the largest under-prediction seen (<= 0), percent */
+    double over_pct;       /* the largest over-prediction seen (>= 0), percent */
+    const char *reference; /* what was measured, or why nothing was */
+} tp_cost_accuracy;
+
+/* Fill *out for d (NULL: as a default model). Thread-safe, never fails. */
+TP_API void tp_cost_accuracy_of(const tp_device_model *d, tp_cost_accuracy *out);
+
 /* Total only (no per-node breakdown; a one-byte-per-node fusion scratch is allocated). */
 TP_API tp_status tp_graph_cost_total(const tp_graph *g, const tp_device_model *d,
                                      const tp_io_options *io, double *total_ns, tp_error *err);

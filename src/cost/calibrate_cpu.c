@@ -365,12 +365,14 @@ static void fill(float *p, size_t n) {
 }
 
 /* onnxruntime's own CPU overheads (the reference runtime of the accuracy benchmark), measured
- * by bench/accuracy/probe.sh on an AMD EPYC (AVX-512) with onnxruntime-node 1 thread, CPU time:
- * a chain of 201 Abs nodes on 64 floats vs one node. Per node: executor bookkeeping, output
- * allocation, kernel call; per run: session run from JavaScript, feeds, fetches. Not measured
- * by the calibration (it does not load onnxruntime); docs/cost.md, "Runtime overheads". */
-#define ORT_NODE_NS 440.0
-#define ORT_RUN_NS 29000.0
+ * by bench/accuracy/probe.sh on an AMD EPYC (AVX-512) with onnxruntime-node, CPU time of one
+ * run of a chain of 201 Abs nodes on 64 floats vs one node, median of four probes (per node
+ * 185-440 ns, per run 16.8-28.6 µs; the same at 2 threads). Per node: executor bookkeeping,
+ * output allocation, kernel call; per run: session run from JavaScript, feeds, fetches. Not
+ * measured by the calibration (it does not load onnxruntime); docs/cost.md, "Runtime
+ * overheads". */
+#define ORT_NODE_NS 200.0
+#define ORT_RUN_NS 17000.0
 
 static void set_runtime_overheads(tp_device_model *d) {
     d->runtime_node_ns = ORT_NODE_NS;

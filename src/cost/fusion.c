@@ -8,19 +8,19 @@
 
 enum { STEP_NORM = 1, STEP_ADD = 2, STEP_ACT = 4, HEAD_CONV = 8 };
 
-static bool same_shape(const tp_graph *g, const tp_shape *a, const tp_shape *b) {
+static bool fusion_same_shape(const tp_graph *g, const tp_shape *a, const tp_shape *b) {
     if (a->rank != b->rank) return false;
     for (int32_t i = 0; i < a->rank; i++)
         if (!tp_graph_dim_equal(g, a->dims[i], b->dims[i])) return false;
     return true;
 }
 
-static bool is_gemm_kind(tp_op_kind k) {
+static bool fusion_is_gemm(tp_op_kind k) {
     return k == TP_OP_CONV || k == TP_OP_MATMUL || k == TP_OP_GEMM || k == TP_OP_FUSED_MATMUL;
 }
 
 /* The epilogue step this node would be (0 = none). */
-static int step_of(const tp_node *n) {
+static int fusion_step(const tp_node *n) {
     if (n->op.kind == TP_OP_NORM && n->op.sub == TP_NORM_BATCH) return STEP_NORM;
     if (n->op.kind == TP_OP_BINARY && n->op.sub == TP_BINARY_ADD && n->n_inputs == 2)
         return STEP_ADD;
@@ -60,7 +60,7 @@ tp_status tp_cost_fusion_mark(const tp_graph *g, uint8_t *fused, const tp_alloca
     /* nodes are topologically ordered: a producer is decided before its consumers */
     for (uint32_t i = 0; i < count; i++) {
         const tp_node *n = tp_graph_node(g, (tp_node_id)i);
-        int step = step_of(n);
+        int step = fusion_step(n);
         if (!step) continue;
         for (uint32_t k = 0; k < n->n_inputs && k < 2; k++) {
             tp_node_id p = n->inputs[k];
@@ -68,7 +68,7 @@ tp_status tp_cost_fusion_mark(const tp_graph *g, uint8_t *fused, const tp_alloca
             if (step != STEP_ADD && k > 0) break; /* norm / activation: data is input 0 */
             const tp_node *pn = tp_graph_node(g, p);
             if (pn->flags & TP_NODE_OUTPUT) continue;
-            bool head = is_gemm_kind(pn->op.kind) && !fused[p];
+            bool head = fusion_is_gemm(pn->op.kind) && !fused[p];
             bool tail = fused[p] != 0;
             if (!head && !tail) continue;
             /* steps come in order norm, add, activation; each at most once */
@@ -80,7 +80,7 @@ tp_status tp_cost_fusion_mark(const tp_graph *g, uint8_t *fused, const tp_alloca
                    same shape (onnxruntime's NCHWc Conv+Sum) */
                 const tp_node *o = tp_graph_node(g, n->inputs[1 - k]);
                 bool bias = o->op.kind == TP_OP_PARAM || o->op.kind == TP_OP_CONSTANT;
-                if (!bias && !(conv && same_shape(g, &o->shape, &pn->shape))) continue;
+                if (!bias && !(conv && fusion_same_shape(g, &o->shape, &pn->shape))) continue;
             }
             fused[i] = 1;
             chain[i] = (uint8_t)(chain[p] | step | conv);

@@ -64,7 +64,10 @@ pyjson "profile node sum" "abs(sum(n['total_ns'] for n in d['nodes']) - d['nodes
 pyjson "metadata nodes cost nothing" "all(n['total_ns'] == 0 for n in d['nodes'] if n['bound'] == 'meta')"
 pyjson "hotspots sorted" "[d['nodes'][i]['total_ns'] for i in d['hotspots']] == sorted([d['nodes'][i]['total_ns'] for i in d['hotspots']], reverse=True)"
 pyjson "io profile" "d['io']['kernel_launches'] + d['io']['metadata_nodes'] == len(d['nodes'])"
+pyjson "prediction basis and kernel" \
+    "d['device']['accuracy']['basis'] == d['device']['source'] and d['device']['accuracy']['kernel'] == d['device']['gemm_impl']"
 run "profile on a catalog device" 0 "$TP" profile --demo --device h100-sxm --json --summary
+pyjson "catalog predictions are not validated" "d['device']['accuracy']['validated'] is False and d['device']['accuracy']['basis'] == 'catalog'"
 pyjson "catalog device source" "d['device']['source'] == 'catalog' and d['device']['name'] == 'h100-sxm'"
 pyjson "summary omits nodes" "'nodes' not in d"
 run "profile host ops" 0 "$TP" profile --demo --quick --json --host-ops matmul,softmax
