@@ -593,6 +593,20 @@ TP_TEST(graph_cost_hand_computed) {
     TP_CHECK_OK(tp_graph_cost_total(g, &d, NULL, &t, err), err);
     TP_CHECK_NEAR(t, 1074 + 100 + 500, 1e-9);
     d.runtime_node_ns = d.runtime_run_ns = 0;
+    /* two threads: the relu-free graph's matmul (body 48 ns) is too small to split behind a
+       100 ns fork/join: it runs on one thread, 2 × 48 = 96 ns, no dispatch */
+    d.threads = 2;
+    d.dispatch_ns = 100;
+    tp_graph_cost gc2;
+    TP_CHECK_OK(tp_graph_cost_compute(g, &d, NULL, NULL, &gc2, err), err);
+    TP_CHECK_NEAR(gc2.nodes[2].total_ns, 96, 1e-9);
+    TP_CHECK_NEAR(gc2.nodes[2].dispatch_ns, 0, 0);
+    tp_graph_cost_destroy(&gc2);
+    d.dispatch_ns = 10; /* 48 + 10 < 96: split */
+    TP_CHECK_OK(tp_graph_cost_compute(g, &d, NULL, NULL, &gc2, err), err);
+    TP_CHECK_NEAR(gc2.nodes[2].total_ns, 58, 1e-9);
+    tp_graph_cost_destroy(&gc2);
+    d.threads = 1;
     tp_graph_destroy(g);
     /* a custom op adds a launch and a sync point (one more round trip) */
     g = mlp(true);

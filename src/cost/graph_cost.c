@@ -20,8 +20,18 @@ tp_node_cost tp_node_cost_eval(const tp_device_model *d, tp_node_id id, const tp
         nc.compute_ns = (double)oc->flops / gf; /* GFLOP/s = flops per ns */
     }
     nc.memory_ns = (double)nc.bytes / d->mem_gbps; /* GB/s = bytes per ns */
-    nc.dispatch_ns = (d->dispatch_ns + d->runtime_node_ns) * (double)oc->launches;
-    nc.total_ns = (nc.compute_ns > nc.memory_ns ? nc.compute_ns : nc.memory_ns) + nc.dispatch_ns;
+    double body = nc.compute_ns > nc.memory_ns ? nc.compute_ns : nc.memory_ns;
+    double fork = d->dispatch_ns;
+    if (d->threads > 1 && body * (double)d->threads < body + fork) {
+        /* too small to split: the runtime runs it on the calling thread (no fork/join), at
+           about one thread's share of the calibrated multi-thread throughput */
+        body *= (double)d->threads;
+        fork = 0;
+        if (nc.compute_ns > 0) nc.compute_ns *= (double)d->threads;
+        nc.memory_ns *= (double)d->threads;
+    }
+    nc.dispatch_ns = (fork + d->runtime_node_ns) * (double)oc->launches;
+    nc.total_ns = body + nc.dispatch_ns;
     return nc;
 }
 
