@@ -685,7 +685,12 @@ TP_TEST(accuracy_band) {
     TP_CHECK_STR(a.basis, "measured");
     TP_CHECK(a.validated && a.models > 0 && a.mape_pct > 0);
     TP_CHECK(a.under_pct <= 0 && a.over_pct >= 0 && a.mape_pct <= a.over_pct - a.under_pct);
-    d.threads = 2; /* never benchmarked: no band */
+    double mape1 = a.mape_pct;
+    d.threads = 2; /* benchmarked apart */
+    tp_cost_accuracy_of(&d, &a);
+    TP_CHECK(a.validated && a.mape_pct > 0 && a.mape_pct != mape1);
+    TP_CHECK_CONTAINS(a.reference, "2 threads");
+    d.threads = 4; /* never benchmarked: no band */
     tp_cost_accuracy_of(&d, &a);
     TP_CHECK(!a.validated && a.mape_pct == 0 && a.reference[0]);
     d.threads = 1;
