@@ -499,6 +499,9 @@ TP_TEST(gemm_curve_interpolation) {
     TP_CHECK_NEAR(tp_device_gemm_gflops(&d, TP_DTYPE_F32, 4, 500, 500), 30, 1e-9);
     /* cbrt(16·1000·62.5)=100 -> square 60; min dim 16 is the skinny curve's end: no cap */
     TP_CHECK_NEAR(tp_device_gemm_gflops(&d, TP_DTYPE_F32, 16, 1000, 63), 60, 0.5);
+    /* few output columns (n = 4) follow the square curve: the skinny curve is measured
+       with few rows (m) */
+    TP_CHECK_NEAR(tp_device_gemm_gflops(&d, TP_DTYPE_F32, 500, 500, 4), 60, 1e-9);
     /* skinny value above the square one does not raise it */
     d.skinny[1].gflops = 500;
     TP_CHECK_NEAR(tp_device_gemm_gflops(&d, TP_DTYPE_F32, 10, 100, 1000), 60, 1e-9);
@@ -564,34 +567,143 @@ TP_TEST(graph_cost_hand_computed) {
     tp_graph_cost gc;
     TP_CHECK_OK(tp_graph_cost_compute(g, &d, NULL, NULL, &gc, err), err);
     /* matmul: 32 flops -> 32 ns; bytes 16+64+16 = 96 -> 48 ns; + 10 = 58
-       relu: memory-bound 32 bytes -> 16 ns + 10 = 26
+       relu: the matmul's epilogue (its only consumer): fused, 0
        readback (not unified) = 16 + traffic 128 / 4 = 48 bytes at 1 GB/s = 48 ns
-       total = 1000 + 84 + 48 */
+       total = 1000 + 58 + 48 */
     TP_CHECK_EQ_U64(gc.n_nodes, 4);
     TP_CHECK_NEAR(gc.nodes[2].total_ns, 58, 1e-9);
-    TP_CHECK_NEAR(gc.nodes[3].total_ns, 26, 1e-9);
-    TP_CHECK_NEAR(gc.nodes_ns, 84, 1e-9);
+    TP_CHECK_NEAR(gc.nodes[3].total_ns, 0, 0);
+    TP_CHECK(gc.nodes[3].fused && !gc.nodes[2].fused);
+    TP_CHECK_EQ_U64(gc.fused_nodes, 1);
+    TP_CHECK_NEAR(gc.nodes_ns, 58, 1e-9);
     TP_CHECK_NEAR(gc.readback_ns, 48, 1e-9);
-    TP_CHECK_NEAR(gc.total_ns, 1132, 1e-9);
+    TP_CHECK_NEAR(gc.total_ns, 1106, 1e-9);
     TP_CHECK_EQ_U64(gc.flops, 36);
     uint32_t top[3];
-    TP_CHECK_EQ_U64(tp_graph_cost_top(&gc, 3, top), 2);
+    TP_CHECK_EQ_U64(tp_graph_cost_top(&gc, 3, top), 1);
     TP_CHECK_EQ_U64(top[0], 2);
-    TP_CHECK_EQ_U64(top[1], 3);
     tp_graph_cost_destroy(&gc);
     d.unified = true;
     double t = 0;
     TP_CHECK_OK(tp_graph_cost_total(g, &d, NULL, &t, err), err);
-    TP_CHECK_NEAR(t, 1100, 1e-9); /* readback 16 bytes only */
+    TP_CHECK_NEAR(t, 1074, 1e-9); /* readback 16 bytes only */
+    /* the runtime's overheads: per launched (not fused) node and per forward */
+    d.runtime_node_ns = 100;
+    d.runtime_run_ns = 500;
+    TP_CHECK_OK(tp_graph_cost_total(g, &d, NULL, &t, err), err);
+    TP_CHECK_NEAR(t, 1074 + 100 + 500, 1e-9);
+    d.runtime_node_ns = d.runtime_run_ns = 0;
+    /* two threads: the relu-free graph's matmul (body 48 ns) is too small to split behind a
+       100 ns fork/join: it runs on one thread, 2 × 48 = 96 ns, no dispatch */
+    d.threads = 2;
+    d.dispatch_ns = 100;
+    tp_graph_cost gc2;
+    TP_CHECK_OK(tp_graph_cost_compute(g, &d, NULL, NULL, &gc2, err), err);
+    TP_CHECK_NEAR(gc2.nodes[2].total_ns, 96, 1e-9);
+    TP_CHECK_NEAR(gc2.nodes[2].dispatch_ns, 0, 0);
+    tp_graph_cost_destroy(&gc2);
+    d.dispatch_ns = 10; /* 48 + 10 < 96: split */
+    TP_CHECK_OK(tp_graph_cost_compute(g, &d, NULL, NULL, &gc2, err), err);
+    TP_CHECK_NEAR(gc2.nodes[2].total_ns, 58, 1e-9);
+    tp_graph_cost_destroy(&gc2);
+    d.threads = 1;
     tp_graph_destroy(g);
     /* a custom op adds a launch and a sync point (one more round trip) */
     g = mlp(true);
     TP_CHECK_OK(tp_graph_cost_total(g, &d, NULL, &t, err), err);
     /* custom: 32 bytes -> 16 ns + 10; sync 1000 */
-    TP_CHECK_NEAR(t, 1000 + 84 + 26 + 16 + 1000, 1e-9);
+    TP_CHECK_NEAR(t, 1000 + 58 + 26 + 16 + 1000, 1e-9);
     d.mem_gbps = -1;
     TP_CHECK_STATUS(tp_graph_cost_total(g, &d, NULL, &t, err), TP_ERR_INVALID);
     tp_graph_destroy(g);
+}
+
+TP_TEST(gemm_curve_envelope) {
+    /* a dip at large dims (a calibration kernel's blocking) does not lower larger shapes */
+    tp_device_model d = flat_model(1, 1);
+    d.n_gemm = 3;
+    d.gemm[0] = (tp_gemm_point){10, 10};
+    d.gemm[1] = (tp_gemm_point){100, 150};
+    d.gemm[2] = (tp_gemm_point){1000, 100};
+    TP_CHECK_NEAR(tp_device_gemm_gflops(&d, TP_DTYPE_F32, 1000, 1000, 1000), 150, 1e-9);
+    TP_CHECK_NEAR(tp_device_gemm_gflops(&d, TP_DTYPE_F32, 300, 300, 300), 150, 1e-9);
+    TP_CHECK_NEAR(tp_device_gemm_gflops(&d, TP_DTYPE_F32, 100, 100, 100), 150, 1e-9);
+    TP_CHECK(tp_device_gemm_gflops(&d, TP_DTYPE_F32, 30, 30, 30) < 150);
+}
+
+/* conv -> batchnorm -> add(residual) -> relu -> sigmoid, plus a conv with two consumers
+   and a matmul + residual add: which nodes the runtime fuses */
+TP_TEST(graph_cost_fusion) {
+    tp_graph *g = new_graph();
+    const int64_t xs[] = {1, 4, 8, 8};
+    tp_node_id x = in(g, "x", TP_DTYPE_F32, 4, xs);
+    tp_node_id w = par(g, "w", TP_DTYPE_F32, 4, (int64_t[]){4, 4, 3, 3});
+    tp_node_id c1 =
+        op(g, conv_op(TP_OP_CONV, 3, 1, 1, 1, 1), (tp_node_id[]){x, w}, 2, TP_DTYPE_F32, 4, xs);
+    tp_node_id s = par(g, "s", TP_DTYPE_F32, 1, (int64_t[]){4});
+    tp_op bn = {.kind = TP_OP_NORM, .sub = TP_NORM_BATCH};
+    tp_node_id n1 = op(g, bn, (tp_node_id[]){c1, s, s, s, s}, 5, TP_DTYPE_F32, 4, xs);
+    tp_op add = {.kind = TP_OP_BINARY, .sub = TP_BINARY_ADD};
+    tp_node_id a1 = op(g, add, (tp_node_id[]){n1, x}, 2, TP_DTYPE_F32, 4, xs); /* residual */
+    tp_op relu = {.kind = TP_OP_UNARY, .sub = TP_UNARY_RELU};
+    tp_op sig = {.kind = TP_OP_UNARY, .sub = TP_UNARY_SIGMOID};
+    tp_node_id r1 = op(g, relu, (tp_node_id[]){a1}, 1, TP_DTYPE_F32, 4, xs);
+    tp_node_id s1 = op(g, sig, (tp_node_id[]){r1}, 1, TP_DTYPE_F32, 4, xs); /* 2nd activation */
+    /* a conv whose output is used twice: its relu is a pass of its own */
+    tp_node_id c2 =
+        op(g, conv_op(TP_OP_CONV, 3, 1, 1, 1, 1), (tp_node_id[]){s1, w}, 2, TP_DTYPE_F32, 4, xs);
+    tp_node_id r2 = op(g, relu, (tp_node_id[]){c2}, 1, TP_DTYPE_F32, 4, xs);
+    tp_node_id a2 = op(g, add, (tp_node_id[]){r2, c2}, 2, TP_DTYPE_F32, 4, xs);
+    /* matmul + residual (not a bias): not fused; matmul + bias: fused */
+    tp_node_id m = par(g, "m", TP_DTYPE_F32, 2, (int64_t[]){8, 8});
+    tp_node_id mm =
+        op(g, (tp_op){.kind = TP_OP_MATMUL}, (tp_node_id[]){a2, m}, 2, TP_DTYPE_F32, 4, xs);
+    tp_node_id a3 = op(g, add, (tp_node_id[]){mm, a2}, 2, TP_DTYPE_F32, 4, xs);
+    tp_node_id mm2 =
+        op(g, (tp_op){.kind = TP_OP_MATMUL}, (tp_node_id[]){a3, m}, 2, TP_DTYPE_F32, 4, xs);
+    tp_node_id bias = par(g, "bias", TP_DTYPE_F32, 1, (int64_t[]){8});
+    tp_node_id a4 = op(g, add, (tp_node_id[]){mm2, bias}, 2, TP_DTYPE_F32, 4, xs);
+    TP_CHECK_OK(tp_graph_mark_output(g, a4, err), err);
+    tp_device_model d = flat_model(1, 1);
+    tp_graph_cost gc;
+    TP_CHECK_OK(tp_graph_cost_compute(g, &d, NULL, NULL, &gc, err), err);
+    TP_CHECK(gc.nodes[n1].fused && gc.nodes[a1].fused && gc.nodes[r1].fused);
+    TP_CHECK(!gc.nodes[s1].fused); /* one activation per kernel */
+    TP_CHECK(!gc.nodes[c1].fused && !gc.nodes[r2].fused && !gc.nodes[a2].fused);
+    TP_CHECK(!gc.nodes[a3].fused && gc.nodes[a4].fused);
+    TP_CHECK_EQ_U64(gc.fused_nodes, 4);
+    TP_CHECK(gc.nodes[r2].total_ns > 0 && gc.nodes[n1].total_ns == 0);
+    tp_graph_cost_destroy(&gc);
+    tp_graph_destroy(g);
+}
+
+TP_TEST(accuracy_band) {
+    tp_device_model d = flat_model(1, 1);
+    d.threads = 1;
+    tp_cost_accuracy a;
+    tp_cost_accuracy_of(&d, &a);
+    TP_CHECK_STR(a.basis, "measured");
+    TP_CHECK(a.validated && a.models > 0 && a.mape_pct > 0);
+    TP_CHECK(a.under_pct <= 0 && a.over_pct >= 0 && a.mape_pct <= a.over_pct - a.under_pct);
+    double mape1 = a.mape_pct;
+    d.threads = 2; /* benchmarked apart */
+    tp_cost_accuracy_of(&d, &a);
+    TP_CHECK(a.validated && a.mape_pct > 0 && a.mape_pct != mape1);
+    TP_CHECK_CONTAINS(a.reference, "2 threads");
+    d.threads = 4; /* never benchmarked: no band */
+    tp_cost_accuracy_of(&d, &a);
+    TP_CHECK(!a.validated && a.mape_pct == 0 && a.reference[0]);
+    d.threads = 1;
+    d.source = TP_SOURCE_CATALOG;
+    tp_cost_accuracy_of(&d, &a);
+    TP_CHECK(!a.validated);
+    TP_CHECK_STR(a.basis, "catalog");
+    tp_device_model_default(TP_DEVICE_CUDA, &d);
+    tp_cost_accuracy_of(&d, &a);
+    TP_CHECK(!a.validated);
+    TP_CHECK_STR(a.basis, "default");
+    tp_cost_accuracy_of(NULL, &a);
+    TP_CHECK(!a.validated && a.reference != NULL);
 }
 
 TP_TEST(graph_cost_alloc_failure_sweep) {
@@ -630,6 +742,9 @@ int main(void) {
     TP_RUN(gemm_curve_interpolation);
     TP_RUN(node_roofline);
     TP_RUN(graph_cost_hand_computed);
+    TP_RUN(gemm_curve_envelope);
+    TP_RUN(graph_cost_fusion);
+    TP_RUN(accuracy_band);
     TP_RUN(graph_cost_alloc_failure_sweep);
     return tp_test_finish();
 }

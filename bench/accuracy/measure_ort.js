@@ -4,7 +4,8 @@
 // For each NAME: loads DIR/NAME.onnx (weights in NAME.onnx.data), fills the inputs of
 // DIR/NAME.inputs.json (the same fixed sizes the importer binds), runs 2 warm-up passes,
 // then timed passes until at least MIN_RUNS runs and MIN_SECONDS have passed, and prints
-// one JSON line: {"model", "threads", "runs", "median_ms", "min_ms", "p90_ms", "cpu_ms"}.
+// one JSON line: {"model", "threads", "runs", "median_ms", "min_ms", "p90_ms", "cpu_ms",
+// "busy_ms", "load1"}.
 // cpu_ms is the median CPU time (user + system, whole process) of one run: with one
 // thread it is the latency the run would have on an idle machine, which matters on a
 // shared, loaded machine where wall times are stretched by other processes.
@@ -23,16 +24,35 @@ function quantile(sorted, q) {
   return sorted[i];
 }
 
+// CPU time (user + system, ms) of every thread of this process, from /proc/self/task: with
+// several threads, the busiest thread's CPU time per run (busy_ms) is what a run would take on
+// an idle machine if the threads overlapped perfectly (a lower bound), robust to other
+// processes taking the cores. Clock-tick resolution: meaningful summed over many runs.
+function threadTimes() {
+  const out = new Map();
+  let hz = 100;
+  for (const tid of fs.readdirSync('/proc/self/task')) {
+    try {
+      const st = fs.readFileSync('/proc/self/task/' + tid + '/stat', 'utf8');
+      const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
+      out.set(tid, (parseInt(f[11], 10) + parseInt(f[12], 10)) * 1000 / hz);
+    } catch (e) {
+      // a thread that ended between readdir and read
+    }
+  }
+  return out;
+}
+
 async function one(dir, name, threads, minRuns, minSeconds) {
   const spec = JSON.parse(fs.readFileSync(path.join(dir, name + '.inputs.json'), 'utf8'));
-  const sess = await ort.InferenceSession.create(path.join(dir, name + '.onnx'), {
-    intraOpNumThreads: threads,
-    interOpNumThreads: 1,
-    executionMode: 'sequential',
-  });
+  const opts = {intraOpNumThreads: threads, interOpNumThreads: 1, executionMode: 'sequential'};
+  // several threads: no spin-waiting, so that a thread's CPU time is its work (busy_ms)
+  if (threads > 1) opts.extra = {session: {intra_op: {allow_spinning: '0'}}};
+  const sess = await ort.InferenceSession.create(path.join(dir, name + '.onnx'), opts);
   const feeds = makeFeeds(ort, spec);
   for (let i = 0; i < 2; i++) await sess.run(feeds);
   const times = [], cpu = [];
+  const task0 = threadTimes();
   const start = process.hrtime.bigint();
   for (;;) {
     const c0 = process.cpuUsage();
@@ -46,6 +66,9 @@ async function one(dir, name, threads, minRuns, minSeconds) {
     if (times.length >= minRuns && total >= minSeconds) break;
     if (times.length >= 1000) break;
   }
+  const task1 = threadTimes();
+  let busy = 0;
+  for (const [tid, t] of task1) busy = Math.max(busy, t - (task0.get(tid) || 0));
   if (sess.release) await sess.release();
   times.sort((a, b) => a - b);
   cpu.sort((a, b) => a - b);
@@ -57,6 +80,8 @@ async function one(dir, name, threads, minRuns, minSeconds) {
     min_ms: times[0],
     p90_ms: quantile(times, 0.9),
     cpu_ms: quantile(cpu, 0.5),
+    busy_ms: busy / times.length,
+    load1: parseFloat(fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0]),
   };
 }
 

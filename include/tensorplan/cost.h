@@ -157,6 +157,10 @@ typedef struct tp_device_model {
     uint64_t memory_bytes;              /* device memory size, 0 = unknown */
     double efficiency;                  /* achieved / peak applied (catalog), else 1 */
     char gemm_impl[TP_DEVICE_NAME_CAP]; /* "openblas", "builtin", "cublas", "catalog" */
+    /* Overheads of the runtime that executes the graph, not of the hardware: added per
+     * launched node and per forward. CPU models get onnxruntime's, measured by the probe of
+     * bench/accuracy (docs/cost.md, "Runtime overheads"); 0 = none. Not cached. */
+    double runtime_node_ns, runtime_run_ns;
 } tp_device_model;
 
 /* A default (source TP_SOURCE_DEFAULT) model of the given kind: conservative
@@ -166,9 +170,10 @@ TP_API void tp_device_model_default(tp_device_kind kind, tp_device_model *out);
  * TP_ERR_INVALID naming the field and value. */
 TP_API tp_status tp_device_model_validate(const tp_device_model *d, tp_error *err);
 /* GEMM throughput in GFLOP/s for one m×k by k×n product with operands of
- * `dtype`: log-linear interpolation of the curve in cbrt(m·k·n), clamped at the
+ * `dtype`: log-linear interpolation of the curve's upper envelope (running
+ * maximum over dims) in cbrt(m·k·n), clamped at the
  * ends; when the model has a skinny curve, the lower of that and the skinny
- * curve at min(m, k, n) (no cap above its last point); times the dtype
+ * curve at min(m, k) (no cap above its last point); times the dtype
  * speedup. Never returns <= 0 for a valid model. */
 TP_API double tp_device_gemm_gflops(const tp_device_model *d, tp_dtype dtype, uint64_t m,
                                     uint64_t k, uint64_t n);
@@ -182,8 +187,10 @@ typedef struct tp_node_cost {
     uint64_t bytes;     /* read + written */
     double compute_ns;  /* flops / GEMM throughput (0 for memory-bound ops) */
     double memory_ns;   /* bytes / mem_gbps */
-    double dispatch_ns; /* 0 for metadata */
+    double dispatch_ns; /* (device dispatch + runtime per node) × launches; 0 for metadata */
     double total_ns;    /* max(compute, memory) + dispatch */
+    bool fused;         /* runs inside the preceding GEMM-class kernel (docs/cost.md, "Fusion"):
+                           costs 0, no launch */
 } tp_node_cost;
 
 /* Per-node roofline: max(flops / throughput, bytes / bandwidth) + dispatch;
@@ -193,12 +200,13 @@ TP_API tp_node_cost tp_node_cost_eval(const tp_device_model *d, tp_node_id id,
 
 typedef struct tp_graph_cost {
     double total_ns;      /* round_trip + nodes + readback + sync */
-    double round_trip_ns; /* one per forward */
+    double round_trip_ns; /* one per forward: device round trip + runtime per run */
     double nodes_ns;      /* Σ node total_ns */
     double readback_ns;   /* host_readback(unified) / readback_gbps */
     double sync_ns;       /* sync_points × round_trip_ns */
     uint64_t flops;       /* Σ node flops */
     uint64_t bytes;       /* Σ node bytes */
+    uint32_t fused_nodes; /* nodes priced 0 as the epilogue of a GEMM-class kernel */
     tp_io_profile io;
     uint32_t n_nodes;    /* entries in nodes (one per graph node; 0 when not requested) */
     tp_node_cost *nodes; /* owned; NULL when not requested */
@@ -212,7 +220,22 @@ typedef struct tp_graph_cost {
 TP_API tp_status tp_graph_cost_compute(const tp_graph *g, const tp_device_model *d,
                                        const tp_io_options *io, const tp_allocator *alloc,
                                        tp_graph_cost *out, tp_error *err);
-/* Total only (no breakdown, no allocation). */
+/* Expected error of a prediction with device model d, from the accuracy benchmark
+ * (bench/accuracy; docs/cost.md, "Accuracy"). Strings are static; never NULL. */
+typedef struct tp_cost_accuracy {
+    const char *basis;     /* the model's source: "measured", "catalog", "default" */
+    bool validated;        /* a benchmark backs the figures below (else they are 0) */
+    uint32_t models;       /* held-out models the figures come from */
+    double mape_pct;       /* mean absolute percentage error on them */
+    double under_pct;      /* the largest under-prediction seen (<= 0), percent */
+    double over_pct;       /* the largest over-prediction seen (>= 0), percent */
+    const char *reference; /* what was measured, or why nothing was */
+} tp_cost_accuracy;
+
+/* Fill *out for d (NULL: as a default model). Thread-safe, never fails. */
+TP_API void tp_cost_accuracy_of(const tp_device_model *d, tp_cost_accuracy *out);
+
+/* Total only (no per-node breakdown; a one-byte-per-node fusion scratch is allocated). */
 TP_API tp_status tp_graph_cost_total(const tp_graph *g, const tp_device_model *d,
                                      const tp_io_options *io, double *total_ns, tp_error *err);
 TP_API void tp_graph_cost_destroy(tp_graph_cost *c); /* NULL-safe; frees nodes */

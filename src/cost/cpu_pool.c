@@ -34,8 +34,11 @@ static void *worker(void *arg) {
         void *ctx = p->ctx;
         uint32_t n = p->n;
         pthread_mutex_unlock(&p->mu);
+        double c0 = tp_thread_cpu_ns();
         fn(ctx, part, n);
+        double c1 = tp_thread_cpu_ns();
         pthread_mutex_lock(&p->mu);
+        p->part_ns[part] = c1 - c0;
         if (--p->pending == 0) pthread_cond_signal(&p->done);
     }
     pthread_mutex_unlock(&p->mu);
@@ -70,11 +73,22 @@ void tp_pool_run(tp_pool *p, tp_pool_fn fn, void *ctx) {
     p->gen++;
     pthread_cond_broadcast(&p->go);
     pthread_mutex_unlock(&p->mu);
+    double c0 = tp_thread_cpu_ns();
     fn(ctx, 0, p->n);
+    double busy = tp_thread_cpu_ns() - c0;
     pthread_mutex_lock(&p->mu);
     while (p->pending > 0)
         pthread_cond_wait(&p->done, &p->mu);
+    for (uint32_t i = 1; i <= p->started; i++)
+        if (p->part_ns[i] > busy) busy = p->part_ns[i];
+    p->busy_ns += busy;
     pthread_mutex_unlock(&p->mu);
+}
+
+void tp_pool_run_caller(tp_pool *p, tp_pool_fn fn, void *ctx) {
+    double c0 = tp_thread_cpu_ns();
+    fn(ctx, 0, 1);
+    p->busy_ns += tp_thread_cpu_ns() - c0;
 }
 
 void tp_pool_stop(tp_pool *p) {

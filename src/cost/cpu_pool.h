@@ -32,6 +32,9 @@ struct tp_pool {
     tp_pool_fn fn;
     void *ctx;
     tp_pool_arg args[TP_POOL_MAX_THREADS];
+    double part_ns[TP_POOL_MAX_THREADS]; /* CPU time of each part in the last run */
+    double busy_ns; /* Σ over runs of the slowest part's CPU time: the time the runs would take
+                       on an idle machine, robust to other processes taking the cores */
 };
 
 /* Start n-1 helper threads (n clamped to 1..TP_POOL_MAX_THREADS). TP_ERR_IO. */
@@ -40,6 +43,8 @@ tp_status tp_pool_start(tp_pool *p, uint32_t n, tp_error *err);
  * all parts are done. */
 void tp_pool_run(tp_pool *p, tp_pool_fn fn, void *ctx);
 void tp_pool_stop(tp_pool *p);
+/* Run fn(ctx, 0, 1) on the caller alone (too small to split), counted in busy_ns. */
+void tp_pool_run_caller(tp_pool *p, tp_pool_fn fn, void *ctx);
 
 /* Monotonic clock in nanoseconds. */
 double tp_now_ns(void);

@@ -172,11 +172,23 @@ double tp_device_gemm_gflops(const tp_device_model *d, tp_dtype dtype, uint64_t 
     if (!d || d->n_gemm == 0) return 1.0;
     double fm = (double)(m ? m : 1), fk = (double)(k ? k : 1), fn = (double)(n ? n : 1);
     uint32_t cnt = d->n_gemm > TP_GEMM_CURVE_MAX ? TP_GEMM_CURVE_MAX : d->n_gemm;
-    double g = interp(d->gemm, cnt, cbrt(fm * fk * fn));
+    /* Upper envelope of the square curve (running maximum): a runtime's GEMM does not get
+       slower on larger shapes, it picks blockings for them; a measured dip at large dims is
+       the calibration kernel's cache blocking (or a shared cache) and would over-price every
+       large convolution (docs/cost.md, "GEMM envelope"). */
+    tp_gemm_point env[TP_GEMM_CURVE_MAX];
+    for (uint32_t i = 0; i < cnt; i++) {
+        env[i] = d->gemm[i];
+        if (i > 0 && env[i - 1].gflops > env[i].gflops) env[i].gflops = env[i - 1].gflops;
+    }
+    double g = interp(env, cnt, cbrt(fm * fk * fn));
     uint32_t ns = d->n_skinny > TP_GEMM_CURVE_MAX ? TP_GEMM_CURVE_MAX : d->n_skinny;
     if (ns > 0) {
+        /* the skinny curve is measured with few rows (m × K · K × K): the row blocking of a
+           micro-kernel idles and B streams with little reuse (decode steps). A GEMM with few
+           output columns (n: a convolution with 32 output channels) streams A with n-fold
+           reuse through full-width register blocks and follows the square curve. */
         double small = fm < fk ? fm : fk;
-        if (fn < small) small = fn;
         if (small < d->skinny[ns - 1].dim) {
             double s = interp(d->skinny, ns, small);
             if (s < g) g = s;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/mem.h"
+#include "cost/fusion.h"
 
 tp_node_cost tp_node_cost_eval(const tp_device_model *d, tp_node_id id, const tp_op_cost *oc) {
     tp_node_cost nc;
@@ -19,8 +20,18 @@ tp_node_cost tp_node_cost_eval(const tp_device_model *d, tp_node_id id, const tp
         nc.compute_ns = (double)oc->flops / gf; /* GFLOP/s = flops per ns */
     }
     nc.memory_ns = (double)nc.bytes / d->mem_gbps; /* GB/s = bytes per ns */
-    nc.dispatch_ns = d->dispatch_ns * (double)oc->launches;
-    nc.total_ns = (nc.compute_ns > nc.memory_ns ? nc.compute_ns : nc.memory_ns) + nc.dispatch_ns;
+    double body = nc.compute_ns > nc.memory_ns ? nc.compute_ns : nc.memory_ns;
+    double fork = d->dispatch_ns;
+    if (d->threads > 1 && body * (double)d->threads < body + fork) {
+        /* too small to split: the runtime runs it on the calling thread (no fork/join), at
+           about one thread's share of the calibrated multi-thread throughput */
+        body *= (double)d->threads;
+        fork = 0;
+        if (nc.compute_ns > 0) nc.compute_ns *= (double)d->threads;
+        nc.memory_ns *= (double)d->threads;
+    }
+    nc.dispatch_ns = (fork + d->runtime_node_ns) * (double)oc->launches;
+    nc.total_ns = body + nc.dispatch_ns;
     return nc;
 }
 
@@ -30,16 +41,35 @@ static tp_status run(const tp_graph *g, const tp_device_model *d, const tp_io_op
     if (s != TP_OK) return s;
     if ((s = tp_io_profile_compute(g, io, &c->io, err)) != TP_OK) return s;
     uint32_t count = tp_graph_node_count(g);
+    uint8_t *fused = NULL;
+    if (count > 0) {
+        fused = tp_mem_calloc(c->alloc, count, 1);
+        if (!fused) return tp_error_set(err, TP_ERR_NOMEM, "graph cost: out of memory");
+        if ((s = tp_cost_fusion_mark(g, fused, c->alloc, err)) != TP_OK) {
+            tp_mem_free(c->alloc, fused, count);
+            return s;
+        }
+    }
     for (uint32_t i = 0; i < count; i++) {
         tp_op_cost oc;
-        if ((s = tp_op_account(g, (tp_node_id)i, &oc, err)) != TP_OK) return s;
+        if ((s = tp_op_account(g, (tp_node_id)i, &oc, err)) != TP_OK) {
+            tp_mem_free(c->alloc, fused, count);
+            return s;
+        }
         tp_node_cost nc = tp_node_cost_eval(d, (tp_node_id)i, &oc);
+        if (fused[i] && oc.launches > 0) {
+            /* the epilogue of its producer's kernel: no pass over memory, no launch */
+            nc.compute_ns = nc.memory_ns = nc.dispatch_ns = nc.total_ns = 0;
+            nc.fused = true;
+            c->fused_nodes++;
+        }
         c->nodes_ns += nc.total_ns;
         c->flops = tp_sat_add_u64(c->flops, nc.flops);
         c->bytes = tp_sat_add_u64(c->bytes, nc.bytes);
         if (c->nodes) c->nodes[i] = nc;
     }
-    c->round_trip_ns = d->round_trip_ns;
+    tp_mem_free(c->alloc, fused, count);
+    c->round_trip_ns = d->round_trip_ns + d->runtime_run_ns;
     c->readback_ns = (double)tp_io_host_readback_bytes(&c->io, d->unified) / d->readback_gbps;
     c->sync_ns = (double)c->io.sync_points * d->round_trip_ns;
     c->total_ns = c->round_trip_ns + c->nodes_ns + c->readback_ns + c->sync_ns;

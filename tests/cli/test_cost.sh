@@ -64,13 +64,16 @@ pyjson "profile node sum" "abs(sum(n['total_ns'] for n in d['nodes']) - d['nodes
 pyjson "metadata nodes cost nothing" "all(n['total_ns'] == 0 for n in d['nodes'] if n['bound'] == 'meta')"
 pyjson "hotspots sorted" "[d['nodes'][i]['total_ns'] for i in d['hotspots']] == sorted([d['nodes'][i]['total_ns'] for i in d['hotspots']], reverse=True)"
 pyjson "io profile" "d['io']['kernel_launches'] + d['io']['metadata_nodes'] == len(d['nodes'])"
+pyjson "prediction basis and kernel" \
+    "d['device']['accuracy']['basis'] == d['device']['source'] and d['device']['accuracy']['kernel'] == d['device']['gemm_impl']"
 run "profile on a catalog device" 0 "$TP" profile --demo --device h100-sxm --json --summary
+pyjson "catalog predictions are not validated" "d['device']['accuracy']['validated'] is False and d['device']['accuracy']['basis'] == 'catalog'"
 pyjson "catalog device source" "d['device']['source'] == 'catalog' and d['device']['name'] == 'h100-sxm'"
 pyjson "summary omits nodes" "'nodes' not in d"
 run "profile host ops" 0 "$TP" profile --demo --quick --json --host-ops matmul,softmax
 pyjson "host ops become sync points" \
     "d['io']['sync_points'] == sum(1 for n in d['nodes'] if n['op'] in ('matmul', 'softmax')) > 0"
-pyjson "sync points cost round trips" "abs(d['sync_ns'] - d['io']['sync_points'] * d['round_trip_ns']) < 1e-6 * d['sync_ns']"
+pyjson "sync points cost round trips" "abs(d['sync_ns'] - d['io']['sync_points'] * d['device']['round_trip_ns']) < 1e-6 * d['sync_ns']"
 run "profile host ops none" 0 "$TP" profile --demo --quick --json --host-ops none
 pyjson "no sync points" "d['io']['sync_points'] == 0 and d['sync_ns'] == 0"
 run "profile bad host ops" 2 "$TP" profile --demo --host-ops bogus

@@ -2,6 +2,7 @@
 #include "cli_device.h"
 #include "cli_env.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -129,6 +130,49 @@ tp_status tp_cli_parse_host_ops(const char *list, tp_io_options *out, tp_error *
     return TP_OK;
 }
 
+const char *tp_cli_device_isa(const tp_device_model *m) {
+    if (m->kind != TP_DEVICE_CPU || m->source != TP_SOURCE_MEASURED) return "";
+    tp_cpu_features f;
+    tp_cpu_features_detect(&f);
+    return tp_cpu_isa_name(f.isa);
+}
+
+const char *tp_cli_accuracy_str(const tp_device_model *m, char *buf, size_t cap) {
+    tp_cost_accuracy a;
+    tp_cost_accuracy_of(m, &a);
+    const char *isa = tp_cli_device_isa(m);
+    char kern[160];
+    snprintf(kern, sizeof kern, "%s%s%s%s", m->gemm_impl, isa[0] ? " (" : "", isa,
+             isa[0] ? ")" : "");
+    if (a.validated)
+        snprintf(
+            buf, cap,
+            "basis %s, kernel %s, expected error ±%.1f %% (held-out MAPE; seen %+.0f..%+.0f %% "
+            "over %u models; %s)",
+            a.basis, kern, a.mape_pct, a.under_pct, a.over_pct, a.models, a.reference);
+    else
+        snprintf(buf, cap, "basis %s, kernel %s, expected error unknown (%s)", a.basis, kern,
+                 a.reference);
+    return buf;
+}
+
+static void json_accuracy(tp_json *j, const tp_device_model *m) {
+    tp_cost_accuracy a;
+    tp_cost_accuracy_of(m, &a);
+    tp_json_key(j, "accuracy");
+    tp_json_begin_object(j);
+    tp_json_kv_str(j, "basis", a.basis);
+    tp_json_kv_str(j, "kernel", m->gemm_impl);
+    tp_json_kv_str(j, "isa", tp_cli_device_isa(m));
+    tp_json_kv_bool(j, "validated", a.validated);
+    tp_json_kv_u64(j, "models", a.models);
+    tp_json_kv_f64(j, "mape_pct", a.mape_pct);
+    tp_json_kv_f64(j, "under_pct", a.under_pct);
+    tp_json_kv_f64(j, "over_pct", a.over_pct);
+    tp_json_kv_str(j, "reference", a.reference);
+    tp_json_end_object(j);
+}
+
 void tp_cli_json_device(tp_json *j, const tp_device_model *m) {
     tp_json_begin_object(j);
     tp_json_kv_str(j, "name", m->name);
@@ -164,6 +208,9 @@ void tp_cli_json_device(tp_json *j, const tp_device_model *m) {
     tp_json_kv_u64(j, "threads", m->threads);
     tp_json_kv_u64(j, "memory_bytes", m->memory_bytes);
     tp_json_kv_f64(j, "efficiency", m->efficiency);
+    tp_json_kv_f64(j, "runtime_node_ns", m->runtime_node_ns);
+    tp_json_kv_f64(j, "runtime_run_ns", m->runtime_run_ns);
+    json_accuracy(j, m);
     tp_json_end_object(j);
 }
 
@@ -184,7 +231,12 @@ void tp_cli_print_device(FILE *f, const tp_device_model *m) {
             m->unified ? " (unified)" : "");
     fprintf(f, "  overheads    dispatch %.0f ns, round trip %.0f ns\n", m->dispatch_ns,
             m->round_trip_ns);
+    if (m->runtime_node_ns > 0 || m->runtime_run_ns > 0)
+        fprintf(f, "  runtime      %.0f ns per node, %.0f ns per run (onnxruntime's own)\n",
+                m->runtime_node_ns, m->runtime_run_ns);
     if (m->threads) fprintf(f, "  threads      %u\n", m->threads);
+    char acc[512];
+    fprintf(f, "  accuracy     %s\n", tp_cli_accuracy_str(m, acc, sizeof acc));
     if (m->source == TP_SOURCE_CATALOG) fprintf(f, "  efficiency   %.3f of peak\n", m->efficiency);
 }
 

@@ -64,5 +64,10 @@ int tp_cli_devices_options(tp_cli_devices *d, const char *cmd, const char *dtype
 void tp_cli_json_device(tp_json *j, const tp_device_model *m);
 /* Print a device model as indented text lines. */
 void tp_cli_print_device(FILE *f, const tp_device_model *m);
+/* The ISA behind a measured CPU model ("avx512", ...), "" for other models. */
+const char *tp_cli_device_isa(const tp_device_model *m);
+/* One line on a prediction's basis and expected error (tp_cost_accuracy_of), e.g.
+ * "basis measured, kernel builtin-avx512 (avx512), expected error ±20.4 % (...)". */
+const char *tp_cli_accuracy_str(const tp_device_model *m, char *buf, size_t cap);
 
 #endif

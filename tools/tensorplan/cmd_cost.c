@@ -120,6 +120,12 @@ static void print_text(const cost_args *a, const tp_graph *g, const tp_cli_candi
                c[i].gc.readback_ns / 1e6, c[i].gc.sync_ns / 1e6, m->gemm_impl,
                (int)i == chosen ? "\t<- chosen" : "");
     }
+    for (uint32_t i = 0; i < n; i++) {
+        char acc[512];
+        if (c[i].ok)
+            printf("# accuracy %s: %s\n", c[i].m.name,
+                   tp_cli_accuracy_str(&c[i].m, acc, sizeof acc));
+    }
     if (chosen >= 0)
         printf("# choice: %s (%.4f ms predicted)\n", c[chosen].m.name, c[chosen].gc.total_ns / 1e6);
     else

@@ -175,8 +175,10 @@ static void print_text(const prof_args *a, const tp_graph *g, const tp_device_mo
     printf("# model: %s, %u nodes (%llu kernels, %llu metadata)\n", tp_cli_model_label(&a->model),
            tp_graph_node_count(g), (unsigned long long)gc->io.kernel_launches,
            (unsigned long long)gc->io.metadata_nodes);
+    char acc[512];
     printf("# device: %s (%s, source %s, gemm %s)\n", dev->name, tp_device_kind_name(dev->kind),
            tp_model_source_name(dev->source), dev->gemm_impl);
+    printf("# accuracy: %s\n", tp_cli_accuracy_str(dev, acc, sizeof acc));
     if (!a->summary) {
         printf("# node\top\tbound\tflops\tbytes\ttime_us\tname\n");
         for (uint32_t i = 0; i < gc->n_nodes; i++) {

@@ -1,0 +1,96 @@
+#!/usr/bin/python3
+"""Export torchvision architectures that scripts/export_models.py does not, for the accuracy
+benchmark's held-out set (bench/accuracy/models.txt). Random weights (weights=None), batch 1,
+opset 17, fixed input sizes (bound dims). Writes NAME.onnx (+ .onnx.data) and NAME.inputs.json
+into OUTDIR (default .fixtures-local/accuracy); a model whose files exist is skipped.
+Run with Debian's /usr/bin/python3.  usage: export_extra.py [--out DIR] [NAME...]"""
+import argparse
+import json
+import os
+import sys
+
+import onnx
+import torch
+import torch.nn as nn
+
+
+class Out(nn.Module):
+    """Segmentation / detection models return dicts or lists: keep the first tensor(s)."""
+
+    def __init__(self, m, key=None):
+        super().__init__()
+        self.m, self.key = m, key
+
+    def forward(self, x):
+        y = self.m(x)
+        return y[self.key] if self.key is not None else y
+
+
+def registry():
+    import torchvision.models as tv
+    import torchvision.models.segmentation as seg
+
+    def v(ctor, size=224):
+        return lambda: (ctor(weights=None), size)
+
+    def s(ctor, size):
+        return lambda: (Out(ctor(weights=None, weights_backbone=None, aux_loss=False), "out"), size)
+
+    return {
+        "resnet18": v(tv.resnet18),
+        "squeezenet1_1": v(tv.squeezenet1_1),
+        "mobilenet_v3_large": v(tv.mobilenet_v3_large),
+        "regnet_y_400mf": v(tv.regnet_y_400mf),
+        "shufflenet_v2_x1_0": v(tv.shufflenet_v2_x1_0),
+        "mnasnet1_0": v(tv.mnasnet1_0),
+        "googlenet": v(lambda weights: tv.googlenet(weights=weights, aux_logits=False, init_weights=False)),
+        "resnext50_32x4d": v(tv.resnext50_32x4d),
+        "deeplabv3_mobilenet": s(seg.deeplabv3_mobilenet_v3_large, 320),
+        "lraspp_mobilenet": lambda: (Out(seg.lraspp_mobilenet_v3_large(weights=None, weights_backbone=None), "out"), 320),
+        "fcn_resnet50": s(seg.fcn_resnet50, 224),
+    }
+
+
+def export(name, make, outdir):
+    base = os.path.join(outdir, name)
+    if os.path.exists(base + ".onnx") and os.path.exists(base + ".inputs.json"):
+        return False
+    torch.manual_seed(0)
+    model, size = make()
+    model.eval()
+    x = torch.randn(1, 3, size, size)
+    tmp = base + ".tmp.onnx"
+    torch.onnx.export(model, (x,), tmp, input_names=["input"], output_names=["out"],
+                      opset_version=17, do_constant_folding=True)
+    m = onnx.load(tmp)
+    os.remove(tmp)
+    onnx.save_model(m, base + ".onnx", save_as_external_data=True, all_tensors_to_one_file=True,
+                    location=name + ".onnx.data", size_threshold=1024)
+    with open(base + ".inputs.json", "w") as f:
+        json.dump({"model": name, "bind": {},
+                   "inputs": {"input": {"shape": [1, 3, size, size], "dtype": "float32"}}}, f)
+    return True
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap.add_argument("--out", default=os.path.join(here, "..", "..", ".fixtures-local", "accuracy"))
+    ap.add_argument("names", nargs="*")
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    torch.set_num_threads(1)
+    reg = registry()
+    failed = []
+    for n in a.names or list(reg):
+        try:
+            if export(n, reg[n], a.out):
+                print("exported", n, flush=True)
+        except Exception as e:  # report and go on: one architecture must not stop the rest
+            print("export_extra: %s: %s" % (n, e), file=sys.stderr)
+            failed.append(n)
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
