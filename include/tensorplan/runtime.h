@@ -131,11 +131,14 @@ typedef struct tp_memory_summary {
 } tp_memory_summary;
 
 /* Compute the summary of a bound graph with plan options po (NULL: defaults; their
- * allocate_* flags are ignored). Errors: those of tp_estimate_graph_plan,
+ * allocate_* flags are ignored). model_file_bytes: the size of the model file the graph came
+ * from (tp_ort_options.model_file_bytes: onnxruntime holds the parsed file; 0 for a graph
+ * built in memory). Errors: those of tp_estimate_graph_plan,
  * tp_runtime_estimate_graph and tp_plan_graph; on error *out holds nothing to release.
  * Reads g only. Release with tp_memory_summary_destroy (NULL-safe). */
 TP_API tp_status tp_memory_summary_compute(const tp_graph *g, const tp_plan_options *po,
-                                           tp_memory_summary *out, tp_error *err);
+                                           uint64_t model_file_bytes, tp_memory_summary *out,
+                                           tp_error *err);
 TP_API void tp_memory_summary_destroy(tp_memory_summary *s);
 
 #ifdef __cplusplus

@@ -22,6 +22,8 @@ PyObject *tp_py_raise(const tp_error *err, tp_status s);
 /* A loaded, bound graph and what the caller needs to say about it. */
 typedef struct tp_py_model {
     tp_graph *g;
+    uint64_t
+        file_bytes; /* the model file's size (a path) or the bytes given: onnxruntime holds it */
     PyObject *defaults; /* list of the dim names bound to 1 by default (new reference) */
 } tp_py_model;
 

@@ -55,6 +55,8 @@ static PyObject *runtime_dict(const tp_runtime_estimate *rt, const tp_ort_option
     bad = bad ||
           tp_py_put_u64(d, "over_plan_bytes", tp_sat_sub_u64(rt->peak_bytes, rt->plan_peak_bytes));
     bad = bad || tp_py_put_u64(terms, "session_fixed_bytes", rt->session_fixed_bytes);
+    bad = bad || tp_py_put_u64(terms, "graph_bytes", rt->graph_bytes);
+    bad = bad || tp_py_put_u64(terms, "model_copy_bytes", rt->model_copy_bytes);
     bad = bad || tp_py_put_u64(terms, "weight_bytes", rt->weight_bytes);
     bad = bad || tp_py_put_u64(terms, "prepacked_bytes", rt->prepacked_bytes);
     bad = bad || tp_py_put_u64(terms, "arena_bytes", rt->arena_bytes);
@@ -63,6 +65,12 @@ static PyObject *runtime_dict(const tp_runtime_estimate *rt, const tp_ort_option
     if (!bad) bad = tp_py_put_obj(d, "terms", Py_NewRef(terms));
     if (!bad && rt->runtime == TP_RUNTIME_ONNXRUNTIME) {
         bad = bad || tp_py_put_u64(d, "activation_plan_bytes", rt->activation_plan_bytes);
+        bad = bad || tp_py_put_u64(d, "arena_first_run_bytes", rt->arena_first_run_bytes);
+        bad = bad || tp_py_put_u64(d, "mem_pattern_bytes", rt->mem_pattern_bytes);
+        bad = bad || tp_py_put_u64(d, "arena_emulated_bytes", rt->arena_emulated_bytes);
+        bad = bad || tp_py_put_u64(d, "load_transient_bytes", rt->load_transient_bytes);
+        bad = bad || tp_py_put_u64(d, "node_count", rt->node_count);
+        bad = bad || tp_py_put_u64(d, "model_file_bytes", ort->model_file_bytes);
         bad = bad || tp_py_put_u64(d, "conv_weight_bytes", rt->conv_weight_bytes);
         bad = bad || tp_py_put_u64(d, "gemm_weight_bytes", rt->gemm_weight_bytes);
         bad = bad || tp_py_put_u64(d, "other_weight_bytes", rt->other_weight_bytes);
@@ -132,6 +140,7 @@ PyObject *tp_py_estimate(PyObject *self, PyObject *args) {
     if (tp_py_budget(budget_obj, &budget, how, sizeof how) != 0) return NULL;
     tp_py_model m;
     if (tp_py_model_load(model, dims, &m) != 0) return NULL;
+    ro.ort.model_file_bytes = m.file_bytes;
     tp_estimate e;
     tp_runtime_estimate rt;
     Py_BEGIN_ALLOW_THREADS;

@@ -94,7 +94,7 @@ PyObject *tp_py_inspect(PyObject *self, PyObject *args) {
     }
     tp_onnx_model *om = NULL;
     tp_onnx_info info;
-    tp_py_model m = {NULL, NULL};
+    tp_py_model m = {NULL, 0, NULL};
     tp_error err, conv;
     tp_error_clear(&err);
     tp_error_clear(&conv);

@@ -2,6 +2,7 @@
 #include "native.h"
 
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 
 static PyObject *error_class = NULL;
@@ -167,6 +168,9 @@ int tp_py_model_load(PyObject *model, PyObject *dims, tp_py_model *m) {
         st = tp_onnx_load_memory(data, (size_t)size, NULL, NULL, &m->g, &err);
     Py_END_ALLOW_THREADS;
     if (st != TP_OK) return tp_py_raise(&err, st), -1;
+    m->file_bytes = (uint64_t)size;
+    struct stat sb;
+    if (path && stat(path, &sb) == 0 && sb.st_size > 0) m->file_bytes = (uint64_t)sb.st_size;
     if (tp_py_model_bind(m, dims) != 0) {
         tp_py_model_release(m);
         return -1;

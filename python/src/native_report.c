@@ -59,14 +59,15 @@ typedef struct gathered {
     char *svg;
 } gathered;
 
-static tp_status gather(const tp_graph *g, bool want_svg, gathered *r, tp_error *err) {
+static tp_status gather(const tp_graph *g, uint64_t file_bytes, bool want_svg, gathered *r,
+                        tp_error *err) {
     tp_plan_options po;
     tp_plan_options_default(&po);
     tp_env_options env;
     tp_env_options_read(&env);
     tp_env_apply_plan(&env, &po);
     tp_memory_summary ms;
-    tp_status st = tp_memory_summary_compute(g, &po, &ms, err);
+    tp_status st = tp_memory_summary_compute(g, &po, file_bytes, &ms, err);
     if (st != TP_OK) return st;
     r->est = ms.estimate;
     r->act = ms.activation_plan; /* r owns it now */
@@ -98,9 +99,11 @@ static void gathered_free(gathered *r) {
 
 static PyObject *ort_dict(const tp_runtime_estimate *o) {
     return Py_BuildValue(
-        "{sKsKsKsKsKsKsKsK}", "peak_bytes", (unsigned long long)o->peak_bytes, "over_plan_bytes",
-        (unsigned long long)tp_sat_sub_u64(o->peak_bytes, o->plan_peak_bytes),
-        "session_fixed_bytes", (unsigned long long)o->session_fixed_bytes, "weight_bytes",
+        "{sKsKsKsKsKsKsKsKsKsK}", "peak_bytes", (unsigned long long)o->peak_bytes,
+        "over_plan_bytes", (unsigned long long)tp_sat_sub_u64(o->peak_bytes, o->plan_peak_bytes),
+        "session_fixed_bytes", (unsigned long long)o->session_fixed_bytes, "graph_bytes",
+        (unsigned long long)o->graph_bytes, "model_copy_bytes",
+        (unsigned long long)o->model_copy_bytes, "weight_bytes",
         (unsigned long long)o->weight_bytes, "prepacked_bytes",
         (unsigned long long)o->prepacked_bytes, "arena_bytes", (unsigned long long)o->arena_bytes,
         "input_bytes", (unsigned long long)o->input_bytes, "calibration_margin_bytes",
@@ -191,7 +194,7 @@ PyObject *tp_py_report(PyObject *self, PyObject *args) {
     tp_error_clear(&err);
     tp_status st;
     Py_BEGIN_ALLOW_THREADS;
-    st = gather(m.g, want_svg != 0, &r, &err);
+    st = gather(m.g, m.file_bytes, want_svg != 0, &r, &err);
     Py_END_ALLOW_THREADS;
     PyObject *d = st == TP_OK ? PyDict_New() : tp_py_raise(&err, st);
     PyObject *list = NULL, *choice = NULL;

@@ -24,8 +24,9 @@ def _runtime_bars(out: List[str], r: "Report") -> None:
         ("activations / arena", "#f28e2b", r.activations_bytes, o.arena_bytes),
         ("inputs", "#76b7b2", r.inputs_bytes, o.input_bytes),
         ("pre-packed copies", "#e15759", 0, o.prepacked_bytes),
-        ("session + thread pools + margin", "#bab0ac", 0,
-         o.session_fixed_bytes + o.calibration_margin_bytes),
+        ("session + nodes + model copy + margin", "#bab0ac", 0,
+         o.session_fixed_bytes + o.graph_bytes + o.model_copy_bytes
+         + o.calibration_margin_bytes),
     ]
     top = max(o.peak_bytes, r.budget_bytes, r.peak_bytes)
     if top == 0:

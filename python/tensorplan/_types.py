@@ -117,6 +117,8 @@ class OrtOptions:
 class RuntimeTerms:
     """What a runtime's peak is made of (they sum to ``Runtime.peak_bytes``)."""
     session_fixed_bytes: int
+    graph_bytes: int
+    model_copy_bytes: int
     weight_bytes: int
     prepacked_bytes: int
     arena_bytes: int
@@ -135,6 +137,12 @@ class Runtime:
     over_plan_bytes: int
     terms: RuntimeTerms
     activation_plan_bytes: Optional[int] = None
+    arena_first_run_bytes: Optional[int] = None
+    mem_pattern_bytes: Optional[int] = None
+    arena_emulated_bytes: Optional[int] = None
+    load_transient_bytes: Optional[int] = None
+    node_count: Optional[int] = None
+    model_file_bytes: Optional[int] = None
     conv_weight_bytes: Optional[int] = None
     gemm_weight_bytes: Optional[int] = None
     other_weight_bytes: Optional[int] = None
@@ -468,6 +476,8 @@ class OnnxruntimeFigure:
     peak_bytes: int
     over_plan_bytes: int
     session_fixed_bytes: int
+    graph_bytes: int
+    model_copy_bytes: int
     weight_bytes: int
     prepacked_bytes: int
     arena_bytes: int

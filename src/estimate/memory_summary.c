@@ -5,7 +5,8 @@
 #include "tensorplan/runtime.h"
 
 tp_status tp_memory_summary_compute(const tp_graph *g, const tp_plan_options *po,
-                                    tp_memory_summary *out, tp_error *err) {
+                                    uint64_t model_file_bytes, tp_memory_summary *out,
+                                    tp_error *err) {
     if (!g || !out) return tp_error_set(err, TP_ERR_INVALID, "memory summary: NULL argument");
     memset(out, 0, sizeof *out);
     tp_estimate_options eo;
@@ -18,6 +19,7 @@ tp_status tp_memory_summary_compute(const tp_graph *g, const tp_plan_options *po
     tp_runtime_options ro;
     tp_runtime_options_default(&ro);
     ro.runtime = TP_RUNTIME_ONNXRUNTIME;
+    ro.ort.model_file_bytes = model_file_bytes;
     st = tp_runtime_estimate_graph(g, &s.estimate, &ro, &s.onnxruntime, err);
     if (st == TP_OK) {
         tp_plan_options nr_opt = eo.plan;

@@ -119,6 +119,13 @@ static tp_status classify_weights(const tp_graph *g, tp_runtime_estimate *r, tp_
             if (c > cls[in]) cls[in] = c;
         }
     }
+    /* a tied copy's readers read its original (one tensor): the class goes to the original */
+    for (uint32_t id = 0; id < n; id++) {
+        const tp_node *node = tp_graph_node(g, (tp_node_id)id);
+        if (!is_weight(node) || node->op.kind != TP_OP_PARAM) continue;
+        tp_node_id to = node->op.attrs.param.tied_to;
+        if (to >= 0 && (uint32_t)to < n && cls[id] > cls[to]) cls[to] = cls[id];
+    }
     tp_status s = TP_OK;
     for (uint32_t id = 0; id < n && s == TP_OK; id++) {
         const tp_node *node = tp_graph_node(g, (tp_node_id)id);

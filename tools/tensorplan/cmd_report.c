@@ -174,21 +174,16 @@ static tp_status gather(report *r, tp_error *err) {
     tp_plan_options po;
     tp_plan_options_default(&po);
     tp_env_apply_plan(tp_cli_env(), &po);
-    tp_memory_summary ms;
-    tp_status st = tp_memory_summary_compute(g, &po, &ms, err);
+    /* the onnxruntime profile holds the parsed model file: its size is known here only */
+    uint64_t file_bytes = 0;
+    tp_status st = tp_cli_model_file_bytes(&r->a->model, &file_bytes, err);
     if (st != TP_OK) return st;
+    tp_memory_summary ms;
+    if ((st = tp_memory_summary_compute(g, &po, file_bytes, &ms, err)) != TP_OK) return st;
     r->est = ms.estimate;
     r->act = ms.activation_plan; /* r owns it now */
     r->ort = ms.onnxruntime;
     r->noreuse_bytes = ms.noreuse_bytes;
-    /* the onnxruntime profile holds the parsed model file: its size is known here only */
-    tp_runtime_options ro;
-    tp_runtime_options_default(&ro);
-    ro.runtime = TP_RUNTIME_ONNXRUNTIME;
-    if ((st = tp_cli_model_file_bytes(&r->a->model, &ro.ort.model_file_bytes, err)) != TP_OK ||
-        (ro.ort.model_file_bytes > 0 &&
-         (st = tp_runtime_estimate_graph(g, &r->est, &ro, &r->ort, err)) != TP_OK))
-        return st;
 
     if (r->a->has_budget) {
         r->budget = r->a->budget;
@@ -469,6 +464,8 @@ static void print_json(const report *r) {
     tp_json_kv_u64(&j, "over_plan_bytes",
                    tp_sat_sub_u64(r->ort.peak_bytes, r->ort.plan_peak_bytes));
     tp_json_kv_u64(&j, "session_fixed_bytes", r->ort.session_fixed_bytes);
+    tp_json_kv_u64(&j, "graph_bytes", r->ort.graph_bytes);
+    tp_json_kv_u64(&j, "model_copy_bytes", r->ort.model_copy_bytes);
     tp_json_kv_u64(&j, "weight_bytes", r->ort.weight_bytes);
     tp_json_kv_u64(&j, "prepacked_bytes", r->ort.prepacked_bytes);
     tp_json_kv_u64(&j, "arena_bytes", r->ort.arena_bytes);
