@@ -15,6 +15,11 @@
  *     be dropped into it, so the plan is explored elsewhere with that buffer earlier;
  *   - stranded: a buffer below L can only be lifted by a time-overlapping buffer still to
  *     be placed; with none left the branch is dead;
+ *   - forced: a buffer with no unplaced time-overlapping buffer left sits at its (final)
+ *     floor in every completion and constrains no one: placed at once, no branch;
+ *   - lift: a buffer below L ends on top of a neighbour placed later at >= x, so its
+ *     offset is >= min over unplaced neighbours q of max(x, floor q) + size q; that
+ *     must fit, and serves as its floor in the section bound;
  *   - section bound with unplaced floors: in each section, every unplaced buffer starts at
  *     or above max(x, its floor), so min(those) + (unplaced bytes in s) <= cap;
  *   - identical buffers (same size, lifetime, alignment) are placed in rank order;
@@ -48,7 +53,7 @@ typedef struct xs {
     uint64_t *h, *rem, *sky, *off, *fl;
     int64_t *cross;
     uint32_t *udeg, *pstack, *by_lo, *first_lo, *hang;
-    uint64_t *flr; /* floor of each unplaced rank at the current node */
+    uint64_t *flr; /* floor of each unplaced rank at the current node (lifted below L) */
     uint8_t *placed;
     size_t n_pstack;
     trail_e *trail;
@@ -215,9 +220,8 @@ static bool dfs(xs *s, uint32_t a, uint32_t b, uint64_t L, int64_t lr) {
         if (p->size[r] > s->cap || lift > s->cap - p->size[r]) return false;
         for (uint32_t sec = p->lo[r]; sec <= p->hi[r]; sec++)
             if (lift < s->fl[sec]) s->fl[sec] = lift;
+        s->flr[r] = lift;
     }
-    if (lo_min == UINT32_MAX) return true; /* nothing left here */
-    if (x == UINT64_MAX) return false;
     a = lo_min;
     b = hi_max;
 
