@@ -73,7 +73,8 @@ static tp_status portfolio_variant(portfolio *pf, int variant, tp_error *err) {
  * preorder with a node budget of FIRST_NODE_BUDGET * 2^r (a complete search needs no
  * restart: a run that ends within its budget proves the answer). tight_cap (0: none, else
  * < cap): a tighter cap tried alongside in every run (a plan within it fits within cap
- * too, and it prunes much harder when it is feasible); dropped once proven infeasible. */
+ * too, and it prunes much harder when it is feasible) with a quarter of the node budget;
+ * dropped once proven infeasible. */
 static tp_status decide(portfolio *pf, uint64_t cap, uint64_t tight_cap, tp_xs_clock *clk,
                         double probe_deadline, uint64_t *offsets, uint64_t *arena,
                         tp_xs_outcome *out, tp_error *err) {
@@ -88,8 +89,10 @@ static tp_status decide(portfolio *pf, uint64_t cap, uint64_t tight_cap, tp_xs_c
             if (st != TP_OK) goto done;
             for (int k = tight_cap ? 0 : 1; k < 2; k++) {
                 tp_xs_outcome o;
-                st = tp__xs_solve(&pf->cur, k == 0 ? tight_cap : cap, budget, clk, pf->off, arena,
-                                  &o, err);
+                /* the tighter cap gets a quarter of the budget: when it is not reachable
+                 * (D, J) it costs the cap's search a quarter more, not twice */
+                st = tp__xs_solve(&pf->cur, k == 0 ? tight_cap : cap,
+                                  k == 0 ? budget / 4 : budget, clk, pf->off, arena, &o, err);
                 if (st != TP_OK) goto done;
                 if (o == TP_XS_FEASIBLE) {
                     for (size_t r = 0; r < pf->m; r++)
