@@ -91,8 +91,8 @@ static tp_status decide(portfolio *pf, uint64_t cap, uint64_t tight_cap, tp_xs_c
                 tp_xs_outcome o;
                 /* the tighter cap gets a quarter of the budget: when it is not reachable
                  * (D, J) it costs the cap's search a quarter more, not twice */
-                st = tp__xs_solve(&pf->cur, k == 0 ? tight_cap : cap,
-                                  k == 0 ? budget / 4 : budget, clk, pf->off, arena, &o, err);
+                st = tp__xs_solve(&pf->cur, k == 0 ? tight_cap : cap, k == 0 ? budget / 4 : budget,
+                                  clk, pf->off, arena, &o, err);
                 if (st != TP_OK) goto done;
                 if (o == TP_XS_FEASIBLE) {
                     for (size_t r = 0; r < pf->m; r++)
