@@ -87,6 +87,14 @@ static uint64_t brute_force(const tp_buffer *b, int n) {
     return bf_best;
 }
 
+static void print_instance(const char *what, int it, const tp_buffer *b, int n) {
+    printf("  %s %d:", what, it);
+    for (int i = 0; i < n; i++)
+        printf(" (%llu,[%lld,%lld])", (unsigned long long)b[i].size, (long long)b[i].birth,
+               (long long)b[i].death);
+    printf("\n");
+}
+
 TP_TEST(exact_matches_brute_force_on_tiny_instances) {
     for (int it = 0; it < 400; it++) {
         tp_buffer b[7];
@@ -111,14 +119,109 @@ TP_TEST(exact_matches_brute_force_on_tiny_instances) {
             TP_CHECK_STATUS(st, TP_ERR_INFEASIBLE);
         }
         if (tp_test_cur_failed_) {
-            printf("  instance %d:", it);
-            for (int i = 0; i < n; i++)
-                printf(" (%llu,[%lld,%lld])", (unsigned long long)b[i].size, (long long)b[i].birth,
-                       (long long)b[i].death);
-            printf("\n");
+            print_instance("instance", it, b, n);
             return;
         }
     }
+}
+
+/* Dense tiny instances (long lifetimes, seven buffers): the search, not the heuristics,
+ * decides most of them, with buffers left below the last offset that must be lifted
+ * (forced placement and the lift bound, docs/exact.md). The optimum and the capacity
+ * answers must match brute force. */
+TP_TEST(exact_matches_brute_force_on_dense_tiny_instances) {
+    int searched = 0;
+    for (int it = 0; it < 2000; it++) {
+        tp_buffer b[7];
+        int n = 6 + (int)(rnd() % 2);
+        for (int i = 0; i < n; i++) {
+            int64_t birth = (int64_t)(rnd() % 10);
+            b[i] = buf(2 + rnd() % 30, birth, birth + 2 + (int64_t)(rnd() % 8));
+            b[i].id = i;
+        }
+        uint64_t opt = brute_force(b, n), off[7];
+        tp_alloc_result r, h;
+        tp_error err;
+        TP_CHECK_OK(plan(b, (size_t)n, TP_ALGO_BEST_FIT, 1, 0, 0, off, &h, &err), &err);
+        if (h.arena_bytes > opt) searched++;
+        TP_CHECK_OK(plan(b, (size_t)n, TP_ALGO_EXACT, 1, 0, 0, off, &r, &err), &err);
+        TP_CHECK_EQ_U64(r.arena_bytes, opt);
+        TP_CHECK_OK(plan(b, (size_t)n, TP_ALGO_EXACT, 1, 0, opt, off, &r, &err), &err);
+        TP_CHECK_STATUS(plan(b, (size_t)n, TP_ALGO_EXACT, 1, 0, opt - 1, off, &r, &err),
+                        TP_ERR_INFEASIBLE);
+        if (tp_test_cur_failed_) {
+            print_instance("dense instance", it, b, n);
+            return;
+        }
+    }
+    TP_CHECK(searched > 20); /* the search had work to do */
+}
+
+/* Perfect packings by construction: the arena [0, cap) is cut into live buffers; at each
+ * step some die, and every run of freed neighbours is refilled by one to three new buffers
+ * born there. Every step is full, so a plan at the lower bound (= cap) exists and the
+ * search at that capacity must find one, never prove it infeasible. */
+static size_t perfect_packing(tp_buffer *b, size_t max, uint64_t cap, int steps) {
+    enum { SEG = 64 }; /* more than the buffers: never full */
+    uint64_t start[SEG], len[SEG];
+    size_t id[SEG], n = 0, k = 0;
+    start[0] = 0, len[0] = cap, id[0] = n, k = 1;
+    b[n++] = buf(cap, 0, 0);
+    for (int t = 1; t <= steps; t++) {
+        size_t nk = 0;
+        uint64_t ns[SEG], nl[SEG];
+        size_t nid[SEG];
+        for (size_t i = 0; i < k;) {
+            bool last = t == steps || n + 3 > max;
+            if (!last && rnd() % 3 != 0) { /* survives */
+                b[id[i]].death = t;
+                ns[nk] = start[i], nl[nk] = len[i], nid[nk++] = id[i];
+                i++;
+                continue;
+            }
+            uint64_t gs = start[i], gl = 0; /* a run of dying neighbours */
+            while (i < k && (last || rnd() % 2 == 0 || gl == 0))
+                gl += len[i++];
+            if (last) break;
+            int parts = 1 + (int)(rnd() % 3);
+            for (int j = 0; j < parts && gl > 0 && nk < SEG; j++) {
+                uint64_t l = j == parts - 1 || nk == SEG - 1 ? gl : 1 + rnd() % gl;
+                b[n] = buf(l, t, t);
+                ns[nk] = gs, nl[nk] = l, nid[nk++] = n++;
+                gs += l, gl -= l;
+            }
+            if (gl > 0) nl[nk - 1] += gl, b[nid[nk - 1]].size += gl;
+        }
+        if (t == steps || nk == 0) break;
+        memcpy(start, ns, nk * sizeof *ns), memcpy(len, nl, nk * sizeof *nl);
+        memcpy(id, nid, nk * sizeof *nid), k = nk;
+    }
+    for (size_t i = 0; i < n; i++)
+        b[i].id = (int64_t)i;
+    return n;
+}
+
+TP_TEST(exact_finds_constructed_perfect_packings) {
+    enum { N = 24 };
+    int found = 0, searched = 0;
+    for (int it = 0; it < 300; it++) {
+        tp_buffer b[N];
+        uint64_t cap = 40 + rnd() % 60;
+        size_t n = perfect_packing(b, N, cap, 6 + (int)(rnd() % 10));
+        uint64_t off[N];
+        tp_alloc_result r;
+        tp_error err;
+        TP_CHECK_OK(plan(b, n, TP_ALGO_BEST_FIT, 1, 0, 0, off, &r, &err), &err);
+        if (r.arena_bytes <= cap) continue; /* the heuristic packs it: no search */
+        searched++;
+        tp_status st = plan(b, n, TP_ALGO_EXACT, 1, 2.0, cap, off, &r, &err);
+        if (st == TP_OK)
+            found++;
+        else
+            TP_CHECK_STATUS(st, TP_ERR_TIMEOUT); /* never "infeasible" */
+        if (tp_test_cur_failed_) return;
+    }
+    TP_CHECK(searched >= 20 && found >= searched - 2);
 }
 
 TP_TEST(random_instances_bounds_and_capacity) {
@@ -390,6 +493,8 @@ TP_TEST(allocation_failure_sweep) {
 
 int main(void) {
     TP_RUN(exact_matches_brute_force_on_tiny_instances);
+    TP_RUN(exact_matches_brute_force_on_dense_tiny_instances);
+    TP_RUN(exact_finds_constructed_perfect_packings);
     TP_RUN(random_instances_bounds_and_capacity);
     TP_RUN(degenerate_inputs_every_algo);
     TP_RUN(alignment_and_tail_guard);

@@ -15,6 +15,11 @@
  *     be dropped into it, so the plan is explored elsewhere with that buffer earlier;
  *   - stranded: a buffer below L can only be lifted by a time-overlapping buffer still to
  *     be placed; with none left the branch is dead;
+ *   - forced: a buffer with no unplaced time-overlapping buffer left sits at its (final)
+ *     floor in every completion and constrains no one: placed at once, no branch;
+ *   - lift: a buffer below L ends on top of a neighbour placed later at >= x, so its
+ *     offset is >= min over unplaced neighbours q of max(x, floor q) + size q; that
+ *     must fit, and serves as its floor in the section bound;
  *   - section bound with unplaced floors: in each section, every unplaced buffer starts at
  *     or above max(x, its floor), so min(those) + (unplaced bytes in s) <= cap;
  *   - identical buffers (same size, lifetime, alignment) are placed in rank order;
@@ -47,7 +52,8 @@ typedef struct xs {
     bool stop, timed_out;
     uint64_t *h, *rem, *sky, *off, *fl;
     int64_t *cross;
-    uint32_t *udeg, *pstack, *by_lo, *first_lo;
+    uint32_t *udeg, *pstack, *by_lo, *first_lo, *hang;
+    uint64_t *flr; /* floor of each unplaced rank at the current node (lifted below L) */
     uint8_t *placed;
     size_t n_pstack;
     trail_e *trail;
@@ -158,35 +164,64 @@ static bool dfs(xs *s, uint32_t a, uint32_t b, uint64_t L, int64_t lr) {
     uint32_t lo_min = UINT32_MAX, hi_max = 0, cand[MAX_CAND], n_cand = 0;
     /* memo key of the state: the unplaced set, the skyline where they live, L, rank */
     uint64_t key = mix64(L) ^ mix64((uint64_t)lr * 0x2545F4914F6CDD1Du);
+    uint32_t n_hang = 0;
     for (uint32_t i = i0; i < i1; i++) {
         uint32_t r = s->by_lo[i];
         if (s->placed[r]) continue;
-        key ^= s->zob[r];
-        if (p->lo[r] < lo_min) lo_min = p->lo[r];
-        if (p->hi[r] > hi_max) hi_max = p->hi[r];
         uint64_t f;
         if (!floor_of(s, r, &f)) return false;          /* can never fit */
         if (f < L && p->size[r] <= L - f) return false; /* dominated */
-        for (uint32_t sec = p->lo[r]; sec <= p->hi[r]; sec++)
-            if (f < s->fl[sec]) s->fl[sec] = f;
+        bool eligible = f > L || (f == L && (int64_t)r > lr);
+        if (s->udeg[r] == 0) {
+            /* no time-overlapping buffer left: its floor is final and it constrains no
+             * one, so it sits there in every completion (forced, no branch) */
+            if (!eligible) return false; /* stranded below L */
+            place(s, r, f);
+            continue;
+        }
+        key ^= s->zob[r];
+        if (p->lo[r] < lo_min) lo_min = p->lo[r];
+        if (p->hi[r] > hi_max) hi_max = p->hi[r];
+        s->flr[r] = f;
         s->cross[p->lo[r] + 1]++;
         s->cross[p->hi[r] + 1]--;
+        if (!eligible) {
+            s->hang[n_hang++] = r; /* must be lifted: bounded below after x is known */
+            continue;
+        }
+        for (uint32_t sec = p->lo[r]; sec <= p->hi[r]; sec++)
+            if (f < s->fl[sec]) s->fl[sec] = f;
         if (twin_waits(s, r)) continue;
-        if (f > L || (f == L && (int64_t)r > lr)) {
-            if (f < x) {
-                x = f;
-                n_cand = 0;
-            }
-            if (f == x && n_cand <= MAX_CAND) { /* MAX_CAND + 1 marks an overflow */
-                if (n_cand < MAX_CAND) cand[n_cand] = r;
-                n_cand++;
-            }
-        } else if (s->udeg[r] == 0) {
-            return false; /* stranded below L */
+        if (f < x) {
+            x = f;
+            n_cand = 0;
+        }
+        if (f == x && n_cand <= MAX_CAND) { /* MAX_CAND + 1 marks an overflow */
+            if (n_cand < MAX_CAND) cand[n_cand] = r;
+            n_cand++;
         }
     }
     if (lo_min == UINT32_MAX) return true; /* nothing left here */
     if (x == UINT64_MAX) return false;
+    /* a buffer below L (or at L behind the last rank) ends up on top of a time-overlapping
+     * buffer placed later, at offset >= x: its offset is at least the lowest such end */
+    for (uint32_t k = 0; k < n_hang; k++) {
+        uint32_t r = s->hang[k];
+        uint64_t lift = UINT64_MAX;
+        for (uint32_t j = p->adj_start[r]; j < p->adj_start[r + 1]; j++) {
+            uint32_t q = p->adj[j];
+            if (s->placed[q]) continue;
+            uint64_t v = tp_sat_add_u64(s->flr[q] > x ? s->flr[q] : x, p->size[q]);
+            if (v < lift) lift = v;
+        }
+        uint64_t mask = p->align[r] - 1;
+        if (lift > s->cap || lift > s->cap - mask) return false;
+        lift = (lift + mask) & ~mask;
+        if (p->size[r] > s->cap || lift > s->cap - p->size[r]) return false;
+        for (uint32_t sec = p->lo[r]; sec <= p->hi[r]; sec++)
+            if (lift < s->fl[sec]) s->fl[sec] = lift;
+        s->flr[r] = lift;
+    }
     a = lo_min;
     b = hi_max;
 
@@ -306,6 +341,8 @@ tp_status tp__xs_solve(const tp_xs_problem *p, uint64_t cap, uint64_t node_limit
     s.first_lo = tp_mem_calloc(a, ns + 2, sizeof *s.first_lo);
     s.placed = tp_mem_calloc(a, m, sizeof *s.placed);
     s.trail = tp_mem_alloc(a, s.cap_trail * sizeof *s.trail);
+    s.hang = tp_mem_alloc(a, m * sizeof *s.hang);
+    s.flr = tp_mem_alloc(a, m * sizeof *s.flr);
     size_t memo_n = (size_t)1 << 16;
     while (memo_n < ((size_t)1 << 20) && memo_n < 256 * m)
         memo_n <<= 1;
@@ -314,7 +351,7 @@ tp_status tp__xs_solve(const tp_xs_problem *p, uint64_t cap, uint64_t node_limit
     s.zob = tp_mem_alloc(a, m * sizeof *s.zob);
     tp_status st = TP_OK;
     if (!s.memo || !s.zob || !s.h || !s.rem || !s.fl || !s.cross || !s.sky || !s.off || !s.udeg ||
-        !s.pstack || !s.by_lo || !s.first_lo || !s.placed || !s.trail) {
+        !s.pstack || !s.by_lo || !s.first_lo || !s.placed || !s.trail || !s.hang || !s.flr) {
         st = tp_error_set(err, TP_ERR_NOMEM, "exact: out of memory for the search state");
         goto done;
     }
@@ -358,6 +395,8 @@ done:
     tp_mem_free(a, s.first_lo, (ns + 2) * sizeof *s.first_lo);
     tp_mem_free(a, s.placed, m * sizeof *s.placed);
     tp_mem_free(a, s.trail, s.cap_trail * sizeof *s.trail);
+    tp_mem_free(a, s.hang, m * sizeof *s.hang);
+    tp_mem_free(a, s.flr, m * sizeof *s.flr);
     tp_mem_free(a, s.memo, (s.memo_mask + 1) * sizeof *s.memo);
     tp_mem_free(a, s.zob, m * sizeof *s.zob);
     return st;
