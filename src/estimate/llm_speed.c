@@ -38,8 +38,9 @@ static const type_rate cpu_rates[] = {
 #define CPU_NODE_NS 300.0
 #define CPU_CALL_NS 30000.0
 /* The held-out benchmark's largest error (bench/llm_speed.sh, docs/estimate.md):
- * dense (the ~850 M models) and MoE (decode under-predicted ~2x). */
-#define CPU_ERROR_BAND_DENSE 0.30
+ * dense (~850 M held out at 28 %, but a rerun of the fit set at lower load moved
+ * figures by up to 48 %) and MoE (decode under-predicted ~2x). */
+#define CPU_ERROR_BAND_DENSE 0.50
 #define CPU_ERROR_BAND_MOE 0.55
 
 static const type_rate *rate_for(tp_dtype t, bool *borrowed) {
