@@ -25,7 +25,8 @@ TEST_PKGS=(
   python3-dev python3-venv python3-pip python3-setuptools python3-wheel python3-pytest
   python3-numpy                      # the Python package: build, install, pytest
   git g++                           # llama.cpp truth: clone node-llama-cpp's bundle, compile
-                                     # scripts/llm_probe.cpp, write GGUFs with gguf-py
+                                     # scripts/llm_probe.cpp and llama-bench
+                                     # (scripts/llama_bench_build.sh), write GGUFs with gguf-py
 )
 # shellcheck disable=SC2086
 deps_install "${TEST_PKGS[@]}" ${TP_EXTRA_DEPS:-}

@@ -32,6 +32,27 @@ MODELS = {
                              split=12),
 }
 
+# Throughput models (bench/llm_speed.sh, tests/cli/test_llm_speed.sh): llama-shaped, GQA, sized
+# ~20 M, ~120 M and ~850 M parameters, and an MoE (8 experts, 2 used); "speed_<size>_<type>".
+SPEED_SIZES = {
+    "20m": dict(arch="llama", L=4, E=512, H=8, KV=2, FF=1408, vocab=8192),
+    "120m": dict(arch="llama", L=8, E=1024, H=16, KV=4, FF=2816, vocab=16384),
+    "850m": dict(arch="llama", L=16, E=2048, H=32, KV=8, FF=5632, vocab=32000),
+    "moe": dict(arch="llama", L=8, E=1024, H=16, KV=4, FF=1408, vocab=16384, experts=8, used=2),
+}
+SPEED_TYPES = {"f32": Q.F32, "f16": Q.F16, "q8_0": Q.Q8_0, "q4_0": Q.Q4_0}
+
+
+def model_spec(name):
+    if name in MODELS:
+        return MODELS[name]
+    parts = name.split("_", 2)
+    if len(parts) == 3 and parts[0] == "speed" and parts[1] in SPEED_SIZES and parts[2] in SPEED_TYPES:
+        wt = SPEED_TYPES[parts[2]]
+        return dict(SPEED_SIZES[parts[1]], wt=wt, ftype={Q.F32: 0, Q.F16: 1, Q.Q4_0: 2, Q.Q8_0: 7}[wt])
+    sys.exit("make_llm_gguf: unknown model %s (speed_{%s}_{%s} or one of %s)" % (
+        name, ",".join(SPEED_SIZES), ",".join(SPEED_TYPES), ",".join(MODELS)))
+
 rng = np.random.default_rng(1234)
 
 
@@ -42,7 +63,7 @@ def tensor(w, name, shape, qt):
         w.add_tensor(name, np.ones(n, dtype=np.float32).reshape(tuple(reversed(shape))))
         return
     if qt == Q.F16:
-        w.add_tensor(name, (rng.standard_normal(n) * 0.02).astype(np.float16).reshape(tuple(reversed(shape))))
+        w.add_tensor(name, (rng.standard_normal(n, dtype=np.float32) * 0.02).astype(np.float16).reshape(tuple(reversed(shape))))
         return
     bs, ts = gguf.GGML_QUANT_SIZES[qt]
     assert shape[0] % bs == 0, (name, shape, qt)
@@ -54,6 +75,7 @@ def tensor(w, name, shape, qt):
 
 def write(path, name, m):
     arch = m["arch"]
+    vocab = m.get("vocab", VOCAB)
     w = gguf.GGUFWriter(path, arch, split_max_tensors=m.get("split", 0))
     L, E, H, KV, FF, wt = m["L"], m["E"], m["H"], m["KV"], m["FF"], m["wt"]
     hd = m.get("head_dim", E // H)
@@ -68,7 +90,7 @@ def write(path, name, m):
     w.add_value_length(hd)
     w.add_rope_freq_base(10000.0)
     w.add_layer_norm_rms_eps(1e-6)
-    w.add_file_type(1 if wt == Q.F16 else 7)
+    w.add_file_type(m.get("ftype", 1 if wt == Q.F16 else 7))
     if "swa" in m:
         w.add_sliding_window(m["swa"])
     if "experts" in m:
@@ -77,15 +99,15 @@ def write(path, name, m):
         if arch == "qwen3moe":
             w.add_expert_feed_forward_length(FF)
     w.add_tokenizer_model("llama")
-    w.add_token_list(["<unk>", "<s>", "</s>"] + ["t%d" % i for i in range(VOCAB - 3)])
-    w.add_token_scores([0.0] * VOCAB)
-    w.add_token_types([2, 3, 3] + [1] * (VOCAB - 3))
+    w.add_token_list(["<unk>", "<s>", "</s>"] + ["t%d" % i for i in range(vocab - 3)])
+    w.add_token_scores([0.0] * vocab)
+    w.add_token_types([2, 3, 3] + [1] * (vocab - 3))
     w.add_bos_token_id(1)
     w.add_eos_token_id(2)
-    tensor(w, "token_embd.weight", (E, VOCAB), wt)
+    tensor(w, "token_embd.weight", (E, vocab), wt)
     tensor(w, "output_norm.weight", (E,), Q.F32)
     if not m.get("tied"):
-        tensor(w, "output.weight", (E, VOCAB), wt)
+        tensor(w, "output.weight", (E, vocab), wt)
     for i in range(L):
         b = "blk.%d." % i
         tensor(w, b + "attn_norm.weight", (E,), Q.F32)
@@ -127,12 +149,13 @@ def main():
     names = sys.argv[3:] or list(MODELS)
     for n in names:
         path = os.path.join(out, n + ".gguf")
-        if "split" in MODELS[n]:
+        m = model_spec(n)
+        if "split" in m:
             if not any(f.startswith(n + "-00001-of-") for f in os.listdir(out)):
-                write(path, n, MODELS[n])  # gguf-py names the shards itself
+                write(path, n, m)  # gguf-py names the shards itself
             continue
         if not os.path.exists(path):
-            write(path + ".tmp", n, MODELS[n])
+            write(path + ".tmp", n, m)
             os.replace(path + ".tmp", path)
 
 

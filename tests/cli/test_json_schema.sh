@@ -284,6 +284,7 @@ for cmd in "${cmds[@]}"; do
         case_ estimate 3 estimate $C/test_basic_conv_with_padding.onnx --runtime onnxruntime --ort-no-prepack --ort-arena-extend same-as-requested --budget 1MiB --json
         case_ estimate 3 estimate "$tmp/tiny.gguf" --ctx 512 --seqs 4 --kv-type q8_0 --budget 1MiB --json
         case_ estimate 0 estimate "$tmp/tiny.gguf" --sweep ctx=1k,4k --sweep-kv f16,q4_k --budget 1GiB --json
+        case_ estimate 0 estimate "$tmp/tiny.gguf" --speed h100-sxm,rtx4090,nope --budget 1GiB --json
         # --devices prints the placement document (docs/schema/placement.schema.json)
         case_ placement 0 estimate "$tmp/tiny.gguf" --devices cuda0:8GiB,rpc:127.0.0.1:50052:4GiB,cpu:16GiB --tensor-split 1,1 --json
         case_ placement 3 estimate "$tmp/tiny.gguf" --devices h100-sxm,cpu:1KiB --no-kv-offload --json

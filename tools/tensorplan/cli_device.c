@@ -35,6 +35,7 @@ static tp_status calibrate_cpu(tp_cli_devices *d, tp_error *err) {
     tp_calib_options o;
     tp_calib_options_default(&o);
     tp_env_apply_calib(tp_cli_env(), &o);
+    if (d->threads) o.threads = d->threads;
     o.quick = d->quick;
     o.force = d->force;
     if (!d->quiet && tp_cli_progress_enabled(false))

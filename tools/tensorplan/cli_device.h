@@ -18,6 +18,7 @@ typedef struct tp_cli_devices {
     bool quick;               /* quick calibration when none is cached */
     bool force;               /* calibrate again */
     bool quiet;               /* no progress lines on stderr */
+    uint32_t threads;         /* CPU calibration threads; 0 = TENSORPLAN_THREADS or all */
     tp_dtype dtype;           /* GEMM precision on catalog devices (default f32) */
     double efficiency;        /* catalog default efficiency; 0 = keep (0.5) */
     const char *catalog_path; /* NULL = the built-in catalog */

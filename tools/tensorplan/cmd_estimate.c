@@ -10,6 +10,7 @@
 #include "cli_budget.h"
 #include "cli_env.h"
 #include "cli_llm_devices.h"
+#include "cli_llm_speed.h"
 #include "cli_llm_sweep.h"
 #include "cli_model.h"
 #include "cli_options.h"
@@ -30,6 +31,7 @@ typedef struct est_args {
     bool has_sweep;
     tp_cli_llm_sweep sweep;  /* --sweep ctx=...: peaks per context and KV type */
     tp_cli_devices_args dev; /* --devices SPEC ...: per-device placement (llama.cpp) */
+    tp_cli_llm_speed speed;  /* --speed DEVICES: llama-bench pp/tg tokens per second */
 } est_args;
 
 /* "E,L,SIZE[,MAX]" */
@@ -156,6 +158,17 @@ static const tp_cli_opt estimate_opts[] = {
      .what = "types (f16,q8_0,q4_0)",
      .apply = apply_sweep,
      .help = ".gguf: KV cache types of the sweep (default f16,q8_0,q4_0)"},
+    TP_OPT_STRING_ROW("speed", est_args, speed.devices, "DEVICES",
+                      ".gguf: prefill and decode tokens per second as\n"
+                      "llama-bench measures them (pp512, tg128) on each device:\n"
+                      "cpu (this machine, calibrated), catalog names\n"
+                      "(h100-sxm, rpi5, ...); comma-separated"),
+    TP_OPT_U32_ROW("threads", est_args, speed.threads, "N", 1, 4096,
+                   "--speed: CPU threads (llama-bench -t; default: all)"),
+    TP_OPT_INT_ROW("prompt", est_args, speed.n_prompt, "N", 1, 1 << 24,
+                   "--speed: prompt tokens of the prefill test (default 512)"),
+    TP_OPT_INT_ROW("gen", est_args, speed.n_gen, "N", 1, 1 << 24,
+                   "--speed: generated tokens of the decode test (default 128)"),
     TP_CLI_PLAN(est_args, eo.plan),
     {.name = "runtime",
      .kind = TP_OPT_CUSTOM,
@@ -252,6 +265,10 @@ static int parse_args(est_args *a, int argc, char **argv) {
                                        "models");
     if (a->dev.devices && !a->model.gguf)
         return tp_cli_usage_error(cmd, "--devices places a .gguf model");
+    if (!a->speed.devices && (a->speed.threads || a->speed.n_prompt || a->speed.n_gen))
+        return tp_cli_usage_error(cmd, "--threads, --prompt and --gen go with --speed");
+    if (a->speed.devices && (!a->model.gguf || a->dev.devices))
+        return tp_cli_usage_error(cmd, "--speed predicts a .gguf model (without --devices)");
     if (a->has_budget && a->gpu)
         return tp_cli_usage_error(cmd, "--gpu chooses the default budget; drop it or --budget");
     return 0;
@@ -463,6 +480,7 @@ static void print_json(const est_args *a, const tp_graph *g, const tp_estimate *
     }
     json_runtime(&j, a, rt);
     if (lv && a->has_sweep) tp_cli_llm_sweep_json(&j, &a->sweep, budget);
+    if (lv && a->speed.devices) tp_cli_llm_speed_json(&j, &a->speed);
     json_memory(&j, mv);
     if (!fits) tp_json_kv_str(&j, "message", msg);
     tp_json_end_object(&j);
@@ -663,11 +681,16 @@ static int run(est_args *a) {
     tp_error_clear(&fe);
     bool fits = tp_estimate_fits_in(&checked, budget, &d, &fe) == TP_OK;
     if (lv && a->has_sweep) tp_cli_llm_sweep_run(&lc, &a->llm, &a->sweep);
+    if (lv && a->speed.devices) {
+        int rs = tp_cli_llm_speed_run("estimate", a->model.gguf, &a->llm, &a->speed);
+        if (rs) return rs;
+    }
     if (a->json)
         print_json(a, g, &e, budget, how, fits, &d, m, fe.msg, lv, &mv, &rt);
     else
         print_text(a, g, &e, budget, how, fits, &d, m, fe.msg, lv, &rt);
     if (lv && a->has_sweep && !a->json) tp_cli_llm_sweep_print(&a->sweep, budget);
+    if (lv && a->speed.devices && !a->json) tp_cli_llm_speed_print(&a->speed);
     tp_graph_destroy(g);
     return fits ? TP_EXIT_OK : TP_EXIT_OVER_BUDGET;
 }

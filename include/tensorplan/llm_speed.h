@@ -1,0 +1,97 @@
+/*
+ * tensorplan/llm_speed.h — LLM throughput: prefill and decode tokens per
+ * second of a GGUF model on a device model (this CPU calibrated, a catalog
+ * device), as llama-bench measures them (pp<n_prompt>, tg<n_gen>).
+ *
+ * The model (docs/estimate.md, "Throughput"):
+ *   decode, per token, at the mean context of the test:
+ *     weight bytes read = every matrix but the token-embedding lookup (one row;
+ *       a tied embedding is read whole as the output layer); MoE: the shared
+ *       tensors plus n_expert_used / n_expert of the stacked *_exps tensors
+ *     KV bytes read = K + V of every layer over the cells llama.cpp attends
+ *       (the used cells padded to 256)
+ *     time = max(weights and KV / memory bandwidth,
+ *                weight elements / kernel rate of the weight type) + overhead
+ *   prefill, per ubatch: GEMM flops 2·elements·tokens of every matrix (the
+ *     output layer for the last token only, as llama-bench asks for one
+ *     logit row), at the device's GEMM throughput for that shape times the
+ *     weight type's rate, plus causal attention 2·n_head·(dk+dv)·n²/2 per
+ *     layer at the f16 kernel rate, plus overhead.
+ *   overhead: graph nodes per token (~20 per layer) × (a node's cost +
+ *     the device's dispatch_ns) plus a fixed cost per llama_decode call.
+ * CPU kernel rates per weight type (f32, f16, bf16, q8_0, q4_0, ...) are
+ * ratios to the device's large f32 GEMM throughput, fitted against llama-bench
+ * (llama.cpp's CPU backend, node-llama-cpp's build) on the random-weight GGUFs
+ * of bench/llm_speed.sh (fit set: the ~20 M and ~120 M models; held out: the
+ * ~850 M and MoE models); types never benchmarked borrow the nearest bench
+ * type's ratio and say so in `kernel`. GPUs (catalog or measured): decode at
+ * the memory bandwidth, prefill at the f16 tensor throughput; never compared
+ * with llama.cpp here, so their error band is 0 (unknown).
+ *
+ * Ownership: plain structs; nothing is retained. Thread safety: reentrant.
+ */
+#ifndef TENSORPLAN_LLM_SPEED_H
+#define TENSORPLAN_LLM_SPEED_H
+
+#include "tensorplan/cost.h"
+#include "tensorplan/llm.h"
+#include "tensorplan/registry.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tp_llm_speed_options {
+    uint64_t n_prompt; /* prefill tokens (llama-bench -p); default 512; 0 = no prefill test */
+    uint64_t n_gen;    /* generated tokens (llama-bench -n); default 128; 0 = no decode test */
+    uint64_t n_depth;  /* tokens already in the KV cache (llama-bench -d); default 0 */
+    uint64_t n_ubatch; /* tokens per forward pass; default 512 */
+    tp_dtype type_k;   /* KV cache types; default f16 */
+    tp_dtype type_v;
+} tp_llm_speed_options;
+
+TP_API void tp_llm_speed_options_default(tp_llm_speed_options *o);
+
+#define TP_LLM_SPEED_TEXT_CAP 160
+
+typedef struct tp_llm_speed {
+    double prefill_tps;   /* n_prompt / prefill_ns (0 when n_prompt is 0) */
+    double decode_tps;    /* n_gen / decode_ns (0 when n_gen is 0) */
+    double prefill_ns;    /* the whole prompt */
+    double decode_ns;     /* all n_gen tokens */
+    tp_dtype weight_type; /* the matrices' dominant type (most bytes) */
+    /* decode, one token at the mean context */
+    uint64_t decode_weight_bytes; /* weights read per token */
+    uint64_t decode_kv_bytes;     /* K + V read per token */
+    double decode_memory_ns;      /* (weights + KV) / bandwidth */
+    double decode_kernel_ns;      /* weight elements / kernel rate (+ attention) */
+    double decode_overhead_ns;    /* graph nodes and the per-call cost */
+    const char *decode_bound;     /* "memory", "kernel" or "overhead" (static) */
+    /* prefill, the whole prompt */
+    double prefill_flops;       /* GEMM + attention */
+    double prefill_gemm_ns;     /* the matrices */
+    double prefill_attn_ns;     /* causal attention */
+    double prefill_overhead_ns; /* graph nodes per ubatch */
+    const char *prefill_bound;  /* "compute", "memory" or "overhead" (static) */
+    /* provenance */
+    tp_model_source source;                   /* the device model's */
+    char kernel[TP_LLM_SPEED_TEXT_CAP];       /* "llama.cpp cpu q4_0 kernel, ratios fitted (...)" */
+    char basis[TP_LLM_SPEED_TEXT_CAP];        /* the device figures used */
+    double error_band;                        /* expected |error| fraction; 0 = not benchmarked */
+    char error_source[TP_LLM_SPEED_TEXT_CAP]; /* where error_band comes from */
+} tp_llm_speed;
+
+/* Predict llama-bench's pp<n_prompt> and tg<n_gen> for model c (weights: the
+ * registry tp_gguf_read_llm filled, for each tensor's type and size) on
+ * device d (its threads field is the thread count for CPUs). o may be NULL
+ * (defaults). Errors: TP_ERR_INVALID (NULL arguments, an empty registry, a
+ * model with no layers or heads, an invalid device model: the message names
+ * the field), TP_ERR_OVERFLOW. Reentrant. */
+TP_API tp_status tp_llm_speed_predict(const tp_llm_config *c, const tp_registry *weights,
+                                      const tp_device_model *d, const tp_llm_speed_options *o,
+                                      tp_llm_speed *out, tp_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

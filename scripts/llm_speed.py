@@ -1,0 +1,150 @@
+"""Predicted (tensorplan estimate --speed cpu) vs measured (llama-bench) LLM throughput.
+
+usage: /usr/bin/python3 scripts/llm_speed.py TENSORPLAN LLAMA_BENCH MODEL_DIR RESULT_DIR
+           [--models a,b,...] [--threads 1,2] [--reps N] [--check] [--fit]
+
+For each model (MODEL_DIR/<name>.gguf) and thread count: llama-bench -p 512 -n 128 -r N -o jsonl
+(cached in RESULT_DIR/<name>-t<T>.jsonl; delete to measure again), the best sample of each test
+(the machine is shared: the best run is the least disturbed), and tensorplan's prediction at the
+same thread count (its CPU calibration at T threads). At one thread the measurement is by CPU
+time instead (measure_cpu; LLM_SPEED_WALL=1 for llama-bench's own wall-clock figures), as the
+calibration measures one thread. Prints one row per model and thread count
+with the load average at measurement time. --check: exit 1 when an error exceeds the band the
+prediction itself states (error_band). --fit: print, per weight type, the rate ratios that would
+have matched (decode: kernel time needed = measured - overhead; prefill: GEMM time needed)."""
+import json
+import os
+import subprocess
+import sys
+
+FIT = {"20m", "120m"}  # the fit set; 850m and moe are held out
+
+
+def args():
+    a = sys.argv[1:]
+    opts = {"models": None, "threads": "1", "reps": "1", "check": False, "fit": False}
+    pos = []
+    i = 0
+    while i < len(a):
+        if a[i] in ("--models", "--threads", "--reps"):
+            opts[a[i][2:]] = a[i + 1]
+            i += 2
+        elif a[i] in ("--check", "--fit"):
+            opts[a[i][2:]] = True
+            i += 1
+        else:
+            pos.append(a[i])
+            i += 1
+    if len(pos) != 4:
+        sys.exit(__doc__)
+    return pos, opts
+
+
+def cpu_seconds(cmd):
+    """CPU time (user + sys) of a child process."""
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, ru = os.wait4(p.pid, 0)
+    if status != 0:
+        sys.exit("llama-bench failed: %s\n%s" % (" ".join(cmd), p.stderr.read().decode()[-2000:]))
+    return ru.ru_utime + ru.ru_stime
+
+
+def measure_cpu(lb, gguf, out, reps):
+    """One thread, by CPU time: the shared machine's other jobs do not count. llama-bench runs
+    each test with -r 1 and with -r 1+reps (no warm-up); the difference / reps is the CPU time
+    of one run (loading and setup cancel)."""
+    if not os.path.exists(out):
+        load = float(open("/proc/loadavg").read().split()[0])
+        res = {"loadavg": load, "method": "cpu-time"}
+        for test, pn in (("pp", ["-p", "512", "-n", "0"]), ("tg", ["-p", "0", "-n", "128"])):
+            base = [lb, "-m", gguf, "-t", "1", "--no-warmup"] + pn
+            one = cpu_seconds(base + ["-r", "1"])
+            more = cpu_seconds(base + ["-r", str(1 + int(reps))])
+            per = (more - one) / int(reps)
+            res[test] = (512 if test == "pp" else 128) / per if per > 0 else 0
+        with open(out + ".tmp", "w") as f:
+            f.write(json.dumps(res) + "\n")
+        os.replace(out + ".tmp", out)
+    r = json.loads(open(out).readline())
+    return r["pp"], r["tg"], r["loadavg"]
+
+
+def measure(lb, gguf, out, threads, reps):
+    if str(threads) == "1" and os.environ.get("LLM_SPEED_WALL") != "1":
+        return measure_cpu(lb, gguf, out.replace(".jsonl", "-cpu.json"), reps)
+    if not os.path.exists(out):
+        load = open("/proc/loadavg").read().split()[0]
+        r = subprocess.run([lb, "-m", gguf, "-t", str(threads), "-p", "512", "-n", "128", "-r", str(reps),
+                            "-o", "jsonl"], capture_output=True, text=True)
+        if r.returncode != 0:
+            sys.exit("llama-bench failed on %s:\n%s" % (gguf, r.stderr[-2000:]))
+        with open(out + ".tmp", "w") as f:
+            f.write(r.stdout)
+            f.write(json.dumps({"loadavg": float(load)}) + "\n")
+        os.replace(out + ".tmp", out)
+    pp = tg = None
+    load = None
+    for line in open(out):
+        r = json.loads(line)
+        if "loadavg" in r:
+            load = r["loadavg"]
+        elif r["n_prompt"]:
+            pp = max(r["samples_ts"])
+        else:
+            tg = max(r["samples_ts"])
+    return pp, tg, load
+
+
+def predict(tp, gguf, threads):
+    r = subprocess.run([tp, "estimate", gguf, "--speed", "cpu", "--threads", str(threads), "--json", "-q"],
+                       capture_output=True, text=True)
+    if r.returncode not in (0, 3):
+        sys.exit("tensorplan failed on %s:\n%s" % (gguf, r.stderr))
+    return json.loads(r.stdout)["speed"][0]
+
+
+def main():
+    (tp, lb, mdir, rdir), o = args()
+    os.makedirs(rdir, exist_ok=True)
+    models = o["models"].split(",") if o["models"] else sorted(
+        f[:-5] for f in os.listdir(mdir) if f.startswith("speed_") and f.endswith(".gguf"))
+    fails = 0
+    fmt = "%-16s %-5s %2s %9s %9s %7s %9s %9s %7s %5s  %s"
+    print(fmt % ("model", "set", "t", "pp pred", "pp meas", "err", "tg pred", "tg meas", "err", "load", "tg bound"))
+    errs = {"fit": [], "held-out": []}
+    for m in models:
+        size = m.split("_")[1]
+        part = "fit" if size in FIT else "held-out"
+        for t in o["threads"].split(","):
+            pp, tg, load = measure(lb, os.path.join(mdir, m + ".gguf"), os.path.join(rdir, "%s-t%s.jsonl" % (m, t)),
+                                   t, o["reps"])
+            p = predict(tp, os.path.join(mdir, m + ".gguf"), t)
+            e_pp = p["prefill_tps"] / pp - 1
+            e_tg = p["decode_tps"] / tg - 1
+            errs[part] += [abs(e_pp), abs(e_tg)]
+            band = p["error_band"]
+            bad = band > 0 and (abs(e_pp) > band or abs(e_tg) > band)
+            fails += bad
+            print(fmt % (m[6:], part, t, "%.1f" % p["prefill_tps"], "%.1f" % pp, "%+.0f%%" % (100 * e_pp),
+                         "%.1f" % p["decode_tps"], "%.1f" % tg, "%+.0f%%" % (100 * e_tg),
+                         "%.1f" % load if load is not None else "?", p["decode_bound"] + (" OUT OF BAND" if bad else "")))
+            if o["fit"]:
+                tok = 1e9 / tg
+                need = tok - p["decode_overhead_ns"]
+                pf = 512 * 1e9 / pp - p["prefill_overhead_ns"] - p["prefill_attn_ns"]
+                print("    fit %s: decode rate x%.2f (kernel %.0f ns, memory %.0f ns, need %.0f ns); "
+                      "prefill rate x%.2f" % (p["weight_type"], p["decode_kernel_ns"] / need if need > 0 else 0,
+                                               p["decode_kernel_ns"], p["decode_memory_ns"], need,
+                                               p["prefill_gemm_ns"] / pf if pf > 0 else 0))
+    for k, v in errs.items():
+        if v:
+            print("%s: mean |error| %.1f%%, max %.1f%% over %d figures" % (k, 100 * sum(v) / len(v),
+                                                                         100 * max(v), len(v)))
+    print("basis: %s\nkernel: %s" % (p["basis"], p["kernel"]))
+    if o["check"] and fails:
+        print("%d row(s) outside the stated error band" % fails)
+        return 1
+    return 0
+
+
+sys.exit(main())

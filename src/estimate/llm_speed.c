@@ -1,0 +1,336 @@
+/* LLM throughput: llama-bench's pp / tg tokens per second predicted from the
+ * GGUF's tensors and a device model (tensorplan/llm_speed.h). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tensorplan/llm_speed.h"
+
+/* Graph nodes per layer of a llama-style decoder step (norm, mul, q/k/v
+ * matmuls, two ropes, two KV copies, flash attention, output matmul, add,
+ * norm, mul, gate/up matmuls, glu, down matmul, add: ~20); the output adds a
+ * few. Used for the overhead term only. */
+#define NODES_PER_LAYER 20.0
+#define NODES_OUTPUT 4.0
+/* KV cells llama.cpp attends are the used cells padded to this. */
+#define KV_PAD 256
+
+/* CPU kernel rates of llama.cpp's CPU backend, relative to the device's large
+ * f32 GEMM throughput G (GFLOP/s = flops per ns):
+ *   dec  weight elements per ns in a decode matrix-vector product, per G
+ *   pp   prefill GEMM flops per ns, per the device's f32 GEMM rate at that shape
+ * Fitted with bench/llm_speed.sh on the fit set (the ~20 M and ~120 M models,
+ * one thread, by CPU time; llama.cpp v0.5.0 of node-llama-cpp, its zen4 CPU
+ * variant, on an AMD EPYC with AVX-512): the geometric mean over the two sizes
+ * of the factor that would have matched each. docs/estimate.md has the table. */
+typedef struct type_rate {
+    tp_dtype type;
+    double dec, pp;
+} type_rate;
+
+static const type_rate cpu_rates[] = {
+    {TP_DTYPE_F32, 0.0416, 0.424},
+    {TP_DTYPE_F16, 0.0844, 0.488},
+    {TP_DTYPE_Q8_0, 0.0748, 0.693},
+    {TP_DTYPE_Q4_0, 0.187, 1.372},
+};
+/* Per graph node (ns) at one thread, and per llama_decode call. */
+#define CPU_NODE_NS 300.0
+#define CPU_CALL_NS 30000.0
+/* The held-out benchmark's largest error (bench/llm_speed.sh, docs/estimate.md):
+ * dense (~850 M held out at 28 %, but a rerun of the fit set at lower load moved
+ * figures by up to 48 %) and MoE (decode under-predicted ~2x). */
+#define CPU_ERROR_BAND_DENSE 0.50
+#define CPU_ERROR_BAND_MOE 0.55
+
+static const type_rate *rate_for(tp_dtype t, bool *borrowed) {
+    size_t n = sizeof cpu_rates / sizeof cpu_rates[0];
+    *borrowed = false;
+    for (size_t i = 0; i < n; i++)
+        if (cpu_rates[i].type == t) return &cpu_rates[i];
+    *borrowed = true;
+    const tp_dtype_info *di = tp_dtype_get(t);
+    if (t == TP_DTYPE_BF16) return &cpu_rates[1];
+    /* quantized: 8-bit-ish blocks like q8_0, smaller like q4_0 */
+    if (di && di->block_elems > 1) {
+        double bits = 8.0 * (double)di->block_bytes / (double)di->block_elems;
+        return bits > 6.0 ? &cpu_rates[2] : &cpu_rates[3];
+    }
+    return &cpu_rates[0];
+}
+
+void tp_llm_speed_options_default(tp_llm_speed_options *o) {
+    memset(o, 0, sizeof *o);
+    o->n_prompt = 512;
+    o->n_gen = 128;
+    o->n_ubatch = 512;
+    o->type_k = o->type_v = TP_DTYPE_F16;
+}
+
+/* One matrix of the model as the forward pass uses it. */
+typedef struct mat_use {
+    double elements;  /* weight elements multiplied per token */
+    double bytes;     /* weight bytes read per decode token */
+    double all_bytes; /* bytes read per prefill ubatch */
+    double k;         /* inner dimension (ne0) */
+    double n;         /* output rows per token (elements / k) */
+    bool output;      /* the output layer: one token in prefill */
+    tp_dtype type;
+} mat_use;
+
+static bool is_matrix(const tp_weight_entry *w) {
+    return w->kind != TP_WEIGHT_TIED_ALIAS && w->rank >= 2 && w->dims[0] > 1 && w->dims[1] > 1;
+}
+
+/* The fraction of a tensor a token reads: experts used / experts for *_exps. */
+static double token_fraction(const tp_llm_config *c, const char *name) {
+    if (strstr(name, "_exps") && c->n_expert > 0 && c->n_expert_used > 0)
+        return (double)c->n_expert_used / (double)c->n_expert;
+    return 1.0;
+}
+
+static double kv_row_bytes(const tp_llm_config *c, const tp_llm_speed_options *o, uint64_t il) {
+    uint64_t heads = il < TP_LLM_MAX_LAYERS ? c->layer_head_kv[il] : c->n_head_kv;
+    const tp_dtype_info *k = tp_dtype_get(o->type_k), *v = tp_dtype_get(o->type_v);
+    double kb = k ? (double)k->block_bytes / (double)k->block_elems : 2.0;
+    double vb = v ? (double)v->block_bytes / (double)v->block_elems : 2.0;
+    return (double)heads * ((double)c->head_dim_k * kb + (double)c->head_dim_v * vb);
+}
+
+static double pad_cells(double cells) {
+    return ceil(cells / KV_PAD) * KV_PAD;
+}
+
+static double large_gemm(const tp_device_model *d) {
+    return d->gemm[d->n_gemm - 1].gflops;
+}
+
+static bool is_gpu(const tp_device_model *d) {
+    return d->kind != TP_DEVICE_CPU;
+}
+
+/* Matrix i of the registry as the forward pass uses it; false for tensors
+ * that are not read as matrices (norms, biases, the embedding lookup). */
+static bool mat_get(const tp_llm_config *c, const tp_registry *w, bool tied, uint32_t i,
+                    mat_use *u) {
+    const tp_weight_entry *e = tp_registry_entry(w, i);
+    if (!e || !is_matrix(e)) return false;
+    bool embd = strcmp(e->name, "token_embd.weight") == 0;
+    if (embd && !tied) return false; /* a row lookup: one row per token */
+    double el = 1;
+    for (int32_t r = 0; r < e->rank; r++)
+        el *= (double)e->dims[r];
+    double frac = token_fraction(c, e->name);
+    u->elements = el * frac;
+    u->bytes = (double)e->bytes * frac;
+    u->all_bytes = (double)e->bytes;
+    u->k = (double)e->dims[0];
+    u->n = u->elements / u->k;
+    u->output = embd || strcmp(e->name, "output.weight") == 0;
+    u->type = e->dtype;
+    return true;
+}
+
+typedef struct mat_set {
+    const tp_llm_config *c;
+    const tp_registry *w;
+    bool tied; /* no output.weight: the embedding is the output layer */
+} mat_set;
+
+/* The dominant matrix type (most bytes); false when there is no matrix. */
+static bool dominant_type(const mat_set *ms, tp_dtype *out) {
+    double by_type[TP_DTYPE_COUNT] = {0};
+    bool any = false;
+    mat_use u;
+    for (uint32_t i = 0; i < tp_registry_count(ms->w); i++)
+        if (mat_get(ms->c, ms->w, ms->tied, i, &u) && (unsigned)u.type < TP_DTYPE_COUNT) {
+            by_type[u.type] += u.all_bytes;
+            any = true;
+        }
+    tp_dtype best = TP_DTYPE_F32;
+    for (int t = 0; t < TP_DTYPE_COUNT; t++)
+        if (by_type[t] > by_type[best]) best = (tp_dtype)t;
+    *out = best;
+    return any;
+}
+
+typedef struct speed_ctx {
+    const tp_llm_config *c;
+    const tp_device_model *d;
+    const tp_llm_speed_options *o;
+    double node_ns; /* one graph node */
+    double call_ns; /* one llama_decode call */
+    double nodes;   /* per forward */
+} speed_ctx;
+
+/* Decode one token at `cells` context: fills the decode fields of s. */
+static void decode_token(const speed_ctx *x, const mat_set *ms, double cells, tp_llm_speed *s,
+                         double *ns) {
+    const tp_llm_config *c = x->c;
+    const tp_device_model *d = x->d;
+    double wbytes = 0, kernel = 0, kv = 0, attn_el = 0;
+    mat_use m;
+    for (uint32_t i = 0; i < tp_registry_count(ms->w); i++) {
+        if (!mat_get(c, ms->w, ms->tied, i, &m)) continue;
+        wbytes += m.bytes;
+        if (!is_gpu(d)) {
+            bool borrowed;
+            kernel += m.elements / (rate_for(m.type, &borrowed)->dec * large_gemm(d));
+        }
+    }
+    double attended = pad_cells(cells);
+    for (uint64_t il = 0; il < c->n_layer; il++) {
+        kv += attended * kv_row_bytes(c, x->o, il);
+        attn_el += attended * (double)c->n_head * (double)(c->head_dim_k + c->head_dim_v);
+    }
+    if (!is_gpu(d)) {
+        bool borrowed;
+        kernel += attn_el / (rate_for(TP_DTYPE_F16, &borrowed)->dec * large_gemm(d));
+    }
+    double mem = (wbytes + kv) / d->mem_gbps;
+    double over = x->nodes * x->node_ns + x->call_ns;
+    s->decode_weight_bytes = (uint64_t)wbytes;
+    s->decode_kv_bytes = (uint64_t)kv;
+    s->decode_memory_ns = mem;
+    s->decode_kernel_ns = kernel;
+    s->decode_overhead_ns = over;
+    double body = mem > kernel ? mem : kernel;
+    s->decode_bound = over > body ? "overhead" : mem >= kernel ? "memory" : "kernel";
+    *ns = body + over;
+}
+
+/* GEMM throughput for a weight type at an m×k by k×n shape. */
+static double gemm_rate(const tp_device_model *d, tp_dtype t, double m, double k, double n) {
+    uint64_t mm = m < 1 ? 1 : (uint64_t)m, kk = k < 1 ? 1 : (uint64_t)k,
+             nn = n < 1 ? 1 : (uint64_t)n;
+    if (is_gpu(d)) /* llama.cpp's GPU backends run large batches on f16 tensor paths */
+        return tp_device_gemm_gflops(d, TP_DTYPE_F16, mm, kk, nn);
+    bool borrowed;
+    return tp_device_gemm_gflops(d, TP_DTYPE_F32, mm, kk, nn) * rate_for(t, &borrowed)->pp;
+}
+
+/* One ubatch of t tokens after `past` tokens. */
+static void prefill_ubatch(const speed_ctx *x, const mat_set *ms, double t, double past,
+                           tp_llm_speed *s) {
+    const tp_llm_config *c = x->c;
+    const tp_device_model *d = x->d;
+    double gemm = 0, flops = 0, bytes = 0;
+    mat_use m;
+    for (uint32_t i = 0; i < tp_registry_count(ms->w); i++) {
+        if (!mat_get(c, ms->w, ms->tied, i, &m)) continue;
+        double tok = m.output ? 1 : t;
+        /* MoE: every token runs its used experts; a ubatch reads every expert */
+        double f = 2.0 * m.elements * tok;
+        flops += f;
+        bytes += m.all_bytes;
+        gemm += f / gemm_rate(d, m.type, tok, m.k, m.n);
+    }
+    /* causal attention: query i attends past + i + 1 cells */
+    double pairs = t * past + t * (t + 1) / 2;
+    double attn_el = pairs * (double)c->n_head * (double)(c->head_dim_k + c->head_dim_v);
+    double attn;
+    if (is_gpu(d))
+        attn = 2 * attn_el /
+               tp_device_gemm_gflops(d, TP_DTYPE_F16, (uint64_t)t, c->head_dim_k,
+                                     (uint64_t)(past + t));
+    else {
+        bool borrowed;
+        attn = attn_el / (rate_for(TP_DTYPE_F16, &borrowed)->dec * large_gemm(d));
+    }
+    flops += 2 * attn_el;
+    double mem = bytes / d->mem_gbps;
+    double over = x->nodes * x->node_ns + x->call_ns;
+    s->prefill_flops += flops;
+    s->prefill_gemm_ns += gemm > mem ? gemm : mem;
+    s->prefill_attn_ns += attn;
+    s->prefill_overhead_ns += over;
+    s->prefill_bound = over > gemm + attn ? "overhead" : mem > gemm ? "memory" : "compute";
+}
+
+static void describe(const tp_llm_config *c, const tp_device_model *d, tp_dtype t,
+                     tp_llm_speed *s) {
+    s->source = d->source;
+    if (is_gpu(d)) {
+        snprintf(s->kernel, sizeof s->kernel,
+                 "%s: decode at memory bandwidth, prefill at the f16 tensor rate (not compared "
+                 "with llama.cpp)",
+                 tp_device_kind_name(d->kind));
+        snprintf(s->basis, sizeof s->basis, "%s %.32s: %.0f GB/s, f16 GEMM %.0f GFLOP/s",
+                 tp_model_source_name(d->source), d->name, d->mem_gbps,
+                 tp_device_gemm_gflops(d, TP_DTYPE_F16, 4096, 4096, 4096));
+        s->error_band = 0;
+        snprintf(s->error_source, sizeof s->error_source,
+                 "unknown: no llama.cpp run on this device");
+        return;
+    }
+    bool borrowed;
+    const type_rate *r = rate_for(t, &borrowed);
+    snprintf(s->kernel, sizeof s->kernel,
+             "llama.cpp cpu %s kernel%s%s: decode %.3f, prefill %.2f x f32 GEMM (fitted)",
+             tp_dtype_name(t), borrowed ? " as " : "", borrowed ? tp_dtype_name(r->type) : "",
+             r->dec, r->pp);
+    snprintf(s->basis, sizeof s->basis,
+             "%s %.24s, %u thread(s): f32 GEMM %.1f GFLOP/s (%.32s), %.1f GB/s",
+             tp_model_source_name(d->source), d->name, d->threads ? d->threads : 1, large_gemm(d),
+             d->gemm_impl, d->mem_gbps);
+    bool moe = c->n_expert > 0 && c->expert_tensor_bytes > 0;
+    s->error_band = moe ? CPU_ERROR_BAND_MOE : CPU_ERROR_BAND_DENSE;
+    snprintf(s->error_source, sizeof s->error_source,
+             "largest error on held-out %s models vs llama-bench -t 1, bench/llm_speed.sh",
+             moe ? "MoE" : "dense");
+}
+
+tp_status tp_llm_speed_predict(const tp_llm_config *c, const tp_registry *weights,
+                               const tp_device_model *d, const tp_llm_speed_options *o,
+                               tp_llm_speed *out, tp_error *err) {
+    if (!c || !weights || !d || !out)
+        return tp_error_set(err, TP_ERR_INVALID, "tp_llm_speed_predict: NULL argument");
+    memset(out, 0, sizeof *out);
+    tp_status st = tp_device_model_validate(d, err);
+    if (st != TP_OK) return st;
+    if (c->n_layer == 0 || c->n_head == 0 || c->head_dim_k == 0)
+        return tp_error_set(err, TP_ERR_INVALID, "the model has %llu layers, %llu heads",
+                            (unsigned long long)c->n_layer, (unsigned long long)c->n_head);
+    tp_llm_speed_options def;
+    if (!o) {
+        tp_llm_speed_options_default(&def);
+        o = &def;
+    }
+    if (!tp_dtype_is_valid(o->type_k) || !tp_dtype_is_valid(o->type_v))
+        return tp_error_set(err, TP_ERR_INVALID, "invalid KV cache type");
+    mat_set ms = {c, weights, tp_registry_find(weights, "output.weight") == NULL};
+    if (!dominant_type(&ms, &out->weight_type))
+        return tp_error_set(err, TP_ERR_INVALID, "the model has no weight matrices to read");
+
+    speed_ctx x = {.c = c, .d = d, .o = o};
+    x.nodes = NODES_PER_LAYER * (double)c->n_layer + NODES_OUTPUT;
+    if (is_gpu(d)) {
+        x.node_ns = d->dispatch_ns;
+        x.call_ns = d->round_trip_ns;
+    } else {
+        x.node_ns = CPU_NODE_NS + (d->threads > 1 ? d->dispatch_ns : 0);
+        x.call_ns = CPU_CALL_NS;
+    }
+    if (o->n_gen) {
+        double mean_cells = (double)o->n_depth + ((double)o->n_gen + 1) / 2;
+        double tok_ns;
+        decode_token(&x, &ms, mean_cells, out, &tok_ns);
+        out->decode_ns = tok_ns * (double)o->n_gen;
+        out->decode_tps = (double)o->n_gen / out->decode_ns * 1e9;
+    }
+    if (o->n_prompt) {
+        double ub = o->n_ubatch ? (double)o->n_ubatch : 512;
+        out->prefill_bound = "compute";
+        for (double done = 0; done < (double)o->n_prompt; done += ub) {
+            double t = (double)o->n_prompt - done < ub ? (double)o->n_prompt - done : ub;
+            prefill_ubatch(&x, &ms, t, (double)o->n_depth + done, out);
+        }
+        out->prefill_ns = out->prefill_gemm_ns + out->prefill_attn_ns + out->prefill_overhead_ns;
+        out->prefill_tps = (double)o->n_prompt / out->prefill_ns * 1e9;
+    }
+    describe(c, d, out->weight_type, out);
+    if (!(out->decode_ns >= 0) || !(out->prefill_ns >= 0) || !isfinite(out->decode_ns) ||
+        !isfinite(out->prefill_ns))
+        return tp_error_set(err, TP_ERR_OVERFLOW, "throughput prediction is not finite");
+    return TP_OK;
+}

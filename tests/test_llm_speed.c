@@ -1,0 +1,109 @@
+/* LLM throughput prediction (tensorplan/llm_speed.h): what a token reads and
+ * where each figure comes from. The comparison with llama-bench itself is
+ * tests/cli/test_llm_speed.sh. */
+#include <string.h>
+
+#include "harness.h"
+#include "tensorplan/llm_speed.h"
+
+static void add(tp_registry *r, const char *name, int64_t d0, int64_t d1, int64_t d2, tp_dtype t) {
+    tp_weight_desc d;
+    memset(&d, 0, sizeof d);
+    d.name = name;
+    d.rank = d2 ? 3 : 2;
+    d.dims[0] = d0;
+    d.dims[1] = d1;
+    d.dims[2] = d2;
+    d.dtype = t;
+    d.kind = TP_WEIGHT_BASE;
+    tp_error err;
+    TP_CHECK(tp_registry_add(r, &d, NULL, &err) == TP_OK);
+}
+
+static void config(tp_llm_config *c, uint64_t experts) {
+    memset(c, 0, sizeof *c);
+    c->n_layer = 1;
+    c->n_embd = 256;
+    c->n_head = c->n_head_kv = 4;
+    c->head_dim_k = c->head_dim_v = 64;
+    c->layer_head_kv[0] = 4;
+    c->n_expert = experts;
+    c->n_expert_used = experts ? 2 : 0;
+    c->expert_tensor_bytes = experts ? 1 : 0;
+}
+
+TP_TEST(moe_reads_only_the_used_experts) {
+    tp_registry *r;
+    tp_error err;
+    TP_CHECK(tp_registry_create(NULL, &r, &err) == TP_OK);
+    add(r, "token_embd.weight", 256, 1000, 0, TP_DTYPE_Q4_0); /* a lookup: not read */
+    add(r, "output.weight", 256, 1000, 0, TP_DTYPE_Q4_0);
+    add(r, "blk.0.ffn_up_exps.weight", 256, 512, 8, TP_DTYPE_Q4_0);
+    tp_llm_config c;
+    config(&c, 8);
+    tp_device_model cpu;
+    tp_device_model_default(TP_DEVICE_CPU, &cpu);
+    tp_llm_speed s;
+    TP_CHECK_OK(tp_llm_speed_predict(&c, r, &cpu, NULL, &s, &err), &err);
+    uint64_t out = tp_registry_find(r, "output.weight")->bytes;
+    uint64_t exps = tp_registry_find(r, "blk.0.ffn_up_exps.weight")->bytes;
+    TP_CHECK_EQ_U64(s.decode_weight_bytes, out + exps / 4);
+    TP_CHECK(s.weight_type == TP_DTYPE_Q4_0);
+    TP_CHECK(s.error_band > 0);
+    TP_CHECK_CONTAINS(s.kernel, "q4_0");
+    TP_CHECK(s.prefill_tps > s.decode_tps && s.decode_tps > 0);
+    /* dense: every expert is read */
+    config(&c, 0);
+    TP_CHECK_OK(tp_llm_speed_predict(&c, r, &cpu, NULL, &s, &err), &err);
+    TP_CHECK_EQ_U64(s.decode_weight_bytes, out + exps);
+    tp_registry_destroy(r);
+}
+
+TP_TEST(tied_embedding_is_the_output_and_gpus_have_no_band) {
+    tp_registry *r;
+    tp_error err;
+    TP_CHECK(tp_registry_create(NULL, &r, &err) == TP_OK);
+    add(r, "token_embd.weight", 256, 1000, 0, TP_DTYPE_F16);
+    add(r, "blk.0.attn_q.weight", 256, 256, 0, TP_DTYPE_F16);
+    tp_llm_config c;
+    config(&c, 0);
+    tp_device_model gpu;
+    tp_device_model_default(TP_DEVICE_CUDA, &gpu);
+    tp_llm_speed s;
+    TP_CHECK_OK(tp_llm_speed_predict(&c, r, &gpu, NULL, &s, &err), &err);
+    TP_CHECK_EQ_U64(s.decode_weight_bytes, (256 * 1000 + 256 * 256) * 2);
+    TP_CHECK(s.error_band == 0);
+    TP_CHECK_CONTAINS(s.error_source, "unknown");
+    /* a longer decode test attends more cells: more KV read per token */
+    tp_llm_speed_options o;
+    tp_llm_speed_options_default(&o);
+    uint64_t kv = s.decode_kv_bytes;
+    o.n_depth = 4096;
+    TP_CHECK_OK(tp_llm_speed_predict(&c, r, &gpu, &o, &s, &err), &err);
+    TP_CHECK(s.decode_kv_bytes > kv);
+    tp_registry_destroy(r);
+}
+
+TP_TEST(errors) {
+    tp_registry *r;
+    tp_error err;
+    TP_CHECK(tp_registry_create(NULL, &r, &err) == TP_OK);
+    tp_llm_config c;
+    config(&c, 0);
+    tp_device_model cpu;
+    tp_device_model_default(TP_DEVICE_CPU, &cpu);
+    tp_llm_speed s;
+    TP_CHECK_STATUS(tp_llm_speed_predict(&c, r, &cpu, NULL, &s, &err), TP_ERR_INVALID);
+    TP_CHECK_STATUS(tp_llm_speed_predict(NULL, r, &cpu, NULL, &s, &err), TP_ERR_INVALID);
+    cpu.mem_gbps = -1;
+    add(r, "output.weight", 256, 1000, 0, TP_DTYPE_F32);
+    TP_CHECK_STATUS(tp_llm_speed_predict(&c, r, &cpu, NULL, &s, &err), TP_ERR_INVALID);
+    tp_registry_destroy(r);
+}
+
+int main(void) {
+    TP_RUN(moe_reads_only_the_used_experts);
+    TP_RUN(tied_embedding_is_the_output_and_gpus_have_no_band);
+    TP_RUN(errors);
+    return tp_test_finish();
+}

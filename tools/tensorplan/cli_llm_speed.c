@@ -1,0 +1,113 @@
+/* `estimate MODEL.gguf --speed DEVICES`: prefill / decode tokens per second. */
+#include "cli_llm_speed.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_device.h"
+
+int tp_cli_llm_speed_run(const char *cmd, const char *path, const tp_llm_options *o,
+                         tp_cli_llm_speed *s) {
+    tp_error err;
+    tp_error_clear(&err);
+    tp_registry *w = NULL;
+    tp_llm_config *c = malloc(sizeof *c); /* ~5 KiB of per-layer arrays: not on the stack */
+    tp_status st =
+        c ? tp_registry_create(NULL, &w, &err) : tp_error_set(&err, TP_ERR_NOMEM, "out of memory");
+    if (st == TP_OK) st = tp_gguf_read_llm(path, w, c, &err);
+    if (st != TP_OK) {
+        tp_cli_error(cmd, &err);
+        tp_registry_destroy(w);
+        free(c);
+        return tp_cli_exit_for(st);
+    }
+    tp_llm_speed_options so;
+    tp_llm_speed_options_default(&so);
+    if (s->n_prompt) so.n_prompt = s->n_prompt;
+    if (s->n_gen) so.n_gen = s->n_gen;
+    so.type_k = o->type_k;
+    so.type_v = o->type_v;
+    tp_cli_devices devs;
+    tp_cli_devices_init(&devs);
+    devs.threads = s->threads;
+    devs.quick = s->quick;
+    s->n = 0;
+    const char *p = s->devices;
+    while (p && *p && s->n < TP_SPEED_MAX_DEVICES) {
+        size_t len = strcspn(p, ",");
+        int i = s->n++;
+        snprintf(s->name[i], sizeof s->name[i], "%.*s", (int)(len < 63 ? len : 63), p);
+        tp_error_clear(&err);
+        st = tp_cli_device_resolve(&devs, s->name[i], &s->dev[i], &err);
+        if (st == TP_OK) st = tp_llm_speed_predict(c, w, &s->dev[i], &so, &s->speed[i], &err);
+        snprintf(s->err[i], sizeof s->err[i], "%.150s", st == TP_OK ? "" : err.msg);
+        p += len;
+        if (*p == ',') p++;
+    }
+    tp_cli_devices_free(&devs);
+    tp_registry_destroy(w);
+    free(c);
+    return 0;
+}
+
+void tp_cli_llm_speed_print(const tp_cli_llm_speed *s) {
+    printf("throughput (llama-bench pp/tg; docs/estimate.md \"Throughput\"):\n");
+    printf("  %-14s %12s %12s  %-8s %-8s %s\n", "device", "prefill t/s", "decode t/s", "pp bound",
+           "tg bound", "error band");
+    for (int i = 0; i < s->n; i++) {
+        const tp_llm_speed *r = &s->speed[i];
+        if (s->err[i][0]) {
+            printf("  %-14s %s\n", s->name[i], s->err[i]);
+            continue;
+        }
+        char band[32];
+        if (r->error_band > 0)
+            snprintf(band, sizeof band, "+-%.0f%%", r->error_band * 100);
+        else
+            snprintf(band, sizeof band, "unknown");
+        printf("  %-14s %12.1f %12.1f  %-8s %-8s %s\n", s->name[i], r->prefill_tps, r->decode_tps,
+               r->prefill_bound ? r->prefill_bound : "-", r->decode_bound ? r->decode_bound : "-",
+               band);
+        printf("    basis   %s\n    kernel  %s\n", r->basis, r->kernel);
+        printf("    decode  %.1f MB weights + %.2f MB KV per token\n",
+               (double)r->decode_weight_bytes / 1e6, (double)r->decode_kv_bytes / 1e6);
+    }
+}
+
+void tp_cli_llm_speed_json(tp_json *j, const tp_cli_llm_speed *s) {
+    tp_json_key(j, "speed");
+    tp_json_begin_array(j);
+    for (int i = 0; i < s->n; i++) {
+        const tp_llm_speed *r = &s->speed[i];
+        tp_json_begin_object(j);
+        tp_json_kv_str(j, "device", s->name[i]);
+        if (s->err[i][0]) {
+            tp_json_kv_str(j, "error", s->err[i]);
+            tp_json_end_object(j);
+            continue;
+        }
+        tp_json_kv_str(j, "source", tp_model_source_name(r->source));
+        tp_json_kv_u64(j, "threads", s->dev[i].threads);
+        tp_json_kv_f64(j, "prefill_tps", r->prefill_tps);
+        tp_json_kv_f64(j, "decode_tps", r->decode_tps);
+        tp_json_kv_str(j, "prefill_bound", r->prefill_bound ? r->prefill_bound : "");
+        tp_json_kv_str(j, "decode_bound", r->decode_bound ? r->decode_bound : "");
+        tp_json_kv_str(j, "weight_type", tp_dtype_name(r->weight_type));
+        tp_json_kv_u64(j, "decode_weight_bytes", r->decode_weight_bytes);
+        tp_json_kv_u64(j, "decode_kv_bytes", r->decode_kv_bytes);
+        tp_json_kv_f64(j, "decode_memory_ns", r->decode_memory_ns);
+        tp_json_kv_f64(j, "decode_kernel_ns", r->decode_kernel_ns);
+        tp_json_kv_f64(j, "decode_overhead_ns", r->decode_overhead_ns);
+        tp_json_kv_f64(j, "prefill_flops", r->prefill_flops);
+        tp_json_kv_f64(j, "prefill_gemm_ns", r->prefill_gemm_ns);
+        tp_json_kv_f64(j, "prefill_attn_ns", r->prefill_attn_ns);
+        tp_json_kv_f64(j, "prefill_overhead_ns", r->prefill_overhead_ns);
+        tp_json_kv_str(j, "kernel", r->kernel);
+        tp_json_kv_str(j, "basis", r->basis);
+        tp_json_kv_f64(j, "error_band", r->error_band);
+        tp_json_kv_str(j, "error_source", r->error_source);
+        tp_json_end_object(j);
+    }
+    tp_json_end_array(j);
+}
