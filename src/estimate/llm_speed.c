@@ -22,17 +22,19 @@
  * Fitted with bench/llm_speed.sh on the fit set (the ~20 M and ~120 M models,
  * one thread, by CPU time; llama.cpp v0.5.0 of node-llama-cpp, its zen4 CPU
  * variant, on an AMD EPYC with AVX-512): the geometric mean over the two sizes
- * of the factor that would have matched each. docs/estimate.md has the table. */
+ * of the factor that would have matched each, measured at load average ~1.2 (a first fit
+ * at load 7-11 under-predicted decode by 33-50 % once the machine was quiet: decode is
+ * memory-bound and shares the memory system). docs/estimate.md has the table. */
 typedef struct type_rate {
     tp_dtype type;
     double dec, pp;
 } type_rate;
 
 static const type_rate cpu_rates[] = {
-    {TP_DTYPE_F32, 0.0416, 0.424},
-    {TP_DTYPE_F16, 0.0844, 0.488},
-    {TP_DTYPE_Q8_0, 0.0748, 0.693},
-    {TP_DTYPE_Q4_0, 0.187, 1.372},
+    {TP_DTYPE_F32, 0.0535, 0.441},
+    {TP_DTYPE_F16, 0.150, 0.441},
+    {TP_DTYPE_Q8_0, 0.131, 0.820},
+    {TP_DTYPE_Q4_0, 0.349, 1.913},
 };
 /* Per graph node (ns) at one thread, and per llama_decode call. */
 #define CPU_NODE_NS 300.0

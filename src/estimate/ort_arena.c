@@ -43,7 +43,7 @@ typedef struct sim_span {
     uint64_t lo, hi;
 } sim_span;
 
-typedef struct sim {
+typedef struct ort_sim {
     const tp_allocator *a;
     sim_chunk *chunks;
     size_t n_chunks, cap_chunks;
@@ -52,9 +52,9 @@ typedef struct sim {
     uint64_t next_base, curr_region, reserved;
     uint32_t regions;
     bool next_pow2;
-} sim;
+} ort_sim;
 
-static int cmp_event(const void *pa, const void *pb) {
+static int ort_cmp_event(const void *pa, const void *pb) {
     const sim_event *x = pa, *y = pb;
     if (x->step != y->step) return x->step < y->step ? -1 : 1;
     if (x->kind != y->kind) return x->kind < y->kind ? -1 : 1;
@@ -66,7 +66,7 @@ static int cmp_span(const void *pa, const void *pb) {
     return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-static bool sim_touch(sim *s, uint64_t ptr, uint64_t len) {
+static bool sim_touch(ort_sim *s, uint64_t ptr, uint64_t len) {
     if (len == 0) return true;
     if (!tp_mem_grow(s->a, (void **)&s->touched, sizeof *s->touched, &s->cap_touched,
                      s->n_touched + 1))
@@ -75,7 +75,7 @@ static bool sim_touch(sim *s, uint64_t ptr, uint64_t len) {
     return true;
 }
 
-static int32_t sim_new_chunk(sim *s) {
+static int32_t sim_new_chunk(ort_sim *s) {
     if (s->n_chunks >= INT32_MAX) return -1;
     if (!tp_mem_grow(s->a, (void **)&s->chunks, sizeof *s->chunks, &s->cap_chunks, s->n_chunks + 1))
         return -1;
@@ -85,7 +85,7 @@ static int32_t sim_new_chunk(sim *s) {
 }
 
 /* Best fit: the smallest free chunk that holds rounded bytes, lowest address on ties. */
-static int32_t sim_find(const sim *s, uint64_t rounded) {
+static int32_t sim_find(const ort_sim *s, uint64_t rounded) {
     int32_t best = -1;
     for (size_t i = 0; i < s->n_chunks; i++) {
         const sim_chunk *c = &s->chunks[i];
@@ -97,7 +97,7 @@ static int32_t sim_find(const sim *s, uint64_t rounded) {
     return best;
 }
 
-static tp_status sim_extend(sim *s, uint64_t rounded, tp_error *err) {
+static tp_status sim_extend(ort_sim *s, uint64_t rounded, tp_error *err) {
     uint64_t bytes = rounded;
     if (s->next_pow2) {
         bool grown = false;
@@ -124,7 +124,7 @@ static tp_status sim_extend(sim *s, uint64_t rounded, tp_error *err) {
 }
 
 /* Allocate bytes; *out receives the chunk. Touches the bytes asked for. */
-static tp_status sim_alloc(sim *s, uint64_t bytes, int32_t *out, tp_error *err) {
+static tp_status sim_alloc(ort_sim *s, uint64_t bytes, int32_t *out, tp_error *err) {
     uint64_t rounded;
     if (!tp_align_up_u64(bytes, BFC_MIN_ALLOC, &rounded))
         return tp_error_set(err, TP_ERR_OVERFLOW, "runtime: tensor size overflows 64 bits");
@@ -158,7 +158,7 @@ static tp_status sim_alloc(sim *s, uint64_t bytes, int32_t *out, tp_error *err) 
 }
 
 /* Merge chunk y (free, x's next) into x. */
-static void sim_merge(sim *s, int32_t x, int32_t y) {
+static void sim_merge(ort_sim *s, int32_t x, int32_t y) {
     sim_chunk *cx = &s->chunks[x], *cy = &s->chunks[y];
     cx->size += cy->size;
     cx->next = cy->next;
@@ -166,7 +166,7 @@ static void sim_merge(sim *s, int32_t x, int32_t y) {
     cy->dead = true;
 }
 
-static void sim_free(sim *s, int32_t h) {
+static void sim_free(ort_sim *s, int32_t h) {
     s->chunks[h].used = false;
     int32_t nx = s->chunks[h].next;
     if (nx >= 0 && !s->chunks[nx].used) sim_merge(s, h, nx);
@@ -175,7 +175,7 @@ static void sim_free(sim *s, int32_t h) {
 }
 
 /* Union of the touched spans, in whole pages. */
-static uint64_t sim_resident(sim *s) {
+static uint64_t sim_resident(ort_sim *s) {
     if (s->n_touched == 0) return 0;
     qsort(s->touched, s->n_touched, sizeof *s->touched, cmp_span);
     uint64_t total = 0, lo = 0, hi = 0;
@@ -277,7 +277,7 @@ tp_status tp_ort_arena_simulate(const tp_graph *g, bool mem_pattern, bool next_p
     }
     size_t n_ev = nb * 2;
     sim_event *ev = tp_mem_alloc(a, n_ev * sizeof *ev + 1);
-    sim s = {a, NULL, 0, 0, NULL, 0, 0, PAGE, BFC_INITIAL_REGION, 0, 0, next_pow2};
+    ort_sim s = {a, NULL, 0, 0, NULL, 0, 0, PAGE, BFC_INITIAL_REGION, 0, 0, next_pow2};
     if (!ev) {
         st = tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (%zu buffers)", nb);
         goto done;
@@ -286,7 +286,7 @@ tp_status tp_ort_arena_simulate(const tp_graph *g, bool mem_pattern, bool next_p
         ev[2 * i] = (sim_event){bufs[i].birth, 0, i};
         ev[2 * i + 1] = (sim_event){bufs[i].death, 1, i};
     }
-    qsort(ev, n_ev, sizeof *ev, cmp_event);
+    qsort(ev, n_ev, sizeof *ev, ort_cmp_event);
     /* run 1: tensor by tensor through the arena */
     for (size_t e = 0; e < n_ev && st == TP_OK; e++) {
         tp_ort_buf *b = &bufs[ev[e].buf];

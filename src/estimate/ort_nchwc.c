@@ -23,7 +23,7 @@ static bool unary_chain(int32_t fn) {
            fn == TP_UNARY_TANH || fn == TP_UNARY_HARD_SIGMOID;
 }
 
-static bool dim_of(const tp_graph *g, const tp_node *n, int axis, int64_t *v) {
+static bool nchwc_dim_of(const tp_graph *g, const tp_node *n, int axis, int64_t *v) {
     tp_error e;
     if (n->shape.rank != 4 || axis >= n->shape.rank) return false;
     return tp_graph_dim_value(g, n->shape.dims[axis], v, &e) == TP_OK && *v > 0;
@@ -36,7 +36,7 @@ static bool conv_converted(const tp_graph *g, const tp_node *n) {
         return false;
     const tp_node *x = tp_graph_node(g, n->inputs[0]);
     int64_t c, m, grp = n->op.attrs.conv.groups;
-    if (!x || !dim_of(g, x, 1, &c) || !dim_of(g, n, 1, &m) || m % 4 != 0) return false;
+    if (!x || !nchwc_dim_of(g, x, 1, &c) || !nchwc_dim_of(g, n, 1, &m) || m % 4 != 0) return false;
     return grp == 1 || (grp == c && grp == m);
 }
 
@@ -63,7 +63,7 @@ static bool is_chain(const tp_graph *g, const uint8_t *chain, const tp_node *n) 
 static bool padded(const tp_graph *g, const tp_node *n, uint64_t bytes, uint32_t block,
                    uint64_t *out) {
     int64_t c;
-    if (!dim_of(g, n, 1, &c)) return false;
+    if (!nchwc_dim_of(g, n, 1, &c)) return false;
     uint64_t cb = ((uint64_t)c + block - 1) / block * block;
     return tp_mul_u64(bytes / (uint64_t)c, cb, out);
 }
@@ -75,8 +75,9 @@ static bool convt_scratch(const tp_graph *g, const tp_node *n, uint64_t *out) {
     if (n->op.kind != TP_OP_CONV_TRANSPOSE || n->n_inputs < 2 || n->shape.rank != 4) return true;
     const tp_node *x = tp_graph_node(g, n->inputs[0]), *w = tp_graph_node(g, n->inputs[1]);
     int64_t h, wd, mg, kh, kw;
-    if (!x || !w || w->shape.rank != 4 || !dim_of(g, x, 2, &h) || !dim_of(g, x, 3, &wd) ||
-        !dim_of(g, w, 1, &mg) || !dim_of(g, w, 2, &kh) || !dim_of(g, w, 3, &kw))
+    if (!x || !w || w->shape.rank != 4 || !nchwc_dim_of(g, x, 2, &h) ||
+        !nchwc_dim_of(g, x, 3, &wd) || !nchwc_dim_of(g, w, 1, &mg) || !nchwc_dim_of(g, w, 2, &kh) ||
+        !nchwc_dim_of(g, w, 3, &kw))
         return true;
     uint64_t v;
     if (!tp_mul_u64((uint64_t)mg, (uint64_t)kh, &v) || !tp_mul_u64(v, (uint64_t)kw, &v) ||
@@ -126,7 +127,7 @@ tp_status tp_ort_trace_buffers(const tp_graph *g, const tp_liveness *l, uint32_t
             if (i == 0 && nd->op.kind == TP_OP_CONV && chain[id] && !chain[in]) {
                 const tp_node *x = tp_graph_node(g, in);
                 int64_t c;
-                if (x && dim_of(g, x, 1, &c) && c % 4 == 0) {
+                if (x && nchwc_dim_of(g, x, 1, &c) && c % 4 == 0) {
                     if (ri_first[in] < 0) ri_first[in] = id;
                     ri_last[in] = id;
                 }

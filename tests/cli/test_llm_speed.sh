@@ -23,8 +23,15 @@ fi
 res=$(mktemp -d)
 trap 'rm -rf "$res"' EXIT
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
-if /usr/bin/python3 scripts/llm_speed.py "$TP" "$LB" "$OUT/models" "$res" --models speed_20m_q4_0 \
-    --threads 1 --reps 3 --check; then
+# one re-measurement when the first is out of band: on a shared machine a disturbed llama-bench
+# run can be off by more than the band (docs/estimate.md, "Throughput"); a model that is wrong
+# stays out of band on both
+check() {
+    rm -rf "$res"/*
+    /usr/bin/python3 scripts/llm_speed.py "$TP" "$LB" "$OUT/models" "$res" --models speed_20m_q4_0 \
+        --threads 1 --reps 3 --check
+}
+if check || { echo "out of band: measuring once more"; check; }; then
     echo "1 passed, 0 failed"
 else
     echo "FAIL throughput outside the stated band (table above)"
