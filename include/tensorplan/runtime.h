@@ -1,7 +1,7 @@
 /*
  * tensorplan/runtime.h — runtime profiles: what a given runtime really takes
- * for a model, beside what the best plan needs (SPEC §7 "Truth is the
- * runtime's").
+ * for a model, beside what the best plan needs: a figure is only as good as
+ * the runtime it is compared with (docs/runtime.md has the measurements).
  *
  *   TP_RUNTIME_PLAN         the best arena a planner reaches + weights + inputs
  *                           (tp_estimate's peak; nothing added)

@@ -1,4 +1,4 @@
-/* Runtime profiles (SPEC §7): the plan's figure, and what onnxruntime's CPU
+/* Runtime profiles: the plan's figure, and what onnxruntime's CPU
  * execution provider really takes for the same graph. See docs/runtime.md. */
 #include "tensorplan/runtime.h"
 
