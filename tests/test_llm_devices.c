@@ -54,21 +54,30 @@ static void tiny_model(tp_llm_config *c, tp_registry **r) {
     TP_CHECK(*r != NULL);
 }
 
-TP_TEST(layer_split_ngl_output_and_nkvo) {
+/* The tiny model at context n_ctx on a parsed device set, default placement options. */
+typedef struct place_case {
     tp_llm_config c;
-    tp_registry *r = NULL;
-    tiny_model(&c, &r);
+    tp_registry *r;
     tp_llm_options o;
-    tp_llm_options_default(&o);
-    o.n_ctx = 256;
     tp_llm_device_set ds;
-    tp_error err;
-    TP_CHECK(tp_llm_device_set_parse("rpc:a:1:1GiB,rpc:b:2:1GiB,cpu:4GiB", &ds, &err) == TP_OK);
     tp_llm_placement_options po;
-    tp_llm_placement_options_default(&po);
-    po.tensor_split[0] = po.tensor_split[1] = 1;
+    tp_error err;
+} place_case;
+
+static void place_case_init(place_case *t, uint64_t n_ctx, const char *devices) {
+    tiny_model(&t->c, &t->r);
+    tp_llm_options_default(&t->o);
+    t->o.n_ctx = n_ctx;
+    TP_CHECK(tp_llm_device_set_parse(devices, &t->ds, &t->err) == TP_OK);
+    tp_llm_placement_options_default(&t->po);
+}
+
+TP_TEST(layer_split_ngl_output_and_nkvo) {
+    static place_case t;
+    place_case_init(&t, 256, "rpc:a:1:1GiB,rpc:b:2:1GiB,cpu:4GiB");
+    t.po.tensor_split[0] = t.po.tensor_split[1] = 1;
     static tp_llm_placement p;
-    TP_CHECK(tp_llm_place(&c, r, &o, &ds, &po, &p, &err) == TP_OK);
+    TP_CHECK(tp_llm_place(&t.c, t.r, &t.o, &t.ds, &t.po, &p, &t.err) == TP_OK);
     /* 5 offloaded "layers" (4 + output) split 1:1: x = 0, .2, .4 on the first, .6, .8 second */
     TP_CHECK_EQ_U64(p.n, 3);
     TP_CHECK_EQ_U64(p.use[0].layers, 3);
@@ -80,18 +89,18 @@ TP_TEST(layer_split_ngl_output_and_nkvo) {
     TP_CHECK_EQ_U64(p.use[0].kv_bytes, 3 * p.use[1].kv_bytes);
     TP_CHECK_EQ_U64(p.use[0].kv_bytes + p.use[1].kv_bytes, p.single.kv_cache_bytes);
     /* -ngl 2: layer 3 and the output offloaded; -nkvo: every KV on the host */
-    po.n_gpu_layers = 2;
-    po.no_kv_offload = true;
-    TP_CHECK(tp_llm_place(&c, r, &o, &ds, &po, &p, &err) == TP_OK);
+    t.po.n_gpu_layers = 2;
+    t.po.no_kv_offload = true;
+    TP_CHECK(tp_llm_place(&t.c, t.r, &t.o, &t.ds, &t.po, &p, &t.err) == TP_OK);
     TP_CHECK_EQ_U64(p.use[2].layers, 3);
     TP_CHECK_EQ_U64(p.use[0].layers, 1);
     TP_CHECK(p.use[1].output);
     TP_CHECK_EQ_U64(p.use[2].kv_bytes, p.single.kv_cache_bytes);
     TP_CHECK_EQ_U64(p.use[0].kv_bytes, 0);
     /* a split naming a device the set lacks */
-    po.tensor_split[2] = 1;
-    TP_CHECK(tp_llm_place(&c, r, &o, &ds, &po, &p, &err) == TP_ERR_INVALID);
-    tp_registry_destroy(r);
+    t.po.tensor_split[2] = 1;
+    TP_CHECK(tp_llm_place(&t.c, t.r, &t.o, &t.ds, &t.po, &p, &t.err) == TP_ERR_INVALID);
+    tp_registry_destroy(t.r);
 }
 
 TP_TEST(fit_largest_context_then_fewer_layers) {
@@ -129,33 +138,24 @@ TP_TEST(fit_largest_context_then_fewer_layers) {
 /* A CUDA device of 256 MiB: the assumed 512 MiB reserve takes all of it, so nothing fits
  * there (it is not a device of unknown size, which fits by assumption). */
 TP_TEST(reserve_larger_than_the_device) {
-    tp_llm_config c;
-    tp_registry *r = NULL;
-    tiny_model(&c, &r);
-    tp_llm_options o;
-    tp_llm_options_default(&o);
-    o.n_ctx = 256;
-    tp_llm_device_set ds;
-    tp_error err;
-    tp_llm_placement_options po;
-    tp_llm_placement_options_default(&po);
+    static place_case t;
+    place_case_init(&t, 256, "cuda0:256MiB,cpu:1GiB");
     static tp_llm_placement p;
-    TP_CHECK(tp_llm_device_set_parse("cuda0:256MiB,cpu:1GiB", &ds, &err) == TP_OK);
-    TP_CHECK(tp_llm_place(&c, r, &o, &ds, &po, &p, &err) == TP_OK);
+    TP_CHECK(tp_llm_place(&t.c, t.r, &t.o, &t.ds, &t.po, &p, &t.err) == TP_OK);
     TP_CHECK(p.use[0].capacity_known);
     TP_CHECK_EQ_U64(p.use[0].capacity_bytes, 0);
     TP_CHECK(!p.use[0].fits && !p.fits);
     TP_CHECK_EQ_U64(p.use[0].free_bytes, 0);
     /* fitting moves every layer back to the host */
     static tp_llm_fit fit;
-    TP_CHECK(tp_llm_place_fit(&c, r, &o, &ds, &po, 0, &fit, &err) == TP_OK);
+    TP_CHECK(tp_llm_place_fit(&t.c, t.r, &t.o, &t.ds, &t.po, 0, &fit, &t.err) == TP_OK);
     TP_CHECK(fit.fits);
     TP_CHECK_EQ_U64((uint64_t)fit.options.n_gpu_layers, 0);
     /* a device without a size: unknown, fits by assumption */
-    TP_CHECK(tp_llm_device_set_parse("cuda0,cpu:1GiB", &ds, &err) == TP_OK);
-    TP_CHECK(tp_llm_place(&c, r, &o, &ds, &po, &p, &err) == TP_OK);
+    TP_CHECK(tp_llm_device_set_parse("cuda0,cpu:1GiB", &t.ds, &t.err) == TP_OK);
+    TP_CHECK(tp_llm_place(&t.c, t.r, &t.o, &t.ds, &t.po, &p, &t.err) == TP_OK);
     TP_CHECK(!p.use[0].capacity_known && p.use[0].fits);
-    tp_registry_destroy(r);
+    tp_registry_destroy(t.r);
 }
 
 int main(void) {
