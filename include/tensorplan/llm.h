@@ -88,6 +88,7 @@ typedef struct tp_llm_config {
     bool has_kv;            /* false for encoders (BERT-style): no KV cache */
     bool swa;               /* the family interleaves sliding-window layers */
     bool qk_norm;           /* attn_q_norm tensors: Q and K are normed per head */
+    bool tied_output;       /* the LM head is the token embedding (no output.weight) */
     /* MoE layout from the stacked expert tensors ("*_exps", llama.cpp naming): */
     uint64_t expert_tensor_bytes; /* all *_exps tensors */
     uint64_t moe_layers;          /* distinct blk.N holding *_exps tensors */

@@ -659,6 +659,7 @@ tp_status tp_gguf_read_llm(const char *path, tp_registry *reg, tp_llm_config *ou
     if (lay->moe_overflow && c->moe_layers < c->n_layer) c->moe_layers = c->n_layer;
     if (c->n_expert && c->moe_layers && c->expert_tensor_bytes)
         c->expert_bytes = c->expert_tensor_bytes / tp_sat_mul_u64(c->n_expert, c->moe_layers);
+    c->tied_output = !lay->has_output;
     tp_gguf_layout_finish(lay, c);
     {
         char prefix[4200];

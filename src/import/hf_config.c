@@ -206,6 +206,7 @@ tp_status tp_hf_read_llm(const char *path, tp_registry *reg, tp_llm_config *out,
     const tp_jv *tie = tp__json_get(cfg, "tie_word_embeddings");
     bool tied = tie && tie->type == TP_J_BOOL ? tie->b : false;
     uint64_t bpp = dtype_bytes(cfg);
+    c->tied_output = tied;
     if (have) {
         if ((st = gguf_converted_bytes(st_path, reg, c, err)) != TP_OK) goto done;
     } else {

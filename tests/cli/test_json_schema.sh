@@ -240,6 +240,7 @@ for f in "$SCHEMAS"/*.schema.json; do
     n=$(basename "$f" .schema.json)
     [ "$n" = common ] && continue
     [ "$n" = placement ] && continue # estimate --devices prints it
+    [ "$n" = vllm_plan ] && continue # estimate --devices --emit vllm prints it
     has_cmd "$n" || echo "note: $f has no subcommand '$n' (yet)"
 done
 
@@ -288,6 +289,8 @@ for cmd in "${cmds[@]}"; do
         # --devices prints the placement document (docs/schema/placement.schema.json)
         case_ placement 0 estimate "$tmp/tiny.gguf" --devices cuda0:8GiB,rpc:127.0.0.1:50052:4GiB,cpu:16GiB --tensor-split 1,1 --json
         case_ placement 3 estimate "$tmp/tiny.gguf" --devices h100-sxm,cpu:1KiB --no-kv-offload --json
+        case_ vllm_plan 0 estimate "$tmp/tiny.gguf" --devices cuda0:8GiB,cuda1:8GiB --emit vllm --json
+        case_ vllm_plan 3 estimate "$tmp/tiny.gguf" --devices cuda0:64MiB --emit vllm --vllm-activation 60MiB --json
         ;;
     fit)
         case_ fit 0 fit --demo --dim seq --budget 1GiB --json

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "cli_llm_devices.h"
+#include "cli_llm_vllm.h"
 
 #define DEV_OFF(f) offsetof(tp_cli_devices_args, f)
 
@@ -90,14 +91,17 @@ const tp_cli_opt tp_cli_llm_devices_opts[] = {
      .takes = true,
      .dest = DEV_OFF(emit),
      .value = "ENGINE",
-     .choices = "llama.cpp",
-     .help = "--devices: print the engine's command line for the plan (llama.cpp)"},
+     .choices = "llama.cpp vllm",
+     .help = "--devices: the engine whose command line realises the plan: llama.cpp\n"
+             "(default), or vllm (its KV block pool on the GPUs; tensorplan/vllm.h)"},
+    {.kind = TP_OPT_GROUP, .dest = DEV_OFF(vllm), .group = tp_cli_vllm_opts},
     TP_CLI_END,
 };
 
 void tp_cli_llm_devices_init(tp_cli_devices_args *d) {
     memset(d, 0, sizeof *d);
     tp_llm_placement_options_default(&d->po);
+    tp_vllm_options_default(&d->vllm);
 }
 
 /* The llama.cpp flags realising the placement, into buf. */
@@ -221,8 +225,9 @@ int tp_cli_llm_devices_run(const char *cmd, const char *gguf, const tp_llm_optio
         tp_cli_error(cmd, &err);
         return tp_cli_exit_for(st);
     }
-    if (d->emit && strcmp(d->emit, "llama.cpp") != 0)
-        return tp_cli_usage_error(cmd, "--emit: only llama.cpp is implemented (vLLM: not done)");
+    bool vllm = d->emit && strcmp(d->emit, "vllm") == 0;
+    if (d->emit && !vllm && strcmp(d->emit, "llama.cpp") != 0)
+        return tp_cli_usage_error(cmd, "--emit needs llama.cpp or vllm, got '%s'", d->emit);
     tp_registry *reg = NULL;
     tp_llm_config *c = malloc(sizeof *c);
     tp_llm_placement *p = malloc(sizeof *p);
@@ -234,8 +239,15 @@ int tp_cli_llm_devices_run(const char *cmd, const char *gguf, const tp_llm_optio
         return tp_cli_exit_for(TP_ERR_NOMEM);
     }
     st = tp_registry_create(NULL, &reg, &err);
-    if (st == TP_OK) st = tp_gguf_read_llm(gguf, reg, c, &err);
+    if (st == TP_OK) st = tp_llm_read(gguf, reg, c, &err);
     tp_llm_placement_options po = d->po;
+    if (st == TP_OK && vllm) {
+        int rv = tp_cli_vllm_run(cmd, gguf, c, &ds, o, &d->vllm, json);
+        tp_registry_destroy(reg);
+        free(c);
+        free(p);
+        return rv;
+    }
     if (st == TP_OK && d->fit) {
         static tp_llm_fit fit;
         st = tp_llm_place_fit(c, reg, o, &ds, &d->po, 0, &fit, &err);

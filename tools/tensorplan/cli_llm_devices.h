@@ -6,11 +6,13 @@
 
 #include "cli_opts.h"
 #include "tensorplan/llm_devices.h"
+#include "tensorplan/vllm.h"
 
 typedef struct tp_cli_devices_args {
     const char *devices;         /* --devices SPEC */
     tp_llm_placement_options po; /* --ngl, --tensor-split, --no-kv-offload, -ot, --n-cpu-moe */
-    const char *emit;            /* --emit llama.cpp */
+    const char *emit;            /* --emit llama.cpp | vllm */
+    tp_vllm_options vllm;        /* --emit vllm: --gpu-memory-utilization ... */
     bool fit; /* --fit: the largest context, else --n-cpu-moe / fewer layers, that fits */
 } tp_cli_devices_args;
 
@@ -22,8 +24,9 @@ extern const tp_cli_opt tp_cli_llm_devices_opts[];
 
 void tp_cli_llm_devices_init(tp_cli_devices_args *d);
 
-/* Read the GGUF, place it on the device set, print the table (or JSON).
- * Returns the exit code. */
+/* Read the model (.gguf, config.json, .safetensors), place it on the device set as
+ * llama.cpp does (or size it as vLLM does with --emit vllm), print the table (or
+ * JSON). Returns the exit code. */
 int tp_cli_llm_devices_run(const char *cmd, const char *gguf, const tp_llm_options *o,
                            const tp_cli_devices_args *d, bool json);
 
