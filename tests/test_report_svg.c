@@ -142,7 +142,41 @@ TP_TEST(html_page_wraps_map_and_tables) {
     TP_CHECK_STATUS(tp_report_html_page("t", NULL, NULL, NULL, NULL, &err), TP_ERR_INVALID);
 }
 
+/* Per-device bars: a segment per non-zero term with its bytes, free up to the capacity,
+ * a capacity line where the device overflows, names escaped, bad arguments refused. */
+TP_TEST(device_bars_segments_free_and_overflow) {
+    tp_device_bar bars[3] = {
+        {"gpu<0>", 100, 50, 20, 0, true, 200}, /* fits: 30 free */
+        {"gpu1", 300, 0, 10, 0, true, 200},    /* over by 110 */
+        {NULL, 10, 0, 5, 1, false, 0},         /* size unknown */
+    };
+    char *svg = NULL;
+    size_t len = 0;
+    tp_error err;
+    TP_CHECK(tp_device_bars_svg(bars, 3, "a & b", &svg, &len, &err) == TP_OK);
+    TP_CHECK(svg && strlen(svg) == len);
+    if (svg) {
+        TP_CHECK(strstr(svg, "id=\"device-bars\"") != NULL);
+        TP_CHECK(strstr(svg, "gpu&lt;0&gt;: model") != NULL);
+        TP_CHECK(strstr(svg, "a &amp; b") != NULL);
+        TP_CHECK(strstr(svg, "data-bytes=\"30\"><title>gpu&lt;0&gt;: free") != NULL);
+        TP_CHECK(strstr(svg, "gpu1: free") == NULL);
+        TP_CHECK(strstr(svg, "stroke=\"#d62728\"") != NULL);
+        TP_CHECK(strstr(svg, "(unnamed): output") != NULL);
+        TP_CHECK(strstr(svg, "size unknown") != NULL);
+        size_t n = 0;
+        for (const char *q = svg; (q = strstr(q, "data-bytes=")) != NULL; q++)
+            n++;
+        TP_CHECK_EQ_U64(n, 3 + 1 + 2 + 3); /* gpu<0> 3 + free, gpu1 2, unnamed 3 */
+    }
+    tp_free_string(svg);
+    TP_CHECK(tp_device_bars_svg(bars, 0, NULL, &svg, NULL, &err) == TP_ERR_INVALID);
+    TP_CHECK(tp_device_bars_svg(NULL, 2, NULL, &svg, NULL, &err) == TP_ERR_INVALID);
+    TP_CHECK(tp_device_bars_svg(bars, 1, NULL, NULL, NULL, &err) == TP_ERR_INVALID);
+}
+
 int main(void) {
+    TP_RUN(device_bars_segments_free_and_overflow);
     TP_RUN(live_bytes_peak_equals_lower_bound);
     TP_RUN(svg_has_one_rect_per_buffer_and_the_marks);
     TP_RUN(buffer_ends_cover_views_and_inplace_users);

@@ -1,5 +1,5 @@
 /*
- * tensorplan/report.h — pictures of a plan: the SVG memory map.
+ * tensorplan/report.h — pictures of a plan: the SVG memory map, and per-device bars.
  *
  * The memory map puts time (steps) on x and arena offset on y, one rectangle
  * per buffer coloured by op family, plus the live-bytes curve, the lower bound
@@ -67,6 +67,22 @@ TP_API tp_status tp_plan_svg(const tp_plan *p, const tp_graph *g, const tp_svg_o
  * TP_ERR_INVALID (out NULL), TP_ERR_NOMEM. len may be NULL. */
 TP_API tp_status tp_report_html_page(const char *title, const char *svg, const char *tables_html,
                                      char **out, size_t *len, tp_error *err);
+
+/* One device's row of a per-device bar chart (an LLM placed on several devices). */
+typedef struct tp_device_bar {
+    const char *name; /* drawn escaped; NULL = "(unnamed)" */
+    uint64_t model_bytes, kv_bytes, compute_bytes, output_bytes;
+    bool capacity_known;     /* false: no free segment, the size is unknown */
+    uint64_t capacity_bytes; /* what the device can give (size minus its reserve) */
+} tp_device_bar;
+
+/* One horizontal bar per device: model, KV, compute and output stacked, then the free
+ * memory up to the device's capacity (or, past it, the overflow marked in red), all on
+ * one byte scale so devices compare; a <title> tooltip on every segment. title is an
+ * optional heading (escaped). TP_ERR_INVALID (NULL bars with n > 0, NULL out, n = 0),
+ * TP_ERR_NOMEM. Free *out with tp_free_string(); len may be NULL. */
+TP_API tp_status tp_device_bars_svg(const tp_device_bar *bars, size_t n, const char *title,
+                                    char **out, size_t *len, tp_error *err);
 
 #ifdef __cplusplus
 }

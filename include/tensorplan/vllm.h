@@ -64,20 +64,20 @@ TP_API void tp_vllm_options_default(tp_vllm_options *o);
 
 /* The worst (largest) rank of one (tp, pp) layout. */
 typedef struct tp_vllm_rank {
-    uint64_t weight_bytes;      /* its shard of the weights + the rotary cache */
-    uint64_t activation_bytes;  /* the profiling pass's peak (ASSUMED formula or given) */
-    uint64_t non_torch_bytes;   /* ASSUMED or given */
-    uint64_t budget_bytes;      /* total × utilization */
-    uint64_t kv_pool_bytes;     /* budget − the above (0 when they exceed it) */
+    uint64_t weight_bytes;     /* its shard of the weights + the rotary cache */
+    uint64_t activation_bytes; /* the profiling pass's peak (ASSUMED formula or given) */
+    uint64_t non_torch_bytes;  /* ASSUMED or given */
+    uint64_t budget_bytes;     /* total × utilization */
+    uint64_t kv_pool_bytes;    /* budget − the above (0 when they exceed it) */
     uint64_t kv_bytes_per_block_all_layers; /* one block in each of its layers */
-    uint64_t num_blocks;        /* blocks per layer the pool holds */
-    uint64_t layers;            /* attention layers on the rank */
+    uint64_t num_blocks;                    /* blocks per layer the pool holds */
+    uint64_t layers;                        /* attention layers on the rank */
 } tp_vllm_rank;
 
 typedef struct tp_vllm_plan {
-    bool fits;                  /* a request of max_model_len tokens fits the pool */
-    uint64_t n_gpus;            /* GPUs in the device set */
-    uint64_t gpu_bytes;         /* the smallest GPU's size (vLLM needs identical ones) */
+    bool fits;          /* a request of max_model_len tokens fits the pool */
+    uint64_t n_gpus;    /* GPUs in the device set */
+    uint64_t gpu_bytes; /* the smallest GPU's size (vLLM needs identical ones) */
     uint64_t tensor_parallel, pipeline_parallel;
     uint64_t max_model_len;     /* the one chosen (or asked) */
     uint64_t max_model_len_fit; /* the largest this layout can serve (0: none) */

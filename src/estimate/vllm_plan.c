@@ -17,7 +17,9 @@ void tp_vllm_options_default(tp_vllm_options *o) {
     o->non_torch_bytes = UINT64_MAX;
 }
 
-static uint64_t vl_cdiv(uint64_t a, uint64_t b) { return b ? a / b + (a % b != 0) : 0; }
+static uint64_t vl_cdiv(uint64_t a, uint64_t b) {
+    return b ? a / b + (a % b != 0) : 0;
+}
 
 /* Shapes every rank of one (tp, pp) layout shares. Counts of parameters or elements;
  * the sizes are far below 2^53, so double arithmetic is exact enough here and the
@@ -85,7 +87,7 @@ static double vl_activation(const vllm_shapes *s, const tp_vllm_options *o, bool
 
 /* KV bytes one request of len tokens needs in the layers [l0, l1). */
 static double vl_kv_need(const tp_llm_config *c, const vllm_shapes *s, const tp_vllm_options *o,
-                      uint64_t l0, uint64_t l1, uint64_t len) {
+                         uint64_t l0, uint64_t l1, uint64_t len) {
     double page = (double)o->block_size * s->kv_rank * (s->dk + s->dv) * s->kvbytes;
     double need = 0;
     for (uint64_t il = l0; il < l1; il++) {
@@ -108,11 +110,14 @@ typedef struct vl_stage_eval {
     double pool;
 } vl_stage_eval;
 
-static uint64_t vl_to_u64(double v) { return v <= 0 ? 0 : v >= 1.8e19 ? UINT64_MAX : (uint64_t)v; }
+static uint64_t vl_to_u64(double v) {
+    return v <= 0 ? 0 : v >= 1.8e19 ? UINT64_MAX : (uint64_t)v;
+}
 
 /* One pipeline stage's rank: weights, vl_activation, non-torch, pool. */
 static void vl_eval_stage(const tp_llm_config *c, const vllm_shapes *s, const tp_vllm_options *o,
-                       uint64_t tp, uint64_t pp, uint64_t st, uint64_t gpu_bytes, vl_stage_eval *ev) {
+                          uint64_t tp, uint64_t pp, uint64_t st, uint64_t gpu_bytes,
+                          vl_stage_eval *ev) {
     uint64_t base = c->n_layer / pp, rem = c->n_layer % pp;
     ev->l0 = st * base + (st < rem ? st : rem);
     ev->l1 = ev->l0 + base + (st < rem ? 1 : 0);
@@ -129,10 +134,11 @@ static void vl_eval_stage(const tp_llm_config *c, const vllm_shapes *s, const tp
     r->activation_bytes =
         o->activation_bytes ? o->activation_bytes : vl_to_u64(vl_activation(s, o, last));
     r->non_torch_bytes = o->non_torch_bytes != UINT64_MAX ? o->non_torch_bytes
-                         : tp > 1 ? (uint64_t)(0.55 * (double)GIB)
-                                  : (uint64_t)(0.15 * (double)GIB);
+                         : tp > 1                         ? (uint64_t)(0.55 * (double)GIB)
+                                                          : (uint64_t)(0.15 * (double)GIB);
     r->budget_bytes = vl_to_u64(floor((double)gpu_bytes * o->gpu_memory_utilization));
-    double used = (double)r->weight_bytes + (double)r->activation_bytes + (double)r->non_torch_bytes;
+    double used =
+        (double)r->weight_bytes + (double)r->activation_bytes + (double)r->non_torch_bytes;
     ev->pool = (double)r->budget_bytes - used;
     r->kv_pool_bytes = vl_to_u64(ev->pool);
     r->layers = 0;
@@ -140,14 +146,13 @@ static void vl_eval_stage(const tp_llm_config *c, const vllm_shapes *s, const tp
         r->layers += vl_has_kv(c, il);
     double page = (double)o->block_size * s->kv_rank * (s->dk + s->dv) * s->kvbytes;
     r->kv_bytes_per_block_all_layers = vl_to_u64(page * (double)r->layers);
-    r->num_blocks = r->kv_bytes_per_block_all_layers
-                        ? r->kv_pool_bytes / r->kv_bytes_per_block_all_layers
-                        : 0;
+    r->num_blocks =
+        r->kv_bytes_per_block_all_layers ? r->kv_pool_bytes / r->kv_bytes_per_block_all_layers : 0;
 }
 
 /* The longest request the stage serves (binary search over need(len) <= pool). */
-static uint64_t vl_stage_fit_len(const tp_llm_config *c, const vllm_shapes *s, const tp_vllm_options *o,
-                              const vl_stage_eval *ev, uint64_t cap) {
+static uint64_t vl_stage_fit_len(const tp_llm_config *c, const vllm_shapes *s,
+                                 const tp_vllm_options *o, const vl_stage_eval *ev, uint64_t cap) {
     if (ev->pool <= 0) return 0;
     if (vl_kv_need(c, s, o, ev->l0, ev->l1, cap) <= ev->pool) return cap;
     uint64_t lo = 0, hi = cap; /* need(lo) fits, need(hi) does not */
@@ -163,8 +168,8 @@ static uint64_t vl_stage_fit_len(const tp_llm_config *c, const vllm_shapes *s, c
 
 /* One (tp, pp) layout: its worst stage, the longest servable length, the plan for len. */
 static void vl_eval_layout(const tp_llm_config *c, const tp_vllm_options *o, double wbytes,
-                        uint64_t tp, uint64_t pp, uint64_t gpu_bytes, uint64_t len, uint64_t cap,
-                        tp_vllm_plan *p) {
+                           uint64_t tp, uint64_t pp, uint64_t gpu_bytes, uint64_t len, uint64_t cap,
+                           tp_vllm_plan *p) {
     vllm_shapes s;
     vl_make_shapes(c, tp, &s);
     s.wbytes = wbytes;
@@ -275,7 +280,7 @@ tp_status tp_vllm_plan_compute(const tp_llm_config *c, const tp_llm_device_set *
     /* nothing serves the target: the longest servable length when none was asked */
     if (!o->max_model_len && best.max_model_len_fit > 0)
         vl_eval_layout(c, o, wbytes, best.tensor_parallel, best.pipeline_parallel, gpu,
-                    best.max_model_len_fit, cap, &best);
+                       best.max_model_len_fit, cap, &best);
     *out = best;
 done:
     out->n_gpus = n;

@@ -140,6 +140,46 @@ fi
 with_probe "$over" "$tmp/over.probe.html"
 chrome --dump-dom "file://$tmp/over.probe.html" >"$tmp/over.dom" 2>"$tmp/chrome.log"
 
+# 5. An LLM on several devices (report MODEL.gguf --devices SPEC --html): one bar per
+# device, whose segments (model, KV, compute, output) carry the bytes of the placement
+# JSON of the same run, and the free segment the device's free bytes.
+"$PY" tests/cli/make_tiny_gguf.py "$tmp/tiny.gguf"
+devs=cuda0:40MiB,cuda1:530MiB,cpu:1GiB # cuda1: 18 MiB once the 512 MiB CUDA reserve is off: over
+"$TP" report "$tmp/tiny.gguf" --devices $devs --html "$tmp/llm.html" >"$tmp/llm.txt" 2>&1
+rc=$?
+"$TP" estimate "$tmp/tiny.gguf" --devices $devs --json >"$tmp/llm.json" 2>/dev/null
+if [ "$rc" -eq 3 ] && [ -s "$tmp/llm.html" ]; then ok "LLM report --devices --html: exit 3, page written"; else
+    bad "LLM report --devices --html" "exit $rc: $(head -c 300 "$tmp/llm.txt")"
+fi
+chrome --dump-dom "file://$tmp/llm.html" >"$tmp/llm.dom" 2>"$tmp/chrome.log"
+"$PY" - "$tmp/llm.dom" "$tmp/llm.json" >"$tmp/llm.check" 2>&1 <<'PYEOF'
+import json, re, sys
+dom, plan = open(sys.argv[1]).read(), json.load(open(sys.argv[2]))
+svg = re.search(r'<svg[^>]*id="device-bars".*?</svg>', dom, re.S)
+fails = 0
+def check(cond, what, detail=""):
+    global fails
+    print(("ok   " if cond else "FAIL ") + what + ("" if cond else "\n  " + detail))
+    fails += not cond
+check(svg is not None, "the DOM has svg#device-bars")
+if svg:
+    segs = re.findall(r'data-bytes="(\d+)"><title>([^<:]*): ([^<]*?) [0-9.]+ [KMGT]?i?B</title>', svg.group(0))
+    for d in plan["devices"]:
+        mine = {what: int(b) for b, name, what in segs if name == d["name"]}
+        want = {k: d[f] for k, f in (("model", "model_bytes"), ("KV cache", "kv_bytes"),
+                                      ("compute", "compute_bytes"), ("output", "output_bytes")) if d[f]}
+        if d["capacity_known"] and d["fits"]:
+            want["free"] = d["free_bytes"]
+        check(mine == want, "bar of %s carries the placement's bytes" % d["name"], "%s != %s" % (mine, want))
+    over = [d["name"] for d in plan["devices"] if d["capacity_known"] and not d["fits"]]
+    check(len(re.findall(r'<line[^>]*stroke="#d62728"', svg.group(0))) == len(over),
+          "a capacity line marks each device that does not fit (%s)" % ", ".join(over))
+sys.exit(1 if fails else 0)
+PYEOF
+cat "$tmp/llm.check"
+pass=$((pass + $(grep -c '^ok ' "$tmp/llm.check")))
+fails=$((fails + $(grep -c '^FAIL ' "$tmp/llm.check")))
+
 cat >"$tmp/check.py" <<'PYEOF'
 import re, struct, sys, zlib
 from collections import Counter

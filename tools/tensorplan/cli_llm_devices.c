@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "cli_llm_devices.h"
+#include "cli_llm_devices_html.h"
 #include "cli_llm_vllm.h"
 
 #define DEV_OFF(f) offsetof(tp_cli_devices_args, f)
@@ -95,6 +96,9 @@ const tp_cli_opt tp_cli_llm_devices_opts[] = {
      .help = "--devices: the engine whose command line realises the plan: llama.cpp\n"
              "(default), or vllm (its KV block pool on the GPUs; tensorplan/vllm.h)"},
     {.kind = TP_OPT_GROUP, .dest = DEV_OFF(vllm), .group = tp_cli_vllm_opts},
+    TP_OPT_FILE_ROW("html", tp_cli_devices_args, html, "FILE",
+                    "--devices: write an HTML page with one bar per device\n"
+                    "(model / KV / compute / output / free) and the table"),
     TP_CLI_END,
 };
 
@@ -270,6 +274,10 @@ int tp_cli_llm_devices_run(const char *cmd, const char *gguf, const tp_llm_optio
         else
             print_text(gguf, p, flags);
         rc = p->fits ? 0 : TP_EXIT_OVER_BUDGET;
+        if (d->html) {
+            int rh = tp_cli_llm_devices_html(cmd, d->html, gguf, p, flags);
+            if (rh) rc = rh;
+        }
     }
     tp_registry_destroy(reg);
     free(c);

@@ -13,6 +13,7 @@ typedef struct tp_cli_devices_args {
     tp_llm_placement_options po; /* --ngl, --tensor-split, --no-kv-offload, -ot, --n-cpu-moe */
     const char *emit;            /* --emit llama.cpp | vllm */
     tp_vllm_options vllm;        /* --emit vllm: --gpu-memory-utilization ... */
+    const char *html;            /* --html FILE: the page with one bar per device */
     bool fit; /* --fit: the largest context, else --n-cpu-moe / fewer layers, that fits */
 } tp_cli_devices_args;
 

@@ -8,8 +8,7 @@
 
 #define VL_OFF(f) offsetof(tp_vllm_options, f)
 
-static int apply_kv_dtype(const tp_cli_ctx *ctx, const tp_cli_opt *o, const char *val,
-                          void *dest) {
+static int apply_kv_dtype(const tp_cli_ctx *ctx, const tp_cli_opt *o, const char *val, void *dest) {
     (void)o;
     uint64_t *b = dest;
     if (strcmp(val, "auto") == 0)
@@ -33,9 +32,11 @@ const tp_cli_opt tp_cli_vllm_opts[] = {
      .what = "a fraction in (0, 1]",
      .help = "--emit vllm: share of each GPU vLLM may take (default 0.9)"},
     TP_OPT_INT_ROW("tensor-parallel-size", tp_vllm_options, tensor_parallel, "N", 1, 1024,
-                   "--emit vllm: tensor parallel size (default: over every GPU, the\nlargest power of two that suits the heads)"),
-    TP_OPT_INT_ROW("pipeline-parallel-size", tp_vllm_options, pipeline_parallel, "N", 1, 1024,
-                   "--emit vllm: pipeline parallel size (default: the GPUs / tensor parallel size)"),
+                   "--emit vllm: tensor parallel size (default: over every GPU, the\nlargest power "
+                   "of two that suits the heads)"),
+    TP_OPT_INT_ROW(
+        "pipeline-parallel-size", tp_vllm_options, pipeline_parallel, "N", 1, 1024,
+        "--emit vllm: pipeline parallel size (default: the GPUs / tensor parallel size)"),
     TP_OPT_INT_ROW("max-num-batched-tokens", tp_vllm_options, max_num_batched_tokens, "N", 1,
                    1u << 24, "--emit vllm: tokens of vLLM's profiling pass (default 8192)"),
     TP_OPT_INT_ROW("max-num-seqs", tp_vllm_options, max_num_seqs, "N", 1, 1u << 20,
@@ -60,8 +61,8 @@ const tp_cli_opt tp_cli_vllm_opts[] = {
 };
 
 /* The vllm serve command line of the plan (a checkpoint is served from its folder). */
-static void vllm_flags(const char *path, const tp_vllm_options *o, const tp_vllm_plan *p,
-                       char *buf, size_t cap) {
+static void vllm_flags(const char *path, const tp_vllm_options *o, const tp_vllm_plan *p, char *buf,
+                       size_t cap) {
     char model[1024];
     snprintf(model, sizeof model, "%s", path);
     size_t n = strlen(model);
@@ -74,8 +75,8 @@ static void vllm_flags(const char *path, const tp_vllm_options *o, const tp_vllm
                      "vllm serve %s --tensor-parallel-size %llu --pipeline-parallel-size %llu "
                      "--max-model-len %llu --gpu-memory-utilization %.2f",
                      model, (unsigned long long)p->tensor_parallel,
-                     (unsigned long long)p->pipeline_parallel,
-                     (unsigned long long)p->max_model_len, o->gpu_memory_utilization);
+                     (unsigned long long)p->pipeline_parallel, (unsigned long long)p->max_model_len,
+                     o->gpu_memory_utilization);
     if (w > 0 && (size_t)w < cap && o->kv_dtype_bytes == 1)
         snprintf(buf + w, cap - (size_t)w, " --kv-cache-dtype fp8");
 }
@@ -125,8 +126,8 @@ static void print_text(const char *model, const tp_vllm_options *o, const tp_vll
            model, (unsigned long long)p->n_gpus, tp_cli_fmt_bytes(p->gpu_bytes, b[0], 32),
            (unsigned long long)p->tensor_parallel, (unsigned long long)p->pipeline_parallel);
     printf("  per GPU (the fullest rank):\n");
-    printf("    budget        %10s  (%.2f x the GPU)\n", tp_cli_fmt_bytes(r->budget_bytes, b[1], 32),
-           o->gpu_memory_utilization);
+    printf("    budget        %10s  (%.2f x the GPU)\n",
+           tp_cli_fmt_bytes(r->budget_bytes, b[1], 32), o->gpu_memory_utilization);
     printf("    weights       %10s  (its shard, rotary cache included)\n",
            tp_cli_fmt_bytes(r->weight_bytes, b[2], 32));
     printf("    activation    %10s  (%s: profiling pass of %llu tokens, sampler of %llu rows)\n",
