@@ -47,5 +47,5 @@ if [ ! -x "$FIX/llm_probe" ] || [ scripts/llm_probe.cpp -nt "$FIX/llm_probe" ]; 
     -Wl,-rpath,"$(cd "$BINS" && pwd)"
   mv "$FIX/llm_probe.tmp" "$FIX/llm_probe"
 fi
-# small random-weight GGUFs (scripts/make_llm_gguf.py: six families, a few MB each)
+# small random-weight GGUFs (scripts/make_llm_gguf.py: seven families, a few MB each)
 /usr/bin/python3 scripts/make_llm_gguf.py "$FIX/llama.cpp/gguf-py" "$FIX/models"

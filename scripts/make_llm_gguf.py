@@ -27,6 +27,10 @@ MODELS = {
     "mixtral_moe_q8_0": dict(arch="llama", L=2, E=256, H=8, KV=2, FF=512, wt=Q.Q8_0, experts=4, used=2),
     "qwen3moe_q4_k": dict(arch="qwen3moe", L=2, E=256, H=4, KV=2, FF=512, wt=Q.Q4_K, experts=8,
                           used=2, qk_norm=True, head_dim=128),
+    # a hybrid: short-convolution layers with a fixed-size recurrent state (KV heads 0) and
+    # attention layers (layers 2 and 5), as LFM2 interleaves them
+    "lfm2_hybrid_q8_0": dict(arch="lfm2", L=6, E=256, H=4, KV=[0, 0, 2, 0, 0, 2], FF=512, wt=Q.Q8_0,
+                             qk_norm=True, tied=True, l_cache=3),
     # a split model (gguf-split naming: NAME-0000k-of-00004.gguf, 12 tensors per file)
     "qwen2_split_q4_0": dict(arch="qwen2", L=3, E=256, H=4, KV=2, FF=768, wt=Q.Q4_0, qkv_bias=True,
                              split=12),
@@ -78,6 +82,7 @@ def write(path, name, m):
     vocab = m.get("vocab", VOCAB)
     w = gguf.GGUFWriter(path, arch, split_max_tensors=m.get("split", 0))
     L, E, H, KV, FF, wt = m["L"], m["E"], m["H"], m["KV"], m["FF"], m["wt"]
+    kv_of = (lambda i: KV[i]) if isinstance(KV, list) else (lambda i: KV)
     hd = m.get("head_dim", E // H)
     w.add_name(name)
     w.add_block_count(L)
@@ -93,6 +98,8 @@ def write(path, name, m):
     w.add_file_type(m.get("ftype", 1 if wt == Q.F16 else 7))
     if "swa" in m:
         w.add_sliding_window(m["swa"])
+    if "l_cache" in m:
+        w.add_uint32(arch + ".shortconv.l_cache", m["l_cache"])
     if "experts" in m:
         w.add_expert_count(m["experts"])
         w.add_expert_used_count(m["used"])
@@ -105,23 +112,29 @@ def write(path, name, m):
     w.add_bos_token_id(1)
     w.add_eos_token_id(2)
     tensor(w, "token_embd.weight", (E, vocab), wt)
-    tensor(w, "output_norm.weight", (E,), Q.F32)
+    tensor(w, "token_embd_norm.weight" if arch == "lfm2" else "output_norm.weight", (E,), Q.F32)
     if not m.get("tied"):
         tensor(w, "output.weight", (E, vocab), wt)
     for i in range(L):
         b = "blk.%d." % i
         tensor(w, b + "attn_norm.weight", (E,), Q.F32)
-        tensor(w, b + "attn_q.weight", (E, H * hd), wt)
-        tensor(w, b + "attn_k.weight", (E, KV * hd), wt)
-        tensor(w, b + "attn_v.weight", (E, KV * hd), wt)
-        if m.get("qkv_bias"):
-            tensor(w, b + "attn_q.bias", (H * hd,), Q.F32)
-            tensor(w, b + "attn_k.bias", (KV * hd,), Q.F32)
-            tensor(w, b + "attn_v.bias", (KV * hd,), Q.F32)
-        if m.get("qk_norm"):
-            tensor(w, b + "attn_q_norm.weight", (hd,), Q.F32)
-            tensor(w, b + "attn_k_norm.weight", (hd,), Q.F32)
-        tensor(w, b + "attn_output.weight", (H * hd, E), wt)
+        kv = kv_of(i)
+        if kv == 0:  # a short-convolution (recurrent) layer
+            tensor(w, b + "shortconv.conv.weight", (m["l_cache"], E), Q.F32)
+            tensor(w, b + "shortconv.in_proj.weight", (E, 3 * E), wt)
+            tensor(w, b + "shortconv.out_proj.weight", (E, E), wt)
+        else:
+            tensor(w, b + "attn_q.weight", (E, H * hd), wt)
+            tensor(w, b + "attn_k.weight", (E, kv * hd), wt)
+            tensor(w, b + "attn_v.weight", (E, kv * hd), wt)
+            if m.get("qkv_bias"):
+                tensor(w, b + "attn_q.bias", (H * hd,), Q.F32)
+                tensor(w, b + "attn_k.bias", (kv * hd,), Q.F32)
+                tensor(w, b + "attn_v.bias", (kv * hd,), Q.F32)
+            if m.get("qk_norm"):
+                tensor(w, b + "attn_q_norm.weight", (hd,), Q.F32)
+                tensor(w, b + "attn_k_norm.weight", (hd,), Q.F32)
+            tensor(w, b + "attn_output.weight", (H * hd, E), wt)
         if m.get("post_norms"):
             tensor(w, b + "post_attention_norm.weight", (E,), Q.F32)
             tensor(w, b + "post_ffw_norm.weight", (E,), Q.F32)

@@ -131,6 +131,13 @@ tp_status tp__llm_layer_kv(const tp_llm_config *c, const tp_llm_options *o,
     return s;
 }
 
+uint64_t tp__llm_layer_rs(const tp_llm_config *c, const tp_llm_options *o, uint64_t il,
+                          uint64_t align) {
+    if (il >= TP_LLM_MAX_LAYERS || !c->layer_recr[il]) return 0;
+    uint64_t rows = o->n_seq ? o->n_seq : 1; /* <= 2^20 (context_cells); widths < 2^32 */
+    return pad_to(4 * c->n_embd_r * rows, align) + pad_to(4 * c->n_embd_s * rows, align);
+}
+
 static tp_status kv_cache(const tp_llm_config *c, const tp_llm_options *o, tp_llm_estimate *e,
                           tp_error *err) {
     if (!c->has_kv) return TP_OK;
@@ -145,7 +152,12 @@ static tp_status kv_cache(const tp_llm_config *c, const tp_llm_options *o, tp_ll
             (c->layer_swa[il] && !tp_add_u64(e->kv_swa_bytes, k + v, &e->kv_swa_bytes)))
             return tp_error_set(err, TP_ERR_OVERFLOW, "llm: KV cache size overflows 64 bits");
     }
-    if (!tp_add_u64(e->kv_k_bytes, e->kv_v_bytes, &e->kv_cache_bytes))
+    for (uint64_t il = 0; il < n_layer; il++)
+        if (!tp_add_u64(e->recurrent_bytes, tp__llm_layer_rs(c, o, il, BUF_ALIGN),
+                        &e->recurrent_bytes))
+            return tp_error_set(err, TP_ERR_OVERFLOW, "llm: recurrent state overflows 64 bits");
+    if (!tp_add_u64(e->kv_k_bytes, e->kv_v_bytes, &e->kv_cache_bytes) ||
+        !tp_add_u64(e->kv_cache_bytes, e->recurrent_bytes, &e->kv_cache_bytes))
         return tp_error_set(err, TP_ERR_OVERFLOW, "llm: KV cache size overflows 64 bits");
     return TP_OK;
 }
@@ -192,6 +204,12 @@ static tp_status compute_buffer(const tp_llm_config *c, const tp_llm_options *o,
               (!quant_kv || !c->has_kv || mac3(&total, t, c->n_head_kv * (dk + dv), 2)) &&
               (!c->has_kv || mac3(&total, t, e->kv_cells, mask_b)) &&
               (!c->swa || mac3(&total, t, e->kv_cells_swa, mask_b));
+    /* hybrids: the recurrent state's row ids (i32 per sequence), one aligned input, and
+     * the states of the ubatch's sequences gathered for a layer (f32 n_embd_r each) */
+    uint64_t rows = o->n_seq ? o->n_seq : 1;
+    if (ok && c->recurrent_layers)
+        ok = tp_add_u64(total, pad_to(4 * rows, BUF_ALIGN), &total) &&
+             tp_add_u64(total, pad_to(4 * c->n_embd_r * rows, BUF_ALIGN), &total);
     if (!ok)
         return tp_error_set(err, TP_ERR_OVERFLOW, "llm: compute buffer size overflows 64 bits");
     e->compute_bytes = total;

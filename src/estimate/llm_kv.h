@@ -15,4 +15,10 @@ tp_status tp__llm_layer_kv(const tp_llm_config *c, const tp_llm_options *o,
                            const tp_llm_estimate *e, uint64_t il, uint64_t v_max, uint64_t align,
                            uint64_t *k, uint64_t *v, tp_error *err);
 
+/* Layer il's recurrent state (hybrid families): the r and s tensors of
+ * llama_memory_recurrent, f32 rows of n_embd_r and n_embd_s for max(1, n_seq)
+ * sequences, each padded to align; 0 for a layer with a KV cache. */
+uint64_t tp__llm_layer_rs(const tp_llm_config *c, const tp_llm_options *o, uint64_t il,
+                          uint64_t align);
+
 #endif

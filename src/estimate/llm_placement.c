@@ -107,15 +107,21 @@ static tp_status place_weights(const tp_llm_config *c, const tp_registry *w,
             if (strstr(e->name, "_exps") && (po->experts_on_cpu || (uint64_t)il < po->n_cpu_moe))
                 row = host;
             if (strstr(e->name, "ffn_gate_exps")) out->use[row].expert_layers++;
-        } else if (strncmp(e->name, "output", 6) == 0) {
+        } else if (strncmp(e->name, "output", 6) == 0 ||
+                   /* LFM2 names its output norm token_embd_norm (llama.cpp
+                    * LLM_TENSOR_OUTPUT_NORM_LFM2, an output-layer tensor) */
+                   (strcmp(c->arch, "lfm2") == 0 &&
+                    strcmp(e->name, "token_embd_norm.weight") == 0)) {
             row = out_row;
         } else {
             row = host; /* the input layer (token embedding) and the rest */
         }
         if (!add_to(&out->use[row].model_bytes, e->bytes, row_align(ds, m, row)))
             return tp_error_set(err, TP_ERR_OVERFLOW, "placement: model bytes overflow");
-        /* tied output: llama.cpp duplicates token_embd into the output layer */
-        if (!has_output && strcmp(e->name, "token_embd.weight") == 0 &&
+        /* tied output: llama.cpp duplicates token_embd into the output layer; on the host
+         * the duplicate is the mapped tensor itself unless the CPU backend repacks it */
+        bool dup_counts = out_row != host || ((c->tied_repacked >> out->single.repack) & 1u);
+        if (!has_output && dup_counts && strcmp(e->name, "token_embd.weight") == 0 &&
             !add_to(&out->use[out_row].model_bytes, e->bytes, row_align(ds, m, out_row)))
             return tp_error_set(err, TP_ERR_OVERFLOW, "placement: model bytes overflow");
     }
@@ -135,8 +141,10 @@ static tp_status place_kv(const tp_llm_config *c, const tp_llm_options *o,
         tp_status s =
             tp__llm_layer_kv(c, o, &out->single, il, v_max, row_align(ds, m, kv_row), &k, &v, err);
         if (s != TP_OK) return s;
+        uint64_t rs = tp__llm_layer_rs(c, o, il, row_align(ds, m, kv_row));
         if (!tp_add_u64(out->use[kv_row].kv_bytes, k, &out->use[kv_row].kv_bytes) ||
-            !tp_add_u64(out->use[kv_row].kv_bytes, v, &out->use[kv_row].kv_bytes))
+            !tp_add_u64(out->use[kv_row].kv_bytes, v, &out->use[kv_row].kv_bytes) ||
+            !tp_add_u64(out->use[kv_row].kv_bytes, rs, &out->use[kv_row].kv_bytes))
             return tp_error_set(err, TP_ERR_OVERFLOW, "placement: KV bytes overflow");
     }
     return TP_OK;

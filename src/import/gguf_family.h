@@ -12,6 +12,12 @@ typedef enum tp_gguf_swa_kind {
     TP_GGUF_SWA_IF_KEY    /* only when <arch>.attention.sliding_window > 0 */
 } tp_gguf_swa_kind;
 
+/* A fixed-size recurrent state in some layers (hybrid families). */
+typedef enum tp_gguf_recurrent_kind {
+    TP_GGUF_RECR_NONE = 0,
+    TP_GGUF_RECR_SHORTCONV /* LFM2: layers without KV heads hold (l_cache - 1) x n_embd conv rows */
+} tp_gguf_recurrent_kind;
+
 typedef struct tp_gguf_family {
     const char *arch;     /* general.architecture */
     tp_gguf_swa_kind swa; /* sliding-window attention */
@@ -19,6 +25,7 @@ typedef struct tp_gguf_family {
     uint64_t swa_pattern; /* default <arch>.attention.sliding_window_pattern */
     bool dense_first;     /* the global layer opens each pattern period */
     bool has_kv;          /* false for encoders */
+    tp_gguf_recurrent_kind recurrent;
 } tp_gguf_family;
 
 /* The family of arch, or NULL when tensorplan does not know it. */

@@ -99,6 +99,7 @@ void tp_gguf_layout_finish(tp_gguf_layout *l, tp_llm_config *c) {
                 tp_sat_add_u64(l->embd_bytes, REPACK_ALIGN - 1) / REPACK_ALIGN * REPACK_ALIGN;
             c->layout[k].repack_bytes = tp_sat_add_u64(c->layout[k].repack_bytes, padded);
             c->layout[k].repacked_tensors++;
+            c->tied_repacked = (uint8_t)(c->tied_repacked | (1u << k));
         }
     }
 }

@@ -288,6 +288,7 @@ static const struct {
     {"attention.sliding_window", false, offsetof(tp_llm_config, n_swa)},
     {"attention.sliding_window_pattern", true, offsetof(tp_llm_meta_extra, swa_pattern)},
     {"attention.key_length_mla", true, offsetof(tp_llm_meta_extra, key_length_mla)},
+    {"shortconv.l_cache", true, offsetof(tp_llm_meta_extra, shortconv_l_cache)},
     {"vocab_size", false, offsetof(tp_llm_config, n_vocab)},
     {"expert_count", false, offsetof(tp_llm_config, n_expert)},
     {"expert_used_count", false, offsetof(tp_llm_config, n_expert_used)},

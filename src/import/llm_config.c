@@ -51,6 +51,29 @@ tp_status tp__llm_config_finish(tp_llm_config *c, const tp_llm_meta_extra *x, co
     const tp_gguf_family *fam = tp_gguf_family_find(c->arch);
     c->family_known = fam != NULL;
     c->has_kv = fam ? fam->has_kv : true;
+    if (fam && fam->recurrent == TP_GGUF_RECR_SHORTCONV) {
+        if (x->shortconv_l_cache < 2) {
+            char msg[192];
+            snprintf(msg, sizeof msg,
+                     "architecture '%s': missing key %s.shortconv.l_cache (at least 2)", c->arch,
+                     c->arch);
+            return tp_error_set(err, TP_ERR_INVALID, "%s%s", prefix, msg);
+        }
+        uint64_t r;
+        if (!tp_mul_u64(c->n_embd, x->shortconv_l_cache - 1, &r) || r > (1ull << 40))
+            return tp_error_set(err, TP_ERR_UNSUPPORTED,
+                                "%s%s.shortconv.l_cache %llu x embedding %llu: a recurrent state "
+                                "of more than 2^40 elements is not supported",
+                                prefix, c->arch, (unsigned long long)x->shortconv_l_cache,
+                                (unsigned long long)c->n_embd);
+        c->n_embd_r = r;
+        c->n_embd_s = 0;
+        for (uint64_t il = 0; il < c->n_layer; il++)
+            if (c->layer_head_kv[il] == 0) {
+                c->layer_recr[il] = 1;
+                c->recurrent_layers++;
+            }
+    }
     bool swa = fam && (fam->swa == TP_GGUF_SWA_ALWAYS ||
                        (fam->swa == TP_GGUF_SWA_IF_KEY && x->has_swa_key && c->n_swa > 0));
     if (swa && !x->has_swa_key) c->n_swa = fam->default_swa;

@@ -473,6 +473,7 @@ static void print_json(const est_args *a, const tp_graph *g, const tp_estimate *
         tp_json_kv_u64(&j, "kv_k_bytes", le->kv_k_bytes);
         tp_json_kv_u64(&j, "kv_v_bytes", le->kv_v_bytes);
         tp_json_kv_u64(&j, "kv_swa_bytes", le->kv_swa_bytes);
+        tp_json_kv_u64(&j, "recurrent_bytes", le->recurrent_bytes);
         tp_json_kv_u64(&j, "output_bytes", le->output_bytes);
         tp_json_kv_u64(&j, "compute_bytes", le->compute_bytes);
         tp_json_kv_bool(&j, "compute_exact", false);
@@ -525,6 +526,10 @@ static void print_text(const est_args *a, const tp_graph *g, const tp_estimate *
         if (c->swa)
             printf(", SWA layers %llu cells (%s)", (unsigned long long)le->kv_cells_swa,
                    tp_cli_fmt_bytes(le->kv_swa_bytes, b[3], sizeof b[3]));
+        if (c->recurrent_layers)
+            printf(", recurrent state %s in %llu layers",
+                   tp_cli_fmt_bytes(le->recurrent_bytes, b[3], sizeof b[3]),
+                   (unsigned long long)c->recurrent_layers);
         printf(")\n");
         printf("  output       %12s  (logits for %llu sequence%s)\n",
                tp_cli_fmt_bytes(le->output_bytes, b[0], sizeof b[0]),
