@@ -89,7 +89,7 @@ typedef struct tp_llm_config {
     bool swa;               /* the family interleaves sliding-window layers */
     bool qk_norm;           /* attn_q_norm tensors: Q and K are normed per head */
     bool tied_output;       /* the LM head is the token embedding (no output.weight) */
-    uint8_t tied_repacked;  /* bit k: the CPU backend repacks that duplicate under tp_llm_repack k */
+    uint8_t tied_repacked; /* bit k: the CPU backend repacks that duplicate under tp_llm_repack k */
     /* MoE layout from the stacked expert tensors ("*_exps", llama.cpp naming): */
     uint64_t expert_tensor_bytes; /* all *_exps tensors */
     uint64_t moe_layers;          /* distinct blk.N holding *_exps tensors */
@@ -102,8 +102,8 @@ typedef struct tp_llm_config {
     /* hybrid families: layers with a fixed-size recurrent state instead of a KV cache */
     uint8_t layer_recr[TP_LLM_MAX_LAYERS]; /* 1: recurrent layer */
     uint64_t recurrent_layers;             /* how many */
-    uint64_t n_embd_r, n_embd_s; /* state widths per sequence (f32 elements): the conv
-                                  * rows (llama.cpp n_embd_r) and the SSM state (n_embd_s) */
+    uint64_t n_embd_r, n_embd_s;           /* state widths per sequence (f32 elements): the conv
+                                            * rows (llama.cpp n_embd_r) and the SSM state (n_embd_s) */
 } tp_llm_config;
 
 /* Read a GGUF file's header, metadata and tensor infos (no tensor data).
@@ -180,11 +180,11 @@ typedef struct tp_llm_estimate {
     uint64_t kv_cache_bytes; /* context: K + V of every layer (+ recurrent state) */
     uint64_t kv_k_bytes;
     uint64_t kv_v_bytes;
-    uint64_t kv_swa_bytes;  /* the part held by sliding-window layers */
+    uint64_t kv_swa_bytes;    /* the part held by sliding-window layers */
     uint64_t recurrent_bytes; /* hybrids: the recurrent state (part of kv_cache_bytes) */
-    uint64_t output_bytes;  /* logits (+ embeddings) */
-    uint64_t compute_bytes; /* upper-bound formula of one ubatch's graph (below) */
-    uint64_t peak_bytes;    /* model + KV + output + compute */
+    uint64_t output_bytes;    /* logits (+ embeddings) */
+    uint64_t compute_bytes;   /* upper-bound formula of one ubatch's graph (below) */
+    uint64_t peak_bytes;      /* model + KV + output + compute */
 } tp_llm_estimate;
 
 /* Estimate an LLM's memory as llama.cpp allocates it on the CPU backend (see

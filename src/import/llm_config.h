@@ -8,13 +8,13 @@
 
 /* Values read beside the config that decide config fields after the scan. */
 typedef struct tp_llm_meta_extra {
-    uint64_t swa_pattern;    /* sliding_window_pattern (scalar form: every Nth layer is full) */
-    uint64_t key_length_mla; /* MLA: the K cache holds the latent only */
+    uint64_t swa_pattern;       /* sliding_window_pattern (scalar form: every Nth layer is full) */
+    uint64_t key_length_mla;    /* MLA: the K cache holds the latent only */
     uint64_t shortconv_l_cache; /* LFM2-style short convolution: kernel length */
-    uint64_t has_swa_key;    /* a sliding window was given */
-    uint64_t has_pattern;    /* the pattern came as a scalar */
-    bool pattern_array;      /* layer_swa[] was filled per layer */
-    bool head_kv_array;      /* layer_head_kv[] was filled per layer */
+    uint64_t has_swa_key;       /* a sliding window was given */
+    uint64_t has_pattern;       /* the pattern came as a scalar */
+    bool pattern_array;         /* layer_swa[] was filled per layer */
+    bool head_kv_array;         /* layer_head_kv[] was filled per layer */
     bool alignment_set;
 } tp_llm_meta_extra;
 
