@@ -749,6 +749,13 @@ TP_TEST(test_gguf_llm) {
     o.swa_full = true;
     TP_CHECK_OK(tp_llm_estimate_memory(&c, &o, &le, err), err);
     TP_CHECK_EQ_U64(le.kv_cache_bytes, 2 * (8192 + 8192) * 32 * 2);
+    /* a hybrid family (lfm2) without its short-convolution length: the key is named */
+    g_arch = "lfm2";
+    tiny_gguf(&b, 8, true);
+    g_arch = "llama";
+    TP_CHECK(write_buf(path, &b, b.len));
+    TP_CHECK_STATUS(tp_gguf_read_llm(path, NULL, &c, err), TP_ERR_INVALID);
+    TP_CHECK_CONTAINS(err->msg, "missing key lfm2.shortconv.l_cache");
     /* an architecture outside the table is sized as a decoder and says so */
     g_arch = "someformer";
     tiny_gguf(&b, 8, true);
