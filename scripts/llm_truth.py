@@ -5,7 +5,9 @@ usage: /usr/bin/python3 scripts/llm_truth.py TENSORPLAN FIXDIR [--full] [--model
 FIXDIR is .fixtures/llm (scripts/fixtures-llm.sh): llm_probe, the prebuilt llama.cpp and models/.
 For every model x context x (flash attention on/off) x KV types it runs llama.cpp's probe and
 `tensorplan estimate --json` with the same options and prints one row per run: each term's bytes
-from llama.cpp and the difference of tensorplan's figure. Exit status 1 when a model, KV or output
+from llama.cpp and the difference of tensorplan's figure (options llama.cpp refuses for a model,
+e.g. different K and V types with MLA, must be refused by tensorplan too). Exit status 1 when a
+model, KV or output
 figure differs from llama.cpp's by a single byte, or the total or the compute buffer falls below
 llama.cpp's (the estimate may be above, never below)."""
 import json
@@ -39,6 +41,8 @@ def probe(model, ctx, fa, tk, tv):
     out = subprocess.run([os.path.join(fix, "llm_probe"), model, str(ctx), "512", "1", tk, tv, str(fa), "0"],
                          env=env, capture_output=True, text=True)
     if out.returncode != 0:
+        if "does not support" in out.stderr or "does not divide" in out.stderr:
+            return None  # llama.cpp refuses these options for this model
         raise SystemExit("llm_probe failed on %s: %s" % (model, out.stderr[-2000:]))
     r = {"model": 0, "mapped": 0, "repack": 0, "context": 0, "compute": 0, "output": 0}
     for line in out.stdout.splitlines():
@@ -58,6 +62,8 @@ def estimate(model, ctx, fa, tk, tv):
     if not fa:
         cmd.append("--no-flash-attn")
     out = subprocess.run(cmd, capture_output=True, text=True)
+    if out.returncode == 1:
+        return None  # tensorplan refuses them too (an input error)
     if out.returncode != 0:
         raise SystemExit("tensorplan failed: %s\n%s" % (" ".join(cmd), out.stderr))
     j = json.loads(out.stdout)["llm"]
@@ -79,6 +85,13 @@ for m in models:
                     continue  # llama.cpp refuses a quantized V cache without flash attention
                 t = probe(path, ctx, fa, tk, tv)
                 e = estimate(path, ctx, fa, tk, tv)
+                if t is None or e is None:
+                    agree = t is None and e is None
+                    bad += not agree
+                    print("%-18s %6d %2d %-9s | %s" % (m[:18], ctx, fa, tk + "/" + tv,
+                          "both refuse these options" if agree else
+                          "MISMATCH: %s refuses them" % ("llama.cpp" if t is None else "tensorplan")))
+                    continue
                 cells = []
                 for k in terms:
                     d = e[k] - t[k]

@@ -31,6 +31,12 @@ MODELS = {
     # attention layers (layers 2 and 5), as LFM2 interleaves them
     "lfm2_hybrid_q8_0": dict(arch="lfm2", L=6, E=256, H=4, KV=[0, 0, 2, 0, 0, 2], FF=512, wt=Q.Q8_0,
                              qk_norm=True, tied=True, l_cache=3),
+    # multi-head latent attention (MLA): the K cache holds the compressed latent + the rope
+    # part (one KV head of 64 + 32), no V cache; one leading dense layer, then MoE layers
+    # with a shared expert (DeepSeek-V2/V3 layout, deepseek2 in llama.cpp)
+    "deepseek2_mla_q8_0": dict(arch="deepseek2", L=3, E=256, H=4, KV=1, FF=512, wt=Q.Q8_0,
+                               experts=4, used=2, shared=1, ff_exp=128, q_lora=96, kv_lora=64,
+                               rope=32, qk_nope=32, v_mla=32, dense_lead=1),
     # a split model (gguf-split naming: NAME-0000k-of-00004.gguf, 12 tensors per file)
     "qwen2_split_q4_0": dict(arch="qwen2", L=3, E=256, H=4, KV=2, FF=768, wt=Q.Q4_0, qkv_bias=True,
                              split=12),
@@ -77,6 +83,35 @@ def tensor(w, name, shape, qt):
     w.add_tensor(name, raw.reshape(byte_shape), raw_shape=byte_shape, raw_dtype=qt)
 
 
+def write_mla_layer(w, b, i, m, wt):
+    """One deepseek2 block: MLA attention (q_a/q_b, kv_a_mqa, k_b/v_b), dense or MoE FFN."""
+    E, H, X = m["E"], m["H"], m["experts"]
+    qk = m["qk_nope"] + m["rope"]
+    tensor(w, b + "attn_norm.weight", (E,), Q.F32)
+    tensor(w, b + "attn_q_a_norm.weight", (m["q_lora"],), Q.F32)
+    tensor(w, b + "attn_kv_a_norm.weight", (m["kv_lora"],), Q.F32)
+    tensor(w, b + "attn_q_a.weight", (E, m["q_lora"]), wt)
+    tensor(w, b + "attn_q_b.weight", (m["q_lora"], H * qk), wt)
+    tensor(w, b + "attn_kv_a_mqa.weight", (E, m["kv_lora"] + m["rope"]), wt)
+    tensor(w, b + "attn_k_b.weight", (m["qk_nope"], m["kv_lora"], H), wt)
+    tensor(w, b + "attn_v_b.weight", (m["kv_lora"], m["v_mla"], H), wt)
+    tensor(w, b + "attn_output.weight", (H * m["v_mla"], E), wt)
+    tensor(w, b + "ffn_norm.weight", (E,), Q.F32)
+    if i < m["dense_lead"]:
+        tensor(w, b + "ffn_gate.weight", (E, m["FF"]), wt)
+        tensor(w, b + "ffn_up.weight", (E, m["FF"]), wt)
+        tensor(w, b + "ffn_down.weight", (m["FF"], E), wt)
+        return
+    F, S = m["ff_exp"], m["ff_exp"] * m["shared"]
+    tensor(w, b + "ffn_gate_inp.weight", (E, X), Q.F32)
+    tensor(w, b + "ffn_gate_exps.weight", (E, F, X), wt)
+    tensor(w, b + "ffn_up_exps.weight", (E, F, X), wt)
+    tensor(w, b + "ffn_down_exps.weight", (F, E, X), wt)
+    tensor(w, b + "ffn_gate_shexp.weight", (E, S), wt)
+    tensor(w, b + "ffn_up_shexp.weight", (E, S), wt)
+    tensor(w, b + "ffn_down_shexp.weight", (S, E), wt)
+
+
 def write(path, name, m):
     arch = m["arch"]
     vocab = m.get("vocab", VOCAB)
@@ -91,8 +126,20 @@ def write(path, name, m):
     w.add_feed_forward_length(FF)
     w.add_head_count(H)
     w.add_head_count_kv(KV)
-    w.add_key_length(hd)
-    w.add_value_length(hd)
+    if "kv_lora" in m:  # MLA: the cache's K row is the latent + the rope part, V the latent
+        w.add_key_length(m["kv_lora"] + m["rope"])
+        w.add_value_length(m["kv_lora"])
+        w.add_key_length_mla(m["qk_nope"] + m["rope"])
+        w.add_value_length_mla(m["v_mla"])
+        w.add_q_lora_rank(m["q_lora"])
+        w.add_kv_lora_rank(m["kv_lora"])
+        w.add_rope_dimension_count(m["rope"])
+        w.add_leading_dense_block_count(m["dense_lead"])
+        w.add_expert_shared_count(m["shared"])
+        w.add_expert_feed_forward_length(m["ff_exp"])
+    else:
+        w.add_key_length(hd)
+        w.add_value_length(hd)
     w.add_rope_freq_base(10000.0)
     w.add_layer_norm_rms_eps(1e-6)
     w.add_file_type(m.get("ftype", 1 if wt == Q.F16 else 7))
@@ -117,6 +164,9 @@ def write(path, name, m):
         tensor(w, "output.weight", (E, vocab), wt)
     for i in range(L):
         b = "blk.%d." % i
+        if "kv_lora" in m:
+            write_mla_layer(w, b, i, m, wt)
+            continue
         tensor(w, b + "attn_norm.weight", (E,), Q.F32)
         kv = kv_of(i)
         if kv == 0:  # a short-convolution (recurrent) layer

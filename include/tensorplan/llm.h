@@ -64,31 +64,33 @@ typedef struct tp_llm_model_layout {
 /* Hyper-parameters of an LLM, as read from GGUF metadata
  * ("<arch>.block_count", "<arch>.attention.head_count", ...). */
 typedef struct tp_llm_config {
-    char arch[64];          /* general.architecture, e.g. "llama" */
-    uint64_t n_layer;       /* <arch>.block_count */
-    uint64_t n_ctx_train;   /* <arch>.context_length (0 when absent) */
-    uint64_t n_embd;        /* <arch>.embedding_length */
-    uint64_t n_ff;          /* <arch>.feed_forward_length (0 when absent) */
-    uint64_t n_ff_exp;      /* <arch>.expert_feed_forward_length (0: n_ff) */
-    uint64_t n_head;        /* <arch>.attention.head_count (the largest layer's) */
-    uint64_t n_head_kv;     /* <arch>.attention.head_count_kv (largest; default n_head) */
-    uint64_t head_dim_k;    /* <arch>.attention.key_length (default n_embd / n_head) */
-    uint64_t head_dim_v;    /* <arch>.attention.value_length (default head_dim_k) */
-    uint64_t n_vocab;       /* <arch>.vocab_size, else tokens' count, else token_embd rows */
-    uint64_t n_expert;      /* <arch>.expert_count (0: dense) */
-    uint64_t n_expert_used; /* <arch>.expert_used_count */
-    uint64_t n_swa;         /* sliding window (<arch>.attention.sliding_window or the family's) */
-    uint64_t n_tensors;     /* tensor infos in the file */
-    uint64_t weight_bytes;  /* sum of the tensors' bytes */
-    uint64_t alignment;     /* general.alignment (default 32) */
-    uint64_t data_offset;   /* file offset of the tensor data section */
-    uint64_t file_bytes;    /* size of the file */
-    uint32_t gguf_version;  /* 2 or 3 */
-    bool family_known;      /* arch is in tensorplan's family table (else sized as a decoder) */
-    bool has_kv;            /* false for encoders (BERT-style): no KV cache */
-    bool swa;               /* the family interleaves sliding-window layers */
-    bool qk_norm;           /* attn_q_norm tensors: Q and K are normed per head */
-    bool tied_output;       /* the LM head is the token embedding (no output.weight) */
+    char arch[64];               /* general.architecture, e.g. "llama" */
+    uint64_t n_layer;            /* <arch>.block_count */
+    uint64_t n_ctx_train;        /* <arch>.context_length (0 when absent) */
+    uint64_t n_embd;             /* <arch>.embedding_length */
+    uint64_t n_ff;               /* <arch>.feed_forward_length (0 when absent) */
+    uint64_t n_ff_exp;           /* <arch>.expert_feed_forward_length (0: n_ff) */
+    uint64_t n_head;             /* <arch>.attention.head_count (the largest layer's) */
+    uint64_t n_head_kv;          /* <arch>.attention.head_count_kv (largest; default n_head) */
+    uint64_t head_dim_k;         /* <arch>.attention.key_length (default n_embd / n_head) */
+    uint64_t head_dim_v;         /* <arch>.attention.value_length (default head_dim_k) */
+    uint64_t n_vocab;            /* <arch>.vocab_size, else tokens' count, else token_embd rows */
+    uint64_t n_expert;           /* <arch>.expert_count (0: dense) */
+    uint64_t n_expert_used;      /* <arch>.expert_used_count */
+    uint64_t n_expert_shared;    /* <arch>.expert_shared_count (always-on experts, n_ff_exp wide) */
+    uint64_t n_layer_dense_lead; /* <arch>.leading_dense_block_count (dense FFN, n_ff wide) */
+    uint64_t n_swa;        /* sliding window (<arch>.attention.sliding_window or the family's) */
+    uint64_t n_tensors;    /* tensor infos in the file */
+    uint64_t weight_bytes; /* sum of the tensors' bytes */
+    uint64_t alignment;    /* general.alignment (default 32) */
+    uint64_t data_offset;  /* file offset of the tensor data section */
+    uint64_t file_bytes;   /* size of the file */
+    uint32_t gguf_version; /* 2 or 3 */
+    bool family_known;     /* arch is in tensorplan's family table (else sized as a decoder) */
+    bool has_kv;           /* false for encoders (BERT-style): no KV cache */
+    bool swa;              /* the family interleaves sliding-window layers */
+    bool qk_norm;          /* attn_q_norm tensors: Q and K are normed per head */
+    bool tied_output;      /* the LM head is the token embedding (no output.weight) */
     uint8_t tied_repacked; /* bit k: the CPU backend repacks that duplicate under tp_llm_repack k */
     /* MoE layout from the stacked expert tensors ("*_exps", llama.cpp naming): */
     uint64_t expert_tensor_bytes; /* all *_exps tensors */

@@ -187,7 +187,12 @@ static tp_status compute_buffer(const tp_llm_config *c, const tp_llm_options *o,
     uint64_t mask_b = o->flash_attn ? 2 : 4;
     uint64_t dk = c->head_dim_k, dv = c->head_dim_v;
     uint64_t ff = c->n_ff ? c->n_ff : 4 * c->n_embd;
-    if (c->n_expert && c->n_expert_used) ff = (c->n_ff_exp ? c->n_ff_exp : ff) * c->n_expert_used;
+    if (c->n_expert && c->n_expert_used) {
+        /* routed experts plus the shared ones; leading dense layers keep n_ff */
+        uint64_t dense = ff, fe = c->n_ff_exp ? c->n_ff_exp : ff;
+        ff = fe * (c->n_expert_used + c->n_expert_shared);
+        if (c->n_layer_dense_lead && dense > ff) ff = dense;
+    }
     /* token ids, positions, output ids (i32); K and V row ids per cache (i64) */
     uint64_t in_bytes = 12u + caches * (dv ? 16u : 8u);
     uint64_t out_w = c->n_vocab + c->n_embd;
@@ -239,9 +244,16 @@ tp_status tp_llm_estimate_memory(const tp_llm_config *c, const tp_llm_options *o
                             "llm: a quantized V cache (%s) needs flash attention (llama.cpp "
                             "refuses it otherwise)",
                             tp_dtype_name(o->type_v));
+    /* MLA (deepseek2: the cache holds K only) */
+    if (c->has_kv && c->head_dim_v == 0 && o->type_k != o->type_v)
+        return tp_error_set(err, TP_ERR_INVALID,
+                            "llm: %s keeps the latent (MLA) in the K cache only: K (%s) and V (%s) "
+                            "must be of one type (llama.cpp refuses different ones)",
+                            c->arch, tp_dtype_name(o->type_k), tp_dtype_name(o->type_v));
     if (c->n_embd > (1ull << 24) || c->n_head > (1ull << 16) || c->head_dim_k > (1ull << 20) ||
         c->head_dim_v > (1ull << 20) || c->n_ff > (1ull << 32) || c->n_ff_exp > (1ull << 32) ||
-        c->n_vocab > (1ull << 32) || c->n_expert_used > (1ull << 16) || c->n_swa > (1ull << 32))
+        c->n_vocab > (1ull << 32) || c->n_expert_used > (1ull << 16) ||
+        c->n_expert_shared > (1ull << 16) || c->n_swa > (1ull << 32))
         return tp_error_set(err, TP_ERR_OVERFLOW, "llm: model dimensions out of range");
     tp_status s = context_cells(c, o, out, err);
     if (s == TP_OK) s = kv_cache(c, o, out, err);

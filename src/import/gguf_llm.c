@@ -292,6 +292,8 @@ static const struct {
     {"vocab_size", false, offsetof(tp_llm_config, n_vocab)},
     {"expert_count", false, offsetof(tp_llm_config, n_expert)},
     {"expert_used_count", false, offsetof(tp_llm_config, n_expert_used)},
+    {"expert_shared_count", false, offsetof(tp_llm_config, n_expert_shared)},
+    {"leading_dense_block_count", false, offsetof(tp_llm_config, n_layer_dense_lead)},
 };
 #define N_ARCH_KEYS (sizeof arch_keys / sizeof arch_keys[0])
 
