@@ -173,10 +173,12 @@ typedef struct tp_llm_estimate {
     uint64_t kv_cache_bytes; /* context: K + V of every layer */
     uint64_t kv_k_bytes;
     uint64_t kv_v_bytes;
-    uint64_t kv_swa_bytes;  /* the part held by sliding-window layers */
-    uint64_t output_bytes;  /* logits (+ embeddings) */
-    uint64_t compute_bytes; /* upper-bound formula of one ubatch's graph (below) */
-    uint64_t peak_bytes;    /* model + KV + output + compute */
+    uint64_t kv_swa_bytes;          /* the part held by sliding-window layers */
+    uint64_t output_bytes;          /* logits (+ embeddings) */
+    uint64_t compute_bytes;         /* one ubatch's graph: planned, else the formula (below) */
+    uint64_t compute_formula_bytes; /* the formula's figure (always computed) */
+    bool compute_planned;           /* compute_bytes is the planned graph, not the formula */
+    uint64_t peak_bytes;            /* model + KV + output + compute */
 } tp_llm_estimate;
 
 /* Estimate an LLM's memory as llama.cpp allocates it on the CPU backend (see

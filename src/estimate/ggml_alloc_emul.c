@@ -89,7 +89,8 @@ static bool dyn_free(dyn *d, uint64_t off, uint64_t size) {
         }
     }
     uint32_t at = 0;
-    while (at < d->n && d->b[at].off < off) at++;
+    while (at < d->n && d->b[at].off < off)
+        at++;
     return dyn_insert(d, at, off, size);
 }
 
@@ -110,7 +111,8 @@ static bool same_layout(const tp_gg_tensor *a, const tp_gg_tensor *b) {
 
 static bool is_output(const tp_gg_graph *g, int32_t i) {
     const tp_gg_tensor *t = &g->t[i];
-    return (t->flags & TP_GG_OUTPUT) || (t->view_src >= 0 && (g->t[t->view_src].flags & TP_GG_OUTPUT));
+    return (t->flags & TP_GG_OUTPUT) ||
+           (t->view_src >= 0 && (g->t[t->view_src].flags & TP_GG_OUTPUT));
 }
 
 static uint64_t bytes_of(planner *p, int32_t i) {
@@ -179,8 +181,7 @@ static void release(planner *p, int32_t i) {
 }
 
 tp_status tp__ga_reserve(const tp_gg_graph *g, const uint8_t *node_buf, const uint8_t *leaf_buf,
-                         uint32_t n_buf, const uint64_t *align, uint64_t *max_size,
-                         tp_error *err) {
+                         uint32_t n_buf, const uint64_t *align, uint64_t *max_size, tp_error *err) {
     if (!g || !align || !max_size || n_buf == 0 || n_buf > TP_GA_MAX_BUFFERS)
         return tp_error_set(err, TP_ERR_INVALID, "ggml allocator: bad arguments");
     if (g->status != TP_OK)
@@ -249,9 +250,11 @@ tp_status tp__ga_reserve(const tp_gg_graph *g, const uint8_t *node_buf, const ui
     else if (p.ovf)
         st = tp_error_set(err, TP_ERR_OVERFLOW, "ggml allocator: sizes overflow 64 bits");
     else
-        for (uint32_t b = 0; b < n_buf; b++) max_size[b] = p.d[b].max_size;
+        for (uint32_t b = 0; b < n_buf; b++)
+            max_size[b] = p.d[b].max_size;
 done:
-    for (uint32_t b = 0; b < n_buf; b++) free(p.d[b].b);
+    for (uint32_t b = 0; b < n_buf; b++)
+        free(p.d[b].b);
     free(p.s);
     return st;
 }

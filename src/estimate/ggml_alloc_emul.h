@@ -27,7 +27,6 @@
  * receives buffer b's size. TP_ERR_INVALID (bad ids, alignment),
  * TP_ERR_OVERFLOW, TP_ERR_NOMEM. */
 tp_status tp__ga_reserve(const tp_gg_graph *g, const uint8_t *node_buf, const uint8_t *leaf_buf,
-                         uint32_t n_buf, const uint64_t *align, uint64_t *max_size,
-                         tp_error *err);
+                         uint32_t n_buf, const uint64_t *align, uint64_t *max_size, tp_error *err);
 
 #endif

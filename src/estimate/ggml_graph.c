@@ -60,7 +60,8 @@ static int32_t push(tp_gg_graph *g, const tp_gg_tensor *t) {
 
 static void blank(tp_gg_tensor *t, int32_t layer) {
     memset(t, 0, sizeof *t);
-    for (int i = 0; i < TP_GG_MAX_SRC; i++) t->src[i] = -1;
+    for (int i = 0; i < TP_GG_MAX_SRC; i++)
+        t->src[i] = -1;
     t->view_src = -1;
     t->layer = layer;
 }

@@ -36,10 +36,10 @@ typedef struct tp_gg_tensor {
     tp_dtype type;
     int64_t ne[4];
     uint64_t nb[4];
-    uint8_t flags;     /* TP_GG_INPUT / TP_GG_OUTPUT */
-    bool external;     /* memory set before planning (weights, KV cache) */
-    bool visited;      /* already in the node or leaf list */
-    int32_t layer;     /* decoder layer it belongs to, -1: input side, n_layer: output */
+    uint8_t flags; /* TP_GG_INPUT / TP_GG_OUTPUT */
+    bool external; /* memory set before planning (weights, KV cache) */
+    bool visited;  /* already in the node or leaf list */
+    int32_t layer; /* decoder layer it belongs to, -1: input side, n_layer: output */
 } tp_gg_tensor;
 
 typedef struct tp_gg_graph {
