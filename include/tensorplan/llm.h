@@ -17,12 +17,14 @@
  *   output   logits (n_vocab floats) and embeddings (n_embd floats, only with
  *            embeddings on) for max(1, n_seq) outputs, as reserved when the
  *            context is created
- *   compute  a FORMULA (not a planned graph) of one n_ubatch prefill: graph
- *            inputs (token ids, positions, KV row ids, the KQ masks: f16
- *            with flash attention, f32 without) plus the widest of the
- *            attention, feed-forward and output phases (see
- *            tp_llm_estimate_memory; measured within 0-11 % above
- *            llama.cpp on the test models, docs/estimate.md)
+ *   compute  the prefill graph of one ubatch as llama.cpp builds it (llama
+ *            dense and MoE, qwen2, qwen3moe, gemma3), planned as ggml's
+ *            graph allocator plans it (equal to the byte to llama.cpp on
+ *            the 84 test runs, docs/estimate.md); other architectures,
+ *            n_seq > 1 without a unified cache, and embeddings contexts
+ *            keep a FORMULA (see tp_llm_estimate_memory; within 0-11 %
+ *            above llama.cpp on the test models); compute_planned says
+ *            which
  *
  * Example:
  *     tp_llm_config c; tp_llm_options o; tp_llm_estimate e; tp_error err;
@@ -182,10 +184,12 @@ typedef struct tp_llm_estimate {
 } tp_llm_estimate;
 
 /* Estimate an LLM's memory as llama.cpp allocates it on the CPU backend (see
- * the top of this header for each term). The compute buffer is a formula,
- * not a planned graph, fitted to the widths ggml's graph allocator reaches on
- * llama.cpp's graphs (bench/llm_truth.sh measures it), with t = min(n_ubatch,
- * n_batch, n_ctx) tokens and per-token widths in f32 elements:
+ * the top of this header for each term). The compute buffer is the planned
+ * prefill graph where tensorplan builds the architecture (compute_planned);
+ * compute_formula_bytes always holds the formula, fitted to the widths ggml's
+ * graph allocator reaches on llama.cpp's graphs (bench/llm_truth.sh measures
+ * both), with t = min(n_ubatch, n_batch, n_ctx) tokens and per-token widths
+ * in f32 elements:
  *   inputs   t·(12 + 16·caches) bytes + KQ masks (t × cells per cache; f16
  *            with flash attention, else f32)
  *   output   n_vocab + n_embd
