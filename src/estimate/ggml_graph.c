@@ -17,7 +17,7 @@ void tp__gg_free(tp_gg_graph *g) {
     memset(g, 0, sizeof *g);
 }
 
-static bool grow(void **p, uint32_t *cap, uint32_t need, size_t elem) {
+static bool gg_grow(void **p, uint32_t *cap, uint32_t need, size_t elem) {
     if (need <= *cap) return true;
     uint32_t nc = *cap ? *cap : 64;
     while (nc < need) {
@@ -31,17 +31,17 @@ static bool grow(void **p, uint32_t *cap, uint32_t need, size_t elem) {
     return true;
 }
 
-static int32_t fail(tp_gg_graph *g, tp_status s) {
+static int32_t gg_fail(tp_gg_graph *g, tp_status s) {
     if (g->status == TP_OK) g->status = s;
     return -1;
 }
 
-static bool valid(const tp_gg_graph *g, int32_t i) {
+static bool gg_valid(const tp_gg_graph *g, int32_t i) {
     return i >= 0 && (uint32_t)i < g->n_t;
 }
 
 /* Contiguous strides of type[ne]; false on overflow. */
-static bool contiguous_strides(tp_dtype type, const int64_t ne[4], uint64_t nb[4]) {
+static bool gg_contiguous_strides(tp_dtype type, const int64_t ne[4], uint64_t nb[4]) {
     const tp_dtype_info *di = tp_dtype_get(type);
     uint64_t be = di->block_elems ? di->block_elems : 1;
     nb[0] = di->block_bytes;
@@ -51,14 +51,15 @@ static bool contiguous_strides(tp_dtype type, const int64_t ne[4], uint64_t nb[4
     return true;
 }
 
-static int32_t push(tp_gg_graph *g, const tp_gg_tensor *t) {
+static int32_t gg_push(tp_gg_graph *g, const tp_gg_tensor *t) {
     if (g->status != TP_OK) return -1;
-    if (!grow((void **)&g->t, &g->cap_t, g->n_t + 1, sizeof *g->t)) return fail(g, TP_ERR_NOMEM);
+    if (!gg_grow((void **)&g->t, &g->cap_t, g->n_t + 1, sizeof *g->t))
+        return gg_fail(g, TP_ERR_NOMEM);
     g->t[g->n_t] = *t;
     return (int32_t)g->n_t++;
 }
 
-static void blank(tp_gg_tensor *t, int32_t layer) {
+static void gg_blank(tp_gg_tensor *t, int32_t layer) {
     memset(t, 0, sizeof *t);
     for (int i = 0; i < TP_GG_MAX_SRC; i++)
         t->src[i] = -1;
@@ -70,19 +71,19 @@ int32_t tp__gg_new(tp_gg_graph *g, tp_gg_op op, tp_dtype type, int64_t ne0, int6
                    int64_t ne2, int64_t ne3, const int32_t *srcs, int nsrc) {
     if (g->status != TP_OK) return -1;
     tp_gg_tensor t;
-    blank(&t, g->cur_layer);
+    gg_blank(&t, g->cur_layer);
     t.op = op;
     t.type = type;
     t.ne[0] = ne0, t.ne[1] = ne1, t.ne[2] = ne2, t.ne[3] = ne3;
     for (int i = 0; i < 4; i++)
-        if (t.ne[i] < 0 || t.ne[i] > (1ll << 40)) return fail(g, TP_ERR_OVERFLOW);
-    if (!contiguous_strides(type, t.ne, t.nb)) return fail(g, TP_ERR_OVERFLOW);
-    if (nsrc > TP_GG_MAX_SRC) return fail(g, TP_ERR_INVALID);
+        if (t.ne[i] < 0 || t.ne[i] > (1ll << 40)) return gg_fail(g, TP_ERR_OVERFLOW);
+    if (!gg_contiguous_strides(type, t.ne, t.nb)) return gg_fail(g, TP_ERR_OVERFLOW);
+    if (nsrc > TP_GG_MAX_SRC) return gg_fail(g, TP_ERR_INVALID);
     for (int i = 0; i < nsrc; i++) {
-        if (srcs[i] != -1 && !valid(g, srcs[i])) return fail(g, TP_ERR_INVALID);
+        if (srcs[i] != -1 && !gg_valid(g, srcs[i])) return gg_fail(g, TP_ERR_INVALID);
         t.src[i] = srcs[i];
     }
-    return push(g, &t);
+    return gg_push(g, &t);
 }
 
 int32_t tp__gg_leaf(tp_gg_graph *g, tp_dtype type, int64_t ne0, int64_t ne1, int64_t ne2,
@@ -98,23 +99,23 @@ int32_t tp__gg_leaf(tp_gg_graph *g, tp_dtype type, int64_t ne0, int64_t ne1, int
 int32_t tp__gg_view(tp_gg_graph *g, int32_t a, const int64_t ne[4], const uint64_t *nb,
                     uint64_t offs) {
     if (g->status != TP_OK) return -1;
-    if (!valid(g, a)) return fail(g, TP_ERR_INVALID);
+    if (!gg_valid(g, a)) return gg_fail(g, TP_ERR_INVALID);
     tp_gg_tensor t;
     const tp_gg_tensor *s = &g->t[a];
-    blank(&t, g->cur_layer);
+    gg_blank(&t, g->cur_layer);
     t.op = TP_GG_VIEW;
     t.type = s->type;
     memcpy(t.ne, ne, sizeof t.ne);
     if (nb)
         memcpy(t.nb, nb, sizeof t.nb);
-    else if (!contiguous_strides(t.type, t.ne, t.nb))
-        return fail(g, TP_ERR_OVERFLOW);
+    else if (!gg_contiguous_strides(t.type, t.ne, t.nb))
+        return gg_fail(g, TP_ERR_OVERFLOW);
     t.src[0] = a;
     /* a view of a view views the root (ggml_new_tensor_impl) */
     t.view_src = s->view_src >= 0 ? s->view_src : a;
     t.view_offs = offs + (s->view_src >= 0 ? s->view_offs : 0);
     t.external = g->t[t.view_src].external;
-    return push(g, &t);
+    return gg_push(g, &t);
 }
 
 int32_t tp__gg_reshape(tp_gg_graph *g, int32_t a, int64_t ne0, int64_t ne1, int64_t ne2,
@@ -125,13 +126,13 @@ int32_t tp__gg_reshape(tp_gg_graph *g, int32_t a, int64_t ne0, int64_t ne1, int6
 
 int32_t tp__gg_permute(tp_gg_graph *g, int32_t a, int p0, int p1, int p2, int p3) {
     if (g->status != TP_OK) return -1;
-    if (!valid(g, a)) return fail(g, TP_ERR_INVALID);
+    if (!gg_valid(g, a)) return gg_fail(g, TP_ERR_INVALID);
     const tp_gg_tensor *s = &g->t[a];
     int p[4] = {p0, p1, p2, p3};
     int64_t ne[4];
     uint64_t nb[4];
     for (int i = 0; i < 4; i++) {
-        if (p[i] < 0 || p[i] > 3) return fail(g, TP_ERR_INVALID);
+        if (p[i] < 0 || p[i] > 3) return gg_fail(g, TP_ERR_INVALID);
         ne[p[i]] = s->ne[i];
         nb[p[i]] = s->nb[i];
     }
@@ -140,15 +141,15 @@ int32_t tp__gg_permute(tp_gg_graph *g, int32_t a, int p0, int p1, int p2, int p3
 
 int32_t tp__gg_like(tp_gg_graph *g, tp_gg_op op, int32_t a, const int32_t *srcs, int nsrc) {
     if (g->status != TP_OK) return -1;
-    if (!valid(g, a)) return fail(g, TP_ERR_INVALID);
+    if (!gg_valid(g, a)) return gg_fail(g, TP_ERR_INVALID);
     const tp_gg_tensor *s = &g->t[a];
     return tp__gg_new(g, op, s->type, s->ne[0], s->ne[1], s->ne[2], s->ne[3], srcs, nsrc);
 }
 
 void tp__gg_expand(tp_gg_graph *g, int32_t root) {
     if (g->status != TP_OK) return;
-    if (!valid(g, root)) {
-        fail(g, TP_ERR_INVALID);
+    if (!gg_valid(g, root)) {
+        gg_fail(g, TP_ERR_INVALID);
         return;
     }
     /* iterative depth-first walk: (tensor, next source to visit) */
@@ -158,8 +159,8 @@ void tp__gg_expand(tp_gg_graph *g, int32_t root) {
         int next;
     } *st = NULL;
     if (g->t[root].visited) return;
-    if (!grow((void **)&st, &cap, 1, sizeof *st)) {
-        fail(g, TP_ERR_NOMEM);
+    if (!gg_grow((void **)&st, &cap, 1, sizeof *st)) {
+        gg_fail(g, TP_ERR_NOMEM);
         return;
     }
     g->t[root].visited = true;
@@ -171,8 +172,8 @@ void tp__gg_expand(tp_gg_graph *g, int32_t root) {
             int32_t s = t->src[f->next++];
             if (s < 0 || g->t[s].visited) continue;
             g->t[s].visited = true;
-            if (!grow((void **)&st, &cap, n + 1, sizeof *st)) {
-                fail(g, TP_ERR_NOMEM);
+            if (!gg_grow((void **)&st, &cap, n + 1, sizeof *st)) {
+                gg_fail(g, TP_ERR_NOMEM);
                 break;
             }
             st[n++] = (struct frame){s, 0};
@@ -182,8 +183,8 @@ void tp__gg_expand(tp_gg_graph *g, int32_t root) {
         uint32_t **list = leaf ? &g->leafs : &g->nodes;
         uint32_t *cnt = leaf ? &g->n_leafs : &g->n_nodes;
         uint32_t *lcap = leaf ? &g->cap_leafs : &g->cap_nodes;
-        if (!grow((void **)list, lcap, *cnt + 1, sizeof **list)) {
-            fail(g, TP_ERR_NOMEM);
+        if (!gg_grow((void **)list, lcap, *cnt + 1, sizeof **list)) {
+            gg_fail(g, TP_ERR_NOMEM);
             break;
         }
         (*list)[(*cnt)++] = (uint32_t)f->t;
@@ -217,7 +218,7 @@ bool tp__gg_nbytes(const tp_gg_tensor *t, uint64_t *out) {
 
 bool tp__gg_is_contiguous(const tp_gg_tensor *t) {
     uint64_t nb[4];
-    if (!contiguous_strides(t->type, t->ne, nb)) return false;
+    if (!gg_contiguous_strides(t->type, t->ne, nb)) return false;
     for (int i = 1; i < 4; i++)
         if (t->ne[i] > 1 && t->nb[i] != nb[i]) return false;
     return t->nb[0] == nb[0];
