@@ -113,6 +113,7 @@ typedef struct tp_llm_placement {
     uint64_t n_gpu_layers;  /* offloaded layers incl. the output */
     bool fits;              /* every row fits */
     bool pipeline_parallel; /* llama.cpp enables it: several devices, all offloaded */
+    bool compute_planned;   /* compute_bytes per device from the planned, split graph */
     tp_llm_estimate single; /* the single-device estimate used */
 } tp_llm_placement;
 

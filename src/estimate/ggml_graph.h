@@ -36,11 +36,18 @@ typedef struct tp_gg_tensor {
     tp_dtype type;
     int64_t ne[4];
     uint64_t nb[4];
-    uint8_t flags; /* TP_GG_INPUT / TP_GG_OUTPUT */
-    bool external; /* memory set before planning (weights, KV cache) */
-    bool visited;  /* already in the node or leaf list */
-    int32_t layer; /* decoder layer it belongs to, -1: input side, n_layer: output */
+    uint8_t flags;   /* TP_GG_INPUT / TP_GG_OUTPUT */
+    bool external;   /* memory set before planning (weights, KV cache) */
+    bool visited;    /* already in the node or leaf list */
+    int32_t layer;   /* decoder layer it belongs to, -1: input side, n_layer: output */
+    uint8_t wkind;   /* TP_GG_W_*: what of its layer the op reads (for the scheduler) */
+    bool norm_named; /* llama.cpp names it "norm-<layer>" (ggml_sched_emul.h) */
 } tp_gg_tensor;
+
+/* What a tensor's layer lends it, for the scheduler's first pass: an op that
+ * reads a weight (an expert weight) of its layer runs where that weight is; a
+ * cache (and a set_rows into it) lives where the layer's KV is. */
+enum { TP_GG_W_NONE = 0, TP_GG_W_WEIGHT, TP_GG_W_EXPERT, TP_GG_W_CACHE };
 
 typedef struct tp_gg_graph {
     tp_gg_tensor *t;

@@ -67,15 +67,38 @@ static int32_t lg_same(lg_ctx *x, tp_gg_op o, int32_t a, int32_t s1) {
     return tp__gg_like(x->g, o, a, s, 2);
 }
 
-/* rms_norm, then the weight's mul (both in place when they can be). */
-static int32_t lg_norm(lg_ctx *x, int32_t a) {
+/* Mark what of its layer tensor i reads (TP_GG_W_*); returns i. */
+static int32_t lg_w(lg_ctx *x, int32_t i, uint8_t kind) {
+    if (i >= 0) x->g->t[i].wkind = kind;
+    return i;
+}
+
+/* rms_norm, then the weight's mul (both in place when they can be). named:
+ * llama.cpp names the norm "norm-<layer>" (every norm but gemma3's post-FFN
+ * one and the output norm). */
+static int32_t lg_norm_n(lg_ctx *x, int32_t a, bool named) {
     int32_t n = lg_same(x, TP_GG_INPLACE, a, -1);
-    return lg_same(x, TP_GG_INPLACE, n, -1);
+    if (n >= 0) x->g->t[n].norm_named = named;
+    return lg_w(x, lg_same(x, TP_GG_INPLACE, n, -1), TP_GG_W_WEIGHT);
+}
+
+static int32_t lg_norm(lg_ctx *x, int32_t a) {
+    return lg_norm_n(x, a, true);
 }
 
 static int32_t lg_mm(lg_ctx *x, int64_t rows, int32_t in) {
     const tp_gg_tensor *t = &x->g->t[in < 0 ? 0 : in];
-    return lg_op(x, TP_GG_OTHER, TP_DTYPE_F32, rows, t->ne[1], t->ne[2], -1, in, -1);
+    return lg_w(x, lg_op(x, TP_GG_OTHER, TP_DTYPE_F32, rows, t->ne[1], t->ne[2], -1, in, -1),
+                TP_GG_W_WEIGHT);
+}
+
+/* A layer's K or V cache as the attention reads it: an external tensor of the
+ * cache's bytes (type[row, heads, cells]), permuted as llama.cpp views it. */
+static int32_t lg_cache_view(lg_ctx *x, tp_dtype type, int64_t row, int64_t heads, int64_t cells,
+                             bool permute) {
+    int32_t c = tp__gg_leaf(x->g, type, row, heads, cells, 1, true, 0);
+    lg_w(x, c, TP_GG_W_CACHE);
+    return permute ? tp__gg_permute(x->g, c, 0, 2, 1, 3) : c;
 }
 
 static void lg_cache_inputs(lg_ctx *x, int which, int64_t n_kv) {
@@ -115,7 +138,7 @@ static int32_t lg_hadamard(lg_ctx *x, int32_t a, int32_t rot) {
 static int32_t lg_project(lg_ctx *x, int64_t heads, int64_t hd, int32_t in, bool rope,
                           bool qk_norm) {
     int32_t p = lg_mm(x, heads * hd, in);
-    if (x->fam == FAM_QWEN2) p = lg_same(x, TP_GG_INPLACE, p, -1); /* bias */
+    if (x->fam == FAM_QWEN2) p = lg_w(x, lg_same(x, TP_GG_INPLACE, p, -1), TP_GG_W_WEIGHT);
     p = tp__gg_reshape(x->g, p, hd, heads, x->T, 1);
     if (qk_norm) p = lg_norm(x, p);
     if (rope) p = lg_same(x, TP_GG_INPLACE, p, x->pos);
@@ -160,6 +183,8 @@ static int32_t lg_attention(lg_ctx *x, uint64_t il, int32_t in) {
     int32_t sv = lg_op(x, TP_GG_SET_ROWS, TP_DTYPE_F16, 1, 1, 1, vv, ci->v_idx, -1);
     if (sk >= 0) g->t[sk].external = true; /* a view of the cache */
     if (sv >= 0) g->t[sv].external = true;
+    lg_w(x, sk, TP_GG_W_CACHE);
+    lg_w(x, sv, TP_GG_W_CACHE);
     tp__gg_expand(g, sk);
     tp__gg_expand(g, sv);
     const tp_gg_tensor *qt = &g->t[q < 0 ? 0 : q];
@@ -167,12 +192,17 @@ static int32_t lg_attention(lg_ctx *x, uint64_t il, int32_t in) {
     int32_t qp = tp__gg_permute(g, tp__gg_view(g, q, qne, qt->nb, 0), 0, 2, 1, 3);
     int32_t out;
     if (x->fa) {
-        int32_t fa = lg_op(x, TP_GG_OTHER, TP_DTYPE_F32, x->dv, H, x->T, qp, ci->mask, -1);
+        int32_t kc = lg_cache_view(x, x->o->type_k, x->dk, Hkv, ci->n_kv, true);
+        int32_t vc = lg_cache_view(x, x->o->type_v, x->dv, Hkv, ci->n_kv, true);
+        int32_t s[4] = {qp, kc, vc, ci->mask};
+        int32_t fa = tp__gg_new(g, TP_GG_OTHER, TP_DTYPE_F32, x->dv, H, x->T, 1, s, 4);
         out = tp__gg_reshape(g, fa, x->dv * H, x->T, 1, 1);
     } else {
-        int32_t kq = lg_op(x, TP_GG_OTHER, TP_DTYPE_F32, ci->n_kv, x->T, H, -1, qp, -1);
+        int32_t kc = lg_cache_view(x, x->o->type_k, x->dk, Hkv, ci->n_kv, true);
+        int32_t kq = lg_op(x, TP_GG_OTHER, TP_DTYPE_F32, ci->n_kv, x->T, H, kc, qp, -1);
         int32_t sm = lg_same(x, TP_GG_INPLACE, kq, ci->mask);
-        int32_t kqv = lg_op(x, TP_GG_OTHER, TP_DTYPE_F32, x->dv, x->T, H, -1, sm, -1);
+        int32_t vc = lg_cache_view(x, TP_DTYPE_F16, ci->n_kv, x->dv, Hkv, false);
+        int32_t kqv = lg_op(x, TP_GG_OTHER, TP_DTYPE_F32, x->dv, x->T, H, vc, sm, -1);
         int32_t pm = tp__gg_permute(g, kqv, 0, 2, 1, 3);
         out = lg_op(x, TP_GG_OTHER, TP_DTYPE_F32, x->dv * H, x->T, 1, pm, -1, -1);
     }
@@ -209,10 +239,13 @@ static int32_t lg_ffn_moe(lg_ctx *x, int32_t in) {
     int32_t wn_r = tp__gg_reshape(g, wn, 1, K, T, 1);
     tp__gg_expand(g, wn_r);
     int32_t in_r = tp__gg_reshape(g, in, x->E, 1, T, 1);
-    int32_t gate = lg_op(x, TP_GG_OTHER, TP_DTYPE_F32, F, K, T, -1, in_r, topk);
-    int32_t up = lg_op(x, TP_GG_OTHER, TP_DTYPE_F32, F, K, T, -1, in_r, topk);
+    int32_t gate =
+        lg_w(x, lg_op(x, TP_GG_OTHER, TP_DTYPE_F32, F, K, T, -1, in_r, topk), TP_GG_W_EXPERT);
+    int32_t up =
+        lg_w(x, lg_op(x, TP_GG_OTHER, TP_DTYPE_F32, F, K, T, -1, in_r, topk), TP_GG_W_EXPERT);
     int32_t glu = lg_op(x, TP_GG_OTHER, TP_DTYPE_F32, F, K, T, gate, up, -1);
-    int32_t down = lg_op(x, TP_GG_OTHER, TP_DTYPE_F32, x->E, K, T, -1, glu, topk);
+    int32_t down =
+        lg_w(x, lg_op(x, TP_GG_OTHER, TP_DTYPE_F32, x->E, K, T, -1, glu, topk), TP_GG_W_EXPERT);
     int32_t weighted = lg_same(x, TP_GG_INPLACE, down, wn_r);
     tp__gg_expand(g, weighted);
     const tp_gg_tensor *wt = &g->t[weighted < 0 ? 0 : weighted];
@@ -253,7 +286,8 @@ tp_status tp__llm_graph_build(const tp_llm_config *c, const tp_llm_options *o,
     /* token embeddings: get_rows, with the unused embeddings input beside */
     g->cur_layer = -1;
     int32_t tok = tp__gg_leaf(g, TP_DTYPE_I32, T, 1, 1, 1, false, TP_GG_INPUT);
-    int32_t cur = lg_op(&x, TP_GG_OTHER, TP_DTYPE_F32, E, T, 1, -1, tok, -1);
+    int32_t cur = lg_w(&x, lg_op(&x, TP_GG_OTHER, TP_DTYPE_F32, E, T, 1, -1, tok, -1),
+                       TP_GG_W_WEIGHT); /* the token embedding's lookup */
     tp__gg_expand(g, cur);
     tp__gg_expand(g, tp__gg_leaf(g, TP_DTYPE_F32, E, T, 1, 1, false, TP_GG_INPUT));
     if (x.fam == FAM_GEMMA3) cur = lg_same(&x, TP_GG_INPLACE, cur, -1); /* sqrt(n_embd) scale */
@@ -279,12 +313,12 @@ tp_status tp__llm_graph_build(const tp_llm_config *c, const tp_llm_options *o,
         int32_t ffn_inp = lg_same(&x, TP_GG_INPLACE, a, inp);
         int32_t f = c->n_expert ? lg_ffn_moe(&x, lg_norm(&x, ffn_inp))
                                 : lg_ffn_dense(&x, lg_norm(&x, ffn_inp));
-        if (x.fam == FAM_GEMMA3) f = lg_norm(&x, f); /* post-ffn norm */
+        if (x.fam == FAM_GEMMA3) f = lg_norm_n(&x, f, false); /* post-ffn norm */
         cur = lg_same(&x, TP_GG_INPLACE, f, ffn_inp);
         tp__gg_expand(g, cur);
     }
     g->cur_layer = (int32_t)c->n_layer;
-    int32_t rn = lg_norm(&x, cur);
+    int32_t rn = lg_norm_n(&x, cur, false);
     int32_t logits = lg_mm(&x, (int64_t)c->n_vocab, rn);
     if (rn >= 0) g->t[rn].flags |= TP_GG_OUTPUT;
     if (logits >= 0) g->t[logits].flags |= TP_GG_OUTPUT;
