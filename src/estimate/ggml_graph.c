@@ -17,7 +17,7 @@ void tp__gg_free(tp_gg_graph *g) {
     memset(g, 0, sizeof *g);
 }
 
-static bool gg_grow(void **p, uint32_t *cap, uint32_t need, size_t elem) {
+bool tp__gg_grow(void **p, uint32_t *cap, uint32_t need, size_t elem) {
     if (need <= *cap) return true;
     uint32_t nc = *cap ? *cap : 64;
     while (nc < need) {
@@ -53,7 +53,7 @@ static bool gg_contiguous_strides(tp_dtype type, const int64_t ne[4], uint64_t n
 
 static int32_t gg_push(tp_gg_graph *g, const tp_gg_tensor *t) {
     if (g->status != TP_OK) return -1;
-    if (!gg_grow((void **)&g->t, &g->cap_t, g->n_t + 1, sizeof *g->t))
+    if (!tp__gg_grow((void **)&g->t, &g->cap_t, g->n_t + 1, sizeof *g->t))
         return gg_fail(g, TP_ERR_NOMEM);
     g->t[g->n_t] = *t;
     return (int32_t)g->n_t++;
@@ -159,7 +159,7 @@ void tp__gg_expand(tp_gg_graph *g, int32_t root) {
         int next;
     } *st = NULL;
     if (g->t[root].visited) return;
-    if (!gg_grow((void **)&st, &cap, 1, sizeof *st)) {
+    if (!tp__gg_grow((void **)&st, &cap, 1, sizeof *st)) {
         gg_fail(g, TP_ERR_NOMEM);
         return;
     }
@@ -172,7 +172,7 @@ void tp__gg_expand(tp_gg_graph *g, int32_t root) {
             int32_t s = t->src[f->next++];
             if (s < 0 || g->t[s].visited) continue;
             g->t[s].visited = true;
-            if (!gg_grow((void **)&st, &cap, n + 1, sizeof *st)) {
+            if (!tp__gg_grow((void **)&st, &cap, n + 1, sizeof *st)) {
                 gg_fail(g, TP_ERR_NOMEM);
                 break;
             }
@@ -183,7 +183,7 @@ void tp__gg_expand(tp_gg_graph *g, int32_t root) {
         uint32_t **list = leaf ? &g->leafs : &g->nodes;
         uint32_t *cnt = leaf ? &g->n_leafs : &g->n_nodes;
         uint32_t *lcap = leaf ? &g->cap_leafs : &g->cap_nodes;
-        if (!gg_grow((void **)list, lcap, *cnt + 1, sizeof **list)) {
+        if (!tp__gg_grow((void **)list, lcap, *cnt + 1, sizeof **list)) {
             gg_fail(g, TP_ERR_NOMEM);
             break;
         }

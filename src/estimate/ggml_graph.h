@@ -82,6 +82,10 @@ int32_t tp__gg_like(tp_gg_graph *g, tp_gg_op op, int32_t a, const int32_t *srcs,
 /* ggml_build_forward_expand(t). */
 void tp__gg_expand(tp_gg_graph *g, int32_t t);
 
+/* Grow the array *p (capacity *cap elements of elem bytes) to hold need;
+ * false when out of memory or past 2^30 elements. */
+bool tp__gg_grow(void **p, uint32_t *cap, uint32_t need, size_t elem);
+
 /* ggml_nbytes: the bytes a tensor spans. */
 bool tp__gg_nbytes(const tp_gg_tensor *t, uint64_t *out);
 bool tp__gg_is_contiguous(const tp_gg_tensor *t);

@@ -26,20 +26,6 @@ typedef struct gs_state {
     bool oom;
 } gs_state;
 
-static bool gs_grow(void **p, uint32_t *cap, uint32_t need, size_t elem) {
-    if (need <= *cap) return true;
-    uint32_t nc = *cap ? *cap : 64;
-    while (nc < need) {
-        if (nc > (1u << 29)) return false;
-        nc *= 2;
-    }
-    void *np = realloc(*p, (size_t)nc * elem);
-    if (!np) return false;
-    *p = np;
-    *cap = nc;
-    return true;
-}
-
 static int32_t gs_root(const tp_gg_graph *g, int32_t t) {
     return g->t[t].view_src >= 0 ? g->t[t].view_src : t;
 }
@@ -157,8 +143,8 @@ static int32_t gs_dup(gs_state *s, int32_t t, int32_t backend, uint8_t flags) {
     c.wkind = TP_GG_W_NONE;
     c.norm_named = false;
     c.flags = flags;
-    if (!gs_grow((void **)&g->t, &g->cap_t, g->n_t + 1, sizeof *g->t) ||
-        !gs_grow((void **)&s->be, &s->be_cap, g->n_t + 1, sizeof *s->be)) {
+    if (!tp__gg_grow((void **)&g->t, &g->cap_t, g->n_t + 1, sizeof *g->t) ||
+        !tp__gg_grow((void **)&s->be, &s->be_cap, g->n_t + 1, sizeof *s->be)) {
         s->oom = true;
         return -1;
     }
@@ -173,7 +159,7 @@ static int32_t *gs_copy_slot(gs_state *s, int32_t t, int32_t backend) {
 }
 
 static bool gs_push(int32_t **arr, uint32_t *n, uint32_t *cap, int32_t v) {
-    if (!gs_grow((void **)arr, cap, *n + 1, sizeof **arr)) return false;
+    if (!tp__gg_grow((void **)arr, cap, *n + 1, sizeof **arr)) return false;
     (*arr)[(*n)++] = v;
     return true;
 }
@@ -184,7 +170,7 @@ static void gs_split_graph(gs_state *s) {
     uint32_t i = 0;
     while (i < g->n_nodes && gs_is_view(&g->t[g->nodes[i]]))
         i++;
-    if (!gs_grow((void **)&s->splits, &s->cap_splits, 1, sizeof *s->splits)) {
+    if (!tp__gg_grow((void **)&s->splits, &s->cap_splits, 1, sizeof *s->splits)) {
         s->oom = true;
         return;
     }
@@ -203,7 +189,8 @@ static void gs_split_graph(gs_state *s) {
         }
         if (nb != cur || fresh) {
             sp->i_end = i;
-            if (!gs_grow((void **)&s->splits, &s->cap_splits, s->n_splits + 1, sizeof *s->splits)) {
+            if (!tp__gg_grow((void **)&s->splits, &s->cap_splits, s->n_splits + 1,
+                             sizeof *s->splits)) {
                 s->oom = true;
                 return;
             }
@@ -251,8 +238,8 @@ static tp_status gs_plan(gs_state *s, uint64_t *sizes, tp_error *err) {
     tp_status st = TP_OK;
 #define GS_ADD(list, n, cap, buf, capb, v, bid)                                                    \
     do {                                                                                           \
-        if (!gs_grow((void **)&list, &cap, n + 1, sizeof *list) ||                                 \
-            !gs_grow((void **)&buf, &capb, n + 1, sizeof *buf)) {                                  \
+        if (!tp__gg_grow((void **)&list, &cap, n + 1, sizeof *list) ||                             \
+            !tp__gg_grow((void **)&buf, &capb, n + 1, sizeof *buf)) {                              \
             s->oom = true;                                                                         \
             goto out;                                                                              \
         }                                                                                          \
