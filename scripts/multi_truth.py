@@ -164,6 +164,7 @@ def main():
     bad = 0
     worst_compute = 0.0
     under = 0
+    st = {"rows": 0, "exact": 0, "in1": 0, "in5": 0}
     try:
         print(f"{'model':18} {'case':28} {'ctx':>6} {'device':6} {'model B':>10} {'d':>4} "
               f"{'KV B':>10} {'d':>4} {'compute B':>10} {'tp compute':>10} {'err %':>7}")
@@ -194,6 +195,10 @@ def main():
                             under += 1
                         if t["compute"]:
                             worst_compute = max(worst_compute, abs(err))
+                            st["rows"] += 1
+                            st["exact"] += p["compute"] == t["compute"]
+                            st["in1"] += 0 <= err <= 1
+                            st["in5"] += 0 <= err <= 5
                         if a.strict_compute and (err < 0 or err > 5):
                             bad += 1
                         name = f"rpc{key}" if key != "host" else "host"
@@ -204,6 +209,8 @@ def main():
         srv.stop()
     print(f"model/KV rows off: {bad}; compute rows under llama.cpp: {under}; "
           f"largest |compute error|: {worst_compute:.1f} %")
+    print(f"compute: {st['rows']} rows with a compute buffer; equal to the byte {st['exact']}, "
+          f"within 1 % (never under) {st['in1']}, within 5 % {st['in5']}")
     return 1 if bad or under else 0
 
 

@@ -634,7 +634,10 @@ TP_TEST(test_gguf_llm) {
     TP_CHECK_EQ_U64(le.kv_cache_bytes, 2 * le.kv_k_bytes);
     TP_CHECK_EQ_U64(le.output_bytes, 100 * 4);
     /* inputs 256 x 28 + masks 256 x 256 x 2 (f16) + ffn phase 256 x (4 x 172 + 64) x 4 */
-    TP_CHECK_EQ_U64(le.compute_bytes, 256 * 28 + 256 * 256 * 2 + 256 * 752 * 4);
+    TP_CHECK_EQ_U64(le.compute_formula_bytes, 256 * 28 + 256 * 256 * 2 + 256 * 752 * 4);
+    /* a llama graph is planned (bench/llm_truth.sh checks it against llama.cpp) */
+    TP_CHECK(le.compute_planned);
+    TP_CHECK(le.compute_bytes > 256 * 256 * 2); /* at least the mask */
     TP_CHECK_EQ_U64(le.peak_bytes, wbytes + 65536 + 400 + le.compute_bytes);
     /* n_ctx is padded to 256 cells, then split over 3 streams (each padded again) */
     o.n_ctx = 64;
@@ -777,7 +780,9 @@ TP_TEST(test_gguf_llm) {
     tp_llm_options_default(&o);
     o.n_ctx = 64;
     TP_CHECK_OK(tp_llm_estimate_memory(&c, &o, &le, err), err);
-    TP_CHECK_EQ_U64(le.compute_bytes, 64 * 28 + 64 * 256 * 2 + 64 * (4 * 172 * 2 + 64) * 4);
+    TP_CHECK_EQ_U64(le.compute_formula_bytes, 64 * 28 + 64 * 256 * 2 + 64 * (4 * 172 * 2 + 64) * 4);
+    TP_CHECK(le.compute_planned);
+    TP_CHECK(le.compute_bytes > 64 * 256 * 2);
 
     /* the longest context that fits a budget, checked against a linear scan */
     tp_fit_options fo;

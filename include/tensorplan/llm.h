@@ -17,12 +17,14 @@
  *   output   logits (n_vocab floats) and embeddings (n_embd floats, only with
  *            embeddings on) for max(1, n_seq) outputs, as reserved when the
  *            context is created
- *   compute  a FORMULA (not a planned graph) of one n_ubatch prefill: graph
- *            inputs (token ids, positions, KV row ids, the KQ masks: f16
- *            with flash attention, f32 without) plus the widest of the
- *            attention, feed-forward and output phases (see
- *            tp_llm_estimate_memory; measured within 0-11 % above
- *            llama.cpp on the test models, docs/estimate.md)
+ *   compute  the prefill graph of one ubatch as llama.cpp builds it (llama
+ *            dense and MoE, qwen2, qwen3moe, gemma3), planned as ggml's
+ *            graph allocator plans it (equal to the byte to llama.cpp on
+ *            the 84 test runs, docs/estimate.md); other architectures,
+ *            n_seq > 1 without a unified cache, and embeddings contexts
+ *            keep a FORMULA (see tp_llm_estimate_memory; within 0-11 %
+ *            above llama.cpp on the test models); compute_planned says
+ *            which
  *
  * Example:
  *     tp_llm_config c; tp_llm_options o; tp_llm_estimate e; tp_error err;
@@ -182,18 +184,22 @@ typedef struct tp_llm_estimate {
     uint64_t kv_cache_bytes; /* context: K + V of every layer (+ recurrent state) */
     uint64_t kv_k_bytes;
     uint64_t kv_v_bytes;
-    uint64_t kv_swa_bytes;    /* the part held by sliding-window layers */
-    uint64_t recurrent_bytes; /* hybrids: the recurrent state (part of kv_cache_bytes) */
-    uint64_t output_bytes;    /* logits (+ embeddings) */
-    uint64_t compute_bytes;   /* upper-bound formula of one ubatch's graph (below) */
-    uint64_t peak_bytes;      /* model + KV + output + compute */
+    uint64_t kv_swa_bytes;          /* the part held by sliding-window layers */
+    uint64_t recurrent_bytes;       /* hybrids: the recurrent state (part of kv_cache_bytes) */
+    uint64_t output_bytes;          /* logits (+ embeddings) */
+    uint64_t compute_bytes;         /* one ubatch's graph: planned, else the formula (below) */
+    uint64_t compute_formula_bytes; /* the formula's figure (always computed) */
+    bool compute_planned;           /* compute_bytes is the planned graph, not the formula */
+    uint64_t peak_bytes;            /* model + KV + output + compute */
 } tp_llm_estimate;
 
 /* Estimate an LLM's memory as llama.cpp allocates it on the CPU backend (see
- * the top of this header for each term). The compute buffer is a formula,
- * not a planned graph, fitted to the widths ggml's graph allocator reaches on
- * llama.cpp's graphs (bench/llm_truth.sh measures it), with t = min(n_ubatch,
- * n_batch, n_ctx) tokens and per-token widths in f32 elements:
+ * the top of this header for each term). The compute buffer is the planned
+ * prefill graph where tensorplan builds the architecture (compute_planned);
+ * compute_formula_bytes always holds the formula, fitted to the widths ggml's
+ * graph allocator reaches on llama.cpp's graphs (bench/llm_truth.sh measures
+ * both), with t = min(n_ubatch, n_batch, n_ctx) tokens and per-token widths
+ * in f32 elements:
  *   inputs   t·(12 + 16·caches) bytes + KQ masks (t × cells per cache; f16
  *            with flash attention, else f32)
  *   output   n_vocab + n_embd

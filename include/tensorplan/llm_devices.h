@@ -98,7 +98,7 @@ typedef struct tp_llm_device_use {
     uint64_t expert_layers;  /* layers whose experts are here */
     uint64_t model_bytes;    /* weights (padded per tensor) */
     uint64_t kv_bytes;       /* K + V of its layers */
-    uint64_t compute_bytes;  /* the compute buffer (formula; see tp_llm_place) */
+    uint64_t compute_bytes;  /* the compute buffer (planned or a bound; see tp_llm_place) */
     uint64_t output_bytes;   /* logits buffer (host only) */
     uint64_t total_bytes;    /* model + KV + compute + output */
     bool capacity_known;     /* the device's size is known (given, catalog or measured) */
@@ -113,13 +113,18 @@ typedef struct tp_llm_placement {
     uint64_t n_gpu_layers;  /* offloaded layers incl. the output */
     bool fits;              /* every row fits */
     bool pipeline_parallel; /* llama.cpp enables it: several devices, all offloaded */
+    bool compute_planned;   /* compute_bytes per device from the planned, split graph */
     tp_llm_estimate single; /* the single-device estimate used */
 } tp_llm_placement;
 
 /* Place an LLM on a device set. weights: the registry tp_gguf_read_llm filled
- * (every tensor's name and bytes). The compute buffer per device is a
- * BOUND built on the single-device formula f of tp_llm_estimate_memory
- * (measured against llama.cpp over RPC, bench/multi_device_truth.sh): f on a
+ * (every tensor's name and bytes). The compute buffer per device: when every
+ * non-CPU device is an RPC server and the single-device estimate planned the
+ * graph (compute_planned), that graph split over the devices as ggml's
+ * scheduler splits it and planned per backend (src/estimate/ggml_sched_emul.h;
+ * equal to the byte to llama.cpp over RPC on bench/multi_device_truth.sh).
+ * Otherwise (CUDA, Metal, or a formula architecture) a BOUND built on the
+ * single-device formula f (compute_formula_bytes): f on a
  * device with layers (3f with pipeline parallelism, 1.25f with -nkvo), t x (n_vocab + n_embd)
  * floats x 1.5 on a device holding only the output layer, f on the host when it holds layers or
  * experts, else

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "tensorplan/llm.h"
+#include "estimate/llm_graph.h"
 #include "estimate/llm_kv.h"
 
 #define KV_PAD 256       /* llama.cpp pads n_ctx and every cache's cells to 256 */
@@ -218,6 +219,21 @@ static tp_status compute_buffer(const tp_llm_config *c, const tp_llm_options *o,
     if (!ok)
         return tp_error_set(err, TP_ERR_OVERFLOW, "llm: compute buffer size overflows 64 bits");
     e->compute_bytes = total;
+    e->compute_formula_bytes = total;
+    e->compute_planned = false;
+    return TP_OK;
+}
+
+/* The planned graph where llm_graph.c builds the architecture; the formula
+ * stays in compute_formula_bytes (tp_llm_place scales it per device). */
+static tp_status compute_planned(const tp_llm_config *c, const tp_llm_options *o,
+                                 tp_llm_estimate *e, tp_error *err) {
+    if (!tp__llm_graph_covers(c, o)) return TP_OK;
+    uint64_t bytes = 0;
+    tp_status s = tp__llm_graph_compute(c, o, e, &bytes, err);
+    if (s != TP_OK) return s;
+    e->compute_bytes = bytes;
+    e->compute_planned = true;
     return TP_OK;
 }
 
@@ -258,6 +274,7 @@ tp_status tp_llm_estimate_memory(const tp_llm_config *c, const tp_llm_options *o
     tp_status s = context_cells(c, o, out, err);
     if (s == TP_OK) s = kv_cache(c, o, out, err);
     if (s == TP_OK) s = compute_buffer(c, o, out, err);
+    if (s == TP_OK) s = compute_planned(c, o, out, err);
     if (s != TP_OK) {
         memset(out, 0, sizeof *out);
         return s;

@@ -2,8 +2,11 @@
  * layer, weight and KV tensor, and the per-device totals
  * (tensorplan/llm_devices.h states the rules and where they come from). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "estimate/ggml_sched_emul.h"
+#include "estimate/llm_graph.h"
 #include "estimate/llm_kv.h"
 #include "tensorplan/llm_devices.h"
 
@@ -150,6 +153,56 @@ static tp_status place_kv(const tp_llm_config *c, const tp_llm_options *o,
     return TP_OK;
 }
 
+/* Per-device compute buffers from the planned graph split as ggml's scheduler
+ * splits it (ggml_sched_emul.h), where every device is an RPC server (whose
+ * backends support every op and never offload host ops) and llm_graph.c
+ * builds the architecture; *done false otherwise (the bounds stay). */
+static tp_status planned_compute(const tp_llm_config *c, const tp_llm_options *o,
+                                 const tp_llm_device_set *ds, const tp_llm_placement_options *po,
+                                 const layer_map *m, tp_llm_placement *out, bool *done,
+                                 tp_error *err) {
+    *done = false;
+    if (!out->single.compute_planned || m->n_dev + 1 > TP_GA_MAX_BUFFERS) return TP_OK;
+    for (size_t d = 0; d < m->n_dev; d++)
+        if (ds->dev[m->dev_index[d]].kind != TP_LLM_DEV_RPC) return TP_OK;
+    uint8_t *lb = malloc(3 * (TP_LLM_MAX_LAYERS + 2));
+    if (!lb) return tp_error_set(err, TP_ERR_NOMEM, "placement: out of memory");
+    uint8_t *eb = lb + TP_LLM_MAX_LAYERS + 2, *cb = eb + TP_LLM_MAX_LAYERS + 2;
+    long n_layer = (long)c->n_layer;
+    uint8_t host = (uint8_t)m->n_dev;
+    lb[0] = host; /* the token embedding */
+    for (long il = 0; il <= n_layer; il++)
+        lb[il + 1] = (uint8_t)row_of(m, il);
+    for (long il = 0; il < n_layer; il++) {
+        bool exp_host = po->experts_on_cpu || (uint64_t)il < po->n_cpu_moe;
+        eb[il] = exp_host ? host : (uint8_t)row_of(m, il);
+        cb[il] = po->no_kv_offload ? host : (uint8_t)row_of(m, il);
+    }
+    tp_gs_backends b;
+    memset(&b, 0, sizeof b);
+    b.n = (uint32_t)m->n_dev + 1;
+    for (uint32_t k = 0; k < b.n; k++)
+        b.align[k] = row_align(ds, m, k);
+    b.n_copies = out->pipeline_parallel ? 4 : 1;
+    b.force_norm = false; /* measured: llama.cpp's norm pins do not show in its reserve */
+    b.n_layer = (int32_t)n_layer;
+    b.layer_be = lb;
+    b.expert_be = eb;
+    b.cache_be = cb;
+    tp_gg_graph g;
+    tp__gg_init(&g);
+    uint64_t sizes[TP_GA_MAX_BUFFERS] = {0};
+    tp_status s = tp__llm_graph_build(c, o, &out->single, &g, err);
+    if (s == TP_OK) s = tp__gs_reserve(&g, &b, sizes, err);
+    tp__gg_free(&g);
+    free(lb);
+    if (s != TP_OK) return s;
+    for (size_t r = 0; r < out->n; r++)
+        out->use[r].compute_bytes = sizes[r];
+    *done = true;
+    return TP_OK;
+}
+
 tp_status tp_llm_place(const tp_llm_config *c, const tp_registry *weights, const tp_llm_options *o,
                        const tp_llm_device_set *ds, const tp_llm_placement_options *po,
                        tp_llm_placement *out, tp_error *err) {
@@ -190,7 +243,7 @@ tp_status tp_llm_place(const tp_llm_config *c, const tp_registry *weights, const
      * of each split's inputs, which grows every compute buffer (bounds below, measured) */
     out->pipeline_parallel = m.n_dev > 1 && m.act > (long)c->n_layer && !po->no_kv_offload &&
                              !po->experts_on_cpu && po->n_cpu_moe == 0;
-    uint64_t t = out->single.n_ubatch, f = out->single.compute_bytes;
+    uint64_t t = out->single.n_ubatch, f = out->single.compute_formula_bytes;
     uint64_t out_phase = tp_sat_mul_u64(tp_sat_mul_u64(t, 4), c->n_vocab + c->n_embd);
     /* graph inputs (token ids, positions, KV row ids, KQ masks), as in the formula */
     uint64_t caches = out->single.kv_cells_swa ? 2 : 1, mask_el = o->flash_attn ? 2 : 4;
@@ -222,6 +275,13 @@ tp_status tp_llm_place(const tp_llm_config *c, const tp_registry *weights, const
              * parallelism, an MoE model whose previous layer is on the host) */
             u->compute_bytes = tp_sat_mul_u64(out_phase, 3) / 2;
         }
+    }
+    bool planned = false;
+    tp_status ps = planned_compute(c, o, ds, po, &m, out, &planned, err);
+    if (ps != TP_OK) return ps;
+    out->compute_planned = planned;
+    for (size_t r = 0; r < out->n; r++) {
+        tp_llm_device_use *u = &out->use[r];
         u->total_bytes = tp_sat_add_u64(tp_sat_add_u64(u->model_bytes, u->kv_bytes),
                                         tp_sat_add_u64(u->compute_bytes, u->output_bytes));
         u->fits = !u->capacity_known || u->total_bytes <= u->capacity_bytes;

@@ -162,6 +162,7 @@ static void print_json(const char *gguf, const tp_llm_device_set *ds, const tp_l
     tp_json_kv_u64(&j, "n_gpu_layers", p->n_gpu_layers);
     tp_json_kv_bool(&j, "fits", p->fits);
     tp_json_kv_str(&j, "llama_cpp_flags", flags);
+    tp_json_kv_str(&j, "compute_source", p->compute_planned ? "planned graph" : "formula");
     tp_json_key(&j, "devices");
     tp_json_begin_array(&j);
     for (size_t r = 0; r < p->n; r++) {
@@ -217,6 +218,10 @@ static void print_text(const char *gguf, const tp_llm_placement *p, const char *
             : u->fits          ? "fits"
                                : "DOES NOT FIT");
     }
+    printf("compute: %s\n", p->compute_planned
+                                ? "the planned graph split over the devices as ggml's scheduler "
+                                  "splits it"
+                                : "bounds from the formula (only RPC devices get the split graph)");
     printf("llama.cpp: %s\n", flags);
 }
 

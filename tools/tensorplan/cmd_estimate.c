@@ -476,7 +476,8 @@ static void print_json(const est_args *a, const tp_graph *g, const tp_estimate *
         tp_json_kv_u64(&j, "recurrent_bytes", le->recurrent_bytes);
         tp_json_kv_u64(&j, "output_bytes", le->output_bytes);
         tp_json_kv_u64(&j, "compute_bytes", le->compute_bytes);
-        tp_json_kv_bool(&j, "compute_exact", false);
+        tp_json_kv_bool(&j, "compute_exact", le->compute_planned);
+        tp_json_kv_str(&j, "compute_source", le->compute_planned ? "planned graph" : "formula");
         tp_json_end_object(&j);
     }
     json_runtime(&j, a, rt);
@@ -534,9 +535,10 @@ static void print_text(const est_args *a, const tp_graph *g, const tp_estimate *
         printf("  output       %12s  (logits for %llu sequence%s)\n",
                tp_cli_fmt_bytes(le->output_bytes, b[0], sizeof b[0]),
                (unsigned long long)lv->o->n_seq, lv->o->n_seq == 1 ? "" : "s");
-        printf("  compute      %12s  (formula fitted to llama.cpp, %llu tokens per ubatch, flash "
-               "attention %s)\n",
+        printf("  compute      %12s  (%s, %llu tokens per ubatch, flash attention %s)\n",
                tp_cli_fmt_bytes(le->compute_bytes, b[1], sizeof b[1]),
+               le->compute_planned ? "planned graph, as ggml's allocator plans it"
+                                   : "formula fitted to llama.cpp",
                (unsigned long long)le->n_ubatch, lv->o->flash_attn ? "on" : "off");
     } else {
         printf("  activations  %12s  (arena of the non-boundary buffers)\n",
