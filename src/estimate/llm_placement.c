@@ -251,6 +251,11 @@ tp_status tp_llm_place(const tp_llm_config *c, const tp_registry *weights, const
         tp_sat_mul_u64(t, 12 + 16 * caches),
         tp_sat_mul_u64(tp_sat_mul_u64(t, mask_el),
                        tp_sat_add_u64(out->single.kv_cells, out->single.kv_cells_swa)));
+    /* hybrids: the recurrent state's row ids, one i32 per sequence (32-byte aligned), are an
+     * input of every split (copied 4 times with pipeline parallelism) */
+    uint64_t rec_in = c->recurrent_layers ? ((o->n_seq ? o->n_seq : 1) * 4 + 31) / 32 * 32 : 0;
+    if (out->pipeline_parallel) rec_in *= 4;
+    inputs = tp_sat_add_u64(inputs, rec_in);
     for (size_t r = 0; r < out->n; r++) {
         tp_llm_device_use *u = &out->use[r];
         if (u->host) {
@@ -269,6 +274,7 @@ tp_status tp_llm_place(const tp_llm_config *c, const tp_registry *weights, const
             u->compute_bytes = out->pipeline_parallel ? tp_sat_mul_u64(f, 3)
                                : po->no_kv_offload    ? tp_sat_mul_u64(f, 5) / 4
                                                       : f;
+            u->compute_bytes = tp_sat_add_u64(u->compute_bytes, rec_in);
         } else if (u->output) {
             /* only the output layer: its logits matmul, t x (n_vocab + n_embd) floats (measured
              * exact on a dense model), 1.5x as a bound (measured up to 1.44x: pipeline
