@@ -44,6 +44,11 @@ n=$(printf '%s' "$j" | /usr/bin/python3 -c 'import json,sys; w=json.load(sys.std
 t=$("$TP" estimate "$m" --weights-type f16,q4_k_m --budget 1GiB)
 printf '%s\n' "$t" | grep -q "^  q4_k_m " && ok "--weights-type list: human table row" ||
     bad "--weights-type list: human table" "$t"
+# fit: one search per type; fewer bits leave room for a longer context
+f=$("$TP" fit "$m" --dim ctx --budget 12MiB --weights-type q8_0,q4_k_m,q2_k --json)
+v=$(printf '%s' "$f" | /usr/bin/python3 -c 'import json,sys; w=json.load(sys.stdin)["weights_types"]; print(len(w), w[0]["value"] < w[1]["value"] < w[2]["value"])')
+[ "$v" = "3 True" ] && ok "fit --weights-type list: larger ctx for q8_0 < q4_k_m < q2_k" ||
+    bad "fit --weights-type list" "$v"
 e=$("$TP" estimate "$m" --weights-type q4_x 2>&1)
 rc=$?
 [ $rc = 2 ] && printf '%s' "$e" | grep -q "q4_k_m" && ok "unknown type: usage error naming the types" ||
