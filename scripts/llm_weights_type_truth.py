@@ -20,11 +20,15 @@ TP, GGUF_PY, QUANTIZE, WORK, MODELS = sys.argv[1:6]
 sys.path.insert(0, GGUF_PY)
 import gguf  # noqa: E402
 
-# llama_ftype numbers (llama.h) of the file types that need no importance matrix
+# llama_ftype numbers (llama.h)
 FTYPES = {"f32": 0, "f16": 1, "bf16": 32, "q8_0": 7, "q4_0": 2, "q4_1": 3, "q5_0": 8, "q5_1": 9,
           "q2_k": 10, "q3_k_s": 11, "q3_k_m": 12, "q3_k_l": 13, "q4_k_s": 14, "q4_k_m": 15,
           "q5_k_s": 16, "q5_k_m": 17, "q6_k": 18, "iq4_nl": 25, "iq4_xs": 30, "iq3_s": 26,
-          "iq3_m": 27, "mxfp4_moe": 38}
+          "iq3_m": 27, "mxfp4_moe": 38, "tq1_0": 36, "tq2_0": 37,
+          # these need an importance matrix: llm_quantize passes a uniform one
+          "iq2_xxs": 19, "iq2_xs": 20, "q2_k_s": 21, "iq3_xs": 22, "iq3_xxs": 23, "iq1_s": 24,
+          "iq2_s": 28, "iq2_m": 29, "iq1_m": 31}
+IMATRIX = {"iq2_xxs", "iq2_xs", "q2_k_s", "iq3_xs", "iq3_xxs", "iq1_s", "iq2_s", "iq2_m", "iq1_m"}
 ALL_MODELS = ["wt_llama_gqa_f16", "wt_qwen2_f16", "wt_gemma3_f16", "wt_qwen3moe_f16",
               "wt_mixtral_f16"]
 
@@ -62,8 +66,8 @@ def main():
         for t in types:
             q = os.path.join(WORK, "%s.%s.gguf" % (m, t))
             if not os.path.exists(q):
-                r = subprocess.run([QUANTIZE, src, q + ".tmp", str(FTYPES[t])], capture_output=True,
-                                   text=True)
+                cmd = [QUANTIZE, src, q + ".tmp", str(FTYPES[t])] + (["imatrix"] if t in IMATRIX else [])
+                r = subprocess.run(cmd, capture_output=True, text=True)
                 if r.returncode != 0:
                     raise SystemExit("llm_quantize %s %s failed: %s" % (m, t, r.stderr[-2000:]))
                 os.replace(q + ".tmp", q)

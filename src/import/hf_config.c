@@ -120,6 +120,11 @@ static tp_status gguf_converted_bytes(const char *st_path, tp_registry *reg, tp_
     return st;
 }
 
+static bool ends_with(const char *s, const char *tail) {
+    size_t n = strlen(s), t = strlen(tail);
+    return n > t && strcmp(s + n - t, tail) == 0;
+}
+
 static bool is_dir(const char *p) {
     struct stat sb;
     return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
@@ -140,7 +145,10 @@ tp_status tp__hf_read_llm_shape(const char *path, tp_registry *reg, tp_llm_confi
                   : snprintf(dir, sizeof dir, ".");
     }
     if (w < 0 || (size_t)w >= sizeof dir) return tp_error_set(err, TP_ERR_INVALID, "path too long");
-    snprintf(cfg_path, sizeof cfg_path, "%s%s", folder ? dir : path, folder ? "/config.json" : "");
+    /* a checkpoint's weights (.safetensors or its index): the config.json beside them */
+    bool weights = ends_with(path, ".safetensors") || ends_with(path, ".safetensors.index.json");
+    snprintf(cfg_path, sizeof cfg_path, "%s%s", folder || weights ? dir : path,
+             folder || weights ? "/config.json" : "");
     char *text = NULL;
     size_t len = 0;
     tp_jdoc *doc = NULL;

@@ -539,6 +539,9 @@ static void print_text(const est_args *a, const tp_graph *g, const tp_estimate *
                                                     : "interleaved layers");
         printf("runtime: llama.cpp (CPU backend, mmap; repack %s)\n",
                tp_llm_repack_name(le->repack));
+        if (a->wtypes.n == 1)
+            printf("  weights as llama-quantize writes them in %s (--weights-type)\n",
+                   a->wtypes.name[0]);
         printf("  model        %12s  (mapped %s + repack %s; tensors %s)\n",
                tp_cli_fmt_bytes(le->model_bytes, b[0], sizeof b[0]),
                tp_cli_fmt_bytes(le->model_mapped_bytes, b[1], sizeof b[1]),
