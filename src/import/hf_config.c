@@ -120,7 +120,7 @@ static tp_status gguf_converted_bytes(const char *st_path, tp_registry *reg, tp_
     return st;
 }
 
-static bool ends_with(const char *s, const char *tail) {
+static bool hf_ends_with(const char *s, const char *tail) {
     size_t n = strlen(s), t = strlen(tail);
     return n > t && strcmp(s + n - t, tail) == 0;
 }
@@ -146,7 +146,8 @@ tp_status tp__hf_read_llm_shape(const char *path, tp_registry *reg, tp_llm_confi
     }
     if (w < 0 || (size_t)w >= sizeof dir) return tp_error_set(err, TP_ERR_INVALID, "path too long");
     /* a checkpoint's weights (.safetensors or its index): the config.json beside them */
-    bool weights = ends_with(path, ".safetensors") || ends_with(path, ".safetensors.index.json");
+    bool weights =
+        hf_ends_with(path, ".safetensors") || hf_ends_with(path, ".safetensors.index.json");
     snprintf(cfg_path, sizeof cfg_path, "%s%s", folder || weights ? dir : path,
              folder || weights ? "/config.json" : "");
     char *text = NULL;

@@ -35,8 +35,8 @@ tp_status tp__llm_tensors_add(tp_llm_tensors *l, const char *name, tp_dtype type
 }
 
 /* One tensor: prefix (blk.N. or ""), name, type and up to three dims. */
-static tp_status add(tp_llm_tensors *l, const char *blk, const char *name, tp_dtype type,
-                     uint64_t d0, uint64_t d1, uint64_t d2, tp_error *err) {
+static tp_status add_tensor(tp_llm_tensors *l, const char *blk, const char *name, tp_dtype type,
+                            uint64_t d0, uint64_t d1, uint64_t d2, tp_error *err) {
     char full[TP_LLM_TENSOR_NAME_CAP];
     uint64_t ne[3] = {d0, d1, d2};
     snprintf(full, sizeof full, "%s%s", blk, name);
@@ -51,7 +51,7 @@ tp_status tp__hf_tensors(const tp_llm_config *c, const tp_hf_shape *s, tp_llm_te
     tp_status st = TP_OK;
 #define ADD(blk, nm, ty, a0, a1, a2)                                                               \
     do {                                                                                           \
-        if ((st = add(out, blk, nm, ty, a0, a1, a2, err)) != TP_OK) return st;                     \
+        if ((st = add_tensor(out, blk, nm, ty, a0, a1, a2, err)) != TP_OK) return st;              \
     } while (0)
     ADD("", "token_embd.weight", M, E, V, 0);
     ADD("", "output_norm.weight", F, E, 0, 0);

@@ -457,7 +457,7 @@ static bool cond(const qstate *s, int k, const tp_llm_tensor *t, long il) {
 }
 
 /* Which chain the tensor enters (llama_tensor_get_type_impl's top-level branches). */
-static int block_of(const qstate *s, int cat) {
+static int chain_of(const qstate *s, int cat) {
     if (cat == C_OUTPUT || (s->tied && cat == C_TOKEN_EMBD)) return B_OUT;
     if (s->ft == FT_MXFP4_MOE) return B_MXFP4;
     if (cat == C_TOKEN_EMBD) return B_EMBD;
@@ -489,7 +489,7 @@ static int block_of(const qstate *s, int cat) {
 
 static tp_status choose(qstate *s, const tp_llm_tensor *t, tp_dtype *out, tp_error *err) {
     int cat = category(t->name);
-    int b = block_of(s, cat);
+    int b = chain_of(s, cat);
     int *counter = b == B_DOWN || b == B_LB_DOWN ? &s->i_down
                    : b == B_GATE                 ? &s->i_gate
                    : b == B_UP                   ? &s->i_up
