@@ -42,6 +42,19 @@ MODELS = {
                              split=12),
 }
 
+# --weights-type truth (tests/cli/test_llm_weights_type.sh): f16 models that llama.cpp's quantizer
+# turns into every file type; 8 layers for the _M mixes' layer rules, rows not divisible by 256
+# (qwen2's ffn_down, gemma3's 320-wide embedding) for the fallbacks, 8 experts for the MoE rules.
+MODELS.update({
+    "wt_llama_gqa_f16": dict(arch="llama", L=8, E=256, H=8, KV=2, FF=768, wt=Q.F16),
+    "wt_qwen2_f16": dict(arch="qwen2", L=6, E=256, H=4, KV=2, FF=640, wt=Q.F16, qkv_bias=True),
+    "wt_gemma3_f16": dict(arch="gemma3", L=6, E=320, H=4, KV=1, FF=512, wt=Q.F16, swa=128,
+                          qk_norm=True, post_norms=True, tied=True),
+    "wt_qwen3moe_f16": dict(arch="qwen3moe", L=4, E=256, H=4, KV=2, FF=512, wt=Q.F16, experts=8,
+                            used=2, qk_norm=True, head_dim=128),
+    "wt_mixtral_f16": dict(arch="llama", L=4, E=256, H=8, KV=2, FF=512, wt=Q.F16, experts=4, used=2),
+})
+
 # Throughput models (bench/llm_speed.sh, tests/cli/test_llm_speed.sh): llama-shaped, GQA, sized
 # ~20 M, ~120 M and ~850 M parameters, and an MoE (8 experts, 2 used); "speed_<size>_<type>".
 SPEED_SIZES = {
@@ -209,7 +222,7 @@ def write(path, name, m):
 def main():
     out = sys.argv[2]
     os.makedirs(out, exist_ok=True)
-    names = sys.argv[3:] or list(MODELS)
+    names = sys.argv[3:] or [n for n in MODELS if not n.startswith("wt_")]
     for n in names:
         path = os.path.join(out, n + ".gguf")
         m = model_spec(n)

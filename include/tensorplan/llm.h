@@ -148,6 +148,33 @@ TP_API tp_status tp_hf_read_llm(const char *path, tp_registry *r, tp_llm_config 
 /* tp_gguf_read_llm for a path ending in .gguf, else tp_hf_read_llm. */
 TP_API tp_status tp_llm_read(const char *path, tp_registry *r, tp_llm_config *out, tp_error *err);
 
+/* tp_llm_read as llama.cpp's `llama-quantize` would write the model in another file type
+ * (weights_type, llama-quantize's names in any case: f32, f16, bf16, q8_0, q4_0, q4_1,
+ * q5_0, q5_1, q2_k, q2_k_s, q3_k_s, q3_k_m, q3_k_l, q4_k_s, q4_k_m, q5_k_s, q5_k_m, q6_k,
+ * iq1_s, iq1_m, iq2_xxs, iq2_xs, iq2_s, iq2_m, iq3_xxs, iq3_xs, iq3_s, iq3_m, iq4_nl,
+ * iq4_xs, tq1_0, tq2_0, mxfp4_moe; q3_k, q4_k, q5_k mean their _m), so a model can be sized
+ * before it is downloaded or quantized. NULL or "" is tp_llm_read. The tensors are the
+ * GGUF's (whatever their types now: the what-if starts from their shapes) or, for a
+ * Hugging Face config, the ones llama.cpp's converter writes for its model_type (names
+ * and shapes from the config; the safetensors are not read for this). Each gets the type
+ * llama.cpp's src/llama-quant.cpp chooses: 1-D tensors, norms and MoE routers keep
+ * theirs; token_embd/output, attn_v, attn_k, ffn_down, attn_output follow the file
+ * type's mix (the _M types' extra bits on some layers, the GQA and 8-expert bumps);
+ * a row that is not a whole number of blocks falls back as llama.cpp does. The iq1/iq2/
+ * iq3_xxs/iq3_xs/q2_k_s types need an importance matrix in llama.cpp: they are sized as
+ * quantized with one. The file is one GGUF (split inputs become one), tensors padded to
+ * 32 bytes, so weight_bytes, n_tensors, the expert figures and layout[] (mapped range and
+ * CPU repack per rule) describe it. r, when non-NULL, gets the tensors at their types
+ * in the input file. Errors: as tp_llm_read, plus TP_ERR_NOT_FOUND (unknown type: the
+ * message lists the names), TP_ERR_UNSUPPORTED (llama.cpp refuses: a row no fallback
+ * fits, an MoE tensor outside blk.0..n_layer-1). Reentrant. */
+TP_API tp_status tp_llm_read_as(const char *path, const char *weights_type, tp_registry *r,
+                                tp_llm_config *out, tp_error *err);
+
+/* Name of the i-th weights type tp_llm_read_as knows ("f32", ..., "q4_k_m", ...); NULL
+ * past the last (enumerates them). */
+TP_API const char *tp_llm_weights_type_name(int i);
+
 typedef struct tp_llm_options {
     uint64_t n_ctx;       /* context length (all sequences); default 0 = n_ctx_train (else 4096) */
     uint64_t n_seq;       /* parallel sequences (llama.cpp n_seq_max); default 1 */

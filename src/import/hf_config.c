@@ -8,22 +8,32 @@
 #include "core/mem.h"
 #include "core/open_file.h"
 #include "llm_config.h"
+#include "llm_tensors.h"
 #include "tensorplan/llm.h"
 #include "tensorplan/safetensors.h"
 
 /* model_type → llama.cpp architecture; gated: the FFN has gate, up and down;
- * norms: RMS/layer norms per layer (gemma2/3 add post-attention and post-FFN ones). */
+ * norms: RMS/layer norms per layer (gemma2/3 add post-attention and post-FFN ones);
+ * tied: llama.cpp's architecture has no output.weight (gemma: always the embedding);
+ * fused: attn_qkv and ffn_up holding gate and up (phi3). */
 static const struct {
     const char *model_type, *arch;
     bool gated, qkv_bias, qk_norm;
     unsigned norms;
+    bool tied, fused;
 } hf_families[] = {
-    {"llama", "llama", true, false, false, 2},       {"mistral", "llama", true, false, false, 2},
-    {"mixtral", "llama", true, false, false, 2},     {"qwen2", "qwen2", true, true, false, 2},
-    {"qwen2_moe", "qwen2moe", true, true, false, 2}, {"qwen3", "qwen3", true, false, true, 2},
-    {"qwen3_moe", "qwen3moe", true, false, true, 2}, {"gemma", "gemma", true, false, false, 2},
-    {"gemma2", "gemma2", true, false, false, 4},     {"gemma3", "gemma3", true, false, true, 4},
-    {"gemma3_text", "gemma3", true, false, true, 4}, {"phi3", "phi3", true, false, false, 2},
+    {"llama", "llama", true, false, false, 2, false, false},
+    {"mistral", "llama", true, false, false, 2, false, false},
+    {"mixtral", "llama", true, false, false, 2, false, false},
+    {"qwen2", "qwen2", true, true, false, 2, false, false},
+    {"qwen2_moe", "qwen2moe", true, true, false, 2, false, false},
+    {"qwen3", "qwen3", true, false, true, 2, false, false},
+    {"qwen3_moe", "qwen3moe", true, false, true, 2, false, false},
+    {"gemma", "gemma", true, false, false, 2, true, false},
+    {"gemma2", "gemma2", true, false, false, 4, true, false},
+    {"gemma3", "gemma3", true, false, true, 4, true, false},
+    {"gemma3_text", "gemma3", true, false, true, 4, true, false},
+    {"phi3", "phi3", true, false, false, 2, false, true},
 };
 
 static tp_status read_json(const char *path, const tp_allocator *a, char **text, size_t *len,
@@ -110,12 +120,19 @@ static tp_status gguf_converted_bytes(const char *st_path, tp_registry *reg, tp_
     return st;
 }
 
+static bool hf_ends_with(const char *s, const char *tail) {
+    size_t n = strlen(s), t = strlen(tail);
+    return n > t && strcmp(s + n - t, tail) == 0;
+}
+
 static bool is_dir(const char *p) {
     struct stat sb;
     return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
 }
 
-tp_status tp_hf_read_llm(const char *path, tp_registry *reg, tp_llm_config *out, tp_error *err) {
+/* tp_hf_read_llm, and when shape is non-NULL the tensors' layout for tp__hf_tensors. */
+tp_status tp__hf_read_llm_shape(const char *path, tp_registry *reg, tp_llm_config *out,
+                                tp_hf_shape *shape, tp_error *err) {
     if (!path || !out) return tp_error_set(err, TP_ERR_INVALID, "config.json: NULL argument");
     memset(out, 0, sizeof *out);
     const tp_allocator *a = reg ? tp_registry_allocator(reg) : NULL;
@@ -128,7 +145,11 @@ tp_status tp_hf_read_llm(const char *path, tp_registry *reg, tp_llm_config *out,
                   : snprintf(dir, sizeof dir, ".");
     }
     if (w < 0 || (size_t)w >= sizeof dir) return tp_error_set(err, TP_ERR_INVALID, "path too long");
-    snprintf(cfg_path, sizeof cfg_path, "%s%s", folder ? dir : path, folder ? "/config.json" : "");
+    /* a checkpoint's weights (.safetensors or its index): the config.json beside them */
+    bool weights =
+        hf_ends_with(path, ".safetensors") || hf_ends_with(path, ".safetensors.index.json");
+    snprintf(cfg_path, sizeof cfg_path, "%s%s", folder || weights ? dir : path,
+             folder || weights ? "/config.json" : "");
     char *text = NULL;
     size_t len = 0;
     tp_jdoc *doc = NULL;
@@ -206,7 +227,22 @@ tp_status tp_hf_read_llm(const char *path, tp_registry *reg, tp_llm_config *out,
     const tp_jv *tie = tp__json_get(cfg, "tie_word_embeddings");
     bool tied = tie && tie->type == TP_J_BOOL ? tie->b : false;
     uint64_t bpp = dtype_bytes(cfg);
-    c->tied_output = tied;
+    c->tied_output = tied || hf_families[fam].tied;
+    if (shape) {
+        const tp_jv *t = tp__json_get(cfg, "torch_dtype");
+        memset(shape, 0, sizeof *shape);
+        shape->gated = hf_families[fam].gated;
+        shape->qkv_bias = hf_families[fam].qkv_bias;
+        shape->post_norms = hf_families[fam].norms == 4;
+        shape->fused = hf_families[fam].fused;
+        shape->tied = tied || hf_families[fam].tied;
+        shape->n_ff_exp = n_ff_exp;
+        shape->n_shared_ff = get_u64(cfg, "shared_expert_intermediate_size", 0);
+        shape->matrix_type = bpp == 4 ? TP_DTYPE_F32
+                             : t && t->type == TP_J_STR && strcmp(t->str, "bfloat16") == 0
+                                 ? TP_DTYPE_BF16
+                                 : TP_DTYPE_F16;
+    }
     if (have) {
         if ((st = gguf_converted_bytes(st_path, reg, c, err)) != TP_OK) goto done;
     } else {
@@ -228,6 +264,10 @@ done:
     if (text) tp_mem_free(a, text, len + 1);
     tp_mem_free(a, c, sizeof *c);
     return st;
+}
+
+tp_status tp_hf_read_llm(const char *path, tp_registry *reg, tp_llm_config *out, tp_error *err) {
+    return tp__hf_read_llm_shape(path, reg, out, NULL, err);
 }
 
 tp_status tp_llm_read(const char *path, tp_registry *reg, tp_llm_config *out, tp_error *err) {

@@ -285,6 +285,8 @@ for cmd in "${cmds[@]}"; do
         case_ estimate 3 estimate $C/test_basic_conv_with_padding.onnx --runtime onnxruntime --ort-no-prepack --ort-arena-extend same-as-requested --budget 1MiB --json
         case_ estimate 3 estimate "$tmp/tiny.gguf" --ctx 512 --seqs 4 --kv-type q8_0 --budget 1MiB --json
         case_ estimate 0 estimate "$tmp/tiny.gguf" --sweep ctx=1k,4k --sweep-kv f16,q4_k --budget 1GiB --json
+        case_ estimate 0 estimate "$tmp/tiny.gguf" --weights-type q4_k_m --budget 1GiB --json
+        case_ estimate 0 estimate "$tmp/tiny.gguf" --weights-type f16,q8_0,q4_k_m,q3_k_m --budget 1GiB --json
         case_ estimate 0 estimate "$tmp/tiny.gguf" --speed h100-sxm,rtx4090,nope --budget 1GiB --json
         # --devices prints the placement document (docs/schema/placement.schema.json)
         case_ placement 0 estimate "$tmp/tiny.gguf" --devices cuda0:8GiB,rpc:127.0.0.1:50052:4GiB,cpu:16GiB --tensor-split 1,1 --json
@@ -297,6 +299,8 @@ for cmd in "${cmds[@]}"; do
         case_ fit 3 fit --demo --dim seq --budget 100MiB --json
         case_ fit 0 fit --demo --dim batch --dim seq=64 --budget 100TiB --max 100 --json
         case_ fit 0 fit "$tmp/tiny.gguf" --dim ctx --budget 64MiB --json
+        case_ fit 0 fit "$tmp/tiny.gguf" --dim ctx --budget 64MiB --weights-type q8_0 --json
+        case_ fit 0 fit "$tmp/tiny.gguf" --dim ctx --budget 64MiB --weights-type f16,q4_k_m --json
         ;;
     inspect)
         case_ inspect 0 inspect $C/test_basic_conv_with_padding.onnx --json

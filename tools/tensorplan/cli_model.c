@@ -53,15 +53,25 @@ void tp_cli_model_args_free(tp_cli_model_args *a) {
     tp_cli_dims_free(&a->dims);
 }
 
-/* An LLM for the llama.cpp estimate: a .gguf, a Hugging Face config.json, or a
- * folder holding a config.json. */
+/* An LLM for the llama.cpp estimate: a .gguf, a Hugging Face config.json, a folder
+ * holding a config.json, or a checkpoint's .safetensors (or its index) with a
+ * config.json beside it. */
 static bool is_llm_path(const char *s) {
     size_t n = strlen(s);
     if (n > 5 && strcasecmp(s + n - 5, ".gguf") == 0) return true;
     if (n >= 11 && strcmp(s + n - 11, "config.json") == 0) return true;
     struct stat sb;
     char p[4096];
-    int w = snprintf(p, sizeof p, "%s/config.json", s);
+    int w;
+    bool st = (n > 12 && strcmp(s + n - 12, ".safetensors") == 0) ||
+              (n > 23 && strcmp(s + n - 23, ".safetensors.index.json") == 0);
+    if (st) {
+        const char *slash = strrchr(s, '/');
+        w = slash ? snprintf(p, sizeof p, "%.*s/config.json", (int)(slash - s), s)
+                  : snprintf(p, sizeof p, "config.json");
+        return w > 0 && (size_t)w < sizeof p && stat(p, &sb) == 0;
+    }
+    w = snprintf(p, sizeof p, "%s/config.json", s);
     return w > 0 && (size_t)w < sizeof p && stat(s, &sb) == 0 && S_ISDIR(sb.st_mode) &&
            stat(p, &sb) == 0;
 }

@@ -12,6 +12,7 @@
 #include "cli_llm_devices.h"
 #include "cli_llm_speed.h"
 #include "cli_llm_sweep.h"
+#include "cli_llm_wtypes.h"
 #include "cli_model.h"
 #include "cli_options.h"
 #include "tensorplan/estimate.h"
@@ -29,7 +30,9 @@ typedef struct est_args {
     bool llm_opts;         /* an LLM-only option was given */
     tp_runtime_options ro; /* --runtime and its onnxruntime options */
     bool has_sweep;
-    tp_cli_llm_sweep sweep;  /* --sweep ctx=...: peaks per context and KV type */
+    tp_cli_llm_sweep sweep;   /* --sweep ctx=...: peaks per context and KV type */
+    tp_cli_llm_wtypes wtypes; /* --weights-type LIST */
+    bool has_wtypes;
     tp_cli_devices_args dev; /* --devices SPEC ...: per-device placement (llama.cpp) */
     tp_cli_llm_speed speed;  /* --speed DEVICES: llama-bench pp/tg tokens per second */
 } est_args;
@@ -107,6 +110,12 @@ static int apply_arena_extend(const tp_cli_ctx *ctx, const tp_cli_opt *o, const 
     return 0;
 }
 
+static int apply_wtypes(const tp_cli_ctx *ctx, const tp_cli_opt *o, const char *val, void *dest) {
+    (void)o;
+    int r = tp_cli_llm_wtypes_parse(ctx->cmd, val, dest);
+    return r == 1 ? 0 : r;
+}
+
 /* --sweep ctx=LIST and --sweep-kv LIST (dest: the tp_cli_llm_sweep) */
 static int apply_sweep(const tp_cli_ctx *ctx, const tp_cli_opt *o, const char *val, void *dest) {
     int r = strcmp(o->name, "sweep") == 0 ? tp_cli_llm_sweep_parse(ctx->cmd, val, dest)
@@ -158,6 +167,18 @@ static const tp_cli_opt estimate_opts[] = {
      .what = "types (f16,q8_0,q4_0)",
      .apply = apply_sweep,
      .help = ".gguf: KV cache types of the sweep (default f16,q8_0,q4_0)"},
+    {.name = "weights-type",
+     .kind = TP_OPT_CUSTOM,
+     .takes = true,
+     .dest = offsetof(est_args, wtypes),
+     .seen = TP_CLI_SEEN(est_args, has_wtypes),
+     .value = "T[,T...]",
+     .what = "llama.cpp file types (q8_0,q4_k_m,...)",
+     .apply = apply_wtypes,
+     .help = "LLM: weights as llama-quantize would write them in file\n"
+             "type T (f16, bf16, q8_0, q4_0, q4_k_m, q5_k_s, q6_k, iq4_xs,\n"
+             "...); one type: the estimate uses it; a list: a table of\n"
+             "model bytes and peak per type"},
     TP_OPT_STRING_ROW("speed", est_args, speed.devices, "DEVICES",
                       ".gguf: prefill and decode tokens per second as\n"
                       "llama-bench measures them (pp512, tg128) on each device:\n"
@@ -253,7 +274,11 @@ static int parse_args(est_args *a, int argc, char **argv) {
     tp_cli_llm_devices_init(&a->dev);
     int rc = tp_cli_parse(&tp_cli_estimate_command, argc, argv, a);
     if (rc) return rc;
-    a->llm_opts = a->llm_opts || a->has_sweep;
+    a->llm_opts = a->llm_opts || a->has_sweep || a->has_wtypes;
+    if (a->has_wtypes && (rc = tp_cli_llm_wtypes_check(cmd, &a->wtypes)) != 0) return rc;
+    if (a->has_wtypes && (a->dev.devices || a->speed.devices))
+        return tp_cli_usage_error(cmd, "--weights-type does not combine with --devices or "
+                                       "--speed yet");
     if (a->model.gguf && (a->model.demo || a->model.dims.n))
         return tp_cli_usage_error(cmd, "a .gguf model takes --ctx/--seqs/--ubatch/--kv-type, not "
                                        "--demo, another model or --dim");
@@ -444,6 +469,7 @@ static void print_json(const est_args *a, const tp_graph *g, const tp_estimate *
         const tp_llm_estimate *le = lv->le;
         tp_json_kv_str(&j, "runtime", "llama.cpp");
         tp_json_kv_str(&j, "arch", lv->c->arch);
+        if (a->wtypes.n == 1) tp_json_kv_str(&j, "weights_type", a->wtypes.name[0]);
         tp_json_kv_bool(&j, "family_known", lv->c->family_known);
         tp_json_kv_u64(&j, "layers", lv->c->n_layer);
         tp_json_kv_u64(&j, "embedding", lv->c->n_embd);
@@ -482,6 +508,7 @@ static void print_json(const est_args *a, const tp_graph *g, const tp_estimate *
     }
     json_runtime(&j, a, rt);
     if (lv && a->has_sweep) tp_cli_llm_sweep_json(&j, &a->sweep, budget);
+    if (lv && a->wtypes.n > 1) tp_cli_llm_wtypes_json(&j, &a->wtypes, budget);
     if (lv && a->speed.devices) tp_cli_llm_speed_json(&j, &a->speed);
     json_memory(&j, mv);
     if (!fits) tp_json_kv_str(&j, "message", msg);
@@ -514,6 +541,9 @@ static void print_text(const est_args *a, const tp_graph *g, const tp_estimate *
                                                     : "interleaved layers");
         printf("runtime: llama.cpp (CPU backend, mmap; repack %s)\n",
                tp_llm_repack_name(le->repack));
+        if (a->wtypes.n == 1)
+            printf("  weights as llama-quantize writes them in %s (--weights-type)\n",
+                   a->wtypes.name[0]);
         printf("  model        %12s  (mapped %s + repack %s; tensors %s)\n",
                tp_cli_fmt_bytes(le->model_bytes, b[0], sizeof b[0]),
                tp_cli_fmt_bytes(le->model_mapped_bytes, b[1], sizeof b[1]),
@@ -604,7 +634,9 @@ static int run(est_args *a) {
     tp_graph *g = NULL;
     if (a->model.gguf) {
         /* LLM mode: activations = KV cache + compute buffer, no graph inputs */
-        st = tp_llm_read(a->model.gguf, NULL, &lc, &err);
+        /* one --weights-type: the model as that file type; a list: a table below */
+        const char *as = a->wtypes.n == 1 ? tp_cli_llm_wtypes_single(&a->wtypes) : NULL;
+        st = tp_llm_read_as(a->model.gguf, as, NULL, &lc, &err);
         if (st == TP_OK) st = tp_llm_estimate_memory(&lc, &a->llm, &le, &err);
         if (st == TP_OK) {
             memset(&e, 0, sizeof e);
@@ -688,6 +720,7 @@ static int run(est_args *a) {
     tp_error_clear(&fe);
     bool fits = tp_estimate_fits_in(&checked, budget, &d, &fe) == TP_OK;
     if (lv && a->has_sweep) tp_cli_llm_sweep_run(&lc, &a->llm, &a->sweep);
+    if (lv && a->wtypes.n > 1) tp_cli_llm_wtypes_run(a->model.gguf, &a->llm, &a->wtypes);
     if (lv && a->speed.devices) {
         int rs = tp_cli_llm_speed_run("estimate", a->model.gguf, &a->llm, &a->speed);
         if (rs) return rs;
@@ -697,6 +730,7 @@ static int run(est_args *a) {
     else
         print_text(a, g, &e, budget, how, fits, &d, m, fe.msg, lv, &rt);
     if (lv && a->has_sweep && !a->json) tp_cli_llm_sweep_print(&a->sweep, budget);
+    if (lv && a->wtypes.n > 1 && !a->json) tp_cli_llm_wtypes_print(&a->wtypes, budget);
     if (lv && a->speed.devices && !a->json) tp_cli_llm_speed_print(&a->speed);
     tp_graph_destroy(g);
     return fits ? TP_EXIT_OK : TP_EXIT_OVER_BUDGET;

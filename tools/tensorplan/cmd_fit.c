@@ -1,6 +1,7 @@
 /* tensorplan fit — the largest value of a symbolic dim (batch, seq) whose
  * estimated peak fits a budget. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -8,6 +9,7 @@
 #include "cli.h"
 #include "cli_budget.h"
 #include "cli_env.h"
+#include "cli_llm_wtypes.h"
 #include "cli_model.h"
 #include "cli_options.h"
 #include "tensorplan/estimate.h"
@@ -20,7 +22,18 @@ typedef struct fit_args {
     bool json, has_budget;
     tp_llm_options llm;
     bool llm_opts;
+    tp_cli_llm_wtypes wtypes; /* --weights-type LIST */
+    bool has_wtypes;
+    /* a list: the search per type (value 0 with err set: none) */
+    tp_fit_result wt_fit[TP_WTYPES_MAX];
+    bool wt_found[TP_WTYPES_MAX];
 } fit_args;
+
+static int apply_wtypes(const tp_cli_ctx *ctx, const tp_cli_opt *o, const char *val, void *dest) {
+    (void)o;
+    int r = tp_cli_llm_wtypes_parse(ctx->cmd, val, dest);
+    return r == 1 ? 0 : r;
+}
 
 /* --dim NAME names the dimension to search; --dim NAME=VALUE binds one (dest: the fit_args) */
 static int apply_dim(const tp_cli_ctx *ctx, const tp_cli_opt *o, const char *val, void *dest) {
@@ -55,6 +68,17 @@ static const tp_cli_opt fit_opts[] = {
     FIT_BOUND("min", min_value, "smallest value tried (default 1)"),
     FIT_BOUND("max", max_value, "largest value tried (default 2^40)"),
     TP_CLI_LLM(fit_args, llm, llm_opts),
+    {.name = "weights-type",
+     .kind = TP_OPT_CUSTOM,
+     .takes = true,
+     .dest = offsetof(fit_args, wtypes),
+     .seen = TP_CLI_SEEN(fit_args, has_wtypes),
+     .value = "T[,T...]",
+     .what = "llama.cpp file types (q8_0,q4_k_m,...)",
+     .apply = apply_wtypes,
+     .help = "LLM: weights as llama-quantize would write them in file\n"
+             "type T; one type: the search uses it; a list: the largest\n"
+             "value per type in a table"},
     TP_CLI_PLAN(fit_args, eo.plan),
     TP_CLI_COMMON(fit_args, json),
     TP_CLI_END,
@@ -101,9 +125,10 @@ static int parse_args(fit_args *a, int argc, char **argv) {
         return tp_cli_usage_error(cmd,
                                   "a .gguf model takes --dim ctx|seqs|ubatch and --ctx/--seqs/"
                                   "--ubatch/--kv-type, not --demo, another model or --dim k=v");
-    if (!a->model.gguf && a->llm_opts)
-        return tp_cli_usage_error(cmd, "--ctx, --seqs, --ubatch and --kv-type apply to .gguf "
-                                       "models");
+    if (!a->model.gguf && (a->llm_opts || a->has_wtypes))
+        return tp_cli_usage_error(cmd, "--ctx, --seqs, --ubatch, --kv-type and --weights-type "
+                                       "apply to .gguf models");
+    if (a->has_wtypes && (rc = tp_cli_llm_wtypes_check(cmd, &a->wtypes)) != 0) return rc;
     if (a->fo.max_value < a->fo.min_value)
         return tp_cli_usage_error(cmd, "--max %lld is below --min %lld", (long long)a->fo.max_value,
                                   (long long)a->fo.min_value);
@@ -144,8 +169,48 @@ static void print_json(const fit_args *a, const tp_fit_result *r, bool found, co
     tp_json_kv_i64(&j, "max", a->fo.max_value);
     tp_json_kv_u64(&j, "plans_evaluated", r->evaluations);
     if (!found) tp_json_kv_str(&j, "message", msg);
+    if (a->wtypes.n == 1) tp_json_kv_str(&j, "weights_type", a->wtypes.name[0]);
+    if (a->wtypes.n > 1) {
+        tp_json_key(&j, "weights_types");
+        tp_json_begin_array(&j);
+        for (int i = 0; i < a->wtypes.n; i++) {
+            tp_json_begin_object(&j);
+            tp_json_kv_str(&j, "type", a->wtypes.name[i]);
+            if (a->wtypes.err[i][0]) {
+                tp_json_kv_str(&j, "error", a->wtypes.err[i]);
+            } else {
+                tp_json_kv_bool(&j, "fits", a->wt_found[i]);
+                tp_json_kv_i64(&j, "value", a->wt_fit[i].value);
+                tp_json_kv_u64(&j, "peak_bytes", a->wt_fit[i].peak_bytes);
+                tp_json_kv_u64(&j, "weights_bytes", a->wt_fit[i].estimate.weight_bytes);
+            }
+            tp_json_end_object(&j);
+        }
+        tp_json_end_array(&j);
+    }
     tp_json_end_object(&j);
     tp_json_finish(&j);
+}
+
+/* --weights-type with a list: the largest value per type. */
+static void print_wtypes_text(const fit_args *a) {
+    char b[2][32];
+    const char *sym = a->fo.symbol;
+    if (a->wtypes.n > 1) {
+        printf("\nweights types (as llama-quantize writes them): largest %s\n", sym);
+        printf("  %-10s  %12s  %12s  %12s\n", "type", sym, "weights", "peak");
+        for (int i = 0; i < a->wtypes.n; i++) {
+            const tp_fit_result *w = &a->wt_fit[i];
+            if (a->wtypes.err[i][0])
+                printf("  %-10s  n/a: %s\n", a->wtypes.name[i], a->wtypes.err[i]);
+            else if (!a->wt_found[i])
+                printf("  %-10s  %12s\n", a->wtypes.name[i], "none fits");
+            else
+                printf("  %-10s  %12lld  %12s  %12s\n", a->wtypes.name[i], (long long)w->value,
+                       tp_cli_fmt_bytes(w->estimate.weight_bytes, b[0], sizeof b[0]),
+                       tp_cli_fmt_bytes(w->peak_bytes, b[1], sizeof b[1]));
+        }
+    }
 }
 
 static void print_text(const fit_args *a, const tp_fit_result *r) {
@@ -172,6 +237,23 @@ static void print_text(const fit_args *a, const tp_fit_result *r) {
                    tp_cli_fmt_bytes(r->next_peak_bytes, b[0], sizeof b[0]));
     }
     printf("  %u evaluations (binary units: 1 MiB = 1048576 bytes)\n", r->evaluations);
+    print_wtypes_text(a);
+}
+
+/* --weights-type with a list: one search per type. */
+static void fit_per_type(fit_args *a) {
+    for (int i = 0; i < a->wtypes.n; i++) {
+        tp_llm_config lc;
+        tp_error e;
+        tp_error_clear(&e);
+        a->wtypes.err[i][0] = '\0';
+        memset(&a->wt_fit[i], 0, sizeof a->wt_fit[i]);
+        tp_status st = tp_llm_read_as(a->model.gguf, a->wtypes.name[i], NULL, &lc, &e);
+        if (st == TP_OK) st = tp_llm_max_fit(&lc, &a->llm, &a->fo, &a->wt_fit[i], &e);
+        a->wt_found[i] = st == TP_OK;
+        if (st != TP_OK && st != TP_ERR_OVER_BUDGET)
+            snprintf(a->wtypes.err[i], sizeof a->wtypes.err[i], "%s", e.msg);
+    }
 }
 
 static int run(fit_args *a) {
@@ -187,8 +269,14 @@ static int run(fit_args *a) {
     tp_status st;
     if (a->model.gguf) {
         tp_llm_config lc;
-        st = tp_llm_read(a->model.gguf, NULL, &lc, &err);
+        const char *as = a->wtypes.n == 1 ? a->wtypes.name[0] : NULL;
+        st = tp_llm_read_as(a->model.gguf, as, NULL, &lc, &err);
         if (st == TP_OK) st = tp_llm_max_fit(&lc, &a->llm, &a->fo, &r, &err);
+        if ((st == TP_OK || st == TP_ERR_OVER_BUDGET) && a->wtypes.n > 1) {
+            tp_error keep = err;
+            fit_per_type(a);
+            err = keep;
+        }
     } else {
         tp_graph *g = NULL;
         st = tp_cli_model_load(&a->model, &g, &err);
@@ -201,8 +289,10 @@ static int run(fit_args *a) {
     if (st == TP_ERR_OVER_BUDGET) {
         if (a->json)
             print_json(a, &r, false, err.msg);
-        else
+        else {
             printf("model: %s\nno %s fits: %s\n", model_label(a), a->fo.symbol, err.msg);
+            print_wtypes_text(a);
+        }
         return TP_EXIT_OVER_BUDGET;
     }
     if (st != TP_OK) {
