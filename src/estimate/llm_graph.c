@@ -9,7 +9,6 @@
 
 #include "estimate/ggml_alloc_emul.h"
 #include "estimate/llm_graph.h"
-#include "estimate/llm_kv.h"
 
 #define CPU_ALIGN 32 /* the CPU buffer type's alignment */
 
@@ -281,7 +280,9 @@ tp_status tp__llm_graph_build(const tp_llm_config *c, const tp_llm_options *o,
     x.E = (int64_t)c->n_embd;
     x.dk = (int64_t)c->head_dim_k;
     x.dv = (int64_t)(c->head_dim_v ? c->head_dim_v : c->head_dim_k);
-    x.v_max = (int64_t)tp__llm_v_max(c);
+    for (uint64_t il = 0; il < c->n_layer; il++) /* V row ids without flash attention */
+        if ((int64_t)c->layer_head_kv[il] * x.dv > x.v_max)
+            x.v_max = (int64_t)c->layer_head_kv[il] * x.dv;
     int64_t T = x.T, E = x.E;
     /* token embeddings: get_rows, with the unused embeddings input beside */
     g->cur_layer = -1;
