@@ -26,7 +26,7 @@ bool tp__llm_graph_covers(const tp_llm_config *c, const tp_llm_options *o) {
     lg_family f = lg_family_of(c);
     if (f == FAM_NONE || !c->has_kv || c->n_layer == 0 || c->n_layer > TP_LLM_MAX_LAYERS)
         return false;
-    if (o->embeddings || (o->n_seq > 1 && !o->kv_unified)) return false;
+    if (o->embeddings || o->n_seq > 1) return false; /* several sequences: not compared */
     if ((c->n_expert > 0) != (f == FAM_QWEN3MOE || (f == FAM_LLAMA && c->n_expert > 0)))
         return false;
     if (c->n_expert && (c->n_expert_used == 0 || c->n_expert_used > c->n_expert)) return false;
