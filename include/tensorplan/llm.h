@@ -21,7 +21,7 @@
  *            dense and MoE, qwen2, qwen3moe, gemma3), planned as ggml's
  *            graph allocator plans it (equal to the byte to llama.cpp on
  *            the 84 test runs, docs/estimate.md); other architectures,
- *            n_seq > 1 without a unified cache, and embeddings contexts
+ *            n_seq > 1 (not compared with llama.cpp), and embeddings contexts
  *            keep a FORMULA (see tp_llm_estimate_memory; within 0-11 %
  *            above llama.cpp on the test models); compute_planned says
  *            which

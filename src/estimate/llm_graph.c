@@ -9,7 +9,6 @@
 
 #include "estimate/ggml_alloc_emul.h"
 #include "estimate/llm_graph.h"
-#include "estimate/llm_kv.h"
 
 #define CPU_ALIGN 32 /* the CPU buffer type's alignment */
 
@@ -27,7 +26,7 @@ bool tp__llm_graph_covers(const tp_llm_config *c, const tp_llm_options *o) {
     lg_family f = lg_family_of(c);
     if (f == FAM_NONE || !c->has_kv || c->n_layer == 0 || c->n_layer > TP_LLM_MAX_LAYERS)
         return false;
-    if (o->embeddings || (o->n_seq > 1 && !o->kv_unified)) return false;
+    if (o->embeddings || o->n_seq > 1) return false; /* several sequences: not compared */
     if ((c->n_expert > 0) != (f == FAM_QWEN3MOE || (f == FAM_LLAMA && c->n_expert > 0)))
         return false;
     if (c->n_expert && (c->n_expert_used == 0 || c->n_expert_used > c->n_expert)) return false;
@@ -281,7 +280,9 @@ tp_status tp__llm_graph_build(const tp_llm_config *c, const tp_llm_options *o,
     x.E = (int64_t)c->n_embd;
     x.dk = (int64_t)c->head_dim_k;
     x.dv = (int64_t)(c->head_dim_v ? c->head_dim_v : c->head_dim_k);
-    x.v_max = (int64_t)tp__llm_v_max(c);
+    for (uint64_t il = 0; il < c->n_layer; il++) /* V row ids without flash attention */
+        if ((int64_t)c->layer_head_kv[il] * x.dv > x.v_max)
+            x.v_max = (int64_t)c->layer_head_kv[il] * x.dv;
     int64_t T = x.T, E = x.E;
     /* token embeddings: get_rows, with the unused embeddings input beside */
     g->cur_layer = -1;
