@@ -44,7 +44,7 @@ if [ ! -x "$FIX/llm_probe" ] || [ scripts/llm_probe.cpp -nt "$FIX/llm_probe" ]; 
   L="$FIX/llama.cpp"
   c++ -std=c++17 -O1 -I"$L/include" -I"$L/ggml/include" -I"$L/src" scripts/llm_probe.cpp \
     -o "$FIX/llm_probe.tmp" -L"$BINS" -l:"$LIBLLAMA" -l:"$LIBGGML" -l:libggml-base.so -ldl \
-    -Wl,-rpath,"$(cd "$BINS" && pwd)"
+    -Wl,-rpath,"$(cd "$BINS" && pwd -P)"
   mv "$FIX/llm_probe.tmp" "$FIX/llm_probe"
 fi
 # small random-weight GGUFs (scripts/make_llm_gguf.py: seven families, a few MB each)

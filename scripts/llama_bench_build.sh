@@ -16,7 +16,7 @@ if [ -z "$B" ] || [ ! -f "$L/tools/llama-bench/llama-bench.cpp" ]; then
   echo "llama_bench_build: no node-llama-cpp prebuilt or llama.cpp sources (run scripts/fixtures-llm.sh)" >&2
   exit 1
 fi
-B=$(cd "$B" && pwd)
+B=$(cd "$B" && pwd -P)
 mkdir -p "$OUT"
 if [ ! -x "$OUT/llama-bench" ] || [ "$L/tools/llama-bench/llama-bench.cpp" -nt "$OUT/llama-bench" ]; then
   echo "llama_bench_build: compiling llama-bench against $B" >&2

@@ -247,7 +247,7 @@ tp_status tp__hf_read_llm_shape(const char *path, tp_registry *reg, tp_llm_confi
         if ((st = gguf_converted_bytes(st_path, reg, c, err)) != TP_OK) goto done;
     } else {
         uint64_t shared = get_u64(cfg, "shared_expert_intermediate_size", 0);
-        c->weight_bytes = count_weight_bytes(c, n_ff_exp, shared, tied, fam, bpp);
+        c->weight_bytes = count_weight_bytes(c, n_ff_exp, shared, c->tied_output, fam, bpp);
     }
     if (c->n_expert) {
         c->moe_layers = c->n_layer;
