@@ -4,7 +4,9 @@
  * source (core/optimizer: conv_bn_fusion.cc, conv_activation_fusion.cc, nchwc_transformer.cc),
  * not copied.
  *
- * Fusions: Gelu written as Erf (and a bias Add before it) becomes one node (gelu_fuse); a Conv
+ * Fusions: Gelu written as Erf (and a bias Add before it) becomes one node (gelu_fuse); x *
+ * Sigmoid(x) becomes QuickGelu (silu_fuse); a MatMul absorbs a Transpose of the last two axes or
+ * a scaling by a constant on its inputs or output (matmul_fuse); a Conv
  * whose only reader is a BatchNormalization with constant parameters absorbs
  * it; a Conv (with or without that BatchNormalization) whose only reader is a
  * Relu/Clip/Sigmoid/Tanh/LeakyRelu/HardSigmoid absorbs the activation. The absorbed tensor is
@@ -56,6 +58,18 @@ static bool conv_converted(const tp_graph *g, const tp_node *n) {
     return grp == 1 || (grp == c && grp == m);
 }
 
+static bool same_dims(const tp_graph *g, const tp_node *x, const tp_node *y) {
+    if (!x || !y || x->shape.rank != y->shape.rank) return false;
+    for (int32_t i = 0; i < x->shape.rank && i < TP_MAX_RANK; i++) {
+        int64_t a, b;
+        tp_error e;
+        if (tp_graph_dim_value(g, x->shape.dims[i], &a, &e) != TP_OK ||
+            tp_graph_dim_value(g, y->shape.dims[i], &b, &e) != TP_OK || a != b)
+            return false;
+    }
+    return true;
+}
+
 static bool is_chain(const tp_graph *g, const uint8_t *chain, const tp_node *n) {
     if (n->dtype != TP_DTYPE_F32 || n->shape.rank != 4) return false;
     if (n->op.kind == TP_OP_CONV) return conv_converted(g, n);
@@ -67,9 +81,10 @@ static bool is_chain(const tp_graph *g, const uint8_t *chain, const tp_node *n) 
         return n->op.sub != TP_POOL_LP;
     case TP_OP_NORM:
         return n->op.sub == TP_NORM_BATCH;
-    case TP_OP_BINARY: /* TransformBinary: Add and Mul of two blocked tensors */
+    case TP_OP_BINARY: /* TransformBinary: Add and Mul of two blocked tensors of one shape */
         return (n->op.sub == TP_BINARY_ADD || n->op.sub == TP_BINARY_MUL) && n->n_inputs == 2 &&
-               n->inputs[1] >= 0 && chain[n->inputs[1]];
+               n->inputs[1] >= 0 && chain[n->inputs[1]] &&
+               same_dims(g, tp_graph_node(g, n->inputs[0]), tp_graph_node(g, n->inputs[1]));
     default:
         return false;
     }
@@ -130,6 +145,87 @@ static void gelu_fuse(const tp_graph *g, const uint32_t *readers, tp_ort_xform *
     }
 }
 
+/* A weight holding one value. */
+static bool scalar_weight(const tp_graph *g, tp_node_id id) {
+    const tp_node *n = id >= 0 ? tp_graph_node(g, id) : NULL;
+    if (!n || (n->op.kind != TP_OP_PARAM && n->op.kind != TP_OP_CONSTANT)) return false;
+    for (int32_t i = 0; i < n->shape.rank && i < TP_MAX_RANK; i++)
+        if (!tp_dim_is_static(n->shape.dims[i]) || n->shape.dims[i].size != 1) return false;
+    return true;
+}
+
+/* A Mul or Div by a scalar weight: *x receives the other operand. */
+static bool scale_of(const tp_graph *g, const tp_node *n, tp_node_id *x) {
+    if (n->op.kind != TP_OP_BINARY || n->n_inputs != 2) return false;
+    if (n->op.sub == TP_BINARY_DIV && scalar_weight(g, n->inputs[1])) {
+        *x = n->inputs[0];
+        return true;
+    }
+    if (n->op.sub != TP_BINARY_MUL) return false;
+    for (int k = 0; k < 2; k++)
+        if (scalar_weight(g, n->inputs[1 - k])) {
+            *x = n->inputs[k];
+            return true;
+        }
+    return false;
+}
+
+/* A Transpose that swaps the last two axes only (TransposeMatMul folds it into the MatMul). */
+static bool swaps_last_two(const tp_node *n) {
+    int32_t r = n->shape.rank;
+    if (n->op.kind != TP_OP_TRANSPOSE || r < 2 || r > TP_MAX_RANK) return false;
+    const int32_t *p = n->op.attrs.transpose.perm;
+    for (int32_t i = 0; i < r - 2; i++)
+        if (p[i] != i) return false;
+    return p[r - 2] == r - 1 && p[r - 1] == r - 2;
+}
+
+static bool is_matmul(const tp_graph *g, tp_node_id id) {
+    const tp_node *n = id >= 0 ? tp_graph_node(g, id) : NULL;
+    return n && (n->op.kind == TP_OP_MATMUL || n->op.kind == TP_OP_FUSED_MATMUL);
+}
+
+/* matmul_scale_fusion.cc, matmul_transpose_fusion.cc, quick_gelu_fusion.cc: a Transpose of the
+ * last two axes or a scaling by a constant read only by a MatMul, and a MatMul read only by a
+ * scaling, fold into one FusedMatMul; Mul(x, Sigmoid(x)) becomes QuickGelu (plain layout). */
+static void matmul_fuse(const tp_graph *g, const uint32_t *readers, tp_ort_xform *x,
+                        tp_node_id id) {
+    const tp_node *nd = tp_graph_node(g, id);
+    tp_node_id in;
+    if (!nd) return;
+    if (is_matmul(g, id)) {
+        for (uint32_t i = 0; i < 2 && i < nd->n_inputs; i++) {
+            tp_node_id t = nd->inputs[i];
+            const tp_node *tn = t >= 0 ? tp_graph_node(g, t) : NULL;
+            if (!tn || readers[t] != 1) continue;
+            if (swaps_last_two(tn) || scale_of(g, tn, &in)) {
+                x->absorbed[t] = 1;
+                x->key[id] = (uint64_t)x->n + (uint64_t)id;
+            }
+        }
+    } else if (scale_of(g, nd, &in) && is_matmul(g, in) && readers[in] == 1) {
+        x->absorbed[in] = 1;
+        x->key[id] = (uint64_t)x->n + (uint64_t)id;
+    }
+}
+
+/* Mul(x, Sigmoid(x)) with the Sigmoid read once: QuickGelu, which onnxruntime keeps plain. */
+static bool silu_fuse(const tp_graph *g, const uint32_t *readers, tp_ort_xform *x, tp_node_id id) {
+    const tp_node *m = binary_of(g, id, TP_BINARY_MUL);
+    for (int k = 0; m && k < 2; k++) {
+        tp_node_id s = m->inputs[k];
+        const tp_node *sn = s >= 0 ? tp_graph_node(g, s) : NULL;
+        if (!sn || sn->op.kind != TP_OP_UNARY || sn->op.sub != TP_UNARY_SIGMOID ||
+            sn->n_inputs < 1 || sn->inputs[0] != m->inputs[1 - k] || readers[s] != 1)
+            continue;
+        x->absorbed[s] = 1;
+        x->chain[id] = 0;
+        x->key[id] = (uint64_t)x->n + (uint64_t)id;
+        return true;
+    }
+    return false;
+}
+
 /* Conv-unit states: a Conv (BatchNormalization folded in) without activation, the same with a
  * fused Sum, and a unit closed by its activation. */
 enum { UNIT_NONE = 0, UNIT_CONV, UNIT_SUM, UNIT_ACT };
@@ -175,6 +271,7 @@ tp_status tp_ort_xform_compute(const tp_graph *g, uint32_t block, tp_ort_xform *
         x->sum_of[id] = -1;
         if (!nd) continue;
         x->chain[id] = block > 0 && is_chain(g, x->chain, nd);
+        if (silu_fuse(g, readers, x, (tp_node_id)id)) continue;
         tp_node_id in = nd->n_inputs > 0 ? nd->inputs[0] : -1;
         bool f32 = nd->dtype == TP_DTYPE_F32;
         bool sole = in >= 0 && (uint32_t)in < n && readers[in] == 1;
@@ -214,8 +311,10 @@ tp_status tp_ort_xform_compute(const tp_graph *g, uint32_t block, tp_ort_xform *
             x->key[id] = (uint64_t)n + id;
         }
     }
-    for (uint32_t id = 0; id < n; id++)
+    for (uint32_t id = 0; id < n; id++) {
         gelu_fuse(g, readers, x, (tp_node_id)id);
+        matmul_fuse(g, readers, x, (tp_node_id)id);
+    }
     tp_mem_free(a, unit, cap);
     tp_mem_free(a, readers, cap * sizeof *readers);
     return TP_OK;
