@@ -1,5 +1,7 @@
 /* Tests of the runtime profiles (include/tensorplan/runtime.h): names, the plan profile, and
  * the onnxruntime profile's terms on a graph with a Conv, a MatMul and a Gather table. */
+#include <stdlib.h>
+
 #include "estimate/ort_arena.h"
 #include "harness.h"
 #include "tensorplan/demo.h"
@@ -198,6 +200,114 @@ TP_TEST(nchwc_padding_and_reorder) {
     tp_graph_destroy(g);
 }
 
+/* onnxruntime's execution order (ReverseDFSFrom, highest input index explored first): in the
+ * diamond c = a + b over x, b (the higher index) runs before a. */
+TP_TEST(ort_order_explores_highest_index_first) {
+    tp_error err;
+    tp_graph *g = NULL;
+    TP_CHECK_OK(tp_graph_create(NULL, &g, &err), &err);
+    if (!g) return;
+    tp_shape xs = tp_shape_of(2, (int64_t[]){4, 4});
+    tp_node_id x, a, b, c;
+    TP_CHECK_OK(tp_graph_add_input(g, "x", TP_DTYPE_F32, &xs, &x, &err), &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &(tp_op){.kind = TP_OP_UNARY, .sub = TP_UNARY_RELU},
+                                (tp_node_id[]){x}, 1, "a", &a, &err),
+                &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &(tp_op){.kind = TP_OP_UNARY, .sub = TP_UNARY_NEG},
+                                (tp_node_id[]){x}, 1, "b", &b, &err),
+                &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &(tp_op){.kind = TP_OP_BINARY, .sub = TP_BINARY_ADD},
+                                (tp_node_id[]){a, b}, 2, "c", &c, &err),
+                &err);
+    TP_CHECK_OK(tp_graph_mark_output(g, c, &err), &err);
+    uint64_t key[8];
+    int64_t pos[8], steps = 0;
+    for (uint32_t i = 0; i < 8; i++)
+        key[i] = i;
+    TP_CHECK(tp_graph_node_count(g) <= 8);
+    TP_CHECK_OK(tp_ort_exec_order(g, key, pos, &steps, &err), &err);
+    TP_CHECK_EQ_I64(steps, 3);
+    TP_CHECK_EQ_I64(pos[x], -1);
+    TP_CHECK_EQ_I64(pos[b], 0);
+    TP_CHECK_EQ_I64(pos[a], 1);
+    TP_CHECK_EQ_I64(pos[c], 2);
+    tp_graph_destroy(g);
+}
+
+/* Conv + Relu, the Conv read by nothing else: onnxruntime fuses the activation into the Conv, so
+ * only the Relu's tensor exists (64 KiB) and the pattern is that one block; without the fusion it
+ * would be 128 KiB. */
+TP_TEST(conv_activation_fusion_removes_a_tensor) {
+    tp_error err;
+    tp_graph *g = NULL;
+    TP_CHECK_OK(tp_graph_create(NULL, &g, &err), &err);
+    if (!g) return;
+    tp_shape xs = tp_shape_of(4, (int64_t[]){1, 16, 32, 32});
+    tp_shape ws = tp_shape_of(4, (int64_t[]){16, 16, 1, 1});
+    tp_op conv = {.kind = TP_OP_CONV};
+    conv.attrs.conv.spatial = 2;
+    conv.attrs.conv.groups = 1;
+    for (int i = 0; i < 2; i++)
+        conv.attrs.conv.kernel[i] = conv.attrs.conv.stride[i] = conv.attrs.conv.dilation[i] = 1;
+    tp_node_id x, w, y, r;
+    TP_CHECK_OK(tp_graph_add_input(g, "x", TP_DTYPE_F32, &xs, &x, &err), &err);
+    TP_CHECK_OK(tp_graph_add_param(g, "w", TP_DTYPE_F32, &ws, &w, &err), &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &conv, (tp_node_id[]){x, w}, 2, "y", &y, &err), &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &(tp_op){.kind = TP_OP_UNARY, .sub = TP_UNARY_RELU},
+                                (tp_node_id[]){y}, 1, "r", &r, &err),
+                &err);
+    TP_CHECK_OK(tp_graph_mark_output(g, r, &err), &err);
+    tp_ort_arena_sim s;
+    TP_CHECK_OK(tp_ort_arena_simulate(g, true, true, 0, &s, &err), &err);
+    TP_CHECK_EQ_U64(s.mem_pattern_bytes, 64u << 10);
+    /* blocked: the fused Conv's tensor and the graph output's ReorderOutput copy, live together */
+    TP_CHECK_OK(tp_ort_arena_simulate(g, true, true, 16, &s, &err), &err);
+    TP_CHECK_EQ_U64(s.mem_pattern_bytes, 128u << 10);
+    tp_graph_destroy(g);
+}
+
+/* The planner's in-place reuse: in x -neg-> a -relu-> b -neg-> c, the Relu (MayInplace) is a's
+ * only reader and has a's static shape, so b is written into a's buffer: a, b, c are traced,
+ * b reuses a, and only a and c reach the arena. */
+TP_TEST(ort_planner_reuses_in_place) {
+    tp_error err;
+    tp_graph *g = NULL;
+    TP_CHECK_OK(tp_graph_create(NULL, &g, &err), &err);
+    if (!g) return;
+    tp_shape xs = tp_shape_of(2, (int64_t[]){256, 256});
+    tp_node_id x, a, b, c;
+    TP_CHECK_OK(tp_graph_add_input(g, "x", TP_DTYPE_F32, &xs, &x, &err), &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &(tp_op){.kind = TP_OP_UNARY, .sub = TP_UNARY_NEG},
+                                (tp_node_id[]){x}, 1, "a", &a, &err),
+                &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &(tp_op){.kind = TP_OP_UNARY, .sub = TP_UNARY_RELU},
+                                (tp_node_id[]){a}, 1, "b", &b, &err),
+                &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &(tp_op){.kind = TP_OP_UNARY, .sub = TP_UNARY_NEG},
+                                (tp_node_id[]){b}, 1, "c", &c, &err),
+                &err);
+    TP_CHECK_OK(tp_graph_mark_output(g, c, &err), &err);
+    tp_plan_options po;
+    tp_plan_options_default(&po);
+    po.allocate_params = po.allocate_inputs = po.allocate_constants = false;
+    po.inplace = false;
+    tp_liveness *l = NULL;
+    TP_CHECK_OK(tp_liveness_compute(g, &po, NULL, &l, &err), &err);
+    tp_ort_buf *bufs = NULL;
+    size_t nb = 0, cap = 0;
+    TP_CHECK_OK(tp_ort_trace_buffers(g, l, 16, &bufs, &nb, &cap, &err), &err);
+    TP_CHECK_EQ_U64(nb, 3);
+    int own = 0;
+    for (size_t i = 0; i < nb; i++) {
+        if (bufs[i].reuses < 0) own++;
+        if (bufs[i].id == b) TP_CHECK(bufs[i].reuses >= 0 && bufs[bufs[i].reuses].id == a);
+    }
+    TP_CHECK_EQ_I64(own, 2);
+    free(bufs);
+    tp_liveness_destroy(l);
+    tp_graph_destroy(g);
+}
+
 /* The demo decoder ties its output projection to the token embedding: the MatMul reads the
  * whole table, so it is a MatMul weight (read whole), not a Gather table of which onnxruntime
  * touches a few rows; the profile then stays above the best plan (it was 144 MiB under a
@@ -230,6 +340,9 @@ int main(void) {
     TP_RUN(plan_profile_is_the_estimate);
     TP_RUN(onnxruntime_terms);
     TP_RUN(arena_emulation_by_hand);
+    TP_RUN(ort_order_explores_highest_index_first);
+    TP_RUN(conv_activation_fusion_removes_a_tensor);
+    TP_RUN(ort_planner_reuses_in_place);
     TP_RUN(nchwc_padding_and_reorder);
     TP_RUN(tied_embedding_is_read_whole);
     return tp_test_finish();

@@ -275,16 +275,17 @@ tp_status tp_ort_arena_simulate(const tp_graph *g, bool mem_pattern, bool next_p
         tp_mem_free(a, bufs, bcap * sizeof *bufs);
         return tp_error_set(err, TP_ERR_OVERFLOW, "runtime: too many buffers (%zu)", nb);
     }
-    size_t n_ev = nb * 2;
-    sim_event *ev = tp_mem_alloc(a, n_ev * sizeof *ev + 1);
+    size_t n_ev = 0, ev_cap = nb * 2;
+    sim_event *ev = tp_mem_alloc(a, ev_cap * sizeof *ev + 1);
     ort_sim s = {a, NULL, 0, 0, NULL, 0, 0, PAGE, BFC_INITIAL_REGION, 0, 0, next_pow2};
     if (!ev) {
         st = tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (%zu buffers)", nb);
         goto done;
     }
     for (uint32_t i = 0; i < (uint32_t)nb; i++) {
-        ev[2 * i] = (sim_event){bufs[i].birth, 0, i};
-        ev[2 * i + 1] = (sim_event){bufs[i].death, 1, i};
+        if (bufs[i].reuses >= 0) continue; /* the planner gave it another buffer's memory */
+        ev[n_ev++] = (sim_event){bufs[i].birth, 0, i};
+        ev[n_ev++] = (sim_event){bufs[i].death, 1, i};
     }
     qsort(ev, n_ev, sizeof *ev, ort_cmp_event);
     /* run 1: tensor by tensor through the arena */
@@ -310,7 +311,7 @@ tp_status tp_ort_arena_simulate(const tp_graph *g, bool mem_pattern, bool next_p
     out->reserved_bytes = s.reserved;
     out->regions = s.regions;
 done:
-    tp_mem_free(a, ev, n_ev * sizeof *ev + 1);
+    tp_mem_free(a, ev, ev_cap * sizeof *ev + 1);
     tp_mem_free(a, bufs, bcap * sizeof *bufs);
     tp_mem_free(a, s.chunks, s.cap_chunks * sizeof *s.chunks);
     tp_mem_free(a, s.touched, s.cap_touched * sizeof *s.touched);

@@ -16,21 +16,56 @@ typedef struct tp_ort_arena_sim {
     uint32_t regions;           /* arena extensions */
 } tp_ort_arena_sim;
 
-/* One buffer of the run-1 trace: allocated at step birth, freed after step death
- * (steps are twice the node index, odd steps are onnxruntime's reorder nodes). */
+/* One buffer of the run-1 trace: allocated at step birth, freed after step death (steps are
+ * twice the position in onnxruntime's execution order, odd steps are its reorder nodes). */
 typedef struct tp_ort_buf {
     tp_node_id id; /* the node it stands for (its layout copy for reorders) */
     uint64_t bytes;
     int64_t birth, death;
     int32_t chunk; /* run 1: the arena chunk holding it */
     uint64_t pat_off;
-    bool scratch; /* a kernel's scratch buffer: from the arena, not in the memory pattern */
+    uint64_t shape_key; /* the shape onnxruntime's static inference knows; 0 = unknown */
+    int32_t inplace_of; /* buffer its kernel may overwrite in place (MayInplace), -1 none */
+    int32_t reuses;     /* the planner gave it this buffer's memory, -1: its own allocation */
+    bool scratch;       /* a kernel's scratch buffer: from the arena, not in the memory pattern */
+    bool output;        /* a graph output: allocated for the caller, never reused */
 } tp_ort_buf;
 
-/* The buffers onnxruntime allocates for g's activations with its NCHWc layout
- * transformer (ort_nchwc.c): *out (of *n_out) from g's allocator, free with
- * tp_mem_free(alloc, *out, *cap_out * sizeof **out). block: NCHWc channel block (16 on
- * AVX-512, 8 on AVX2; 0 = no layout transformation). */
+/* onnxruntime's default execution order (ReverseDFSFrom over the leaves; ort_order.c): pos[id]
+ * receives each operator node's step (-1 for graph inputs, weights and constants), *n_steps the
+ * number of steps. key[id]: the node's index in onnxruntime's optimized graph (nodes the
+ * optimizer creates come after the model's). TP_ERR_NOMEM. */
+tp_status tp_ort_exec_order(const tp_graph *g, const uint64_t *key, int64_t *pos, int64_t *n_steps,
+                            tp_error *err);
+
+/* onnxruntime's allocation planner over the trace (allocation_planner.cc; ort_plan.c): in
+ * birth order, a buffer reuses its in-place input when that input's last reader is its kernel
+ * and both have the same known shape, else (same_shape) the most recently freed buffer of the
+ * same known shape, else allocates; reuses is set and the reused buffer's death extended.
+ * TP_ERR_NOMEM, TP_ERR_OVERFLOW. */
+tp_status tp_ort_plan_reuse(const tp_allocator *a, tp_ort_buf *b, size_t n, bool same_shape,
+                            tp_error *err);
+
+/* onnxruntime's optimized graph over g's nodes (ort_nchwc.c): arrays of node count + 1, owned,
+ * freed by tp_ort_xform_free. */
+typedef struct tp_ort_xform {
+    uint32_t n;
+    uint8_t *chain;    /* the node's output is in the NCHWc blocked layout */
+    uint8_t *absorbed; /* fused into its only reader: no tensor of its own */
+    int32_t *sum_of;   /* an Add fused into a Conv as its Sum input: that input, else -1 */
+    uint64_t *key;     /* its index in onnxruntime's optimized graph (execution order) */
+} tp_ort_xform;
+
+/* block: NCHWc channel block (0: no layout transformation). TP_ERR_NOMEM. */
+tp_status tp_ort_xform_compute(const tp_graph *g, uint32_t block, tp_ort_xform *x, tp_error *err);
+void tp_ort_xform_free(const tp_graph *g, tp_ort_xform *x);
+/* Dim axis of a 4-D node under the current bindings, when positive. */
+bool tp_ort_dim(const tp_graph *g, const tp_node *n, int axis, int64_t *v);
+
+/* The buffers onnxruntime allocates for g's activations, after its fusions and with its NCHWc
+ * layout (ort_nchwc.c), in its execution order, its planner's reuse applied (ort_trace.c): *out (of
+ * *n_out) from g's allocator, free with tp_mem_free(alloc, *out, *cap_out * sizeof **out). block:
+ * NCHWc channel block (16 on AVX-512, 8 on AVX2; 0 = no layout transformation). */
 tp_status tp_ort_trace_buffers(const tp_graph *g, const tp_liveness *l, uint32_t block,
                                tp_ort_buf **out, size_t *n_out, size_t *cap_out, tp_error *err);
 

@@ -1,18 +1,31 @@
-/* The buffers onnxruntime's CPU provider allocates for a graph's activations, with the
- * layout its NCHWc transformer (core/optimizer/nchwc_transformer.cc, level "all", the
- * default) gives convolutions; modelled from onnxruntime 1.30's source, not copied.
+/* The graph onnxruntime's CPU provider runs after its optimizer at the default level "all":
+ * which tensors its fusions remove, which stay in the NCHWc blocked layout, and the node
+ * indices of its optimized graph (for the execution order). Modelled from onnxruntime 1.30's
+ * source (core/optimizer: conv_bn_fusion.cc, conv_activation_fusion.cc, nchwc_transformer.cc),
+ * not copied.
  *
- * A 2-D float Conv whose output channels are a multiple of 4, plain (groups 1) or
- * depthwise, runs in the blocked NCHWc layout: its output has its channels rounded up to
- * the block (16 with AVX-512, 8 with AVX2). Operators that stay in that layout after it
- * ("chain" nodes here): Relu/Clip/Sigmoid/Tanh/HardSigmoid activations and BatchNormalization
- * (fused or converted), pooling, and an Add of two chain tensors. Where a chain tensor is
- * read by anything else (or is a graph output), a ReorderOutput node writes a plain NCHW
- * copy; where a converted Conv reads a plain tensor with channels a multiple of 4, a
- * ReorderInput node writes a blocked copy that lives until the last such Conv. Ops that
- * onnxruntime also keeps in NCHWc in some cases (Concat, Resize) are left plain: that adds
- * reorders, which errs on the side of more memory. Kernels' scratch from the arena: the column
- * buffer of ConvTranspose (not traced into the memory pattern). */
+ * Fusions: Gelu written as Erf (and a bias Add before it) becomes one node (gelu_fuse); x *
+ * Sigmoid(x) becomes QuickGelu (silu_fuse); a MatMul absorbs a Transpose of the last two axes or
+ * a scaling by a constant on its inputs or output (matmul_fuse); a Conv
+ * whose only reader is a BatchNormalization with constant parameters absorbs
+ * it; a Conv (with or without that BatchNormalization) whose only reader is a
+ * Relu/Clip/Sigmoid/Tanh/LeakyRelu/HardSigmoid absorbs the activation. The absorbed tensor is
+ * never allocated.
+ *
+ * Layout: a 2-D float Conv whose output channels are a multiple of 4, plain (groups 1) or
+ * depthwise, runs in the blocked NCHWc layout: its output has its channels rounded up to the
+ * block (16 with AVX-512, 8 with AVX2). Operators that stay in that layout after it ("chain"
+ * nodes here): Relu/Clip/Sigmoid/Tanh/HardSigmoid activations and BatchNormalization (fused or
+ * converted), pooling, and an Add or Mul of two chain tensors. An Add whose one input is a blocked
+ * Conv without activation read by nothing else is fused into that Conv as its Sum input, which the
+ * Conv overwrites in place; an activation after it is fused too. Where a chain tensor is read by
+ * anything else (or is a graph output), a ReorderOutput node writes a plain NCHW copy; where a
+ * converted Conv reads a plain tensor with channels a multiple of 4, a ReorderInput node writes
+ * a blocked copy. Ops that onnxruntime also keeps in NCHWc in some cases (Concat, Resize) are
+ * left plain: that adds reorders, which errs on the side of more memory.
+ *
+ * Indices: the optimizer's new nodes (fused and NCHWc convolutions, NCHWc pooling) are created
+ * after the model's nodes, in topological order: key = node count + the node's id. */
 #include <string.h>
 
 #include "core/mem.h"
@@ -23,7 +36,12 @@ static bool unary_chain(int32_t fn) {
            fn == TP_UNARY_TANH || fn == TP_UNARY_HARD_SIGMOID;
 }
 
-static bool nchwc_dim_of(const tp_graph *g, const tp_node *n, int axis, int64_t *v) {
+/* activations onnxruntime fuses into a Conv on CPU */
+static bool unary_fusable(int32_t fn) {
+    return unary_chain(fn) || fn == TP_UNARY_LEAKY_RELU;
+}
+
+bool tp_ort_dim(const tp_graph *g, const tp_node *n, int axis, int64_t *v) {
     tp_error e;
     if (n->shape.rank != 4 || axis >= n->shape.rank) return false;
     return tp_graph_dim_value(g, n->shape.dims[axis], v, &e) == TP_OK && *v > 0;
@@ -36,8 +54,20 @@ static bool conv_converted(const tp_graph *g, const tp_node *n) {
         return false;
     const tp_node *x = tp_graph_node(g, n->inputs[0]);
     int64_t c, m, grp = n->op.attrs.conv.groups;
-    if (!x || !nchwc_dim_of(g, x, 1, &c) || !nchwc_dim_of(g, n, 1, &m) || m % 4 != 0) return false;
+    if (!x || !tp_ort_dim(g, x, 1, &c) || !tp_ort_dim(g, n, 1, &m) || m % 4 != 0) return false;
     return grp == 1 || (grp == c && grp == m);
+}
+
+static bool same_dims(const tp_graph *g, const tp_node *x, const tp_node *y) {
+    if (!x || !y || x->shape.rank != y->shape.rank) return false;
+    for (int32_t i = 0; i < x->shape.rank && i < TP_MAX_RANK; i++) {
+        int64_t a, b;
+        tp_error e;
+        if (tp_graph_dim_value(g, x->shape.dims[i], &a, &e) != TP_OK ||
+            tp_graph_dim_value(g, y->shape.dims[i], &b, &e) != TP_OK || a != b)
+            return false;
+    }
+    return true;
 }
 
 static bool is_chain(const tp_graph *g, const uint8_t *chain, const tp_node *n) {
@@ -51,141 +81,241 @@ static bool is_chain(const tp_graph *g, const uint8_t *chain, const tp_node *n) 
         return n->op.sub != TP_POOL_LP;
     case TP_OP_NORM:
         return n->op.sub == TP_NORM_BATCH;
-    case TP_OP_BINARY:
-        return n->op.sub == TP_BINARY_ADD && n->n_inputs == 2 && n->inputs[1] >= 0 &&
-               chain[n->inputs[1]];
+    case TP_OP_BINARY: /* TransformBinary: Add and Mul of two blocked tensors of one shape */
+        return (n->op.sub == TP_BINARY_ADD || n->op.sub == TP_BINARY_MUL) && n->n_inputs == 2 &&
+               n->inputs[1] >= 0 && chain[n->inputs[1]] &&
+               same_dims(g, tp_graph_node(g, n->inputs[0]), tp_graph_node(g, n->inputs[1]));
     default:
         return false;
     }
 }
 
-/* bytes with dim 1 rounded up to block (bytes divide by the channel count exactly). */
-static bool padded(const tp_graph *g, const tp_node *n, uint64_t bytes, uint32_t block,
-                   uint64_t *out) {
-    int64_t c;
-    if (!nchwc_dim_of(g, n, 1, &c)) return false;
-    uint64_t cb = ((uint64_t)c + block - 1) / block * block;
-    return tp_mul_u64(bytes / (uint64_t)c, cb, out);
+static bool xform_is_weight(const tp_graph *g, tp_node_id id) {
+    const tp_node *n = tp_graph_node(g, id);
+    return n && (n->op.kind == TP_OP_PARAM || n->op.kind == TP_OP_CONSTANT);
 }
 
-/* ConvTranspose's column buffer (conv_transpose.cc): (output channels / group) x kernel area x
- * input area elements, asked of the arena while the kernel runs; *out 0 when not 2-D. */
-static bool convt_scratch(const tp_graph *g, const tp_node *n, uint64_t *out) {
-    *out = 0;
-    if (n->op.kind != TP_OP_CONV_TRANSPOSE || n->n_inputs < 2 || n->shape.rank != 4) return true;
-    const tp_node *x = tp_graph_node(g, n->inputs[0]), *w = tp_graph_node(g, n->inputs[1]);
-    int64_t h, wd, mg, kh, kw;
-    if (!x || !w || w->shape.rank != 4 || !nchwc_dim_of(g, x, 2, &h) ||
-        !nchwc_dim_of(g, x, 3, &wd) || !nchwc_dim_of(g, w, 1, &mg) || !nchwc_dim_of(g, w, 2, &kh) ||
-        !nchwc_dim_of(g, w, 3, &kw))
+static const tp_node *binary_of(const tp_graph *g, tp_node_id id, int32_t fn) {
+    const tp_node *n = id >= 0 ? tp_graph_node(g, id) : NULL;
+    return n && n->op.kind == TP_OP_BINARY && n->op.sub == fn && n->n_inputs == 2 ? n : NULL;
+}
+
+/* Erf(Div(in, constant)) + constant, read once each: *erf and *dv receive the nodes. */
+static bool erf_term(const tp_graph *g, const uint32_t *readers, tp_node_id ad_id, tp_node_id in,
+                     tp_node_id *erf, tp_node_id *dv) {
+    const tp_node *ad = binary_of(g, ad_id, TP_BINARY_ADD);
+    if (!ad || readers[ad_id] != 1) return false;
+    for (int k = 0; k < 2; k++) {
+        const tp_node *e = ad->inputs[k] >= 0 ? tp_graph_node(g, ad->inputs[k]) : NULL;
+        if (!e || e->op.kind != TP_OP_UNARY || e->op.sub != TP_UNARY_ERF || e->n_inputs < 1 ||
+            !xform_is_weight(g, ad->inputs[1 - k]) || readers[ad->inputs[k]] != 1)
+            continue;
+        const tp_node *d = binary_of(g, e->inputs[0], TP_BINARY_DIV);
+        if (!d || d->inputs[0] != in || !xform_is_weight(g, d->inputs[1]) ||
+            readers[e->inputs[0]] != 1)
+            continue;
+        *erf = ad->inputs[k];
+        *dv = e->inputs[0];
         return true;
-    uint64_t v;
-    if (!tp_mul_u64((uint64_t)mg, (uint64_t)kh, &v) || !tp_mul_u64(v, (uint64_t)kw, &v) ||
-        !tp_mul_u64(v, (uint64_t)h, &v) || !tp_mul_u64(v, (uint64_t)wd, &v))
-        return false;
-    tp_error e;
-    return tp_dtype_bytes(n->dtype, v, out, &e) == TP_OK;
+    }
+    return false;
 }
 
-static bool push(const tp_allocator *a, tp_ort_buf **b, size_t *n, size_t *cap, tp_ort_buf v) {
-    if (!tp_mem_grow(a, (void **)b, sizeof **b, cap, *n + 1)) return false;
-    (*b)[(*n)++] = v;
+/* gelu_fusion.cc and bias_gelu_fusion.cc: Mul(Mul(x, Add(Erf(Div(x, c)), 1)), 0.5), in any operand
+ * order, becomes one Gelu node (and an Add of a constant bias before it, read by nothing else,
+ * becomes BiasGelu): the intermediate tensors are never allocated. out: the last Mul. */
+static void gelu_fuse(const tp_graph *g, const uint32_t *readers, tp_ort_xform *x, tp_node_id out) {
+    const tp_node *m2 = binary_of(g, out, TP_BINARY_MUL);
+    if (!m2) return;
+    for (int k = 0; k < 2; k++) {
+        tp_node_id m1_id = m2->inputs[k], erf = -1, dv = -1;
+        const tp_node *m1 = binary_of(g, m1_id, TP_BINARY_MUL);
+        if (!m1 || !xform_is_weight(g, m2->inputs[1 - k]) || readers[m1_id] != 1) continue;
+        for (int j = 0; j < 2; j++) {
+            tp_node_id ad = m1->inputs[j], in = m1->inputs[1 - j];
+            if (!erf_term(g, readers, ad, in, &erf, &dv)) continue;
+            x->absorbed[m1_id] = x->absorbed[ad] = x->absorbed[erf] = x->absorbed[dv] = 1;
+            const tp_node *bias = binary_of(g, in, TP_BINARY_ADD);
+            if (bias && readers[in] == 2 &&
+                (xform_is_weight(g, bias->inputs[0]) || xform_is_weight(g, bias->inputs[1])))
+                x->absorbed[in] = 1;
+            x->key[out] = (uint64_t)x->n + (uint64_t)out;
+            return;
+        }
+    }
+}
+
+/* A weight holding one value. */
+static bool scalar_weight(const tp_graph *g, tp_node_id id) {
+    const tp_node *n = id >= 0 ? tp_graph_node(g, id) : NULL;
+    if (!n || (n->op.kind != TP_OP_PARAM && n->op.kind != TP_OP_CONSTANT)) return false;
+    for (int32_t i = 0; i < n->shape.rank && i < TP_MAX_RANK; i++)
+        if (!tp_dim_is_static(n->shape.dims[i]) || n->shape.dims[i].size != 1) return false;
     return true;
 }
 
-tp_status tp_ort_trace_buffers(const tp_graph *g, const tp_liveness *l, uint32_t block,
-                               tp_ort_buf **out, size_t *n_out, size_t *cap_out, tp_error *err) {
+/* A Mul or Div by a scalar weight: *x receives the other operand. */
+static bool scale_of(const tp_graph *g, const tp_node *n, tp_node_id *x) {
+    if (n->op.kind != TP_OP_BINARY || n->n_inputs != 2) return false;
+    if (n->op.sub == TP_BINARY_DIV && scalar_weight(g, n->inputs[1])) {
+        *x = n->inputs[0];
+        return true;
+    }
+    if (n->op.sub != TP_BINARY_MUL) return false;
+    for (int k = 0; k < 2; k++)
+        if (scalar_weight(g, n->inputs[1 - k])) {
+            *x = n->inputs[k];
+            return true;
+        }
+    return false;
+}
+
+/* A Transpose that swaps the last two axes only (TransposeMatMul folds it into the MatMul). */
+static bool swaps_last_two(const tp_node *n) {
+    int32_t r = n->shape.rank;
+    if (n->op.kind != TP_OP_TRANSPOSE || r < 2 || r > TP_MAX_RANK) return false;
+    const int32_t *p = n->op.attrs.transpose.perm;
+    for (int32_t i = 0; i < r - 2; i++)
+        if (p[i] != i) return false;
+    return p[r - 2] == r - 1 && p[r - 1] == r - 2;
+}
+
+static bool is_matmul(const tp_graph *g, tp_node_id id) {
+    const tp_node *n = id >= 0 ? tp_graph_node(g, id) : NULL;
+    return n && (n->op.kind == TP_OP_MATMUL || n->op.kind == TP_OP_FUSED_MATMUL);
+}
+
+/* matmul_scale_fusion.cc, matmul_transpose_fusion.cc, quick_gelu_fusion.cc: a Transpose of the
+ * last two axes or a scaling by a constant read only by a MatMul, and a MatMul read only by a
+ * scaling, fold into one FusedMatMul; Mul(x, Sigmoid(x)) becomes QuickGelu (plain layout). */
+static void matmul_fuse(const tp_graph *g, const uint32_t *readers, tp_ort_xform *x,
+                        tp_node_id id) {
+    const tp_node *nd = tp_graph_node(g, id);
+    tp_node_id in;
+    if (!nd) return;
+    if (is_matmul(g, id)) {
+        for (uint32_t i = 0; i < 2 && i < nd->n_inputs; i++) {
+            tp_node_id t = nd->inputs[i];
+            const tp_node *tn = t >= 0 ? tp_graph_node(g, t) : NULL;
+            if (!tn || readers[t] != 1) continue;
+            if (swaps_last_two(tn) || scale_of(g, tn, &in)) {
+                x->absorbed[t] = 1;
+                x->key[id] = (uint64_t)x->n + (uint64_t)id;
+            }
+        }
+    } else if (scale_of(g, nd, &in) && is_matmul(g, in) && readers[in] == 1) {
+        x->absorbed[in] = 1;
+        x->key[id] = (uint64_t)x->n + (uint64_t)id;
+    }
+}
+
+/* Mul(x, Sigmoid(x)) with the Sigmoid read once: QuickGelu, which onnxruntime keeps plain. */
+static bool silu_fuse(const tp_graph *g, const uint32_t *readers, tp_ort_xform *x, tp_node_id id) {
+    const tp_node *m = binary_of(g, id, TP_BINARY_MUL);
+    for (int k = 0; m && k < 2; k++) {
+        tp_node_id s = m->inputs[k];
+        const tp_node *sn = s >= 0 ? tp_graph_node(g, s) : NULL;
+        if (!sn || sn->op.kind != TP_OP_UNARY || sn->op.sub != TP_UNARY_SIGMOID ||
+            sn->n_inputs < 1 || sn->inputs[0] != m->inputs[1 - k] || readers[s] != 1)
+            continue;
+        x->absorbed[s] = 1;
+        x->chain[id] = 0;
+        x->key[id] = (uint64_t)x->n + (uint64_t)id;
+        return true;
+    }
+    return false;
+}
+
+/* Conv-unit states: a Conv (BatchNormalization folded in) without activation, the same with a
+ * fused Sum, and a unit closed by its activation. */
+enum { UNIT_NONE = 0, UNIT_CONV, UNIT_SUM, UNIT_ACT };
+
+void tp_ort_xform_free(const tp_graph *g, tp_ort_xform *x) {
     const tp_allocator *a = tp_graph_allocator(g);
-    uint32_t n = tp_liveness_count(l);
+    size_t cap = (size_t)x->n + 1;
+    tp_mem_free(a, x->chain, cap);
+    tp_mem_free(a, x->absorbed, cap);
+    tp_mem_free(a, x->sum_of, cap * sizeof *x->sum_of);
+    tp_mem_free(a, x->key, cap * sizeof *x->key);
+    memset(x, 0, sizeof *x);
+}
+
+tp_status tp_ort_xform_compute(const tp_graph *g, uint32_t block, tp_ort_xform *x, tp_error *err) {
+    const tp_allocator *a = tp_graph_allocator(g);
+    uint32_t n = tp_graph_node_count(g);
     size_t cap = (size_t)n + 1;
-    uint8_t *chain = tp_mem_calloc(a, cap, 1), *plain_read = tp_mem_calloc(a, cap, 1);
-    int64_t *chain_death = tp_mem_calloc(a, cap, sizeof *chain_death);
-    int64_t *ri_first = tp_mem_calloc(a, cap, sizeof *ri_first);
-    int64_t *ri_last = tp_mem_calloc(a, cap, sizeof *ri_last);
-    tp_ort_buf *b = NULL;
-    size_t nb = 0, bcap = 0;
-    tp_status st = TP_OK;
-    if (!chain || !plain_read || !chain_death || !ri_first || !ri_last) {
-        st = tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (%u nodes)", n);
-        goto done;
+    memset(x, 0, sizeof *x);
+    x->n = n;
+    x->chain = tp_mem_calloc(a, cap, 1);
+    x->absorbed = tp_mem_calloc(a, cap, 1);
+    x->sum_of = tp_mem_calloc(a, cap, sizeof *x->sum_of);
+    x->key = tp_mem_calloc(a, cap, sizeof *x->key);
+    uint8_t *unit = tp_mem_calloc(a, cap, 1);
+    uint32_t *readers = tp_mem_calloc(a, cap, sizeof *readers);
+    if (!x->chain || !x->absorbed || !x->sum_of || !x->key || !unit || !readers) {
+        tp_mem_free(a, unit, cap);
+        tp_mem_free(a, readers, cap * sizeof *readers);
+        tp_ort_xform_free(g, x);
+        return tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (%u nodes)", n);
     }
     for (uint32_t id = 0; id < n; id++) {
         const tp_node *nd = tp_graph_node(g, (tp_node_id)id);
-        ri_first[id] = -1;
-        chain_death[id] = -1;
-        if (!nd) continue;
-        chain[id] = block > 0 && is_chain(g, chain, nd);
-        for (uint32_t i = 0; i < nd->n_inputs; i++) {
-            tp_node_id in = nd->inputs[i];
-            if (in < 0 || (uint32_t)in >= n) continue;
-            if (chain[id] && chain[in] && nd->op.kind != TP_OP_CONV)
-                chain_death[in] = id;
-            else if (chain[id] && chain[in] && i == 0)
-                chain_death[in] = id;
-            else if (chain[in])
-                plain_read[in] = 1;
-            if (i == 0 && nd->op.kind == TP_OP_CONV && chain[id] && !chain[in]) {
-                const tp_node *x = tp_graph_node(g, in);
-                int64_t c;
-                if (x && nchwc_dim_of(g, x, 1, &c) && c % 4 == 0) {
-                    if (ri_first[in] < 0) ri_first[in] = id;
-                    ri_last[in] = id;
-                }
-            }
-        }
-        if (nd->flags & TP_NODE_OUTPUT) plain_read[id] = 1;
+        if (!nd || tp_op_is_boundary(nd->op.kind)) continue;
+        for (uint32_t i = 0; i < nd->n_inputs; i++)
+            if (nd->inputs[i] >= 0 && (uint32_t)nd->inputs[i] < n) readers[nd->inputs[i]]++;
+        if (nd->flags & TP_NODE_OUTPUT) readers[id] += 2; /* never fused away */
     }
-    for (uint32_t id = 0; id < n && st == TP_OK; id++) {
+    for (uint32_t id = 0; id < n; id++) {
         const tp_node *nd = tp_graph_node(g, (tp_node_id)id);
-        const tp_live *lv = tp_liveness_get(l, (tp_node_id)id);
-        if (!nd || !lv || tp_op_is_boundary(nd->op.kind) || lv->is_view ||
-            lv->root != (tp_node_id)id || lv->bytes == 0)
-            continue;
-        tp_ort_buf v = {(tp_node_id)id, lv->bytes, 2 * lv->birth, 2 * lv->death, -1, 0, false};
-        uint64_t pb;
-        if (chain[id] && padded(g, nd, lv->bytes, block, &pb)) {
-            v.bytes = pb;
-            if (plain_read[id]) {
-                /* the blocked tensor lives while chain nodes read it; the plain copy
-                 * (ReorderOutput, right after) as long as the node's own lifetime */
-                v.death = chain_death[id] >= 0 ? 2 * chain_death[id] : 2 * lv->birth + 1;
-                tp_ort_buf copy = {
-                    (tp_node_id)id, lv->bytes, 2 * lv->birth + 1, 2 * lv->death, -1, 0, false};
-                if (!push(a, &b, &nb, &bcap, copy)) goto nomem;
+        x->key[id] = id;
+        x->sum_of[id] = -1;
+        if (!nd) continue;
+        x->chain[id] = block > 0 && is_chain(g, x->chain, nd);
+        if (silu_fuse(g, readers, x, (tp_node_id)id)) continue;
+        tp_node_id in = nd->n_inputs > 0 ? nd->inputs[0] : -1;
+        bool f32 = nd->dtype == TP_DTYPE_F32;
+        bool sole = in >= 0 && (uint32_t)in < n && readers[in] == 1;
+        if (nd->op.kind == TP_OP_CONV && f32) {
+            unit[id] = UNIT_CONV;
+            x->key[id] = (uint64_t)n + id;
+        } else if (nd->op.kind == TP_OP_NORM && nd->op.sub == TP_NORM_BATCH && sole &&
+                   unit[in] == UNIT_CONV) {
+            bool constant = true;
+            for (uint32_t i = 1; i < nd->n_inputs; i++)
+                constant = constant && nd->inputs[i] >= 0 && xform_is_weight(g, nd->inputs[i]);
+            if (constant) {
+                x->absorbed[in] = 1;
+                unit[id] = UNIT_CONV;
+                x->key[id] = x->key[in];
+                x->chain[id] = x->chain[in];
             }
-        }
-        if (!push(a, &b, &nb, &bcap, v)) goto nomem;
-        uint64_t scratch;
-        if (!convt_scratch(g, nd, &scratch)) {
-            st = tp_error_set(err, TP_ERR_OVERFLOW, "runtime: '%s': scratch overflows 64 bits",
-                              nd->name);
-            goto done;
-        }
-        if (scratch) {
-            tp_ort_buf sb = {(tp_node_id)id, scratch, 2 * lv->birth, 2 * lv->birth, -1, 0, true};
-            if (!push(a, &b, &nb, &bcap, sb)) goto nomem;
-        }
-        if (ri_first[id] >= 0 && padded(g, nd, lv->bytes, block, &pb)) {
-            tp_ort_buf ri = {(tp_node_id)id, pb, 2 * ri_first[id] - 1, 2 * ri_last[id], -1, 0,
-                             false};
-            if (!push(a, &b, &nb, &bcap, ri)) goto nomem;
+        } else if (nd->op.kind == TP_OP_UNARY && unary_fusable(nd->op.sub) && sole &&
+                   (unit[in] == UNIT_CONV || unit[in] == UNIT_SUM)) {
+            x->absorbed[in] = 1;
+            unit[id] = UNIT_ACT;
+            x->key[id] = x->key[in];
+            x->chain[id] = x->chain[in];
+        } else if (nd->op.kind == TP_OP_BINARY && nd->op.sub == TP_BINARY_ADD && x->chain[id]) {
+            for (int k = 0; k < 2; k++) {
+                tp_node_id c = nd->inputs[k], other = nd->inputs[1 - k];
+                if (c < 0 || other < 0 || c == other || readers[c] != 1 || unit[c] != UNIT_CONV ||
+                    !x->chain[c] || !x->chain[other])
+                    continue;
+                x->absorbed[c] = 1;
+                unit[id] = UNIT_SUM;
+                x->key[id] = x->key[c];
+                x->sum_of[id] = other;
+                break;
+            }
+        } else if (nd->op.kind == TP_OP_POOL && x->chain[id]) {
+            x->key[id] = (uint64_t)n + id;
         }
     }
-    goto done;
-nomem:
-    st = tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (onnxruntime trace)");
-done:
-    tp_mem_free(a, chain, cap);
-    tp_mem_free(a, plain_read, cap);
-    tp_mem_free(a, chain_death, cap * sizeof *chain_death);
-    tp_mem_free(a, ri_first, cap * sizeof *ri_first);
-    tp_mem_free(a, ri_last, cap * sizeof *ri_last);
-    if (st != TP_OK) {
-        tp_mem_free(a, b, bcap * sizeof *b);
-        return st;
+    for (uint32_t id = 0; id < n; id++) {
+        gelu_fuse(g, readers, x, (tp_node_id)id);
+        matmul_fuse(g, readers, x, (tp_node_id)id);
     }
-    *out = b;
-    *n_out = nb;
-    *cap_out = bcap;
+    tp_mem_free(a, unit, cap);
+    tp_mem_free(a, readers, cap * sizeof *readers);
     return TP_OK;
 }

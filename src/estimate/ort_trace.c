@@ -1,0 +1,293 @@
+/* The buffers onnxruntime's CPU provider allocates for a graph's activations (see ort_arena.h):
+ * the tensors of its optimized graph (ort_nchwc.c: fusions, NCHWc layout and its reorder
+ * copies), their lifetimes in its execution order (ort_order.c), and its planner's reuse
+ * (ort_plan.c). Modelled from onnxruntime 1.30's source, not copied.
+ *
+ * A tensor lives from its producer's step to its last reader's step (graph outputs to the
+ * end). A blocked tensor's plain copy (ReorderOutput) is written just before its first plain
+ * reader; a converted Conv's blocked copy of a plain input (ReorderInput) just before the first
+ * such Conv. Kernels' scratch from the arena: the column buffer of ConvTranspose (not traced into
+ * the memory pattern). Shapes known to onnxruntime's static inference (for the planner's
+ * same-shape reuse): every dim a number or a named symbol; a dim tensorplan derives by
+ * arithmetic (a Conv's spatial size over a symbolic input) is unknown to it. */
+#include <string.h>
+
+#include "core/mem.h"
+#include "estimate/ort_arena.h"
+
+/* unary kernels of the CPU provider declared MayInplace(0, 0) */
+static bool unary_inplace(int32_t fn) {
+    return fn == TP_UNARY_RELU || fn == TP_UNARY_SIGMOID || fn == TP_UNARY_TANH ||
+           fn == TP_UNARY_LEAKY_RELU || fn == TP_UNARY_ELU || fn == TP_UNARY_HARD_SIGMOID ||
+           fn == TP_UNARY_SOFTPLUS || fn == TP_UNARY_CLIP;
+}
+
+static uint64_t key_mix(uint64_t h, uint64_t v) {
+    return (h ^ v) * 1099511628211ull;
+}
+
+/* The shape onnxruntime knows statically (channel dim replaced by chan when >= 0); 0 = unknown. */
+static uint64_t shape_key(const tp_graph *g, const tp_node *n, int64_t chan) {
+    uint64_t h =
+        key_mix(key_mix(14695981039346656037ull, (uint64_t)n->dtype), (uint64_t)n->shape.rank);
+    for (int32_t i = 0; i < n->shape.rank && i < TP_MAX_RANK; i++) {
+        tp_dim d = n->shape.dims[i];
+        uint64_t v;
+        tp_sym_op op;
+        tp_dim x, y;
+        if (i == 1 && chan >= 0)
+            v = (uint64_t)chan;
+        else if (tp_dim_is_static(d))
+            v = (uint64_t)d.size;
+        else if (tp_graph_dim_def(g, d, &op, &x, &y))
+            return 0;
+        else
+            v = ((uint64_t)1 << 62) | (uint64_t)(uint32_t)d.sym;
+        h = key_mix(h, v);
+    }
+    return h ? h : 1;
+}
+
+/* bytes with dim 1 rounded up to block (bytes divide by the channel count exactly). */
+static bool padded(const tp_graph *g, const tp_node *n, uint64_t bytes, uint32_t block,
+                   uint64_t *out, int64_t *chan) {
+    int64_t c;
+    if (!tp_ort_dim(g, n, 1, &c)) return false;
+    uint64_t cb = ((uint64_t)c + block - 1) / block * block;
+    *chan = (int64_t)cb;
+    return tp_mul_u64(bytes / (uint64_t)c, cb, out);
+}
+
+/* ConvTranspose's column buffer (conv_transpose.cc): (output channels / group) x kernel area x
+ * input area elements, asked of the arena while the kernel runs; *out 0 when not 2-D. */
+static bool convt_scratch(const tp_graph *g, const tp_node *n, uint64_t *out) {
+    *out = 0;
+    if (n->op.kind != TP_OP_CONV_TRANSPOSE || n->n_inputs < 2 || n->shape.rank != 4) return true;
+    const tp_node *x = tp_graph_node(g, n->inputs[0]), *w = tp_graph_node(g, n->inputs[1]);
+    int64_t h, wd, mg, kh, kw;
+    if (!x || !w || w->shape.rank != 4 || !tp_ort_dim(g, x, 2, &h) || !tp_ort_dim(g, x, 3, &wd) ||
+        !tp_ort_dim(g, w, 1, &mg) || !tp_ort_dim(g, w, 2, &kh) || !tp_ort_dim(g, w, 3, &kw))
+        return true;
+    uint64_t v;
+    if (!tp_mul_u64((uint64_t)mg, (uint64_t)kh, &v) || !tp_mul_u64(v, (uint64_t)kw, &v) ||
+        !tp_mul_u64(v, (uint64_t)h, &v) || !tp_mul_u64(v, (uint64_t)wd, &v))
+        return false;
+    tp_error e;
+    return tp_dtype_bytes(n->dtype, v, out, &e) == TP_OK;
+}
+
+static bool trace_push(const tp_allocator *a, tp_ort_buf **b, size_t *n, size_t *cap,
+                       tp_ort_buf v) {
+    if (!tp_mem_grow(a, (void **)b, sizeof **b, cap, *n + 1)) return false;
+    (*b)[(*n)++] = v;
+    return true;
+}
+
+static int64_t trace_max(int64_t x, int64_t y) {
+    return x > y ? x : y;
+}
+
+static int64_t trace_min(int64_t x, int64_t y) {
+    return x < y ? x : y;
+}
+
+/* Per-node lifetimes in execution steps (pos units); arrays of node count + 1. */
+typedef struct trace_life {
+    int64_t *pos, *death, *chain_last, *plain_first, *plain_last, *ri_first, *ri_last;
+    int32_t *main_buf, *copy_buf;
+    uint8_t *output;
+} trace_life;
+
+#define TRACE_I64 7
+
+static tp_node_id root_of(const tp_liveness *l, tp_node_id id) {
+    const tp_live *lv = tp_liveness_get(l, id);
+    return lv ? lv->root : id;
+}
+
+/* Readers of each buffer in execution order: blocked readers, plain readers, ReorderInput. */
+static void trace_readers(const tp_graph *g, const tp_liveness *l, const tp_ort_xform *x,
+                          trace_life *t, int64_t end) {
+    uint32_t n = x->n;
+    for (uint32_t m = 0; m < n; m++) {
+        const tp_node *nd = tp_graph_node(g, (tp_node_id)m);
+        if (!nd || tp_op_is_boundary(nd->op.kind) || nd->op.kind == TP_OP_OUTPUT_OF ||
+            t->pos[m] < 0 || (nd->flags & TP_NODE_SHAPE_ONLY))
+            continue;
+        int64_t p = t->pos[m];
+        for (uint32_t i = 0; i < nd->n_inputs; i++) {
+            tp_node_id in = nd->inputs[i];
+            if (in < 0 || (uint32_t)in >= n) continue;
+            const tp_node *inn = tp_graph_node(g, in);
+            if (!inn || tp_op_is_boundary(inn->op.kind)) continue;
+            tp_node_id r = root_of(l, in);
+            if (r < 0 || (uint32_t)r >= n || x->absorbed[r]) continue;
+            if (x->chain[r] && r == in && x->chain[m] && (nd->op.kind != TP_OP_CONV || i == 0)) {
+                t->chain_last[r] = trace_max(t->chain_last[r], p);
+            } else if (x->chain[r]) {
+                t->plain_first[r] = trace_min(t->plain_first[r], p);
+                t->plain_last[r] = trace_max(t->plain_last[r], p);
+            } else {
+                t->death[r] = trace_max(t->death[r], p);
+            }
+            int64_t c;
+            if (i == 0 && nd->op.kind == TP_OP_CONV && x->chain[m] && !x->chain[r] &&
+                tp_ort_dim(g, inn, 1, &c) && c % 4 == 0) {
+                t->ri_first[r] = trace_min(t->ri_first[r], p);
+                t->ri_last[r] = trace_max(t->ri_last[r], p);
+            }
+        }
+    }
+    for (uint32_t id = 0; id < n; id++) {
+        const tp_node *nd = tp_graph_node(g, (tp_node_id)id);
+        if (!nd || !(nd->flags & TP_NODE_OUTPUT) || tp_op_is_boundary(nd->op.kind)) continue;
+        tp_node_id r = root_of(l, (tp_node_id)id);
+        if (r < 0 || (uint32_t)r >= n) continue;
+        t->output[r] = 1;
+        if (x->chain[r]) {
+            t->plain_last[r] = end;
+            t->plain_first[r] = trace_min(t->plain_first[r], t->pos[r] + 1);
+        } else {
+            t->death[r] = end;
+        }
+    }
+}
+
+static tp_status trace_emit(const tp_graph *g, const tp_liveness *l, uint32_t block,
+                            const tp_ort_xform *x, trace_life *t, tp_ort_buf **b, size_t *nb,
+                            size_t *bcap, tp_error *err) {
+    const tp_allocator *a = tp_graph_allocator(g);
+    for (uint32_t id = 0; id < x->n; id++) {
+        const tp_node *nd = tp_graph_node(g, (tp_node_id)id);
+        const tp_live *lv = tp_liveness_get(l, (tp_node_id)id);
+        int64_t p = t->pos[id];
+        if (!nd || !lv || tp_op_is_boundary(nd->op.kind) || lv->is_view ||
+            lv->root != (tp_node_id)id || lv->bytes == 0 || x->absorbed[id] || p < 0)
+            continue;
+        uint64_t key_plain = shape_key(g, nd, -1), pb;
+        int64_t chan;
+        tp_ort_buf v = {(tp_node_id)id,
+                        lv->bytes,
+                        2 * p,
+                        2 * trace_max(t->death[id], p),
+                        -1,
+                        0,
+                        key_plain,
+                        -1,
+                        -1,
+                        false,
+                        t->output[id] != 0};
+        if (x->chain[id] && padded(g, nd, lv->bytes, block, &pb, &chan)) {
+            v.bytes = pb;
+            v.shape_key = shape_key(g, nd, chan);
+            v.output = false;
+            v.death = 2 * trace_max(t->chain_last[id], p);
+            if (t->plain_last[id] >= 0) {
+                int64_t cb = trace_max(2 * t->plain_first[id] - 1, 2 * p + 1);
+                tp_ort_buf copy = {(tp_node_id)id,
+                                   lv->bytes,
+                                   cb,
+                                   2 * t->plain_last[id],
+                                   -1,
+                                   0,
+                                   key_plain,
+                                   -1,
+                                   -1,
+                                   false,
+                                   t->output[id] != 0};
+                v.death = trace_max(v.death, cb);
+                t->copy_buf[id] = (int32_t)*nb;
+                if (!trace_push(a, b, nb, bcap, copy)) goto nomem;
+            }
+        }
+        /* in place: a MayInplace activation the optimizer left alone, or a Conv's Sum input */
+        tp_node_id src = -1;
+        if (nd->op.kind == TP_OP_UNARY && unary_inplace(nd->op.sub) && x->key[id] < x->n &&
+            nd->n_inputs >= 1)
+            src = nd->inputs[0];
+        if (x->sum_of[id] >= 0) src = x->sum_of[id];
+        if (src >= 0 && (uint32_t)src < x->n) {
+            tp_node_id r = root_of(l, src);
+            if (r >= 0 && (uint32_t)r < x->n)
+                v.inplace_of = x->chain[id] && x->chain[r] ? t->main_buf[r]
+                               : x->chain[r]               ? t->copy_buf[r]
+                                                           : t->main_buf[r];
+        }
+        t->main_buf[id] = (int32_t)*nb;
+        if (!trace_push(a, b, nb, bcap, v)) goto nomem;
+        uint64_t scratch;
+        if (!convt_scratch(g, nd, &scratch))
+            return tp_error_set(err, TP_ERR_OVERFLOW, "runtime: '%s': scratch overflows 64 bits",
+                                nd->name);
+        if (scratch) {
+            tp_ort_buf sb = {(tp_node_id)id, scratch, 2 * p, 2 * p, -1, 0, 0, -1, -1, true, false};
+            if (!trace_push(a, b, nb, bcap, sb)) goto nomem;
+        }
+        if (t->ri_last[id] >= 0 && padded(g, nd, lv->bytes, block, &pb, &chan)) {
+            tp_ort_buf ri = {(tp_node_id)id,
+                             pb,
+                             2 * t->ri_first[id] - 1,
+                             2 * t->ri_last[id],
+                             -1,
+                             0,
+                             shape_key(g, nd, chan),
+                             -1,
+                             -1,
+                             false,
+                             false};
+            if (!trace_push(a, b, nb, bcap, ri)) goto nomem;
+        }
+    }
+    return TP_OK;
+nomem:
+    return tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (onnxruntime trace)");
+}
+
+tp_status tp_ort_trace_buffers(const tp_graph *g, const tp_liveness *l, uint32_t block,
+                               tp_ort_buf **out, size_t *n_out, size_t *cap_out, tp_error *err) {
+    const tp_allocator *a = tp_graph_allocator(g);
+    tp_ort_xform x;
+    tp_status st = tp_ort_xform_compute(g, block, &x, err);
+    if (st != TP_OK) return st;
+    size_t cap = (size_t)x.n + 1;
+    trace_life t;
+    int64_t **i64[TRACE_I64] = {&t.pos,        &t.death,    &t.chain_last, &t.plain_first,
+                                &t.plain_last, &t.ri_first, &t.ri_last};
+    bool ok = true;
+    for (int k = 0; k < TRACE_I64; k++)
+        ok = (*i64[k] = tp_mem_alloc(a, cap * sizeof(int64_t))) && ok;
+    t.main_buf = tp_mem_alloc(a, cap * sizeof *t.main_buf);
+    t.copy_buf = tp_mem_alloc(a, cap * sizeof *t.copy_buf);
+    t.output = tp_mem_calloc(a, cap, 1);
+    tp_ort_buf *b = NULL;
+    size_t nb = 0, bcap = 0;
+    int64_t n_steps = 0;
+    if (!ok || !t.main_buf || !t.copy_buf || !t.output) {
+        st = tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (%u nodes)", x.n);
+        goto done;
+    }
+    for (size_t i = 0; i < cap; i++) {
+        t.death[i] = t.chain_last[i] = t.plain_last[i] = t.ri_last[i] = -1;
+        t.plain_first[i] = t.ri_first[i] = INT64_MAX / 4;
+        t.main_buf[i] = t.copy_buf[i] = -1;
+    }
+    if ((st = tp_ort_exec_order(g, x.key, t.pos, &n_steps, err)) != TP_OK) goto done;
+    trace_readers(g, l, &x, &t, n_steps);
+    if ((st = trace_emit(g, l, block, &x, &t, &b, &nb, &bcap, err)) != TP_OK) goto done;
+    st = tp_ort_plan_reuse(a, b, nb, false, err);
+done:
+    for (int k = 0; k < TRACE_I64; k++)
+        tp_mem_free(a, *i64[k], cap * sizeof(int64_t));
+    tp_mem_free(a, t.main_buf, cap * sizeof *t.main_buf);
+    tp_mem_free(a, t.copy_buf, cap * sizeof *t.copy_buf);
+    tp_mem_free(a, t.output, cap);
+    tp_ort_xform_free(g, &x);
+    if (st != TP_OK) {
+        tp_mem_free(a, b, bcap * sizeof *b);
+        return st;
+    }
+    *out = b;
+    *n_out = nb;
+    *cap_out = bcap;
+    return TP_OK;
+}
