@@ -108,6 +108,14 @@ typedef struct tp_llm_config {
     uint64_t recurrent_layers;             /* how many */
     uint64_t n_embd_r, n_embd_s;           /* state widths per sequence (f32 elements): the conv
                                             * rows (llama.cpp n_embd_r) and the SSM state (n_embd_s) */
+    /* multi-head latent attention (deepseek2; 0 elsewhere): <arch>.attention.q_lora_rank (0: one
+     * Q projection), .kv_lora_rank, .rope.dimension_count, .attention.key_length_mla and
+     * .value_length_mla (the decompressed head sizes) */
+    uint64_t n_lora_q, n_lora_kv, n_rot, head_dim_k_mla, head_dim_v_mla;
+    /* the file sets expert routing the compute graph does not build (an expert-selection bias,
+     * expert groups, a gating function, weight norm or scale, attention temperature, MTP
+     * layers): the compute buffer keeps the formula */
+    bool moe_routing_extra;
 } tp_llm_config;
 
 /* Read a GGUF file's header, metadata and tensor infos (no tensor data).

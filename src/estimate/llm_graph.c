@@ -12,14 +12,38 @@
 
 #define CPU_ALIGN 32 /* the CPU buffer type's alignment */
 
-typedef enum lg_family { FAM_LLAMA, FAM_QWEN2, FAM_QWEN3MOE, FAM_GEMMA3, FAM_NONE } lg_family;
+typedef enum lg_family {
+    FAM_LLAMA,
+    FAM_QWEN2,
+    FAM_QWEN3MOE,
+    FAM_GEMMA3,
+    FAM_DEEPSEEK2,
+    FAM_NONE
+} lg_family;
 
 static lg_family lg_family_of(const tp_llm_config *c) {
     if (strcmp(c->arch, "llama") == 0) return FAM_LLAMA;
     if (strcmp(c->arch, "qwen2") == 0) return FAM_QWEN2;
     if (strcmp(c->arch, "qwen3moe") == 0) return FAM_QWEN3MOE;
     if (strcmp(c->arch, "gemma3") == 0) return FAM_GEMMA3;
+    if (strcmp(c->arch, "deepseek2") == 0) return FAM_DEEPSEEK2;
     return FAM_NONE;
+}
+
+/* deepseek2 with MLA as the fixture's layout has it: the K cache row is the
+ * latent and the rope part, one KV head, MoE after the leading dense layers
+ * with softmax routing and no weight norm or scale. */
+static bool lg_mla_covers(const tp_llm_config *c) {
+    if (c->moe_routing_extra || c->n_lora_kv == 0 || c->n_rot == 0 || c->head_dim_v_mla == 0 ||
+        c->head_dim_k_mla <= c->n_rot || c->head_dim_v != 0 ||
+        c->head_dim_k != c->n_lora_kv + c->n_rot || c->n_expert == 0 ||
+        c->n_layer_dense_lead >= c->n_layer || c->n_lora_kv > (1u << 20) ||
+        c->head_dim_k_mla > (1u << 20) || c->head_dim_v_mla > (1u << 20) ||
+        c->n_lora_q > (1u << 24))
+        return false;
+    for (uint64_t il = 0; il < c->n_layer; il++)
+        if (c->layer_head_kv[il] != 1) return false;
+    return true;
 }
 
 bool tp__llm_graph_covers(const tp_llm_config *c, const tp_llm_options *o) {
@@ -27,6 +51,11 @@ bool tp__llm_graph_covers(const tp_llm_config *c, const tp_llm_options *o) {
     if (f == FAM_NONE || !c->has_kv || c->n_layer == 0 || c->n_layer > TP_LLM_MAX_LAYERS)
         return false;
     if (o->embeddings || o->n_seq > 1) return false; /* several sequences: not compared */
+    if (f == FAM_DEEPSEEK2) {
+        /* llama.cpp refuses different K and V types under MLA */
+        if (!lg_mla_covers(c) || o->type_k != o->type_v || c->swa) return false;
+        return c->n_expert_used > 0 && c->n_expert_used <= c->n_expert;
+    }
     if ((c->n_expert > 0) != (f == FAM_QWEN3MOE || (f == FAM_LLAMA && c->n_expert > 0)))
         return false;
     if (c->n_expert && (c->n_expert_used == 0 || c->n_expert_used > c->n_expert)) return false;
@@ -49,8 +78,8 @@ typedef struct lg_ctx {
     int64_t v_max; /* widest layer's V row (V row ids without flash attention) */
     int32_t pos;
     struct cache_in {
-        int32_t k_idx, v_idx, mask;
-        int32_t k_rot, v_rot; /* Hadamard rotations of a quantized cache, -1: none */
+        int32_t k_idx, v_idx, mask; /* v_idx -1: no V cache (MLA) */
+        int32_t k_rot, v_rot;       /* Hadamard rotations of a quantized cache, -1: none */
         int64_t n_kv;
     } cache[2]; /* 0: full attention, 1: sliding window */
 } lg_ctx;
@@ -104,11 +133,14 @@ static void lg_cache_inputs(lg_ctx *x, int which, int64_t n_kv) {
     struct cache_in *ci = &x->cache[which];
     ci->n_kv = n_kv;
     ci->k_idx = tp__gg_leaf(x->g, TP_DTYPE_I64, x->T, 1, 1, 1, false, TP_GG_INPUT);
-    ci->v_idx = tp__gg_leaf(x->g, TP_DTYPE_I64, x->fa ? x->T : x->T * x->v_max, 1, 1, 1, false,
-                            TP_GG_INPUT);
+    ci->v_idx = x->fam == FAM_DEEPSEEK2
+                    ? -1
+                    : tp__gg_leaf(x->g, TP_DTYPE_I64, x->fa ? x->T : x->T * x->v_max, 1, 1, 1,
+                                  false, TP_GG_INPUT);
     ci->mask = tp__gg_leaf(x->g, x->fa ? TP_DTYPE_F16 : TP_DTYPE_F32, n_kv, x->T, 1, 1, false,
                            TP_GG_INPUT);
     ci->k_rot = ci->v_rot = -1;
+    if (x->fam == FAM_DEEPSEEK2) return; /* build_attn_inp_k: no rotations */
     /* llama_kv_cache: a quantized cache whose head size is a multiple of 64
      * rotates Q and K (the largest power of two from 64 dividing dk) and V
      * and the attention output (64) */
@@ -208,16 +240,106 @@ static int32_t lg_attention(lg_ctx *x, uint64_t il, int32_t in) {
     return lg_mm(x, x->E, lg_hadamard(x, out, ci->v_rot));
 }
 
-static int32_t lg_ffn_dense(lg_ctx *x, int32_t in) {
-    int64_t ff = (int64_t)(x->c->n_ff ? x->c->n_ff : 4 * x->c->n_embd);
+/* A [ne0, ne1, ne2] view of a's rows of row_bytes at byte offset offs
+ * (ggml_view_3d with nb1 = row_bytes, nb2 = nb2). */
+static int32_t lg_view3(lg_ctx *x, int32_t a, int64_t ne0, int64_t ne1, int64_t ne2, uint64_t nb1,
+                        uint64_t nb2, uint64_t offs) {
+    int64_t ne[4] = {ne0, ne1, ne2, 1};
+    uint64_t nb[4] = {4, nb1, nb2, nb2 * (uint64_t)ne2};
+    return tp__gg_view(x->g, a, ne, nb, offs);
+}
+
+/* deepseek2's multi-head latent attention with the absorption (is_mla):
+ * Q = [k_b · q_nope, rope(q_pe)] per head, K = [norm(latent), rope(k_pe)]
+ * in one KV head, V = the latent (a view of the K cache); the attention's
+ * result goes through v_b per head (build_attn with v_mla). */
+static int32_t lg_attention_mla(lg_ctx *x, uint64_t il, int32_t in) {
+    const tp_llm_config *c = x->c;
+    tp_gg_graph *g = x->g;
+    struct cache_in *ci = &x->cache[0];
+    int64_t H = (int64_t)c->n_head, T = x->T, kvl = (int64_t)c->n_lora_kv;
+    int64_t rope = (int64_t)c->n_rot, dq = (int64_t)c->head_dim_k_mla, nope = dq - rope;
+    int64_t dvm = (int64_t)c->head_dim_v_mla, dk = kvl + rope;
+    (void)il;
+    int32_t q;
+    if (c->n_lora_q) { /* q_a, its norm, q_b */
+        q = lg_norm(x, lg_mm(x, (int64_t)c->n_lora_q, in));
+        q = lg_mm(x, H * dq, q);
+    } else {
+        q = lg_mm(x, H * dq, in);
+    }
+    q = tp__gg_reshape(g, q, dq, H, T, 1);
+    int32_t kvpe = lg_mm(x, dk, in); /* kv_a_mqa: the latent and the rope part */
+    uint64_t row = 4 * (uint64_t)dk;
+    int32_t kv_cmpr = lg_view3(x, kvpe, kvl, T, 1, row, row * (uint64_t)T, 0);
+    int32_t k_pe = lg_view3(x, kvpe, rope, 1, T, row, row, 4 * (uint64_t)kvl);
+    k_pe = lg_same(x, TP_GG_INPLACE, k_pe, x->pos);
+    kv_cmpr = lg_norm(x, kv_cmpr);
+    uint64_t qrow = 4 * (uint64_t)dq;
+    int32_t q_nope = lg_view3(x, q, nope, H, T, qrow, qrow * (uint64_t)H, 0);
+    int32_t q_pe = lg_view3(x, q, rope, H, T, qrow, qrow * (uint64_t)H, 4 * (uint64_t)nope);
+    q_pe = lg_same(x, TP_GG_INPLACE, q_pe, x->pos);
+    q_nope = tp__gg_permute(g, q_nope, 0, 2, 1, 3);
+    int32_t q_abs = lg_w(x, lg_op(x, TP_GG_OTHER, TP_DTYPE_F32, kvl, T, H, -1, q_nope, -1),
+                         TP_GG_W_WEIGHT); /* k_b per head */
+    q_abs = tp__gg_permute(g, q_abs, 0, 2, 1, 3);
+    int32_t qc = lg_op(x, TP_GG_OTHER, TP_DTYPE_F32, dk, H, T, q_abs, q_pe, -1); /* concat */
+    int32_t kv_r = tp__gg_reshape(g, kv_cmpr, kvl, 1, T, 1);
+    int32_t kc_cur = lg_op(x, TP_GG_OTHER, TP_DTYPE_F32, dk, 1, T, kv_r, k_pe, -1); /* concat */
+    tp__gg_expand(g, qc);
+    tp__gg_expand(g, kv_r);
+    tp__gg_expand(g, kc_cur);
+    int64_t kne[4] = {dk, T, 1, 1};
+    int32_t kv = tp__gg_view(g, kc_cur, kne, NULL, 0);
+    int32_t sk = lg_op(x, TP_GG_SET_ROWS, TP_DTYPE_F16, 1, 1, 1, kv, ci->k_idx, -1);
+    if (sk >= 0) g->t[sk].external = true; /* a view of the cache */
+    lg_w(x, sk, TP_GG_W_CACHE);
+    tp__gg_expand(g, sk);
+    const tp_gg_tensor *qt = &g->t[qc < 0 ? 0 : qc];
+    int64_t qne[4] = {qt->ne[0], qt->ne[1], qt->ne[2], qt->ne[3]};
+    int32_t qp = tp__gg_permute(g, tp__gg_view(g, qc, qne, qt->nb, 0), 0, 2, 1, 3);
+    int32_t kc = lg_cache_view(x, x->o->type_k, dk, 1, ci->n_kv, true);
+    int32_t vc = lg_cache_view(x, x->o->type_k, kvl, 1, ci->n_kv, true); /* V: K's latent */
+    int32_t out;
+    if (x->fa) {
+        int32_t s[4] = {qp, kc, vc, ci->mask};
+        int32_t fa = tp__gg_new(g, TP_GG_OTHER, TP_DTYPE_F32, kvl, H, T, 1, s, 4);
+        int32_t fp = tp__gg_permute(g, fa, 0, 2, 1, 3);
+        int32_t m = lg_w(x, lg_op(x, TP_GG_OTHER, TP_DTYPE_F32, dvm, T, H, -1, fp, -1),
+                         TP_GG_W_WEIGHT); /* v_b */
+        int32_t mp = tp__gg_permute(g, m, 0, 2, 1, 3);
+        int32_t cont = lg_op(x, TP_GG_OTHER, TP_DTYPE_F32, dvm, H, T, mp, -1, -1);
+        out = tp__gg_reshape(g, cont, dvm * H, T, 1, 1);
+    } else {
+        int32_t kq = lg_op(x, TP_GG_OTHER, TP_DTYPE_F32, ci->n_kv, T, H, kc, qp, -1);
+        int32_t sm = lg_same(x, TP_GG_INPLACE, kq, ci->mask);
+        /* V is not transposed in the cache: ggml_cont(ggml_transpose(v)) in its type */
+        int32_t vt = tp__gg_permute(g, vc, 1, 0, 2, 3);
+        int32_t vcont = lg_op(x, TP_GG_OTHER, x->o->type_k, ci->n_kv, kvl, 1, vt, -1, -1);
+        int32_t kqv = lg_op(x, TP_GG_OTHER, TP_DTYPE_F32, kvl, T, H, vcont, sm, -1);
+        int32_t m = lg_w(x, lg_op(x, TP_GG_OTHER, TP_DTYPE_F32, dvm, T, H, -1, kqv, -1),
+                         TP_GG_W_WEIGHT); /* v_b */
+        int32_t pm = tp__gg_permute(g, m, 0, 2, 1, 3);
+        out = lg_op(x, TP_GG_OTHER, TP_DTYPE_F32, dvm * H, T, 1, pm, -1, -1);
+    }
+    tp__gg_expand(g, out);
+    return lg_mm(x, x->E, out);
+}
+
+static int32_t lg_ffn_gated(lg_ctx *x, int64_t ff, int32_t in) {
     int32_t gate = lg_mm(x, ff, in);
     int32_t up = lg_mm(x, ff, in);
     int32_t glu = lg_op(x, TP_GG_OTHER, TP_DTYPE_F32, ff, x->T, 1, gate, up, -1);
     return lg_mm(x, x->E, glu);
 }
 
-/* build_moe_ffn with softmax gating and normalised top-k weights. */
-static int32_t lg_ffn_moe(lg_ctx *x, int32_t in) {
+static int32_t lg_ffn_dense(lg_ctx *x, int32_t in) {
+    return lg_ffn_gated(x, (int64_t)(x->c->n_ff ? x->c->n_ff : 4 * x->c->n_embd), in);
+}
+
+/* build_moe_ffn with softmax gating and top-k weights, normalised when
+ * norm_w. */
+static int32_t lg_ffn_moe(lg_ctx *x, int32_t in, bool norm_w) {
     tp_gg_graph *g = x->g;
     const tp_llm_config *c = x->c;
     int64_t X = (int64_t)c->n_expert, K = (int64_t)c->n_expert_used, T = x->T;
@@ -231,11 +353,14 @@ static int32_t lg_ffn_moe(lg_ctx *x, int32_t in) {
     uint64_t knb[4] = {st->nb[0], st->nb[1], st->nb[1] * (uint64_t)T, st->nb[1] * (uint64_t)T};
     int32_t topk = tp__gg_view(g, sorted, kne, knb, 0);
     int32_t w = lg_op(x, TP_GG_OTHER, TP_DTYPE_F32, 1, K, T, probs_r, topk, -1);
-    int32_t w_r = tp__gg_reshape(g, w, K, T, 1, 1);
-    int32_t sum = lg_op(x, TP_GG_OTHER, TP_DTYPE_F32, 1, T, 1, w_r, -1, -1);
-    int32_t clamp = lg_same(x, TP_GG_INPLACE, sum, -1);
-    int32_t wn = lg_op(x, TP_GG_INPLACE, TP_DTYPE_F32, K, T, 1, w_r, clamp, -1);
-    int32_t wn_r = tp__gg_reshape(g, wn, 1, K, T, 1);
+    int32_t wn_r = w;
+    if (norm_w) {
+        int32_t w_r = tp__gg_reshape(g, w, K, T, 1, 1);
+        int32_t sum = lg_op(x, TP_GG_OTHER, TP_DTYPE_F32, 1, T, 1, w_r, -1, -1);
+        int32_t clamp = lg_same(x, TP_GG_INPLACE, sum, -1);
+        int32_t wn = lg_op(x, TP_GG_INPLACE, TP_DTYPE_F32, K, T, 1, w_r, clamp, -1);
+        wn_r = tp__gg_reshape(g, wn, 1, K, T, 1);
+    }
     tp__gg_expand(g, wn_r);
     int32_t in_r = tp__gg_reshape(g, in, x->E, 1, T, 1);
     int32_t gate =
@@ -305,15 +430,27 @@ tp_status tp__llm_graph_build(const tp_llm_config *c, const tp_llm_options *o,
         g->cur_layer = (int32_t)il;
         bool last = il + 1 == c->n_layer;
         int32_t inp = cur;
-        int32_t a = lg_attention(&x, il, lg_norm(&x, cur));
+        int32_t a = x.fam == FAM_DEEPSEEK2 ? lg_attention_mla(&x, il, lg_norm(&x, cur))
+                                           : lg_attention(&x, il, lg_norm(&x, cur));
         if (last) { /* keep only the output rows */
             a = lg_op(&x, TP_GG_OTHER, TP_DTYPE_F32, E, T, 1, a, out_ids, -1);
             inp = lg_op(&x, TP_GG_OTHER, TP_DTYPE_F32, E, T, 1, inp, out_ids, -1);
         }
         if (x.fam == FAM_GEMMA3) a = lg_norm(&x, a); /* post-attention norm */
         int32_t ffn_inp = lg_same(&x, TP_GG_INPLACE, a, inp);
-        int32_t f = c->n_expert ? lg_ffn_moe(&x, lg_norm(&x, ffn_inp))
-                                : lg_ffn_dense(&x, lg_norm(&x, ffn_inp));
+        int32_t f;
+        if (x.fam == FAM_DEEPSEEK2 && il >= c->n_layer_dense_lead) {
+            /* routed experts (no weight norm), then the shared expert added */
+            int32_t fn = lg_norm(&x, ffn_inp);
+            int32_t moe = lg_ffn_moe(&x, fn, false);
+            int64_t fe = (int64_t)(c->n_ff_exp ? c->n_ff_exp : c->n_ff);
+            int32_t sh = lg_ffn_gated(&x, fe * (int64_t)c->n_expert_shared, fn);
+            f = lg_same(&x, TP_GG_INPLACE, moe, sh);
+        } else if (c->n_expert && x.fam != FAM_DEEPSEEK2) {
+            f = lg_ffn_moe(&x, lg_norm(&x, ffn_inp), true);
+        } else {
+            f = lg_ffn_dense(&x, lg_norm(&x, ffn_inp));
+        }
         if (x.fam == FAM_GEMMA3) f = lg_norm_n(&x, f, false); /* post-ffn norm */
         cur = lg_same(&x, TP_GG_INPLACE, f, ffn_inp);
         tp__gg_expand(g, cur);
