@@ -45,7 +45,7 @@ if [ "$fail" != 0 ]; then
     exit 1
 fi
 if /usr/bin/python3 scripts/llm_truth.py "$TP" .fixtures/llm \
-    --models llama_mha_f16,llama_gqa_q8_0,qwen2_gqa_q4_0,gemma3_swa_q4_k,qwen3moe_q4_k,lfm2_hybrid_q8_0,qwen2_split_q4_0-00001-of-00004 \
+    --models llama_mha_f16,llama_gqa_q8_0,qwen2_gqa_q4_0,gemma3_swa_q4_k,qwen3moe_q4_k,lfm2_hybrid_q8_0,deepseek2_mla_q8_0,qwen2_split_q4_0-00001-of-00004 \
     --ctx 512,4096,32768 --compute-within 5; then
     echo "1 passed, 0 failed"
 else
