@@ -298,8 +298,14 @@ static int32_t lg_attention_mla(lg_ctx *x, uint64_t il, int32_t in) {
     const tp_gg_tensor *qt = &g->t[qc < 0 ? 0 : qc];
     int64_t qne[4] = {qt->ne[0], qt->ne[1], qt->ne[2], qt->ne[3]};
     int32_t qp = tp__gg_permute(g, tp__gg_view(g, qc, qne, qt->nb, 0), 0, 2, 1, 3);
-    int32_t kc = lg_cache_view(x, x->o->type_k, dk, 1, ci->n_kv, true);
-    int32_t vc = lg_cache_view(x, x->o->type_k, kvl, 1, ci->n_kv, true); /* V: K's latent */
+    int32_t kl = lg_cache_view(x, x->o->type_k, dk, 1, ci->n_kv, false);
+    int32_t kc = tp__gg_permute(g, kl, 0, 2, 1, 3);
+    int32_t vc = -1; /* V: the latent of K's rows, with K's strides */
+    if (kl >= 0) {
+        int64_t vne[4] = {kvl, 1, ci->n_kv, 1};
+        uint64_t vnb[4] = {g->t[kl].nb[0], g->t[kl].nb[1], g->t[kl].nb[2], g->t[kl].nb[3]};
+        vc = tp__gg_permute(g, tp__gg_view(g, kl, vne, vnb, 0), 0, 2, 1, 3);
+    }
     int32_t out;
     if (x->fa) {
         int32_t s[4] = {qp, kc, vc, ci->mask};
