@@ -37,6 +37,12 @@ MODELS = {
     "deepseek2_mla_q8_0": dict(arch="deepseek2", L=3, E=256, H=4, KV=1, FF=512, wt=Q.Q8_0,
                                experts=4, used=2, shared=1, ff_exp=128, q_lora=96, kv_lora=64,
                                rope=32, qk_nope=32, v_mla=32, dense_lead=1),
+    # the same with DeepSeek-V3's routing: sigmoid gating, an expert-selection bias
+    # (exp_probs_b), normalised and scaled expert weights
+    "deepseek2_v3route_q8_0": dict(arch="deepseek2", L=3, E=256, H=4, KV=1, FF=512, wt=Q.Q8_0,
+                                   experts=4, used=2, shared=1, ff_exp=128, q_lora=96,
+                                   kv_lora=64, rope=32, qk_nope=32, v_mla=32, dense_lead=1,
+                                   v3_routing=True),
     # a split model (gguf-split naming: NAME-0000k-of-00004.gguf, 12 tensors per file)
     "qwen2_split_q4_0": dict(arch="qwen2", L=3, E=256, H=4, KV=2, FF=768, wt=Q.Q4_0, qkv_bias=True,
                              split=12),
@@ -117,6 +123,8 @@ def write_mla_layer(w, b, i, m, wt):
         return
     F, S = m["ff_exp"], m["ff_exp"] * m["shared"]
     tensor(w, b + "ffn_gate_inp.weight", (E, X), Q.F32)
+    if m.get("v3_routing"):
+        tensor(w, b + "exp_probs_b.bias", (X,), Q.F32)
     tensor(w, b + "ffn_gate_exps.weight", (E, F, X), wt)
     tensor(w, b + "ffn_up_exps.weight", (E, F, X), wt)
     tensor(w, b + "ffn_down_exps.weight", (F, E, X), wt)
@@ -150,6 +158,10 @@ def write(path, name, m):
         w.add_leading_dense_block_count(m["dense_lead"])
         w.add_expert_shared_count(m["shared"])
         w.add_expert_feed_forward_length(m["ff_exp"])
+        if m.get("v3_routing"):
+            w.add_expert_weights_norm(True)
+            w.add_expert_weights_scale(2.5)
+            w.add_expert_gating_func(gguf.ExpertGatingFuncType.SIGMOID)
     else:
         w.add_key_length(hd)
         w.add_value_length(hd)

@@ -30,9 +30,9 @@ static lg_family lg_family_of(const tp_llm_config *c) {
     return FAM_NONE;
 }
 
-/* deepseek2 with MLA as the fixture's layout has it: the K cache row is the
- * latent and the rope part, one KV head, MoE after the leading dense layers
- * with softmax routing and no weight norm or scale. */
+/* deepseek2 with MLA: the K cache row is the latent and the rope part, one
+ * KV head, MoE after the leading dense layers with the routing lg_ffn_moe
+ * builds. */
 static bool lg_mla_covers(const tp_llm_config *c) {
     if (c->moe_routing_extra || c->n_lora_kv == 0 || c->n_rot == 0 || c->head_dim_v_mla == 0 ||
         c->head_dim_k_mla <= c->n_rot || c->head_dim_v != 0 ||
@@ -343,8 +343,9 @@ static int32_t lg_ffn_dense(lg_ctx *x, int32_t in) {
     return lg_ffn_gated(x, (int64_t)(x->c->n_ff ? x->c->n_ff : 4 * x->c->n_embd), in);
 }
 
-/* build_moe_ffn with softmax gating and top-k weights, normalised when
- * norm_w. */
+/* build_moe_ffn with softmax (or sigmoid) gating and top-k weights,
+ * normalised when norm_w; deepseek2 adds its selection bias and the weights'
+ * scale when its GGUF sets them. */
 static int32_t lg_ffn_moe(lg_ctx *x, int32_t in, bool norm_w) {
     tp_gg_graph *g = x->g;
     const tp_llm_config *c = x->c;
@@ -353,7 +354,11 @@ static int32_t lg_ffn_moe(lg_ctx *x, int32_t in, bool norm_w) {
     int32_t logits = lg_mm(x, X, in);
     int32_t probs = lg_same(x, TP_GG_INPLACE, logits, -1);
     int32_t probs_r = tp__gg_reshape(g, probs, 1, X, T, 1);
-    int32_t sorted = lg_op(x, TP_GG_OTHER, TP_DTYPE_I32, X, T, 1, probs, -1, -1);
+    int32_t sel = probs;
+    if (x->fam == FAM_DEEPSEEK2 && c->moe_probs_bias) /* exp_probs_b */
+        sel =
+            lg_w(x, lg_op(x, TP_GG_INPLACE, TP_DTYPE_F32, X, T, 1, probs, -1, -1), TP_GG_W_WEIGHT);
+    int32_t sorted = lg_op(x, TP_GG_OTHER, TP_DTYPE_I32, X, T, 1, sel, -1, -1);
     const tp_gg_tensor *st = &g->t[sorted < 0 ? 0 : sorted];
     int64_t kne[4] = {K, T, 1, 1};
     uint64_t knb[4] = {st->nb[0], st->nb[1], st->nb[1] * (uint64_t)T, st->nb[1] * (uint64_t)T};
@@ -367,6 +372,7 @@ static int32_t lg_ffn_moe(lg_ctx *x, int32_t in, bool norm_w) {
         int32_t wn = lg_op(x, TP_GG_INPLACE, TP_DTYPE_F32, K, T, 1, w_r, clamp, -1);
         wn_r = tp__gg_reshape(g, wn, 1, K, T, 1);
     }
+    if (x->fam == FAM_DEEPSEEK2 && c->moe_scale) wn_r = lg_same(x, TP_GG_INPLACE, wn_r, -1);
     tp__gg_expand(g, wn_r);
     int32_t in_r = tp__gg_reshape(g, in, x->E, 1, T, 1);
     int32_t gate =
@@ -448,7 +454,7 @@ tp_status tp__llm_graph_build(const tp_llm_config *c, const tp_llm_options *o,
         if (x.fam == FAM_DEEPSEEK2 && il >= c->n_layer_dense_lead) {
             /* routed experts (no weight norm), then the shared expert added */
             int32_t fn = lg_norm(&x, ffn_inp);
-            int32_t moe = lg_ffn_moe(&x, fn, false);
+            int32_t moe = lg_ffn_moe(&x, fn, c->moe_norm_w);
             int64_t fe = (int64_t)(c->n_ff_exp ? c->n_ff_exp : c->n_ff);
             int32_t sh = lg_ffn_gated(&x, fe * (int64_t)c->n_expert_shared, fn);
             f = lg_same(&x, TP_GG_INPLACE, moe, sh);
