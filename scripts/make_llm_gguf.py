@@ -43,6 +43,11 @@ MODELS = {
                                    experts=4, used=2, shared=1, ff_exp=128, q_lora=96,
                                    kv_lora=64, rope=32, qk_nope=32, v_mla=32, dense_lead=1,
                                    v3_routing=True),
+    # DeepSeek-V3's routing with expert groups: 8 experts in 4 groups, the best 2 groups kept
+    "deepseek2_groups_q8_0": dict(arch="deepseek2", L=3, E=256, H=4, KV=1, FF=512, wt=Q.Q8_0,
+                                  experts=8, used=2, shared=1, ff_exp=128, q_lora=96, kv_lora=64,
+                                  rope=32, qk_nope=32, v_mla=32, dense_lead=1, v3_routing=True,
+                                  groups=4, groups_used=2),
     # the same without the q LoRA (DeepSeek-V2-Lite: one attn_q projection, q_lora_rank 0)
     "deepseek2_lite_q8_0": dict(arch="deepseek2", L=3, E=256, H=4, KV=1, FF=512, wt=Q.Q8_0,
                                 experts=4, used=2, shared=1, ff_exp=128, q_lora=0, kv_lora=64,
@@ -170,6 +175,9 @@ def write(path, name, m):
             w.add_expert_weights_norm(True)
             w.add_expert_weights_scale(2.5)
             w.add_expert_gating_func(gguf.ExpertGatingFuncType.SIGMOID)
+        if "groups" in m:
+            w.add_expert_group_count(m["groups"])
+            w.add_expert_group_used_count(m["groups_used"])
     else:
         w.add_key_length(hd)
         w.add_value_length(hd)

@@ -119,6 +119,7 @@ typedef struct tp_llm_config {
      * attention temperature, MTP layers, expert biases, merged gate/up experts), and the
      * compute buffer keeps the formula */
     uint8_t moe_gating;
+    uint64_t n_expert_groups, n_group_used; /* <arch>.expert_group_count, _used_count */
     bool moe_norm_w, moe_scale, moe_probs_bias, moe_routing_extra;
 } tp_llm_config;
 

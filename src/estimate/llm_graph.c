@@ -43,6 +43,9 @@ static bool lg_mla_covers(const tp_llm_config *c) {
         return false;
     for (uint64_t il = 0; il < c->n_layer; il++)
         if (c->layer_head_kv[il] != 1) return false;
+    if (c->n_expert_groups > 1) /* llama.cpp's asserts, and 2 experts per group at least */
+        return c->n_expert % c->n_expert_groups == 0 && c->n_group_used > 0 &&
+               c->n_group_used < c->n_expert_groups && c->n_expert / c->n_expert_groups >= 2;
     return true;
 }
 
@@ -58,6 +61,7 @@ bool tp__llm_graph_covers(const tp_llm_config *c, const tp_llm_options *o) {
     }
     if ((c->n_expert > 0) != (f == FAM_QWEN3MOE || (f == FAM_LLAMA && c->n_expert > 0)))
         return false;
+    if (c->n_expert_groups > 1) return false; /* expert groups: built for deepseek2 only */
     if (c->n_expert && (c->n_expert_used == 0 || c->n_expert_used > c->n_expert)) return false;
     if (f == FAM_GEMMA3 && !c->swa) return false;
     if (f != FAM_GEMMA3 && c->swa) return false;
@@ -343,6 +347,42 @@ static int32_t lg_ffn_dense(lg_ctx *x, int32_t in) {
     return lg_ffn_gated(x, (int64_t)(x->c->n_ff ? x->c->n_ff : 4 * x->c->n_embd), in);
 }
 
+/* The n_group_used expert groups of the best two scores each; the other
+ * groups' selection scores are set to -inf (build_moe_ffn with
+ * n_expert_groups > 1). Returns the masked scores [X, T]. */
+static int32_t lg_moe_groups(lg_ctx *x, int32_t sel) {
+    tp_gg_graph *g = x->g;
+    const tp_llm_config *c = x->c;
+    int64_t X = (int64_t)c->n_expert, G = (int64_t)c->n_expert_groups, T = x->T;
+    int64_t P = X / G, U = (int64_t)c->n_group_used;
+    int32_t sg = tp__gg_reshape(g, sel, P, G, T, 1);
+    int32_t gs = lg_op(x, TP_GG_OTHER, TP_DTYPE_I32, P, G, T, sg, -1, -1); /* argsort */
+    const tp_gg_tensor *gt = &g->t[gs < 0 ? 0 : gs];
+    int64_t ne2[4] = {2, G, T, 1};
+    uint64_t nb2[4] = {gt->nb[0], gt->nb[1], gt->nb[2], gt->nb[3]};
+    int32_t top2 = tp__gg_view(g, gs, ne2, nb2, 0);
+    int32_t sg4 = tp__gg_reshape(g, sg, 1, P, G, T);
+    int32_t s2[2] = {sg4, top2}; /* get_rows: [1, 2, G, T] */
+    int32_t sc = tp__gg_new(g, TP_GG_OTHER, TP_DTYPE_F32, 1, 2, G, T, s2, 2);
+    int32_t sc3 = tp__gg_reshape(g, sc, 2, G, T, 1);
+    int32_t sum = lg_op(x, TP_GG_OTHER, TP_DTYPE_F32, 1, G, T, sc3, -1, -1); /* sum_rows */
+    int32_t sum2 = tp__gg_reshape(g, sum, G, T, 1, 1);
+    int32_t eg = lg_op(x, TP_GG_OTHER, TP_DTYPE_I32, G, T, 1, sum2, -1, -1); /* argsort */
+    const tp_gg_tensor *et = &g->t[eg < 0 ? 0 : eg];
+    int64_t neu[4] = {U, T, 1, 1};
+    uint64_t nbu[4] = {et->nb[0], et->nb[1], et->nb[2], et->nb[3]};
+    int32_t egu = tp__gg_view(g, eg, neu, nbu, 0);
+    int32_t kept = lg_op(x, TP_GG_OTHER, TP_DTYPE_F32, P, U, T, sg, egu, -1); /* get_rows */
+    int32_t fill = lg_op(x, TP_GG_OTHER, TP_DTYPE_F32, P, G, T, sg, -1, -1);
+    int32_t sr = tp__gg_reshape(g, fill, P, G, T, 1); /* set_rows: a view of fill */
+    if (sr >= 0 && g->status == TP_OK) {
+        g->t[sr].op = TP_GG_OTHER;
+        g->t[sr].src[1] = kept;
+        g->t[sr].src[2] = egu;
+    }
+    return tp__gg_reshape(g, sr, X, T, 1, 1);
+}
+
 /* build_moe_ffn with softmax (or sigmoid) gating and top-k weights,
  * normalised when norm_w; deepseek2 adds its selection bias and the weights'
  * scale when its GGUF sets them. */
@@ -358,6 +398,7 @@ static int32_t lg_ffn_moe(lg_ctx *x, int32_t in, bool norm_w) {
     if (x->fam == FAM_DEEPSEEK2 && c->moe_probs_bias) /* exp_probs_b */
         sel =
             lg_w(x, lg_op(x, TP_GG_INPLACE, TP_DTYPE_F32, X, T, 1, probs, -1, -1), TP_GG_W_WEIGHT);
+    if (x->fam == FAM_DEEPSEEK2 && c->n_expert_groups > 1) sel = lg_moe_groups(x, sel);
     int32_t sorted = lg_op(x, TP_GG_OTHER, TP_DTYPE_I32, X, T, 1, sel, -1, -1);
     const tp_gg_tensor *st = &g->t[sorted < 0 ? 0 : sorted];
     int64_t kne[4] = {K, T, 1, 1};

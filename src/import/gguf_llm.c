@@ -299,13 +299,16 @@ static const struct {
     {"rope.dimension_count", false, offsetof(tp_llm_config, n_rot)},
     {"attention.key_length_mla", false, offsetof(tp_llm_config, head_dim_k_mla)},
     {"attention.value_length_mla", false, offsetof(tp_llm_config, head_dim_v_mla)},
+    {"expert_group_count", false, offsetof(tp_llm_config, n_expert_groups)},
+    {"expert_group_used_count", false, offsetof(tp_llm_config, n_group_used)},
 };
 
 /* "<arch>." keys that change the MoE routing or attention graph beyond what
  * llm_graph.c builds (any value: the graph is then not claimed). */
 static const char *const routing_keys[] = {
-    "expert_group_count",           "expert_group_used_count", "attention.temperature_scale",
-    "attention.temperature_length", "nextn_predict_layers",
+    "attention.temperature_scale",
+    "attention.temperature_length",
+    "nextn_predict_layers",
 };
 #define N_ROUTING_KEYS (sizeof routing_keys / sizeof routing_keys[0])
 #define N_ARCH_KEYS (sizeof arch_keys / sizeof arch_keys[0])
