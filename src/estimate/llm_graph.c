@@ -18,6 +18,7 @@ typedef enum lg_family {
     FAM_QWEN3MOE,
     FAM_GEMMA3,
     FAM_DEEPSEEK2,
+    FAM_LFM2,
     FAM_NONE
 } lg_family;
 
@@ -27,6 +28,7 @@ static lg_family lg_family_of(const tp_llm_config *c) {
     if (strcmp(c->arch, "qwen3moe") == 0) return FAM_QWEN3MOE;
     if (strcmp(c->arch, "gemma3") == 0) return FAM_GEMMA3;
     if (strcmp(c->arch, "deepseek2") == 0) return FAM_DEEPSEEK2;
+    if (strcmp(c->arch, "lfm2") == 0) return FAM_LFM2;
     return FAM_NONE;
 }
 
@@ -59,6 +61,15 @@ bool tp__llm_graph_covers(const tp_llm_config *c, const tp_llm_options *o) {
         if (!lg_mla_covers(c) || o->type_k != o->type_v || c->swa) return false;
         return c->n_expert_used > 0 && c->n_expert_used <= c->n_expert;
     }
+    if (f == FAM_LFM2) { /* dense LFM2: short-convolution layers (0 KV heads) and attention */
+        if (c->n_expert || c->swa || c->n_embd == 0 || c->n_embd_s != 0 ||
+            c->n_embd_r % c->n_embd != 0 || c->n_embd_r / c->n_embd < 1 ||
+            c->n_embd_r > (1ull << 32))
+            return false;
+        for (uint64_t il = 0; il < c->n_layer; il++)
+            if ((c->layer_head_kv[il] == 0) != (c->layer_recr[il] != 0)) return false;
+        return true;
+    }
     if ((c->n_expert > 0) != (f == FAM_QWEN3MOE || (f == FAM_LLAMA && c->n_expert > 0)))
         return false;
     if (c->n_expert_groups > 1) return false; /* expert groups: built for deepseek2 only */
@@ -71,6 +82,8 @@ bool tp__llm_graph_covers(const tp_llm_config *c, const tp_llm_options *o) {
 }
 
 typedef struct lg_ctx {
+    int32_t s_copy;                    /* the recurrent state's row ids (hybrids), -1: none */
+    int32_t s_copy_main, s_copy_extra; /* its views (one of each, shared by the layers) */
     tp_gg_graph *g;
     const tp_llm_config *c;
     const tp_llm_options *o;
@@ -241,6 +254,7 @@ static int32_t lg_attention(lg_ctx *x, uint64_t il, int32_t in) {
         int32_t pm = tp__gg_permute(g, kqv, 0, 2, 1, 3);
         out = lg_op(x, TP_GG_OTHER, TP_DTYPE_F32, x->dv * H, x->T, 1, pm, -1, -1);
     }
+    tp__gg_expand(g, out); /* build_attn_mha expands the attention's output */
     return lg_mm(x, x->E, lg_hadamard(x, out, ci->v_rot));
 }
 
@@ -334,6 +348,65 @@ static int32_t lg_attention_mla(lg_ctx *x, uint64_t il, int32_t in) {
     }
     tp__gg_expand(g, out);
     return lg_mm(x, x->E, out);
+}
+
+/* A node that is a view of a (ggml_scale_inplace, ggml_cpy into a cache, set_rows):
+ * no memory of its own, sources srcs. */
+static int32_t lg_view_op(lg_ctx *x, int32_t a, const int32_t *srcs, int n) {
+    tp_gg_graph *g = x->g;
+    if (a < 0 || g->status != TP_OK) return -1;
+    int64_t ne[4] = {g->t[a].ne[0], g->t[a].ne[1], g->t[a].ne[2], g->t[a].ne[3]};
+    uint64_t nb[4] = {g->t[a].nb[0], g->t[a].nb[1], g->t[a].nb[2], g->t[a].nb[3]};
+    int32_t v = tp__gg_view(g, a, ne, nb, 0);
+    if (v < 0) return -1;
+    g->t[v].op = TP_GG_OTHER;
+    for (int i = 0; i < n && i < TP_GG_MAX_SRC; i++)
+        g->t[v].src[i] = srcs[i];
+    return v;
+}
+
+/* LFM2's short-convolution block (src/models/lfm2.cpp, build_rs with one
+ * sequence): in_proj to b, c, x; b·x transposed after the conv state read
+ * from the recurrent cache; the last d_conv columns written back; the
+ * depthwise conv (ssm_conv), times c, out_proj. */
+static int32_t lg_shortconv(lg_ctx *x, int32_t in) {
+    tp_gg_graph *g = x->g;
+    const tp_llm_config *c = x->c;
+    int64_t E = x->E, T = x->T, R = (int64_t)c->n_embd_r, dc = R / E;
+    int32_t cur = tp__gg_reshape(g, in, E, T, 1, 1);
+    int32_t bcx = lg_mm(x, 3 * E, cur);
+    uint64_t row = 12 * (uint64_t)E;
+    int32_t b = lg_view3(x, bcx, E, T, 1, row, row * (uint64_t)T, 0);
+    int32_t cc = lg_view3(x, bcx, E, T, 1, row, row * (uint64_t)T, 4 * (uint64_t)E);
+    int32_t xx = lg_view3(x, bcx, E, T, 1, row, row * (uint64_t)T, 8 * (uint64_t)E);
+    int32_t bxm = lg_op(x, TP_GG_INPLACE, TP_DTYPE_F32, E, T, 1, b, xx, -1);
+    int32_t bx = tp__gg_permute(g, bxm, 1, 0, 2, 3);
+    /* build_rs: the layer's state [R, 1] (external, with the layer's cache) */
+    int32_t st = lg_w(x, tp__gg_leaf(g, TP_DTYPE_F32, R, 1, 1, 1, true, 0), TP_GG_W_CACHE);
+    int32_t states = tp__gg_reshape(g, st, R, 1, 1, 1);
+    int32_t zero = tp__gg_view(g, states, (int64_t[4]){R, 1, 1, 1}, NULL, 0);
+    int32_t sz = lg_view_op(x, zero, &zero, 1); /* scale_inplace(state_zero, 0) */
+    tp__gg_expand(g, sz);
+    int32_t main_ids = x->s_copy_main, extra_ids = x->s_copy_extra;
+    int32_t os = lg_op(x, TP_GG_OTHER, TP_DTYPE_F32, R, 1, 1, states, main_ids, -1);
+    tp__gg_expand(g, os);
+    int32_t ex = lg_op(x, TP_GG_OTHER, TP_DTYPE_F32, R, 0, 1, states, extra_ids, -1);
+    int32_t exd = tp__gg_view(g, st, (int64_t[4]){R, 0, 1, 1}, NULL, 4 * (uint64_t)R);
+    int32_t s2[2] = {ex, exd};
+    tp__gg_expand(g, lg_view_op(x, exd, s2, 2)); /* cpy of the extra states */
+    int32_t conv = tp__gg_reshape(g, os, dc, E, 1, 1);
+    int32_t bxc = lg_op(x, TP_GG_OTHER, TP_DTYPE_F32, dc + T, E, 1, conv, bx, -1); /* concat */
+    uint64_t crow = 4 * (uint64_t)(dc + T);
+    int32_t snap = lg_view3(x, bxc, dc, E, 1, crow, crow * (uint64_t)E, 4 * (uint64_t)T);
+    int32_t dst = tp__gg_view(g, st, (int64_t[4]){R, 1, 1, 1}, NULL, 0);
+    int32_t s3[2] = {snap, dst};
+    int32_t cp = lg_w(x, lg_view_op(x, dst, s3, 2), TP_GG_W_CACHE);
+    tp__gg_expand(g, cp);
+    int32_t co = lg_w(x, lg_op(x, TP_GG_OTHER, TP_DTYPE_F32, E, T, 1, bxc, -1, -1),
+                      TP_GG_W_WEIGHT); /* ssm_conv with the layer's kernel */
+    int32_t y = lg_op(x, TP_GG_INPLACE, TP_DTYPE_F32, E, T, 1, cc, co, -1);
+    y = lg_mm(x, E, y);
+    return tp__gg_reshape(g, y, E, T, 1, 1);
 }
 
 static int32_t lg_ffn_gated(lg_ctx *x, int64_t ff, int32_t in) {
@@ -449,6 +522,7 @@ tp_status tp__llm_graph_build(const tp_llm_config *c, const tp_llm_options *o,
                             "llm graph: architecture %s with these options is not built", c->arch);
     lg_ctx x;
     memset(&x, 0, sizeof x);
+    x.s_copy = -1;
     x.g = g;
     x.c = c;
     x.o = o;
@@ -475,6 +549,11 @@ tp_status tp__llm_graph_build(const tp_llm_config *c, const tp_llm_options *o,
     if (x.fam == FAM_GEMMA3) { /* iswa: the full cache's inputs, then the window's */
         lg_cache_inputs(&x, 0, (int64_t)e->kv_cells);
         lg_cache_inputs(&x, 1, (int64_t)e->kv_cells_swa);
+    } else if (x.fam == FAM_LFM2) { /* build_inp_mem_hybrid: the state's row ids, then KV */
+        x.s_copy = tp__gg_leaf(g, TP_DTYPE_I32, 1, 1, 1, 1, false, TP_GG_INPUT);
+        x.s_copy_main = tp__gg_view(g, x.s_copy, (int64_t[4]){1, 1, 1, 1}, NULL, 0);
+        x.s_copy_extra = tp__gg_view(g, x.s_copy, (int64_t[4]){0, 1, 1, 1}, NULL, 4);
+        lg_cache_inputs(&x, 0, (int64_t)e->kv_cells);
     } else {
         lg_cache_inputs(&x, 0, (int64_t)e->kv_cells);
     }
@@ -483,14 +562,21 @@ tp_status tp__llm_graph_build(const tp_llm_config *c, const tp_llm_options *o,
         g->cur_layer = (int32_t)il;
         bool last = il + 1 == c->n_layer;
         int32_t inp = cur;
-        int32_t a = x.fam == FAM_DEEPSEEK2 ? lg_attention_mla(&x, il, lg_norm(&x, cur))
-                                           : lg_attention(&x, il, lg_norm(&x, cur));
+        int32_t a;
+        if (x.fam == FAM_DEEPSEEK2)
+            a = lg_attention_mla(&x, il, lg_norm(&x, cur));
+        else if (x.fam == FAM_LFM2 && c->layer_recr[il])
+            a = lg_shortconv(&x, lg_norm(&x, cur));
+        else
+            a = lg_attention(&x, il, lg_norm(&x, cur));
         if (last) { /* keep only the output rows */
             a = lg_op(&x, TP_GG_OTHER, TP_DTYPE_F32, E, T, 1, a, out_ids, -1);
             inp = lg_op(&x, TP_GG_OTHER, TP_DTYPE_F32, E, T, 1, inp, out_ids, -1);
         }
         if (x.fam == FAM_GEMMA3) a = lg_norm(&x, a); /* post-attention norm */
-        int32_t ffn_inp = lg_same(&x, TP_GG_INPLACE, a, inp);
+        /* lfm2 adds the block's output to its input (sources the other way round) */
+        int32_t ffn_inp = x.fam == FAM_LFM2 ? lg_same(&x, TP_GG_INPLACE, inp, a)
+                                            : lg_same(&x, TP_GG_INPLACE, a, inp);
         int32_t f;
         if (x.fam == FAM_DEEPSEEK2 && il >= c->n_layer_dense_lead) {
             /* routed experts (no weight norm), then the shared expert added */
@@ -505,8 +591,9 @@ tp_status tp__llm_graph_build(const tp_llm_config *c, const tp_llm_options *o,
             f = lg_ffn_dense(&x, lg_norm(&x, ffn_inp));
         }
         if (x.fam == FAM_GEMMA3) f = lg_norm_n(&x, f, false); /* post-ffn norm */
-        cur = lg_same(&x, TP_GG_INPLACE, f, ffn_inp);
-        tp__gg_expand(g, cur);
+        cur = x.fam == FAM_LFM2 ? lg_same(&x, TP_GG_INPLACE, ffn_inp, f)
+                                : lg_same(&x, TP_GG_INPLACE, f, ffn_inp);
+        if (x.fam != FAM_LFM2) tp__gg_expand(g, cur); /* lfm2 expands no layer output */
     }
     g->cur_layer = (int32_t)c->n_layer;
     int32_t rn = lg_norm_n(&x, cur, false);
