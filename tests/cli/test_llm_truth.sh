@@ -5,7 +5,7 @@
 # scripts/llm_truth.py loads each GGUF in llama.cpp and in tensorplan and prints every term.
 # Fails when a model, KV or output buffer differs by one byte, the compute buffer or the total
 # falls below llama.cpp's, or the compute buffer is more than 5 % above it (the planned graph,
-# src/estimate/llm_graph.c, is equal to the byte on these models).
+# src/estimate/llm_graph.c, is equal to the byte on these models, deepseek2 and lfm2 included).
 # usage: test_llm_truth.sh /path/to/tensorplan
 set -u
 TP="${1:?usage: $0 /path/to/tensorplan}"
