@@ -37,6 +37,21 @@ MODELS = {
     "deepseek2_mla_q8_0": dict(arch="deepseek2", L=3, E=256, H=4, KV=1, FF=512, wt=Q.Q8_0,
                                experts=4, used=2, shared=1, ff_exp=128, q_lora=96, kv_lora=64,
                                rope=32, qk_nope=32, v_mla=32, dense_lead=1),
+    # the same with DeepSeek-V3's routing: sigmoid gating, an expert-selection bias
+    # (exp_probs_b), normalised and scaled expert weights
+    "deepseek2_v3route_q8_0": dict(arch="deepseek2", L=3, E=256, H=4, KV=1, FF=512, wt=Q.Q8_0,
+                                   experts=4, used=2, shared=1, ff_exp=128, q_lora=96,
+                                   kv_lora=64, rope=32, qk_nope=32, v_mla=32, dense_lead=1,
+                                   v3_routing=True),
+    # DeepSeek-V3's routing with expert groups: 8 experts in 4 groups, the best 2 groups kept
+    "deepseek2_groups_q8_0": dict(arch="deepseek2", L=3, E=256, H=4, KV=1, FF=512, wt=Q.Q8_0,
+                                  experts=8, used=2, shared=1, ff_exp=128, q_lora=96, kv_lora=64,
+                                  rope=32, qk_nope=32, v_mla=32, dense_lead=1, v3_routing=True,
+                                  groups=4, groups_used=2),
+    # the same without the q LoRA (DeepSeek-V2-Lite: one attn_q projection, q_lora_rank 0)
+    "deepseek2_lite_q8_0": dict(arch="deepseek2", L=3, E=256, H=4, KV=1, FF=512, wt=Q.Q8_0,
+                                experts=4, used=2, shared=1, ff_exp=128, q_lora=0, kv_lora=64,
+                                rope=32, qk_nope=32, v_mla=32, dense_lead=1),
     # a split model (gguf-split naming: NAME-0000k-of-00004.gguf, 12 tensors per file)
     "qwen2_split_q4_0": dict(arch="qwen2", L=3, E=256, H=4, KV=2, FF=768, wt=Q.Q4_0, qkv_bias=True,
                              split=12),
@@ -101,10 +116,14 @@ def write_mla_layer(w, b, i, m, wt):
     E, H, X = m["E"], m["H"], m["experts"]
     qk = m["qk_nope"] + m["rope"]
     tensor(w, b + "attn_norm.weight", (E,), Q.F32)
-    tensor(w, b + "attn_q_a_norm.weight", (m["q_lora"],), Q.F32)
+    if m["q_lora"]:
+        tensor(w, b + "attn_q_a_norm.weight", (m["q_lora"],), Q.F32)
     tensor(w, b + "attn_kv_a_norm.weight", (m["kv_lora"],), Q.F32)
-    tensor(w, b + "attn_q_a.weight", (E, m["q_lora"]), wt)
-    tensor(w, b + "attn_q_b.weight", (m["q_lora"], H * qk), wt)
+    if m["q_lora"]:
+        tensor(w, b + "attn_q_a.weight", (E, m["q_lora"]), wt)
+        tensor(w, b + "attn_q_b.weight", (m["q_lora"], H * qk), wt)
+    else:
+        tensor(w, b + "attn_q.weight", (E, H * qk), wt)
     tensor(w, b + "attn_kv_a_mqa.weight", (E, m["kv_lora"] + m["rope"]), wt)
     tensor(w, b + "attn_k_b.weight", (m["qk_nope"], m["kv_lora"], H), wt)
     tensor(w, b + "attn_v_b.weight", (m["kv_lora"], m["v_mla"], H), wt)
@@ -117,6 +136,8 @@ def write_mla_layer(w, b, i, m, wt):
         return
     F, S = m["ff_exp"], m["ff_exp"] * m["shared"]
     tensor(w, b + "ffn_gate_inp.weight", (E, X), Q.F32)
+    if m.get("v3_routing"):
+        tensor(w, b + "exp_probs_b.bias", (X,), Q.F32)
     tensor(w, b + "ffn_gate_exps.weight", (E, F, X), wt)
     tensor(w, b + "ffn_up_exps.weight", (E, F, X), wt)
     tensor(w, b + "ffn_down_exps.weight", (F, E, X), wt)
@@ -150,6 +171,13 @@ def write(path, name, m):
         w.add_leading_dense_block_count(m["dense_lead"])
         w.add_expert_shared_count(m["shared"])
         w.add_expert_feed_forward_length(m["ff_exp"])
+        if m.get("v3_routing"):
+            w.add_expert_weights_norm(True)
+            w.add_expert_weights_scale(2.5)
+            w.add_expert_gating_func(gguf.ExpertGatingFuncType.SIGMOID)
+        if "groups" in m:
+            w.add_expert_group_count(m["groups"])
+            w.add_expert_group_used_count(m["groups_used"])
     else:
         w.add_key_length(hd)
         w.add_value_length(hd)

@@ -171,7 +171,7 @@ def main():
         for m in a.models.split(","):
             path = os.path.join(llm, m + ".gguf")
             for case in cases:
-                if (case["ot"] or case["ncpumoe"]) and "moe" not in m:
+                if (case["ot"] or case["ncpumoe"]) and "moe" not in m and "deepseek2" not in m:
                     continue
                 eps = srv.endpoints[:case["rpc"]]
                 for ctx in (int(x) for x in a.ctx.split(",")):

@@ -108,6 +108,19 @@ typedef struct tp_llm_config {
     uint64_t recurrent_layers;             /* how many */
     uint64_t n_embd_r, n_embd_s;           /* state widths per sequence (f32 elements): the conv
                                             * rows (llama.cpp n_embd_r) and the SSM state (n_embd_s) */
+    /* multi-head latent attention (deepseek2; 0 elsewhere): <arch>.attention.q_lora_rank (0: one
+     * Q projection), .kv_lora_rank, .rope.dimension_count, .attention.key_length_mla and
+     * .value_length_mla (the decompressed head sizes) */
+    uint64_t n_lora_q, n_lora_kv, n_rot, head_dim_k_mla, head_dim_v_mla;
+    /* deepseek2's expert routing (build_moe_ffn): <arch>.expert_gating_func (0: absent, 1
+     * softmax, 2 sigmoid), .expert_weights_norm, .expert_weights_scale other than 0 and 1, an
+     * expert-selection bias (blk.N.exp_probs_b); moe_routing_extra: the file sets routing or
+     * attention the compute graph does not build (expert groups, another gating function,
+     * attention temperature, MTP layers, expert biases, merged gate/up experts), and the
+     * compute buffer keeps the formula */
+    uint8_t moe_gating;
+    uint64_t n_expert_groups, n_group_used; /* <arch>.expert_group_count, _used_count */
+    bool moe_norm_w, moe_scale, moe_probs_bias, moe_routing_extra;
 } tp_llm_config;
 
 /* Read a GGUF file's header, metadata and tensor infos (no tensor data).

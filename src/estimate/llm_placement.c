@@ -243,7 +243,10 @@ tp_status tp_llm_place(const tp_llm_config *c, const tp_registry *weights, const
      * of each split's inputs, which grows every compute buffer (bounds below, measured) */
     out->pipeline_parallel = m.n_dev > 1 && m.act > (long)c->n_layer && !po->no_kv_offload &&
                              !po->experts_on_cpu && po->n_cpu_moe == 0;
+    /* the bounds scale the single-device figure: the formula, or the planned graph where it
+     * is larger (the formula is below llama.cpp on some families, e.g. deepseek2's MLA) */
     uint64_t t = out->single.n_ubatch, f = out->single.compute_formula_bytes;
+    if (out->single.compute_planned && out->single.compute_bytes > f) f = out->single.compute_bytes;
     uint64_t out_phase = tp_sat_mul_u64(tp_sat_mul_u64(t, 4), c->n_vocab + c->n_embd);
     /* graph inputs (token ids, positions, KV row ids, KQ masks), as in the formula */
     uint64_t caches = out->single.kv_cells_swa ? 2 : 1, mask_el = o->flash_attn ? 2 : 4;

@@ -294,7 +294,23 @@ static const struct {
     {"expert_used_count", false, offsetof(tp_llm_config, n_expert_used)},
     {"expert_shared_count", false, offsetof(tp_llm_config, n_expert_shared)},
     {"leading_dense_block_count", false, offsetof(tp_llm_config, n_layer_dense_lead)},
+    {"attention.q_lora_rank", false, offsetof(tp_llm_config, n_lora_q)},
+    {"attention.kv_lora_rank", false, offsetof(tp_llm_config, n_lora_kv)},
+    {"rope.dimension_count", false, offsetof(tp_llm_config, n_rot)},
+    {"attention.key_length_mla", false, offsetof(tp_llm_config, head_dim_k_mla)},
+    {"attention.value_length_mla", false, offsetof(tp_llm_config, head_dim_v_mla)},
+    {"expert_group_count", false, offsetof(tp_llm_config, n_expert_groups)},
+    {"expert_group_used_count", false, offsetof(tp_llm_config, n_group_used)},
 };
+
+/* "<arch>." keys that change the MoE routing or attention graph beyond what
+ * llm_graph.c builds (any value: the graph is then not claimed). */
+static const char *const routing_keys[] = {
+    "attention.temperature_scale",
+    "attention.temperature_length",
+    "nextn_predict_layers",
+};
+#define N_ROUTING_KEYS (sizeof routing_keys / sizeof routing_keys[0])
 #define N_ARCH_KEYS (sizeof arch_keys / sizeof arch_keys[0])
 
 /* Metadata values seen before general.architecture is known are kept by full
@@ -309,6 +325,46 @@ static bool is_arch_key(const tp_llm_config *c, const char *key, const char *suf
     size_t al = strlen(c->arch);
     return al && strncmp(key, c->arch, al) == 0 && key[al] == '.' &&
            strcmp(key + al + 1, suffix) == 0;
+}
+
+static bool is_routing_key(const tp_llm_config *c, const char *key) {
+    for (size_t j = 0; j < N_ROUTING_KEYS; j++)
+        if (is_arch_key(c, key, routing_keys[j])) return true;
+    return false;
+}
+
+/* build_moe_ffn's routing options: the weight norm (bool), scale (f32) and
+ * gating function (integer); another value type marks the routing unknown. */
+static bool read_routing(gguf_reader *r, tp_llm_config *c, const char *key, uint32_t t) {
+    unsigned char b[4] = {0};
+    if (is_arch_key(c, key, "expert_weights_norm") && t == GT_BOOL) {
+        if (!rd(r, b, 1)) return false;
+        c->moe_norm_w = b[0] != 0;
+    } else if (is_arch_key(c, key, "expert_weights_scale") && t == GT_F32) {
+        if (!rd(r, b, 4)) return false;
+        uint32_t u =
+            (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+        float f;
+        memcpy(&f, &u, sizeof f);
+        c->moe_scale = f != 0.0f && f != 1.0f;
+    } else if (is_arch_key(c, key, "expert_gating_func") && t != GT_F32 && t != GT_F64 &&
+               t != GT_BOOL && scalar_size(t)) {
+        uint64_t v;
+        if (!int_value(r, t, &v)) return false;
+        if (v == 1 || v == 2)
+            c->moe_gating = (uint8_t)v;
+        else
+            c->moe_routing_extra = true;
+    } else {
+        c->moe_routing_extra = true;
+        return skip_value(r, t, 0);
+    }
+    return true;
+}
+
+static bool is_routing_option(const tp_llm_config *c, const char *key) {
+    return is_arch_key(c, key, "expert_weights_norm") ||
+           is_arch_key(c, key, "expert_weights_scale") || is_arch_key(c, key, "expert_gating_func");
 }
 
 /* A per-layer array (integers into u32 or bools into u8), at most
@@ -373,6 +429,11 @@ static bool read_kvs(gguf_reader *r, uint64_t n_kv, tp_llm_config *c, tp_llm_met
             uint64_t m;
             if (!read_layer_array(r, key, NULL, c->layer_swa, &m)) return false;
             x->pattern_array = true;
+        } else if (is_routing_option(c, key)) {
+            if (!read_routing(r, c, key, t)) return false;
+        } else if (is_routing_key(c, key)) {
+            c->moe_routing_extra = true;
+            if (!skip_value(r, t, 0)) return false;
         } else if (strcmp(key, "general.alignment") == 0 && t != GT_ARRAY && t != GT_STRING) {
             if (!int_value(r, t, &c->alignment)) return false;
             if (!tp_is_pow2_u64(c->alignment) || c->alignment > (1u << 30))
@@ -487,6 +548,10 @@ static bool read_tensors(gguf_reader *r, uint64_t n_tensors, tp_registry *reg, t
         if (c->n_vocab == 0 && n_dims == 2 && strcmp(name, "token_embd.weight") == 0)
             c->n_vocab = dims[1];
         if (strstr(name, "attn_q_norm")) c->qk_norm = true;
+        if (strstr(name, "exp_probs_b")) c->moe_probs_bias = true;
+        if (strstr(name, "ffn_gate_inp.bias") || strstr(name, "_exps.bias") ||
+            strstr(name, "ffn_gate_up_exps"))
+            c->moe_routing_extra = true; /* routing or expert ops the graph does not build */
         if (!tp_add_u64(c->weight_bytes, bytes, &c->weight_bytes))
             return gguf_fail(r, TP_ERR_OVERFLOW, "total tensor bytes overflow");
         if (strstr(name, "_exps")) {

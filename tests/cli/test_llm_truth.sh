@@ -5,7 +5,7 @@
 # scripts/llm_truth.py loads each GGUF in llama.cpp and in tensorplan and prints every term.
 # Fails when a model, KV or output buffer differs by one byte, the compute buffer or the total
 # falls below llama.cpp's, or the compute buffer is more than 5 % above it (the planned graph,
-# src/estimate/llm_graph.c, is equal to the byte on these models).
+# src/estimate/llm_graph.c, is equal to the byte on these models, deepseek2 and lfm2 included).
 # usage: test_llm_truth.sh /path/to/tensorplan
 set -u
 TP="${1:?usage: $0 /path/to/tensorplan}"
@@ -45,7 +45,7 @@ if [ "$fail" != 0 ]; then
     exit 1
 fi
 if /usr/bin/python3 scripts/llm_truth.py "$TP" .fixtures/llm \
-    --models llama_mha_f16,llama_gqa_q8_0,qwen2_gqa_q4_0,gemma3_swa_q4_k,qwen3moe_q4_k,lfm2_hybrid_q8_0,qwen2_split_q4_0-00001-of-00004 \
+    --models llama_mha_f16,llama_gqa_q8_0,qwen2_gqa_q4_0,gemma3_swa_q4_k,qwen3moe_q4_k,lfm2_hybrid_q8_0,deepseek2_mla_q8_0,qwen2_split_q4_0-00001-of-00004 \
     --ctx 512,4096,32768 --compute-within 5; then
     echo "1 passed, 0 failed"
 else

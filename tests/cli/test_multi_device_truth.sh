@@ -19,7 +19,7 @@ if ! bash scripts/fixtures-llm.sh || ! bash scripts/fixtures-multi.sh; then
     exit 0
 fi
 if /usr/bin/python3 scripts/multi_truth.py "$TP" .fixtures/multi \
-    --models llama_gqa_q8_0,mixtral_moe_q8_0 \
+    --models llama_gqa_q8_0,mixtral_moe_q8_0,deepseek2_mla_q8_0,lfm2_hybrid_q8_0 \
     --cases "rpc=2 ts=1,1;rpc=2 ts=3,1 ngl=2;rpc=2 ts=1,1 nkvo;rpc=3 ts=1,1,1;rpc=2 ts=1,1 ot;rpc=2 ts=1,1 ncpumoe=1" \
     --ctx 4096 --strict-compute; then
     echo "1 passed, 0 failed"
