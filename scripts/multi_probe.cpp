@@ -7,9 +7,13 @@
 // to MiB and drops buffer types that are neither host nor one of the model's devices:
 //   buffer <buffer type> <device or -> <host 0|1> <model> <context> <compute>
 //   device <index> <device name>
+// With MULTI_PROBE_ALLOC=1 in the environment it loads the model for real instead (weights
+// allocated on every device and read from the file, the context created): the figures are then
+// what llama.cpp allocates, not its projection.
 // Built by scripts/fixtures-multi.sh against the static libraries of .fixtures/multi/build.
 #include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
 
 #include "arg.h"
 #include "common.h"
@@ -23,8 +27,11 @@ int main(int argc, char **argv) {
     llama_backend_init();
     llama_model_params mp = common_model_params_to_llama(params);
     llama_context_params cp = common_context_params_to_llama(params);
-    mp.no_alloc = true;
-    mp.load_mode = LLAMA_LOAD_MODE_NONE;
+    const char *alloc = getenv("MULTI_PROBE_ALLOC");
+    if (!alloc || alloc[0] != '1') {
+        mp.no_alloc = true;
+        mp.load_mode = LLAMA_LOAD_MODE_NONE;
+    }
     llama_model *model = llama_model_load_from_file(params.model.path.c_str(), mp);
     if (!model) {
         fprintf(stderr, "multi_probe: failed to load %s\n", params.model.path.c_str());

@@ -11,7 +11,9 @@ Goal: model and KV equal to the byte; compute within 5 % and never under.
 Exit status 1 when a model or KV figure differs or a compute figure is under llama.cpp's, or more
 than 5 % over (with --strict-compute; otherwise the compute columns are only reported).
 
-usage: multi_truth.py TENSORPLAN FIXDIR [--models a,b] [--cases SPEC;SPEC] [--ctx N,N]
+usage: multi_truth.py TENSORPLAN FIXDIR [--models a,b] [--cases SPEC;SPEC] [--ctx N,N] [--alloc]
+  --alloc: load the models for real (llama.cpp allocates every buffer; weights sent to the
+  servers) instead of llama-fit-params' projection
   a case is "rpc=N ngl=K ts=a,b nkvo ot ncpumoe=N" (space-separated, each optional but rpc)
 """
 import argparse
@@ -91,6 +93,9 @@ def parse_case(spec):
     return c
 
 
+ALLOC = False
+
+
 def probe(fix, model, eps, case, ctx):
     cmd = [os.path.join(fix, "multi_probe"), "-m", model, "--rpc", ",".join(eps), "-c", str(ctx),
            "-fa", "on", "-t", "1"]
@@ -103,7 +108,8 @@ def probe(fix, model, eps, case, ctx):
         cmd += ["-ot", "exps=CPU"]
     if case["ncpumoe"]:
         cmd += ["--n-cpu-moe", str(case["ncpumoe"])]
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    env = dict(os.environ, MULTI_PROBE_ALLOC="1" if ALLOC else "0")
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
     if r.returncode != 0:
         raise RuntimeError(f"probe failed: {' '.join(cmd)}\n{r.stderr[-2000:]}")
     devs, rows = {}, {}
@@ -154,7 +160,12 @@ def main():
     ap.add_argument("--cases", default=";".join(DEFAULT_CASES))
     ap.add_argument("--ctx", default="4096")
     ap.add_argument("--strict-compute", action="store_true")
+    ap.add_argument("--alloc", action="store_true",
+                    help="load each model for real (weights on the RPC servers) instead of "
+                         "llama.cpp's projection")
     a = ap.parse_args()
+    global ALLOC
+    ALLOC = a.alloc
     llm = os.path.join(os.path.dirname(a.fix.rstrip("/")), "llm", "models")
     server = os.path.join(a.fix, "build", "bin", "ggml-rpc-server")
     cases = [parse_case(s) for s in a.cases.split(";") if s.strip()]
