@@ -41,7 +41,7 @@ static bool vl_has_kv(const tp_llm_config *c, uint64_t il) {
 static double vl_layer_params(const vllm_shapes *s) {
     double attn = s->E * s->heads_rank * s->dk * 2 + s->E * s->kv_rank * (s->dk + s->dv);
     double mlp = s->experts > 0 ? s->experts * 3 * s->E * s->ffe_rank + s->E * s->experts
-                            : 3 * s->E * s->ff_rank;
+                                : 3 * s->E * s->ff_rank;
     return attn + mlp + 2 * s->E;
 }
 
@@ -80,7 +80,7 @@ static double vl_activation(const vllm_shapes *s, const tp_vllm_options *o, bool
     double resid = 2 * T * s->E * b;
     double attn = T * (s->heads_rank * s->dk * 2 + s->kv_rank * (s->dk + s->dv)) * b;
     double mlp = s->experts > 0 ? T * s->used * (3 * s->ffe_rank + s->E) * b + T * s->experts * 4
-                            : T * 3 * s->ff_rank * b;
+                                : T * 3 * s->ff_rank * b;
     double sampler = last ? (double)o->max_num_seqs * s->vocab * 4 * 3 : 0;
     return resid + (attn > mlp ? attn : mlp) + sampler;
 }
