@@ -153,6 +153,14 @@ static void trace_readers(const tp_graph *g, const tp_liveness *l, const tp_ort_
     }
 }
 
+/* A buffer in the plain (non-blocked) layout: no arena chunk yet, no pattern offset, no in-place
+ * source, its own allocation. */
+static tp_ort_buf plain_buf(tp_node_id id, uint64_t bytes, int64_t birth, int64_t death,
+                            uint64_t shape_key, bool output) {
+    tp_ort_buf b = {id, bytes, birth, death, -1, 0, shape_key, -1, -1, false, output};
+    return b;
+}
+
 static tp_status trace_emit(const tp_graph *g, const tp_liveness *l, uint32_t block,
                             const tp_ort_xform *x, trace_life *t, tp_ort_buf **b, size_t *nb,
                             size_t *bcap, tp_error *err) {
@@ -166,17 +174,9 @@ static tp_status trace_emit(const tp_graph *g, const tp_liveness *l, uint32_t bl
             continue;
         uint64_t key_plain = shape_key(g, nd, -1), pb;
         int64_t chan;
-        tp_ort_buf v = {(tp_node_id)id,
-                        lv->bytes,
-                        2 * p,
-                        2 * trace_max(t->death[id], p),
-                        -1,
-                        0,
-                        key_plain,
-                        -1,
-                        -1,
-                        false,
-                        t->output[id] != 0};
+        bool out = t->output[id] != 0;
+        tp_ort_buf v = plain_buf((tp_node_id)id, lv->bytes, 2 * p, 2 * trace_max(t->death[id], p),
+                                 key_plain, out);
         if (x->chain[id] && padded(g, nd, lv->bytes, block, &pb, &chan)) {
             v.bytes = pb;
             v.shape_key = shape_key(g, nd, chan);
@@ -184,17 +184,8 @@ static tp_status trace_emit(const tp_graph *g, const tp_liveness *l, uint32_t bl
             v.death = 2 * trace_max(t->chain_last[id], p);
             if (t->plain_last[id] >= 0) {
                 int64_t cb = trace_max(2 * t->plain_first[id] - 1, 2 * p + 1);
-                tp_ort_buf copy = {(tp_node_id)id,
-                                   lv->bytes,
-                                   cb,
-                                   2 * t->plain_last[id],
-                                   -1,
-                                   0,
-                                   key_plain,
-                                   -1,
-                                   -1,
-                                   false,
-                                   t->output[id] != 0};
+                tp_ort_buf copy =
+                    plain_buf((tp_node_id)id, lv->bytes, cb, 2 * t->plain_last[id], key_plain, out);
                 v.death = trace_max(v.death, cb);
                 t->copy_buf[id] = (int32_t)*nb;
                 if (!trace_push(a, b, nb, bcap, copy)) goto nomem;
