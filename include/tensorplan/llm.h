@@ -93,6 +93,8 @@ typedef struct tp_llm_config {
     bool swa;              /* the family interleaves sliding-window layers */
     bool qk_norm;          /* attn_q_norm tensors: Q and K are normed per head */
     bool tied_output;      /* the LM head is the token embedding (no output.weight) */
+    char output_norm[32];  /* the output norm's tensor name ("output_norm.weight"; lfm2:
+                            * "token_embd_norm.weight"), an output-layer tensor */
     uint8_t tied_repacked; /* bit k: the CPU backend repacks that duplicate under tp_llm_repack k */
     /* MoE layout from the stacked expert tensors ("*_exps", llama.cpp naming): */
     uint64_t expert_tensor_bytes; /* all *_exps tensors */

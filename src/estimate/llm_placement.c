@@ -110,11 +110,7 @@ static tp_status place_weights(const tp_llm_config *c, const tp_registry *w,
             if (strstr(e->name, "_exps") && (po->experts_on_cpu || (uint64_t)il < po->n_cpu_moe))
                 row = host;
             if (strstr(e->name, "ffn_gate_exps")) out->use[row].expert_layers++;
-        } else if (strncmp(e->name, "output", 6) == 0 ||
-                   /* LFM2 names its output norm token_embd_norm (llama.cpp
-                    * LLM_TENSOR_OUTPUT_NORM_LFM2, an output-layer tensor) */
-                   (strcmp(c->arch, "lfm2") == 0 &&
-                    strcmp(e->name, "token_embd_norm.weight") == 0)) {
+        } else if (strncmp(e->name, "output", 6) == 0 || strcmp(e->name, c->output_norm) == 0) {
             row = out_row;
         } else {
             row = host; /* the input layer (token embedding) and the rest */

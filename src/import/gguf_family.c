@@ -8,31 +8,31 @@
 
 static const tp_gguf_family families[] = {
     /* plain decoders: every layer global attention */
-    {"llama", TP_GGUF_SWA_NONE, 0, 0, false, true,
-     TP_GGUF_RECR_NONE}, /* llama 1-3, mistral, mixtral (MoE) */
-    {"mistral3", TP_GGUF_SWA_NONE, 0, 0, false, true, TP_GGUF_RECR_NONE},
-    {"qwen2", TP_GGUF_SWA_NONE, 0, 0, false, true, TP_GGUF_RECR_NONE},
-    {"qwen3", TP_GGUF_SWA_NONE, 0, 0, false, true, TP_GGUF_RECR_NONE},
-    {"qwen2moe", TP_GGUF_SWA_NONE, 0, 0, false, true, TP_GGUF_RECR_NONE},
-    {"qwen3moe", TP_GGUF_SWA_NONE, 0, 0, false, true, TP_GGUF_RECR_NONE},
-    {"gemma", TP_GGUF_SWA_NONE, 0, 0, false, true, TP_GGUF_RECR_NONE},
+    {"llama", TP_GGUF_SWA_NONE, 0, 0, false, true, TP_GGUF_RECR_NONE,
+     NULL}, /* llama 1-3, mistral, mixtral (MoE) */
+    {"mistral3", TP_GGUF_SWA_NONE, 0, 0, false, true, TP_GGUF_RECR_NONE, NULL},
+    {"qwen2", TP_GGUF_SWA_NONE, 0, 0, false, true, TP_GGUF_RECR_NONE, NULL},
+    {"qwen3", TP_GGUF_SWA_NONE, 0, 0, false, true, TP_GGUF_RECR_NONE, NULL},
+    {"qwen2moe", TP_GGUF_SWA_NONE, 0, 0, false, true, TP_GGUF_RECR_NONE, NULL},
+    {"qwen3moe", TP_GGUF_SWA_NONE, 0, 0, false, true, TP_GGUF_RECR_NONE, NULL},
+    {"gemma", TP_GGUF_SWA_NONE, 0, 0, false, true, TP_GGUF_RECR_NONE, NULL},
     /* phi3: llama.cpp turns the sliding window off (all layers global) */
-    {"phi3", TP_GGUF_SWA_NONE, 0, 0, false, true, TP_GGUF_RECR_NONE},
+    {"phi3", TP_GGUF_SWA_NONE, 0, 0, false, true, TP_GGUF_RECR_NONE, NULL},
     /* deepseek2: MLA from attention.key_length_mla (K only, one KV head) */
-    {"deepseek2", TP_GGUF_SWA_NONE, 0, 0, false, true, TP_GGUF_RECR_NONE},
+    {"deepseek2", TP_GGUF_SWA_NONE, 0, 0, false, true, TP_GGUF_RECR_NONE, NULL},
     /* interleaved sliding-window attention: pattern n = n-1 SWA layers, then one global */
-    {"gemma2", TP_GGUF_SWA_ALWAYS, 4096, 2, false, true, TP_GGUF_RECR_NONE},
-    {"gemma3", TP_GGUF_SWA_IF_KEY, 0, 6, false, true, TP_GGUF_RECR_NONE},
-    {"gpt-oss", TP_GGUF_SWA_ALWAYS, 0, 2, false, true, TP_GGUF_RECR_NONE},
-    {"cohere2", TP_GGUF_SWA_ALWAYS, 0, 4, false, true, TP_GGUF_RECR_NONE},
-    {"exaone4", TP_GGUF_SWA_IF_KEY, 0, 4, false, true, TP_GGUF_RECR_NONE},
+    {"gemma2", TP_GGUF_SWA_ALWAYS, 4096, 2, false, true, TP_GGUF_RECR_NONE, NULL},
+    {"gemma3", TP_GGUF_SWA_IF_KEY, 0, 6, false, true, TP_GGUF_RECR_NONE, NULL},
+    {"gpt-oss", TP_GGUF_SWA_ALWAYS, 0, 2, false, true, TP_GGUF_RECR_NONE, NULL},
+    {"cohere2", TP_GGUF_SWA_ALWAYS, 0, 4, false, true, TP_GGUF_RECR_NONE, NULL},
+    {"exaone4", TP_GGUF_SWA_IF_KEY, 0, 4, false, true, TP_GGUF_RECR_NONE, NULL},
     /* hybrids: short-convolution layers (no KV heads) beside attention layers */
-    {"lfm2", TP_GGUF_SWA_NONE, 0, 0, false, true, TP_GGUF_RECR_SHORTCONV},
+    {"lfm2", TP_GGUF_SWA_NONE, 0, 0, false, true, TP_GGUF_RECR_SHORTCONV, "token_embd_norm.weight"},
     /* encoders: no KV cache */
-    {"bert", TP_GGUF_SWA_NONE, 0, 0, false, false, TP_GGUF_RECR_NONE},
-    {"nomic-bert", TP_GGUF_SWA_NONE, 0, 0, false, false, TP_GGUF_RECR_NONE},
-    {"jina-bert-v2", TP_GGUF_SWA_NONE, 0, 0, false, false, TP_GGUF_RECR_NONE},
-    {"modern-bert", TP_GGUF_SWA_NONE, 0, 0, false, false, TP_GGUF_RECR_NONE},
+    {"bert", TP_GGUF_SWA_NONE, 0, 0, false, false, TP_GGUF_RECR_NONE, NULL},
+    {"nomic-bert", TP_GGUF_SWA_NONE, 0, 0, false, false, TP_GGUF_RECR_NONE, NULL},
+    {"jina-bert-v2", TP_GGUF_SWA_NONE, 0, 0, false, false, TP_GGUF_RECR_NONE, NULL},
+    {"modern-bert", TP_GGUF_SWA_NONE, 0, 0, false, false, TP_GGUF_RECR_NONE, NULL},
 };
 
 const tp_gguf_family *tp_gguf_family_find(const char *arch) {

@@ -26,6 +26,7 @@ typedef struct tp_gguf_family {
     bool dense_first;     /* the global layer opens each pattern period */
     bool has_kv;          /* false for encoders */
     tp_gguf_recurrent_kind recurrent;
+    const char *output_norm; /* the output norm's tensor name when not output_norm.weight */
 } tp_gguf_family;
 
 /* The family of arch, or NULL when tensorplan does not know it. */

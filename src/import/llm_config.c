@@ -51,6 +51,8 @@ tp_status tp__llm_config_finish(tp_llm_config *c, const tp_llm_meta_extra *x, co
     const tp_gguf_family *fam = tp_gguf_family_find(c->arch);
     c->family_known = fam != NULL;
     c->has_kv = fam ? fam->has_kv : true;
+    snprintf(c->output_norm, sizeof c->output_norm, "%s",
+             fam && fam->output_norm ? fam->output_norm : "output_norm.weight");
     if (fam && fam->recurrent == TP_GGUF_RECR_SHORTCONV) {
         if (x->shortconv_l_cache < 2) {
             char msg[192];
