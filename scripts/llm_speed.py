@@ -4,25 +4,27 @@ usage: /usr/bin/python3 scripts/llm_speed.py TENSORPLAN LLAMA_BENCH MODEL_DIR RE
            [--models a,b,...] [--threads 1,2] [--reps N] [--check] [--fit]
 
 For each model (MODEL_DIR/<name>.gguf) and thread count: llama-bench -p 512 -n 128 -r N -o jsonl
-(cached in RESULT_DIR/<name>-t<T>.jsonl; delete to measure again), the best sample of each test
-(the machine is shared: the best run is the least disturbed), and tensorplan's prediction at the
-same thread count (its CPU calibration at T threads). At one thread the measurement is by CPU
-time instead (measure_cpu; LLM_SPEED_WALL=1 for llama-bench's own wall-clock figures), as the
-calibration measures one thread. Prints one row per model and thread count
+(cached in RESULT_DIR/<name>-t<T>.jsonl; delete to measure again), the median sample of each test
+(llama-bench's own wall clock: run it on a quiet machine; decode moves with the memory bandwidth
+the host leaves this machine, +-15 % within minutes here), and tensorplan's prediction at the
+same thread count (its CPU calibration at T threads; calibrate in the same quiet window).
+LLM_SPEED_CPU=1 measures one thread by CPU time instead (measure_cpu), which survives other
+jobs on the machine only where they do not share the core or its memory bandwidth. Prints one row per model and thread count
 with the load average at measurement time. --check: exit 1 when an error exceeds the band the
 prediction itself states (error_band). --fit: print, per weight type, the rate ratios that would
 have matched (decode: kernel time needed = measured - overhead; prefill: GEMM time needed)."""
 import json
 import os
+import statistics
 import subprocess
 import sys
 
-FIT = {"20m", "120m"}  # the fit set; 850m and moe are held out
+FIT = {"20m", "120m", "400m", "moe40m"}  # the fit set; 850m and moe are held out
 
 
 def args():
     a = sys.argv[1:]
-    opts = {"models": None, "threads": "1", "reps": "1", "check": False, "fit": False}
+    opts = {"models": None, "threads": "1", "reps": "3", "check": False, "fit": False}
     pos = []
     i = 0
     while i < len(a):
@@ -70,7 +72,7 @@ def measure_cpu(lb, gguf, out, reps):
 
 
 def measure(lb, gguf, out, threads, reps):
-    if str(threads) == "1" and os.environ.get("LLM_SPEED_WALL") != "1":
+    if str(threads) == "1" and os.environ.get("LLM_SPEED_CPU") == "1":
         return measure_cpu(lb, gguf, out.replace(".jsonl", "-cpu.json"), reps)
     if not os.path.exists(out):
         load = open("/proc/loadavg").read().split()[0]
@@ -89,9 +91,9 @@ def measure(lb, gguf, out, threads, reps):
         if "loadavg" in r:
             load = r["loadavg"]
         elif r["n_prompt"]:
-            pp = max(r["samples_ts"])
+            pp = statistics.median(r["samples_ts"])
         else:
-            tg = max(r["samples_ts"])
+            tg = statistics.median(r["samples_ts"])
     return pp, tg, load
 
 

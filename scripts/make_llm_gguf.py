@@ -71,11 +71,13 @@ MODELS.update({
 })
 
 # Throughput models (bench/llm_speed.sh, tests/cli/test_llm_speed.sh): llama-shaped, GQA, sized
-# ~20 M, ~120 M and ~850 M parameters, and an MoE (8 experts, 2 used); "speed_<size>_<type>".
+# ~20 M, ~120 M, ~400 M and ~850 M parameters, and two MoEs (8 experts, 2 used); "speed_<size>_<type>".
 SPEED_SIZES = {
     "20m": dict(arch="llama", L=4, E=512, H=8, KV=2, FF=1408, vocab=8192),
     "120m": dict(arch="llama", L=8, E=1024, H=16, KV=4, FF=2816, vocab=16384),
+    "400m": dict(arch="llama", L=12, E=1536, H=24, KV=8, FF=4096, vocab=32000),
     "850m": dict(arch="llama", L=16, E=2048, H=32, KV=8, FF=5632, vocab=32000),
+    "moe40m": dict(arch="llama", L=4, E=512, H=8, KV=2, FF=704, vocab=8192, experts=8, used=2),
     "moe": dict(arch="llama", L=8, E=1024, H=16, KV=4, FF=1408, vocab=16384, experts=8, used=2),
 }
 SPEED_TYPES = {"f32": Q.F32, "f16": Q.F16, "q8_0": Q.Q8_0, "q4_0": Q.Q4_0}

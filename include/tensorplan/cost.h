@@ -136,6 +136,15 @@ typedef struct tp_gemm_point {
     double gflops;
 } tp_gemm_point;
 
+#define TP_READ_CURVE_MAX 8
+
+/* One point of the read-bandwidth curve: `gbps` (bytes per ns) achieved reading a working set
+ * of `bytes` once per pass, over and over: cache levels at small sizes, memory at large ones. */
+typedef struct tp_bw_point {
+    double bytes;
+    double gbps;
+} tp_bw_point;
+
 typedef struct tp_device_model {
     char name[TP_DEVICE_NAME_CAP]; /* "cpu", "cuda:0", "h100-sxm", ... */
     tp_device_kind kind;
@@ -161,6 +170,11 @@ typedef struct tp_device_model {
      * launched node and per forward. CPU models get onnxruntime's, measured by the probe of
      * bench/accuracy (docs/cost.md, "Runtime overheads"); 0 = none. Not cached. */
     double runtime_node_ns, runtime_run_ns;
+    /* Read bandwidth by working-set size (tp_device_read_gbps), measured by the CPU
+     * calibration with `threads` threads, sorted by bytes; 0 points = not measured (catalog,
+     * default, CUDA): mem_gbps at every size. */
+    uint32_t n_read;
+    tp_bw_point read[TP_READ_CURVE_MAX];
 } tp_device_model;
 
 /* A default (source TP_SOURCE_DEFAULT) model of the given kind: conservative
@@ -177,6 +191,11 @@ TP_API tp_status tp_device_model_validate(const tp_device_model *d, tp_error *er
  * speedup. Never returns <= 0 for a valid model. */
 TP_API double tp_device_gemm_gflops(const tp_device_model *d, tp_dtype dtype, uint64_t m,
                                     uint64_t k, uint64_t n);
+
+/* Read bandwidth in GB/s (bytes per ns) for a working set of `bytes` read once per pass:
+ * log-linear interpolation of d->read in the size, clamped at the ends (the last point is
+ * memory); mem_gbps when the model has no read curve. Never <= 0 for a valid model. */
+TP_API double tp_device_read_gbps(const tp_device_model *d, double bytes);
 
 /* ---------------------------------------------------------------- cost prediction */
 

@@ -93,14 +93,17 @@ static tp_status resolve(resolver *r, const char *name, tp_device_model *out, tp
 }
 
 static PyObject *device_dict(const tp_device_model *m) {
-    PyObject *gemm = PyList_New(0), *skinny = PyList_New(0);
-    int bad = !gemm || !skinny;
+    PyObject *gemm = PyList_New(0), *skinny = PyList_New(0), *read = PyList_New(0);
+    int bad = !gemm || !skinny || !read;
     for (uint32_t i = 0; !bad && i < m->n_gemm; i++)
         bad = tp_py_append(
             gemm, Py_BuildValue("{sdsd}", "dim", m->gemm[i].dim, "gflops", m->gemm[i].gflops));
     for (uint32_t i = 0; !bad && i < m->n_skinny; i++)
         bad = tp_py_append(skinny, Py_BuildValue("{sdsd}", "min_dim", m->skinny[i].dim, "gflops",
                                                  m->skinny[i].gflops));
+    for (uint32_t i = 0; !bad && i < m->n_read; i++)
+        bad = tp_py_append(
+            read, Py_BuildValue("{sdsd}", "bytes", m->read[i].bytes, "gbps", m->read[i].gbps));
     PyObject *d = bad ? NULL : PyDict_New();
     if (d && (tp_py_put_str(d, "name", m->name) ||
               tp_py_put_str(d, "kind", tp_device_kind_name(m->kind)) ||
@@ -108,6 +111,7 @@ static PyObject *device_dict(const tp_device_model *m) {
               tp_py_put_str(d, "gemm_impl", m->gemm_impl) ||
               tp_py_put_obj(d, "gemm_gflops", Py_NewRef(gemm)) ||
               tp_py_put_obj(d, "skinny_gflops", Py_NewRef(skinny)) ||
+              tp_py_put_obj(d, "read_gbps", Py_NewRef(read)) ||
               tp_py_put_f64(d, "f16_speedup", m->f16_speedup) ||
               tp_py_put_f64(d, "bf16_speedup", m->bf16_speedup) ||
               tp_py_put_f64(d, "int8_speedup", m->int8_speedup) ||
@@ -121,6 +125,7 @@ static PyObject *device_dict(const tp_device_model *m) {
         Py_CLEAR(d);
     Py_XDECREF(gemm);
     Py_XDECREF(skinny);
+    Py_XDECREF(read);
     return d;
 }
 

@@ -21,8 +21,8 @@ from ._api import alloc, cost, estimate, fit, inspect, plan, report, version
 from ._model import ModelLike
 from ._types import (Alloc, BoundedDim, Buffer, Cost, DeviceCost, DeviceModel, Error,
                      Estimate, Fit, GemmPoint, IoProfile, ModelInfo, OnnxruntimeFigure, Opset,
-                     OrtOptions, Params, Peak, Plan, Report, Runtime, RuntimeTerms, SkinnyPoint,
-                     Slot, ValueInfo, format_bytes, parse_size)
+                     OrtOptions, Params, Peak, Plan, ReadPoint, Report, Runtime, RuntimeTerms,
+                     SkinnyPoint, Slot, ValueInfo, format_bytes, parse_size)
 
 _native._set_error_class(Error)
 
@@ -35,6 +35,6 @@ __all__ = [
     # results and errors
     "Error", "Estimate", "Runtime", "RuntimeTerms", "OrtOptions", "BoundedDim", "Plan",
     "Slot", "Fit", "Alloc", "ModelInfo", "ValueInfo", "Opset", "Params", "Cost",
-    "DeviceCost", "DeviceModel", "GemmPoint", "SkinnyPoint", "Report", "OnnxruntimeFigure",
-    "Buffer", "Peak", "IoProfile", "ModelLike",
+    "DeviceCost", "DeviceModel", "GemmPoint", "SkinnyPoint", "ReadPoint", "Report",
+    "OnnxruntimeFigure", "Buffer", "Peak", "IoProfile", "ModelLike",
 ]

@@ -12,7 +12,7 @@ from typing import Any, Dict, Mapping, Optional, Tuple, Type, TypeVar, Union
 __all__ = [
     "Error", "BoundedDim", "OrtOptions", "RuntimeTerms", "Runtime", "Estimate", "Slot",
     "Plan", "Fit", "Alloc", "Opset", "ValueInfo", "Params", "ModelInfo", "GemmPoint",
-    "SkinnyPoint", "DeviceModel", "DeviceCost", "Cost", "OnnxruntimeFigure", "Buffer",
+    "SkinnyPoint", "ReadPoint", "DeviceModel", "DeviceCost", "Cost", "OnnxruntimeFigure", "Buffer",
     "Peak", "IoProfile", "Report", "parse_size", "format_bytes",
 ]
 
@@ -395,6 +395,13 @@ class SkinnyPoint:
 
 
 @dataclasses.dataclass(frozen=True)
+class ReadPoint:
+    """Read bandwidth (GB/s) for a working set of ``bytes`` (calibrated CPUs)."""
+    bytes: float
+    gbps: float
+
+
+@dataclasses.dataclass(frozen=True)
 class DeviceModel:
     """A device's roofline model (measured, catalog or default figures)."""
     name: str
@@ -403,6 +410,7 @@ class DeviceModel:
     gemm_impl: str
     gemm_gflops: Tuple[GemmPoint, ...]
     skinny_gflops: Tuple[SkinnyPoint, ...]
+    read_gbps: Tuple[ReadPoint, ...]
     f16_speedup: float
     bf16_speedup: float
     int8_speedup: float
@@ -442,7 +450,7 @@ class DeviceCost:
     def _from(cls, d: Mapping[str, Any]) -> "DeviceCost":
         return _build(cls, d, model=lambda m: _build(
             DeviceModel, m, gemm_gflops=_tuple_of(GemmPoint),
-            skinny_gflops=_tuple_of(SkinnyPoint)))
+            skinny_gflops=_tuple_of(SkinnyPoint), read_gbps=_tuple_of(ReadPoint)))
 
 
 @dataclasses.dataclass(frozen=True)

@@ -13,7 +13,7 @@
 
 #include "core/mem.h"
 
-#define CACHE_FORMAT 1
+#define CACHE_FORMAT 2 /* 2: the read-bandwidth curve */
 #define CACHE_MAX_BYTES 65536
 
 tp_status tp_calib_cache_dir(const tp_calib_options *o, char *buf, size_t cap, tp_error *err) {
@@ -96,6 +96,9 @@ tp_status tp_device_model_save(const tp_device_model *d, const char *key, const 
     if (d->n_skinny > 0) fprintf(f, "\nskinny=");
     for (uint32_t i = 0; i < d->n_skinny; i++)
         fprintf(f, "%s%.17g:%.17g", i ? " " : "", d->skinny[i].dim, d->skinny[i].gflops);
+    if (d->n_read > 0) fprintf(f, "\nread=");
+    for (uint32_t i = 0; i < d->n_read; i++)
+        fprintf(f, "%s%.17g:%.17g", i ? " " : "", d->read[i].bytes, d->read[i].gbps);
     fprintf(f,
             "\nf16_speedup=%.17g\nbf16_speedup=%.17g\nint8_speedup=%.17g\ndispatch_ns=%.17g\n"
             "round_trip_ns=%.17g\nmem_gbps=%.17g\nreadback_gbps=%.17g\nunified=%d\nthreads=%u\n"
@@ -200,6 +203,16 @@ static tp_status parse_text(char *text, const char *path, const char *want_key, 
             seen[F_GEMM] = true;
         } else if (strcmp(k, "skinny") == 0) {
             if ((s = parse_curve(v, d->skinny, &d->n_skinny, path, line, err)) != TP_OK) return s;
+        } else if (strcmp(k, "read") == 0) { /* bytes:gbps pairs, the same syntax */
+            tp_gemm_point pts[TP_GEMM_CURVE_MAX];
+            uint32_t n = 0;
+            if ((s = parse_curve(v, pts, &n, path, line, err)) != TP_OK) return s;
+            if (n > TP_READ_CURVE_MAX)
+                return tp_error_set(err, TP_ERR_PARSE, "%s:%d: read: more than %d points", path,
+                                    line, TP_READ_CURVE_MAX);
+            for (uint32_t i = 0; i < n; i++)
+                d->read[i] = (tp_bw_point){pts[i].dim, pts[i].gflops};
+            d->n_read = n;
         } else if (strcmp(k, "unified") == 0) {
             d->unified = strcmp(v, "1") == 0;
         } else {

@@ -17,6 +17,7 @@
 #endif
 
 #include "core/mem.h"
+#include "cost/calibrate_read.h"
 #include "cost/cpu_pool.h"
 #include "cost/gemm_kernels.h"
 
@@ -491,6 +492,14 @@ tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_c
     d.readback_gbps = bench_triad(&bc, &tj);
     if (!(d.mem_gbps > 0)) d.mem_gbps = 1;
     if (!(d.readback_gbps > 0)) d.readback_gbps = d.mem_gbps;
+    /* Read bandwidth by working-set size (LLM decode streams its weights once per token). */
+    s = tp_calib_read_curve(&pool, o->quick, &d, err);
+    if (s != TP_OK) {
+        tp_pool_stop(&pool);
+        tp_mem_free(NULL, buf, 3 * mat * sizeof(float));
+        tp_mem_free(NULL, tri, 3 * tri_n * sizeof(double));
+        return s;
+    }
 
     /* Overheads: fork/join of the pool (dispatch) and a two-thread ping-pong. */
     d.dispatch_ns = bench_dispatch(&pool, o->quick ? 9 : 31);
@@ -537,9 +546,15 @@ tp_status tp_calibrate_cpu_cached(const tp_calib_options *o, tp_device_model *ou
     }
     if (!out) return tp_error_set(err, TP_ERR_INVALID, "calibrate: NULL result");
     uint32_t threads = o->threads ? o->threads : tp_calib_default_threads();
-    char model[128], dir[400], full[496], quick[512], key[200], qkey[210];
+    char model[128], dir[400], full[496], quick[512], key[240], qkey[250], fam[16] = "",
+                                                                         mod[16] = "";
     tp_cpu_model_name(model, sizeof model);
-    snprintf(key, sizeof key, "%s|threads=%u", model, threads);
+    /* A virtual machine masks the model name ("AMD EPYC") and may be restored on another host
+       generation: the family and model numbers tell them apart, so a cache measured on one
+       is not served on the other. */
+    (void)cpuinfo_field("cpu family", fam, sizeof fam);
+    (void)cpuinfo_field("model", mod, sizeof mod);
+    snprintf(key, sizeof key, "%s|family=%s|model=%s|threads=%u", model, fam, mod, threads);
     snprintf(qkey, sizeof qkey, "%s|quick", key);
     bool have_path = tp_calib_cache_dir(o, dir, sizeof dir, NULL) == TP_OK &&
                      tp_calib_cache_path(dir, model, threads, full, sizeof full, NULL) == TP_OK;

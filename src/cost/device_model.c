@@ -115,6 +115,20 @@ tp_status tp_device_model_validate(const tp_device_model *d, tp_error *err) {
                                 "device '%s': skinny points not sorted by dim (%g after %g)", nm,
                                 d->skinny[i].dim, d->skinny[i - 1].dim);
     }
+    if (d->n_read > TP_READ_CURVE_MAX)
+        return tp_error_set(err, TP_ERR_INVALID, "device '%s': n_read = %u, need 0..%d", nm,
+                            d->n_read, TP_READ_CURVE_MAX);
+    for (uint32_t i = 0; i < d->n_read; i++) {
+        if (!pos_finite(d->read[i].bytes) || !pos_finite(d->read[i].gbps))
+            return tp_error_set(err, TP_ERR_INVALID,
+                                "device '%s': read point %u (%g bytes, %g GB/s) must be "
+                                "positive and finite",
+                                nm, i, d->read[i].bytes, d->read[i].gbps);
+        if (i > 0 && !(d->read[i].bytes > d->read[i - 1].bytes))
+            return tp_error_set(err, TP_ERR_INVALID,
+                                "device '%s': read points not sorted by size (%g after %g)", nm,
+                                d->read[i].bytes, d->read[i - 1].bytes);
+    }
     struct {
         const char *field;
         double v;
@@ -195,5 +209,25 @@ double tp_device_gemm_gflops(const tp_device_model *d, tp_dtype dtype, uint64_t 
         }
     }
     g *= speedup_for(d, dtype);
+    return g > 0 && isfinite(g) ? g : 1e-9;
+}
+
+double tp_device_read_gbps(const tp_device_model *d, double bytes) {
+    if (!d) return 1e-9;
+    uint32_t n = d->n_read > TP_READ_CURVE_MAX ? TP_READ_CURVE_MAX : d->n_read;
+    if (n == 0) return d->mem_gbps > 0 ? d->mem_gbps : 1e-9;
+    const tp_bw_point *p = d->read;
+    double g;
+    if (!(bytes > p[0].bytes))
+        g = p[0].gbps;
+    else if (!(bytes < p[n - 1].bytes))
+        g = p[n - 1].gbps;
+    else {
+        uint32_t i = 1;
+        while (i < n - 1 && bytes > p[i].bytes)
+            i++;
+        double t = (log(bytes) - log(p[i - 1].bytes)) / (log(p[i].bytes) - log(p[i - 1].bytes));
+        g = p[i - 1].gbps + t * (p[i].gbps - p[i - 1].gbps);
+    }
     return g > 0 && isfinite(g) ? g : 1e-9;
 }

@@ -17,25 +17,32 @@
 
 /* CPU kernel rates of llama.cpp's CPU backend, relative to the device's large
  * f32 GEMM throughput G (GFLOP/s = flops per ns):
- *   dec  weight elements per ns in a decode matrix-vector product, per G
- *   pp   prefill GEMM flops per ns, per the device's f32 GEMM rate at that shape
- * Fitted with bench/llm_speed.sh on the fit set (the ~20 M and ~120 M models,
- * one thread, by CPU time; llama.cpp v0.5.0 of node-llama-cpp, its zen4 CPU
- * variant, on an AMD EPYC with AVX-512): the geometric mean over the two sizes
- * of the factor that would have matched each, measured at load average ~1.2 (a first fit
- * at load 7-11 under-predicted decode by 33-50 % once the machine was quiet: decode is
- * memory-bound and shares the memory system). docs/estimate.md has the table. */
+ *   dec  weight elements per ns of a decode matrix-vector product's arithmetic, per G; the
+ *        bytes it reads are priced apart, at the read bandwidth of the working set
+ *        (tp_device_read_gbps), and the two add up: one thread computes or waits
+ *   pp   prefill GEMM flops per ns, per G (llama.cpp's quantized GEMMs run at a rate that
+ *        hardly depends on the shape at these sizes, so the f32 curve's shape is not used)
+ * Fitted with bench/llm_speed.sh on the fit set (the ~20 M, ~120 M and ~400 M models, one
+ * thread; llama.cpp v0.5.0 of node-llama-cpp, its zen4 CPU variant, on an AMD EPYC family 26
+ * (Zen 5) with AVX-512): the geometric mean over the three sizes of the factor that would have
+ * matched each, measured with the other jobs on the machine stopped. f16 decode is bound by the
+ * bytes it reads: its arithmetic did not show above the noise, and its factor is capped at 1.
+ * docs/estimate.md has the table and the held-out errors. */
 typedef struct type_rate {
     tp_dtype type;
     double dec, pp;
 } type_rate;
 
 static const type_rate cpu_rates[] = {
-    {TP_DTYPE_F32, 0.0535, 0.441},
-    {TP_DTYPE_F16, 0.150, 0.441},
-    {TP_DTYPE_Q8_0, 0.131, 0.820},
-    {TP_DTYPE_Q4_0, 0.349, 1.913},
+    {TP_DTYPE_F32, 1.177, 0.4142},
+    {TP_DTYPE_F16, 2, 0.4049},
+    {TP_DTYPE_Q8_0, 0.1893, 0.6842},
+    {TP_DTYPE_Q4_0, 0.572, 1.206},
 };
+/* Prefill of MoE expert tensors: llama.cpp's mul_mat_id multiplies each expert by the tokens
+ * routed to it (gathered rows, one GEMM per expert): its rate per flop relative to a dense GEMM
+ * of the same type. Fitted on the ~40 M MoE of the fit set (the ~330 M MoE is held out). */
+#define CPU_MOE_PREFILL 0.5307
 /* Per graph node (ns) at one thread, and per llama_decode call. */
 #define CPU_NODE_NS 300.0
 #define CPU_CALL_NS 30000.0
@@ -77,6 +84,7 @@ typedef struct mat_use {
     double k;         /* inner dimension (ne0) */
     double n;         /* output rows per token (elements / k) */
     bool output;      /* the output layer: one token in prefill */
+    bool expert;      /* an MoE expert tensor (*_exps): each token runs only its experts */
     tp_dtype type;
 } mat_use;
 
@@ -103,8 +111,14 @@ static double pad_cells(double cells) {
     return ceil(cells / KV_PAD) * KV_PAD;
 }
 
+/* The f32 GEMM rate of large shapes: the curve's upper envelope at its end (as
+   tp_device_gemm_gflops reads the curve; a dip at the largest shape is the calibration
+   kernel's blocking or a shared core, not the device). */
 static double large_gemm(const tp_device_model *d) {
-    return d->gemm[d->n_gemm - 1].gflops;
+    double g = 0;
+    for (uint32_t i = 0; i < d->n_gemm && i < TP_GEMM_CURVE_MAX; i++)
+        if (d->gemm[i].gflops > g) g = d->gemm[i].gflops;
+    return g;
 }
 
 static bool is_gpu(const tp_device_model *d) {
@@ -129,6 +143,7 @@ static bool mat_get(const tp_llm_config *c, const tp_registry *w, bool tied, uin
     u->k = (double)e->dims[0];
     u->n = u->elements / u->k;
     u->output = embd || strcmp(e->name, "output.weight") == 0;
+    u->expert = frac < 1.0;
     u->type = e->dtype;
     return true;
 }
@@ -189,14 +204,17 @@ static void decode_token(const speed_ctx *x, const mat_set *ms, double cells, tp
         bool borrowed;
         kernel += attn_el / (rate_for(TP_DTYPE_F16, &borrowed)->dec * large_gemm(d));
     }
-    double mem = (wbytes + kv) / d->mem_gbps;
+    /* the working set one token reads: weights and KV, at the bandwidth of that size */
+    double mem = (wbytes + kv) / tp_device_read_gbps(d, wbytes + kv);
     double over = x->nodes * x->node_ns + x->call_ns;
     s->decode_weight_bytes = (uint64_t)wbytes;
     s->decode_kv_bytes = (uint64_t)kv;
     s->decode_memory_ns = mem;
     s->decode_kernel_ns = kernel;
     s->decode_overhead_ns = over;
-    double body = mem > kernel ? mem : kernel;
+    /* a CPU thread's arithmetic and its waits on memory add up (fit: docs/estimate.md); a GPU
+       hides one behind the other */
+    double body = is_gpu(d) ? (mem > kernel ? mem : kernel) : mem + kernel;
     s->decode_bound = over > body ? "overhead" : mem >= kernel ? "memory" : "kernel";
     *ns = body + over;
 }
@@ -208,7 +226,7 @@ static double gemm_rate(const tp_device_model *d, tp_dtype t, double m, double k
     if (is_gpu(d)) /* llama.cpp's GPU backends run large batches on f16 tensor paths */
         return tp_device_gemm_gflops(d, TP_DTYPE_F16, mm, kk, nn);
     bool borrowed;
-    return tp_device_gemm_gflops(d, TP_DTYPE_F32, mm, kk, nn) * rate_for(t, &borrowed)->pp;
+    return large_gemm(d) * rate_for(t, &borrowed)->pp;
 }
 
 /* One ubatch of t tokens after `past` tokens. */
@@ -225,7 +243,9 @@ static void prefill_ubatch(const speed_ctx *x, const mat_set *ms, double t, doub
         double f = 2.0 * m.elements * tok;
         flops += f;
         bytes += m.all_bytes;
-        gemm += f / gemm_rate(d, m.type, tok, m.k, m.n);
+        double rate = gemm_rate(d, m.type, tok, m.k, m.n);
+        if (m.expert && !is_gpu(d)) rate *= CPU_MOE_PREFILL;
+        gemm += f / rate;
     }
     /* causal attention: query i attends past + i + 1 cells */
     double pairs = t * past + t * (t + 1) / 2;
@@ -235,10 +255,8 @@ static void prefill_ubatch(const speed_ctx *x, const mat_set *ms, double t, doub
         attn = 2 * attn_el /
                tp_device_gemm_gflops(d, TP_DTYPE_F16, (uint64_t)t, c->head_dim_k,
                                      (uint64_t)(past + t));
-    else {
-        bool borrowed;
-        attn = attn_el / (rate_for(TP_DTYPE_F16, &borrowed)->dec * large_gemm(d));
-    }
+    else /* KQ and KQV products: f16 GEMMs */
+        attn = 2 * attn_el / gemm_rate(d, TP_DTYPE_F16, t, (double)c->head_dim_k, past + t);
     flops += 2 * attn_el;
     double mem = bytes / d->mem_gbps;
     double over = x->nodes * x->node_ns + x->call_ns;

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # LLM throughput against llama.cpp: tensorplan estimate --speed cpu --threads 1 on one small
 # random-weight GGUF (speed_20m_q4_0, ~20 M parameters) against llama-bench pp512 / tg128 at one
-# thread, measured now by CPU time (scripts/llm_speed.py). A run of the comparison, not a timed
-# assertion (see below). llama-bench is built by
+# thread, measured now by llama-bench's wall clock (median of 3, scripts/llm_speed.py). A run of
+# the comparison, not a timed assertion (see below). llama-bench is built by
 # scripts/llama_bench_build.sh from node-llama-cpp's llama.cpp (linux-x64 only; skipped elsewhere).
 # usage: test_llm_speed.sh /path/to/tensorplan
 set -u
@@ -30,7 +30,7 @@ echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 # around a prediction can absorb without also accepting a broken model. What is asserted: every
 # figure is a positive rate, and the prediction is within 4x of the measurement either way
 # (a unit error, a missing term or a broken parser is off by far more). A measurement that fails
-# that (a CPU-time difference of two llama-bench runs can come out near 0 when one is disturbed)
+# that (a run disturbed by other jobs on a shared machine)
 # is taken once more.
 sane() {
     rm -rf "${res:?}"/*

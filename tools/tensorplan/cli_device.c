@@ -203,6 +203,15 @@ void tp_cli_json_device(tp_json *j, const tp_device_model *m) {
     tp_json_kv_f64(j, "int8_speedup", m->int8_speedup);
     tp_json_kv_f64(j, "mem_gbps", m->mem_gbps);
     tp_json_kv_f64(j, "readback_gbps", m->readback_gbps);
+    tp_json_key(j, "read_gbps");
+    tp_json_begin_array(j);
+    for (uint32_t i = 0; i < m->n_read; i++) {
+        tp_json_begin_object(j);
+        tp_json_kv_f64(j, "bytes", m->read[i].bytes);
+        tp_json_kv_f64(j, "gbps", m->read[i].gbps);
+        tp_json_end_object(j);
+    }
+    tp_json_end_array(j);
     tp_json_kv_f64(j, "dispatch_ns", m->dispatch_ns);
     tp_json_kv_f64(j, "round_trip_ns", m->round_trip_ns);
     tp_json_kv_bool(j, "unified", m->unified);
@@ -230,6 +239,12 @@ void tp_cli_print_device(FILE *f, const tp_device_model *m) {
     }
     fprintf(f, "  memory       %.2f GB/s, readback %.2f GB/s%s\n", m->mem_gbps, m->readback_gbps,
             m->unified ? " (unified)" : "");
+    if (m->n_read > 0) {
+        fprintf(f, "  read         ");
+        for (uint32_t i = 0; i < m->n_read; i++)
+            fprintf(f, " %.0fMiB->%.1f", m->read[i].bytes / 1048576.0, m->read[i].gbps);
+        fprintf(f, " GB/s (by working set)\n");
+    }
     fprintf(f, "  overheads    dispatch %.0f ns, round trip %.0f ns\n", m->dispatch_ns,
             m->round_trip_ns);
     if (m->runtime_node_ns > 0 || m->runtime_run_ns > 0)
