@@ -51,7 +51,7 @@ static void dw_rows_generic(const dw_job *j, uint32_t r0, uint32_t r1) {
 
 #ifdef TP_HAVE_X86_DW
 __attribute__((target("avx512f"))) static void dw_rows_avx512(const dw_job *j, uint32_t r0,
-                                                               uint32_t r1) {
+                                                              uint32_t r1) {
     for (uint32_t cb = 0; cb < DW_CB; cb++) {
         const float *x = j->x + (size_t)cb * DW_PH * DW_PW * DW_LANES;
         const float *w = j->w + (size_t)cb * 9 * DW_LANES;
@@ -72,7 +72,7 @@ __attribute__((target("avx512f"))) static void dw_rows_avx512(const dw_job *j, u
 }
 
 __attribute__((target("avx2,fma"))) static void dw_rows_avx2(const dw_job *j, uint32_t r0,
-                                                              uint32_t r1) {
+                                                             uint32_t r1) {
     for (uint32_t cb = 0; cb < DW_CB; cb++) {
         const float *x = j->x + (size_t)cb * DW_PH * DW_PW * DW_LANES;
         const float *w = j->w + (size_t)cb * 9 * DW_LANES;
@@ -86,8 +86,8 @@ __attribute__((target("avx2,fma"))) static void dw_rows_avx2(const dw_job *j, ui
                     __m256 acc = _mm256_setzero_ps();
                     for (uint32_t t = 0; t < 9; t++)
                         acc = _mm256_fmadd_ps(
-                            _mm256_loadu_ps(x + ((size_t)(r + t / 3) * DW_PW + c + t % 3) * DW_LANES +
-                                            h * 8),
+                            _mm256_loadu_ps(
+                                x + ((size_t)(r + t / 3) * DW_PW + c + t % 3) * DW_LANES + h * 8),
                             k[t], acc);
                     _mm256_storeu_ps(y + ((size_t)r * DW_W + c) * DW_LANES + h * 8, acc);
                 }

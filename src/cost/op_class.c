@@ -2,9 +2,8 @@
 #include "cost/op_class.h"
 
 static const char *const opc_names[TP_OPC_COUNT] = {
-    "meta",        "conv",           "conv_1x1", "conv_dw", "conv_group", "matmul",
-    "norm",        "elementwise",    "softmax_reduce",      "pool",       "move",
-    "other"};
+    "meta", "conv",        "conv_1x1",       "conv_dw", "conv_group", "matmul",
+    "norm", "elementwise", "softmax_reduce", "pool",    "move",       "other"};
 
 const char *tp_cost_op_class_name(tp_cost_op_class c) {
     return (unsigned)c < TP_OPC_COUNT ? opc_names[c] : "?";
