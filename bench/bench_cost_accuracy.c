@@ -1,6 +1,7 @@
 /* Accuracy benchmark of the cost model: predicted vs measured latency.
  *
- * usage: bench_cost_accuracy MEASURED.jsonl [MODELS_DIR] [--sets FILE] [--quick] [--force]
+ * usage: bench_cost_accuracy MEASURED.jsonl [MODELS_DIR] [--sets FILE] [--classes] [--quick]
+ *                            [--force]
  *
  * MEASURED.jsonl comes from bench/accuracy/measure_ort.js (onnxruntime on this
  * machine): one line {"model":NAME,"threads":T,"median_ms":X,"min_ms":Y,...} per
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cost/op_class.h"
 #include "tensorplan.h"
 
 #define MAX_MODELS 64
@@ -29,7 +31,8 @@ typedef struct row {
     double busy_ms; /* the busiest thread's CPU time per run (0 = not measured) */
     double pred_ms, gemm_ms, mem_ms, disp_ms;
     double gflop;
-    double predict_us; /* time to compute the prediction (accounting + cost) */
+    double predict_us;           /* time to compute the prediction (accounting + cost) */
+    double cls_ms[TP_OPC_COUNT]; /* predicted kernel time (no dispatch) per op class */
     uint32_t nodes, kernels;
     char set[16]; /* "fit", "heldout" or "" (from --sets FILE) */
     bool ok;
@@ -159,11 +162,15 @@ static void predict(row *r, const char *dir, const tp_device_model *dev) {
     tp_graph *g = NULL;
     tp_onnx_options opt;
     tp_onnx_options_init(&opt);
-    snprintf(path, sizeof path, "%s/%s.onnx", dir, r->name);
-    tp_status s = tp_onnx_load(path, &opt, NULL, &g, &err);
+    tp_status s = TP_OK;
+    if ((size_t)snprintf(path, sizeof path, "%s/%s.onnx", dir, r->name) >= sizeof path)
+        s = tp_error_set(&err, TP_ERR_INVALID, "path too long");
+    if (s == TP_OK) s = tp_onnx_load(path, &opt, NULL, &g, &err);
     if (s == TP_OK) {
-        snprintf(path, sizeof path, "%s/%s.inputs.json", dir, r->name);
-        s = bind_inputs(g, path, &err);
+        if ((size_t)snprintf(path, sizeof path, "%s/%s.inputs.json", dir, r->name) >= sizeof path)
+            s = tp_error_set(&err, TP_ERR_INVALID, "path too long");
+        else
+            s = bind_inputs(g, path, &err);
     }
     tp_graph_cost gc;
     memset(&gc, 0, sizeof gc);
@@ -190,6 +197,9 @@ static void predict(row *r, const char *dir, const tp_device_model *dev) {
             r->gemm_ms += body / 1e6;
         else
             r->mem_ms += body / 1e6;
+        tp_op_cost oc;
+        if (tp_op_account(g, (tp_node_id)i, &oc, NULL) == TP_OK)
+            r->cls_ms[tp_cost_op_class_of(tp_graph_node(g, (tp_node_id)i), &oc)] += body / 1e6;
     }
     tp_graph_cost_destroy(&gc);
     tp_graph_destroy(g);
@@ -235,6 +245,7 @@ static void summary(const row *rows, int n, int against, const char *set) {
 
 int main(int argc, char **argv) {
     const char *measured = NULL, *dir = NULL, *sets = NULL;
+    bool classes = false;
     tp_calib_options co;
     tp_calib_options_default(&co);
     tp_env_options env;
@@ -245,6 +256,8 @@ int main(int argc, char **argv) {
             co.quick = true;
         else if (strcmp(argv[i], "--force") == 0)
             co.force = true;
+        else if (strcmp(argv[i], "--classes") == 0)
+            classes = true;
         else if (strcmp(argv[i], "--sets") == 0 && i + 1 < argc)
             sets = argv[++i];
         else if (!measured)
@@ -253,8 +266,10 @@ int main(int argc, char **argv) {
             dir = argv[i];
     }
     if (!measured) {
-        fprintf(stderr, "usage: %s MEASURED.jsonl [MODELS_DIR] [--sets FILE] [--quick] [--force]\n",
-                argv[0]);
+        fprintf(
+            stderr,
+            "usage: %s MEASURED.jsonl [MODELS_DIR] [--sets FILE] [--classes] [--quick] [--force]\n",
+            argv[0]);
         return 2;
     }
     if (!dir) dir = TP_SOURCE_DIR "/.fixtures/models";
@@ -297,8 +312,13 @@ int main(int argc, char **argv) {
            dev.gemm_impl);
     for (uint32_t i = 0; i < dev.n_gemm; i++)
         printf(" %g->%.1f", dev.gemm[i].dim, dev.gemm[i].gflops);
-    printf(" GFLOP/s; triad %.2f GB/s; dispatch %.0f ns; round trip %.0f ns%s\n", dev.mem_gbps,
-           dev.dispatch_ns, dev.round_trip_ns, info.from_cache ? " (cached)" : "");
+    printf(" GFLOP/s; triad %.2f GB/s; depthwise %.1f GFLOP/s; resize %.2f GB/s; dispatch %.0f ns; "
+           "round trip %.0f ns%s\n",
+           dev.mem_gbps, dev.dwconv_gflops, dev.resize_gbps, dev.dispatch_ns, dev.round_trip_ns,
+           info.from_cache ? " (cached)" : "");
+    if (!info.from_cache)
+        printf("# calibration took %.0f ms (op-class micro-benchmarks %.0f ms)\n", info.elapsed_ms,
+               info.op_rates_ms);
     printf("# model\tnodes\tkernels\tGFLOP\tpred_ms\tgemm_ms\tmem_ms\tdisp_ms\tmedian_ms\tmin_"
            "ms\tcpu_ms\tbusy_ms\terr\tset\n");
     for (int i = 0; i < n; i++) {
@@ -316,6 +336,14 @@ int main(int argc, char **argv) {
                r->name, r->nodes, r->kernels, r->gflop, r->pred_ms, r->gemm_ms, r->mem_ms,
                r->disp_ms, r->median_ms, r->min_ms, r->cpu_ms, r->busy_ms,
                100.0 * (r->pred_ms - ref) / ref, r->set);
+        if (classes) {
+            /* predicted kernel time per op class, for bench/accuracy/op_classes.py */
+            printf("#classes\t%s", r->name);
+            for (int c = 0; c < TP_OPC_COUNT; c++)
+                if (r->cls_ms[c] > 0)
+                    printf("\t%s=%.4f", tp_cost_op_class_name((tp_cost_op_class)c), r->cls_ms[c]);
+            printf("\n");
+        }
         fflush(stdout);
     }
     double us = 0;

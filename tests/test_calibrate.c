@@ -61,6 +61,11 @@ static tp_device_model sample(void) {
     d.readback_gbps = 9.25;
     d.threads = 3;
     d.memory_bytes = 1ull << 40;
+    d.dwconv_gflops = 21.5;
+    d.resize_gbps = 3.25;
+    d.cache_gbps = 40.5;
+    d.cache_bytes = 786432;
+    d.mem_set_bytes = 100663296;
     snprintf(d.gemm_impl, sizeof d.gemm_impl, "builtin");
     return d;
 }
@@ -92,8 +97,11 @@ TP_TEST(model_file_round_trip) {
                      "gemm=16:2\r\nmem_gbps=3\r\nreadback_gbps=1\r\n");
     TP_CHECK_OK(tp_device_model_load(path, "k", &back, err), err);
     TP_CHECK_NEAR(back.mem_gbps, 3, 0);
-    write_file(path, "format=2\n");
+    TP_CHECK(back.dwconv_gflops == 0 && back.cache_gbps == 0); /* format 1: no op-class rates */
+    write_file(path, "format=3\nkey=k\nname=cpu\nkind=cpu\nsource=measured\ngemm=16:2\n"
+                     "mem_gbps=3\nreadback_gbps=1\n");
     TP_CHECK_STATUS(tp_device_model_load(path, NULL, &back, err), TP_ERR_PARSE);
+    TP_CHECK_CONTAINS(err->msg, "unsupported format");
     write_file(path, "format=1\nkey=k\nname=cpu\nkind=cpu\nsource=measured\ngemm=16:2\n"
                      "mem_gbps=-1\nreadback_gbps=1\n");
     TP_CHECK_STATUS(tp_device_model_load(path, NULL, &back, err), TP_ERR_PARSE);
@@ -130,12 +138,18 @@ TP_TEST(quick_calibration_and_cache) {
     TP_CHECK(d.unified);
     TP_CHECK(d.mem_gbps > 0.01 && d.readback_gbps > 0.01);
     TP_CHECK(d.dispatch_ns > 0 && d.round_trip_ns >= d.dispatch_ns);
+    /* the op-class micro-benchmarks ran (docs/cost.md, "Op classes") */
+    TP_CHECK(d.dwconv_gflops > 0.01 && d.resize_gbps > 0.01 && d.cache_gbps > 0.01);
+    TP_CHECK(d.cache_bytes > 0 && d.mem_set_bytes > d.cache_bytes);
+    TP_CHECK(info.op_rates_ms > 0 && info.op_rates_ms < info.elapsed_ms);
     for (uint32_t i = 0; i < d.n_gemm; i++)
         TP_CHECK(d.gemm[i].gflops > 1e-3);
     printf("  quick calibration: %.0f ms, gemm %s %.2f/%.2f/%.2f GFLOP/s, triad %.2f GB/s, "
-           "dispatch %.0f ns, round trip %.0f ns, derived peak %.1f GFLOP/s\n",
+           "dispatch %.0f ns, round trip %.0f ns, derived peak %.1f GFLOP/s; depthwise %.1f "
+           "GFLOP/s, resize %.2f GB/s, cached triad %.2f GB/s (%.0f ms)\n",
            info.elapsed_ms, d.gemm_impl, d.gemm[0].gflops, d.gemm[1].gflops, d.gemm[2].gflops,
-           d.mem_gbps, d.dispatch_ns, d.round_trip_ns, info.peak_gflops);
+           d.mem_gbps, d.dispatch_ns, d.round_trip_ns, info.peak_gflops, d.dwconv_gflops,
+           d.resize_gbps, d.cache_gbps, info.op_rates_ms);
     struct stat st;
     TP_CHECK(stat(info.cache_path, &st) == 0);
     /* second call: from the cache, identical figures */
@@ -179,6 +193,14 @@ TP_TEST(quick_calibration_and_cache) {
     full.runtime_node_ns = again.runtime_node_ns;
     full.runtime_run_ns = again.runtime_run_ns;
     TP_CHECK(memcmp(&full, &again, sizeof full) == 0);
+    /* a cache written before the op-class micro-benchmarks (no depthwise rate) is stale */
+    full.dwconv_gflops = 0;
+    TP_CHECK_OK(tp_device_model_save(&full, key, path, err), err);
+    char qpath[520];
+    snprintf(qpath, sizeof qpath, "%.*s-quick.txt", (int)(strlen(path) - 4), path);
+    unlink(qpath); /* the quick file of the first call would serve the request */
+    TP_CHECK_OK(tp_calibrate_cpu_cached(&o, &again, &info, err), err);
+    TP_CHECK(!info.from_cache && info.quick && again.dwconv_gflops > 0);
 }
 
 TP_TEST(cuda_without_gpu_is_not_found) {

@@ -148,6 +148,13 @@ TP_TEST(conv_groups_dilation_transpose) {
     TP_CHECK_EQ_U64(c.gemm_k, 9);
     TP_CHECK_EQ_U64(c.gemm_n, 4); /* groups side by side: throughput shape uses all of c_out */
     TP_CHECK_EQ_U64(c.gemm_batch, 4);
+    TP_CHECK(c.kernel == TP_KERNEL_DEPTHWISE);
+    TP_CHECK(acc(g, y).kernel == TP_KERNEL_GENERIC);
+    /* grouped, 2 channels per group: a GEMM per group, not the depthwise kernel */
+    tp_node_id wg = par(g, "wg", TP_DTYPE_F32, 4, (int64_t[]){4, 2, 3, 3});
+    tp_node_id gr = op(g, conv_op(TP_OP_CONV, 3, 1, 1, 1, 2), (tp_node_id[]){x4, wg}, 2,
+                       TP_DTYPE_F32, 4, (int64_t[]){1, 4, 8, 8});
+    TP_CHECK(acc(g, gr).kernel == TP_KERNEL_GENERIC);
     /* transposed, stride 2: X[1,4,4,4], W[4,2,3,3] -> [1,2,9,9]; 2 · 64 in · 2 · 9 */
     tp_node_id xt = in(g, "xt", TP_DTYPE_F32, 4, (int64_t[]){1, 4, 4, 4});
     tp_node_id wt = par(g, "wt", TP_DTYPE_F32, 4, (int64_t[]){4, 2, 3, 3});
@@ -537,9 +544,46 @@ TP_TEST(node_roofline) {
     d.gemm[0].gflops = 0.5;
     nc = tp_node_cost_eval(&d, 3, &oc);
     TP_CHECK_NEAR(nc.total_ns, 490, 1e-9); /* compute-bound: 480 + 10 */
+    /* a depthwise convolution: the calibrated depthwise rate when the model has one */
+    oc.kernel = TP_KERNEL_DEPTHWISE;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 3, &oc).compute_ns, 480, 1e-9); /* not measured: curve */
+    d.dwconv_gflops = 0.25;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 3, &oc).compute_ns, 960, 1e-9);
+    /* a resize: the slower of the stream and the calibrated interpolation rate */
+    tp_op_cost rs = {.cls = TP_COST_MEMORY,
+                     .launches = 1,
+                     .bytes_read = 100,
+                     .bytes_written = 400,
+                     .kernel = TP_KERNEL_RESIZE};
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 3, &rs).memory_ns, 500, 1e-9);
+    d.resize_gbps = 0.5;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 3, &rs).memory_ns, 1000, 1e-9);
+    d.resize_gbps = 2;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 3, &rs).memory_ns, 500, 1e-9);
     oc.cls = TP_COST_METADATA;
     oc.launches = 0;
     TP_CHECK_NEAR(tp_node_cost_eval(&d, 3, &oc).total_ns, 0, 0);
+}
+
+TP_TEST(cache_bandwidth_curve) {
+    tp_device_model d = flat_model(1, 1);
+    TP_CHECK_NEAR(tp_device_mem_gbps(&d, 10), 1, 0); /* no cache point: mem_gbps */
+    d.cache_gbps = 4;
+    d.cache_bytes = 1000;
+    d.mem_set_bytes = 100000;
+    TP_CHECK_NEAR(tp_device_mem_gbps(&d, 10), 4, 0);
+    TP_CHECK_NEAR(tp_device_mem_gbps(&d, 1000), 4, 0);
+    TP_CHECK_NEAR(tp_device_mem_gbps(&d, 10000), 2.5, 1e-12); /* halfway in log(bytes) */
+    TP_CHECK_NEAR(tp_device_mem_gbps(&d, 100000), 1, 0);
+    TP_CHECK_NEAR(tp_device_mem_gbps(&d, 1u << 30), 1, 0);
+    tp_op_cost oc = {
+        .cls = TP_COST_MEMORY, .launches = 1, .bytes_read = 5000, .bytes_written = 5000};
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).memory_ns, 4000, 1e-9);
+    d.cache_gbps = 0.5; /* a cache point below the triad is ignored */
+    TP_CHECK_NEAR(tp_device_mem_gbps(&d, 10), 1, 0);
+    d.cache_gbps = -1;
+    TP_CHECK_STATUS(tp_device_model_validate(&d, err), TP_ERR_INVALID);
+    TP_CHECK_CONTAINS(err->msg, "cache_gbps");
 }
 
 /* x[1,4] -> matmul w[4,4] -> relu -> output; optionally a custom op. */
@@ -677,6 +721,37 @@ TP_TEST(graph_cost_fusion) {
     tp_graph_destroy(g);
 }
 
+/* A batch normalization of its own (after a concat) and its activation: one pass (onnxruntime's
+   NCHWc BatchNormalization); a second activation or one after a shared BN is a pass of its own. */
+TP_TEST(graph_cost_fusion_batchnorm_activation) {
+    tp_graph *g = new_graph();
+    const int64_t xs[] = {1, 4, 8, 8}, cs[] = {1, 8, 8, 8};
+    tp_node_id x = in(g, "x", TP_DTYPE_F32, 4, xs);
+    tp_op cat = {.kind = TP_OP_CONCAT};
+    cat.attrs.axis.axis = 1;
+    tp_node_id c = op(g, cat, (tp_node_id[]){x, x}, 2, TP_DTYPE_F32, 4, cs);
+    tp_node_id s = par(g, "s", TP_DTYPE_F32, 1, (int64_t[]){8});
+    tp_op bn = {.kind = TP_OP_NORM, .sub = TP_NORM_BATCH};
+    tp_node_id n1 = op(g, bn, (tp_node_id[]){c, s, s, s, s}, 5, TP_DTYPE_F32, 4, cs);
+    tp_op relu = {.kind = TP_OP_UNARY, .sub = TP_UNARY_RELU};
+    tp_op sig = {.kind = TP_OP_UNARY, .sub = TP_UNARY_SIGMOID};
+    tp_node_id r1 = op(g, relu, (tp_node_id[]){n1}, 1, TP_DTYPE_F32, 4, cs);
+    tp_node_id s1 = op(g, sig, (tp_node_id[]){r1}, 1, TP_DTYPE_F32, 4, cs);
+    tp_node_id n2 = op(g, bn, (tp_node_id[]){s1, s, s, s, s}, 5, TP_DTYPE_F32, 4, cs);
+    tp_node_id r2 = op(g, relu, (tp_node_id[]){n2}, 1, TP_DTYPE_F32, 4, cs);
+    tp_op add = {.kind = TP_OP_BINARY, .sub = TP_BINARY_ADD};
+    tp_node_id a = op(g, add, (tp_node_id[]){r2, n2}, 2, TP_DTYPE_F32, 4, cs);
+    TP_CHECK_OK(tp_graph_mark_output(g, a, err), err);
+    tp_device_model d = flat_model(1, 1);
+    tp_graph_cost gc;
+    TP_CHECK_OK(tp_graph_cost_compute(g, &d, NULL, NULL, &gc, err), err);
+    TP_CHECK(!gc.nodes[n1].fused && gc.nodes[r1].fused && !gc.nodes[s1].fused);
+    TP_CHECK(!gc.nodes[n2].fused && !gc.nodes[r2].fused); /* n2 has two consumers */
+    TP_CHECK_EQ_U64(gc.fused_nodes, 1);
+    tp_graph_cost_destroy(&gc);
+    tp_graph_destroy(g);
+}
+
 TP_TEST(accuracy_band) {
     tp_device_model d = flat_model(1, 1);
     d.threads = 1;
@@ -744,6 +819,8 @@ int main(void) {
     TP_RUN(graph_cost_hand_computed);
     TP_RUN(gemm_curve_envelope);
     TP_RUN(graph_cost_fusion);
+    TP_RUN(graph_cost_fusion_batchnorm_activation);
+    TP_RUN(cache_bandwidth_curve);
     TP_RUN(accuracy_band);
     TP_RUN(graph_cost_alloc_failure_sweep);
     return tp_test_finish();

@@ -4,7 +4,8 @@
 # calibrated CPU model of the same thread count, print per model predicted vs measured and
 # MAPE / Spearman for the fitting set and the held-out set apart.
 #
-# usage: bench/accuracy/run.sh [THREADS] [MODEL...]
+# usage: bench/accuracy/run.sh [THREADS|all] [MODEL...]
+#        all: 1 then 2 threads, each table in turn (the whole fit / held-out table in one command)
 # env:   BUILD_DIR (default build-bench), TP_BENCH_MIN_SECONDS (per model, default 3),
 #        TP_BENCH_FORCE=1 (calibrate again), TP_BENCH_REMEASURE=1 (measure onnxruntime again;
 #        otherwise the measurements of $BUILD/accuracy-measured-tN.jsonl are kept and only
@@ -13,6 +14,14 @@
 # and bench/accuracy/export_extra.py's models are used when present, else listed as absent.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+if [ "${1:-}" = all ]; then
+  shift
+  for t in 1 2; do
+    echo "## $t thread(s)"
+    bash bench/accuracy/run.sh "$t" "$@"
+  done
+  exit 0
+fi
 THREADS=${1:-1}
 shift || true
 BUILD=${BUILD_DIR:-build-bench}

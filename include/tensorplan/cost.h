@@ -48,6 +48,14 @@ typedef enum tp_cost_class {
     TP_COST_MEMORY    /* everything else: memory-bound kernels */
 } tp_cost_class;
 
+/* The calibrated rate that prices a node besides the GEMM curve and the memory bandwidth
+ * (docs/cost.md, "Op classes"). */
+typedef enum tp_cost_kernel {
+    TP_KERNEL_GENERIC,   /* GEMM curve (GEMM class) or mem_gbps (memory class) */
+    TP_KERNEL_DEPTHWISE, /* depthwise convolution: tp_device_model.dwconv_gflops */
+    TP_KERNEL_RESIZE     /* resize: tp_device_model.resize_gbps */
+} tp_cost_kernel;
+
 /* Flops and bytes of one node (docs/cost.md lists the per-element counts).
  * For TP_COST_GEMM nodes gemm_{m,k,n} is the shape of one GEMM instance and
  * gemm_batch the number of instances (conv: im2col shape per group; attention:
@@ -60,6 +68,7 @@ typedef struct tp_op_cost {
     uint64_t bytes_written; /* the node's output bytes */
     uint64_t gemm_m, gemm_k, gemm_n, gemm_batch;
     tp_dtype compute_dtype; /* dtype of the GEMM operands (input 0) or the output */
+    tp_cost_kernel kernel;  /* the rate that prices it where the device model measured one */
 } tp_op_cost;
 
 /* Account node `id` of a bound graph. TP_ERR_INVALID (bad id, missing attrs such
@@ -166,6 +175,16 @@ typedef struct tp_device_model {
     uint64_t memory_bytes;              /* device memory size, 0 = unknown */
     double efficiency;                  /* achieved / peak applied (catalog), else 1 */
     char gemm_impl[TP_DEVICE_NAME_CAP]; /* "openblas", "builtin", "cublas", "catalog" */
+    /* Per-op-class rates measured by the CPU calibration's micro-benchmarks (docs/cost.md,
+     * "Op classes"), >= 0; 0 = not measured: depthwise convolutions then follow the GEMM
+     * curve and resizes mem_gbps, as catalog and default models do. */
+    double dwconv_gflops; /* 3×3 depthwise convolution, channel-blocked (NCHWc) kernel */
+    double resize_gbps;   /* bilinear 2× resize, bytes read + written per ns */
+    /* Bandwidth of a pass whose data fits the caches: the triad over cache_bytes (read +
+     * written) runs at cache_gbps; mem_gbps was measured over mem_set_bytes. 0 = not
+     * measured (every pass at mem_gbps). tp_device_mem_gbps interpolates between them. */
+    double cache_gbps;
+    uint64_t cache_bytes, mem_set_bytes;
     /* Overheads of the runtime that executes the graph, not of the hardware: added per
      * launched node and per forward. CPU models get onnxruntime's, measured by the probe of
      * bench/accuracy (docs/cost.md, "Runtime overheads"); 0 = none. Not cached. */
@@ -196,6 +215,11 @@ TP_API double tp_device_gemm_gflops(const tp_device_model *d, tp_dtype dtype, ui
  * log-linear interpolation of d->read in the size, clamped at the ends (the last point is
  * memory); mem_gbps when the model has no read curve. Never <= 0 for a valid model. */
 TP_API double tp_device_read_gbps(const tp_device_model *d, double bytes);
+
+/* Bandwidth in GB/s of a pass that reads and writes `bytes`: cache_gbps up to cache_bytes,
+ * mem_gbps from mem_set_bytes on, log-linear in bytes between (docs/cost.md, "Op classes");
+ * mem_gbps when the model has no cache point. Never <= 0 for a valid model. */
+TP_API double tp_device_mem_gbps(const tp_device_model *d, uint64_t bytes);
 
 /* ---------------------------------------------------------------- cost prediction */
 
@@ -307,6 +331,7 @@ typedef struct tp_calib_info {
     char cache_path[512];
     char cpu_model[128];
     double elapsed_ms;  /* time spent measuring (0 when from cache) */
+    double op_rates_ms; /* of which the op-class micro-benchmarks (depthwise conv, resize) */
     double peak_gflops; /* this CPU's derived f32 peak (cores × GHz × flops/cycle); 0 unknown */
     tp_cpu_isa isa;     /* the widest vector ISA detected (the built-in kernel uses it) */
     /* The largest square GEMM with each implementation measured in this run (0 when

@@ -13,7 +13,8 @@
 
 #include "core/mem.h"
 
-#define CACHE_FORMAT 2 /* 2: the read-bandwidth curve */
+/* 2: op-class rates, the cache point and the read curve; format 1 files load with 0 */
+#define CACHE_FORMAT 2
 #define CACHE_MAX_BYTES 65536
 
 tp_status tp_calib_cache_dir(const tp_calib_options *o, char *buf, size_t cap, tp_error *err) {
@@ -102,10 +103,13 @@ tp_status tp_device_model_save(const tp_device_model *d, const char *key, const 
     fprintf(f,
             "\nf16_speedup=%.17g\nbf16_speedup=%.17g\nint8_speedup=%.17g\ndispatch_ns=%.17g\n"
             "round_trip_ns=%.17g\nmem_gbps=%.17g\nreadback_gbps=%.17g\nunified=%d\nthreads=%u\n"
-            "memory_bytes=%llu\nefficiency=%.17g\n",
+            "memory_bytes=%llu\nefficiency=%.17g\ndwconv_gflops=%.17g\nresize_gbps=%.17g\n"
+            "cache_gbps=%.17g\ncache_bytes=%llu\nmem_set_bytes=%llu\n",
             d->f16_speedup, d->bf16_speedup, d->int8_speedup, d->dispatch_ns, d->round_trip_ns,
             d->mem_gbps, d->readback_gbps, d->unified ? 1 : 0, d->threads,
-            (unsigned long long)d->memory_bytes, d->efficiency);
+            (unsigned long long)d->memory_bytes, d->efficiency, d->dwconv_gflops, d->resize_gbps,
+            d->cache_gbps, (unsigned long long)d->cache_bytes,
+            (unsigned long long)d->mem_set_bytes);
     bool bad = ferror(f) != 0;
     if (fclose(f) != 0) bad = true;
     if (bad || rename(tmp, path) != 0) {
@@ -167,7 +171,7 @@ static tp_status parse_text(char *text, const char *path, const char *want_key, 
         char *v = eq + 1;
         double x = 0;
         if (strcmp(k, "format") == 0) {
-            if (strcmp(v, "1") != 0)
+            if (strcmp(v, "1") != 0 && strcmp(v, "2") != 0)
                 return tp_error_set(err, TP_ERR_PARSE, "%s:%d: unsupported format %s", path, line,
                                     v);
             seen[F_FORMAT] = true;
@@ -239,6 +243,16 @@ static tp_status parse_text(char *text, const char *path, const char *want_key, 
                 d->memory_bytes = x >= 0 && x < 1.8e19 ? (uint64_t)x : 0;
             else if (strcmp(k, "efficiency") == 0)
                 d->efficiency = x;
+            else if (strcmp(k, "dwconv_gflops") == 0)
+                d->dwconv_gflops = x;
+            else if (strcmp(k, "resize_gbps") == 0)
+                d->resize_gbps = x;
+            else if (strcmp(k, "cache_gbps") == 0)
+                d->cache_gbps = x;
+            else if (strcmp(k, "cache_bytes") == 0)
+                d->cache_bytes = x >= 0 && x < 1.8e19 ? (uint64_t)x : 0;
+            else if (strcmp(k, "mem_set_bytes") == 0)
+                d->mem_set_bytes = x >= 0 && x < 1.8e19 ? (uint64_t)x : 0;
             else
                 return tp_error_set(err, TP_ERR_PARSE, "%s:%d: unknown key '%s'", path, line, k);
         }

@@ -18,6 +18,7 @@
 
 #include "core/mem.h"
 #include "cost/calibrate_read.h"
+#include "cost/calib_ops.h"
 #include "cost/cpu_pool.h"
 #include "cost/gemm_kernels.h"
 
@@ -437,7 +438,7 @@ tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_c
     float *a = buf, *b = buf + mat, *c = buf + 2 * mat;
     fill(a, mat);
     fill(b, mat);
-    bench_ctx bc = {&pool, NULL, rows, o->quick ? 8e6 : 60e6, o->quick ? 2 : 3, true};
+    bench_ctx bc = {&pool, NULL, rows, o->quick ? 8e6 : 30e6, o->quick ? 2 : 6, true};
 
     /* GEMM: built-in kernel, then a run-time BLAS if present; keep the faster. */
     double builtin[8] = {0}, blas_g[8] = {0};
@@ -488,6 +489,22 @@ tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_c
         tri[2 * tri_n + i] = 2.0;
     }
     d.mem_gbps = bench_triad(&bc, &tj);
+    d.mem_set_bytes = (uint64_t)(3 * tri_n * sizeof(double));
+    /* the same triad over a working set that stays in the caches (3 × 256 KiB): the rate of
+       the elementwise, normalization and data-movement passes of a mid-size model, whose
+       tensors stay in L2/L3 between producer and consumer */
+    {
+        enum { CACHE_N = 32768 };
+        triad_job tc = {tri, tri + CACHE_N, tri + 2 * CACHE_N, CACHE_N, false};
+        for (size_t i = 0; i < CACHE_N; i++) {
+            tri[CACHE_N + i] = 1.0;
+            tri[2 * CACHE_N + i] = 2.0;
+        }
+        bench_ctx cc = bc;
+        cc.trials = o->quick ? 4 : 40; /* a pass is ~10 µs: many, best of */
+        d.cache_gbps = bench_triad(&cc, &tc);
+        d.cache_bytes = (uint64_t)(3 * CACHE_N * sizeof(double));
+    }
     tj.copy = true;
     d.readback_gbps = bench_triad(&bc, &tj);
     if (!(d.mem_gbps > 0)) d.mem_gbps = 1;
@@ -500,6 +517,12 @@ tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_c
         tp_mem_free(NULL, tri, 3 * tri_n * sizeof(double));
         return s;
     }
+
+    /* Op classes the GEMM curve and the triad do not describe (src/cost/calib_ops.c). */
+    tp_calib_op_rates rates;
+    tp_calib_measure_op_rates(&pool, feat.isa, o->quick, &rates);
+    d.dwconv_gflops = rates.dwconv_gflops;
+    d.resize_gbps = rates.resize_gbps;
 
     /* Overheads: fork/join of the pool (dispatch) and a two-thread ping-pong. */
     d.dispatch_ns = bench_dispatch(&pool, o->quick ? 9 : 31);
@@ -518,6 +541,7 @@ tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_c
         memset(info, 0, sizeof *info);
         tp_cpu_model_name(info->cpu_model, sizeof info->cpu_model);
         info->elapsed_ms = (tp_now_ns() - start) / 1e6;
+        info->op_rates_ms = rates.elapsed_ms;
         info->quick = o->quick;
         info->peak_gflops = derive_peak_gflops(threads);
         info->isa = feat.isa;
@@ -533,8 +557,13 @@ tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_c
     return TP_OK;
 }
 
+/* A cached calibration of this key; one written before the op-class micro-benchmarks
+   (format 1: no depthwise rate) is stale and measured again. */
 static bool load_cached(const char *path, const char *key, tp_device_model *out) {
-    return tp_device_model_load(path, key, out, NULL) == TP_OK;
+    tp_device_model d;
+    if (tp_device_model_load(path, key, &d, NULL) != TP_OK || !(d.dwconv_gflops > 0)) return false;
+    *out = d;
+    return true;
 }
 
 tp_status tp_calibrate_cpu_cached(const tp_calib_options *o, tp_device_model *out,
@@ -546,8 +575,8 @@ tp_status tp_calibrate_cpu_cached(const tp_calib_options *o, tp_device_model *ou
     }
     if (!out) return tp_error_set(err, TP_ERR_INVALID, "calibrate: NULL result");
     uint32_t threads = o->threads ? o->threads : tp_calib_default_threads();
-    char model[128], dir[400], full[496], quick[512], key[240], qkey[250], fam[16] = "",
-                                                                         mod[16] = "";
+    char model[128], dir[400], full[496], quick[512], key[240], qkey[250];
+    char fam[16] = "", mod[16] = "";
     tp_cpu_model_name(model, sizeof model);
     /* A virtual machine masks the model name ("AMD EPYC") and may be restored on another host
        generation: the family and model numbers tell them apart, so a cache measured on one

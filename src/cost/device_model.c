@@ -134,10 +134,12 @@ tp_status tp_device_model_validate(const tp_device_model *d, tp_error *err) {
         double v;
         bool allow_zero;
     } f[] = {
-        {"mem_gbps", d->mem_gbps, false},        {"readback_gbps", d->readback_gbps, false},
-        {"dispatch_ns", d->dispatch_ns, true},   {"round_trip_ns", d->round_trip_ns, true},
-        {"f16_speedup", d->f16_speedup, true},   {"bf16_speedup", d->bf16_speedup, true},
-        {"int8_speedup", d->int8_speedup, true}, {"efficiency", d->efficiency, true},
+        {"mem_gbps", d->mem_gbps, false},          {"readback_gbps", d->readback_gbps, false},
+        {"dispatch_ns", d->dispatch_ns, true},     {"round_trip_ns", d->round_trip_ns, true},
+        {"f16_speedup", d->f16_speedup, true},     {"bf16_speedup", d->bf16_speedup, true},
+        {"int8_speedup", d->int8_speedup, true},   {"efficiency", d->efficiency, true},
+        {"dwconv_gflops", d->dwconv_gflops, true}, {"resize_gbps", d->resize_gbps, true},
+        {"cache_gbps", d->cache_gbps, true},
     };
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
         bool ok = isfinite(f[i].v) && (f[i].allow_zero ? f[i].v >= 0 : f[i].v > 0);
@@ -230,4 +232,15 @@ double tp_device_read_gbps(const tp_device_model *d, double bytes) {
         g = p[i - 1].gbps + t * (p[i].gbps - p[i - 1].gbps);
     }
     return g > 0 && isfinite(g) ? g : 1e-9;
+}
+
+double tp_device_mem_gbps(const tp_device_model *d, uint64_t bytes) {
+    if (!d || !(d->mem_gbps > 0)) return 1e-9;
+    double m = d->mem_gbps, c = d->cache_gbps;
+    if (!(c > m) || d->cache_bytes == 0 || d->mem_set_bytes <= d->cache_bytes) return m;
+    if (bytes <= d->cache_bytes) return c;
+    if (bytes >= d->mem_set_bytes) return m;
+    double t = log((double)bytes / (double)d->cache_bytes) /
+               log((double)d->mem_set_bytes / (double)d->cache_bytes);
+    return c + t * (m - c);
 }

@@ -1,5 +1,6 @@
 /* Fusion of epilogue ops into GEMM-class kernels (onnxruntime CPU: ConvBNFusion,
- * ConvActivationFusion, MatMulAddFusion, GemmActivationFusion, NCHWc Conv+Sum+activation). */
+ * ConvActivationFusion, MatMulAddFusion, GemmActivationFusion, NCHWc Conv+Sum+activation,
+ * NCHWc BatchNormalization + activation). */
 #include "cost/fusion.h"
 
 #include <string.h>
@@ -68,6 +69,14 @@ tp_status tp_cost_fusion_mark(const tp_graph *g, uint8_t *fused, const tp_alloca
             if (step != STEP_ADD && k > 0) break; /* norm / activation: data is input 0 */
             const tp_node *pn = tp_graph_node(g, p);
             if (pn->flags & TP_NODE_OUTPUT) continue;
+            if (step == STEP_ACT && !fused[p] && fusion_step(pn) == STEP_NORM) {
+                /* a batch normalization of its own (after a concat, say): onnxruntime's NCHWc
+                   transformer runs it as a depthwise 1×1 convolution with the activation
+                   fused, one pass over the tensor */
+                fused[i] = 1;
+                chain[i] = STEP_NORM | STEP_ACT;
+                break;
+            }
             bool head = fusion_is_gemm(pn->op.kind) && !fused[p];
             bool tail = fused[p] != 0;
             if (!head && !tail) continue;

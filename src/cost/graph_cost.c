@@ -17,9 +17,14 @@ tp_node_cost tp_node_cost_eval(const tp_device_model *d, tp_node_id id, const tp
     if (oc->cls == TP_COST_METADATA || oc->launches == 0) return nc;
     if (oc->cls == TP_COST_GEMM && oc->flops > 0) {
         double gf = tp_device_gemm_gflops(d, oc->compute_dtype, oc->gemm_m, oc->gemm_k, oc->gemm_n);
+        /* a depthwise convolution is no GEMM: its calibrated rate (docs/cost.md, "Op classes") */
+        if (oc->kernel == TP_KERNEL_DEPTHWISE && d->dwconv_gflops > 0) gf = d->dwconv_gflops;
         nc.compute_ns = (double)oc->flops / gf; /* GFLOP/s = flops per ns */
     }
-    nc.memory_ns = (double)nc.bytes / d->mem_gbps; /* GB/s = bytes per ns */
+    nc.memory_ns = (double)nc.bytes / tp_device_mem_gbps(d, nc.bytes); /* GB/s = bytes per ns */
+    if (oc->kernel == TP_KERNEL_RESIZE && d->resize_gbps > 0 &&
+        (double)nc.bytes / d->resize_gbps > nc.memory_ns)
+        nc.memory_ns = (double)nc.bytes / d->resize_gbps; /* interpolation, not a stream */
     double body = nc.compute_ns > nc.memory_ns ? nc.compute_ns : nc.memory_ns;
     double fork = d->dispatch_ns;
     if (d->threads > 1 && body * (double)d->threads < body + fork) {

@@ -257,6 +257,7 @@ static tp_status account_conv(const op_acct *a, uint64_t out_elems, tp_op_cost *
         c->gemm_m = cout ? out_elems / cout : 0;
         c->gemm_k = (cin / g) * area;
         c->gemm_n = cout; /* groups run side by side (grouped/depthwise kernels) */
+        if (g > 1 && cin / g == 1) c->kernel = TP_KERNEL_DEPTHWISE;
     } else {
         /* transposed: 2 · in_elems · (c_out / groups) · kernel_area */
         if ((s = dim_of(a, W, 1, &cout)) != TP_OK) return s; /* W[C_in, C_out/g, k...] */
@@ -392,6 +393,7 @@ static tp_status account_memory(const op_acct *a, uint64_t out_elems, tp_op_cost
     case TP_OP_ROPE:
         return per_elem(a, out_elems, 3, c);
     case TP_OP_RESIZE:
+        c->kernel = TP_KERNEL_RESIZE;
         return per_elem(a, out_elems, 4, c);
     case TP_OP_NORM:
         return per_elem(a, out_elems, norm_flops(op->sub), c);

@@ -220,6 +220,11 @@ void tp_cli_json_device(tp_json *j, const tp_device_model *m) {
     tp_json_kv_f64(j, "efficiency", m->efficiency);
     tp_json_kv_f64(j, "runtime_node_ns", m->runtime_node_ns);
     tp_json_kv_f64(j, "runtime_run_ns", m->runtime_run_ns);
+    tp_json_kv_f64(j, "dwconv_gflops", m->dwconv_gflops);
+    tp_json_kv_f64(j, "resize_gbps", m->resize_gbps);
+    tp_json_kv_f64(j, "cache_gbps", m->cache_gbps);
+    tp_json_kv_u64(j, "cache_bytes", m->cache_bytes);
+    tp_json_kv_u64(j, "mem_set_bytes", m->mem_set_bytes);
     json_accuracy(j, m);
     tp_json_end_object(j);
 }
@@ -245,6 +250,13 @@ void tp_cli_print_device(FILE *f, const tp_device_model *m) {
             fprintf(f, " %.0fMiB->%.1f", m->read[i].bytes / 1048576.0, m->read[i].gbps);
         fprintf(f, " GB/s (by working set)\n");
     }
+    if (m->cache_gbps > 0)
+        fprintf(f, "  cached pass  %.2f GB/s over %llu KiB (log-linear to the triad's %llu MiB)\n",
+                m->cache_gbps, (unsigned long long)(m->cache_bytes >> 10),
+                (unsigned long long)(m->mem_set_bytes >> 20));
+    if (m->dwconv_gflops > 0 || m->resize_gbps > 0)
+        fprintf(f, "  op classes   depthwise conv %.1f GFLOP/s, resize %.2f GB/s\n",
+                m->dwconv_gflops, m->resize_gbps);
     fprintf(f, "  overheads    dispatch %.0f ns, round trip %.0f ns\n", m->dispatch_ns,
             m->round_trip_ns);
     if (m->runtime_node_ns > 0 || m->runtime_run_ns > 0)

@@ -85,6 +85,7 @@ int tp_cli_calibrate(int argc, char **argv) {
         tp_json_kv_bool(&j, "quick", info.quick);
         tp_json_kv_str(&j, "cache_path", info.cache_path);
         tp_json_kv_f64(&j, "elapsed_ms", info.elapsed_ms);
+        tp_json_kv_f64(&j, "op_rates_ms", info.op_rates_ms);
         tp_json_kv_f64(&j, "derived_peak_gflops", info.peak_gflops);
         tp_json_kv_f64(&j, "efficiency", eff);
         tp_json_kv_str(&j, "isa", tp_cpu_isa_name(info.isa));
@@ -125,8 +126,8 @@ int tp_cli_calibrate(int argc, char **argv) {
     if (info.from_cache)
         printf("  cache        %s (use --force to measure again)\n", info.cache_path);
     else
-        printf("  measured in  %.0f ms%s; cache %s\n", info.elapsed_ms,
-               info.quick ? " (quick)" : "",
+        printf("  measured in  %.0f ms%s (op-class micro-benchmarks %.0f ms); cache %s\n",
+               info.elapsed_ms, info.quick ? " (quick)" : "", info.op_rates_ms,
                info.cache_path[0] ? info.cache_path : "(not written)");
     if (cs == TP_OK) {
         printf("cuda:\n");

@@ -1,0 +1,216 @@
+/* Per-op-class micro-benchmarks of the CPU calibration: depthwise convolution and bilinear
+ * resize, the classes whose CPU cost follows neither the GEMM curve nor the STREAM triad
+ * (docs/cost.md, "Op classes"). Each takes a few milliseconds. */
+#include "cost/calib_ops.h"
+
+#include <string.h>
+
+#include "core/mem.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define TP_HAVE_X86_DW 1
+#include <immintrin.h>
+#endif
+
+/* Depthwise problem: CB blocks of 16 channels, an (H + 2) × (W + 2) padded input plane per
+   block, 3×3 filter, stride 1: the layout onnxruntime's NCHWc depthwise kernel runs. 64
+   channels at 56 × 56: 0.8 MiB in, 0.8 MiB out (a mobilenet block). */
+enum { DW_CB = 4, DW_H = 56, DW_W = 56, DW_PH = DW_H + 2, DW_PW = DW_W + 2, DW_LANES = 16 };
+/* Resize problem: 2× bilinear upsampling of 32 channels of 48 × 48 (0.3 MiB in, 1.2 out). */
+enum { RS_C = 32, RS_H = 48, RS_W = 48 };
+
+typedef struct dw_job {
+    const float *x, *w;
+    float *y;
+} dw_job;
+
+typedef void (*dw_rows_fn)(const dw_job *j, uint32_t r0, uint32_t r1);
+
+typedef float v16f __attribute__((vector_size(64)));
+
+/* y[cb][r][c][:] = Σ_{dy,dx} x[cb][r+dy][c+dx][:] · w[cb][dy][dx][:] for rows r0..r1 */
+static void dw_rows_generic(const dw_job *j, uint32_t r0, uint32_t r1) {
+    for (uint32_t cb = 0; cb < DW_CB; cb++) {
+        const float *x = j->x + (size_t)cb * DW_PH * DW_PW * DW_LANES;
+        const float *w = j->w + (size_t)cb * 9 * DW_LANES;
+        float *y = j->y + (size_t)cb * DW_H * DW_W * DW_LANES;
+        v16f k[9];
+        memcpy(k, w, sizeof k);
+        for (uint32_t r = r0; r < r1; r++)
+            for (uint32_t c = 0; c < DW_W; c++) {
+                v16f acc = {0};
+                for (uint32_t t = 0; t < 9; t++) {
+                    v16f v;
+                    memcpy(&v, x + ((size_t)(r + t / 3) * DW_PW + c + t % 3) * DW_LANES, sizeof v);
+                    acc += v * k[t];
+                }
+                memcpy(y + ((size_t)r * DW_W + c) * DW_LANES, &acc, sizeof acc);
+            }
+    }
+}
+
+#ifdef TP_HAVE_X86_DW
+__attribute__((target("avx512f"))) static void dw_rows_avx512(const dw_job *j, uint32_t r0,
+                                                              uint32_t r1) {
+    for (uint32_t cb = 0; cb < DW_CB; cb++) {
+        const float *x = j->x + (size_t)cb * DW_PH * DW_PW * DW_LANES;
+        const float *w = j->w + (size_t)cb * 9 * DW_LANES;
+        float *y = j->y + (size_t)cb * DW_H * DW_W * DW_LANES;
+        __m512 k[9];
+        for (int t = 0; t < 9; t++)
+            k[t] = _mm512_loadu_ps(w + t * DW_LANES);
+        for (uint32_t r = r0; r < r1; r++)
+            for (uint32_t c = 0; c < DW_W; c++) {
+                __m512 acc = _mm512_setzero_ps();
+                for (uint32_t t = 0; t < 9; t++)
+                    acc = _mm512_fmadd_ps(
+                        _mm512_loadu_ps(x + ((size_t)(r + t / 3) * DW_PW + c + t % 3) * DW_LANES),
+                        k[t], acc);
+                _mm512_storeu_ps(y + ((size_t)r * DW_W + c) * DW_LANES, acc);
+            }
+    }
+}
+
+__attribute__((target("avx2,fma"))) static void dw_rows_avx2(const dw_job *j, uint32_t r0,
+                                                             uint32_t r1) {
+    for (uint32_t cb = 0; cb < DW_CB; cb++) {
+        const float *x = j->x + (size_t)cb * DW_PH * DW_PW * DW_LANES;
+        const float *w = j->w + (size_t)cb * 9 * DW_LANES;
+        float *y = j->y + (size_t)cb * DW_H * DW_W * DW_LANES;
+        for (uint32_t h = 0; h < 2; h++) {
+            __m256 k[9];
+            for (int t = 0; t < 9; t++)
+                k[t] = _mm256_loadu_ps(w + t * DW_LANES + h * 8);
+            for (uint32_t r = r0; r < r1; r++)
+                for (uint32_t c = 0; c < DW_W; c++) {
+                    __m256 acc = _mm256_setzero_ps();
+                    for (uint32_t t = 0; t < 9; t++)
+                        acc = _mm256_fmadd_ps(
+                            _mm256_loadu_ps(
+                                x + ((size_t)(r + t / 3) * DW_PW + c + t % 3) * DW_LANES + h * 8),
+                            k[t], acc);
+                    _mm256_storeu_ps(y + ((size_t)r * DW_W + c) * DW_LANES + h * 8, acc);
+                }
+        }
+    }
+}
+#endif
+
+static dw_rows_fn dw_kernel_for(tp_cpu_isa isa) {
+#ifdef TP_HAVE_X86_DW
+    if (isa == TP_CPU_ISA_AVX512) return dw_rows_avx512;
+    if (isa == TP_CPU_ISA_AVX2) return dw_rows_avx2;
+#else
+    (void)isa;
+#endif
+    return dw_rows_generic;
+}
+
+typedef struct dw_run {
+    dw_job job;
+    dw_rows_fn rows;
+} dw_run;
+
+static void dw_part(void *ctx, uint32_t part, uint32_t parts) {
+    const dw_run *d = ctx;
+    uint32_t r0 = (uint32_t)((uint64_t)DW_H * part / parts);
+    uint32_t r1 = (uint32_t)((uint64_t)DW_H * (part + 1) / parts);
+    if (r0 < r1) d->rows(&d->job, r0, r1);
+}
+
+/* Bilinear 2× upsampling (half-pixel centres, clamped edges), plain C as a runtime's
+   generic resize kernel is: column indices and weights computed once, then per output
+   element four reads and three interpolations. */
+typedef struct rs_job {
+    const float *x;
+    float *y;
+} rs_job;
+
+static void rs_part(void *ctx, uint32_t part, uint32_t parts) {
+    const rs_job *j = ctx;
+    uint32_t c0 = (uint32_t)((uint64_t)RS_C * part / parts);
+    uint32_t c1 = (uint32_t)((uint64_t)RS_C * (part + 1) / parts);
+    const uint32_t oh = 2 * RS_H, ow = 2 * RS_W;
+    /* per output column: source columns and weight, computed once (as runtimes do) */
+    uint32_t xs0[2 * RS_W], xs1[2 * RS_W];
+    float wxs[2 * RS_W];
+    for (uint32_t q = 0; q < ow; q++) {
+        float fx = ((float)q + 0.5f) * 0.5f - 0.5f;
+        if (fx < 0) fx = 0;
+        xs0[q] = (uint32_t)fx;
+        xs1[q] = xs0[q] + 1 < RS_W ? xs0[q] + 1 : RS_W - 1;
+        wxs[q] = fx - (float)xs0[q];
+    }
+    for (uint32_t c = c0; c < c1; c++) {
+        const float *x = j->x + (size_t)c * RS_H * RS_W;
+        float *y = j->y + (size_t)c * oh * ow;
+        for (uint32_t r = 0; r < oh; r++) {
+            float fy = ((float)r + 0.5f) * 0.5f - 0.5f;
+            if (fy < 0) fy = 0;
+            uint32_t y0 = (uint32_t)fy, y1 = y0 + 1 < RS_H ? y0 + 1 : RS_H - 1;
+            float wy = fy - (float)y0;
+            const float *t = x + (size_t)y0 * RS_W, *u = x + (size_t)y1 * RS_W;
+            for (uint32_t q = 0; q < ow; q++) {
+                uint32_t x0 = xs0[q], x1 = xs1[q];
+                float wx = wxs[q];
+                float a = t[x0], b = t[x1], cc = u[x0], d = u[x1];
+                float top = a + (b - a) * wx, bot = cc + (d - cc) * wx;
+                y[(size_t)r * ow + q] = top + (bot - top) * wy;
+            }
+        }
+    }
+}
+
+/* One thread: the thread's CPU time; several: the pool's busy time. */
+static double op_clock(const tp_pool *pool) {
+    return pool->n > 1 ? pool->busy_ns : tp_thread_cpu_ns();
+}
+
+/* Best rate (units per ns) over `trials` trials of at least min_ns each. */
+static double op_bench(tp_pool *pool, tp_pool_fn fn, void *ctx, double units, int trials,
+                       double min_ns) {
+    double best = 0;
+    tp_pool_run(pool, fn, ctx); /* first touch, warm caches */
+    for (int t = 0; t < trials; t++) {
+        uint64_t reps = 0;
+        double t0 = op_clock(pool), el;
+        do {
+            tp_pool_run(pool, fn, ctx);
+            reps++;
+            el = op_clock(pool) - t0;
+        } while (el < min_ns);
+        double rate = units * (double)reps / el;
+        if (rate > best) best = rate;
+    }
+    return best;
+}
+
+void tp_calib_measure_op_rates(tp_pool *pool, tp_cpu_isa isa, bool quick, tp_calib_op_rates *out) {
+    memset(out, 0, sizeof *out);
+    double start = tp_now_ns();
+    int trials = quick ? 2 : 6; /* best of several short trials: robust to neighbours */
+    double min_ns = quick ? 2e6 : 4e6;
+    size_t nx = (size_t)DW_CB * DW_PH * DW_PW * DW_LANES, nw = (size_t)DW_CB * 9 * DW_LANES;
+    size_t ny = (size_t)DW_CB * DW_H * DW_W * DW_LANES;
+    size_t dw_floats = nx + nw + ny;
+    float *buf = tp_mem_alloc(NULL, dw_floats * sizeof(float));
+    if (buf) {
+        for (size_t i = 0; i < dw_floats; i++)
+            buf[i] = (float)(i % 11) * 0.1f - 0.5f;
+        dw_run d = {{buf, buf + nx, buf + nx + nw}, dw_kernel_for(isa)};
+        double flops = 2.0 * 9.0 * (double)ny;
+        out->dwconv_gflops = op_bench(pool, dw_part, &d, flops, trials, min_ns);
+        tp_mem_free(NULL, buf, dw_floats * sizeof(float));
+    }
+    size_t rx = (size_t)RS_C * RS_H * RS_W, ry = rx * 4;
+    float *rb = tp_mem_alloc(NULL, (rx + ry) * sizeof(float));
+    if (rb) {
+        for (size_t i = 0; i < rx + ry; i++)
+            rb[i] = (float)(i % 7) * 0.25f;
+        rs_job r = {rb, rb + rx};
+        double bytes = (double)(rx + ry) * sizeof(float);
+        out->resize_gbps = op_bench(pool, rs_part, &r, bytes, trials, min_ns);
+        tp_mem_free(NULL, rb, (rx + ry) * sizeof(float));
+    }
+    out->elapsed_ms = (tp_now_ns() - start) / 1e6;
+}
