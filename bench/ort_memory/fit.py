@@ -32,6 +32,11 @@ NODE = np.arange(0, 20001, 500)   # bytes per node
 MODEL = np.arange(0, 2001, 50)    # per mille of the model file
 if '--model' in sys.argv:  # fix the model-copy coefficient (e.g. 1000: the parsed file held once)
     MODEL = np.array([int(sys.argv[sys.argv.index('--model') + 1])])
+CONV = None
+if '--conv' in sys.argv:  # fix the Conv-weight coefficient (only resnet50 determines it)
+    CONV = int(sys.argv[sys.argv.index('--conv') + 1])
+if '--node' in sys.argv:  # fix the per-node bytes (measured: bench/ort_memory/nodes.sh)
+    NODE = np.array([int(sys.argv[sys.argv.index('--node') + 1])])
 
 
 def col(rs, k):
@@ -54,7 +59,7 @@ def fit(cal):
     extra = (NODE[:, None, None] * col(cal, 'nodes')[None, None, :] +
              MODEL[None, :, None] * col(cal, 'embedded')[None, None, :] / 1000)  # [node, model, row]
     best = None
-    for conv, gemm, other, load in itertools.product(range(1000, 2501, STEP), range(1000, 1201, 20),
+    for conv, gemm, other, load in itertools.product([CONV] if CONV else range(1000, 2501, STEP), range(1000, 1201, 20),
                                                      range(0, 501, 50), range(0, 501, 25)):
         base = (FIXED + col(cal, 'inputs') + cw * conv / 1000 + gw * gemm / 1000 +
                 ow * other / 1000 + np.maximum(ow * load / 1000, ar))

@@ -90,6 +90,15 @@ static bool is_chain(const tp_graph *g, const uint8_t *chain, const tp_node *n, 
         return n->op.sub != TP_POOL_LP;
     case TP_OP_NORM:
         return n->op.sub == TP_NORM_BATCH;
+    case TP_OP_CONCAT: /* TransformConcat: channels, every input blocked with whole blocks */
+        if (n->op.attrs.axis.axis != 1 && n->op.attrs.axis.axis != -3) return false;
+        for (uint32_t i = 0; i < n->n_inputs; i++) {
+            const tp_node *in = n->inputs[i] >= 0 ? tp_graph_node(g, n->inputs[i]) : NULL;
+            int64_t c;
+            if (!in || !chain[n->inputs[i]] || !tp_ort_dim(g, in, 1, &c) || c % (int64_t)block != 0)
+                return false;
+        }
+        return true;
     case TP_OP_BINARY: /* TransformBinary: Add and Mul of two blocked tensors of one shape */
         return (n->op.sub == TP_BINARY_ADD || n->op.sub == TP_BINARY_MUL) && n->n_inputs == 2 &&
                n->inputs[1] >= 0 && chain[n->inputs[1]] &&
