@@ -12,20 +12,23 @@
  * Relu/Clip/Sigmoid/Tanh/LeakyRelu/HardSigmoid absorbs the activation. The absorbed tensor is
  * never allocated.
  *
- * Layout: a 2-D float Conv whose output channels are a multiple of 4, plain (groups 1) or
- * depthwise, runs in the blocked NCHWc layout: its output has its channels rounded up to the
- * block (16 with AVX-512, 8 with AVX2). Operators that stay in that layout after it ("chain"
- * nodes here): Relu/Clip/Sigmoid/Tanh/HardSigmoid activations and BatchNormalization (fused or
- * converted), pooling, and an Add or Mul of two chain tensors. An Add whose one input is a blocked
- * Conv without activation read by nothing else is fused into that Conv as its Sum input, which the
- * Conv overwrites in place; an activation after it is fused too. Where a chain tensor is read by
- * anything else (or is a graph output), a ReorderOutput node writes a plain NCHW copy; where a
- * converted Conv reads a plain tensor with channels a multiple of 4, a ReorderInput node writes
- * a blocked copy. Ops that onnxruntime also keeps in NCHWc in some cases (Concat, Resize) are
- * left plain: that adds reorders, which errs on the side of more memory.
+ * Layout: a 2-D float Conv whose output channels are a multiple of 4 runs in the blocked NCHWc
+ * layout when it is depthwise with output channels a multiple of the block, or has groups 1 and
+ * input channels under the block (it then reads NCHW) or a multiple of it: its output has its
+ * channels rounded up to the block (16 with AVX-512, 8 with AVX2). Operators that stay in that
+ * layout after it ("chain" nodes here): Relu/Clip/Sigmoid/Tanh/HardSigmoid activations,
+ * QuickGelu, BatchNormalization (fused or converted), pooling, an Add or Mul of two chain tensors
+ * of one shape, a Concat of chain tensors along whole channel blocks. An Add whose one input is a
+ * blocked Conv without activation read by nothing else is fused into that Conv as its Sum input,
+ * which the Conv overwrites in place; an activation after it is fused too. Where a chain tensor
+ * is read by anything else (or is a graph output), a ReorderOutput node writes a plain NCHW copy;
+ * where a converted Conv reading blocked input reads a plain tensor, a ReorderInput node writes a
+ * blocked copy. Resize, which onnxruntime keeps in NCHWc in some cases, is left plain: that adds
+ * reorders, which errs on the side of more memory.
  *
- * Indices: the optimizer's new nodes (fused and NCHWc convolutions, NCHWc pooling) are created
- * after the model's nodes, in topological order: key = node count + the node's id. */
+ * Indices: the optimizer's new nodes come after the model's; each pass creates them in the
+ * execution order of the graph it starts from (tp_ort_exec_keys in ort_order.c); origin and
+ * stage record which node a group is created at and by which passes. */
 #include <string.h>
 
 #include "core/mem.h"

@@ -292,7 +292,7 @@ tp_status tp_ort_trace_buffers(const tp_graph *g, const tp_liveness *l, uint32_t
     fused_steps(g, &x, &t);
     trace_readers(g, l, &x, &t, n_steps);
     if ((st = trace_emit(g, l, block, &x, &t, &b, &nb, &bcap, err)) != TP_OK) goto done;
-    st = tp_ort_plan_reuse(a, b, nb, true, err);
+    st = tp_ort_plan_reuse(a, b, nb, true, err); /* same-shape reuse: on, as onnxruntime */
 done:
     for (int k = 0; k < TRACE_I64; k++)
         tp_mem_free(a, *i64[k], cap * sizeof(int64_t));
