@@ -43,11 +43,22 @@ def col(rs, k):
     return np.array([float(r[k]) for r in rs])
 
 
+def emb(rs):
+    """the embedded share of the weights (runtime_ort.c): their "other" weights are copied, 1x"""
+    w = col(rs, 'conv') + col(rs, 'gemm') + col(rs, 'other')
+    return np.minimum(1.0, col(rs, 'embedded') / np.maximum(w, 1.0))
+
+
+def other_w(rs, other):
+    e = emb(rs)
+    return col(rs, 'other') * (other + (1000 - other) * e) / 1000
+
+
 def pred(rs, c):
     conv, gemm, other, load, node, model, c0 = c
     return (FIXED + c0 + col(rs, 'nodes') * node + col(rs, 'embedded') * model / 1000 +
             col(rs, 'conv') * conv / 1000 + col(rs, 'gemm') * gemm / 1000 +
-            col(rs, 'other') * other / 1000 +
+            other_w(rs, other) +
             np.maximum(col(rs, 'other') * load / 1000, col(rs, 'arena_emulated')) +
             col(rs, 'inputs'))
 
@@ -62,7 +73,7 @@ def fit(cal):
     for conv, gemm, other, load in itertools.product([CONV] if CONV else range(1000, 2501, STEP), range(1000, 1201, 20),
                                                      range(0, 501, 50), range(0, 501, 25)):
         base = (FIXED + col(cal, 'inputs') + cw * conv / 1000 + gw * gemm / 1000 +
-                ow * other / 1000 + np.maximum(ow * load / 1000, ar))
+                other_w(cal, other) + np.maximum(ow * load / 1000, ar))
         p0 = base[None, None, :] + extra
         c0 = np.maximum(0.0, np.max(meas - p0, axis=2))
         score = np.mean((p0 + c0[:, :, None]) / meas - 1, axis=2)
