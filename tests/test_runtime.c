@@ -266,6 +266,66 @@ TP_TEST(conv_activation_fusion_removes_a_tensor) {
     tp_graph_destroy(g);
 }
 
+/* A fused kernel reads its inputs at its own step: in a = Neg(x); r = Relu(Conv(a)), the Conv is
+ * absorbed into the FusedConv that writes r, so a (64 KiB) is still live when r (64 KiB) is
+ * allocated: a 128 KiB pattern (it was 64 KiB when a died at the absorbed Conv's step). */
+TP_TEST(fused_kernel_reads_at_its_step) {
+    tp_error err;
+    tp_graph *g = NULL;
+    TP_CHECK_OK(tp_graph_create(NULL, &g, &err), &err);
+    if (!g) return;
+    tp_shape xs = tp_shape_of(4, (int64_t[]){1, 16, 32, 32});
+    tp_shape ws = tp_shape_of(4, (int64_t[]){16, 16, 1, 1});
+    tp_op conv = {.kind = TP_OP_CONV};
+    conv.attrs.conv.spatial = 2;
+    conv.attrs.conv.groups = 1;
+    for (int i = 0; i < 2; i++)
+        conv.attrs.conv.kernel[i] = conv.attrs.conv.stride[i] = conv.attrs.conv.dilation[i] = 1;
+    tp_node_id x, w, a, y, r;
+    TP_CHECK_OK(tp_graph_add_input(g, "x", TP_DTYPE_F32, &xs, &x, &err), &err);
+    TP_CHECK_OK(tp_graph_add_param(g, "w", TP_DTYPE_F32, &ws, &w, &err), &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &(tp_op){.kind = TP_OP_UNARY, .sub = TP_UNARY_NEG},
+                                (tp_node_id[]){x}, 1, "a", &a, &err),
+                &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &conv, (tp_node_id[]){a, w}, 2, "y", &y, &err), &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &(tp_op){.kind = TP_OP_UNARY, .sub = TP_UNARY_RELU},
+                                (tp_node_id[]){y}, 1, "r", &r, &err),
+                &err);
+    TP_CHECK_OK(tp_graph_mark_output(g, r, &err), &err);
+    tp_ort_arena_sim s;
+    TP_CHECK_OK(tp_ort_arena_simulate(g, true, true, 0, &s, &err), &err);
+    TP_CHECK_EQ_U64(s.mem_pattern_bytes, 128u << 10);
+    tp_graph_destroy(g);
+}
+
+/* The pre-packed weights come first from the arena: a 7.5 MiB packed weight takes an 8 MiB
+ * region (1 MiB doubled until it fits) and leaves the next region at 8 MiB, so a 2 MiB tensor
+ * gets an 8 MiB region (16 MiB reserved); without it the 2 MiB tensor gets a 2 MiB region. The
+ * packed weight's pages are not counted as touched. */
+TP_TEST(prepacked_weights_shape_the_regions) {
+    tp_error err;
+    tp_graph *g = NULL;
+    TP_CHECK_OK(tp_graph_create(NULL, &g, &err), &err);
+    if (!g) return;
+    tp_shape xs = tp_shape_of(2, (int64_t[]){512, 1024}); /* 2 MiB of floats */
+    tp_node_id x, a;
+    TP_CHECK_OK(tp_graph_add_input(g, "x", TP_DTYPE_F32, &xs, &x, &err), &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &(tp_op){.kind = TP_OP_UNARY, .sub = TP_UNARY_NEG},
+                                (tp_node_id[]){x}, 1, "a", &a, &err),
+                &err);
+    TP_CHECK_OK(tp_graph_mark_output(g, a, &err), &err);
+    tp_ort_arena_sim s;
+    TP_CHECK_OK(tp_ort_arena_simulate(g, false, true, 0, &s, &err), &err);
+    TP_CHECK_EQ_U64(s.reserved_bytes, 2u << 20);
+    TP_CHECK_EQ_U64(s.resident_bytes, 2u << 20);
+    uint64_t packed = (uint64_t)15 << 19; /* 7.5 MiB */
+    TP_CHECK_OK(tp_ort_arena_simulate_packed(g, false, true, 0, &packed, 1, &s, &err), &err);
+    TP_CHECK_EQ_U64(s.reserved_bytes, 16u << 20);
+    TP_CHECK_EQ_U64(s.regions, 2);
+    TP_CHECK_EQ_U64(s.resident_bytes, 2u << 20);
+    tp_graph_destroy(g);
+}
+
 /* The planner's in-place reuse: in x -neg-> a -relu-> b -neg-> c, the Relu (MayInplace) is a's
  * only reader and has a's static shape, so b is written into a's buffer: a, b, c are traced,
  * b reuses a, and only a and c reach the arena. */
@@ -345,5 +405,7 @@ int main(void) {
     TP_RUN(ort_planner_reuses_in_place);
     TP_RUN(nchwc_padding_and_reorder);
     TP_RUN(tied_embedding_is_read_whole);
+    TP_RUN(fused_kernel_reads_at_its_step);
+    TP_RUN(prepacked_weights_shape_the_regions);
     return tp_test_finish();
 }

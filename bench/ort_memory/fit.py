@@ -32,17 +32,33 @@ NODE = np.arange(0, 20001, 500)   # bytes per node
 MODEL = np.arange(0, 2001, 50)    # per mille of the model file
 if '--model' in sys.argv:  # fix the model-copy coefficient (e.g. 1000: the parsed file held once)
     MODEL = np.array([int(sys.argv[sys.argv.index('--model') + 1])])
+CONV = None
+if '--conv' in sys.argv:  # fix the Conv-weight coefficient (only resnet50 determines it)
+    CONV = int(sys.argv[sys.argv.index('--conv') + 1])
+if '--node' in sys.argv:  # fix the per-node bytes (measured: bench/ort_memory/nodes.sh)
+    NODE = np.array([int(sys.argv[sys.argv.index('--node') + 1])])
 
 
 def col(rs, k):
     return np.array([float(r[k]) for r in rs])
 
 
+def emb(rs):
+    """the embedded share of the weights (runtime_ort.c): their "other" weights are copied, 1x"""
+    w = col(rs, 'conv') + col(rs, 'gemm') + col(rs, 'other')
+    return np.minimum(1.0, col(rs, 'embedded') / np.maximum(w, 1.0))
+
+
+def other_w(rs, other):
+    e = emb(rs)
+    return col(rs, 'other') * (other + (1000 - other) * e) / 1000
+
+
 def pred(rs, c):
     conv, gemm, other, load, node, model, c0 = c
     return (FIXED + c0 + col(rs, 'nodes') * node + col(rs, 'embedded') * model / 1000 +
             col(rs, 'conv') * conv / 1000 + col(rs, 'gemm') * gemm / 1000 +
-            col(rs, 'other') * other / 1000 +
+            other_w(rs, other) +
             np.maximum(col(rs, 'other') * load / 1000, col(rs, 'arena_emulated')) +
             col(rs, 'inputs'))
 
@@ -54,10 +70,10 @@ def fit(cal):
     extra = (NODE[:, None, None] * col(cal, 'nodes')[None, None, :] +
              MODEL[None, :, None] * col(cal, 'embedded')[None, None, :] / 1000)  # [node, model, row]
     best = None
-    for conv, gemm, other, load in itertools.product(range(1000, 2501, STEP), range(1000, 1201, 20),
+    for conv, gemm, other, load in itertools.product([CONV] if CONV else range(1000, 2501, STEP), range(1000, 1201, 20),
                                                      range(0, 501, 50), range(0, 501, 25)):
         base = (FIXED + col(cal, 'inputs') + cw * conv / 1000 + gw * gemm / 1000 +
-                ow * other / 1000 + np.maximum(ow * load / 1000, ar))
+                other_w(cal, other) + np.maximum(ow * load / 1000, ar))
         p0 = base[None, None, :] + extra
         c0 = np.maximum(0.0, np.max(meas - p0, axis=2))
         score = np.mean((p0 + c0[:, :, None]) / meas - 1, axis=2)

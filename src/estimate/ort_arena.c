@@ -123,8 +123,8 @@ static tp_status sim_extend(ort_sim *s, uint64_t rounded, tp_error *err) {
     return TP_OK;
 }
 
-/* Allocate bytes; *out receives the chunk. Touches the bytes asked for. */
-static tp_status sim_alloc(ort_sim *s, uint64_t bytes, int32_t *out, tp_error *err) {
+/* Allocate bytes; *out receives the chunk. Touches the bytes asked for when touch. */
+static tp_status sim_alloc(ort_sim *s, uint64_t bytes, bool touch, int32_t *out, tp_error *err) {
     uint64_t rounded;
     if (!tp_align_up_u64(bytes, BFC_MIN_ALLOC, &rounded))
         return tp_error_set(err, TP_ERR_OVERFLOW, "runtime: tensor size overflows 64 bits");
@@ -151,7 +151,7 @@ static tp_status sim_alloc(ort_sim *s, uint64_t bytes, int32_t *out, tp_error *e
         c->size = rounded;
     }
     s->chunks[h].used = true;
-    if (!sim_touch(s, s->chunks[h].ptr, bytes))
+    if (touch && !sim_touch(s, s->chunks[h].ptr, bytes))
         return tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (arena emulation)");
     *out = h;
     return TP_OK;
@@ -256,6 +256,12 @@ static tp_status pattern_size(const tp_allocator *a, tp_ort_buf *bufs, const sim
 
 tp_status tp_ort_arena_simulate(const tp_graph *g, bool mem_pattern, bool next_pow2, uint32_t block,
                                 tp_ort_arena_sim *out, tp_error *err) {
+    return tp_ort_arena_simulate_packed(g, mem_pattern, next_pow2, block, NULL, 0, out, err);
+}
+
+tp_status tp_ort_arena_simulate_packed(const tp_graph *g, bool mem_pattern, bool next_pow2,
+                                       uint32_t block, const uint64_t *prepacked,
+                                       size_t n_prepacked, tp_ort_arena_sim *out, tp_error *err) {
     if (!g || !out) return tp_error_set(err, TP_ERR_INVALID, "runtime: NULL argument");
     memset(out, 0, sizeof *out);
     const tp_allocator *a = tp_graph_allocator(g);
@@ -288,11 +294,17 @@ tp_status tp_ort_arena_simulate(const tp_graph *g, bool mem_pattern, bool next_p
         ev[n_ev++] = (sim_event){bufs[i].death, 1, i};
     }
     qsort(ev, n_ev, sizeof *ev, ort_cmp_event);
+    /* session creation: the kernels' pre-packed weights, from the same arena, held for the
+     * session's life (their pages are the weights term's, not touched here) */
+    for (size_t i = 0; i < n_prepacked && st == TP_OK; i++) {
+        int32_t h;
+        if (prepacked[i]) st = sim_alloc(&s, prepacked[i], false, &h, err);
+    }
     /* run 1: tensor by tensor through the arena */
     for (size_t e = 0; e < n_ev && st == TP_OK; e++) {
         tp_ort_buf *b = &bufs[ev[e].buf];
         if (ev[e].kind == 0)
-            st = sim_alloc(&s, b->bytes, &b->chunk, err);
+            st = sim_alloc(&s, b->bytes, true, &b->chunk, err);
         else
             sim_free(&s, b->chunk);
     }
@@ -303,7 +315,7 @@ tp_status tp_ort_arena_simulate(const tp_graph *g, bool mem_pattern, bool next_p
         uint64_t pblock = 0;
         int32_t h = -1;
         if ((st = pattern_size(a, bufs, ev, n_ev, (uint32_t)nb, &pblock, err)) != TP_OK) goto done;
-        if ((st = sim_alloc(&s, pblock, &h, err)) != TP_OK) goto done;
+        if ((st = sim_alloc(&s, pblock, true, &h, err)) != TP_OK) goto done;
         sim_free(&s, h);
         out->mem_pattern_bytes = pblock;
     }

@@ -50,15 +50,32 @@ tp_status tp_ort_plan_reuse(const tp_allocator *a, tp_ort_buf *b, size_t n, bool
  * freed by tp_ort_xform_free. */
 typedef struct tp_ort_xform {
     uint32_t n;
+    uint32_t block;    /* the NCHWc channel block (0: no layout transformation) */
     uint8_t *chain;    /* the node's output is in the NCHWc blocked layout */
     uint8_t *absorbed; /* fused into its only reader: no tensor of its own */
     int32_t *sum_of;   /* an Add fused into a Conv as its Sum input: that input, else -1 */
-    uint64_t *key;     /* its index in onnxruntime's optimized graph (execution order) */
+    uint64_t *key;     /* > n: a node the optimizer creates (its order: tp_ort_exec_keys) */
+    int32_t *origin;   /* the node a fused group is created at (its Conv), else itself */
+    uint8_t *stage;    /* on origins: TP_ORT_MADE_* bits, the optimizer passes creating it */
 } tp_ort_xform;
+
+/* A node created by a level-extended fusion (FusedConv, Gelu, QuickGelu, FusedMatMul), by the
+ * NCHWc transformer (level all), or both (a FusedConv converted to NCHWc). */
+#define TP_ORT_MADE_FUSED 1u
+#define TP_ORT_MADE_NCHWC 2u
+
+/* The node indices of onnxruntime's optimized graph, for its execution order (ort_order.c):
+ * a pass creates its nodes in the execution order of the graph it starts from, so the model's
+ * nodes keep their index, the extended-level fusions' nodes follow in the model graph's order,
+ * and the NCHWc nodes follow in the fused graph's order. key (node count + 1): receives them.
+ * TP_ERR_NOMEM. */
+tp_status tp_ort_exec_keys(const tp_graph *g, const tp_ort_xform *x, uint64_t *key, tp_error *err);
 
 /* block: NCHWc channel block (0: no layout transformation). TP_ERR_NOMEM. */
 tp_status tp_ort_xform_compute(const tp_graph *g, uint32_t block, tp_ort_xform *x, tp_error *err);
 void tp_ort_xform_free(const tp_graph *g, tp_ort_xform *x);
+/* A converted Conv with fewer input channels than the block reads its input in NCHW. */
+bool tp_ort_conv_reads_nchw(const tp_graph *g, const tp_node *n, uint32_t block);
 /* Dim axis of a 4-D node under the current bindings, when positive. */
 bool tp_ort_dim(const tp_graph *g, const tp_node *n, int axis, int64_t *v);
 
@@ -77,5 +94,11 @@ tp_status tp_ort_trace_buffers(const tp_graph *g, const tp_liveness *l, uint32_t
  * Errors: those of tp_liveness_compute, TP_ERR_NOMEM, TP_ERR_OVERFLOW. */
 tp_status tp_ort_arena_simulate(const tp_graph *g, bool mem_pattern, bool next_pow2, uint32_t block,
                                 tp_ort_arena_sim *out, tp_error *err);
+/* The same, the arena first serving the session's pre-packed weights (prepacked[n_prepacked]
+ * bytes each, allocated at creation in that order and never freed; their pages are not counted
+ * as touched: the caller counts the weights). */
+tp_status tp_ort_arena_simulate_packed(const tp_graph *g, bool mem_pattern, bool next_pow2,
+                                       uint32_t block, const uint64_t *prepacked,
+                                       size_t n_prepacked, tp_ort_arena_sim *out, tp_error *err);
 
 #endif

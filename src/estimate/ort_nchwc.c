@@ -12,20 +12,23 @@
  * Relu/Clip/Sigmoid/Tanh/LeakyRelu/HardSigmoid absorbs the activation. The absorbed tensor is
  * never allocated.
  *
- * Layout: a 2-D float Conv whose output channels are a multiple of 4, plain (groups 1) or
- * depthwise, runs in the blocked NCHWc layout: its output has its channels rounded up to the
- * block (16 with AVX-512, 8 with AVX2). Operators that stay in that layout after it ("chain"
- * nodes here): Relu/Clip/Sigmoid/Tanh/HardSigmoid activations and BatchNormalization (fused or
- * converted), pooling, and an Add or Mul of two chain tensors. An Add whose one input is a blocked
- * Conv without activation read by nothing else is fused into that Conv as its Sum input, which the
- * Conv overwrites in place; an activation after it is fused too. Where a chain tensor is read by
- * anything else (or is a graph output), a ReorderOutput node writes a plain NCHW copy; where a
- * converted Conv reads a plain tensor with channels a multiple of 4, a ReorderInput node writes
- * a blocked copy. Ops that onnxruntime also keeps in NCHWc in some cases (Concat, Resize) are
- * left plain: that adds reorders, which errs on the side of more memory.
+ * Layout: a 2-D float Conv whose output channels are a multiple of 4 runs in the blocked NCHWc
+ * layout when it is depthwise with output channels a multiple of the block, or has groups 1 and
+ * input channels under the block (it then reads NCHW) or a multiple of it: its output has its
+ * channels rounded up to the block (16 with AVX-512, 8 with AVX2). Operators that stay in that
+ * layout after it ("chain" nodes here): Relu/Clip/Sigmoid/Tanh/HardSigmoid activations,
+ * QuickGelu, BatchNormalization (fused or converted), pooling, an Add or Mul of two chain tensors
+ * of one shape, a Concat of chain tensors along whole channel blocks. An Add whose one input is a
+ * blocked Conv without activation read by nothing else is fused into that Conv as its Sum input,
+ * which the Conv overwrites in place; an activation after it is fused too. Where a chain tensor
+ * is read by anything else (or is a graph output), a ReorderOutput node writes a plain NCHW copy;
+ * where a converted Conv reading blocked input reads a plain tensor, a ReorderInput node writes a
+ * blocked copy. Resize, which onnxruntime keeps in NCHWc in some cases, is left plain: that adds
+ * reorders, which errs on the side of more memory.
  *
- * Indices: the optimizer's new nodes (fused and NCHWc convolutions, NCHWc pooling) are created
- * after the model's nodes, in topological order: key = node count + the node's id. */
+ * Indices: the optimizer's new nodes come after the model's; each pass creates them in the
+ * execution order of the graph it starts from (tp_ort_exec_keys in ort_order.c); origin and
+ * stage record which node a group is created at and by which passes. */
 #include <string.h>
 
 #include "core/mem.h"
@@ -47,15 +50,24 @@ bool tp_ort_dim(const tp_graph *g, const tp_node *n, int axis, int64_t *v) {
     return tp_graph_dim_value(g, n->shape.dims[axis], v, &e) == TP_OK && *v > 0;
 }
 
-/* A Conv that onnxruntime converts to NCHWc. */
-static bool conv_converted(const tp_graph *g, const tp_node *n) {
+/* A Conv that onnxruntime converts to NCHWc (nchwc_transformer.cc, TransformConv): output
+ * channels a multiple of 4; depthwise with output channels a multiple of the block; groups 1
+ * with input channels under the block (read in NCHW directly) or a multiple of it. */
+static bool conv_converted(const tp_graph *g, const tp_node *n, uint32_t block) {
     if (n->op.kind != TP_OP_CONV || n->op.attrs.conv.spatial != 2 || n->dtype != TP_DTYPE_F32 ||
-        n->n_inputs < 2)
+        n->n_inputs < 2 || block == 0)
         return false;
     const tp_node *x = tp_graph_node(g, n->inputs[0]);
     int64_t c, m, grp = n->op.attrs.conv.groups;
     if (!x || !tp_ort_dim(g, x, 1, &c) || !tp_ort_dim(g, n, 1, &m) || m % 4 != 0) return false;
-    return grp == 1 || (grp == c && grp == m);
+    if (grp != 1) return grp == c && grp == m && m % (int64_t)block == 0;
+    return c < (int64_t)block || c % (int64_t)block == 0;
+}
+
+bool tp_ort_conv_reads_nchw(const tp_graph *g, const tp_node *n, uint32_t block) {
+    const tp_node *x = n->n_inputs > 0 ? tp_graph_node(g, n->inputs[0]) : NULL;
+    int64_t c;
+    return x && n->op.attrs.conv.groups == 1 && tp_ort_dim(g, x, 1, &c) && c < (int64_t)block;
 }
 
 static bool same_dims(const tp_graph *g, const tp_node *x, const tp_node *y) {
@@ -70,9 +82,9 @@ static bool same_dims(const tp_graph *g, const tp_node *x, const tp_node *y) {
     return true;
 }
 
-static bool is_chain(const tp_graph *g, const uint8_t *chain, const tp_node *n) {
+static bool is_chain(const tp_graph *g, const uint8_t *chain, const tp_node *n, uint32_t block) {
     if (n->dtype != TP_DTYPE_F32 || n->shape.rank != 4) return false;
-    if (n->op.kind == TP_OP_CONV) return conv_converted(g, n);
+    if (n->op.kind == TP_OP_CONV) return conv_converted(g, n, block);
     if (n->n_inputs < 1 || n->inputs[0] < 0 || !chain[n->inputs[0]]) return false;
     switch (n->op.kind) {
     case TP_OP_UNARY:
@@ -81,6 +93,15 @@ static bool is_chain(const tp_graph *g, const uint8_t *chain, const tp_node *n) 
         return n->op.sub != TP_POOL_LP;
     case TP_OP_NORM:
         return n->op.sub == TP_NORM_BATCH;
+    case TP_OP_CONCAT: /* TransformConcat: channels, every input blocked with whole blocks */
+        if (n->op.attrs.axis.axis != 1 && n->op.attrs.axis.axis != -3) return false;
+        for (uint32_t i = 0; i < n->n_inputs; i++) {
+            const tp_node *in = n->inputs[i] >= 0 ? tp_graph_node(g, n->inputs[i]) : NULL;
+            int64_t c;
+            if (!in || !chain[n->inputs[i]] || !tp_ort_dim(g, in, 1, &c) || c % (int64_t)block != 0)
+                return false;
+        }
+        return true;
     case TP_OP_BINARY: /* TransformBinary: Add and Mul of two blocked tensors of one shape */
         return (n->op.sub == TP_BINARY_ADD || n->op.sub == TP_BINARY_MUL) && n->n_inputs == 2 &&
                n->inputs[1] >= 0 && chain[n->inputs[1]] &&
@@ -140,6 +161,7 @@ static void gelu_fuse(const tp_graph *g, const uint32_t *readers, tp_ort_xform *
                 (xform_is_weight(g, bias->inputs[0]) || xform_is_weight(g, bias->inputs[1])))
                 x->absorbed[in] = 1;
             x->key[out] = (uint64_t)x->n + (uint64_t)out;
+            x->stage[out] |= TP_ORT_MADE_FUSED;
             return;
         }
     }
@@ -201,15 +223,19 @@ static void matmul_fuse(const tp_graph *g, const uint32_t *readers, tp_ort_xform
             if (swaps_last_two(tn) || scale_of(g, tn, &in)) {
                 x->absorbed[t] = 1;
                 x->key[id] = (uint64_t)x->n + (uint64_t)id;
+                x->stage[id] |= TP_ORT_MADE_FUSED;
             }
         }
     } else if (scale_of(g, nd, &in) && is_matmul(g, in) && readers[in] == 1) {
         x->absorbed[in] = 1;
         x->key[id] = (uint64_t)x->n + (uint64_t)id;
+        x->stage[id] |= TP_ORT_MADE_FUSED;
     }
 }
 
-/* Mul(x, Sigmoid(x)) with the Sigmoid read once: QuickGelu, which onnxruntime keeps plain. */
+/* Mul(x, Sigmoid(x)) with the Sigmoid read once: QuickGelu, an elementwise kernel that onnxruntime
+ * 1.30 runs on x's layout (blocked after a blocked Conv: its optimized graphs of efficientnet_b0).
+ */
 static bool silu_fuse(const tp_graph *g, const uint32_t *readers, tp_ort_xform *x, tp_node_id id) {
     const tp_node *m = binary_of(g, id, TP_BINARY_MUL);
     for (int k = 0; m && k < 2; k++) {
@@ -219,8 +245,9 @@ static bool silu_fuse(const tp_graph *g, const uint32_t *readers, tp_ort_xform *
             sn->n_inputs < 1 || sn->inputs[0] != m->inputs[1 - k] || readers[s] != 1)
             continue;
         x->absorbed[s] = 1;
-        x->chain[id] = 0;
+        x->chain[id] = m->inputs[1 - k] >= 0 && x->chain[m->inputs[1 - k]];
         x->key[id] = (uint64_t)x->n + (uint64_t)id;
+        x->stage[id] |= TP_ORT_MADE_FUSED;
         return true;
     }
     return false;
@@ -237,6 +264,8 @@ void tp_ort_xform_free(const tp_graph *g, tp_ort_xform *x) {
     tp_mem_free(a, x->absorbed, cap);
     tp_mem_free(a, x->sum_of, cap * sizeof *x->sum_of);
     tp_mem_free(a, x->key, cap * sizeof *x->key);
+    tp_mem_free(a, x->origin, cap * sizeof *x->origin);
+    tp_mem_free(a, x->stage, cap);
     memset(x, 0, sizeof *x);
 }
 
@@ -246,13 +275,17 @@ tp_status tp_ort_xform_compute(const tp_graph *g, uint32_t block, tp_ort_xform *
     size_t cap = (size_t)n + 1;
     memset(x, 0, sizeof *x);
     x->n = n;
+    x->block = block;
     x->chain = tp_mem_calloc(a, cap, 1);
     x->absorbed = tp_mem_calloc(a, cap, 1);
     x->sum_of = tp_mem_calloc(a, cap, sizeof *x->sum_of);
     x->key = tp_mem_calloc(a, cap, sizeof *x->key);
+    x->origin = tp_mem_calloc(a, cap, sizeof *x->origin);
+    x->stage = tp_mem_calloc(a, cap, 1);
     uint8_t *unit = tp_mem_calloc(a, cap, 1);
     uint32_t *readers = tp_mem_calloc(a, cap, sizeof *readers);
-    if (!x->chain || !x->absorbed || !x->sum_of || !x->key || !unit || !readers) {
+    if (!x->chain || !x->absorbed || !x->sum_of || !x->key || !x->origin || !x->stage || !unit ||
+        !readers) {
         tp_mem_free(a, unit, cap);
         tp_mem_free(a, readers, cap * sizeof *readers);
         tp_ort_xform_free(g, x);
@@ -268,9 +301,10 @@ tp_status tp_ort_xform_compute(const tp_graph *g, uint32_t block, tp_ort_xform *
     for (uint32_t id = 0; id < n; id++) {
         const tp_node *nd = tp_graph_node(g, (tp_node_id)id);
         x->key[id] = id;
+        x->origin[id] = (int32_t)id;
         x->sum_of[id] = -1;
         if (!nd) continue;
-        x->chain[id] = block > 0 && is_chain(g, x->chain, nd);
+        x->chain[id] = block > 0 && is_chain(g, x->chain, nd, block);
         if (silu_fuse(g, readers, x, (tp_node_id)id)) continue;
         tp_node_id in = nd->n_inputs > 0 ? nd->inputs[0] : -1;
         bool f32 = nd->dtype == TP_DTYPE_F32;
@@ -278,6 +312,7 @@ tp_status tp_ort_xform_compute(const tp_graph *g, uint32_t block, tp_ort_xform *
         if (nd->op.kind == TP_OP_CONV && f32) {
             unit[id] = UNIT_CONV;
             x->key[id] = (uint64_t)n + id;
+            if (x->chain[id]) x->stage[id] |= TP_ORT_MADE_NCHWC;
         } else if (nd->op.kind == TP_OP_NORM && nd->op.sub == TP_NORM_BATCH && sole &&
                    unit[in] == UNIT_CONV) {
             bool constant = true;
@@ -287,11 +322,17 @@ tp_status tp_ort_xform_compute(const tp_graph *g, uint32_t block, tp_ort_xform *
                 x->absorbed[in] = 1;
                 unit[id] = UNIT_CONV;
                 x->key[id] = x->key[in];
+                x->origin[id] = x->origin[in];
                 x->chain[id] = x->chain[in];
             }
         } else if (nd->op.kind == TP_OP_UNARY && unary_fusable(nd->op.sub) && sole &&
                    (unit[in] == UNIT_CONV || unit[in] == UNIT_SUM)) {
             x->absorbed[in] = 1;
+            x->origin[id] = x->origin[in];
+            /* after a plain Conv: ConvActivationFusion (level extended) makes a FusedConv; after
+             * a Sum, the NCHWc transformer fuses it into its own node */
+            if (unit[in] == UNIT_CONV) x->stage[x->origin[in]] |= TP_ORT_MADE_FUSED;
+            x->sum_of[id] = x->sum_of[in]; /* the fused kernel writes into its Sum input */
             unit[id] = UNIT_ACT;
             x->key[id] = x->key[in];
             x->chain[id] = x->chain[in];
@@ -304,11 +345,13 @@ tp_status tp_ort_xform_compute(const tp_graph *g, uint32_t block, tp_ort_xform *
                 x->absorbed[c] = 1;
                 unit[id] = UNIT_SUM;
                 x->key[id] = x->key[c];
+                x->origin[id] = x->origin[c];
                 x->sum_of[id] = other;
                 break;
             }
         } else if (nd->op.kind == TP_OP_POOL && x->chain[id]) {
             x->key[id] = (uint64_t)n + id;
+            x->stage[id] |= TP_ORT_MADE_NCHWC;
         }
     }
     for (uint32_t id = 0; id < n; id++) {

@@ -120,3 +120,31 @@ done:
     tp_mem_free(a, st, st_cap * sizeof *st);
     return s;
 }
+
+/* The index a created node gets: pass base + its group's position in the pass's input order. */
+static uint64_t order_made_key(const tp_ort_xform *x, uint32_t id, uint8_t bit, uint64_t base,
+                               const int64_t *pos, uint64_t keep) {
+    int32_t o = x->origin[id];
+    if (o < 0 || (uint32_t)o >= x->n || !(x->stage[o] & bit) || pos[o] < 0) return keep;
+    return base + (uint64_t)pos[o];
+}
+
+tp_status tp_ort_exec_keys(const tp_graph *g, const tp_ort_xform *x, uint64_t *key, tp_error *err) {
+    const tp_allocator *a = tp_graph_allocator(g);
+    size_t cap = (size_t)x->n + 1;
+    int64_t *pos = tp_mem_alloc(a, cap * sizeof *pos), steps = 0;
+    if (!pos) return tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (%u nodes)", x->n);
+    uint64_t n = x->n;
+    for (uint32_t id = 0; id < x->n; id++)
+        key[id] = id; /* the model's graph: creation order */
+    tp_status s = tp_ort_exec_order(g, key, pos, &steps, err);
+    /* the extended level's fusions walk the model's graph in its execution order */
+    for (uint32_t id = 0; id < x->n && s == TP_OK; id++)
+        key[id] = order_made_key(x, id, TP_ORT_MADE_FUSED, n, pos, id);
+    if (s == TP_OK) s = tp_ort_exec_order(g, key, pos, &steps, err);
+    /* the NCHWc transformer walks the fused graph in its execution order */
+    for (uint32_t id = 0; id < x->n && s == TP_OK; id++)
+        key[id] = order_made_key(x, id, TP_ORT_MADE_NCHWC, 2 * n, pos, key[id]);
+    tp_mem_free(a, pos, cap * sizeof *pos);
+    return s;
+}

@@ -94,15 +94,33 @@ static int64_t trace_min(int64_t x, int64_t y) {
 /* Per-node lifetimes in execution steps (pos units); arrays of node count + 1. */
 typedef struct trace_life {
     int64_t *pos, *death, *chain_last, *plain_first, *plain_last, *ri_first, *ri_last;
+    int64_t *run; /* the step its kernel runs at: a fused node's is the node it is fused into */
     int32_t *main_buf, *copy_buf;
     uint8_t *output;
 } trace_life;
 
-#define TRACE_I64 7
+#define TRACE_I64 8
 
 static tp_node_id root_of(const tp_liveness *l, tp_node_id id) {
     const tp_live *lv = tp_liveness_get(l, id);
     return lv ? lv->root : id;
+}
+
+/* A node fused into its only reader runs as part of that reader's kernel: its reads happen at
+ * that kernel's step (a fused Conv+Relu reads its input while it writes its output). Node ids
+ * are topological, so a reader comes after the nodes it reads. */
+static void fused_steps(const tp_graph *g, const tp_ort_xform *x, trace_life *t) {
+    for (uint32_t id = 0; id < x->n; id++)
+        t->run[id] = t->pos[id];
+    for (uint32_t k = x->n; k-- > 0;) {
+        const tp_node *nd = tp_graph_node(g, (tp_node_id)k);
+        if (!nd || t->run[k] < 0) continue;
+        for (uint32_t i = 0; i < nd->n_inputs; i++) {
+            tp_node_id in = nd->inputs[i];
+            if (in >= 0 && (uint32_t)in < k && x->absorbed[in] && t->pos[in] >= 0)
+                t->run[in] = trace_max(t->run[in], t->run[k]);
+        }
+    }
 }
 
 /* Readers of each buffer in execution order: blocked readers, plain readers, ReorderInput. */
@@ -114,7 +132,7 @@ static void trace_readers(const tp_graph *g, const tp_liveness *l, const tp_ort_
         if (!nd || tp_op_is_boundary(nd->op.kind) || nd->op.kind == TP_OP_OUTPUT_OF ||
             t->pos[m] < 0 || (nd->flags & TP_NODE_SHAPE_ONLY))
             continue;
-        int64_t p = t->pos[m];
+        int64_t p = t->run[m];
         for (uint32_t i = 0; i < nd->n_inputs; i++) {
             tp_node_id in = nd->inputs[i];
             if (in < 0 || (uint32_t)in >= n) continue;
@@ -122,7 +140,9 @@ static void trace_readers(const tp_graph *g, const tp_liveness *l, const tp_ort_
             if (!inn || tp_op_is_boundary(inn->op.kind)) continue;
             tp_node_id r = root_of(l, in);
             if (r < 0 || (uint32_t)r >= n || x->absorbed[r]) continue;
-            if (x->chain[r] && r == in && x->chain[m] && (nd->op.kind != TP_OP_CONV || i == 0)) {
+            bool nchw = nd->op.kind == TP_OP_CONV && tp_ort_conv_reads_nchw(g, nd, x->block);
+            if (x->chain[r] && r == in && x->chain[m] && (nd->op.kind != TP_OP_CONV || i == 0) &&
+                !nchw) {
                 t->chain_last[r] = trace_max(t->chain_last[r], p);
             } else if (x->chain[r]) {
                 t->plain_first[r] = trace_min(t->plain_first[r], p);
@@ -130,9 +150,7 @@ static void trace_readers(const tp_graph *g, const tp_liveness *l, const tp_ort_
             } else {
                 t->death[r] = trace_max(t->death[r], p);
             }
-            int64_t c;
-            if (i == 0 && nd->op.kind == TP_OP_CONV && x->chain[m] && !x->chain[r] &&
-                tp_ort_dim(g, inn, 1, &c) && c % 4 == 0) {
+            if (i == 0 && nd->op.kind == TP_OP_CONV && x->chain[m] && !x->chain[r] && !nchw) {
                 t->ri_first[r] = trace_min(t->ri_first[r], p);
                 t->ri_last[r] = trace_max(t->ri_last[r], p);
             }
@@ -243,7 +261,7 @@ tp_status tp_ort_trace_buffers(const tp_graph *g, const tp_liveness *l, uint32_t
     size_t cap = (size_t)x.n + 1;
     trace_life t;
     int64_t **i64[TRACE_I64] = {&t.pos,        &t.death,    &t.chain_last, &t.plain_first,
-                                &t.plain_last, &t.ri_first, &t.ri_last};
+                                &t.plain_last, &t.ri_first, &t.ri_last,    &t.run};
     bool ok = true;
     for (int k = 0; k < TRACE_I64; k++)
         ok = (*i64[k] = tp_mem_alloc(a, cap * sizeof(int64_t))) && ok;
@@ -262,10 +280,19 @@ tp_status tp_ort_trace_buffers(const tp_graph *g, const tp_liveness *l, uint32_t
         t.plain_first[i] = t.ri_first[i] = INT64_MAX / 4;
         t.main_buf[i] = t.copy_buf[i] = -1;
     }
-    if ((st = tp_ort_exec_order(g, x.key, t.pos, &n_steps, err)) != TP_OK) goto done;
+    uint64_t *keys = tp_mem_alloc(a, cap * sizeof *keys);
+    if (!keys) {
+        st = tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (%u nodes)", x.n);
+        goto done;
+    }
+    st = tp_ort_exec_keys(g, &x, keys, err);
+    if (st == TP_OK) st = tp_ort_exec_order(g, keys, t.pos, &n_steps, err);
+    tp_mem_free(a, keys, cap * sizeof *keys);
+    if (st != TP_OK) goto done;
+    fused_steps(g, &x, &t);
     trace_readers(g, l, &x, &t, n_steps);
     if ((st = trace_emit(g, l, block, &x, &t, &b, &nb, &bcap, err)) != TP_OK) goto done;
-    st = tp_ort_plan_reuse(a, b, nb, false, err);
+    st = tp_ort_plan_reuse(a, b, nb, true, err); /* same-shape reuse: on, as onnxruntime */
 done:
     for (int k = 0; k < TRACE_I64; k++)
         tp_mem_free(a, *i64[k], cap * sizeof(int64_t));
