@@ -14,7 +14,8 @@
 /* ---- best-fit heuristics (alloc_bestfit.c) ---- */
 typedef struct tp_bestfit_info {
     int order;     /* order that won: 0 size, 1 breadth, 2 start, 3 length, 4 area, 5 size
-                    * class, 6 the sweep (tp__alloc_sweep) */
+                    * class, 6 the sweep (tp__alloc_sweep), 7 quarter size class then
+                    * longest lifetime */
     bool best_fit; /* true: best-fit gap rule won; false: first-fit */
 } tp_bestfit_info;
 
