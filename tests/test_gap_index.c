@@ -4,9 +4,11 @@
  *     tp__gx_lowest equals the lowest aligned conflict-free offset and tp__gx_best equals a
  *     sorted sweep over every time-overlapping placed buffer (all gaps, or the first k);
  *   - sweep placer (alloc_sweep.c): its first-fit plan equals the gap-index placer in the
- *     same birth order, offset for offset; its best-fit plan passes the verifier and a
- *     pairwise check; pre-placed buffers give TP_ERR_UNSUPPORTED;
+ *     same birth order (time mirrored: death order, latest first), offset for offset; its
+ *     best-fit plans (both directions) pass the verifier and a pairwise check; pre-placed
+ *     buffers give TP_ERR_UNSUPPORTED;
  *   - bestfit and auto on dense sets: verified, arena >= LB, and never above the sweep's;
+ *     above 20,000 buffers (two longmix sets) the quarter-class gap-index run wins;
  *   - allocation-failure sweeps over the sweep placer and the dense best-fit. */
 #include "harness.h"
 #include "test_rng.h"
@@ -159,6 +161,15 @@ static int cmp_birth_size(const void *x, const void *y) {
     return (i > j) - (i < j);
 }
 
+/* Mirrored time: latest death first, then largest, then index. */
+static int cmp_death_size(const void *x, const void *y) {
+    size_t i = *(const size_t *)x, j = *(const size_t *)y;
+    const tp_buffer *a = &sort_bufs[i], *b = &sort_bufs[j];
+    if (a->death != b->death) return a->death > b->death ? -1 : 1;
+    if (psize(a) != psize(b)) return psize(a) > psize(b) ? -1 : 1;
+    return (i > j) - (i < j);
+}
+
 static bool pairwise_ok(const tp_buffer *b, size_t n, const uint64_t *off) {
     for (size_t i = 0; i < n; i++)
         for (size_t j = i + 1; j < n; j++)
@@ -168,7 +179,7 @@ static bool pairwise_ok(const tp_buffer *b, size_t n, const uint64_t *off) {
     return true;
 }
 
-TP_TEST(sweep_first_fit_equals_gap_index_in_birth_order) {
+TP_TEST(sweep_first_fit_equals_gap_index_in_sweep_order) {
     rng_state = 77;
     for (int set = 0; set < 400 && !tp_test_cur_failed_; set++) {
         size_t n = 1 + (size_t)rnd_below(set < 380 ? 60 : 600);
@@ -190,6 +201,16 @@ TP_TEST(sweep_first_fit_equals_gap_index_in_birth_order) {
         TP_CHECK_EQ_U64(arena, ref_arena);
         TP_CHECK(memcmp(off, ref, n * sizeof *off) == 0);
         TP_CHECK_OK(tp__alloc_sweep(b, n, &o, true, NULL, off, &arena, &e), ep(&e));
+        TP_CHECK_OK(tp_alloc_verify(b, n, off, o.alignment, arena, NULL, &e), ep(&e));
+        TP_CHECK(pairwise_ok(b, n, off));
+        /* time mirrored: first fit = the gap-index placer in death order, latest first */
+        TP_CHECK_OK(tp__alloc_sweep_ex(b, n, &o, false, true, NULL, off, &arena, &e), ep(&e));
+        qsort(order, n, sizeof *order, cmp_death_size);
+        TP_CHECK_OK(tp__alloc_greedy_ordered(b, n, order, n, &o, NULL, ref, &ref_arena, &e),
+                    ep(&e));
+        TP_CHECK_EQ_U64(arena, ref_arena);
+        TP_CHECK(memcmp(off, ref, n * sizeof *off) == 0);
+        TP_CHECK_OK(tp__alloc_sweep_ex(b, n, &o, true, true, NULL, off, &arena, &e), ep(&e));
         TP_CHECK_OK(tp_alloc_verify(b, n, off, o.alignment, arena, NULL, &e), ep(&e));
         TP_CHECK(pairwise_ok(b, n, off));
         b[0].fixed_offset = 0;
@@ -308,7 +329,7 @@ TP_TEST(allocation_failure_sweeps) {
 
 int main(void) {
     TP_RUN(gap_index_equals_brute_force);
-    TP_RUN(sweep_first_fit_equals_gap_index_in_birth_order);
+    TP_RUN(sweep_first_fit_equals_gap_index_in_sweep_order);
     TP_RUN(dense_bestfit_and_auto_are_verified_and_beat_the_sweep);
     TP_RUN(large_dense_sets_use_the_class_order);
     TP_RUN(allocation_failure_sweeps);
