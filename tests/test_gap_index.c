@@ -5,8 +5,8 @@
  *     sorted sweep over every time-overlapping placed buffer (all gaps, or the first k);
  *   - sweep placer (alloc_sweep.c): its first-fit plan equals the gap-index placer in the
  *     same birth order (time mirrored: death order, latest first), offset for offset; its
- *     best-fit plans (both directions) pass the verifier and a pairwise check; pre-placed
- *     buffers give TP_ERR_UNSUPPORTED;
+ *     best-fit plans (both directions) and the peak-out sweep's plans pass the verifier and
+ *     a pairwise check; pre-placed buffers give TP_ERR_UNSUPPORTED;
  *   - bestfit and auto on dense sets: verified, arena >= LB, and never above the sweep's;
  *     above 20,000 buffers (two longmix sets) the quarter-class gap-index run wins;
  *   - allocation-failure sweeps over the sweep placer and the dense best-fit. */
@@ -213,8 +213,18 @@ TP_TEST(sweep_first_fit_equals_gap_index_in_sweep_order) {
         TP_CHECK_OK(tp__alloc_sweep_ex(b, n, &o, true, true, NULL, off, &arena, &e), ep(&e));
         TP_CHECK_OK(tp_alloc_verify(b, n, off, o.alignment, arena, NULL, &e), ep(&e));
         TP_CHECK(pairwise_ok(b, n, off));
+        for (int bf = 0; bf < 2; bf++) { /* peak-out: both halves, the clique shared */
+            TP_CHECK_OK(tp__alloc_sweep_peak(b, n, &o, bf == 1, NULL, off, &arena, &e), ep(&e));
+            TP_CHECK_OK(tp_alloc_verify(b, n, off, o.alignment, arena, NULL, &e), ep(&e));
+            TP_CHECK(pairwise_ok(b, n, off));
+            uint64_t lb;
+            TP_CHECK_OK(tp_alloc_lower_bound(b, n, NULL, &lb, &e), ep(&e));
+            TP_CHECK_LE_U64(lb, arena);
+        }
         b[0].fixed_offset = 0;
         TP_CHECK_STATUS(tp__alloc_sweep(b, n, &o, true, NULL, off, &arena, &e), TP_ERR_UNSUPPORTED);
+        TP_CHECK_STATUS(tp__alloc_sweep_peak(b, n, &o, true, NULL, off, &arena, &e),
+                        TP_ERR_UNSUPPORTED);
         free(b);
         free(off);
         free(ref);

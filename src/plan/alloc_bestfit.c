@@ -146,7 +146,7 @@ static tp_status run_order(bf_ctx *c, const size_t *order, size_t n_order, bool 
 /* Orders: size, breadth (the most crowded step of the lifetime; "greedy by breadth"),
  * start time, lifetime length, area, size class (power of two) then start time, (the
  * sweep), quarter size class (four classes per power of two) then longest lifetime, (the
- * sweep with time mirrored). */
+ * peak-out sweep). */
 enum {
     ORD_SIZE,
     ORD_BREADTH,
@@ -156,7 +156,7 @@ enum {
     ORD_CLASS,
     ORD_SWEEP,
     ORD_CLASS4,
-    ORD_SWEEP_REVERSE,
+    ORD_SWEEP_PEAK,
     ORD_COUNT
 };
 #define LARGE_N 20000u
@@ -368,19 +368,21 @@ tp_status tp__alloc_bestfit_ex(const tp_buffer *bufs, size_t n, const tp_alloc_o
     st = tp__ll_init(&c.ll, bufs, n, alloc, &c.use_lists, err);
     if (st != TP_OK) goto done;
     if (c.use_lists) deadline = c.deadline = 0; /* short lifetimes: every run is cheap */
-    /* best fit forwards, best fit with time mirrored, first fit forwards (above LARGE_N
-     * not: it lost every dense trace measured, and costs a pass) */
+    /* the peak-out sweep (best fit), best fit forwards, first fit forwards (above LARGE_N
+     * not: it lost on every dense trace measured, and costs a pass) */
     int n_sweeps = m > LARGE_N ? 2 : 3;
     for (int sw = 0; sw < n_sweeps && !c.use_lists; sw++) { /* (graph-like sets: no use) */
         uint64_t a = 0;
-        bool bf = sw < 2, rev = sw == 1;
-        st = tp__alloc_sweep_ex(bufs, n, opt, bf, rev, alloc, c.off, &a, err);
-        if (st == TP_ERR_UNSUPPORTED) { /* pre-placed buffers */
+        bool bf = sw < 2;
+        st = sw == 0 ? tp__alloc_sweep_peak(bufs, n, opt, true, alloc, c.off, &a, err)
+                     : tp__alloc_sweep(bufs, n, opt, bf, alloc, c.off, &a, err);
+        if (st == TP_ERR_UNSUPPORTED) { /* pre-placed buffers (or no peak-out plan) */
             st = TP_OK;
+            if (sw == 0) continue;
             break;
         }
         if (st != TP_OK) goto done;
-        keep_if_better(&c, a, offsets, n, &have, &best, info, rev ? ORD_SWEEP_REVERSE : ORD_SWEEP,
+        keep_if_better(&c, a, offsets, n, &have, &best, info, sw == 0 ? ORD_SWEEP_PEAK : ORD_SWEEP,
                        bf);
         maybe_progress(&c);
         if (deadline > 0 && tp__xs_now() >= deadline) break;
