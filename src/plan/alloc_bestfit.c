@@ -376,9 +376,13 @@ tp_status tp__alloc_bestfit_ex(const tp_buffer *bufs, size_t n, const tp_alloc_o
         bool bf = sw < 2;
         st = sw == 0 ? tp__alloc_sweep_peak(bufs, n, opt, true, alloc, c.off, &a, err)
                      : tp__alloc_sweep(bufs, n, opt, bf, alloc, c.off, &a, err);
-        if (st == TP_ERR_UNSUPPORTED) { /* pre-placed buffers (or no peak-out plan) */
+        if (sw == 0 && (st == TP_ERR_UNSUPPORTED || st == TP_ERR_OVERFLOW)) {
+            st = TP_OK; /* no peak-out plan (pre-placed buffers, or its stack passes 2^64):
+                         * the other runs decide */
+            continue;
+        }
+        if (st == TP_ERR_UNSUPPORTED) { /* pre-placed buffers */
             st = TP_OK;
-            if (sw == 0) continue;
             break;
         }
         if (st != TP_OK) goto done;
