@@ -118,7 +118,7 @@ static tp_buffer *trace_make(int kind, size_t n, uint64_t seed, double saved_sha
 }
 
 /* Largest number of buffers alive at one step. */
-static size_t trace_max_live(const tp_buffer *b, size_t n) {
+static inline size_t trace_max_live(const tp_buffer *b, size_t n) {
     int64_t T = 0;
     for (size_t i = 0; i < n; i++)
         if (b[i].death + 2 > T) T = b[i].death + 2;

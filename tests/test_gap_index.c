@@ -4,9 +4,11 @@
  *     tp__gx_lowest equals the lowest aligned conflict-free offset and tp__gx_best equals a
  *     sorted sweep over every time-overlapping placed buffer (all gaps, or the first k);
  *   - sweep placer (alloc_sweep.c): its first-fit plan equals the gap-index placer in the
- *     same birth order, offset for offset; its best-fit plan passes the verifier and a
- *     pairwise check; pre-placed buffers give TP_ERR_UNSUPPORTED;
+ *     same birth order (time mirrored: death order, latest first), offset for offset; its
+ *     best-fit plans (both directions) and the peak-out sweep's plans pass the verifier and
+ *     a pairwise check; pre-placed buffers give TP_ERR_UNSUPPORTED;
  *   - bestfit and auto on dense sets: verified, arena >= LB, and never above the sweep's;
+ *     above 20,000 buffers (two longmix sets) the quarter-class gap-index run wins;
  *   - allocation-failure sweeps over the sweep placer and the dense best-fit. */
 #include "harness.h"
 #include "test_rng.h"
@@ -16,6 +18,7 @@
 #include "plan/alloc_exact.h"
 #include "plan/alloc_internal.h"
 #include "plan/gap_index.h"
+#include "../bench/dense_traces.h"
 
 static tp_error *ep(tp_error *e) {
     return e;
@@ -158,6 +161,15 @@ static int cmp_birth_size(const void *x, const void *y) {
     return (i > j) - (i < j);
 }
 
+/* Mirrored time: latest death first, then largest, then index. */
+static int cmp_death_size(const void *x, const void *y) {
+    size_t i = *(const size_t *)x, j = *(const size_t *)y;
+    const tp_buffer *a = &sort_bufs[i], *b = &sort_bufs[j];
+    if (a->death != b->death) return a->death > b->death ? -1 : 1;
+    if (psize(a) != psize(b)) return psize(a) > psize(b) ? -1 : 1;
+    return (i > j) - (i < j);
+}
+
 static bool pairwise_ok(const tp_buffer *b, size_t n, const uint64_t *off) {
     for (size_t i = 0; i < n; i++)
         for (size_t j = i + 1; j < n; j++)
@@ -167,7 +179,7 @@ static bool pairwise_ok(const tp_buffer *b, size_t n, const uint64_t *off) {
     return true;
 }
 
-TP_TEST(sweep_first_fit_equals_gap_index_in_birth_order) {
+TP_TEST(sweep_first_fit_equals_gap_index_in_sweep_order) {
     rng_state = 77;
     for (int set = 0; set < 400 && !tp_test_cur_failed_; set++) {
         size_t n = 1 + (size_t)rnd_below(set < 380 ? 60 : 600);
@@ -191,8 +203,28 @@ TP_TEST(sweep_first_fit_equals_gap_index_in_birth_order) {
         TP_CHECK_OK(tp__alloc_sweep(b, n, &o, true, NULL, off, &arena, &e), ep(&e));
         TP_CHECK_OK(tp_alloc_verify(b, n, off, o.alignment, arena, NULL, &e), ep(&e));
         TP_CHECK(pairwise_ok(b, n, off));
+        /* time mirrored: first fit = the gap-index placer in death order, latest first */
+        TP_CHECK_OK(tp__alloc_sweep_ex(b, n, &o, false, true, NULL, off, &arena, &e), ep(&e));
+        qsort(order, n, sizeof *order, cmp_death_size);
+        TP_CHECK_OK(tp__alloc_greedy_ordered(b, n, order, n, &o, NULL, ref, &ref_arena, &e),
+                    ep(&e));
+        TP_CHECK_EQ_U64(arena, ref_arena);
+        TP_CHECK(memcmp(off, ref, n * sizeof *off) == 0);
+        TP_CHECK_OK(tp__alloc_sweep_ex(b, n, &o, true, true, NULL, off, &arena, &e), ep(&e));
+        TP_CHECK_OK(tp_alloc_verify(b, n, off, o.alignment, arena, NULL, &e), ep(&e));
+        TP_CHECK(pairwise_ok(b, n, off));
+        for (int bf = 0; bf < 2; bf++) { /* peak-out: both halves, the clique shared */
+            TP_CHECK_OK(tp__alloc_sweep_peak(b, n, &o, bf == 1, NULL, off, &arena, &e), ep(&e));
+            TP_CHECK_OK(tp_alloc_verify(b, n, off, o.alignment, arena, NULL, &e), ep(&e));
+            TP_CHECK(pairwise_ok(b, n, off));
+            uint64_t lb;
+            TP_CHECK_OK(tp_alloc_lower_bound(b, n, NULL, &lb, &e), ep(&e));
+            TP_CHECK_LE_U64(lb, arena);
+        }
         b[0].fixed_offset = 0;
         TP_CHECK_STATUS(tp__alloc_sweep(b, n, &o, true, NULL, off, &arena, &e), TP_ERR_UNSUPPORTED);
+        TP_CHECK_STATUS(tp__alloc_sweep_peak(b, n, &o, true, NULL, off, &arena, &e),
+                        TP_ERR_UNSUPPORTED);
         free(b);
         free(off);
         free(ref);
@@ -228,6 +260,38 @@ TP_TEST(dense_bestfit_and_auto_are_verified_and_beat_the_sweep) {
         free(b);
         free(off);
     }
+}
+
+/* Above 20,000 buffers with long lifetimes the best-fit heuristics run the sweep and then
+ * the dense gap-index runs, the first of them by quarter size class then longest lifetime.
+ * Two "longmix" sets of bench/dense_traces.h (births uniform, log-uniform lengths, sizes
+ * over six orders of magnitude): bestfit's plan is verified, never above the sweep's, and
+ * at least one of them is won by that order (tp_bestfit_info; it wins both today, 1.019 and
+ * 1.015 x LB against the sweep's 1.045 and 1.039), so its plans are the ones checked. */
+TP_TEST(large_dense_sets_use_the_class_order) {
+    bool class4_won = false;
+    for (int set = 0; set < 2 && !tp_test_cur_failed_; set++) {
+        size_t n = 20500;
+        tp_buffer *b = trace_make(1, n, (uint64_t)set + 1, 0);
+        uint64_t *off = malloc(n * sizeof *off), sweep_arena = UINT64_MAX, a, lb;
+        tp_alloc_options o;
+        tp_alloc_options_default(&o);
+        tp_error e;
+        for (int bf = 0; bf < 2; bf++) {
+            TP_CHECK_OK(tp__alloc_sweep(b, n, &o, bf == 1, NULL, off, &a, &e), ep(&e));
+            if (a < sweep_arena) sweep_arena = a;
+        }
+        tp_bestfit_info info;
+        TP_CHECK_OK(tp__alloc_bestfit_ex(b, n, &o, 0, NULL, off, &a, &info, &e), ep(&e));
+        TP_CHECK_OK(tp_alloc_verify(b, n, off, o.alignment, a, NULL, &e), ep(&e));
+        TP_CHECK_OK(tp_alloc_lower_bound(b, n, NULL, &lb, &e), ep(&e));
+        TP_CHECK_LE_U64(lb, a);
+        TP_CHECK_LE_U64(a, sweep_arena);
+        if (info.order == 7 && !info.best_fit) class4_won = true;
+        free(b);
+        free(off);
+    }
+    TP_CHECK(class4_won);
 }
 
 static void fail_sweep(const tp_buffer *b, size_t n, tp_alloc_algo algo, bool direct) {
@@ -275,8 +339,9 @@ TP_TEST(allocation_failure_sweeps) {
 
 int main(void) {
     TP_RUN(gap_index_equals_brute_force);
-    TP_RUN(sweep_first_fit_equals_gap_index_in_birth_order);
+    TP_RUN(sweep_first_fit_equals_gap_index_in_sweep_order);
     TP_RUN(dense_bestfit_and_auto_are_verified_and_beat_the_sweep);
+    TP_RUN(large_dense_sets_use_the_class_order);
     TP_RUN(allocation_failure_sweeps);
     return tp_test_finish();
 }

@@ -14,7 +14,9 @@
 /* ---- best-fit heuristics (alloc_bestfit.c) ---- */
 typedef struct tp_bestfit_info {
     int order;     /* order that won: 0 size, 1 breadth, 2 start, 3 length, 4 area, 5 size
-                    * class, 6 the sweep (tp__alloc_sweep) */
+                    * class, 6 the sweep (tp__alloc_sweep), 7 quarter size class then
+                    * longest lifetime, 8 the peak-out sweep
+                    * (tp__alloc_sweep_peak) */
     bool best_fit; /* true: best-fit gap rule won; false: first-fit */
 } tp_bestfit_info;
 
@@ -34,6 +36,19 @@ tp_status tp__alloc_bestfit(const tp_buffer *bufs, size_t n, const tp_alloc_opti
 tp_status tp__alloc_sweep(const tp_buffer *bufs, size_t n, const tp_alloc_options *opt,
                           bool use_best_fit, const tp_allocator *alloc, uint64_t *offsets,
                           uint64_t *arena, tp_error *err);
+/* The same with time mirrored when `reverse`: death order (latest first; ties: largest
+ * first), each buffer into a gap of the arena as it stands at its death, buffers given back
+ * once the new buffer's death is below their birth. Any plan is valid for the mirrored
+ * instance iff it is for the original one (lifetimes overlap iff mirrored ones do). */
+tp_status tp__alloc_sweep_ex(const tp_buffer *bufs, size_t n, const tp_alloc_options *opt,
+                             bool use_best_fit, bool reverse, const tp_allocator *alloc,
+                             uint64_t *offsets, uint64_t *arena, tp_error *err);
+/* Peak-out sweep (alloc_sweep_peak.c): the buffers alive at the most crowded step p stacked
+ * first, then a forward sweep over the buffers born after p and a mirrored one over those
+ * that died before p (the two halves never overlap in time). Same errors as the sweep. */
+tp_status tp__alloc_sweep_peak(const tp_buffer *bufs, size_t n, const tp_alloc_options *opt,
+                               bool use_best_fit, const tp_allocator *alloc, uint64_t *offsets,
+                               uint64_t *arena, tp_error *err);
 
 /* Local search until the deadline (alloc_improve.c): re-place the buffers that end near the
  * top of the arena, in several orders and fit rules, keeping a round only when the arena

@@ -9,6 +9,11 @@
  * is exactly the "start order" run of the best-fit heuristics, at O(log L) per buffer for L
  * live buffers instead of a scan of every time-overlapping one.
  *
+ * tp__alloc_sweep_ex can also run with time mirrored (death order, latest first): on traces
+ * whose live set grows towards the end (lifetimes cut at the last step) the mirrored sweep
+ * meets the crowded end first and packs it better (longmix62k 1.029 x LB against 1.033,
+ * longmix1M 1.0076 against 1.0127).
+ *
  * Free gaps are nodes of two treaps over one node pool: by address (for joining neighbours
  * and for first fit: each node keeps the longest gap in its subtree) and by (length,
  * address) (for best fit: the shortest gap that holds the aligned buffer, lowest on ties).
@@ -287,6 +292,12 @@ static int cmp_ev(const void *x, const void *y) {
 tp_status tp__alloc_sweep(const tp_buffer *bufs, size_t n, const tp_alloc_options *opt,
                           bool use_best_fit, const tp_allocator *alloc, uint64_t *offsets,
                           uint64_t *arena, tp_error *err) {
+    return tp__alloc_sweep_ex(bufs, n, opt, use_best_fit, false, alloc, offsets, arena, err);
+}
+
+tp_status tp__alloc_sweep_ex(const tp_buffer *bufs, size_t n, const tp_alloc_options *opt,
+                             bool use_best_fit, bool reverse, const tp_allocator *alloc,
+                             uint64_t *offsets, uint64_t *arena, tp_error *err) {
     *arena = 0;
     if (n == 0) return TP_OK;
     for (size_t i = 0; i < n; i++)
@@ -307,8 +318,9 @@ tp_status tp__alloc_sweep(const tp_buffer *bufs, size_t n, const tp_alloc_option
         uint64_t s = tp__alloc_psize(&bufs[i]);
         offsets[i] = 0; /* zero-size buffers: 0 conflicts with nothing */
         if (s == 0) continue;
-        born[m] = (ev_key){bufs[i].birth, s, i};
-        dies[m] = (ev_key){bufs[i].death, 0, i};
+        /* mirrored time: t -> -t (steps are >= 0, so the negation cannot overflow) */
+        born[m] = (ev_key){reverse ? -bufs[i].death : bufs[i].birth, s, i};
+        dies[m] = (ev_key){reverse ? -bufs[i].birth : bufs[i].death, 0, i};
         m++;
     }
     qsort(born, m, sizeof *born, cmp_ev);
@@ -319,7 +331,7 @@ tp_status tp__alloc_sweep(const tp_buffer *bufs, size_t n, const tp_alloc_option
     uint64_t top = 0;
     for (size_t k = 0, d = 0; k < m; k++) {
         const tp_buffer *b = &bufs[born[k].idx];
-        for (; d < m && dies[d].t < b->birth; d++) { /* died before this step: give back */
+        for (; d < m && dies[d].t < born[k].t; d++) { /* died before this step: give back */
             uint64_t lo = offsets[dies[d].idx];
             give_back(&w, lo, lo + tp__alloc_psize(&bufs[dies[d].idx]));
         }
