@@ -175,9 +175,9 @@ TP_TEST(quick_calibration_and_cache) {
     TP_CHECK_OK(tp_calibrate_cpu_cached(&o, &again, &info, err), err);
     TP_CHECK(!info.from_cache);
     /* a full calibration in the cache serves quick requests too */
-    char model[128], dir[300], path[512], key[200];
+    char model[128], dir[300], path[512], key[256];
     tp_cpu_model_name(model, sizeof model);
-    snprintf(key, sizeof key, "%s|threads=%u", model, 2u);
+    tp_calib_cache_key(2, key, sizeof key);
     TP_CHECK_OK(tp_calib_cache_dir(&o, dir, sizeof dir, err), err);
     TP_CHECK_OK(tp_calib_cache_path(dir, model, 2, path, sizeof path, err), err);
     tp_device_model full = sample();

@@ -329,6 +329,7 @@ typedef struct tp_calib_info {
     bool from_cache;
     bool quick; /* the figures come from a --quick run */
     char cache_path[512];
+    char cache_key[256]; /* tp_calib_cache_key of this run's thread count */
     char cpu_model[128];
     double elapsed_ms;  /* time spent measuring (0 when from cache) */
     double op_rates_ms; /* of which the op-class micro-benchmarks (depthwise conv, resize) */
@@ -375,6 +376,10 @@ TP_API uint32_t tp_calib_default_threads(void);
 TP_API tp_status tp_calib_cache_dir(const tp_calib_options *o, char *buf, size_t cap,
                                     tp_error *err);
 /* Cache file path for a CPU model and thread count under dir. */
+/* The key a cached calibration with `threads` threads is stored under: the CPU model name,
+ * family and model numbers (a virtual machine masks the name and may move to another host
+ * generation) and the thread count. Never fails; truncated to cap - 1 bytes. */
+TP_API void tp_calib_cache_key(uint32_t threads, char *buf, size_t cap);
 TP_API tp_status tp_calib_cache_path(const char *dir, const char *cpu_model, uint32_t threads,
                                      char *buf, size_t cap, tp_error *err);
 /* Write / read one device model as a key=value text file. Reading checks the

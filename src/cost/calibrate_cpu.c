@@ -559,6 +559,18 @@ tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_c
 
 /* A cached calibration of this key; one written before the op-class micro-benchmarks
    (format 1: no depthwise rate) is stale and measured again. */
+void tp_calib_cache_key(uint32_t threads, char *buf, size_t cap) {
+    if (!buf || cap == 0) return;
+    char model[128], fam[16] = "", mod[16] = "";
+    tp_cpu_model_name(model, sizeof model);
+    /* A virtual machine masks the model name ("AMD EPYC") and may be restored on another host
+       generation: the family and model numbers tell them apart, so a cache measured on one is
+       not served on the other. */
+    (void)cpuinfo_field("cpu family", fam, sizeof fam);
+    (void)cpuinfo_field("model", mod, sizeof mod);
+    snprintf(buf, cap, "%s|family=%s|model=%s|threads=%u", model, fam, mod, threads);
+}
+
 static bool load_cached(const char *path, const char *key, tp_device_model *out) {
     tp_device_model d;
     if (tp_device_model_load(path, key, &d, NULL) != TP_OK || !(d.dwconv_gflops > 0)) return false;
@@ -575,15 +587,9 @@ tp_status tp_calibrate_cpu_cached(const tp_calib_options *o, tp_device_model *ou
     }
     if (!out) return tp_error_set(err, TP_ERR_INVALID, "calibrate: NULL result");
     uint32_t threads = o->threads ? o->threads : tp_calib_default_threads();
-    char model[128], dir[400], full[496], quick[512], key[240], qkey[250];
-    char fam[16] = "", mod[16] = "";
+    char model[128], dir[400], full[496], quick[512], key[256], qkey[270];
     tp_cpu_model_name(model, sizeof model);
-    /* A virtual machine masks the model name ("AMD EPYC") and may be restored on another host
-       generation: the family and model numbers tell them apart, so a cache measured on one
-       is not served on the other. */
-    (void)cpuinfo_field("cpu family", fam, sizeof fam);
-    (void)cpuinfo_field("model", mod, sizeof mod);
-    snprintf(key, sizeof key, "%s|family=%s|model=%s|threads=%u", model, fam, mod, threads);
+    tp_calib_cache_key(threads, key, sizeof key);
     snprintf(qkey, sizeof qkey, "%s|quick", key);
     bool have_path = tp_calib_cache_dir(o, dir, sizeof dir, NULL) == TP_OK &&
                      tp_calib_cache_path(dir, model, threads, full, sizeof full, NULL) == TP_OK;
@@ -605,6 +611,7 @@ tp_status tp_calibrate_cpu_cached(const tp_calib_options *o, tp_device_model *ou
                 info->from_cache = true;
                 info->quick = hit == quick;
                 snprintf(info->cache_path, sizeof info->cache_path, "%s", hit);
+                snprintf(info->cache_key, sizeof info->cache_key, "%s", key);
                 snprintf(info->cpu_model, sizeof info->cpu_model, "%s", model);
                 info->peak_gflops = derive_peak_gflops(threads);
                 tp_cpu_features feat;
@@ -626,6 +633,7 @@ tp_status tp_calibrate_cpu_cached(const tp_calib_options *o, tp_device_model *ou
     const char *path = o->quick ? quick : full;
     if (have_path && tp_device_model_save(out, o->quick ? qkey : key, path, NULL) == TP_OK)
         snprintf(local.cache_path, sizeof local.cache_path, "%s", path);
+    snprintf(local.cache_key, sizeof local.cache_key, "%s", key);
     if (info) *info = local;
     return TP_OK;
 }

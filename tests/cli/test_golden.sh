@@ -65,9 +65,11 @@ if has_cmd calibrate; then
     "$TP" calibrate --quick --no-cuda --json >"$tmp/cal.json" 2>"$tmp/cal.err"
     cpu_model=$(sed -n 's/^  "cpu_model": "\(.*\)",$/\1/p' "$tmp/cal.json")
     qpath=$(sed -n 's/^  "cache_path": "\(.*\)",$/\1/p' "$tmp/cal.json")
+    key=$(sed -n 's/^  "cache_key": "\(.*\)",$/\1/p' "$tmp/cal.json")
+    key="${key%|threads=*}|threads=2" # the key of a 2-thread calibration on this CPU
     full=${qpath%-quick.txt}.txt
     if [ -n "$cpu_model" ] && [ "$full" != "$qpath" ]; then
-        sed "s/@KEY@/$(printf '%s' "$cpu_model|threads=2" | sed 's/[\/&]/\\&/g')/" \
+        sed "s/@KEY@/$(printf '%s' "$key" | sed 's/[\/&]/\\&/g')/" \
             $G/calibrate.cache.in >"$full"
         ok "fixture calibration installed for '$cpu_model'"
     else

@@ -84,6 +84,7 @@ int tp_cli_calibrate(int argc, char **argv) {
         tp_json_kv_bool(&j, "from_cache", info.from_cache);
         tp_json_kv_bool(&j, "quick", info.quick);
         tp_json_kv_str(&j, "cache_path", info.cache_path);
+        tp_json_kv_str(&j, "cache_key", info.cache_key);
         tp_json_kv_f64(&j, "elapsed_ms", info.elapsed_ms);
         tp_json_kv_f64(&j, "op_rates_ms", info.op_rates_ms);
         tp_json_kv_f64(&j, "derived_peak_gflops", info.peak_gflops);
