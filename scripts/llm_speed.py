@@ -20,6 +20,11 @@ import subprocess
 import sys
 
 FIT = {"20m", "120m", "400m", "moe40m"}  # the fit set; 850m and moe are held out
+# llama-bench's weight loading: "none" reads the file into memory. With the default mmap the
+# weights stay file pages, and on this virtual machine the host's memory management makes
+# decode erratic (850m q4_0 tg32: 23-29 t/s mapped against 43-44 read in, same minute);
+# LLM_SPEED_LOAD_MODE=auto measures what llama.cpp does by default.
+LOAD_MODE = os.environ.get("LLM_SPEED_LOAD_MODE", "none")
 
 
 def args():
@@ -59,7 +64,7 @@ def measure_cpu(lb, gguf, out, reps):
         load = float(open("/proc/loadavg").read().split()[0])
         res = {"loadavg": load, "method": "cpu-time"}
         for test, pn in (("pp", ["-p", "512", "-n", "0"]), ("tg", ["-p", "0", "-n", "128"])):
-            base = [lb, "-m", gguf, "-t", "1", "--no-warmup"] + pn
+            base = [lb, "-m", gguf, "-t", "1", "--no-warmup", "-lm", LOAD_MODE] + pn
             one = cpu_seconds(base + ["-r", "1"])
             more = cpu_seconds(base + ["-r", str(1 + int(reps))])
             per = (more - one) / int(reps)
@@ -77,7 +82,7 @@ def measure(lb, gguf, out, threads, reps):
     if not os.path.exists(out):
         load = open("/proc/loadavg").read().split()[0]
         r = subprocess.run([lb, "-m", gguf, "-t", str(threads), "-p", "512", "-n", "128", "-r", str(reps),
-                            "-o", "jsonl"], capture_output=True, text=True)
+                            "-lm", LOAD_MODE, "-o", "jsonl"], capture_output=True, text=True)
         if r.returncode != 0:
             sys.exit("llama-bench failed on %s:\n%s" % (gguf, r.stderr[-2000:]))
         with open(out + ".tmp", "w") as f:

@@ -34,15 +34,15 @@ typedef struct type_rate {
 } type_rate;
 
 static const type_rate cpu_rates[] = {
-    {TP_DTYPE_F32, 1.058, 0.3658},
-    {TP_DTYPE_F16, 2, 0.3743},
-    {TP_DTYPE_Q8_0, 0.1976, 0.6591},
-    {TP_DTYPE_Q4_0, 0.5254, 1.124},
+    {TP_DTYPE_F32, 0.8985, 0.3322},
+    {TP_DTYPE_F16, 1.228, 0.3627},
+    {TP_DTYPE_Q8_0, 0.1235, 0.6137},
+    {TP_DTYPE_Q4_0, 0.3577, 1.112},
 };
 /* Prefill of MoE expert tensors: llama.cpp's mul_mat_id multiplies each expert by the tokens
  * routed to it (gathered rows, one GEMM per expert): its rate per flop relative to a dense GEMM
  * of the same type. Fitted on the ~40 M MoE of the fit set (the ~330 M MoE is held out). */
-#define CPU_MOE_PREFILL 0.5599
+#define CPU_MOE_PREFILL 0.4732
 /* Per graph node (ns) at one thread, and per llama_decode call. */
 #define CPU_NODE_NS 300.0
 #define CPU_CALL_NS 30000.0
