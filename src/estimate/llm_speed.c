@@ -46,11 +46,12 @@ static const type_rate cpu_rates[] = {
 /* Per graph node (ns) at one thread, and per llama_decode call. */
 #define CPU_NODE_NS 300.0
 #define CPU_CALL_NS 30000.0
-/* The held-out benchmark's largest error (bench/llm_speed.sh, docs/estimate.md):
- * dense (~850 M held out at 28 %, but a rerun of the fit set at lower load moved
- * figures by up to 48 %) and MoE (decode under-predicted ~2x). */
-#define CPU_ERROR_BAND_DENSE 0.50
-#define CPU_ERROR_BAND_MOE 0.55
+/* The held-out benchmark's error (bench/llm_speed.sh, docs/estimate.md), one thread: dense
+ * (~850 M) within 10 % in the window the factors were fitted in, widened to 25 % because a
+ * calibration in another window moves the prediction by up to 15 % (the host's memory
+ * bandwidth moves); MoE (~330 M held out) decode of q8_0 +75 %. */
+#define CPU_ERROR_BAND_DENSE 0.25
+#define CPU_ERROR_BAND_MOE 0.80
 
 static const type_rate *rate_for(tp_dtype t, bool *borrowed) {
     size_t n = sizeof cpu_rates / sizeof cpu_rates[0];
