@@ -425,6 +425,7 @@ tp_status tp__alloc_bestfit_ex(const tp_buffer *bufs, size_t n, const tp_alloc_o
         }
         if (st != TP_OK) goto done;
         keep_if_better(&c, a, offsets, n, &have, &best, info, ord, rule);
+        maybe_progress(&c);
         if (m == 0) break;
     }
     if (improve && tp__xs_now() < deadline) {
@@ -432,6 +433,7 @@ tp_status tp__alloc_bestfit_ex(const tp_buffer *bufs, size_t n, const tp_alloc_o
         st = tp__alloc_improve(bufs, n, opt, deadline, alloc, offsets, &best, &rounds, err);
         if (st != TP_OK) goto done;
     }
+    maybe_progress(&c); /* a run past a second reports at least once, whatever pass took it */
     *arena = best;
 done:
     tp__gx_free(&c.gx);
