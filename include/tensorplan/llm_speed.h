@@ -10,23 +10,26 @@
  *       tensors plus n_expert_used / n_expert of the stacked *_exps tensors
  *     KV bytes read = K + V of every layer over the cells llama.cpp attends
  *       (the used cells padded to 256)
- *     time = max(weights and KV / memory bandwidth,
- *                weight elements / kernel rate of the weight type) + overhead
+ *     time (CPU) = weight elements / kernel rate of the weight type
+ *                  + weights and KV / read bandwidth of that working set
+ *                    (tp_device_read_gbps) + overhead
+ *     time (GPU) = max(bytes / memory bandwidth, elements / kernel rate) + overhead
  *   prefill, per ubatch: GEMM flops 2·elements·tokens of every matrix (the
  *     output layer for the last token only, as llama-bench asks for one
- *     logit row), at the device's GEMM throughput for that shape times the
- *     weight type's rate, plus causal attention 2·n_head·(dk+dv)·n²/2 per
- *     layer at the f16 kernel rate, plus overhead.
+ *     logit row), at the device's large f32 GEMM throughput times the weight
+ *     type's rate (CPU; MoE expert tensors at a further fitted fraction) or at
+ *     its f16 GEMM throughput for that shape (GPU), plus causal attention
+ *     2·n_head·(dk+dv)·n²/2 per layer as f16 GEMMs, plus overhead.
  *   overhead: graph nodes per token (~20 per layer) × (a node's cost +
  *     the device's dispatch_ns) plus a fixed cost per llama_decode call.
  * CPU kernel rates per weight type (f32, f16, bf16, q8_0, q4_0, ...) are
  * ratios to the device's large f32 GEMM throughput, fitted against llama-bench
  * (llama.cpp's CPU backend, node-llama-cpp's build) on the random-weight GGUFs
- * of bench/llm_speed.sh (fit set: the ~20 M and ~120 M models; held out: the
- * ~850 M and MoE models); types never benchmarked borrow the nearest bench
- * type's ratio and say so in `kernel`. GPUs (catalog or measured): decode at
- * the memory bandwidth, prefill at the f16 tensor throughput; never compared
- * with llama.cpp here, so their error band is 0 (unknown).
+ * of bench/llm_speed.sh (fit set: the ~20 M, ~120 M and ~400 M models and the
+ * ~40 M MoE; held out: the ~850 M and ~330 M MoE models); types never benchmarked borrow the
+ * nearest bench type's ratio and say so in `kernel`. GPUs (catalog or measured): decode at the
+ * memory bandwidth, prefill at the f16 tensor throughput; never compared with llama.cpp here, so
+ * their error band is 0 (unknown).
  *
  * Ownership: plain structs; nothing is retained. Thread safety: reentrant.
  */

@@ -22,11 +22,12 @@
  *        (tp_device_read_gbps), and the two add up: one thread computes or waits
  *   pp   prefill GEMM flops per ns, per G (llama.cpp's quantized GEMMs run at a rate that
  *        hardly depends on the shape at these sizes, so the f32 curve's shape is not used)
- * Fitted with bench/llm_speed.sh on the fit set (the ~20 M, ~120 M and ~400 M models, one
- * thread; llama.cpp v0.5.0 of node-llama-cpp, its zen4 CPU variant, on an AMD EPYC family 26
- * (Zen 5) with AVX-512): the geometric mean over the three sizes of the factor that would have
- * matched each, measured with the other jobs on the machine stopped. f16 decode is bound by the
- * bytes it reads: its arithmetic did not show above the noise, and its factor is capped at 1.
+ * Fitted with bench/llm_speed.sh on the fit set (the ~20 M, ~120 M and ~400 M dense models and
+ * the ~40 M MoE, one thread; llama.cpp v0.5.0 of node-llama-cpp, its zen4 CPU variant, on an
+ * AMD EPYC family 26 (Zen 5) with AVX-512): each factor scaled until its type's fit-set
+ * predicted / measured ratio (geometric mean) was 1, measured with the other jobs on the machine
+ * stopped. f16 decode is bound by the bytes it reads: its arithmetic factor is large and says
+ * little.
  * docs/estimate.md has the table and the held-out errors. */
 typedef struct type_rate {
     tp_dtype type;
