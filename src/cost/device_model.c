@@ -218,19 +218,10 @@ double tp_device_read_gbps(const tp_device_model *d, double bytes) {
     if (!d) return 1e-9;
     uint32_t n = d->n_read > TP_READ_CURVE_MAX ? TP_READ_CURVE_MAX : d->n_read;
     if (n == 0) return d->mem_gbps > 0 ? d->mem_gbps : 1e-9;
-    const tp_bw_point *p = d->read;
-    double g;
-    if (!(bytes > p[0].bytes))
-        g = p[0].gbps;
-    else if (!(bytes < p[n - 1].bytes))
-        g = p[n - 1].gbps;
-    else {
-        uint32_t i = 1;
-        while (i < n - 1 && bytes > p[i].bytes)
-            i++;
-        double t = (log(bytes) - log(p[i - 1].bytes)) / (log(p[i].bytes) - log(p[i - 1].bytes));
-        g = p[i - 1].gbps + t * (p[i].gbps - p[i - 1].gbps);
-    }
+    tp_gemm_point pts[TP_READ_CURVE_MAX]; /* the same log-linear reading as the GEMM curve */
+    for (uint32_t i = 0; i < n; i++)
+        pts[i] = (tp_gemm_point){d->read[i].bytes, d->read[i].gbps};
+    double g = interp(pts, n, bytes);
     return g > 0 && isfinite(g) ? g : 1e-9;
 }
 

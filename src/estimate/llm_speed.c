@@ -113,14 +113,11 @@ static double pad_cells(double cells) {
     return ceil(cells / KV_PAD) * KV_PAD;
 }
 
-/* The f32 GEMM rate of large shapes: the curve's upper envelope at its end (as
-   tp_device_gemm_gflops reads the curve; a dip at the largest shape is the calibration
+/* The f32 GEMM rate of large shapes: the device curve's upper envelope at its end, as
+   tp_device_gemm_gflops reads it (a dip at the largest calibrated shape is the calibration
    kernel's blocking or a shared core, not the device). */
 static double large_gemm(const tp_device_model *d) {
-    double g = 0;
-    for (uint32_t i = 0; i < d->n_gemm && i < TP_GEMM_CURVE_MAX; i++)
-        if (d->gemm[i].gflops > g) g = d->gemm[i].gflops;
-    return g;
+    return tp_device_gemm_gflops(d, TP_DTYPE_F32, 1u << 14, 1u << 14, 1u << 14);
 }
 
 static bool is_gpu(const tp_device_model *d) {
