@@ -11,8 +11,11 @@ same thread count (its CPU calibration at T threads; calibrate in the same quiet
 LLM_SPEED_CPU=1 measures one thread by CPU time instead (measure_cpu), which survives other
 jobs on the machine only where they do not share the core or its memory bandwidth. Prints one row per model and thread count
 with the load average at measurement time. --check: exit 1 when an error exceeds the band the
-prediction itself states (error_band). --fit: print, per weight type, the rate ratios that would
-have matched (decode: kernel time needed = measured - overhead; prefill: GEMM time needed)."""
+prediction itself states (error_band). --fit: print, per weight type and test, the geometric mean
+over the fit set of predicted / measured (MoE models apart for prefill: their expert GEMMs have
+their own factor). The refit divides each prefill factor by its ratio and scales each decode
+factor until its ratio is 1 (decode adds arithmetic and reads, so the ratio is not linear in the
+factor); docs/estimate.md, "Throughput"."""
 import json
 import os
 import statistics
@@ -119,6 +122,7 @@ def main():
     fmt = "%-16s %-5s %2s %9s %9s %7s %9s %9s %7s %5s  %s"
     print(fmt % ("model", "set", "t", "pp pred", "pp meas", "err", "tg pred", "tg meas", "err", "load", "tg bound"))
     errs = {"fit": [], "held-out": []}
+    ratios = {}
     for m in models:
         size = m.split("_")[1]
         part = "fit" if size in FIT else "held-out"
@@ -135,19 +139,20 @@ def main():
             print(fmt % (m[6:], part, t, "%.1f" % p["prefill_tps"], "%.1f" % pp, "%+.0f%%" % (100 * e_pp),
                          "%.1f" % p["decode_tps"], "%.1f" % tg, "%+.0f%%" % (100 * e_tg),
                          "%.1f" % load if load is not None else "?", p["decode_bound"] + (" OUT OF BAND" if bad else "")))
-            if o["fit"]:
-                tok = 1e9 / tg
-                need = tok - p["decode_overhead_ns"]
-                pf = 512 * 1e9 / pp - p["prefill_overhead_ns"] - p["prefill_attn_ns"]
-                print("    fit %s: decode rate x%.2f (kernel %.0f ns, memory %.0f ns, need %.0f ns); "
-                      "prefill rate x%.2f" % (p["weight_type"], p["decode_kernel_ns"] / need if need > 0 else 0,
-                                               p["decode_kernel_ns"], p["decode_memory_ns"], need,
-                                               p["prefill_gemm_ns"] / pf if pf > 0 else 0))
+            if part == "fit":
+                moe = size.startswith("moe")
+                ratios.setdefault(("prefill (MoE)" if moe else "prefill", p["weight_type"]), []).append(
+                    p["prefill_tps"] / pp)
+                ratios.setdefault(("decode", p["weight_type"]), []).append(p["decode_tps"] / tg)
     for k, v in errs.items():
         if v:
             print("%s: mean |error| %.1f%%, max %.1f%% over %d figures" % (k, 100 * sum(v) / len(v),
                                                                          100 * max(v), len(v)))
     print("basis: %s\nkernel: %s" % (p["basis"], p["kernel"]))
+    if o["fit"]:
+        for (test, wtype), v in sorted(ratios.items()):
+            print("fit %s %s: predicted / measured %.3f (geometric mean of %d)" % (
+                test, wtype, statistics.geometric_mean(v), len(v)))
     if o["check"] and fails:
         print("%d row(s) outside the stated error band" % fails)
         return 1
