@@ -62,6 +62,7 @@ static tp_device_model sample(void) {
     d.threads = 3;
     d.memory_bytes = 1ull << 40;
     d.dwconv_gflops = 21.5;
+    d.barrier_ns = 350;
     d.resize_gbps = 3.25;
     d.cache_gbps = 40.5;
     d.cache_bytes = 786432;
@@ -170,6 +171,7 @@ TP_TEST(quick_calibration_and_cache) {
     TP_CHECK(info.isa == feat.isa);
     TP_CHECK(info.blas_gflops == 0 && info.blas_name[0] == '\0');
     TP_CHECK_EQ_U64(again.threads, 1);
+    TP_CHECK(again.barrier_ns == 0); /* one thread meets no one */
     /* --force measures again */
     o.force = true;
     TP_CHECK_OK(tp_calibrate_cpu_cached(&o, &again, &info, err), err);
@@ -201,6 +203,14 @@ TP_TEST(quick_calibration_and_cache) {
     unlink(qpath); /* the quick file of the first call would serve the request */
     TP_CHECK_OK(tp_calibrate_cpu_cached(&o, &again, &info, err), err);
     TP_CHECK(!info.from_cache && info.quick && again.dwconv_gflops > 0);
+    /* two threads measure the spinning barrier; a 2-thread cache without it is stale */
+    TP_CHECK(again.barrier_ns > 0 && again.barrier_ns < 1e6);
+    full.dwconv_gflops = 21.5;
+    full.barrier_ns = 0;
+    TP_CHECK_OK(tp_device_model_save(&full, key, path, err), err);
+    unlink(qpath);
+    TP_CHECK_OK(tp_calibrate_cpu_cached(&o, &again, &info, err), err);
+    TP_CHECK(!info.from_cache && again.barrier_ns > 0);
 }
 
 TP_TEST(cuda_without_gpu_is_not_found) {

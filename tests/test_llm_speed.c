@@ -59,6 +59,42 @@ TP_TEST(moe_reads_only_the_used_experts) {
     tp_registry_destroy(r);
 }
 
+/* With more threads every node adds one meeting of the threads at llama.cpp's spinning barrier
+   (the calibration's barrier_ns), not the fork/join that wakes sleeping threads (dispatch_ns),
+   which is the fallback for a calibration without it. */
+TP_TEST(threads_pay_a_barrier_per_node) {
+    tp_registry *r;
+    tp_error err;
+    TP_CHECK(tp_registry_create(NULL, &r, &err) == TP_OK);
+    add(r, "output.weight", 256, 1000, 0, TP_DTYPE_Q8_0);
+    add(r, "blk.0.ffn_up.weight", 256, 512, 0, TP_DTYPE_Q8_0);
+    tp_llm_config c;
+    config(&c, 0);
+    tp_device_model cpu;
+    tp_device_model_default(TP_DEVICE_CPU, &cpu);
+    cpu.threads = 1;
+    cpu.dispatch_ns = 20000;
+    cpu.barrier_ns = 0;
+    tp_llm_speed one, b400, b800, fallback;
+    TP_CHECK_OK(tp_llm_speed_predict(&c, r, &cpu, NULL, &one, &err), &err);
+    cpu.threads = 2;
+    TP_CHECK_OK(tp_llm_speed_predict(&c, r, &cpu, NULL, &fallback, &err), &err);
+    cpu.barrier_ns = 400;
+    TP_CHECK_OK(tp_llm_speed_predict(&c, r, &cpu, NULL, &b400, &err), &err);
+    cpu.barrier_ns = 800;
+    TP_CHECK_OK(tp_llm_speed_predict(&c, r, &cpu, NULL, &b800, &err), &err);
+    double per400 = b400.decode_overhead_ns - one.decode_overhead_ns;
+    TP_CHECK(per400 > 0);
+    TP_CHECK_NEAR(b800.decode_overhead_ns - one.decode_overhead_ns, 2 * per400, 1e-6);
+    TP_CHECK_NEAR(fallback.decode_overhead_ns - one.decode_overhead_ns, 50 * per400, 1e-3);
+    TP_CHECK(b400.decode_tps > fallback.decode_tps);
+    /* the band is the 2-thread benchmark's, and says so */
+    TP_CHECK(b400.error_band > one.error_band);
+    TP_CHECK_CONTAINS(b400.error_source, "-t 2");
+    TP_CHECK_CONTAINS(one.error_source, "-t 1");
+    tp_registry_destroy(r);
+}
+
 TP_TEST(tied_embedding_is_the_output_and_gpus_have_no_band) {
     tp_registry *r;
     tp_error err;
@@ -103,6 +139,7 @@ TP_TEST(errors) {
 
 int main(void) {
     TP_RUN(moe_reads_only_the_used_experts);
+    TP_RUN(threads_pay_a_barrier_per_node);
     TP_RUN(tied_embedding_is_the_output_and_gpus_have_no_band);
     TP_RUN(errors);
     return tp_test_finish();

@@ -168,6 +168,10 @@ typedef struct tp_device_model {
     double int8_speedup;                /* likewise for 8-bit integer/float8 operands */
     double dispatch_ns;                 /* per-kernel launch / dispatch overhead */
     double round_trip_ns;               /* per-forward host<->device round trip */
+    /* One meeting of `threads` spinning threads (CPU calibration, 0 = not measured or one
+     * thread): what a runtime whose threads poll between graph nodes (llama.cpp) pays per
+     * node, where dispatch_ns is a fork/join that wakes sleeping threads. */
+    double barrier_ns;
     double mem_gbps;                    /* device memory bandwidth, bytes per ns */
     double readback_gbps;               /* device -> host copy bandwidth */
     bool unified;                       /* host and device share memory */

@@ -418,6 +418,7 @@ class DeviceModel:
     readback_gbps: float
     dispatch_ns: float
     round_trip_ns: float
+    barrier_ns: float  # spinning-barrier meeting of the threads (0: one thread / not measured)
     unified: bool
     threads: int
     memory_bytes: int

@@ -17,6 +17,7 @@
 #endif
 
 #include "core/mem.h"
+#include "cost/calib_barrier.h"
 #include "cost/calibrate_read.h"
 #include "cost/calib_ops.h"
 #include "cost/cpu_pool.h"
@@ -534,6 +535,7 @@ tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_c
         tp_pool_stop(&pp);
     }
     d.round_trip_ns = rt > d.dispatch_ns ? rt : d.dispatch_ns;
+    d.barrier_ns = tp_calib_spin_barrier_ns(threads, o->quick);
 
     tp_mem_free(NULL, buf, 3 * mat * sizeof(float));
     tp_mem_free(NULL, tri, 3 * tri_n * sizeof(double));
@@ -574,6 +576,7 @@ void tp_calib_cache_key(uint32_t threads, char *buf, size_t cap) {
 static bool load_cached(const char *path, const char *key, tp_device_model *out) {
     tp_device_model d;
     if (tp_device_model_load(path, key, &d, NULL) != TP_OK || !(d.dwconv_gflops > 0)) return false;
+    if (d.threads > 1 && !(d.barrier_ns > 0)) return false; /* measured before barrier_ns */
     *out = d;
     return true;
 }

@@ -214,6 +214,7 @@ void tp_cli_json_device(tp_json *j, const tp_device_model *m) {
     tp_json_end_array(j);
     tp_json_kv_f64(j, "dispatch_ns", m->dispatch_ns);
     tp_json_kv_f64(j, "round_trip_ns", m->round_trip_ns);
+    tp_json_kv_f64(j, "barrier_ns", m->barrier_ns);
     tp_json_kv_bool(j, "unified", m->unified);
     tp_json_kv_u64(j, "threads", m->threads);
     tp_json_kv_u64(j, "memory_bytes", m->memory_bytes);
@@ -257,8 +258,10 @@ void tp_cli_print_device(FILE *f, const tp_device_model *m) {
     if (m->dwconv_gflops > 0 || m->resize_gbps > 0)
         fprintf(f, "  op classes   depthwise conv %.1f GFLOP/s, resize %.2f GB/s\n",
                 m->dwconv_gflops, m->resize_gbps);
-    fprintf(f, "  overheads    dispatch %.0f ns, round trip %.0f ns\n", m->dispatch_ns,
+    fprintf(f, "  overheads    dispatch %.0f ns, round trip %.0f ns", m->dispatch_ns,
             m->round_trip_ns);
+    if (m->barrier_ns > 0) fprintf(f, ", spinning barrier %.0f ns", m->barrier_ns);
+    fprintf(f, "\n");
     if (m->runtime_node_ns > 0 || m->runtime_run_ns > 0)
         fprintf(f, "  runtime      %.0f ns per node, %.0f ns per run (onnxruntime's own)\n",
                 m->runtime_node_ns, m->runtime_run_ns);
