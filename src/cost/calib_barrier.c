@@ -65,7 +65,7 @@ typedef struct worker_arg {
     uint32_t trials;
 } worker_arg;
 
-static void *worker(void *p) {
+static void *barrier_worker(void *p) {
     worker_arg *a = p;
     for (uint32_t t = 0; t < a->trials; t++) {
         barrier_wait(a->b); /* start line */
@@ -74,7 +74,7 @@ static void *worker(void *p) {
     return NULL;
 }
 
-static int cmp_double(const void *x, const void *y) {
+static int barrier_cmp(const void *x, const void *y) {
     double a = *(const double *)x, b = *(const double *)y;
     return a < b ? -1 : a > b;
 }
@@ -92,7 +92,7 @@ double tp_calib_spin_barrier_ns(uint32_t threads, bool quick) {
     uint32_t started = 0;
     for (uint32_t i = 1; i < threads; i++) {
         args[i] = (worker_arg){b, i, trials};
-        if (pthread_create(&th[i], NULL, worker, &args[i]) != 0) break;
+        if (pthread_create(&th[i], NULL, barrier_worker, &args[i]) != 0) break;
         started++;
     }
     double per[TRIALS_FULL];
@@ -109,6 +109,6 @@ double tp_calib_spin_barrier_ns(uint32_t threads, bool quick) {
         pthread_join(th[i + 1], NULL);
     tp_mem_free(NULL, b, sizeof *b);
     if (!ok) return 0;
-    qsort(per, trials, sizeof per[0], cmp_double);
+    qsort(per, trials, sizeof per[0], barrier_cmp);
     return per[trials / 2];
 }
