@@ -164,10 +164,10 @@ typedef struct tp_device_model {
      * two are large (decode steps, GEMV-like products). 0 points = not modelled. */
     uint32_t n_skinny;
     tp_gemm_point skinny[TP_GEMM_CURVE_MAX];
-    double f16_speedup, bf16_speedup;   /* throughput multiplier vs f32 (>= 0; 0 = 1) */
-    double int8_speedup;                /* likewise for 8-bit integer/float8 operands */
-    double dispatch_ns;                 /* per-kernel launch / dispatch overhead */
-    double round_trip_ns;               /* per-forward host<->device round trip */
+    double f16_speedup, bf16_speedup; /* throughput multiplier vs f32 (>= 0; 0 = 1) */
+    double int8_speedup;              /* likewise for 8-bit integer/float8 operands */
+    double dispatch_ns;               /* per-kernel launch / dispatch overhead */
+    double round_trip_ns;             /* per-forward host<->device round trip */
     /* One meeting of `threads` spinning threads (CPU calibration, 0 = not measured or one
      * thread): what a runtime whose threads poll between graph nodes (llama.cpp) pays per
      * node, where dispatch_ns is a fork/join that wakes sleeping threads. */
