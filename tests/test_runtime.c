@@ -132,6 +132,47 @@ TP_TEST(onnxruntime_terms) {
     tp_graph_destroy(g);
 }
 
+/* Control-flow bodies: an initializer n bodies deep costs BODY_COPY_PM + (n - 1) x
+ * BODY_NEST_PM of its bytes more (in model_copy_bytes), each body 10,000 B of session state and
+ * each node of a branch not planned a node's 3,461 B (in graph_bytes); measured on the
+ * synthetic models of bench/ort_memory/synth_body.py (runtime_ort.c). */
+TP_TEST(onnxruntime_body_terms) {
+    tp_error err;
+    tp_estimate e;
+    tp_runtime_options o;
+    tp_runtime_options_default(&o);
+    o.runtime = TP_RUNTIME_ONNXRUNTIME;
+    tp_graph *g = estimated_graph(&e, &err);
+    TP_CHECK(g != NULL);
+    if (!g) return;
+    tp_runtime_estimate r0, r;
+    TP_CHECK_OK(tp_runtime_estimate_graph(g, &e, &o, &r0, &err), &err);
+    TP_CHECK_EQ_U64(r0.body_weight_bytes, 0);
+    tp_node_id t;
+    TP_CHECK_OK(tp_graph_find(g, "t", &t, &err), &err);
+    TP_CHECK_OK(tp_graph_set_param_body_depth(g, t, 2, &err), &err); /* 100x16 f32: 6,400 B */
+    TP_CHECK_OK(tp_graph_add_bodies(g, 3, 5, &err), &err);
+    uint64_t bodies, unplanned;
+    tp_graph_bodies(g, &bodies, &unplanned);
+    TP_CHECK_EQ_U64(bodies, 3);
+    TP_CHECK_EQ_U64(unplanned, 5);
+    TP_CHECK_OK(tp_runtime_estimate_graph(g, &e, &o, &r, &err), &err);
+    TP_CHECK_EQ_U64(r.body_weight_bytes, 6400);
+    TP_CHECK_EQ_U64(r.model_copy_bytes, r0.model_copy_bytes + 6400 * (1030 + 1370) / 1000);
+    TP_CHECK_EQ_U64(r.node_count, r0.node_count + 5);
+    TP_CHECK_EQ_U64(r.graph_bytes, r0.graph_bytes + 5 * 3461 + 3 * 10000);
+    TP_CHECK(r.peak_bytes > r0.peak_bytes);
+    /* only Params have a body depth; a NULL graph has no bodies */
+    tp_node_id conv;
+    TP_CHECK_OK(tp_graph_find(g, "conv", &conv, &err), &err);
+    TP_CHECK_STATUS(tp_graph_set_param_body_depth(g, conv, 1, &err), TP_ERR_INVALID);
+    TP_CHECK_STATUS(tp_graph_add_bodies(NULL, 1, 0, &err), TP_ERR_INVALID);
+    TP_CHECK_STATUS(tp_graph_add_bodies(g, UINT64_MAX, 0, &err), TP_ERR_OVERFLOW);
+    tp_graph_bodies(NULL, &bodies, &unplanned);
+    TP_CHECK_EQ_U64(bodies + unplanned, 0);
+    tp_graph_destroy(g);
+}
+
 /* x[512,512] f32 (1 MiB) -relu-> a -relu-> b -relu-> c (output). By the BFC rules: a takes the
  * first 1 MiB region whole; b extends by a 2 MiB region (split: 1 MiB used); a is freed, c
  * takes a's chunk (best fit). Run 1 touched 1 + 1 MiB. The pattern: a@0, b@1M, c in a's gap
@@ -399,6 +440,7 @@ int main(void) {
     TP_RUN(names_parse_and_print);
     TP_RUN(plan_profile_is_the_estimate);
     TP_RUN(onnxruntime_terms);
+    TP_RUN(onnxruntime_body_terms);
     TP_RUN(arena_emulation_by_hand);
     TP_RUN(ort_order_explores_highest_index_first);
     TP_RUN(conv_activation_fusion_removes_a_tensor);

@@ -198,10 +198,13 @@ typedef struct tp_op {
     union {
         struct {
             int32_t tied_to;
+            uint32_t body_depth;
             uint64_t data_offset;
             uint64_t data_bytes;
         } param;
         /* tied_to: node id of the Param this one aliases (counted once), or -1.
+           body_depth: 0 for a weight of the main graph; k for an initializer of a
+           control-flow body (If branch, Loop/Scan body) nested k bodies deep.
            data_offset/bytes: where the weight lives in its file (0 when unknown). */
         struct {
             tp_dtype to;
@@ -500,6 +503,20 @@ TP_API const char *tp_graph_note(const tp_graph *g, uint32_t index);
  * TP_ERR_INVALID when id is not a Param. Needs exclusive access. */
 TP_API tp_status tp_graph_set_param_data(tp_graph *g, tp_node_id id, uint64_t data_offset,
                                          uint64_t data_bytes, tp_error *err);
+/* Control-flow bodies of the model a graph was imported from (importers): add bodies (If
+ * branches, Loop/Scan bodies, at any depth, planned or not) and unplanned_nodes (operator
+ * nodes of the bodies not planned: If branches not taken, whose nodes a runtime still
+ * loads) to the graph's counts, both 0 for a new graph. TP_ERR_INVALID (NULL g),
+ * TP_ERR_OVERFLOW. Needs exclusive access. tp_graph_bodies reads them (NULL outputs
+ * skipped; 0 for a NULL graph); thread-safe. */
+TP_API tp_status tp_graph_add_bodies(tp_graph *g, uint64_t bodies, uint64_t unplanned_nodes,
+                                     tp_error *err);
+TP_API void tp_graph_bodies(const tp_graph *g, uint64_t *bodies, uint64_t *unplanned_nodes);
+/* Record that a Param is an initializer of a control-flow body nested depth bodies
+ * deep (importers; 0 = the main graph, the default). TP_ERR_INVALID when id is not a
+ * Param. Needs exclusive access. */
+TP_API tp_status tp_graph_set_param_body_depth(tp_graph *g, tp_node_id id, uint32_t depth,
+                                               tp_error *err);
 
 #ifdef __cplusplus
 }

@@ -84,8 +84,11 @@ typedef struct tp_runtime_estimate {
     uint64_t plan_peak_bytes;          /* the best plan's peak (tp_estimate.peak_bytes) */
     uint64_t peak_bytes;               /* what the runtime takes: the sum of the terms below */
     uint64_t session_fixed_bytes;      /* a session + its thread pools (measured; see source) */
-    uint64_t graph_bytes;              /* per-node session state (kernels, node args) x nodes */
-    uint64_t model_copy_bytes;         /* the parsed model file held (embedded weights incl.) */
+    uint64_t graph_bytes;              /* per-node session state (kernels, node args) x nodes,
+                                          and a session state per control-flow body */
+    uint64_t model_copy_bytes;         /* the parsed model file held (embedded weights incl.),
+                                          and the copies of control-flow bodies' initializers
+                                          that the nodes holding those bodies keep */
     uint64_t weight_bytes;             /* initializers held (mapped pages touched, or copies) */
     uint64_t prepacked_bytes;          /* pre-packed / re-laid-out weight copies */
     uint64_t arena_bytes;              /* the larger of the emulated BFC arena after two runs
@@ -103,10 +106,14 @@ typedef struct tp_runtime_estimate {
     uint64_t arena_emulated_bytes;     /* detail: emulated arena pages touched after run 2 */
     uint64_t load_transient_bytes;     /* detail: transient of the load (other weights' pages
                                           read while copied); arena_bytes = max(this, emulated) */
-    uint64_t node_count;               /* detail: operator nodes (the base of graph_bytes) */
+    uint64_t node_count;               /* detail: operator nodes (the base of graph_bytes),
+                                          those of If branches not planned included */
     uint64_t conv_weight_bytes;        /* detail: weights read by Conv/ConvTranspose */
     uint64_t gemm_weight_bytes;        /* detail: constant B of MatMul/Gemm */
     uint64_t other_weight_bytes;       /* detail: every other weight */
+    uint64_t body_weight_bytes;        /* detail: the part of the three above that are
+                                          initializers of control-flow bodies (If branches,
+                                          Loop/Scan bodies, at any depth) */
     const char *fixed_source;          /* where session_fixed_bytes was measured; never NULL */
 } tp_runtime_estimate;
 

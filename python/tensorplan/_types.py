@@ -146,6 +146,7 @@ class Runtime:
     conv_weight_bytes: Optional[int] = None
     gemm_weight_bytes: Optional[int] = None
     other_weight_bytes: Optional[int] = None
+    body_weight_bytes: Optional[int] = None
     arena_reserved_bytes: Optional[int] = None
     session_fixed_source: Optional[str] = None
     options: Optional[OrtOptions] = None

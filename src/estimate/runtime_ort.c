@@ -49,6 +49,22 @@ static const ort_coeffs ORT_DEFAULT = {100, 1600, 1040, 0, 1000, 1000, 3461};
  * model left out of the fit (fit.py --loo: gpt2, -4.6 %), so that a model the fit has not seen
  * stays above. */
 #define ORT_SAFETY_MARGIN_PM 47u
+/* Initializers of control-flow bodies (If branches, Loop/Scan bodies): onnxruntime's Graph
+ * copies each node's attributes from the parsed model, a body's GraphProto (its initializers
+ * included) among them, and builds the body's Graph on that copy; a body inside a body is
+ * copied again with its enclosing body's nodes. Measured (bench/ort_memory/synth_body.py,
+ * medians of 3 fresh processes): an initializer takes 2.0x its bytes in the main graph (the
+ * parsed file + the session's copy), 3.03x one body deep (If and Loop alike: 3.03x, 2.99x),
+ * 4.40x two deep, 5.73x three deep: one copy more for the first level (BODY_COPY_PM, the
+ * larger of If and Loop) and 1.33-1.37 more for each further level (BODY_NEST_PM, the larger). */
+#define BODY_COPY_PM 1030u
+/* A body's own session state (its SessionState, graph viewer, execution plan), beyond its
+ * nodes: 200 Ifs with one-node branches take 6.07 MB more than one such If (ifs_201 vs ifs_1),
+ * 600 nodes x 3,461 B of it for the nodes, 9,831 B per body for the rest (an earlier set of 3
+ * runs: 9,984 B); the larger, rounded up. Nodes inside bodies cost what top-level ones do
+ * (ifs5_201 vs ifs_201: 3,397 B per node). */
+#define ORT_BODY_BYTES 10000u
+#define BODY_NEST_PM 1370u
 /* NCHWc channel block: 16 with AVX-512 (the machine measured), 8 with AVX2; the larger
  * block pads more, so it is the upper choice. */
 #define ORT_NCHWC_BLOCK 16u
@@ -117,10 +133,30 @@ static uint64_t packed_b_bytes(const tp_graph *g, const tp_node *w, uint64_t byt
     return tp_mul_u64(bytes / (uint64_t)nn, cols, &out) ? out : 0;
 }
 
+/* v × pm / 1000, rounded up, overflow-checked. */
+static bool scale_pm(uint64_t v, uint32_t pm, uint64_t *out) {
+    uint64_t q = v / 1000, rem = v % 1000, a, b;
+    if (!tp_mul_u64(q, pm, &a)) return false;
+    b = (rem * pm + 999) / 1000;
+    return tp_add_u64(a, b, out);
+}
+
+/* A body initializer of bytes at depth (>= 1): its bytes into r's detail, its extra copies
+ * into *copy (BODY_COPY_PM + BODY_NEST_PM per level below the first). */
+static bool body_copy_add(uint64_t bytes, uint32_t depth, tp_runtime_estimate *r, uint64_t *copy) {
+    uint64_t pm, extra;
+    if (!tp_mul_u64((uint64_t)(depth - 1), BODY_NEST_PM, &pm) ||
+        !tp_add_u64(pm, BODY_COPY_PM, &pm) || pm > UINT32_MAX ||
+        !scale_pm(bytes, (uint32_t)pm, &extra))
+        return false;
+    return tp_add_u64(r->body_weight_bytes, bytes, &r->body_weight_bytes) &&
+           tp_add_u64(*copy, extra, copy);
+}
+
 /* Classify the weights (r's per-class bytes) and list the packed sizes of the MatMul/Gemm
  * weights in node order (*packed of *n_packed from g's allocator, capacity node count + 1). */
 static tp_status classify_weights(const tp_graph *g, tp_runtime_estimate *r, uint64_t *packed,
-                                  size_t *n_packed, tp_error *err) {
+                                  size_t *n_packed, uint64_t *body_copy, tp_error *err) {
     uint32_t n = tp_graph_node_count(g);
     const tp_allocator *a = tp_graph_allocator(g);
     size_t cap = (size_t)n + 1;
@@ -160,17 +196,12 @@ static tp_status classify_weights(const tp_graph *g, tp_runtime_estimate *r, uin
                                             : &r->other_weight_bytes;
         if (!tp_add_u64(*acc, bytes, acc))
             s = tp_error_set(err, TP_ERR_OVERFLOW, "runtime: weight bytes overflow 64 bits");
+        uint32_t depth = node->op.kind == TP_OP_PARAM ? node->op.attrs.param.body_depth : 0;
+        if (s == TP_OK && depth > 0 && !body_copy_add(bytes, depth, r, body_copy))
+            s = tp_error_set(err, TP_ERR_OVERFLOW, "runtime: body weight bytes overflow 64 bits");
     }
     tp_mem_free(a, cls, cap);
     return s;
-}
-
-/* v × pm / 1000, rounded up, overflow-checked. */
-static bool scale_pm(uint64_t v, uint32_t pm, uint64_t *out) {
-    uint64_t q = v / 1000, rem = v % 1000, a, b;
-    if (!tp_mul_u64(q, pm, &a)) return false;
-    b = (rem * pm + 999) / 1000;
-    return tp_add_u64(a, b, out);
 }
 
 static uint64_t min_u64(uint64_t a, uint64_t b) {
@@ -209,7 +240,8 @@ static tp_status ort_estimate(const tp_graph *g, const tp_estimate *e, const tp_
     size_t cap = (size_t)tp_graph_node_count(g) + 1, n_packed = 0;
     uint64_t *packed = tp_mem_alloc(a, cap * sizeof *packed);
     if (!packed) return tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (weights)");
-    tp_status s = classify_weights(g, r, packed, &n_packed, err);
+    uint64_t body_copy = 0;
+    tp_status s = classify_weights(g, r, packed, &n_packed, &body_copy, err);
     if (s == TP_OK) s = plan_noinplace(g, &r->activation_plan_bytes, err);
     /* onnxruntime's own activation memory: its layout (NCHWc), its BFC arena (which first
      * serves the pre-packed MatMul/Gemm weights at session creation) over run 1 and the
@@ -225,7 +257,10 @@ static tp_status ort_estimate(const tp_graph *g, const tp_estimate *e, const tp_
     r->mem_pattern_bytes = sim.mem_pattern_bytes;
     r->arena_emulated_bytes = sim.resident_bytes;
     r->arena_reserved_bytes = sim.reserved_bytes;
-    r->node_count = op_nodes(g);
+    /* onnxruntime loads every body: the nodes of If branches not planned count too */
+    uint64_t bodies, unplanned;
+    tp_graph_bodies(g, &bodies, &unplanned);
+    r->node_count = op_nodes(g) + unplanned; /* both below 2^63: counts of graph nodes */
     ort_coeffs c = ORT_DEFAULT;
     if (!oo->prepacking) c.gemm_pm = 1000; /* no packed copy: the initializer itself */
     r->session_fixed_bytes = ORT_SESSION_FIXED_BYTES;
@@ -247,7 +282,10 @@ static tp_status ort_estimate(const tp_graph *g, const tp_estimate *e, const tp_
         !scale_pm(r->other_weight_bytes, c.load_pm, &load) ||
         !scale_pm(sim.resident_bytes, c.act_pm, &act) ||
         !scale_pm(oo->model_file_bytes, c.model_pm, &r->model_copy_bytes) ||
-        !tp_mul_u64(r->node_count, c.node_bytes, &r->graph_bytes))
+        !tp_add_u64(r->model_copy_bytes, body_copy, &r->model_copy_bytes) ||
+        !tp_mul_u64(r->node_count, c.node_bytes, &r->graph_bytes) ||
+        !tp_mul_u64(bodies, ORT_BODY_BYTES, &bodies) ||
+        !tp_add_u64(r->graph_bytes, bodies, &r->graph_bytes))
         return tp_error_set(err, TP_ERR_OVERFLOW, "runtime: onnxruntime terms overflow 64 bits");
     r->load_transient_bytes = load;
     /* weights: each class's resident share, the part above 1x being the packed copies */

@@ -125,7 +125,11 @@ static tp_status body_weights(control_conv *cv, const tp_onnx_graph *body) {
         st = tp__ox_add_initializer(cv, &body->initializers[i]);
     for (uint32_t i = 0; st == TP_OK && i < body->n_nodes; i++) {
         const tp_onnx_node *n = &body->nodes[i];
-        if (!n->domain[0] && strcmp(n->op_type, "Constant") == 0) st = tp__ox_add_node(cv, n, i);
+        bool constant = !n->domain[0] && strcmp(n->op_type, "Constant") == 0;
+        if (constant)
+            st = tp__ox_add_node(cv, n, i);
+        else /* a node the runtime loads though it never runs here */
+            st = tp_graph_add_bodies(cv->g, 0, 1, cv->err);
         for (uint32_t j = 0; st == TP_OK && j < n->n_attrs; j++) {
             const tp_onnx_attr *a = &n->attrs[j];
             if (a->g) st = body_weights(cv, a->g);

@@ -103,6 +103,11 @@ tp_status tp__ox_scope_open(conv *cv, const tp_onnx_graph *body) {
     if (cv->depth >= TP_OX_MAX_SCOPES)
         return tp_error_set(cv->err, TP_ERR_UNSUPPORTED,
                             "onnx: control-flow bodies nested more than %d deep", TP_OX_MAX_SCOPES);
+    /* onnxruntime keeps a session state per body (runtime_ort.c) */
+    if (!cv->dry) {
+        tp_status st = tp_graph_add_bodies(cv->g, 1, 0, cv->err);
+        if (st != TP_OK) return st;
+    }
     ox_scope *sc = &cv->scopes[cv->depth++];
     sc->g = body;
     sc->n_vals = cv->n_vals;
@@ -355,6 +360,10 @@ tp_status tp__ox_add_initializer(conv *cv, const tp_onnx_tensor *t) {
                                 cv->err);
         if (st != TP_OK) return st;
         if ((st = set_param_data(cv, id, t)) != TP_OK) return st;
+        /* a body's initializer: onnxruntime holds more copies of it (runtime_ort.c) */
+        if (cv->depth &&
+            (st = tp_graph_set_param_body_depth(cv->g, id, cv->depth, cv->err)) != TP_OK)
+            return st;
     }
     tp_ox_value *v = NULL;
     st = tp_ox_value_from_tensor(cv->a, cv->m, t, &v, cv->err);
