@@ -234,12 +234,13 @@ TP_TEST(sweep_first_fit_equals_gap_index_in_sweep_order) {
 }
 
 /* The class split (alloc_split.c) on random dense sets (alignments, zero sizes, tail
- * guards): verified, pairwise conflict-free, at least the lower bound; the strip is used on
- * most sets (sizes over 6 orders of magnitude), so both halves are checked; pre-placed
+ * guards), with and without the fill: verified, pairwise conflict-free, at least the lower
+ * bound, the fill never above the strip plan; the strip is used on most sets (sizes over 6
+ * orders of magnitude) and the fill wins on some, so every path is checked; pre-placed
  * buffers give TP_ERR_UNSUPPORTED; an expired deadline TP_ERR_TIMEOUT. */
 TP_TEST(split_plans_are_verified) {
     rng_state = 4242;
-    int with_strip = 0;
+    int with_strip = 0, with_fill = 0;
     for (int set = 0; set < 300 && !tp_test_cur_failed_; set++) {
         size_t n = 1 + (size_t)rnd_below(set < 280 ? 80 : 700);
         tp_buffer *b = malloc(n * sizeof *b);
@@ -249,22 +250,33 @@ TP_TEST(split_plans_are_verified) {
         tp_alloc_options_default(&o);
         o.alignment = (uint64_t)1 << rnd_below(7);
         tp_error e;
-        size_t ns = 0;
-        TP_CHECK_OK(tp__alloc_split(b, n, &o, 0, NULL, off, &arena, &ns, &e), ep(&e));
-        TP_CHECK_OK(tp_alloc_verify(b, n, off, o.alignment, arena, NULL, &e), ep(&e));
-        TP_CHECK(pairwise_ok(b, n, off));
         TP_CHECK_OK(tp_alloc_lower_bound(b, n, NULL, &lb, &e), ep(&e));
-        TP_CHECK_LE_U64(lb, arena);
-        if (ns > 0 && ns < n) with_strip++;
-        TP_CHECK_STATUS(tp__alloc_split(b, n, &o, 1e-9, NULL, off, &arena, NULL, &e),
+        uint64_t strip_arena = 0;
+        for (int fill = 0; fill < 2; fill++) {
+            size_t ns = 0;
+            TP_CHECK_OK(tp__alloc_split(b, n, &o, 0, NULL, off, &arena, fill == 1, &ns, &e),
+                        ep(&e));
+            TP_CHECK_OK(tp_alloc_verify(b, n, off, o.alignment, arena, NULL, &e), ep(&e));
+            TP_CHECK(pairwise_ok(b, n, off));
+            TP_CHECK_LE_U64(lb, arena);
+            if (fill == 0) {
+                strip_arena = arena;
+                if (ns > 0 && ns < n) with_strip++;
+            } else {
+                TP_CHECK_LE_U64(arena, strip_arena); /* the fill is kept only when lower */
+                if (ns == 0 && arena < strip_arena) with_fill++;
+            }
+        }
+        TP_CHECK_STATUS(tp__alloc_split(b, n, &o, 1e-9, NULL, off, &arena, true, NULL, &e),
                         TP_ERR_TIMEOUT);
         b[n - 1].fixed_offset = 0;
-        TP_CHECK_STATUS(tp__alloc_split(b, n, &o, 0, NULL, off, &arena, NULL, &e),
+        TP_CHECK_STATUS(tp__alloc_split(b, n, &o, 0, NULL, off, &arena, true, NULL, &e),
                         TP_ERR_UNSUPPORTED);
         free(b);
         free(off);
     }
     TP_CHECK(with_strip > 100);
+    TP_CHECK(with_fill > 10);
 }
 
 TP_TEST(dense_bestfit_and_auto_are_verified_and_beat_the_sweep) {
@@ -337,7 +349,7 @@ static tp_status direct_call(const tp_buffer *b, size_t n, const tp_alloc_option
                              const tp_allocator *a, uint64_t *off, uint64_t *arena, tp_error *e) {
     tp_alloc_result r;
     tp_status st = direct == 1   ? tp__alloc_sweep(b, n, o, true, a, off, arena, e)
-                   : direct == 2 ? tp__alloc_split(b, n, o, 0, a, off, arena, NULL, e)
+                   : direct == 2 ? tp__alloc_split(b, n, o, 0, a, off, arena, true, NULL, e)
                                  : tp_alloc_plan(b, n, o, a, off, &r, e);
     return st;
 }

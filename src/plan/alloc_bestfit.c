@@ -379,7 +379,7 @@ tp_status tp__alloc_bestfit_ex(const tp_buffer *bufs, size_t n, const tp_alloc_o
         if (sw == 1 && m > IMPROVE_MIN && (m <= HUGE_N || deadline > 0)) {
             /* the class split, second: on dense traces the best first plan (longmix62k
              * 1.0045 x LB in about 0.5 s), so it runs before the slower passes */
-            st = tp__alloc_split(bufs, n, opt, deadline, alloc, c.off, &a, NULL, err);
+            st = tp__alloc_split(bufs, n, opt, deadline, alloc, c.off, &a, true, NULL, err);
             if (st == TP_OK)
                 keep_if_better(&c, a, offsets, n, &have, &best, info, ORD_SPLIT, false);
             else if (st != TP_ERR_TIMEOUT && st != TP_ERR_UNSUPPORTED && st != TP_ERR_OVERFLOW)

@@ -59,12 +59,15 @@ tp_status tp__alloc_peak_step(const tp_buffer *bufs, size_t n, const tp_allocato
 /* Class split (alloc_split.c): the large buffers by quarter size class (within a class: those
  * alive at the peak step first, then the longest) at the lowest free offset in a gap index;
  * the small ones (below a size threshold holding about 1/1024 of the peak step's bytes) by
- * the peak-out sweep in a strip above them. TP_ERR_UNSUPPORTED with pre-placed buffers,
- * TP_ERR_TIMEOUT past the deadline (monotonic seconds; 0: none), TP_ERR_NOMEM,
- * TP_ERR_OVERFLOW. *n_strip (NULL: not wanted): how many buffers went to the strip. */
+ * the peak-out sweep in a strip above them. fill: then, within the deadline, the small ones
+ * at the lowest free offsets among the large ones instead (same order), kept when that
+ * arena is lower. TP_ERR_UNSUPPORTED with pre-placed buffers, TP_ERR_TIMEOUT past the
+ * deadline (monotonic seconds; 0: none) before the strip plan stands, TP_ERR_NOMEM,
+ * TP_ERR_OVERFLOW. *n_strip (NULL: not wanted): how many buffers the returned plan has in
+ * the strip (0 when the fill won). */
 tp_status tp__alloc_split(const tp_buffer *bufs, size_t n, const tp_alloc_options *opt,
                           double deadline, const tp_allocator *alloc, uint64_t *offsets,
-                          uint64_t *arena, size_t *n_strip, tp_error *err);
+                          uint64_t *arena, bool fill, size_t *n_strip, tp_error *err);
 
 /* Local search until the deadline (alloc_improve.c): re-place the buffers that end near the
  * top of the arena, in several orders and fit rules, keeping a round only when the arena

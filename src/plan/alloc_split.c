@@ -79,33 +79,30 @@ typedef struct split_mem {
     uint64_t *so;
 } split_mem;
 
-static tp_status place_large(const tp_buffer *bufs, size_t n, const split_key *keys, size_t m,
-                             const tp_alloc_options *opt, double deadline,
-                             const tp_allocator *alloc, uint64_t *offsets, uint64_t *top,
-                             tp_error *err) {
-    tp__gapidx g;
-    tp_status st = tp__gx_init(&g, bufs, n, alloc, err);
-    if (st != TP_OK) return st;
-    *top = 0;
+/* Place keys[0..m) at the lowest free offsets of g, in order. *top: in, the arena so far;
+ * out, raised by the placed ends. stop_at (UINT64_MAX: none): TP_ERR_INFEASIBLE once *top
+ * reaches it (not better). TP_ERR_TIMEOUT past the deadline. */
+static tp_status place_lowest(tp__gapidx *g, const tp_buffer *bufs, const split_key *keys, size_t m,
+                              const tp_alloc_options *opt, double deadline, uint64_t stop_at,
+                              uint64_t *offsets, uint64_t *top, tp_error *err) {
+    tp_status st = TP_OK;
     for (size_t k = 0; k < m && st == TP_OK; k++) {
         size_t i = keys[k].idx;
         const tp_buffer *b = &bufs[i];
         uint64_t s = tp__alloc_psize(b), q = 0, blk = 0, end;
-        if (!tp__gx_lowest(&g, b->birth, b->death, s, tp__alloc_align(b, opt->alignment), &q,
+        if (!tp__gx_lowest(g, b->birth, b->death, s, tp__alloc_align(b, opt->alignment), &q,
                            &blk) ||
-            !tp_add_u64(q, s, &end)) {
-            st = tp_error_set(err, TP_ERR_OVERFLOW,
-                              "split: offset of buffer %zu (id %lld) overflows 64 bits", i,
-                              (long long)b->id);
-            break;
-        }
-        offsets[i] = q;
+            !tp_add_u64(q, s, &end))
+            return tp_error_set(err, TP_ERR_OVERFLOW,
+                                "split: offset of buffer %zu (id %lld) overflows 64 bits", i,
+                                (long long)b->id);
+        offsets[k] = q;
         if (end > *top) *top = end;
-        st = tp__gx_insert(&g, b->birth, b->death, q, end, err);
+        if (*top >= stop_at) return TP_ERR_INFEASIBLE;
+        st = tp__gx_insert(g, b->birth, b->death, q, end, err);
         if (st == TP_OK && (k & 255) == 255 && deadline > 0 && tp__xs_now() >= deadline)
             st = tp_error_set(err, TP_ERR_TIMEOUT, "split: past the deadline");
     }
-    tp__gx_free(&g);
     return st;
 }
 
@@ -131,9 +128,19 @@ static tp_status place_strip(const tp_alloc_options *opt, const tp_allocator *al
     return TP_OK;
 }
 
+static void set_key(split_key *k, const tp_buffer *bufs, size_t i, int64_t p) {
+    const tp_buffer *b = &bufs[i];
+    uint64_t s = tp__alloc_psize(b);
+    int cls = floor_log2(s);
+    bool clique = b->birth <= p && b->death >= p;
+    k->k1 = 4 * (uint64_t)cls + (cls >= 2 ? (s >> (cls - 2)) & 3 : 0);
+    k->k2 = (clique ? (uint64_t)1 << 63 : 0) | (uint64_t)(b->death - b->birth); /* < 2^63 */
+    k->idx = i;
+}
+
 tp_status tp__alloc_split(const tp_buffer *bufs, size_t n, const tp_alloc_options *opt,
                           double deadline, const tp_allocator *alloc, uint64_t *offsets,
-                          uint64_t *arena, size_t *n_strip, tp_error *err) {
+                          uint64_t *arena, bool fill, size_t *n_strip, tp_error *err) {
     *arena = 0;
     if (n_strip) *n_strip = 0;
     if (n == 0) return TP_OK;
@@ -144,6 +151,8 @@ tp_status tp__alloc_split(const tp_buffer *bufs, size_t n, const tp_alloc_option
     tp_status st = tp__alloc_peak_step(bufs, n, alloc, &p, err);
     if (st != TP_OK) return st;
     int small = small_classes(bufs, n, p);
+    tp__gapidx g;
+    bool have_g = false;
     split_mem w;
     w.keys = tp_mem_alloc(alloc, n * sizeof *w.keys);
     w.sub = tp_mem_alloc(alloc, n * sizeof *w.sub);
@@ -154,36 +163,51 @@ tp_status tp__alloc_split(const tp_buffer *bufs, size_t n, const tp_alloc_option
         goto done;
     }
     size_t m = 0, ns = 0;
+    for (size_t i = 0; i < n; i++) /* the large ones, keyed */
+        if (tp__alloc_psize(&bufs[i]) > 0 && floor_log2(tp__alloc_psize(&bufs[i])) >= small)
+            set_key(&w.keys[m++], bufs, i, p);
     for (size_t i = 0; i < n; i++) {
-        const tp_buffer *b = &bufs[i];
-        uint64_t s = tp__alloc_psize(b);
-        int cls = s ? floor_log2(s) : 0;
+        uint64_t s = tp__alloc_psize(&bufs[i]);
         if (s == 0) {
             offsets[i] = 0; /* conflicts with nothing at 0 */
-        } else if (cls < small) {
-            w.sub[ns] = *b;
-            w.map[ns++] = i;
-        } else {
-            bool clique = b->birth <= p && b->death >= p;
-            uint64_t len = (uint64_t)(b->death - b->birth);
-            w.keys[m].k1 = 4 * (uint64_t)cls + (cls >= 2 ? (s >> (cls - 2)) & 3 : 0);
-            w.keys[m].k2 = (clique ? (uint64_t)1 << 63 : 0) | len; /* len < 2^63 */
-            w.keys[m].idx = i;
-            m++;
+        } else if (floor_log2(s) < small) {
+            w.sub[ns] = bufs[i];
+            w.map[ns] = i;
+            set_key(&w.keys[m + ns++], bufs, i, p);
         }
     }
     qsort(w.keys, m, sizeof *w.keys, cmp_split);
     uint64_t top = 0;
-    st = place_large(bufs, n, w.keys, m, opt, deadline, alloc, offsets, &top, err);
+    st = tp__gx_init(&g, bufs, n, alloc, err);
     if (st != TP_OK) goto done;
+    have_g = true;
+    st = place_lowest(&g, bufs, w.keys, m, opt, deadline, UINT64_MAX, w.so, &top, err);
+    if (st != TP_OK) goto done;
+    for (size_t k = 0; k < m; k++)
+        offsets[w.keys[k].idx] = w.so[k];
     if (deadline > 0 && tp__xs_now() >= deadline) {
         st = tp_error_set(err, TP_ERR_TIMEOUT, "split: past the deadline");
         goto done;
     }
     *arena = top;
     if (ns > 0) st = place_strip(opt, alloc, &w, ns, top, offsets, arena, err);
-    if (st == TP_OK && n_strip) *n_strip = ns;
+    if (st != TP_OK) goto done;
+    if (n_strip) *n_strip = ns;
+    if (fill && ns > 0) { /* the small ones into the large part's gaps instead, if better */
+        qsort(w.keys + m, ns, sizeof *w.keys, cmp_split);
+        tp_status fs =
+            place_lowest(&g, bufs, w.keys + m, ns, opt, deadline, *arena, w.so, &top, err);
+        if (fs == TP_OK) {
+            for (size_t k = 0; k < ns; k++)
+                offsets[w.keys[m + k].idx] = w.so[k];
+            *arena = top;
+            if (n_strip) *n_strip = 0;
+        } else if (fs != TP_ERR_INFEASIBLE && fs != TP_ERR_TIMEOUT) {
+            st = fs;
+        }
+    }
 done:
+    if (have_g) tp__gx_free(&g);
     tp_mem_free(alloc, w.keys, n * sizeof *w.keys);
     tp_mem_free(alloc, w.sub, n * sizeof *w.sub);
     tp_mem_free(alloc, w.map, n * sizeof *w.map);
