@@ -16,7 +16,7 @@ typedef struct tp_bestfit_info {
     int order;     /* order that won: 0 size, 1 breadth, 2 start, 3 length, 4 area, 5 size
                     * class, 6 the sweep (tp__alloc_sweep), 7 quarter size class then
                     * longest lifetime, 8 the peak-out sweep
-                    * (tp__alloc_sweep_peak) */
+                    * (tp__alloc_sweep_peak), 9 the class split (tp__alloc_split) */
     bool best_fit; /* true: best-fit gap rule won; false: first-fit */
 } tp_bestfit_info;
 
@@ -49,6 +49,25 @@ tp_status tp__alloc_sweep_ex(const tp_buffer *bufs, size_t n, const tp_alloc_opt
 tp_status tp__alloc_sweep_peak(const tp_buffer *bufs, size_t n, const tp_alloc_options *opt,
                                bool use_best_fit, const tp_allocator *alloc, uint64_t *offsets,
                                uint64_t *arena, tp_error *err);
+
+/* A step where the live placement bytes are largest (the earliest such birth step); when the
+ * running sum would pass 2^64 the scan stops there (any step is valid for the callers). n > 0.
+ * TP_ERR_NOMEM. */
+tp_status tp__alloc_peak_step(const tp_buffer *bufs, size_t n, const tp_allocator *alloc,
+                              int64_t *p, tp_error *err);
+
+/* Class split (alloc_split.c): the large buffers by quarter size class (within a class: those
+ * alive at the peak step first, then the longest) at the lowest free offset in a gap index;
+ * the small ones (below a size threshold holding about 1/1024 of the peak step's bytes) by
+ * the peak-out sweep in a strip above them. fill: then, within the deadline, the small ones
+ * at the lowest free offsets among the large ones instead (same order), kept when that
+ * arena is lower. TP_ERR_UNSUPPORTED with pre-placed buffers, TP_ERR_TIMEOUT past the
+ * deadline (monotonic seconds; 0: none) before the strip plan stands, TP_ERR_NOMEM,
+ * TP_ERR_OVERFLOW. *n_strip (NULL: not wanted): how many buffers the returned plan has in
+ * the strip (0 when the fill won). */
+tp_status tp__alloc_split(const tp_buffer *bufs, size_t n, const tp_alloc_options *opt,
+                          double deadline, const tp_allocator *alloc, uint64_t *offsets,
+                          uint64_t *arena, bool fill, size_t *n_strip, tp_error *err);
 
 /* Local search until the deadline (alloc_improve.c): re-place the buffers that end near the
  * top of the arena, in several orders and fit rules, keeping a round only when the arena

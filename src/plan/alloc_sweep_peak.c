@@ -41,10 +41,8 @@ static int cmp_step(const void *x, const void *y) {
     return (a->t > b->t) - (a->t < b->t);
 }
 
-/* A step where the live placement bytes are largest (the earliest such birth step). When
- * the running sum would pass 2^64 the scan stops there: any step gives a valid plan. */
-static tp_status peak_step(const tp_buffer *bufs, size_t n, const tp_allocator *alloc, int64_t *p,
-                           tp_error *err) {
+tp_status tp__alloc_peak_step(const tp_buffer *bufs, size_t n, const tp_allocator *alloc,
+                              int64_t *p, tp_error *err) {
     step_ev *born = tp_mem_alloc(alloc, n * sizeof *born);
     step_ev *dies = tp_mem_alloc(alloc, n * sizeof *dies);
     if (!born || !dies) {
@@ -86,7 +84,7 @@ tp_status tp__alloc_sweep_peak(const tp_buffer *bufs, size_t n, const tp_alloc_o
         if (bufs[i].fixed_offset >= 0)
             return tp_error_set(err, TP_ERR_UNSUPPORTED, "sweep: pre-placed buffers");
     int64_t p = 0;
-    tp_status st = peak_step(bufs, n, alloc, &p, err);
+    tp_status st = tp__alloc_peak_step(bufs, n, alloc, &p, err);
     if (st != TP_OK) return st;
     tp_buffer *sub = tp_mem_alloc(alloc, n * sizeof *sub);
     size_t *map = tp_mem_alloc(alloc, n * sizeof *map);
