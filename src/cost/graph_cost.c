@@ -52,9 +52,13 @@ tp_node_cost tp_node_cost_eval(const tp_device_model *d, tp_node_id id, const tp
         (double)nc.bytes / d->resize_gbps > nc.memory_ns)
         nc.memory_ns = (double)nc.bytes / d->resize_gbps; /* interpolation, not a stream */
     double body = nc.compute_ns > nc.memory_ns ? nc.compute_ns : nc.memory_ns;
-    /* one thread: onnxruntime creates no intra-op pool (OrtThreadPoolParams: a pool size of 1
-       creates none) and runs every parallel-for inline: no fork/join to charge */
-    double fork = d->threads == 1 ? 0 : d->dispatch_ns;
+    /* a measured CPU at one thread: onnxruntime creates no intra-op pool (OrtThreadPoolParams:
+       a pool size of 1 creates none) and runs every parallel-for inline, no fork/join to
+       charge; its per-node cost is runtime_node_ns (catalog and default models carry none, and
+       keep dispatch_ns as their per-kernel guess) */
+    bool inline_run =
+        d->kind == TP_DEVICE_CPU && d->threads == 1 && d->source == TP_SOURCE_MEASURED;
+    double fork = inline_run ? 0 : d->dispatch_ns;
     if (d->threads > 1 && body * (double)d->threads < body + fork) {
         /* too small to split: the runtime runs it on the calling thread (no fork/join), at
            about one thread's share of the calibrated multi-thread throughput */
