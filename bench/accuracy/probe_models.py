@@ -6,6 +6,7 @@ N = 1 and 201, whose difference divided by 200 is what one more node costs onnxr
 - probe_abs16k_N: Abs on [1, 16384] floats (64 KiB, cache-resident; at several threads worth
   a parallel-for): the per-node cost of a node that goes through the intra-op thread pool;
 - probe_mm64_N: MatMul of [64, 64] by a constant [64, 64] weight (a small GEMM, 0.5 MFLOP);
+- probe_mv768_N: MatMul of [1, 768] by a constant [768, 768] weight (a decode step's GEMV);
 - probe_{add,mulb,ln,softmax}_{s,l}_N (N = 1, 101): elementwise, broadcast, LayerNormalization
   and Softmax on a small and a cache-sized tensor;
 - probe_{gconv_wW,conv_dD,conv7_dD,dwconv_dD}_N (N = 1, 21): 3x3 convolutions, grouped (group
@@ -102,6 +103,8 @@ for n in (1, 201):
     chain("Abs", n, [1, 64], os.path.join(out, "probe_abs_%d" % n))
     chain("Abs", n, [1, 16384], os.path.join(out, "probe_abs16k_%d" % n))
     chain("MatMul", n, [64, 64], os.path.join(out, "probe_mm64_%d" % n), weight=[64, 64])
+    # a decode step's 1-row GEMM: [1, 768] by a 768 x 768 weight (2.4 MB, streamed)
+    chain("MatMul", n, [1, 768], os.path.join(out, "probe_mv768_%d" % n), weight=[768, 768])
 for kind in OPS:
     for tag, shape in OP_SHAPES.items():
         for n in (1, 101):
