@@ -1,6 +1,9 @@
 /* Op accounting, device-model throughput and graph cost, against hand-computed values. */
 #include "harness.h"
 
+#include <math.h>
+#include <stdio.h>
+
 #include "tensorplan/cost.h"
 
 static tp_error err_storage;
@@ -154,7 +157,27 @@ TP_TEST(conv_groups_dilation_transpose) {
     tp_node_id wg = par(g, "wg", TP_DTYPE_F32, 4, (int64_t[]){4, 2, 3, 3});
     tp_node_id gr = op(g, conv_op(TP_OP_CONV, 3, 1, 1, 1, 2), (tp_node_id[]){x4, wg}, 2,
                        TP_DTYPE_F32, 4, (int64_t[]){1, 4, 8, 8});
-    TP_CHECK(acc(g, gr).kernel == TP_KERNEL_GENERIC);
+    c = acc(g, gr);
+    TP_CHECK(c.kernel == TP_KERNEL_GROUPED); /* im2col + one GEMM per group (onnxruntime) */
+    TP_CHECK_EQ_U64(c.flops, 2 * 256 * 2 * 9);
+    TP_CHECK_EQ_U64(c.gemm_m, 2);  /* the group's filters: c_out / groups */
+    TP_CHECK_EQ_U64(c.gemm_k, 18); /* c_in / groups · 9 */
+    TP_CHECK_EQ_U64(c.gemm_n, 64); /* output pixels */
+    TP_CHECK_EQ_U64(c.gemm_batch, 2);
+    /* tap share: 3×3, padding 1 on 8×8: 22 of 24 (output, tap) pairs per dim read the input;
+       the row dim counts by its square root */
+    double f = 22.0 / 24.0;
+    TP_CHECK_NEAR(acc(g, y).tap_share, f * sqrt(f), 1e-12);
+    TP_CHECK_NEAR(acc(g, yd).tap_share, 1, 0); /* dilation 2, no padding: every tap inside */
+    /* dilation 4, padding 4: taps at -4, 0, +4 read 4, 8, 4 of 8 outputs */
+    tp_node_id yp = op(g, conv_op(TP_OP_CONV, 3, 1, 4, 4, 1), (tp_node_id[]){x, w}, 2, TP_DTYPE_F32,
+                       4, (int64_t[]){1, 4, 8, 8});
+    f = 16.0 / 24.0;
+    TP_CHECK_NEAR(acc(g, yp).tap_share, f * sqrt(f), 1e-12);
+    /* strided: not modelled, 1 */
+    tp_node_id ys = op(g, conv_op(TP_OP_CONV, 3, 2, 1, 1, 1), (tp_node_id[]){x, w}, 2, TP_DTYPE_F32,
+                       4, (int64_t[]){1, 4, 4, 4});
+    TP_CHECK_NEAR(acc(g, ys).tap_share, 1, 0);
     /* transposed, stride 2: X[1,4,4,4], W[4,2,3,3] -> [1,2,9,9]; 2 · 64 in · 2 · 9 */
     tp_node_id xt = in(g, "xt", TP_DTYPE_F32, 4, (int64_t[]){1, 4, 4, 4});
     tp_node_id wt = par(g, "wt", TP_DTYPE_F32, 4, (int64_t[]){4, 2, 3, 3});
@@ -527,6 +550,7 @@ TP_TEST(gemm_curve_interpolation) {
 
 TP_TEST(node_roofline) {
     tp_device_model d = flat_model(1, 1);
+    d.threads = 2; /* a fork/join per kernel (one thread: none, below) */
     tp_op_cost oc = {.cls = TP_COST_GEMM,
                      .launches = 1,
                      .flops = 240,
@@ -560,9 +584,48 @@ TP_TEST(node_roofline) {
     TP_CHECK_NEAR(tp_node_cost_eval(&d, 3, &rs).memory_ns, 1000, 1e-9);
     d.resize_gbps = 2;
     TP_CHECK_NEAR(tp_node_cost_eval(&d, 3, &rs).memory_ns, 500, 1e-9);
+    /* one thread, measured: onnxruntime runs inline, no fork/join; a default model keeps it */
+    d.threads = 1;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 3, &rs).total_ns, 500, 1e-9);
+    d.runtime_node_ns = 7;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 3, &rs).total_ns, 507, 1e-9);
+    d.source = TP_SOURCE_DEFAULT;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 3, &rs).total_ns, 517, 1e-9);
     oc.cls = TP_COST_METADATA;
     oc.launches = 0;
     TP_CHECK_NEAR(tp_node_cost_eval(&d, 3, &oc).total_ns, 0, 0);
+}
+
+TP_TEST(node_grouped_conv) {
+    tp_device_model d = flat_model(1, 1);
+    d.n_gemm = 2;
+    d.gemm[0] = (tp_gemm_point){2, 1};
+    d.gemm[1] = (tp_gemm_point){64, 32};
+    snprintf(d.gemm_impl, sizeof d.gemm_impl, "builtin-avx512");
+    /* 4 groups of 2 filters, k = 18, 64 pixels: per-group GEMM cbrt(2·18·64) = 13.2 on the
+       curve, plus writing the im2col buffers, 4 · 18 · 64 floats at 1 GB/s */
+    tp_op_cost oc = {.cls = TP_COST_GEMM,
+                     .launches = 1,
+                     .flops = 2 * 8 * 18 * 64,
+                     .gemm_m = 2,
+                     .gemm_k = 18,
+                     .gemm_n = 64,
+                     .gemm_batch = 4,
+                     .compute_dtype = TP_DTYPE_F32,
+                     .kernel = TP_KERNEL_GROUPED};
+    double gf = tp_device_gemm_gflops(&d, TP_DTYPE_F32, 2, 18, 64);
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns,
+                  (double)oc.flops / gf + 4.0 * 18 * 64 * 4, 1e-6);
+    /* 16 filters per group and k = 144 (16 channels · 9): NCHWc-aligned with AVX-512, priced as
+       the dense convolution (pixels × k × all filters), no im2col */
+    oc.gemm_m = 16;
+    oc.gemm_k = 144;
+    oc.flops = 2 * 64 * 144 * 64;
+    gf = tp_device_gemm_gflops(&d, TP_DTYPE_F32, 64, 144, 64);
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, (double)oc.flops / gf, 1e-6);
+    /* the tap share scales the GEMM time */
+    oc.tap_share = 0.5;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, 0.5 * (double)oc.flops / gf, 1e-6);
 }
 
 TP_TEST(cache_bandwidth_curve) {
@@ -608,6 +671,7 @@ static tp_graph *mlp(bool with_custom) {
 TP_TEST(graph_cost_hand_computed) {
     tp_graph *g = mlp(false);
     tp_device_model d = flat_model(1, 2);
+    d.source = TP_SOURCE_CATALOG; /* a dispatch per kernel at 1 thread (measured: none) */
     tp_graph_cost gc;
     TP_CHECK_OK(tp_graph_cost_compute(g, &d, NULL, NULL, &gc, err), err);
     /* matmul: 32 flops -> 32 ns; bytes 16+64+16 = 96 -> 48 ns; + 10 = 58
@@ -816,6 +880,7 @@ int main(void) {
     TP_RUN(overflow_and_unbound_are_errors);
     TP_RUN(gemm_curve_interpolation);
     TP_RUN(node_roofline);
+    TP_RUN(node_grouped_conv);
     TP_RUN(graph_cost_hand_computed);
     TP_RUN(gemm_curve_envelope);
     TP_RUN(graph_cost_fusion);

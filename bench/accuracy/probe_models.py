@@ -1,33 +1,114 @@
 #!/usr/bin/python3
-"""Probe models for the runtime's own overheads (bench/accuracy/run_probe.sh): a chain of N
-Abs nodes on a [1, 64] float tensor (no flops or bytes worth pricing), for N = 1 and 201.
-onnxruntime's CPU time per run of the two gives its per-node overhead ((t201 - t1) / 200)
-and its per-run overhead (t1 less one node). Writes probe_abs_N.onnx and .inputs.json into
-OUTDIR (default .fixtures-local/accuracy). Run with /usr/bin/python3 (python3-onnx)."""
+"""Probe models for the runtime's own overheads (bench/accuracy/probe.sh): chains of N nodes, for
+N = 1 and 201, whose difference divided by 200 is what one more node costs onnxruntime:
+- probe_abs_N: Abs on a [1, 64] float tensor (no flops or bytes worth pricing): the per-node
+  overhead ((t201 - t1) / 200) and the per-run overhead (t1 less one node);
+- probe_abs16k_N: Abs on [1, 16384] floats (64 KiB, cache-resident; at several threads worth
+  a parallel-for): the per-node cost of a node that goes through the intra-op thread pool;
+- probe_mm64_N: MatMul of [64, 64] by a constant [64, 64] weight (a small GEMM, 0.5 MFLOP);
+- probe_mv768_N: MatMul of [1, 768] by a constant [768, 768] weight (a decode step's GEMV);
+- probe_{add,mulb,ln,softmax}_{s,l}_N (N = 1, 101): elementwise, broadcast, LayerNormalization
+  and Softmax on a small and a cache-sized tensor;
+- probe_{gconv_wW,conv_dD,conv7_dD,dwconv_dD}_N (N = 1, 21): 3x3 convolutions, grouped (group
+  width W) and dilated (dilation D, padding D).
+bench/accuracy/probe_ops.sh measures them with onnxruntime and prints the per-node time next to
+the cost model's. Writes NAME.onnx and .inputs.json into OUTDIR (default .fixtures-local/accuracy).
+Run with /usr/bin/python3 (python3-onnx)."""
 import json
 import os
 import sys
 
+import numpy as np
 import onnx
-from onnx import TensorProto, helper
+from onnx import TensorProto, helper, numpy_helper
 
 
-def chain(n, path):
-    nodes, prev = [], "x"
-    for i in range(n):
-        out = "y" if i == n - 1 else "t%d" % i
-        nodes.append(helper.make_node("Abs", [prev], [out]))
-        prev = out
-    g = helper.make_graph(nodes, "probe", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 64])],
-                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 64])])
+def save(nodes, inits, shape, path, oshape=None):
+    g = helper.make_graph(nodes, "probe", [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, oshape or shape)], inits)
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
     m.ir_version = 8
     onnx.save(m, path + ".onnx")
     with open(path + ".inputs.json", "w") as f:
-        json.dump({"bind": {}, "inputs": {"x": {"dtype": "float32", "shape": [1, 64]}}}, f)
+        json.dump({"bind": {}, "inputs": {"x": {"dtype": "float32", "shape": shape}}}, f)
 
+
+def chain(op, n, shape, path, weight=None):
+    nodes, prev, inits = [], "x", []
+    for i in range(n):
+        out = "y" if i == n - 1 else "t%d" % i
+        ins = [prev]
+        if weight is not None:
+            # one weight per node: onnxruntime would otherwise share it; 1/64 keeps values bounded
+            w = numpy_helper.from_array(np.full(weight, 1.0 / weight[0], dtype=np.float32), "w%d" % i)
+            inits.append(w)
+            ins.append(w.name)
+        nodes.append(helper.make_node(op, ins, [out]))
+        prev = out
+    save(nodes, inits, shape, path)
+
+
+def op_chain(kind, n, shape, path):
+    """n nodes of one op class on `shape`, each node's output the next one's input."""
+    nodes, prev, inits = [], "x", []
+    c = shape[-1]
+    for i in range(n):
+        out = "y" if i == n - 1 else "t%d" % i
+        if kind == "add":  # elementwise, same shape (a residual add)
+            w = numpy_helper.from_array(np.full(shape, 0.5, dtype=np.float32), "w%d" % i)
+            inits.append(w)
+            nodes.append(helper.make_node("Add", [prev, w.name], [out]))
+        elif kind == "mulb":  # elementwise, broadcast over the last dim (a scale)
+            w = numpy_helper.from_array(np.full([c], 0.5, dtype=np.float32), "w%d" % i)
+            inits.append(w)
+            nodes.append(helper.make_node("Mul", [prev, w.name], [out]))
+        elif kind == "ln":  # normalization
+            g = numpy_helper.from_array(np.ones([c], dtype=np.float32), "g%d" % i)
+            b = numpy_helper.from_array(np.zeros([c], dtype=np.float32), "b%d" % i)
+            inits += [g, b]
+            nodes.append(helper.make_node("LayerNormalization", [prev, g.name, b.name], [out], axis=-1))
+        elif kind == "softmax":
+            nodes.append(helper.make_node("Softmax", [prev], [out], axis=-1))
+        prev = out
+    save(nodes, inits, shape, path)
+
+
+def conv_chain(n, c, hw, groups, dil, path):
+    """n 3x3 convolutions c -> c channels on [1, c, hw, hw], `groups` groups, dilation `dil`
+    (padding = dil: the shape is kept)."""
+    nodes, prev, inits = [], "x", []
+    rng = np.random.default_rng(0)
+    for i in range(n):
+        out = "y" if i == n - 1 else "t%d" % i
+        w = numpy_helper.from_array((rng.standard_normal([c, c // groups, 3, 3]) * 0.1).astype(np.float32), "w%d" % i)
+        inits.append(w)
+        nodes.append(helper.make_node("Conv", [prev, w.name], [out], group=groups, dilations=[dil, dil],
+                                      pads=[dil] * 4, kernel_shape=[3, 3]))
+        prev = out
+    save(nodes, inits, [1, c, hw, hw], path)
+
+
+# conv probes: grouped (group widths 4, 8, 16) and dilated (dense and depthwise), 1 and 21 nodes
+CONVS = {"gconv_w8": (64, 56, 8, 1), "gconv_w4": (128, 28, 32, 1), "gconv_w16": (128, 28, 8, 1),
+         "conv_d1": (256, 33, 1, 1), "conv_d6": (256, 33, 1, 6), "conv_d12": (256, 33, 1, 12), "conv_d24": (256, 33, 1, 24), "conv_d36": (256, 33, 1, 36), "conv7_d1": (512, 7, 1, 1), "conv7_d2": (512, 7, 1, 2),
+         "dwconv_d1": (480, 33, 480, 1), "dwconv_d2": (480, 33, 480, 2)}
+
+# op-class probes: a small and a cache-sized tensor per class, 1 and 101 nodes
+OP_SHAPES = {"s": [1, 4, 8, 64], "l": [1, 128, 12, 64]}
+OPS = ("add", "mulb", "ln", "softmax")
 
 out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".fixtures-local", "accuracy")
 os.makedirs(out, exist_ok=True)
 for n in (1, 201):
-    chain(n, os.path.join(out, "probe_abs_%d" % n))
+    chain("Abs", n, [1, 64], os.path.join(out, "probe_abs_%d" % n))
+    chain("Abs", n, [1, 16384], os.path.join(out, "probe_abs16k_%d" % n))
+    chain("MatMul", n, [64, 64], os.path.join(out, "probe_mm64_%d" % n), weight=[64, 64])
+    # a decode step's 1-row GEMM: [1, 768] by a 768 x 768 weight (2.4 MB, streamed)
+    chain("MatMul", n, [1, 768], os.path.join(out, "probe_mv768_%d" % n), weight=[768, 768])
+for kind in OPS:
+    for tag, shape in OP_SHAPES.items():
+        for n in (1, 101):
+            op_chain(kind, n, shape, os.path.join(out, "probe_%s_%s_%d" % (kind, tag, n)))
+for name, (c, hw, groups, dil) in CONVS.items():
+    for n in (1, 21):
+        conv_chain(n, c, hw, groups, dil, os.path.join(out, "probe_%s_%d" % (name, n)))

@@ -53,7 +53,10 @@ typedef enum tp_cost_class {
 typedef enum tp_cost_kernel {
     TP_KERNEL_GENERIC,   /* GEMM curve (GEMM class) or mem_gbps (memory class) */
     TP_KERNEL_DEPTHWISE, /* depthwise convolution: tp_device_model.dwconv_gflops */
-    TP_KERNEL_RESIZE     /* resize: tp_device_model.resize_gbps */
+    TP_KERNEL_RESIZE,    /* resize: tp_device_model.resize_gbps */
+    TP_KERNEL_GROUPED    /* grouped convolution (groups > 1, not depthwise): one GEMM per group
+                            of gemm_m = the group's filters (rows) by gemm_n = output pixels,
+                            after an im2col pass of gemm_batch · gemm_k · gemm_n elements */
 } tp_cost_kernel;
 
 /* Flops and bytes of one node (docs/cost.md lists the per-element counts).
@@ -69,6 +72,9 @@ typedef struct tp_op_cost {
     uint64_t gemm_m, gemm_k, gemm_n, gemm_batch;
     tp_dtype compute_dtype; /* dtype of the GEMM operands (input 0) or the output */
     tp_cost_kernel kernel;  /* the rate that prices it where the device model measured one */
+    /* Convolution: the share of the GEMM time that is left once the kernel taps that fall in
+     * the padding are skipped (dilated convolutions on small maps); 0 or 1: all of it. */
+    double tap_share;
 } tp_op_cost;
 
 /* Account node `id` of a bound graph. TP_ERR_INVALID (bad id, missing attrs such

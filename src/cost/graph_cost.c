@@ -7,6 +7,16 @@
 #include "core/mem.h"
 #include "cost/fusion.h"
 
+/* A grouped convolution whose per-group filters (gemm_m) and im2col rows (gemm_k) are multiples
+   of onnxruntime's NCHWc channel block (16 floats with AVX-512, else 8) runs as an NCHWc
+   convolution like a dense one (its GEMM shape: all filters by the output pixels); others run
+   as im2col + one few-row GEMM per group. gemm_k is cin / groups × kernel area: a multiple of
+   the block when cin / groups is (the converse can be wrong for kernel areas of 2, 4, 8, 16). */
+static bool nchwc_grouped(const tp_device_model *d, const tp_op_cost *oc) {
+    uint64_t block = d->kind == TP_DEVICE_CPU && strstr(d->gemm_impl, "avx512") ? 16 : 8;
+    return oc->gemm_m % block == 0 && oc->gemm_k % block == 0;
+}
+
 tp_node_cost tp_node_cost_eval(const tp_device_model *d, tp_node_id id, const tp_op_cost *oc) {
     tp_node_cost nc;
     memset(&nc, 0, sizeof nc);
@@ -16,17 +26,39 @@ tp_node_cost tp_node_cost_eval(const tp_device_model *d, tp_node_id id, const tp
     nc.bytes = tp_sat_add_u64(oc->bytes_read, oc->bytes_written);
     if (oc->cls == TP_COST_METADATA || oc->launches == 0) return nc;
     if (oc->cls == TP_COST_GEMM && oc->flops > 0) {
-        double gf = tp_device_gemm_gflops(d, oc->compute_dtype, oc->gemm_m, oc->gemm_k, oc->gemm_n);
+        uint64_t m = oc->gemm_m, k = oc->gemm_k, n = oc->gemm_n;
+        bool grouped = oc->kernel == TP_KERNEL_GROUPED;
+        if (grouped && nchwc_grouped(d, oc)) { /* a dense convolution's shape */
+            grouped = false;
+            m = oc->gemm_n;
+            n = oc->gemm_m * oc->gemm_batch;
+        }
+        double gf = tp_device_gemm_gflops(d, oc->compute_dtype, m, k, n);
         /* a depthwise convolution is no GEMM: its calibrated rate (docs/cost.md, "Op classes") */
         if (oc->kernel == TP_KERNEL_DEPTHWISE && d->dwconv_gflops > 0) gf = d->dwconv_gflops;
         nc.compute_ns = (double)oc->flops / gf; /* GFLOP/s = flops per ns */
+        if (oc->tap_share > 0 && oc->tap_share < 1) nc.compute_ns *= oc->tap_share;
+        if (grouped) {
+            /* the im2col buffer of every group, written once before its GEMM reads it */
+            uint64_t cols = 0;
+            double elems = (double)oc->gemm_batch * (double)oc->gemm_k * (double)oc->gemm_n;
+            if (tp_dtype_bytes(oc->compute_dtype, 1, &cols, NULL) != TP_OK || cols == 0) cols = 4;
+            double bytes = elems * (double)cols;
+            nc.compute_ns += bytes / tp_device_mem_gbps(d, (uint64_t)bytes);
+        }
     }
     nc.memory_ns = (double)nc.bytes / tp_device_mem_gbps(d, nc.bytes); /* GB/s = bytes per ns */
     if (oc->kernel == TP_KERNEL_RESIZE && d->resize_gbps > 0 &&
         (double)nc.bytes / d->resize_gbps > nc.memory_ns)
         nc.memory_ns = (double)nc.bytes / d->resize_gbps; /* interpolation, not a stream */
     double body = nc.compute_ns > nc.memory_ns ? nc.compute_ns : nc.memory_ns;
-    double fork = d->dispatch_ns;
+    /* a measured CPU at one thread: onnxruntime creates no intra-op pool (OrtThreadPoolParams:
+       a pool size of 1 creates none) and runs every parallel-for inline, no fork/join to
+       charge; its per-node cost is runtime_node_ns (catalog and default models carry none, and
+       keep dispatch_ns as their per-kernel guess) */
+    bool inline_run =
+        d->kind == TP_DEVICE_CPU && d->threads == 1 && d->source == TP_SOURCE_MEASURED;
+    double fork = inline_run ? 0 : d->dispatch_ns;
     if (d->threads > 1 && body * (double)d->threads < body + fork) {
         /* too small to split: the runtime runs it on the calling thread (no fork/join), at
            about one thread's share of the calibrated multi-thread throughput */
