@@ -7,7 +7,7 @@
 
 /* bench/accuracy/run.sh on 2026-11-26 (AMD EPYC family 26, AVX-512), the model of the merged
  * s6 branches (no fork/join at 1 thread, grouped and dilated convolutions), two quiet reruns by
- * the lead a few minutes apart (05:17-05:33 UTC, no other job on the machine, calibrated and
+ * the lead a few minutes apart (05:17-05:29 UTC, no other job on the machine, calibrated and
  * measured in the same window; bench/accuracy/measured-rerun{1,2}-t*.jsonl): the band is the
  * larger held-out MAPE of the two runs, the range the union of both. onnxruntime-node, held-out
  * set of bench/accuracy/models.txt; 1 thread: median CPU time per run (17.2 / 19.5 %). Update
