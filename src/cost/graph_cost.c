@@ -31,7 +31,7 @@ tp_node_cost tp_node_cost_eval(const tp_device_model *d, tp_node_id id, const tp
         if (grouped && nchwc_grouped(d, oc)) { /* a dense convolution's shape */
             grouped = false;
             m = oc->gemm_n;
-            n = oc->gemm_m * oc->gemm_batch;
+            n = tp_sat_mul_u64(oc->gemm_m, oc->gemm_batch);
         }
         double gf = tp_device_gemm_gflops(d, oc->compute_dtype, m, k, n);
         /* a depthwise convolution is no GEMM: its calibrated rate (docs/cost.md, "Op classes") */

@@ -258,8 +258,14 @@ static double conv_tap_share(const op_acct *a) {
         if (dim_of(a, X, 2 + i, &in) != TP_OK || in == 0) return 1;
         int64_t k = op->attrs.conv.kernel[i], d = op->attrs.conv.dilation[i];
         int64_t pb = op->attrs.conv.pad_begin[i], st = op->attrs.conv.stride[i];
-        if (k < 1 || d < 1 || st != 1 || pb < 0) return 1;
-        int64_t out = (int64_t)in + pb + op->attrs.conv.pad_end[i] - d * (k - 1);
+        int64_t pe = op->attrs.conv.pad_end[i];
+        /* bounds that keep the arithmetic below in int64 and the loop short (hostile
+           attributes are input): other kernels keep all their taps */
+        const int64_t lim = (int64_t)1 << 24;
+        if (k < 1 || d < 1 || st != 1 || pb < 0 || pe < 0 || k > 4096 || d > lim || pb > lim ||
+            pe > lim || in > (uint64_t)1 << 40)
+            return 1;
+        int64_t out = (int64_t)in + pb + pe - d * (k - 1);
         if (out < 1) return 1;
         double valid = 0;
         for (int64_t t = 0; t < k; t++) {
