@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cost/calib_barrier.h"
+#include "cost/cpu_pool.h"
 #include "cost/gemm_kernels.h"
 #include "tensorplan/cost.h"
 
@@ -213,6 +215,23 @@ TP_TEST(quick_calibration_and_cache) {
     TP_CHECK(!info.from_cache && again.barrier_ns > 0);
 }
 
+/* The spinning barrier: no meeting for one thread; a positive figure for two; more threads
+   than this machine has cores end in bounded time (each trial stops after 20 ms) with a
+   positive figure. */
+TP_TEST(spinning_barrier) {
+    TP_CHECK(tp_calib_spin_barrier_ns(0, true) == 0);
+    TP_CHECK(tp_calib_spin_barrier_ns(1, true) == 0);
+    double two = tp_calib_spin_barrier_ns(2, true);
+    TP_CHECK(two > 0 && isfinite(two));
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    uint32_t many = cpus > 0 && cpus < 16 ? (uint32_t)cpus + 2 : 4;
+    double t0 = tp_now_ns();
+    double over = tp_calib_spin_barrier_ns(many, true);
+    double took_s = (tp_now_ns() - t0) / 1e9;
+    TP_CHECK(over > 0 && isfinite(over));
+    TP_CHECK(took_s < 15 * 0.02 * 4 + 5); /* 15 quick trials of at most 20 ms, with slack */
+}
+
 TP_TEST(cuda_without_gpu_is_not_found) {
     tp_calib_options o;
     tp_calib_options_default(&o);
@@ -320,6 +339,7 @@ int main(void) {
     TP_RUN(cpu_features_match_cpuinfo);
     TP_RUN(gemm_kernels_match_naive);
     TP_RUN(quick_calibration_and_cache);
+    TP_RUN(spinning_barrier);
     TP_RUN(cuda_without_gpu_is_not_found);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
