@@ -19,13 +19,8 @@
 #include "plan/gap_index.h"
 #include "plan/live_lists.h"
 
-typedef struct sort_key {
-    uint64_t k1, k2;
-    size_t idx;
-} sort_key;
-
-static int cmp_key_desc(const void *a, const void *b) {
-    const sort_key *x = a, *y = b;
+int tp__alloc_key_cmp(const void *a, const void *b) {
+    const tp__alloc_key *x = a, *y = b;
     if (x->k1 != y->k1) return x->k1 > y->k1 ? -1 : 1;
     if (x->k2 != y->k2) return x->k2 > y->k2 ? -1 : 1;
     return x->idx < y->idx ? -1 : (x->idx > y->idx);
@@ -253,7 +248,7 @@ nomem:
 }
 
 static void make_keys(const tp_buffer *bufs, const uint64_t *breadth, const size_t *items, size_t m,
-                      int ord, sort_key *k) {
+                      int ord, tp__alloc_key *k) {
     for (size_t t = 0; t < m; t++) {
         const tp_buffer *b = &bufs[items[t]];
         uint64_t sz = tp__alloc_psize(b), len = length_of(b);
@@ -302,7 +297,7 @@ static void make_keys(const tp_buffer *bufs, const uint64_t *breadth, const size
             break;
         }
     }
-    qsort(k, m, sizeof *k, cmp_key_desc);
+    qsort(k, m, sizeof *k, tp__alloc_key_cmp);
 }
 
 tp_status tp__alloc_bestfit_ex(const tp_buffer *bufs, size_t n, const tp_alloc_options *opt,
@@ -328,7 +323,7 @@ tp_status tp__alloc_bestfit_ex(const tp_buffer *bufs, size_t n, const tp_alloc_o
     c.best = UINT64_MAX;
     size_t m = 0;
     size_t *items = NULL, *order = NULL;
-    sort_key *keys = NULL;
+    tp__alloc_key *keys = NULL;
     uint64_t *breadth = NULL;
     c.off = tp_mem_alloc(alloc, n * sizeof *c.off);
     items = tp_mem_alloc(alloc, n * sizeof *items);

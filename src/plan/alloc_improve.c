@@ -17,18 +17,6 @@
 #include "plan/alloc_internal.h"
 #include "plan/gap_index.h"
 
-typedef struct take_key {
-    uint64_t k1, k2;
-    size_t idx;
-} take_key;
-
-static int cmp_take(const void *a, const void *b) {
-    const take_key *x = a, *y = b;
-    if (x->k1 != y->k1) return x->k1 > y->k1 ? -1 : 1;
-    if (x->k2 != y->k2) return x->k2 > y->k2 ? -1 : 1;
-    return (x->idx > y->idx) - (x->idx < y->idx);
-}
-
 static uint64_t mix(uint64_t *s) {
     uint64_t z = (*s += 0x9e3779b97f4a7c15u);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
@@ -39,7 +27,7 @@ static uint64_t mix(uint64_t *s) {
 /* One round: TP_OK with *out the new arena (UINT64_MAX: not better), or an error. */
 static tp_status round_once(const tp_buffer *bufs, size_t n, const tp_alloc_options *opt,
                             double deadline, tp__gapidx *g, uint64_t *off, uint64_t arena,
-                            unsigned round, take_key *keys, uint64_t *work, uint64_t *out,
+                            unsigned round, tp__alloc_key *keys, uint64_t *work, uint64_t *out,
                             tp_error *err) {
     uint64_t level = arena - (arena >> (3 + round % 5)), top = 0, seed = round;
     *out = UINT64_MAX;
@@ -69,7 +57,7 @@ static tp_status round_once(const tp_buffer *bufs, size_t n, const tp_alloc_opti
     }
     if (st != TP_OK) return st;
     if (m == 0) return TP_OK;
-    qsort(keys, m, sizeof *keys, cmp_take);
+    qsort(keys, m, sizeof *keys, tp__alloc_key_cmp);
     for (size_t k = 0; k < m; k++) {
         const tp_buffer *b = &bufs[keys[k].idx];
         uint64_t s = tp__alloc_psize(b), al = tp__alloc_align(b, opt->alignment), q, blk;
@@ -98,7 +86,7 @@ tp_status tp__alloc_improve(const tp_buffer *bufs, size_t n, const tp_alloc_opti
     tp__gapidx g;
     tp_status st = tp__gx_init(&g, bufs, n, alloc, err);
     if (st != TP_OK) return st;
-    take_key *keys = tp_mem_alloc(alloc, n * sizeof *keys);
+    tp__alloc_key *keys = tp_mem_alloc(alloc, n * sizeof *keys);
     uint64_t *work = tp_mem_alloc(alloc, n * sizeof *work);
     if (!keys || !work) {
         st = tp_error_set(err, TP_ERR_NOMEM, "improve: out of memory for %zu buffers", n);

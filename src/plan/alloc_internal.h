@@ -39,6 +39,14 @@ static inline uint64_t tp__alloc_align(const tp_buffer *b, uint64_t opt_alignmen
     return b->alignment ? b->alignment : opt_alignment;
 }
 
+/* A buffer's place in a placement order: qsort with tp__alloc_key_cmp puts larger k1 first,
+ * then larger k2, then the lower buffer index idx. */
+typedef struct tp__alloc_key {
+    uint64_t k1, k2;
+    size_t idx;
+} tp__alloc_key;
+int tp__alloc_key_cmp(const void *a, const void *b);
+
 /* Check everything a placer may assume (see above). Messages name the buffer index and id. */
 tp_status tp__alloc_validate(const tp_buffer *bufs, size_t n, const uint64_t *offsets,
                              const tp_alloc_options *opt, const tp_allocator *alloc, tp_error *err);

@@ -32,18 +32,6 @@
 #include "plan/alloc_internal.h"
 #include "plan/gap_index.h"
 
-typedef struct split_key {
-    uint64_t k1, k2;
-    size_t idx;
-} split_key;
-
-static int cmp_split(const void *a, const void *b) {
-    const split_key *x = a, *y = b;
-    if (x->k1 != y->k1) return x->k1 > y->k1 ? -1 : 1;
-    if (x->k2 != y->k2) return x->k2 > y->k2 ? -1 : 1;
-    return (x->idx > y->idx) - (x->idx < y->idx);
-}
-
 static int floor_log2(uint64_t v) {
     int c = 0;
     while (v > 1) {
@@ -73,7 +61,7 @@ static int small_classes(const tp_buffer *bufs, size_t n, int64_t p) {
 }
 
 typedef struct split_mem {
-    split_key *keys;
+    tp__alloc_key *keys;
     tp_buffer *sub;
     size_t *map;
     uint64_t *so;
@@ -82,9 +70,9 @@ typedef struct split_mem {
 /* Place keys[0..m) at the lowest free offsets of g, in order. *top: in, the arena so far;
  * out, raised by the placed ends. stop_at (UINT64_MAX: none): TP_ERR_INFEASIBLE once *top
  * reaches it (not better). TP_ERR_TIMEOUT past the deadline. */
-static tp_status place_lowest(tp__gapidx *g, const tp_buffer *bufs, const split_key *keys, size_t m,
-                              const tp_alloc_options *opt, double deadline, uint64_t stop_at,
-                              uint64_t *offsets, uint64_t *top, tp_error *err) {
+static tp_status place_lowest(tp__gapidx *g, const tp_buffer *bufs, const tp__alloc_key *keys,
+                              size_t m, const tp_alloc_options *opt, double deadline,
+                              uint64_t stop_at, uint64_t *offsets, uint64_t *top, tp_error *err) {
     tp_status st = TP_OK;
     for (size_t k = 0; k < m && st == TP_OK; k++) {
         size_t i = keys[k].idx;
@@ -128,7 +116,7 @@ static tp_status place_strip(const tp_alloc_options *opt, const tp_allocator *al
     return TP_OK;
 }
 
-static void set_key(split_key *k, const tp_buffer *bufs, size_t i, int64_t p) {
+static void set_key(tp__alloc_key *k, const tp_buffer *bufs, size_t i, int64_t p) {
     const tp_buffer *b = &bufs[i];
     uint64_t s = tp__alloc_psize(b);
     int cls = floor_log2(s);
@@ -176,7 +164,7 @@ tp_status tp__alloc_split(const tp_buffer *bufs, size_t n, const tp_alloc_option
             set_key(&w.keys[m + ns++], bufs, i, p);
         }
     }
-    qsort(w.keys, m, sizeof *w.keys, cmp_split);
+    qsort(w.keys, m, sizeof *w.keys, tp__alloc_key_cmp);
     uint64_t top = 0;
     st = tp__gx_init(&g, bufs, n, alloc, err);
     if (st != TP_OK) goto done;
@@ -194,7 +182,7 @@ tp_status tp__alloc_split(const tp_buffer *bufs, size_t n, const tp_alloc_option
     if (st != TP_OK) goto done;
     if (n_strip) *n_strip = ns;
     if (fill && ns > 0) { /* the small ones into the large part's gaps instead, if better */
-        qsort(w.keys + m, ns, sizeof *w.keys, cmp_split);
+        qsort(w.keys + m, ns, sizeof *w.keys, tp__alloc_key_cmp);
         tp_status fs =
             place_lowest(&g, bufs, w.keys + m, ns, opt, deadline, *arena, w.so, &top, err);
         if (fs == TP_OK) {
