@@ -64,6 +64,8 @@ static tp_device_model sample(void) {
     d.threads = 3;
     d.memory_bytes = 1ull << 40;
     d.dwconv_gflops = 21.5;
+    d.gemm_stream_gbps = 27.5;
+    d.norm_gbps = 11.25;
     d.barrier_ns = 350;
     d.resize_gbps = 3.25;
     d.cache_gbps = 40.5;
@@ -143,6 +145,7 @@ TP_TEST(quick_calibration_and_cache) {
     TP_CHECK(d.dispatch_ns > 0 && d.round_trip_ns >= d.dispatch_ns);
     /* the op-class micro-benchmarks ran (docs/cost.md, "Op classes") */
     TP_CHECK(d.dwconv_gflops > 0.01 && d.resize_gbps > 0.01 && d.cache_gbps > 0.01);
+    TP_CHECK(d.norm_gbps > 0.01 && d.gemm_stream_gbps > 0.01 && isfinite(d.gemm_stream_gbps));
     TP_CHECK(d.cache_bytes > 0 && d.mem_set_bytes > d.cache_bytes);
     TP_CHECK(info.op_rates_ms > 0 && info.op_rates_ms < info.elapsed_ms);
     for (uint32_t i = 0; i < d.n_gemm; i++)
@@ -213,6 +216,19 @@ TP_TEST(quick_calibration_and_cache) {
     unlink(qpath);
     TP_CHECK_OK(tp_calibrate_cpu_cached(&o, &again, &info, err), err);
     TP_CHECK(!info.from_cache && again.barrier_ns > 0);
+    /* a cache without the weight stream or the normalization rate is stale */
+    full.barrier_ns = again.barrier_ns;
+    full.gemm_stream_gbps = 0;
+    TP_CHECK_OK(tp_device_model_save(&full, key, path, err), err);
+    unlink(qpath);
+    TP_CHECK_OK(tp_calibrate_cpu_cached(&o, &again, &info, err), err);
+    TP_CHECK(!info.from_cache && again.gemm_stream_gbps > 0 && again.norm_gbps > 0);
+    full.gemm_stream_gbps = 24;
+    full.norm_gbps = 0;
+    TP_CHECK_OK(tp_device_model_save(&full, key, path, err), err);
+    unlink(qpath);
+    TP_CHECK_OK(tp_calibrate_cpu_cached(&o, &again, &info, err), err);
+    TP_CHECK(!info.from_cache && again.norm_gbps > 0);
 }
 
 /* The spinning barrier: no meeting for one thread; a positive figure for two; more threads

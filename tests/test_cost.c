@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "tensorplan/cost.h"
+#include "cost/gemm_rate.h"
 
 static tp_error err_storage;
 static tp_error *err = &err_storage;
@@ -628,6 +629,105 @@ TP_TEST(node_grouped_conv) {
     TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, 0.5 * (double)oc.flops / gf, 1e-6);
 }
 
+/* Weights streamed from memory (docs/cost.md): a GEMM with constant weights adds the share of
+   its weight bytes that the run's weight set reads from memory, at gemm_stream_gbps, to its
+   arithmetic at the square curve's rate (the skinny curve no longer applies). */
+TP_TEST(weights_streamed_from_memory) {
+    tp_device_model d = flat_model(100, 1);
+    d.n_skinny = 1;
+    d.skinny[0] = (tp_gemm_point){64, 10}; /* would price 16 rows at 10 GFLOP/s */
+    d.n_read = 2;
+    d.read[0] = (tp_bw_point){1000, 4};   /* cache: 0.25 ns per byte */
+    d.read[1] = (tp_bw_point){100000, 1}; /* memory: 1 ns per byte */
+    tp_op_cost oc = {.cls = TP_COST_GEMM,
+                     .launches = 1,
+                     .flops = 2 * 16 * 100 * 100,
+                     .bytes_read = 40000 + 6400,
+                     .bytes_written = 6400,
+                     .weight_bytes = 40000,
+                     .gemm_m = 16,
+                     .gemm_k = 100,
+                     .gemm_n = 100,
+                     .gemm_batch = 1,
+                     .compute_dtype = TP_DTYPE_F32};
+    /* no stream rate measured: the skinny curve, no stream term */
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, 320000.0 / 10, 1e-9);
+    d.gemm_stream_gbps = 2;
+    /* the share: 0 at or below the curve's first point, 1 at or beyond its last, in between
+       by the time per byte (at 10,000 bytes: 1 / read = 0.25 + 0.5 · 0.75) */
+    TP_CHECK_NEAR(tp__weight_stream_share(&d, 500), 0, 0);
+    TP_CHECK_NEAR(tp__weight_stream_share(&d, 1e9), 1, 0);
+    double at = 1.0 / tp_device_read_gbps(&d, 10000);
+    TP_CHECK_NEAR(tp__weight_stream_share(&d, 10000), (at - 0.25) / 0.75, 1e-12);
+    TP_CHECK(at > 0.25 && at < 1);
+    /* one node alone: its 40,000 weight bytes are the set: share (1/read(40000) - 0.25) / 0.75 */
+    double share = tp__weight_stream_share(&d, 40000);
+    TP_CHECK(share > 0 && share < 1);
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, 320000.0 / 100 + 40000 * share / 2,
+                  1e-6);
+    /* no weights (two activations): arithmetic only */
+    oc.weight_bytes = 0;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, 320000.0 / 100, 1e-9);
+    d.gemm_stream_gbps = -1;
+    TP_CHECK_STATUS(tp_device_model_validate(&d, err), TP_ERR_INVALID);
+    TP_CHECK_CONTAINS(err->msg, "gemm_stream_gbps");
+}
+
+/* Inside a graph, the run's weight set is every GEMM's weights: a 2-layer MLP whose weights
+   together exceed the read curve's last point streams all of them, each layer alone would not. */
+TP_TEST(weight_set_of_a_run) {
+    tp_graph *g = new_graph();
+    tp_node_id x = in(g, "x", TP_DTYPE_F32, 2, (int64_t[]){16, 1024});
+    tp_node_id w1 = par(g, "w1", TP_DTYPE_F32, 2, (int64_t[]){1024, 1024});
+    tp_node_id w2 = par(g, "w2", TP_DTYPE_F32, 2, (int64_t[]){1024, 1024});
+    tp_node_id h = op(g, (tp_op){.kind = TP_OP_MATMUL}, (tp_node_id[]){x, w1}, 2, TP_DTYPE_F32, 2,
+                      (int64_t[]){16, 1024});
+    tp_node_id y = op(g, (tp_op){.kind = TP_OP_MATMUL}, (tp_node_id[]){h, w2}, 2, TP_DTYPE_F32, 2,
+                      (int64_t[]){16, 1024});
+    TP_CHECK_OK(tp_graph_mark_output(g, y, err), err);
+    TP_CHECK_EQ_U64(acc(g, h).weight_bytes, 4u << 20);
+    TP_CHECK_EQ_U64(acc(g, y).weight_bytes, 4u << 20);
+    tp_device_model d = flat_model(100, 10);
+    d.gemm_stream_gbps = 1;
+    d.n_read = 2;
+    d.read[0] = (tp_bw_point){1 << 20, 10};
+    d.read[1] = (tp_bw_point){8 << 20, 1}; /* the two weights (8 MiB) are beyond it */
+    tp_graph_cost c;
+    TP_CHECK_OK(tp_graph_cost_compute(g, &d, NULL, NULL, &c, err), err);
+    double flops = 2.0 * 16 * 1024 * 1024;
+    TP_CHECK_NEAR(c.nodes[h].compute_ns, flops / 100 + (4u << 20), 1e-6);
+    /* the same node alone: 4 MiB of weights, part of them from cache */
+    tp_op_cost oc = acc(g, h);
+    TP_CHECK(tp_node_cost_eval(&d, h, &oc).compute_ns < c.nodes[h].compute_ns);
+    tp_graph_cost_destroy(&c);
+    tp_graph_destroy(g);
+}
+
+/* Row normalizations (layer, RMS, group, instance) at the calibrated normalization rate when
+   it is slower than the stream; batch normalization (a per-channel scale) keeps the stream. */
+TP_TEST(row_normalization_rate) {
+    tp_graph *g = new_graph();
+    tp_node_id x = in(g, "x", TP_DTYPE_F32, 2, (int64_t[]){128, 768});
+    tp_node_id ga = par(g, "g", TP_DTYPE_F32, 1, (int64_t[]){768});
+    tp_node_id be = par(g, "b", TP_DTYPE_F32, 1, (int64_t[]){768});
+    tp_node_id ln = op(g, (tp_op){.kind = TP_OP_NORM, .sub = TP_NORM_LAYER},
+                       (tp_node_id[]){x, ga, be}, 3, TP_DTYPE_F32, 2, (int64_t[]){128, 768});
+    tp_node_id bn = op(g, (tp_op){.kind = TP_OP_NORM, .sub = TP_NORM_BATCH},
+                       (tp_node_id[]){x, ga, be}, 3, TP_DTYPE_F32, 2, (int64_t[]){128, 768});
+    tp_op_cost l = acc(g, ln), b = acc(g, bn);
+    TP_CHECK(l.kernel == TP_KERNEL_ROWNORM);
+    TP_CHECK(b.kernel == TP_KERNEL_GENERIC);
+    tp_device_model d = flat_model(100, 10);
+    double bytes = (double)(l.bytes_read + l.bytes_written);
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, ln, &l).memory_ns, bytes / 10, 1e-6); /* not measured */
+    d.norm_gbps = 2;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, ln, &l).memory_ns, bytes / 2, 1e-6);
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, bn, &b).memory_ns, bytes / 10, 1e-6);
+    d.norm_gbps = 50; /* faster than the stream: the stream */
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, ln, &l).memory_ns, bytes / 10, 1e-6);
+    tp_graph_destroy(g);
+}
+
 TP_TEST(cache_bandwidth_curve) {
     tp_device_model d = flat_model(1, 1);
     TP_CHECK_NEAR(tp_device_mem_gbps(&d, 10), 1, 0); /* no cache point: mem_gbps */
@@ -886,6 +986,9 @@ int main(void) {
     TP_RUN(graph_cost_fusion);
     TP_RUN(graph_cost_fusion_batchnorm_activation);
     TP_RUN(cache_bandwidth_curve);
+    TP_RUN(weights_streamed_from_memory);
+    TP_RUN(weight_set_of_a_run);
+    TP_RUN(row_normalization_rate);
     TP_RUN(accuracy_band);
     TP_RUN(graph_cost_alloc_failure_sweep);
     return tp_test_finish();

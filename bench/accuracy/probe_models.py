@@ -7,6 +7,11 @@ N = 1 and 201, whose difference divided by 200 is what one more node costs onnxr
   a parallel-for): the per-node cost of a node that goes through the intra-op thread pool;
 - probe_mm64_N: MatMul of [64, 64] by a constant [64, 64] weight (a small GEMM, 0.5 MFLOP);
 - probe_mv768_N: MatMul of [1, 768] by a constant [768, 768] weight (a decode step's GEMV);
+- probe_skM_N (M = 8, 16, 64; N = 1, 11): MatMul of [M, 768] by a constant [768, 3072] weight,
+  then [M, 3072] by [3072, 768], alternating (a transformer MLP at M tokens): few-row GEMMs
+  whose 9.4 MB weights stream from memory (11 of them: 104 MB, more than the caches);
+- probe_skhM_N (M = 16, 64; N = 1, 11): MatMul of [M, 768] by one shared [768, 768] weight
+  (2.4 MB, cache-resident after the first node): the same few-row GEMMs without the stream;
 - probe_{add,mulb,ln,softmax}_{s,l}_N (N = 1, 101): elementwise, broadcast, LayerNormalization
   and Softmax on a small and a cache-sized tensor;
 - probe_{gconv_wW,conv_dD,conv7_dD,dwconv_dD}_N (N = 1, 21): 3x3 convolutions, grouped (group
@@ -39,13 +44,41 @@ def chain(op, n, shape, path, weight=None):
         out = "y" if i == n - 1 else "t%d" % i
         ins = [prev]
         if weight is not None:
-            # one weight per node: onnxruntime would otherwise share it; 1/64 keeps values bounded
-            w = numpy_helper.from_array(np.full(weight, 1.0 / weight[0], dtype=np.float32), "w%d" % i)
+            # one weight per node, distinct values: onnxruntime would otherwise share equal
+            # initializers (a chain of 2.4 MB weights then reads one, cache-resident)
+            rng = np.random.default_rng(i)
+            w = numpy_helper.from_array((rng.standard_normal(weight) / np.sqrt(weight[0])).astype(np.float32), "w%d" % i)
             inits.append(w)
             ins.append(w.name)
         nodes.append(helper.make_node(op, ins, [out]))
         prev = out
     save(nodes, inits, shape, path)
+
+
+def mlp_chain(m, n, path):
+    """n MatMuls of an MLP at m rows: [m, 768] x [768, 3072], then [m, 3072] x [3072, 768], ..."""
+    nodes, prev, inits = [], "x", []
+    rng = np.random.default_rng(0)
+    for i in range(n):
+        out = "y" if i == n - 1 else "t%d" % i
+        k, c = (768, 3072) if i % 2 == 0 else (3072, 768)
+        w = numpy_helper.from_array((rng.standard_normal([k, c]) / np.sqrt(k)).astype(np.float32), "w%d" % i)
+        inits.append(w)
+        nodes.append(helper.make_node("MatMul", [prev, w.name], [out]))
+        prev = out
+    save(nodes, inits, [m, 768], path, oshape=[m, 3072 if n % 2 else 768])
+
+
+def shared_chain(m, n, path):
+    """n MatMuls [m, 768] x W, every node the same 768 x 768 initializer W (read from cache)."""
+    rng = np.random.default_rng(0)
+    w = numpy_helper.from_array((rng.standard_normal([768, 768]) / np.sqrt(768)).astype(np.float32), "w")
+    nodes, prev = [], "x"
+    for i in range(n):
+        out = "y" if i == n - 1 else "t%d" % i
+        nodes.append(helper.make_node("MatMul", [prev, "w"], [out]))
+        prev = out
+    save(nodes, [w], [m, 768], path)
 
 
 def op_chain(kind, n, shape, path):
@@ -105,6 +138,12 @@ for n in (1, 201):
     chain("MatMul", n, [64, 64], os.path.join(out, "probe_mm64_%d" % n), weight=[64, 64])
     # a decode step's 1-row GEMM: [1, 768] by a 768 x 768 weight (2.4 MB, streamed)
     chain("MatMul", n, [1, 768], os.path.join(out, "probe_mv768_%d" % n), weight=[768, 768])
+for m in (8, 16, 64):
+    for n in (1, 11):
+        mlp_chain(m, n, os.path.join(out, "probe_sk%d_%d" % (m, n)))
+for m in (16, 64):
+    for n in (1, 11):
+        shared_chain(m, n, os.path.join(out, "probe_skh%d_%d" % (m, n)))
 for kind in OPS:
     for tag, shape in OP_SHAPES.items():
         for n in (1, 101):

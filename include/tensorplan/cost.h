@@ -54,6 +54,7 @@ typedef enum tp_cost_kernel {
     TP_KERNEL_GENERIC,   /* GEMM curve (GEMM class) or mem_gbps (memory class) */
     TP_KERNEL_DEPTHWISE, /* depthwise convolution: tp_device_model.dwconv_gflops */
     TP_KERNEL_RESIZE,    /* resize: tp_device_model.resize_gbps */
+    TP_KERNEL_ROWNORM,   /* layer / RMS / group / instance normalization: norm_gbps */
     TP_KERNEL_GROUPED    /* grouped convolution (groups > 1, not depthwise): one GEMM per group
                             of gemm_m = the group's filters (rows) by gemm_n = output pixels,
                             after an im2col pass of gemm_batch · gemm_k · gemm_n elements */
@@ -69,6 +70,7 @@ typedef struct tp_op_cost {
     uint64_t flops;         /* floating-point (or integer) operations */
     uint64_t bytes_read;    /* true dtype sizes (quantized: blocks × block bytes) */
     uint64_t bytes_written; /* the node's output bytes */
+    uint64_t weight_bytes;  /* of bytes_read: inputs that are weights or constants */
     uint64_t gemm_m, gemm_k, gemm_n, gemm_batch;
     tp_dtype compute_dtype; /* dtype of the GEMM operands (input 0) or the output */
     tp_cost_kernel kernel;  /* the rate that prices it where the device model measured one */
@@ -160,6 +162,9 @@ typedef struct tp_bw_point {
     double gbps;
 } tp_bw_point;
 
+/* tp_device_model.gemm_stream_gbps when streaming weights from memory costs nothing measurable */
+#define TP_STREAM_FREE_GBPS 1e6
+
 typedef struct tp_device_model {
     char name[TP_DEVICE_NAME_CAP]; /* "cpu", "cuda:0", "h100-sxm", ... */
     tp_device_kind kind;
@@ -190,11 +195,19 @@ typedef struct tp_device_model {
      * curve and resizes mem_gbps, as catalog and default models do. */
     double dwconv_gflops; /* 3×3 depthwise convolution, channel-blocked (NCHWc) kernel */
     double resize_gbps;   /* bilinear 2× resize, bytes read + written per ns */
+    double norm_gbps;     /* row normalization (LayerNorm), bytes read + written per ns */
     /* Bandwidth of a pass whose data fits the caches: the triad over cache_bytes (read +
      * written) runs at cache_gbps; mem_gbps was measured over mem_set_bytes. 0 = not
      * measured (every pass at mem_gbps). tp_device_mem_gbps interpolates between them. */
     double cache_gbps;
     uint64_t cache_bytes, mem_set_bytes;
+    /* Weight bytes per ns that a few-row GEMM streams from memory on top of its arithmetic
+     * (CPU calibration: 16 rows by packed weight panels beyond the caches, against the same
+     * panels in cache; TP_STREAM_FREE_GBPS: no measurable cost). A GEMM whose constant weights
+     * do not stay in the caches between runs adds weight bytes / this rate to its arithmetic
+     * (docs/cost.md, "Weights streamed from memory"). 0 = not measured (catalog and default
+     * models, older caches): no stream term, the skinny curve prices few-row GEMMs. */
+    double gemm_stream_gbps;
     /* Overheads of the runtime that executes the graph, not of the hardware: added per
      * launched node and per forward. CPU models get onnxruntime's, measured by the probe of
      * bench/accuracy (docs/cost.md, "Runtime overheads"); 0 = none. Not cached. */

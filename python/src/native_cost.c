@@ -120,6 +120,8 @@ static PyObject *device_dict(const tp_device_model *m) {
               tp_py_put_f64(d, "dispatch_ns", m->dispatch_ns) ||
               tp_py_put_f64(d, "round_trip_ns", m->round_trip_ns) ||
               tp_py_put_f64(d, "barrier_ns", m->barrier_ns) ||
+              tp_py_put_f64(d, "gemm_stream_gbps", m->gemm_stream_gbps) ||
+              tp_py_put_f64(d, "norm_gbps", m->norm_gbps) ||
               tp_py_put_bool(d, "unified", m->unified) || tp_py_put_u64(d, "threads", m->threads) ||
               tp_py_put_u64(d, "memory_bytes", m->memory_bytes) ||
               tp_py_put_f64(d, "efficiency", m->efficiency)))

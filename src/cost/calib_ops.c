@@ -3,9 +3,11 @@
  * (docs/cost.md, "Op classes"). Each takes a few milliseconds. */
 #include "cost/calib_ops.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "core/mem.h"
+#include "cost/gemm_kernels.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define TP_HAVE_X86_DW 1
@@ -161,6 +163,66 @@ static void rs_part(void *ctx, uint32_t part, uint32_t parts) {
     }
 }
 
+/* Weight stream of a few-row GEMM: WS_M rows of activations (hot) times a K × N weight stored
+   as contiguous K × WS_NR panels, the layout a runtime pre-packs constant weights into. Over a
+   cold set of panels (more than any last-level cache) every weight byte comes from memory once
+   per pass; over a hot set (in the caches) the same products run from cache. The difference per
+   byte is what streaming the weights adds to a GEMM's arithmetic (docs/cost.md, "Weights
+   streamed from memory"). */
+enum { WS_M = 16, WS_K = 768, WS_NR = 32, WS_COLD_MIB = 96, WS_HOT_PANELS = 8 };
+
+typedef struct ws_job {
+    const float *a, *panels;
+    float *c; /* WS_M × WS_NR per part */
+    uint32_t n_panels;
+    tp_gemm_rows_fn rows;
+} ws_job;
+
+static void ws_part(void *ctx, uint32_t part, uint32_t parts) {
+    const ws_job *j = ctx;
+    uint32_t p0 = (uint32_t)((uint64_t)j->n_panels * part / parts);
+    uint32_t p1 = (uint32_t)((uint64_t)j->n_panels * (part + 1) / parts);
+    float *c = j->c + (size_t)part * WS_M * WS_NR;
+    for (uint32_t p = p0; p < p1; p++) {
+        tp_gemm_job g = {j->a, j->panels + (size_t)p * WS_K * WS_NR, c, WS_M, WS_K, WS_NR};
+        j->rows(&g, 0, WS_M);
+    }
+}
+
+/* Row normalization (LayerNorm) over LN_ROWS rows of LN_COLS floats (384 KiB in, 384 KiB out:
+   a transformer's hidden states), plain C as a runtime's generic kernel is: per row one pass
+   that sums the values and their squares in order (a chain of dependent additions: without
+   reassociation no compiler vectorizes it), then one pass that scales and shifts. */
+enum { LN_ROWS = 128, LN_COLS = 768 };
+
+typedef struct ln_job {
+    const float *x, *gamma, *beta;
+    float *y;
+} ln_job;
+
+/* One row; restrict: the second pass vectorizes, as a runtime's (compiled with alias checks) does
+ */
+static void ln_row(const float *restrict x, const float *restrict gamma, const float *restrict beta,
+                   float *restrict y) {
+    float sum = 0, sq = 0;
+    for (uint32_t h = 0; h < LN_COLS; h++) {
+        sum += x[h];
+        sq += x[h] * x[h];
+    }
+    float mean = sum / LN_COLS, var = sq / LN_COLS - mean * mean;
+    float sd = sqrtf(var > 0 ? var + 1e-5f : 1e-5f);
+    for (uint32_t h = 0; h < LN_COLS; h++)
+        y[h] = (x[h] - mean) / sd * gamma[h] + beta[h];
+}
+
+static void ln_part(void *ctx, uint32_t part, uint32_t parts) {
+    const ln_job *j = ctx;
+    uint32_t r0 = (uint32_t)((uint64_t)LN_ROWS * part / parts);
+    uint32_t r1 = (uint32_t)((uint64_t)LN_ROWS * (part + 1) / parts);
+    for (uint32_t r = r0; r < r1; r++)
+        ln_row(j->x + (size_t)r * LN_COLS, j->gamma, j->beta, j->y + (size_t)r * LN_COLS);
+}
+
 /* One thread: the thread's CPU time; several: the pool's busy time. */
 static double op_clock(const tp_pool *pool) {
     return pool->n > 1 ? pool->busy_ns : tp_thread_cpu_ns();
@@ -183,6 +245,46 @@ static double op_bench(tp_pool *pool, tp_pool_fn fn, void *ctx, double units, in
         if (rate > best) best = rate;
     }
     return best;
+}
+
+/* Bytes per ns of weights that a few-row GEMM streams from memory on top of its arithmetic:
+   1 / (cold ns per byte - hot ns per byte), best pass of each; TP_STREAM_FREE_GBPS when the cold
+   set is not slower (nothing to add); 0 when it could not be measured (out of memory). */
+static double measure_weight_stream(tp_pool *pool, tp_cpu_isa isa, bool quick) {
+    const char *kname = NULL;
+    size_t panel = (size_t)WS_K * WS_NR;
+    uint32_t n_cold = (uint32_t)(((size_t)WS_COLD_MIB << 20) / (panel * sizeof(float)));
+    size_t floats =
+        (size_t)n_cold * panel + (size_t)WS_M * WS_K + (size_t)TP_POOL_MAX_THREADS * WS_M * WS_NR;
+    float *buf = tp_mem_alloc(NULL, floats * sizeof(float));
+    if (!buf) return 0;
+    for (size_t i = 0; i < floats; i++) /* values do not matter, only that pages exist */
+        buf[i] = 0.25f;
+    ws_job j = {buf + (size_t)n_cold * panel, buf, buf + (size_t)n_cold * panel + WS_M * WS_K,
+                n_cold, tp_gemm_kernel_for(isa, &kname)};
+    int passes = quick ? 2 : 6;
+    double cold = 0, hot = 0;       /* best ns per weight byte */
+    tp_pool_run(pool, ws_part, &j); /* first touch */
+    for (int t = 0; t < passes; t++) {
+        j.n_panels = n_cold;
+        double t0 = op_clock(pool);
+        tp_pool_run(pool, ws_part, &j);
+        double per = (op_clock(pool) - t0) / ((double)n_cold * (double)panel * sizeof(float));
+        if (per > 0 && (cold == 0 || per < cold)) cold = per;
+        /* the hot set: the first panels, again and again (as many bytes as ~1/8 of a pass) */
+        j.n_panels = WS_HOT_PANELS;
+        uint32_t reps = n_cold / WS_HOT_PANELS / 8;
+        t0 = op_clock(pool);
+        for (uint32_t r = 0; r < reps; r++)
+            tp_pool_run(pool, ws_part, &j);
+        per =
+            (op_clock(pool) - t0) / ((double)reps * WS_HOT_PANELS * (double)panel * sizeof(float));
+        if (per > 0 && (hot == 0 || per < hot)) hot = per;
+    }
+    tp_mem_free(NULL, buf, floats * sizeof(float));
+    if (!(cold > 0 && hot > 0)) return 0;
+    /* weights from memory at no measurable cost over cached ones: a rate that prices them at 0 */
+    return cold > hot + 1e-6 ? 1.0 / (cold - hot) : TP_STREAM_FREE_GBPS;
 }
 
 void tp_calib_measure_op_rates(tp_pool *pool, tp_cpu_isa isa, bool quick, tp_calib_op_rates *out) {
@@ -212,5 +314,16 @@ void tp_calib_measure_op_rates(tp_pool *pool, tp_cpu_isa isa, bool quick, tp_cal
         out->resize_gbps = op_bench(pool, rs_part, &r, bytes, trials, min_ns);
         tp_mem_free(NULL, rb, (rx + ry) * sizeof(float));
     }
+    size_t lx = (size_t)LN_ROWS * LN_COLS, lfloats = 2 * lx + 2 * LN_COLS;
+    float *lb = tp_mem_alloc(NULL, lfloats * sizeof(float));
+    if (lb) {
+        for (size_t i = 0; i < lfloats; i++)
+            lb[i] = (float)(i % 17) * 0.125f - 1.0f;
+        ln_job l = {lb, lb + 2 * lx, lb + 2 * lx + LN_COLS, lb + lx};
+        double bytes = 2.0 * (double)lx * sizeof(float);
+        out->norm_gbps = op_bench(pool, ln_part, &l, bytes, trials, min_ns);
+        tp_mem_free(NULL, lb, lfloats * sizeof(float));
+    }
+    out->gemm_stream_gbps = measure_weight_stream(pool, isa, quick);
     out->elapsed_ms = (tp_now_ns() - start) / 1e6;
 }

@@ -12,7 +12,11 @@
 typedef struct tp_calib_op_rates {
     double dwconv_gflops; /* 3×3 depthwise convolution, channels blocked by 16 (NCHWc) */
     double resize_gbps;   /* bilinear 2× upsampling, bytes read + written per ns */
-    double elapsed_ms;    /* wall time the benchmarks took */
+    /* weight bytes per ns that a 16-row GEMM streams from memory on top of its arithmetic
+       (packed weight panels beyond the caches against the same in cache) */
+    double gemm_stream_gbps;
+    double norm_gbps;  /* row normalization (LayerNorm, 768 wide), bytes read + written per ns */
+    double elapsed_ms; /* wall time the benchmarks took */
 } tp_calib_op_rates;
 
 /* Measure the rates on `pool` (its thread count), timed by CPU time like the GEMM

@@ -238,12 +238,32 @@ static double clock_ns(const bench_ctx *bc) {
     return tp_thread_cpu_ns();
 }
 
+/* `reps` products of one small GEMM on the calling thread, in one pool task (one clock read
+   around all of them, not per product: a CPU-clock read is a system call in some VMs, ~1 µs,
+   the time of a whole 32³ product). */
+typedef struct gemm_batch {
+    gemm_run run;
+    uint32_t reps;
+} gemm_batch;
+
+static void gemm_batch_part(void *ctx, uint32_t part, uint32_t parts) {
+    (void)part;
+    (void)parts;
+    const gemm_batch *gb = ctx;
+    for (uint32_t r = 0; r < gb->reps; r++)
+        gemm_part((void *)&gb->run, 0, 1);
+}
+
 /* Best-of-trials GFLOP/s of one m×k by k×n GEMM. */
 static double bench_gemm_mkn(const bench_ctx *bc, uint32_t m, uint32_t k, uint32_t n, float *a,
                              float *b, float *c) {
     gemm_run g = {{a, b, c, m, k, n}, bc->rows};
     double flops = 2.0 * (double)m * (double)k * (double)n, best = 0;
-    bool small = flops < 2.0 * 64 * 64 * 64; /* too small to split: fork/join would dominate */
+    /* too small to split (fork/join would dominate), or one thread: on the calling thread */
+    bool small = flops <= 2.0 * 64 * 64 * 64 || bc->pool->n == 1;
+    /* small products in batches of ~4 MFLOP (tens of µs) between clock reads */
+    double per = 4e6 / flops;
+    gemm_batch gb = {g, per < 1 ? 1u : per > 4096 ? 4096u : (uint32_t)per};
     for (int t = 0; t < bc->trials; t++) {
         uint64_t reps = 0;
         double t0 = clock_ns(bc), el;
@@ -252,10 +272,10 @@ static double bench_gemm_mkn(const bench_ctx *bc, uint32_t m, uint32_t k, uint32
                 bc->blas->sgemm(101, 111, 111, (int)m, (int)n, (int)k, 1.0f, a, (int)k, b, (int)n,
                                 0.0f, c, (int)n);
             else if (small)
-                tp_pool_run_caller(bc->pool, gemm_part, &g);
+                tp_pool_run_caller(bc->pool, gemm_batch_part, &gb);
             else
                 tp_pool_run(bc->pool, gemm_part, &g);
-            reps++;
+            reps += small && !bc->blas ? gb.reps : 1;
             el = clock_ns(bc) - t0;
         } while (el < bc->min_ns);
         double rate = flops * (double)reps / el;
@@ -524,6 +544,8 @@ tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_c
     tp_calib_measure_op_rates(&pool, feat.isa, o->quick, &rates);
     d.dwconv_gflops = rates.dwconv_gflops;
     d.resize_gbps = rates.resize_gbps;
+    d.gemm_stream_gbps = rates.gemm_stream_gbps;
+    d.norm_gbps = rates.norm_gbps;
 
     /* Overheads: fork/join of the pool (dispatch) and a two-thread ping-pong. */
     d.dispatch_ns = bench_dispatch(&pool, o->quick ? 9 : 31);
@@ -577,6 +599,8 @@ static bool load_cached(const char *path, const char *key, tp_device_model *out)
     tp_device_model d;
     if (tp_device_model_load(path, key, &d, NULL) != TP_OK || !(d.dwconv_gflops > 0)) return false;
     if (d.threads > 1 && !(d.barrier_ns > 0)) return false; /* measured before barrier_ns */
+    if (!(d.gemm_stream_gbps > 0) || !(d.norm_gbps > 0))
+        return false; /* measured before the weight stream and the normalization rate */
     *out = d;
     return true;
 }

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cost/gemm_rate.h"
+
 static const char *const device_kind_names[TP_DEVICE_KIND_COUNT] = {"cuda", "rocm", "metal", "gpu",
                                                                     "cpu"};
 
@@ -134,12 +136,20 @@ tp_status tp_device_model_validate(const tp_device_model *d, tp_error *err) {
         double v;
         bool allow_zero;
     } f[] = {
-        {"mem_gbps", d->mem_gbps, false},        {"readback_gbps", d->readback_gbps, false},
-        {"dispatch_ns", d->dispatch_ns, true},   {"round_trip_ns", d->round_trip_ns, true},
-        {"barrier_ns", d->barrier_ns, true},     {"f16_speedup", d->f16_speedup, true},
-        {"bf16_speedup", d->bf16_speedup, true}, {"int8_speedup", d->int8_speedup, true},
-        {"efficiency", d->efficiency, true},     {"dwconv_gflops", d->dwconv_gflops, true},
-        {"resize_gbps", d->resize_gbps, true},   {"cache_gbps", d->cache_gbps, true},
+        {"mem_gbps", d->mem_gbps, false},
+        {"readback_gbps", d->readback_gbps, false},
+        {"dispatch_ns", d->dispatch_ns, true},
+        {"round_trip_ns", d->round_trip_ns, true},
+        {"barrier_ns", d->barrier_ns, true},
+        {"f16_speedup", d->f16_speedup, true},
+        {"bf16_speedup", d->bf16_speedup, true},
+        {"int8_speedup", d->int8_speedup, true},
+        {"efficiency", d->efficiency, true},
+        {"dwconv_gflops", d->dwconv_gflops, true},
+        {"resize_gbps", d->resize_gbps, true},
+        {"cache_gbps", d->cache_gbps, true},
+        {"gemm_stream_gbps", d->gemm_stream_gbps, true},
+        {"norm_gbps", d->norm_gbps, true},
     };
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
         bool ok = isfinite(f[i].v) && (f[i].allow_zero ? f[i].v >= 0 : f[i].v > 0);
@@ -183,10 +193,8 @@ static double interp(const tp_gemm_point *p, uint32_t cnt, double x) {
     return p[i - 1].gflops + t * (p[i].gflops - p[i - 1].gflops);
 }
 
-double tp_device_gemm_gflops(const tp_device_model *d, tp_dtype dtype, uint64_t m, uint64_t k,
-                             uint64_t n) {
-    if (!d || d->n_gemm == 0) return 1.0;
-    double fm = (double)(m ? m : 1), fk = (double)(k ? k : 1), fn = (double)(n ? n : 1);
+/* The square curve's upper envelope at the cube root of m·k·n (f32, before the dtype speedup). */
+static double square_gflops(const tp_device_model *d, double fm, double fk, double fn) {
     uint32_t cnt = d->n_gemm > TP_GEMM_CURVE_MAX ? TP_GEMM_CURVE_MAX : d->n_gemm;
     /* Upper envelope of the square curve (running maximum): a runtime's GEMM does not get
        slower on larger shapes, it picks blockings for them; a measured dip at large dims is
@@ -197,7 +205,33 @@ double tp_device_gemm_gflops(const tp_device_model *d, tp_dtype dtype, uint64_t 
         env[i] = d->gemm[i];
         if (i > 0 && env[i - 1].gflops > env[i].gflops) env[i].gflops = env[i - 1].gflops;
     }
-    double g = interp(env, cnt, cbrt(fm * fk * fn));
+    return interp(env, cnt, cbrt(fm * fk * fn));
+}
+
+double tp__gemm_square_gflops(const tp_device_model *d, tp_dtype dtype, uint64_t m, uint64_t k,
+                              uint64_t n) {
+    if (!d || d->n_gemm == 0) return 1.0;
+    double g = square_gflops(d, (double)(m ? m : 1), (double)(k ? k : 1), (double)(n ? n : 1));
+    g *= speedup_for(d, dtype);
+    return g > 0 && isfinite(g) ? g : 1e-9;
+}
+
+double tp__weight_stream_share(const tp_device_model *d, double weight_set_bytes) {
+    uint32_t n = d && d->n_read < TP_READ_CURVE_MAX ? d->n_read : TP_READ_CURVE_MAX;
+    if (!d || n < 2 || !(weight_set_bytes > 0)) return 0;
+    double lo = 1.0 / tp_device_read_gbps(d, d->read[0].bytes);
+    double hi = 1.0 / tp_device_read_gbps(d, d->read[n - 1].bytes);
+    double at = 1.0 / tp_device_read_gbps(d, weight_set_bytes);
+    if (!(hi > lo)) return weight_set_bytes >= d->read[n - 1].bytes ? 1 : 0;
+    double f = (at - lo) / (hi - lo);
+    return f < 0 ? 0 : f > 1 ? 1 : f;
+}
+
+double tp_device_gemm_gflops(const tp_device_model *d, tp_dtype dtype, uint64_t m, uint64_t k,
+                             uint64_t n) {
+    if (!d || d->n_gemm == 0) return 1.0;
+    double fm = (double)(m ? m : 1), fk = (double)(k ? k : 1), fn = (double)(n ? n : 1);
+    double g = square_gflops(d, fm, fk, fn);
     uint32_t ns = d->n_skinny > TP_GEMM_CURVE_MAX ? TP_GEMM_CURVE_MAX : d->n_skinny;
     if (ns > 0) {
         /* the skinny curve is measured with few rows (m × K · K × K): the row blocking of a

@@ -6,6 +6,7 @@
 
 #include "core/mem.h"
 #include "cost/fusion.h"
+#include "cost/gemm_rate.h"
 
 /* A grouped convolution whose per-group filters (gemm_m) and im2col rows (gemm_k) are multiples
    of onnxruntime's NCHWc channel block (16 floats with AVX-512, else 8) runs as an NCHWc
@@ -17,7 +18,10 @@ static bool nchwc_grouped(const tp_device_model *d, const tp_op_cost *oc) {
     return oc->gemm_m % block == 0 && oc->gemm_k % block == 0;
 }
 
-tp_node_cost tp_node_cost_eval(const tp_device_model *d, tp_node_id id, const tp_op_cost *oc) {
+/* `stream_share`: the share of the weights that a run reads from memory (tp__weight_stream_share
+   of the run's weight set); a GEMM adds that share of its weight bytes at gemm_stream_gbps. */
+static tp_node_cost eval(const tp_device_model *d, tp_node_id id, const tp_op_cost *oc,
+                         double stream_share) {
     tp_node_cost nc;
     memset(&nc, 0, sizeof nc);
     nc.node = id;
@@ -33,7 +37,12 @@ tp_node_cost tp_node_cost_eval(const tp_device_model *d, tp_node_id id, const tp
             m = oc->gemm_n;
             n = tp_sat_mul_u64(oc->gemm_m, oc->gemm_batch);
         }
-        double gf = tp_device_gemm_gflops(d, oc->compute_dtype, m, k, n);
+        /* A measured weight stream prices few-row GEMMs as arithmetic at the square curve's
+           rate plus the stream of their weights (docs/cost.md, "Weights streamed from
+           memory"); without it, the skinny curve stands in for both. */
+        bool stream = d->gemm_stream_gbps > 0;
+        double gf = stream ? tp__gemm_square_gflops(d, oc->compute_dtype, m, k, n)
+                           : tp_device_gemm_gflops(d, oc->compute_dtype, m, k, n);
         /* a depthwise convolution is no GEMM: its calibrated rate (docs/cost.md, "Op classes") */
         if (oc->kernel == TP_KERNEL_DEPTHWISE && d->dwconv_gflops > 0) gf = d->dwconv_gflops;
         nc.compute_ns = (double)oc->flops / gf; /* GFLOP/s = flops per ns */
@@ -46,11 +55,16 @@ tp_node_cost tp_node_cost_eval(const tp_device_model *d, tp_node_id id, const tp
             double bytes = elems * (double)cols;
             nc.compute_ns += bytes / tp_device_mem_gbps(d, (uint64_t)bytes);
         }
+        if (stream && oc->weight_bytes > 0 && stream_share > 0)
+            nc.compute_ns += (double)oc->weight_bytes * stream_share / d->gemm_stream_gbps;
     }
     nc.memory_ns = (double)nc.bytes / tp_device_mem_gbps(d, nc.bytes); /* GB/s = bytes per ns */
     if (oc->kernel == TP_KERNEL_RESIZE && d->resize_gbps > 0 &&
         (double)nc.bytes / d->resize_gbps > nc.memory_ns)
         nc.memory_ns = (double)nc.bytes / d->resize_gbps; /* interpolation, not a stream */
+    if (oc->kernel == TP_KERNEL_ROWNORM && d->norm_gbps > 0 &&
+        (double)nc.bytes / d->norm_gbps > nc.memory_ns)
+        nc.memory_ns = (double)nc.bytes / d->norm_gbps; /* a chain of dependent sums per row */
     double body = nc.compute_ns > nc.memory_ns ? nc.compute_ns : nc.memory_ns;
     /* a measured CPU at one thread: onnxruntime creates no intra-op pool (OrtThreadPoolParams:
        a pool size of 1 creates none) and runs every parallel-for inline, no fork/join to
@@ -72,6 +86,25 @@ tp_node_cost tp_node_cost_eval(const tp_device_model *d, tp_node_id id, const tp
     return nc;
 }
 
+tp_node_cost tp_node_cost_eval(const tp_device_model *d, tp_node_id id, const tp_op_cost *oc) {
+    /* one node alone: its own weights are the run's weight set */
+    return eval(d, id, oc, tp__weight_stream_share(d, (double)oc->weight_bytes));
+}
+
+/* The bytes of weights the GEMM nodes of one run read (each weight once per use). */
+static tp_status gemm_weight_set(const tp_graph *g, double *out, tp_error *err) {
+    double w = 0;
+    uint32_t count = tp_graph_node_count(g);
+    for (uint32_t i = 0; i < count; i++) {
+        tp_op_cost oc;
+        tp_status s = tp_op_account(g, (tp_node_id)i, &oc, err);
+        if (s != TP_OK) return s;
+        if (oc.cls == TP_COST_GEMM) w += (double)oc.weight_bytes;
+    }
+    *out = w;
+    return TP_OK;
+}
+
 static tp_status run(const tp_graph *g, const tp_device_model *d, const tp_io_options *io,
                      tp_graph_cost *c, tp_error *err) {
     tp_status s = tp_device_model_validate(d, err);
@@ -87,13 +120,19 @@ static tp_status run(const tp_graph *g, const tp_device_model *d, const tp_io_op
             return s;
         }
     }
+    double weight_set = 0;
+    if ((s = gemm_weight_set(g, &weight_set, err)) != TP_OK) {
+        tp_mem_free(c->alloc, fused, count);
+        return s;
+    }
+    double share = tp__weight_stream_share(d, weight_set);
     for (uint32_t i = 0; i < count; i++) {
         tp_op_cost oc;
         if ((s = tp_op_account(g, (tp_node_id)i, &oc, err)) != TP_OK) {
             tp_mem_free(c->alloc, fused, count);
             return s;
         }
-        tp_node_cost nc = tp_node_cost_eval(d, (tp_node_id)i, &oc);
+        tp_node_cost nc = eval(d, (tp_node_id)i, &oc, share);
         if (fused[i] && oc.launches > 0) {
             /* the epilogue of its producer's kernel: no pass over memory, no launch */
             nc.compute_ns = nc.memory_ns = nc.dispatch_ns = nc.total_ns = 0;

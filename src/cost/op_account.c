@@ -447,6 +447,8 @@ static tp_status account_memory(const op_acct *a, uint64_t out_elems, tp_op_cost
         c->kernel = TP_KERNEL_RESIZE;
         return per_elem(a, out_elems, 4, c);
     case TP_OP_NORM:
+        /* statistics over rows (not batch normalization: a per-channel scale at inference) */
+        if (op->sub != TP_NORM_BATCH && op->sub != TP_NORM_LRN) c->kernel = TP_KERNEL_ROWNORM;
         return per_elem(a, out_elems, norm_flops(op->sub), c);
     case TP_OP_SOFTMAX:
         return per_elem(a, out_elems, 5, c);
@@ -504,6 +506,10 @@ static tp_status account_bytes(const op_acct *a, tp_op_cost *c) {
             if ((s = bytes_of(a, in, &b)) != TP_OK) return s;
         }
         if (!tp_add_u64(total, b, &total)) return overflow(a, "bytes read");
+        const tp_node *src = tp_graph_node(a->g, in);
+        if (src && (src->op.kind == TP_OP_PARAM || src->op.kind == TP_OP_CONSTANT) &&
+            !tp_add_u64(c->weight_bytes, b, &c->weight_bytes))
+            return overflow(a, "weight bytes");
     }
     c->bytes_read = total;
     return TP_OK;

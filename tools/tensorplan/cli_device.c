@@ -215,6 +215,8 @@ void tp_cli_json_device(tp_json *j, const tp_device_model *m) {
     tp_json_kv_f64(j, "dispatch_ns", m->dispatch_ns);
     tp_json_kv_f64(j, "round_trip_ns", m->round_trip_ns);
     tp_json_kv_f64(j, "barrier_ns", m->barrier_ns);
+    tp_json_kv_f64(j, "gemm_stream_gbps", m->gemm_stream_gbps);
+    tp_json_kv_f64(j, "norm_gbps", m->norm_gbps);
     tp_json_kv_bool(j, "unified", m->unified);
     tp_json_kv_u64(j, "threads", m->threads);
     tp_json_kv_u64(j, "memory_bytes", m->memory_bytes);
@@ -255,9 +257,14 @@ void tp_cli_print_device(FILE *f, const tp_device_model *m) {
         fprintf(f, "  cached pass  %.2f GB/s over %llu KiB (log-linear to the triad's %llu MiB)\n",
                 m->cache_gbps, (unsigned long long)(m->cache_bytes >> 10),
                 (unsigned long long)(m->mem_set_bytes >> 20));
-    if (m->dwconv_gflops > 0 || m->resize_gbps > 0)
-        fprintf(f, "  op classes   depthwise conv %.1f GFLOP/s, resize %.2f GB/s\n",
-                m->dwconv_gflops, m->resize_gbps);
+    if (m->dwconv_gflops > 0 || m->resize_gbps > 0) {
+        fprintf(f, "  op classes   depthwise conv %.1f GFLOP/s, resize %.2f GB/s", m->dwconv_gflops,
+                m->resize_gbps);
+        if (m->norm_gbps > 0) fprintf(f, ", layer norm %.2f GB/s", m->norm_gbps);
+        if (m->gemm_stream_gbps > 0 && m->gemm_stream_gbps < TP_STREAM_FREE_GBPS)
+            fprintf(f, ", GEMM weight stream %.1f GB/s", m->gemm_stream_gbps);
+        fprintf(f, "\n");
+    }
     fprintf(f, "  overheads    dispatch %.0f ns, round trip %.0f ns", m->dispatch_ns,
             m->round_trip_ns);
     if (m->barrier_ns > 0) fprintf(f, ", spinning barrier %.0f ns", m->barrier_ns);
