@@ -249,7 +249,11 @@ static double op_bench(tp_pool *pool, tp_pool_fn fn, void *ctx, double units, in
 
 /* Bytes per ns of weights that a few-row GEMM streams from memory on top of its arithmetic:
    1 / (cold ns per byte - hot ns per byte), best pass of each; TP_STREAM_FREE_GBPS when the cold
-   set is not slower (nothing to add); 0 when it could not be measured (out of memory). */
+   set is not slower (nothing to add); 0 when it could not be measured (out of memory).
+   On the calling thread alone, whatever the pool's size: onnxruntime's few-row GEMMs at 2
+   threads streamed their weights at 1.0-1.2x its 1-thread rate (probes probe_sk*, docs/cost.md),
+   and a 2-thread measurement of this benchmark swung from 29 to 80 GB/s between calibrations
+   minutes apart (two threads timed by their busy time need not stream at the same moment). */
 static double measure_weight_stream(tp_pool *pool, tp_cpu_isa isa, bool quick) {
     const char *kname = NULL;
     size_t panel = (size_t)WS_K * WS_NR;
@@ -264,11 +268,11 @@ static double measure_weight_stream(tp_pool *pool, tp_cpu_isa isa, bool quick) {
                 n_cold, tp_gemm_kernel_for(isa, &kname)};
     int passes = quick ? 2 : 6;
     double cold = 0, hot = 0;       /* best ns per weight byte */
-    tp_pool_run(pool, ws_part, &j); /* first touch */
+    tp_pool_run_caller(pool, ws_part, &j); /* first touch */
     for (int t = 0; t < passes; t++) {
         j.n_panels = n_cold;
         double t0 = op_clock(pool);
-        tp_pool_run(pool, ws_part, &j);
+        tp_pool_run_caller(pool, ws_part, &j);
         double per = (op_clock(pool) - t0) / ((double)n_cold * (double)panel * sizeof(float));
         if (per > 0 && (cold == 0 || per < cold)) cold = per;
         /* the hot set: the first panels, again and again (as many bytes as ~1/8 of a pass) */
@@ -276,7 +280,7 @@ static double measure_weight_stream(tp_pool *pool, tp_cpu_isa isa, bool quick) {
         uint32_t reps = n_cold / WS_HOT_PANELS / 8;
         t0 = op_clock(pool);
         for (uint32_t r = 0; r < reps; r++)
-            tp_pool_run(pool, ws_part, &j);
+            tp_pool_run_caller(pool, ws_part, &j);
         per =
             (op_clock(pool) - t0) / ((double)reps * WS_HOT_PANELS * (double)panel * sizeof(float));
         if (per > 0 && (hot == 0 || per < hot)) hot = per;
