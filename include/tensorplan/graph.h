@@ -251,6 +251,7 @@ typedef struct tp_op {
         } narrow;
         struct {
             int64_t begin[TP_MAX_RANK], end[TP_MAX_RANK];
+            bool zero_constant; /* mode constant, value 0 (what a Conv or pooling can absorb) */
         } pad;
         struct {
             int64_t repeats[TP_MAX_RANK];
@@ -264,6 +265,9 @@ typedef struct tp_op {
         } axes; /* squeeze/unsqueeze */
         struct {
             double scales[TP_MAX_RANK];
+            /* nearest, asymmetric coordinates (opset 11+), constant scales of positive integers
+             * and no sizes input: the form onnxruntime's NCHWc layout runs as its Upsample */
+            bool int_nearest;
         } resize;
         struct {
             int64_t k, axis;
