@@ -116,8 +116,7 @@ int main(int argc, char **argv) {
     tp_ort_arena_sim sim;
     if (tp_ort_arena_simulate(g, true, true, block, &sim, &err) == TP_OK)
         printf("# memory-pattern block %.3f MiB, run-1 resident %.3f MiB, regions %u\n",
-               (double)sim.mem_pattern_bytes / MIB, (double)sim.first_run_bytes / MIB,
-               sim.regions);
+               (double)sim.mem_pattern_bytes / MIB, (double)sim.first_run_bytes / MIB, sim.regions);
     tp_mem_free(tp_graph_allocator(g), b, cap * sizeof *b);
     tp_liveness_destroy(l);
     tp_graph_destroy(g);

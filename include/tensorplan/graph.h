@@ -251,7 +251,8 @@ typedef struct tp_op {
         } narrow;
         struct {
             int64_t begin[TP_MAX_RANK], end[TP_MAX_RANK];
-            bool zero_constant; /* mode constant, value 0 (what a Conv or pooling can absorb) */
+            bool zero_fill;  /* mode constant, value 0 */
+            bool pads_const; /* pads from an initializer or Constant, not computed at run time */
         } pad;
         struct {
             int64_t repeats[TP_MAX_RANK];

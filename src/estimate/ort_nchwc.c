@@ -258,14 +258,14 @@ static bool silu_fuse(const tp_graph *g, const uint32_t *readers, tp_ort_xform *
     return false;
 }
 
-/* pad_fusion.cc: a zero Pad of the spatial axes only (no negative pads), not a graph output,
- * whose only reader is a Conv or a max/average pooling, becomes that reader's padding: its
- * tensor is never allocated and the reader reads the Pad's input. */
+/* pad_fusion.cc: a zero Pad (its pads a constant) of the spatial axes only (no negative pads), not
+ * a graph output, whose only reader is a Conv or a max/average pooling, becomes that reader's
+ * padding: its tensor is never allocated and the reader reads the Pad's input. */
 static bool pad_fuse(const tp_graph *g, const uint32_t *readers, const uint8_t *chain,
                      tp_node_id id) {
     const tp_node *p = tp_graph_node(g, id);
-    if (!p || !p->op.attrs.pad.zero_constant || readers[id] != 1 || p->shape.rank < 3 ||
-        p->shape.rank > TP_MAX_RANK)
+    if (!p || !p->op.attrs.pad.zero_fill || !p->op.attrs.pad.pads_const || readers[id] != 1 ||
+        p->shape.rank < 3 || p->shape.rank > TP_MAX_RANK)
         return false;
     for (int32_t i = 0; i < p->shape.rank; i++) {
         int64_t b = p->op.attrs.pad.begin[i], e = p->op.attrs.pad.end[i];
