@@ -126,12 +126,13 @@ static int64_t trace_min(int64_t x, int64_t y) {
 typedef struct trace_life {
     int64_t *pos, *death, *chain_last, *plain_first, *plain_last, *ri_first, *ri_last;
     int64_t *run; /* the step its kernel runs at: a fused node's is the node it is fused into */
+    int64_t *ro;  /* the step after which its blocked tensor's ReorderOutput runs, -1 none */
     int32_t *main_buf, *copy_buf;
     uint8_t *output;
     uint8_t *unk; /* shape unknown to onnxruntime's static inference (ort_unknown) */
 } trace_life;
 
-#define TRACE_I64 8
+#define TRACE_I64 9
 
 static tp_node_id root_of(const tp_liveness *l, tp_node_id id) {
     const tp_live *lv = tp_liveness_get(l, id);
@@ -179,7 +180,8 @@ static void trace_readers(const tp_graph *g, const tp_liveness *l, const tp_ort_
             } else if (x->chain[r]) {
                 t->plain_first[r] = trace_min(t->plain_first[r], p);
                 t->plain_last[r] = trace_max(t->plain_last[r], p);
-            } else {
+            } else if (!(i == 0 && nd->op.kind == TP_OP_CONV && x->chain[m] && !nchw)) {
+                /* a blocked Conv reads its ReorderInput copy, not the plain tensor */
                 t->death[r] = trace_max(t->death[r], p);
             }
             if (i == 0 && nd->op.kind == TP_OP_CONV && x->chain[m] && !x->chain[r] && !nchw) {
@@ -227,13 +229,19 @@ static tp_status trace_emit(const tp_graph *g, const tp_liveness *l, uint32_t bl
         bool out = t->output[id] != 0;
         tp_ort_buf v = plain_buf((tp_node_id)id, lv->bytes, 2 * p, 2 * trace_max(t->death[id], p),
                                  key_plain, out);
+        if (t->ri_last[id] >= 0) /* read by its ReorderInput copies (just before their Convs) */
+            v.death = trace_max(v.death, 2 * t->ri_last[id] - 1);
         if (x->chain[id] && padded(g, nd, lv->bytes, block, &pb, &chan)) {
             v.bytes = pb;
             v.shape_key = shape_key(g, nd, chan, t->unk[id]);
             v.output = false;
             v.death = 2 * trace_max(t->chain_last[id], p);
             if (t->plain_last[id] >= 0) {
-                int64_t cb = trace_max(2 * t->plain_first[id] - 1, 2 * p + 1);
+                /* the ReorderOutput runs where onnxruntime's order places it (its node is
+                 * explored first by the first plain reader reached), else just before that
+                 * reader */
+                int64_t cb = t->ro[id] >= p ? 2 * t->ro[id] + 1
+                                            : trace_max(2 * t->plain_first[id] - 1, 2 * p + 1);
                 tp_ort_buf copy =
                     plain_buf((tp_node_id)id, lv->bytes, cb, 2 * t->plain_last[id], key_plain, out);
                 v.death = trace_max(v.death, cb);
@@ -292,8 +300,9 @@ tp_status tp_ort_trace_buffers(const tp_graph *g, const tp_liveness *l, uint32_t
     if (st != TP_OK) return st;
     size_t cap = (size_t)x.n + 1;
     trace_life t;
-    int64_t **i64[TRACE_I64] = {&t.pos,        &t.death,    &t.chain_last, &t.plain_first,
-                                &t.plain_last, &t.ri_first, &t.ri_last,    &t.run};
+    int64_t **i64[TRACE_I64] = {&t.pos,         &t.death,      &t.chain_last,
+                                &t.plain_first, &t.plain_last, &t.ri_first,
+                                &t.ri_last,     &t.run,        &t.ro};
     bool ok = true;
     for (int k = 0; k < TRACE_I64; k++)
         ok = (*i64[k] = tp_mem_alloc(a, cap * sizeof(int64_t))) && ok;
@@ -319,7 +328,7 @@ tp_status tp_ort_trace_buffers(const tp_graph *g, const tp_liveness *l, uint32_t
         goto done;
     }
     st = tp_ort_exec_keys(g, &x, keys, err);
-    if (st == TP_OK) st = tp_ort_exec_order(g, keys, t.pos, &n_steps, err);
+    if (st == TP_OK) st = tp_ort_exec_order_reorders(g, keys, &x, t.pos, t.ro, &n_steps, err);
     tp_mem_free(a, keys, cap * sizeof *keys);
     if (st != TP_OK) goto done;
     fused_steps(g, &x, &t);
