@@ -537,6 +537,36 @@ TP_TEST(ort_unknown_shapes_are_not_reused) {
     }
 }
 
+/* A blocked Conv reading a plain tensor reads its ReorderInput copy: p = Neg(x) [1,16,32,32] (64
+ * KiB) is freed after the copy (64 KiB), not after the Conv, so the Conv's blocked output (64
+ * KiB) and then its plain copy for the caller (64 KiB) never meet p: a 128 KiB pattern (192 KiB
+ * while p lived until the Conv). */
+TP_TEST(ort_reorder_input_frees_its_source) {
+    tp_error err;
+    tp_graph *g = NULL;
+    TP_CHECK_OK(tp_graph_create(NULL, &g, &err), &err);
+    if (!g) return;
+    tp_shape xs = tp_shape_of(4, (int64_t[]){1, 16, 32, 32});
+    tp_shape ws = tp_shape_of(4, (int64_t[]){16, 16, 1, 1});
+    tp_op conv = {.kind = TP_OP_CONV};
+    conv.attrs.conv.spatial = 2;
+    conv.attrs.conv.groups = 1;
+    for (int i = 0; i < 2; i++)
+        conv.attrs.conv.kernel[i] = conv.attrs.conv.stride[i] = conv.attrs.conv.dilation[i] = 1;
+    tp_node_id x, w, p, c;
+    TP_CHECK_OK(tp_graph_add_input(g, "x", TP_DTYPE_F32, &xs, &x, &err), &err);
+    TP_CHECK_OK(tp_graph_add_param(g, "w", TP_DTYPE_F32, &ws, &w, &err), &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &(tp_op){.kind = TP_OP_UNARY, .sub = TP_UNARY_NEG},
+                                (tp_node_id[]){x}, 1, "p", &p, &err),
+                &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &conv, (tp_node_id[]){p, w}, 2, "c", &c, &err), &err);
+    TP_CHECK_OK(tp_graph_mark_output(g, c, &err), &err);
+    tp_ort_arena_sim s;
+    TP_CHECK_OK(tp_ort_arena_simulate(g, true, true, 16, &s, &err), &err);
+    TP_CHECK_EQ_U64(s.mem_pattern_bytes, 128u << 10);
+    tp_graph_destroy(g);
+}
+
 int main(void) {
     TP_RUN(names_parse_and_print);
     TP_RUN(plan_profile_is_the_estimate);
@@ -552,5 +582,6 @@ int main(void) {
     TP_RUN(prepacked_weights_shape_the_regions);
     TP_RUN(ort_pad_fused_into_pooling);
     TP_RUN(ort_unknown_shapes_are_not_reused);
+    TP_RUN(ort_reorder_input_frees_its_source);
     return tp_test_finish();
 }
