@@ -436,6 +436,137 @@ TP_TEST(tied_embedding_is_read_whole) {
     tp_graph_destroy(g);
 }
 
+/* Count the buffers the trace gives node id, and the buffers with their own allocation. */
+static void trace_counts(tp_graph *g, uint32_t block, tp_node_id id, int *of_id, int *own) {
+    tp_error err;
+    tp_plan_options po;
+    tp_plan_options_default(&po);
+    po.allocate_params = po.allocate_inputs = po.allocate_constants = false;
+    po.inplace = false;
+    tp_liveness *l = NULL;
+    *of_id = *own = -1;
+    TP_CHECK_OK(tp_liveness_compute(g, &po, NULL, &l, &err), &err);
+    tp_ort_buf *bufs = NULL;
+    size_t nb = 0, cap = 0;
+    if (l) TP_CHECK_OK(tp_ort_trace_buffers(g, l, block, &bufs, &nb, &cap, &err), &err);
+    *of_id = *own = 0;
+    for (size_t i = 0; i < nb; i++) {
+        if (bufs[i].id == id) (*of_id)++;
+        if (bufs[i].reuses < 0) (*own)++;
+    }
+    free(bufs);
+    tp_liveness_destroy(l);
+}
+
+/* pad_fusion.cc: a zero Pad of the spatial axes, with constant pads, read only by an average
+ * pooling, becomes the pooling's padding: no tensor of its own, and the pooling stays blocked
+ * after the blocked Conv (no ReorderOutput between them). A Pad filling with a non-zero value
+ * (or with pads computed at run time) is not fused. */
+TP_TEST(ort_pad_fused_into_pooling) {
+    for (int fill = 0; fill < 2; fill++) {
+        tp_error err;
+        tp_graph *g = NULL;
+        TP_CHECK_OK(tp_graph_create(NULL, &g, &err), &err);
+        if (!g) return;
+        tp_shape xs = tp_shape_of(4, (int64_t[]){1, 16, 32, 32});
+        tp_shape ws = tp_shape_of(4, (int64_t[]){16, 16, 1, 1});
+        tp_op conv = {.kind = TP_OP_CONV};
+        conv.attrs.conv.spatial = 2;
+        conv.attrs.conv.groups = 1;
+        for (int i = 0; i < 2; i++)
+            conv.attrs.conv.kernel[i] = conv.attrs.conv.stride[i] = conv.attrs.conv.dilation[i] = 1;
+        tp_op pad = {.kind = TP_OP_PAD};
+        pad.attrs.pad.begin[2] = pad.attrs.pad.begin[3] = 1;
+        pad.attrs.pad.end[2] = pad.attrs.pad.end[3] = 1;
+        pad.attrs.pad.zero_fill = fill == 0;
+        pad.attrs.pad.pads_const = true;
+        tp_op pool = {.kind = TP_OP_POOL, .sub = TP_POOL_AVG};
+        pool.attrs.conv.spatial = 2;
+        for (int i = 0; i < 2; i++) {
+            pool.attrs.conv.kernel[i] = 3;
+            pool.attrs.conv.stride[i] = pool.attrs.conv.dilation[i] = 1;
+        }
+        tp_node_id x, w, y, p, q;
+        TP_CHECK_OK(tp_graph_add_input(g, "x", TP_DTYPE_F32, &xs, &x, &err), &err);
+        TP_CHECK_OK(tp_graph_add_param(g, "w", TP_DTYPE_F32, &ws, &w, &err), &err);
+        TP_CHECK_OK(tp_graph_add_op(g, &conv, (tp_node_id[]){x, w}, 2, "y", &y, &err), &err);
+        TP_CHECK_OK(tp_graph_add_op(g, &pad, (tp_node_id[]){y}, 1, "p", &p, &err), &err);
+        TP_CHECK_OK(tp_graph_add_op(g, &pool, (tp_node_id[]){p}, 1, "q", &q, &err), &err);
+        TP_CHECK_OK(tp_graph_mark_output(g, q, &err), &err);
+        int of_pad, own, of_y, own_y;
+        trace_counts(g, 16, p, &of_pad, &own);
+        trace_counts(g, 16, y, &of_y, &own_y);
+        /* fused: y (blocked), q (blocked) and q's plain copy for the caller; not fused: y
+         * needs a plain copy for the Pad, which has its own tensor */
+        TP_CHECK_EQ_I64(of_pad, fill == 0 ? 0 : 1);
+        TP_CHECK_EQ_I64(of_y, fill == 0 ? 1 : 2);
+        tp_graph_destroy(g);
+    }
+}
+
+/* Shapes onnxruntime does not know: a Pad whose pads are computed at run time (swin_t's window
+ * padding) has unknown output dims in ONNX's shape inference, and so has every reader after it, so
+ * its planner cannot reuse a freed buffer of "the same shape" there (the same holds for a Conv or
+ * pooling over symbolic spatial dims). y1 = Pad(x); y2 = Neg(y1); y3 = Neg(y2); y4 = Neg(y3)
+ * (output): with constant pads y3 reuses y1 (3 own buffers), with computed pads nothing is
+ * reused (4). */
+TP_TEST(ort_unknown_shapes_are_not_reused) {
+    for (int computed = 0; computed < 2; computed++) {
+        tp_error err;
+        tp_graph *g = NULL;
+        TP_CHECK_OK(tp_graph_create(NULL, &g, &err), &err);
+        if (!g) return;
+        tp_shape xs = tp_shape_of(4, (int64_t[]){1, 4, 32, 32});
+        tp_op pad = {.kind = TP_OP_PAD};
+        pad.attrs.pad.begin[2] = pad.attrs.pad.end[2] = 1;
+        pad.attrs.pad.zero_fill = true;
+        pad.attrs.pad.pads_const = computed == 0;
+        tp_op neg = {.kind = TP_OP_UNARY, .sub = TP_UNARY_NEG};
+        tp_node_id x, y1, y2, y3, y4;
+        TP_CHECK_OK(tp_graph_add_input(g, "x", TP_DTYPE_F32, &xs, &x, &err), &err);
+        TP_CHECK_OK(tp_graph_add_op(g, &pad, (tp_node_id[]){x}, 1, "y1", &y1, &err), &err);
+        TP_CHECK_OK(tp_graph_add_op(g, &neg, (tp_node_id[]){y1}, 1, "y2", &y2, &err), &err);
+        TP_CHECK_OK(tp_graph_add_op(g, &neg, (tp_node_id[]){y2}, 1, "y3", &y3, &err), &err);
+        TP_CHECK_OK(tp_graph_add_op(g, &neg, (tp_node_id[]){y3}, 1, "y4", &y4, &err), &err);
+        TP_CHECK_OK(tp_graph_mark_output(g, y4, &err), &err);
+        int of_y1, own;
+        trace_counts(g, 0, y1, &of_y1, &own);
+        TP_CHECK_EQ_I64(of_y1, 1);
+        TP_CHECK_EQ_I64(own, computed ? 4 : 3);
+        tp_graph_destroy(g);
+    }
+}
+
+/* A blocked Conv reading a plain tensor reads its ReorderInput copy: p = Neg(x) [1,16,32,32] (64
+ * KiB) is freed after the copy (64 KiB), not after the Conv, so the Conv's blocked output (64
+ * KiB) and then its plain copy for the caller (64 KiB) never meet p: a 128 KiB pattern (192 KiB
+ * while p lived until the Conv). */
+TP_TEST(ort_reorder_input_frees_its_source) {
+    tp_error err;
+    tp_graph *g = NULL;
+    TP_CHECK_OK(tp_graph_create(NULL, &g, &err), &err);
+    if (!g) return;
+    tp_shape xs = tp_shape_of(4, (int64_t[]){1, 16, 32, 32});
+    tp_shape ws = tp_shape_of(4, (int64_t[]){16, 16, 1, 1});
+    tp_op conv = {.kind = TP_OP_CONV};
+    conv.attrs.conv.spatial = 2;
+    conv.attrs.conv.groups = 1;
+    for (int i = 0; i < 2; i++)
+        conv.attrs.conv.kernel[i] = conv.attrs.conv.stride[i] = conv.attrs.conv.dilation[i] = 1;
+    tp_node_id x, w, p, c;
+    TP_CHECK_OK(tp_graph_add_input(g, "x", TP_DTYPE_F32, &xs, &x, &err), &err);
+    TP_CHECK_OK(tp_graph_add_param(g, "w", TP_DTYPE_F32, &ws, &w, &err), &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &(tp_op){.kind = TP_OP_UNARY, .sub = TP_UNARY_NEG},
+                                (tp_node_id[]){x}, 1, "p", &p, &err),
+                &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &conv, (tp_node_id[]){p, w}, 2, "c", &c, &err), &err);
+    TP_CHECK_OK(tp_graph_mark_output(g, c, &err), &err);
+    tp_ort_arena_sim s;
+    TP_CHECK_OK(tp_ort_arena_simulate(g, true, true, 16, &s, &err), &err);
+    TP_CHECK_EQ_U64(s.mem_pattern_bytes, 128u << 10);
+    tp_graph_destroy(g);
+}
+
 int main(void) {
     TP_RUN(names_parse_and_print);
     TP_RUN(plan_profile_is_the_estimate);
@@ -449,5 +580,8 @@ int main(void) {
     TP_RUN(tied_embedding_is_read_whole);
     TP_RUN(fused_kernel_reads_at_its_step);
     TP_RUN(prepacked_weights_shape_the_regions);
+    TP_RUN(ort_pad_fused_into_pooling);
+    TP_RUN(ort_unknown_shapes_are_not_reused);
+    TP_RUN(ort_reorder_input_frees_its_source);
     return tp_test_finish();
 }

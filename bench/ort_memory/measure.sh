@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Measure onnxruntime's peak RSS growth for every model of models.txt (one fresh node process
 # each, default session options, 2 intra-op threads) and write one JSON line per model to
-# OUT (default bench/ort_memory/measured.jsonl). Usage: bash bench/ort_memory/measure.sh [OUT]
+# OUT (default bench/ort_memory/measured.jsonl). RUNS (default 1) fresh processes per model: the
+# median run's line is kept, every run's growth in "runs", the load average in "load".
+# Usage: [RUNS=3] bash bench/ort_memory/measure.sh [OUT]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:-$root/bench/ort_memory/measured.jsonl}
@@ -21,10 +23,17 @@ grep -v '^#' "$root/bench/ort_memory/models.txt" | while read -r model inputs se
         echo "measure: $model absent, skipped" >&2
         continue
     fi
-    line=$(cd "$root" && node bench/ort_memory/ort_rss.js "$model" "$inputs") || {
-        echo "measure: $model failed" >&2
-        continue
-    }
-    echo "${line%\}}, \"set\": \"$set\"}" >>"$out"
-    echo "$line" >&2
+    runs=$(for _ in $(seq "${RUNS:-1}"); do
+        (cd "$root" && node bench/ort_memory/ort_rss.js "$model" "$inputs") || echo "measure: $model failed" >&2
+    done)
+    [ -n "$runs" ] || continue
+    /usr/bin/python3 -c '
+import json, os, sys
+runs = sorted((json.loads(l) for l in sys.stdin.read().splitlines()), key=lambda j: j["growth_bytes"])
+m = runs[len(runs) // 2]
+m["runs"] = [j["growth_bytes"] for j in runs]
+m["load"] = round(os.getloadavg()[0], 2)
+m["set"] = sys.argv[1]
+print(json.dumps(m))' "$set" <<<"$runs" >>"$out"
+    tail -n1 "$out" >&2
 done

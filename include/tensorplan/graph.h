@@ -251,6 +251,8 @@ typedef struct tp_op {
         } narrow;
         struct {
             int64_t begin[TP_MAX_RANK], end[TP_MAX_RANK];
+            bool zero_fill;  /* mode constant, value 0 */
+            bool pads_const; /* pads from an initializer or Constant, not computed at run time */
         } pad;
         struct {
             int64_t repeats[TP_MAX_RANK];
@@ -264,6 +266,9 @@ typedef struct tp_op {
         } axes; /* squeeze/unsqueeze */
         struct {
             double scales[TP_MAX_RANK];
+            /* nearest, asymmetric coordinates (opset 11+), constant scales of positive integers
+             * and no sizes input: the form onnxruntime's NCHWc layout runs as its Upsample */
+            bool int_nearest;
         } resize;
         struct {
             int64_t k, axis;

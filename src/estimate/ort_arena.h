@@ -71,6 +71,14 @@ typedef struct tp_ort_xform {
  * TP_ERR_NOMEM. */
 tp_status tp_ort_exec_keys(const tp_graph *g, const tp_ort_xform *x, uint64_t *key, tp_error *err);
 
+/* The same, with the ReorderOutput nodes of x's blocked tensors as graph nodes, as onnxruntime
+ * has them (nchwc_transformer.cc, created last: the highest indices, so a plain reader explores
+ * its reorder input first): ro_pos[id] (node count + 1 entries) receives the step after which
+ * the ReorderOutput of id's blocked tensor runs (-1: none). TP_ERR_NOMEM. */
+tp_status tp_ort_exec_order_reorders(const tp_graph *g, const uint64_t *key, const tp_ort_xform *x,
+                                     int64_t *pos, int64_t *ro_pos, int64_t *n_steps,
+                                     tp_error *err);
+
 /* block: NCHWc channel block (0: no layout transformation). TP_ERR_NOMEM. */
 tp_status tp_ort_xform_compute(const tp_graph *g, uint32_t block, tp_ort_xform *x, tp_error *err);
 void tp_ort_xform_free(const tp_graph *g, tp_ort_xform *x);

@@ -23,8 +23,9 @@
  * which the Conv overwrites in place; an activation after it is fused too. Where a chain tensor
  * is read by anything else (or is a graph output), a ReorderOutput node writes a plain NCHW copy;
  * where a converted Conv reading blocked input reads a plain tensor, a ReorderInput node writes a
- * blocked copy. Resize, which onnxruntime keeps in NCHWc in some cases, is left plain: that adds
- * reorders, which errs on the side of more memory.
+ * blocked copy. A Resize stays blocked in onnxruntime's form of it (nearest, asymmetric, constant
+ * integer scales: its NCHWc Upsample), else plain. A zero Pad read only by a Conv or pooling is
+ * fused into it (pad_fusion.cc).
  *
  * Indices: the optimizer's new nodes come after the model's; each pass creates them in the
  * execution order of the graph it starts from (tp_ort_exec_keys in ort_order.c); origin and
@@ -93,6 +94,10 @@ static bool is_chain(const tp_graph *g, const uint8_t *chain, const tp_node *n, 
         return n->op.sub != TP_POOL_LP;
     case TP_OP_NORM:
         return n->op.sub == TP_NORM_BATCH;
+    case TP_OP_RESIZE: /* TransformResize: its Upsample on blocked input */
+        return n->op.attrs.resize.int_nearest;
+    case TP_OP_PAD: /* fused into its Conv or pooling reader (pad_fuse): the reader's layout */
+        return true;
     case TP_OP_CONCAT: /* TransformConcat: channels, every input blocked with whole blocks */
         if (n->op.attrs.axis.axis != 1 && n->op.attrs.axis.axis != -3) return false;
         for (uint32_t i = 0; i < n->n_inputs; i++) {
@@ -253,6 +258,35 @@ static bool silu_fuse(const tp_graph *g, const uint32_t *readers, tp_ort_xform *
     return false;
 }
 
+/* pad_fusion.cc: a zero Pad (its pads a constant) of the spatial axes only (no negative pads), not
+ * a graph output, whose only reader is a Conv or a max/average pooling, becomes that reader's
+ * padding: its tensor is never allocated and the reader reads the Pad's input. */
+static bool pad_fuse(const tp_graph *g, const uint32_t *readers, const uint8_t *chain,
+                     tp_node_id id) {
+    const tp_node *p = tp_graph_node(g, id);
+    if (!p || !p->op.attrs.pad.zero_fill || !p->op.attrs.pad.pads_const || readers[id] != 1 ||
+        p->shape.rank < 3 || p->shape.rank > TP_MAX_RANK)
+        return false;
+    for (int32_t i = 0; i < p->shape.rank; i++) {
+        int64_t b = p->op.attrs.pad.begin[i], e = p->op.attrs.pad.end[i];
+        if (b < 0 || e < 0 || (i < 2 && (b || e))) return false;
+    }
+    uint32_t n = tp_graph_node_count(g);
+    for (uint32_t k = (uint32_t)id + 1; k < n; k++) { /* its reader: ids are topological */
+        const tp_node *r = tp_graph_node(g, (tp_node_id)k);
+        if (!r || r->n_inputs < 1) continue;
+        bool reads = false;
+        for (uint32_t i = 0; i < r->n_inputs; i++)
+            reads = reads || r->inputs[i] == id;
+        if (!reads) continue;
+        /* a plain input of a Conv: kept (its ReorderInput copy is not emulated through it) */
+        return r->inputs[0] == id && ((r->op.kind == TP_OP_CONV && chain[p->inputs[0]]) ||
+                                      (r->op.kind == TP_OP_POOL &&
+                                       (r->op.sub == TP_POOL_MAX || r->op.sub == TP_POOL_AVG)));
+    }
+    return false;
+}
+
 /* Conv-unit states: a Conv (BatchNormalization folded in) without activation, the same with a
  * fused Sum, and a unit closed by its activation. */
 enum { UNIT_NONE = 0, UNIT_CONV, UNIT_SUM, UNIT_ACT };
@@ -349,7 +383,11 @@ tp_status tp_ort_xform_compute(const tp_graph *g, uint32_t block, tp_ort_xform *
                 x->sum_of[id] = other;
                 break;
             }
-        } else if (nd->op.kind == TP_OP_POOL && x->chain[id]) {
+        } else if (nd->op.kind == TP_OP_PAD) {
+            x->absorbed[id] = nd->n_inputs > 0 && nd->inputs[0] >= 0 &&
+                              pad_fuse(g, readers, x->chain, (tp_node_id)id);
+            x->chain[id] = x->chain[id] && x->absorbed[id];
+        } else if ((nd->op.kind == TP_OP_POOL || nd->op.kind == TP_OP_RESIZE) && x->chain[id]) {
             x->key[id] = (uint64_t)n + id;
             x->stage[id] |= TP_ORT_MADE_NCHWC;
         }

@@ -26,8 +26,39 @@ static uint64_t key_mix(uint64_t h, uint64_t v) {
     return (h ^ v) * 1099511628211ull;
 }
 
+/* Shapes onnxruntime's static inference (ONNX's) does not know: a Conv, ConvTranspose, windowed
+ * pooling, Pad or Resize over an input whose spatial dims are not numbers, or a Pad whose pads
+ * are computed at run time, gets unknown dims there (however tensorplan simplifies them: a 3x3 Conv
+ * with padding 1 keeps "height"), and a node reading such a tensor inherits it (a global pooling's
+ * [N, C, 1, 1] excepted). unk: node count entries. */
+static void ort_unknown(const tp_graph *g, uint8_t *unk) {
+    uint32_t n = tp_graph_node_count(g);
+    for (uint32_t id = 0; id < n; id++) {
+        const tp_node *nd = tp_graph_node(g, (tp_node_id)id);
+        unk[id] = 0;
+        if (!nd || tp_op_is_boundary(nd->op.kind) || (nd->flags & TP_NODE_SHAPE_ONLY)) continue;
+        tp_op_kind k = nd->op.kind;
+        const tp_node *x =
+            nd->n_inputs > 0 && nd->inputs[0] >= 0 ? tp_graph_node(g, nd->inputs[0]) : NULL;
+        if (k == TP_OP_POOL &&
+            (nd->op.sub == TP_POOL_GLOBAL_MAX || nd->op.sub == TP_POOL_GLOBAL_AVG))
+            continue;
+        if (x && (k == TP_OP_CONV || k == TP_OP_CONV_TRANSPOSE || k == TP_OP_POOL ||
+                  k == TP_OP_PAD || k == TP_OP_RESIZE))
+            for (int32_t i = 2; i < x->shape.rank && i < TP_MAX_RANK; i++)
+                if (!tp_dim_is_static(x->shape.dims[i])) unk[id] = 1;
+        /* pads computed at run time (swin_t's window padding from Shape, Mod and Sub): ONNX's
+         * inference gives no output dims */
+        if (k == TP_OP_PAD && !nd->op.attrs.pad.pads_const) unk[id] = 1;
+        for (uint32_t i = 0; i < nd->n_inputs && !unk[id]; i++)
+            if (nd->inputs[i] >= 0 && (uint32_t)nd->inputs[i] < id && unk[nd->inputs[i]])
+                unk[id] = 1;
+    }
+}
+
 /* The shape onnxruntime knows statically (channel dim replaced by chan when >= 0); 0 = unknown. */
-static uint64_t shape_key(const tp_graph *g, const tp_node *n, int64_t chan) {
+static uint64_t shape_key(const tp_graph *g, const tp_node *n, int64_t chan, bool unknown) {
+    if (unknown) return 0;
     uint64_t h =
         key_mix(key_mix(14695981039346656037ull, (uint64_t)n->dtype), (uint64_t)n->shape.rank);
     for (int32_t i = 0; i < n->shape.rank && i < TP_MAX_RANK; i++) {
@@ -95,11 +126,13 @@ static int64_t trace_min(int64_t x, int64_t y) {
 typedef struct trace_life {
     int64_t *pos, *death, *chain_last, *plain_first, *plain_last, *ri_first, *ri_last;
     int64_t *run; /* the step its kernel runs at: a fused node's is the node it is fused into */
+    int64_t *ro;  /* the step after which its blocked tensor's ReorderOutput runs, -1 none */
     int32_t *main_buf, *copy_buf;
     uint8_t *output;
+    uint8_t *unk; /* shape unknown to onnxruntime's static inference (ort_unknown) */
 } trace_life;
 
-#define TRACE_I64 8
+#define TRACE_I64 9
 
 static tp_node_id root_of(const tp_liveness *l, tp_node_id id) {
     const tp_live *lv = tp_liveness_get(l, id);
@@ -147,7 +180,8 @@ static void trace_readers(const tp_graph *g, const tp_liveness *l, const tp_ort_
             } else if (x->chain[r]) {
                 t->plain_first[r] = trace_min(t->plain_first[r], p);
                 t->plain_last[r] = trace_max(t->plain_last[r], p);
-            } else {
+            } else if (!(i == 0 && nd->op.kind == TP_OP_CONV && x->chain[m] && !nchw)) {
+                /* a blocked Conv reads its ReorderInput copy, not the plain tensor */
                 t->death[r] = trace_max(t->death[r], p);
             }
             if (i == 0 && nd->op.kind == TP_OP_CONV && x->chain[m] && !x->chain[r] && !nchw) {
@@ -190,18 +224,24 @@ static tp_status trace_emit(const tp_graph *g, const tp_liveness *l, uint32_t bl
         if (!nd || !lv || tp_op_is_boundary(nd->op.kind) || lv->is_view ||
             lv->root != (tp_node_id)id || lv->bytes == 0 || x->absorbed[id] || p < 0)
             continue;
-        uint64_t key_plain = shape_key(g, nd, -1), pb;
+        uint64_t key_plain = shape_key(g, nd, -1, t->unk[id]), pb;
         int64_t chan;
         bool out = t->output[id] != 0;
         tp_ort_buf v = plain_buf((tp_node_id)id, lv->bytes, 2 * p, 2 * trace_max(t->death[id], p),
                                  key_plain, out);
+        if (t->ri_last[id] >= 0) /* read by its ReorderInput copies (just before their Convs) */
+            v.death = trace_max(v.death, 2 * t->ri_last[id] - 1);
         if (x->chain[id] && padded(g, nd, lv->bytes, block, &pb, &chan)) {
             v.bytes = pb;
-            v.shape_key = shape_key(g, nd, chan);
+            v.shape_key = shape_key(g, nd, chan, t->unk[id]);
             v.output = false;
             v.death = 2 * trace_max(t->chain_last[id], p);
             if (t->plain_last[id] >= 0) {
-                int64_t cb = trace_max(2 * t->plain_first[id] - 1, 2 * p + 1);
+                /* the ReorderOutput runs where onnxruntime's order places it (its node is
+                 * explored first by the first plain reader reached), else just before that
+                 * reader */
+                int64_t cb = t->ro[id] >= p ? 2 * t->ro[id] + 1
+                                            : trace_max(2 * t->plain_first[id] - 1, 2 * p + 1);
                 tp_ort_buf copy =
                     plain_buf((tp_node_id)id, lv->bytes, cb, 2 * t->plain_last[id], key_plain, out);
                 v.death = trace_max(v.death, cb);
@@ -239,7 +279,7 @@ static tp_status trace_emit(const tp_graph *g, const tp_liveness *l, uint32_t bl
                              2 * t->ri_last[id],
                              -1,
                              0,
-                             shape_key(g, nd, chan),
+                             shape_key(g, nd, chan, t->unk[id]),
                              -1,
                              -1,
                              false,
@@ -260,18 +300,20 @@ tp_status tp_ort_trace_buffers(const tp_graph *g, const tp_liveness *l, uint32_t
     if (st != TP_OK) return st;
     size_t cap = (size_t)x.n + 1;
     trace_life t;
-    int64_t **i64[TRACE_I64] = {&t.pos,        &t.death,    &t.chain_last, &t.plain_first,
-                                &t.plain_last, &t.ri_first, &t.ri_last,    &t.run};
+    int64_t **i64[TRACE_I64] = {&t.pos,         &t.death,      &t.chain_last,
+                                &t.plain_first, &t.plain_last, &t.ri_first,
+                                &t.ri_last,     &t.run,        &t.ro};
     bool ok = true;
     for (int k = 0; k < TRACE_I64; k++)
         ok = (*i64[k] = tp_mem_alloc(a, cap * sizeof(int64_t))) && ok;
     t.main_buf = tp_mem_alloc(a, cap * sizeof *t.main_buf);
     t.copy_buf = tp_mem_alloc(a, cap * sizeof *t.copy_buf);
     t.output = tp_mem_calloc(a, cap, 1);
+    t.unk = tp_mem_calloc(a, cap, 1);
     tp_ort_buf *b = NULL;
     size_t nb = 0, bcap = 0;
     int64_t n_steps = 0;
-    if (!ok || !t.main_buf || !t.copy_buf || !t.output) {
+    if (!ok || !t.main_buf || !t.copy_buf || !t.output || !t.unk) {
         st = tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (%u nodes)", x.n);
         goto done;
     }
@@ -286,10 +328,11 @@ tp_status tp_ort_trace_buffers(const tp_graph *g, const tp_liveness *l, uint32_t
         goto done;
     }
     st = tp_ort_exec_keys(g, &x, keys, err);
-    if (st == TP_OK) st = tp_ort_exec_order(g, keys, t.pos, &n_steps, err);
+    if (st == TP_OK) st = tp_ort_exec_order_reorders(g, keys, &x, t.pos, t.ro, &n_steps, err);
     tp_mem_free(a, keys, cap * sizeof *keys);
     if (st != TP_OK) goto done;
     fused_steps(g, &x, &t);
+    ort_unknown(g, t.unk);
     trace_readers(g, l, &x, &t, n_steps);
     if ((st = trace_emit(g, l, block, &x, &t, &b, &nb, &bcap, err)) != TP_OK) goto done;
     st = tp_ort_plan_reuse(a, b, nb, true, err); /* same-shape reuse: on, as onnxruntime */
@@ -299,6 +342,7 @@ done:
     tp_mem_free(a, t.main_buf, cap * sizeof *t.main_buf);
     tp_mem_free(a, t.copy_buf, cap * sizeof *t.copy_buf);
     tp_mem_free(a, t.output, cap);
+    tp_mem_free(a, t.unk, cap);
     tp_ort_xform_free(g, &x);
     if (st != TP_OK) {
         tp_mem_free(a, b, bcap * sizeof *b);

@@ -365,6 +365,17 @@ static tp_status r_resize(tp_ox_ctx *c) {
         return tp_ox_fail(c, TP_ERR_SHAPE, "%lld scales for %lld axes", (long long)ns,
                           (long long)na);
     }
+    /* onnxruntime's NCHWc Upsample (nchwc_transformer.cc, TransformResize): nearest, no sizes
+     * input, asymmetric coordinates from opset 11, 4 integer scales, batch and channels 1 */
+    bool near = strcmp(tp_ox_attr_str(c, "mode", "nearest"), "nearest") == 0 && ns == 4 &&
+                x->rank == 4 && !have_sizes && scales[0] == 1.0 && scales[1] == 1.0;
+    if (!upsample && c->opset >= 11)
+        near = near && c->n_in == 3 &&
+               strcmp(tp_ox_attr_str(c, "coordinate_transformation_mode", "half_pixel"),
+                      "asymmetric") == 0;
+    for (int64_t k = 0; k < ns && near; k++)
+        near = scales[k] >= 1.0 && scales[k] == floor(scales[k]);
+    c->op.attrs.resize.int_nearest = near;
     for (int64_t k = 0; k < na; k++) {
         double s = scales[k];
         tp_dim d = x->dims[axes[k]];

@@ -646,6 +646,17 @@ static tp_status r_pad(tp_ox_ctx *c) {
     if (n != 2 * na)
         return tp_ox_fail(c, TP_ERR_SHAPE, "%lld pads for %lld axes", (long long)n, (long long)na);
     c->op.kind = TP_OP_PAD;
+    /* zero padding: mode constant and the value absent or a known 0 (onnxruntime's PadFusion) */
+    const tp_ox_value *pv = c->n_in > 2 && c->in[2].present ? c->in[2].value : NULL;
+    bool zero = !(c->n_in > 2 && c->in[2].present) ||
+                (pv && pv->n == 1 &&
+                 (pv->is_float ? pv->f[0] == 0.0 : tp_dim_is_static(pv->d[0]) && !pv->d[0].size));
+    if (c->opset < 11) zero = tp_ox_attr_float(c, "value", 0.0f) == 0.0f;
+    c->op.attrs.pad.zero_fill =
+        zero && strcmp(tp_ox_attr_str(c, "mode", "constant"), "constant") == 0;
+    const tp_node *pn = c->opset < 11 ? NULL : tp_graph_node(c->g, c->in[1].node);
+    c->op.attrs.pad.pads_const =
+        c->opset < 11 || (pn && (pn->op.kind == TP_OP_PARAM || pn->op.kind == TP_OP_CONSTANT));
     for (int64_t i = 0; i < na; i++) { /* the ONNX pads of the listed axes; the IR sizes */
         int64_t a;
         if ((st = tp_ox_axis(c, axes[i], x->rank, &a)) != TP_OK) return st;

@@ -2,13 +2,15 @@
 # The onnxruntime runtime profile against the real onnxruntime (npm onnxruntime-node, CPU):
 # a representative slice of bench/ort_memory (two calibration models, one held-out) runs in
 # fresh node processes; the profile's prediction must never be below onnxruntime's peak RSS
-# growth over session creation and two runs, and at most 23 % above it. With the arena emulated
-# in onnxruntime's order, its fusions, its planner's reuse and its pre-packed weights in the arena
-# (docs/runtime.md) the profile is +9.3..+10.3 % (unet_tiny), +7.2..+7.4 % (mobilenet_v2) and
-# +6.6..+8.5 % (efficientnet_b0, held-out) over on this slice (2026-11-26, three runs, load
-# average about 5 on 2 cores). onnxruntime's own RSS growth varies from run to run (unet_tiny:
-# 37.0 and 39.9 MiB in two CI runs; at 37.0 MiB the profile is +18.9 %), so the band is 23 %:
-# that low end plus 4 points (was 35 %).
+# growth over session creation and two runs, and at most 17 % above it. With the arena emulated
+# in onnxruntime's order, its fusions (Pad into pooling included), its planner's reuse (none for
+# shapes its static inference does not know) and its pre-packed weights in the arena
+# (docs/runtime.md) the profile is +4.0..+5.1 % (unet_tiny), +7.4..+8.2 % (mobilenet_v2) and
+# +3.3..+4.2 % (efficientnet_b0, held-out) over on this slice, the synthetic models +7.9..+8.4 %
+# (dif2_16) and +11.1..+11.4 % (ifs_201) (2026-11-26, three runs, load average 2 to 3.5 on 2
+# cores). onnxruntime's own RSS growth varies from run to run (unet_tiny: 37.0 and 39.9 MiB in
+# two CI runs; at 37.0 MiB the profile is +13.0 %), so the band is 17 %: that low end plus 4
+# points (was 23 % while unet_tiny's emulated arena was 2.6 MiB over onnxruntime's, 35 % before).
 # Two synthetic control-flow models (bench/ort_memory/synth_body.py, written here) check the
 # body terms: dif2_16 (initializers two If bodies deep: onnxruntime holds 4.4x their bytes; the
 # profile before the body-copy term was far below) and ifs_201 (400 one-node bodies: a session
@@ -44,7 +46,7 @@ for spec in unet_tiny:calibration mobilenet_v2:calibration efficientnet_b0:heldo
     fi
     echo "${line%\}}, \"set\": \"${spec#*:}\"}" >>"$tmp/measured.jsonl"
 done
-/usr/bin/python3 bench/ort_memory/compare.py "$TP" "$tmp/measured.jsonl" --max-over 0.23 || fails=$((fails + 1))
+/usr/bin/python3 bench/ort_memory/compare.py "$TP" "$tmp/measured.jsonl" --max-over 0.17 || fails=$((fails + 1))
 n=$(wc -l <"$tmp/measured.jsonl")
 echo "$((n - fails < 0 ? 0 : n - fails)) passed, $fails failed"
 [ "$fails" -eq 0 ]
