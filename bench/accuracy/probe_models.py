@@ -14,6 +14,9 @@ N = 1 and 201, whose difference divided by 200 is what one more node costs onnxr
   (2.4 MB, cache-resident after the first node): the same few-row GEMMs without the stream;
 - probe_{add,mulb,ln,softmax}_{s,l}_N (N = 1, 101): elementwise, broadcast, LayerNormalization
   and Softmax on a small and a cache-sized tensor;
+- probe_shuffle_N (N = 1, 21): data movement: a channel shuffle (Reshape to [1, 2, 58, 28, 28],
+  Transpose (0, 2, 1, 3, 4), Reshape back: 0.7 MB), chained (a chain of plain transposes is no
+  probe: onnxruntime's transpose optimizer merges consecutive transposes into one or none);
 - probe_{gconv_wW,conv_dD,conv7_dD,dwconv_dD}_N (N = 1, 21): 3x3 convolutions, grouped (group
   width W) and dilated (dilation D, padding D).
 bench/accuracy/probe_ops.sh measures them with onnxruntime and prints the per-node time next to
@@ -81,6 +84,21 @@ def shared_chain(m, n, path):
     save(nodes, [w], [m, 768], path)
 
 
+def move_chain(n, path):
+    """n channel shuffles: reshape + transpose + reshape."""
+    shape = [1, 116, 28, 28]
+    s5 = numpy_helper.from_array(np.array([1, 2, 58, 28, 28], dtype=np.int64), "s5")
+    s4 = numpy_helper.from_array(np.array(shape, dtype=np.int64), "s4")
+    nodes, prev = [], "x"
+    for i in range(n):
+        out = "y" if i == n - 1 else "t%d" % i
+        nodes.append(helper.make_node("Reshape", [prev, "s5"], ["r%d" % i]))
+        nodes.append(helper.make_node("Transpose", ["r%d" % i], ["p%d" % i], perm=[0, 2, 1, 3, 4]))
+        nodes.append(helper.make_node("Reshape", ["p%d" % i, "s4"], [out]))
+        prev = out
+    save(nodes, [s5, s4], shape, path)
+
+
 def op_chain(kind, n, shape, path):
     """n nodes of one op class on `shape`, each node's output the next one's input."""
     nodes, prev, inits = [], "x", []
@@ -144,6 +162,8 @@ for m in (8, 16, 64):
 for m in (16, 64):
     for n in (1, 11):
         shared_chain(m, n, os.path.join(out, "probe_skh%d_%d" % (m, n)))
+for n in (1, 21):
+    move_chain(n, os.path.join(out, "probe_shuffle_%d" % n))
 for kind in OPS:
     for tag, shape in OP_SHAPES.items():
         for n in (1, 101):
