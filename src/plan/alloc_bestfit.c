@@ -364,10 +364,12 @@ tp_status tp__alloc_bestfit_ex(const tp_buffer *bufs, size_t n, const tp_alloc_o
     for (int sw = 0; sw < n_sweeps && !c.use_lists; sw++) { /* (graph-like sets: no use) */
         uint64_t a = 0;
         bool bf = sw < 2;
-        if (sw == 0 && m > IMPROVE_MIN && (m <= HUGE_N || deadline > 0)) {
+        if (m > IMPROVE_MIN && (m <= HUGE_N ? sw == 0 : sw == 1 && deadline > 0)) {
             /* the class split, first: on dense traces the best first plan (longmix62k
              * 1.0045 x LB in about 0.5 s CPU), so under a deadline it gets the time before
-             * the sweeps (at 1 s and load 5-6 it did not finish after the peak-out sweep) */
+             * the sweeps (at 1 s and load 5-6 it did not finish after the peak-out sweep).
+             * Above HUGE_N after the peak-out sweep, as before: there the split needs far
+             * more than a short deadline, and the sweep's plan comes first */
             st = tp__alloc_split(bufs, n, opt, deadline, alloc, c.off, &a, true, NULL, err);
             if (st == TP_OK)
                 keep_if_better(&c, a, offsets, n, &have, &best, info, ORD_SPLIT, false);
