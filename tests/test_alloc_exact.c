@@ -414,6 +414,33 @@ static tp_buffer *load(const char *name, size_t *n) {
     return b;
 }
 
+/* A deadline that has passed before the first plan: the class split (first on dense sets
+ * above 2,048 buffers) is cut off, and the sweeps must still give a complete, valid plan
+ * (once the split ran first and a cut-off split left no plan at all: offsets unset). */
+TP_TEST(auto_deadline_before_the_first_plan) {
+    enum { N = 3000 };
+    tp_buffer *b = calloc(N, sizeof *b);
+    uint64_t *off = calloc(N, sizeof *off), sum = 0;
+    TP_CHECK(b && off);
+    if (!b || !off) goto out;
+    for (size_t i = 0; i < N; i++) {
+        int64_t birth = (int64_t)(rnd() % 1500);
+        b[i] = buf(64 + rnd() % (1u << 20), birth, birth + 200 + (int64_t)(rnd() % 800));
+        b[i].id = (int64_t)i;
+        sum += b[i].size;
+    }
+    for (int k = 0; k < 3; k++) {
+        tp_alloc_result r;
+        tp_error err;
+        double limit = k == 0 ? 1e-9 : k == 1 ? 1e-4 : 0.01;
+        TP_CHECK_OK(plan(b, N, TP_ALGO_AUTO, 64, limit, 0, off, &r, &err), &err);
+        TP_CHECK(r.arena_bytes > 0 && r.arena_bytes <= sum + 64 * N);
+    }
+out:
+    free(b);
+    free(off);
+}
+
 TP_TEST(minimalloc_instance_solved_to_the_bound) {
     size_t n = 0;
     tp_buffer *b = load("F.1048576.csv", &n);
@@ -593,6 +620,7 @@ int main(void) {
     TP_RUN(independent_components_optimal);
     TP_RUN(exact_is_deterministic);
     TP_RUN(bestfit_long_lifetimes_and_large_sets);
+    TP_RUN(auto_deadline_before_the_first_plan);
     TP_RUN(minimalloc_instance_solved_to_the_bound);
     TP_RUN(minimalloc_perfect_packings_h_and_i);
     TP_RUN(every_search_variant_matches_brute_force);

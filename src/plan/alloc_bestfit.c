@@ -377,7 +377,9 @@ tp_status tp__alloc_bestfit_ex(const tp_buffer *bufs, size_t n, const tp_alloc_o
                 goto done;
             st = TP_OK;
             maybe_progress(&c);
-            if (deadline > 0 && tp__xs_now() >= deadline) break;
+            /* past the deadline: stop only with a plan in hand (the split may have been
+             * cut off; the sweeps below always complete) */
+            if (have && deadline > 0 && tp__xs_now() >= deadline) break;
         }
         st = sw == 0 ? tp__alloc_sweep_peak(bufs, n, opt, true, alloc, c.off, &a, err)
                      : tp__alloc_sweep(bufs, n, opt, bf, alloc, c.off, &a, err);
