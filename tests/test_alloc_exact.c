@@ -2,6 +2,7 @@
  * src/plan/alloc_exact*.c) through tp_alloc_plan; every plan goes through
  * tp_alloc_verify. */
 #include "harness.h"
+#include "plan/alloc_exact.h"
 
 static const tp_alloc_algo algos[] = {TP_ALGO_BEST_FIT, TP_ALGO_EXACT, TP_ALGO_AUTO};
 
@@ -125,6 +126,17 @@ TP_TEST(exact_matches_brute_force_on_tiny_instances) {
     }
 }
 
+/* n random buffers: size in [size0, size0 + sizes), birth in [0, births), death in
+ * birth + [life0, life0 + lives). */
+static void random_tiny(tp_buffer *b, int n, uint64_t size0, uint64_t sizes, uint64_t births,
+                        uint64_t life0, uint64_t lives) {
+    for (int i = 0; i < n; i++) {
+        int64_t birth = (int64_t)(rnd() % births);
+        b[i] = buf(size0 + rnd() % sizes, birth, birth + (int64_t)(life0 + rnd() % lives));
+        b[i].id = i;
+    }
+}
+
 /* Dense tiny instances (long lifetimes, seven buffers): the search, not the heuristics,
  * decides most of them, with buffers left below the last offset that must be lifted
  * (forced placement and the lift bound, docs/exact.md). The optimum and the capacity
@@ -134,11 +146,7 @@ TP_TEST(exact_matches_brute_force_on_dense_tiny_instances) {
     for (int it = 0; it < 2000; it++) {
         tp_buffer b[7];
         int n = 6 + (int)(rnd() % 2);
-        for (int i = 0; i < n; i++) {
-            int64_t birth = (int64_t)(rnd() % 10);
-            b[i] = buf(2 + rnd() % 30, birth, birth + 2 + (int64_t)(rnd() % 8));
-            b[i].id = i;
-        }
+        random_tiny(b, n, 2, 30, 10, 2, 8);
         uint64_t opt = brute_force(b, n), off[7];
         tp_alloc_result r, h;
         tp_error err;
@@ -406,6 +414,33 @@ static tp_buffer *load(const char *name, size_t *n) {
     return b;
 }
 
+/* A deadline that has passed before the first plan: the class split (first on dense sets
+ * above 2,048 buffers) is cut off, and the sweeps must still give a complete, valid plan
+ * (once the split ran first and a cut-off split left no plan at all: offsets unset). */
+TP_TEST(auto_deadline_before_the_first_plan) {
+    enum { N = 3000 };
+    tp_buffer *b = calloc(N, sizeof *b);
+    uint64_t *off = calloc(N, sizeof *off), sum = 0;
+    TP_CHECK(b && off);
+    if (!b || !off) goto out;
+    for (size_t i = 0; i < N; i++) {
+        int64_t birth = (int64_t)(rnd() % 1500);
+        b[i] = buf(64 + rnd() % (1u << 20), birth, birth + 200 + (int64_t)(rnd() % 800));
+        b[i].id = (int64_t)i;
+        sum += b[i].size;
+    }
+    for (int k = 0; k < 3; k++) {
+        tp_alloc_result r;
+        tp_error err;
+        double limit = k == 0 ? 1e-9 : k == 1 ? 1e-4 : 0.01;
+        TP_CHECK_OK(plan(b, N, TP_ALGO_AUTO, 64, limit, 0, off, &r, &err), &err);
+        TP_CHECK(r.arena_bytes > 0 && r.arena_bytes <= sum + 64 * N);
+    }
+out:
+    free(b);
+    free(off);
+}
+
 TP_TEST(minimalloc_instance_solved_to_the_bound) {
     size_t n = 0;
     tp_buffer *b = load("F.1048576.csv", &n);
@@ -422,6 +457,89 @@ TP_TEST(minimalloc_instance_solved_to_the_bound) {
     TP_CHECK_STATUS(plan(b, n, TP_ALGO_EXACT, 1, 0, 1048575, off, &r, &err), TP_ERR_INFEASIBLE);
     free(off);
     tp_csv_free_buffers(NULL, b, n);
+}
+
+/* H and I: the capacity equals the lower bound, so the crowded sections must be packed
+ * perfectly. The static-rank search alone does not place them within 20 s; with the parts
+ * found during the search ranked afresh (MiniMalloc's way) they take a few thousand nodes
+ * (H: TAW, I: TWA). The limit is generous for loaded machines; here it takes ~0.05 s. */
+TP_TEST(minimalloc_perfect_packings_h_and_i) {
+    static const char *const names[] = {"H.1048576.csv", "I.1048576.csv"};
+    for (size_t k = 0; k < 2; k++) {
+        size_t n = 0;
+        tp_buffer *b = load(names[k], &n);
+        if (!b) return;
+        uint64_t *off = calloc(n, sizeof *off);
+        tp_alloc_result r;
+        tp_error err;
+        TP_CHECK_OK(plan(b, n, TP_ALGO_EXACT, 1, 20.0, 1048576, off, &r, &err), &err);
+        TP_CHECK_EQ_U64(r.lower_bound_bytes, 1048576);
+        TP_CHECK_EQ_U64(r.arena_bytes, 1048576);
+        TP_CHECK(r.optimal);
+        /* minimize mode reaches the bound too */
+        TP_CHECK_OK(plan(b, n, TP_ALGO_EXACT, 1, 20.0, 0, off, &r, &err), &err);
+        TP_CHECK_EQ_U64(r.arena_bytes, 1048576);
+        free(off);
+        tp_csv_free_buffers(NULL, b, n);
+    }
+}
+
+/* Every search variant on its own (static ranks and fresh parts, each preorder), through
+ * the internal solver: at the brute-force optimum a plan is found (and verified), one byte
+ * less is proven infeasible. The public call stops at the first variant that answers, so
+ * this is where the fresh-part mode meets instances with many independent parts. */
+TP_TEST(every_search_variant_matches_brute_force) {
+    int split = 0, it = 0;
+    while (it++ < 300) {
+        const int n = 5 + (int)(rnd() % 3);
+        tp_buffer b[7];
+        random_tiny(b, n, 1, 20, 12, 0, 6); /* sparse: time cuts are common */
+        const uint64_t opt = brute_force(b, n);
+        uint32_t members[7];
+        for (int i = 0; i < n; i++)
+            members[i] = (uint32_t)i;
+        for (int v = 0; v < TP_XS_VARIANTS; v++) {
+            tp_xs_problem p;
+            tp_error err;
+            TP_CHECK_OK(
+                tp__xs_build(b, members, (size_t)n, 1, v % TP_XS_PREORDERS, 1000, NULL, &p, &err),
+                &err);
+            p.fresh_parts = v >= TP_XS_PREORDERS;
+            for (int k = 0; k < 2; k++) {
+                uint64_t cap = opt - (uint64_t)k, off[7], arena = 0, full[7];
+                tp_xs_clock clk;
+                memset(&clk, 0, sizeof clk);
+                tp_xs_outcome out;
+                TP_CHECK_OK(tp__xs_solve(&p, cap, 0, &clk, off, &arena, &out, &err), &err);
+                TP_CHECK_EQ_I64((int64_t)out,
+                                (int64_t)(k == 0 ? TP_XS_FEASIBLE : TP_XS_INFEASIBLE));
+                if (out == TP_XS_FEASIBLE) {
+                    for (size_t r = 0; r < p.m; r++)
+                        full[p.gidx[r]] = off[r];
+                    TP_CHECK_LE_U64(arena, cap);
+                    TP_CHECK_OK(tp_alloc_verify(b, (size_t)n, full, 1, arena, NULL, &err), &err);
+                }
+            }
+            tp__xs_free(&p);
+        }
+        /* instances with a time cut no buffer crosses: the search splits them into parts */
+        bool cut = false;
+        for (int64_t t = 0; t < 18 && !cut; t++) {
+            bool before = false, after = false, across = false;
+            for (int i = 0; i < n; i++) {
+                before |= b[i].death <= t;
+                after |= b[i].birth > t;
+                across |= b[i].birth <= t && b[i].death > t;
+            }
+            cut = before && after && !across;
+        }
+        split += cut;
+        if (tp_test_cur_failed_) {
+            print_instance("instance", it, b, n);
+            return;
+        }
+    }
+    TP_CHECK(split > 50);
 }
 
 TP_TEST(capacity_time_limit_and_progress) {
@@ -502,7 +620,10 @@ int main(void) {
     TP_RUN(independent_components_optimal);
     TP_RUN(exact_is_deterministic);
     TP_RUN(bestfit_long_lifetimes_and_large_sets);
+    TP_RUN(auto_deadline_before_the_first_plan);
     TP_RUN(minimalloc_instance_solved_to_the_bound);
+    TP_RUN(minimalloc_perfect_packings_h_and_i);
+    TP_RUN(every_search_variant_matches_brute_force);
     TP_RUN(capacity_time_limit_and_progress);
     TP_RUN(allocation_failure_sweep);
     return tp_test_finish();

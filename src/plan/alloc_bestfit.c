@@ -364,9 +364,12 @@ tp_status tp__alloc_bestfit_ex(const tp_buffer *bufs, size_t n, const tp_alloc_o
     for (int sw = 0; sw < n_sweeps && !c.use_lists; sw++) { /* (graph-like sets: no use) */
         uint64_t a = 0;
         bool bf = sw < 2;
-        if (sw == 1 && m > IMPROVE_MIN && (m <= HUGE_N || deadline > 0)) {
-            /* the class split, second: on dense traces the best first plan (longmix62k
-             * 1.0045 x LB in about 0.5 s), so it runs before the slower passes */
+        if (m > IMPROVE_MIN && (m <= HUGE_N ? sw == 0 : sw == 1 && deadline > 0)) {
+            /* the class split, first: on dense traces the best first plan (longmix62k
+             * 1.0045 x LB in about 0.5 s CPU), so under a deadline it gets the time before
+             * the sweeps (at 1 s and load 5-6 it did not finish after the peak-out sweep).
+             * Above HUGE_N after the peak-out sweep, as before: there the split needs far
+             * more than a short deadline, and the sweep's plan comes first */
             st = tp__alloc_split(bufs, n, opt, deadline, alloc, c.off, &a, true, NULL, err);
             if (st == TP_OK)
                 keep_if_better(&c, a, offsets, n, &have, &best, info, ORD_SPLIT, false);
@@ -374,7 +377,9 @@ tp_status tp__alloc_bestfit_ex(const tp_buffer *bufs, size_t n, const tp_alloc_o
                 goto done;
             st = TP_OK;
             maybe_progress(&c);
-            if (deadline > 0 && tp__xs_now() >= deadline) break;
+            /* past the deadline: stop only with a plan in hand (the split may have been
+             * cut off; the sweeps below always complete) */
+            if (have && deadline > 0 && tp__xs_now() >= deadline) break;
         }
         st = sw == 0 ? tp__alloc_sweep_peak(bufs, n, opt, true, alloc, c.off, &a, err)
                      : tp__alloc_sweep(bufs, n, opt, bf, alloc, c.off, &a, err);

@@ -62,15 +62,18 @@ static tp_status portfolio_init(portfolio *pf, const tp_buffer *bufs, const uint
 static tp_status portfolio_variant(portfolio *pf, int variant, tp_error *err) {
     if (pf->have) tp__xs_free(&pf->cur);
     pf->have = false;
-    tp_status st = tp__xs_build(pf->bufs, pf->members, pf->m, pf->opt_align, variant,
-                                MAX_SEARCH_PAIRS, pf->alloc, &pf->cur, err);
+    tp_status st =
+        tp__xs_build(pf->bufs, pf->members, pf->m, pf->opt_align, variant % TP_XS_PREORDERS,
+                     MAX_SEARCH_PAIRS, pf->alloc, &pf->cur, err);
     pf->have = st == TP_OK;
+    if (pf->have) pf->cur.fresh_parts = variant >= TP_XS_PREORDERS;
     return st;
 }
 
 /* Decide arena <= cap for one component; on FEASIBLE the offsets are written to the
- * caller's array. probe_deadline <= 0: none. Restart schedule: round r runs each base
- * preorder with a node budget of FIRST_NODE_BUDGET * 2^r (a complete search needs no
+ * caller's array. probe_deadline <= 0: none. Restart schedule: round r runs each variant
+ * (the three preorders with static ranks, then the three with the parts found during the
+ * search ranked afresh) with a node budget of FIRST_NODE_BUDGET * 2^r (a complete search needs no
  * restart: a run that ends within its budget proves the answer). tight_cap (0: none, else
  * < cap): a tighter cap tried alongside in every run (a plan within it fits within cap
  * too, and it prunes much harder when it is feasible) with a quarter of the node budget;
@@ -84,7 +87,7 @@ static tp_status decide(portfolio *pf, uint64_t cap, uint64_t tight_cap, tp_xs_c
     tp_status st = TP_OK;
     *out = TP_XS_TIMEOUT;
     for (uint64_t budget = FIRST_NODE_BUDGET;; budget = tp_sat_mul_u64(budget, 2)) {
-        for (int v = 0; v < TP_XS_PREORDERS; v++) {
+        for (int v = 0; v < TP_XS_VARIANTS; v++) {
             st = portfolio_variant(pf, v, err);
             if (st != TP_OK) goto done;
             for (int k = tight_cap ? 0 : 1; k < 2; k++) {
@@ -116,10 +119,13 @@ done:
     return st;
 }
 
-/* Minimize one component's arena within the clock's deadline. */
-static tp_status minimize(portfolio *pf, comp_state *c, tp_xs_clock *clk, uint64_t *offsets,
-                          bool *improved, tp_error *err) {
-    uint64_t lo = c->lb, tlo = c->lb; /* lo: proven bound; tlo: above every unknown cap */
+/* Minimize one component's arena within the clock's deadline, down to `target` (the lower
+ * bound of the whole instance: no plan of the instance is smaller, so the component need
+ * not be either; a cap there also prunes far harder than the component's own bound). */
+static tp_status minimize(portfolio *pf, comp_state *c, uint64_t target, tp_xs_clock *clk,
+                          uint64_t *offsets, bool *improved, tp_error *err) {
+    uint64_t lo = c->lb > target ? c->lb : target; /* proven bound, or good enough */
+    uint64_t tlo = lo;                             /* above every unknown cap */
     bool first = true;
     *improved = false;
     while (c->arena > lo && tlo < c->arena) {
@@ -320,7 +326,7 @@ tp_status tp__alloc_search(const tp_buffer *bufs, size_t n, const tp_alloc_optio
             }
             if (st != TP_OK) goto done;
             bool improved = false;
-            st = minimize(&pf, &cs[c], &clk, offsets, &improved, err);
+            st = minimize(&pf, &cs[c], lb, &clk, offsets, &improved, err);
             portfolio_free(&pf);
             if (st != TP_OK) goto done;
             if (improved) rep->used = TP_ALGO_EXACT;

@@ -113,8 +113,14 @@ typedef struct tp_xs_problem {
     uint32_t *adj_start, *adj; /* CSR lists of time-overlapping ranks (m + 1 starts) */
     uint32_t *twin;            /* rank of the previous identical buffer, UINT32_MAX = none */
     uint64_t *sec_total;       /* sum of sizes live in each section (saturating) */
+    uint64_t *width;           /* lifetime length in steps, by rank */
     uint64_t lb;               /* max sec_total */
     size_t n_adj;
+    int preorder;     /* the static preorder the ranks follow */
+    bool fresh_parts; /* search mode: each independent part found during the search
+                       * is ranked afresh by the preorder over its remaining bytes and
+                       * its canonical sequence restarts at offset 0 (MiniMalloc's
+                       * way); false: the static ranks and the current offset stay */
 } tp_xs_problem;
 
 /* Split the buffers idx[0..k) (non-fixed, nonzero size) into components at time cuts no
@@ -132,6 +138,8 @@ tp_status tp__xs_build(const tp_buffer *bufs, const uint32_t *members, size_t m,
                        tp_error *err);
 void tp__xs_free(tp_xs_problem *p);
 #define TP_XS_PREORDERS 3
+/* search variants: the preorders with static ranks, then with fresh parts */
+#define TP_XS_VARIANTS (2 * TP_XS_PREORDERS)
 
 typedef enum tp_xs_outcome {
     TP_XS_FEASIBLE,   /* a plan within the cap was found */

@@ -27,6 +27,7 @@
  *     two sides are independent and solved one after the other (a failure on one side
  *     never re-explores the other).
  */
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -44,6 +45,11 @@ typedef struct trail_e {
     uint64_t old;
 } trail_e;
 
+typedef struct side_e {
+    uint64_t k[4];
+    uint32_t r, old;
+} side_e;
+
 typedef struct xs {
     const tp_xs_problem *p;
     tp_xs_clock *clk;
@@ -58,6 +64,11 @@ typedef struct xs {
     size_t n_pstack;
     trail_e *trail;
     size_t n_trail, cap_trail;
+    uint32_t *prio; /* per rank: position in the preorder of the current part */
+    uint64_t epoch; /* memo key of the current part's preorder */
+    side_e *side;   /* stack of the parts' members, with their previous prio */
+    size_t n_side, cap_side;
+    bool nomem;
     uint64_t *zob;  /* per rank: random key of "rank r unplaced" */
     uint64_t *memo; /* keys of failed states (0 = empty slot), two-way buckets */
     size_t memo_mask;
@@ -72,6 +83,7 @@ static uint64_t mix64(uint64_t z) { /* splitmix64 finalizer */
 
 static void place(xs *s, uint32_t r, uint64_t x) {
     const tp_xs_problem *p = s->p;
+
     uint64_t end = x + p->size[r];
     s->off[r] = x;
     s->placed[r] = 1;
@@ -163,7 +175,7 @@ static bool dfs(xs *s, uint32_t a, uint32_t b, uint64_t L, int64_t lr) {
     uint64_t x = UINT64_MAX;
     uint32_t lo_min = UINT32_MAX, hi_max = 0, cand[MAX_CAND], n_cand = 0;
     /* memo key of the state: the unplaced set, the skyline where they live, L, rank */
-    uint64_t key = mix64(L) ^ mix64((uint64_t)lr * 0x2545F4914F6CDD1Du);
+    uint64_t key = mix64(L) ^ mix64((uint64_t)lr * 0x2545F4914F6CDD1Du) ^ s->epoch;
     uint32_t n_hang = 0;
     for (uint32_t i = i0; i < i1; i++) {
         uint32_t r = s->by_lo[i];
@@ -171,7 +183,7 @@ static bool dfs(xs *s, uint32_t a, uint32_t b, uint64_t L, int64_t lr) {
         uint64_t f;
         if (!floor_of(s, r, &f)) return false;          /* can never fit */
         if (f < L && p->size[r] <= L - f) return false; /* dominated */
-        bool eligible = f > L || (f == L && (int64_t)r > lr);
+        bool eligible = f > L || (f == L && (int64_t)s->prio[r] > lr);
         if (s->udeg[r] == 0) {
             /* no time-overlapping buffer left: its floor is final and it constrains no
              * one, so it sits there in every completion (forced, no branch) */
@@ -255,14 +267,86 @@ static bool dfs(xs *s, uint32_t a, uint32_t b, uint64_t L, int64_t lr) {
     return ok;
 }
 
+static int cmp_side(const void *x, const void *y) {
+    const side_e *p = x, *q = y;
+    for (int i = 0; i < 4; i++)
+        if (p->k[i] != q->k[i]) return p->k[i] > q->k[i] ? -1 : 1;
+    return p->r < q->r ? -1 : (p->r > q->r);
+}
+
+/* An independent part [a, b] (no unplaced buffer crosses its borders): its remaining
+ * buffers are ranked afresh by the preorder over the bytes still unplaced in each section
+ * (MiniMalloc re-sorts each part the same way), and its canonical sequence starts anew at
+ * offset 0 (the placed buffers are fixed obstacles: every floor already accounts for them).
+ * The previous ranks are restored on return. */
+static bool solve_part(xs *s, uint32_t a, uint32_t b) {
+    const tp_xs_problem *p = s->p;
+    size_t base = s->n_side;
+    for (uint32_t i = s->first_lo[a]; i < s->first_lo[b + 1]; i++) {
+        uint32_t r = s->by_lo[i];
+        if (s->placed[r]) continue;
+        if (s->n_side == s->cap_side) {
+            size_t nc = s->cap_side ? 2 * s->cap_side : 256;
+            side_e *g = tp_mem_realloc(p->alloc, s->side, s->cap_side * sizeof *g, nc * sizeof *g);
+            if (!g) {
+                s->nomem = s->stop = true;
+                s->n_side = base;
+                return false;
+            }
+            s->side = g;
+            s->cap_side = nc;
+        }
+        side_e *e = &s->side[s->n_side++];
+        uint64_t total = 0;
+        for (uint32_t sec = p->lo[r]; sec <= p->hi[r]; sec++)
+            if (s->rem[sec] > total) total = s->rem[sec];
+        uint64_t w = p->width[r], area = tp_sat_mul_u64(p->size[r], w);
+        switch (p->preorder) {
+        case 1:
+            e->k[0] = w, e->k[1] = area, e->k[2] = total;
+            break;
+        case 2:
+            e->k[0] = total, e->k[1] = w, e->k[2] = area;
+            break;
+        default:
+            e->k[0] = total, e->k[1] = area, e->k[2] = w;
+            break;
+        }
+        e->k[3] = p->size[r];
+        e->r = r;
+        e->old = s->prio[r];
+    }
+    size_t k = s->n_side - base;
+    side_e *v = s->side + base;
+    qsort(v, k, sizeof *v, cmp_side);
+    uint64_t ep = s->epoch, h = 0x51ED27Fu;
+    for (size_t i = 0; i < k; i++) {
+        s->prio[v[i].r] = (uint32_t)i;
+        h ^= s->zob[v[i].r];
+    }
+    s->epoch = mix64(h);
+    bool ok = dfs(s, a, b, 0, -1);
+    v = s->side + base; /* the stack may have moved */
+    for (size_t i = k; i > 0; i--)
+        s->prio[v[i - 1].r] = v[i - 1].old;
+    s->n_side = base;
+    s->epoch = ep;
+    return ok;
+}
+
 /* Decomposition at `cut`, or branching on the candidates at x, then skipping x. */
 static bool branch(xs *s, uint32_t a, uint32_t b, uint64_t L, int64_t lr, uint64_t x, uint32_t cut,
                    uint64_t slack_l, uint64_t slack_r, uint32_t *cand, uint32_t n_cand) {
     if (cut) {
         /* independent sides: solve the tighter one first (fail first) */
         size_t mp = s->n_pstack, mt = s->n_trail;
-        bool ok = slack_r < slack_l ? dfs(s, cut, b, L, lr) && dfs(s, a, cut - 1, L, lr)
-                                    : dfs(s, a, cut - 1, L, lr) && dfs(s, cut, b, L, lr);
+        bool ok;
+        if (s->p->fresh_parts)
+            ok = slack_r < slack_l ? solve_part(s, cut, b) && solve_part(s, a, cut - 1)
+                                   : solve_part(s, a, cut - 1) && solve_part(s, cut, b);
+        else
+            ok = slack_r < slack_l ? dfs(s, cut, b, L, lr) && dfs(s, a, cut - 1, L, lr)
+                                   : dfs(s, a, cut - 1, L, lr) && dfs(s, cut, b, L, lr);
         if (ok) return true;
         undo_to(s, mp, mt);
         return false;
@@ -270,9 +354,9 @@ static bool branch(xs *s, uint32_t a, uint32_t b, uint64_t L, int64_t lr, uint64
 
     /* branch: each eligible buffer at x in rank order, then skip x */
     if (n_cand <= MAX_CAND) {
-        for (uint32_t k = 1; k < n_cand; k++) { /* by rank */
+        for (uint32_t k = 1; k < n_cand; k++) { /* by preorder */
             uint32_t v = cand[k], j = k;
-            while (j > 0 && cand[j - 1] > v) {
+            while (j > 0 && s->prio[cand[j - 1]] > s->prio[v]) {
                 cand[j] = cand[j - 1];
                 j--;
             }
@@ -281,30 +365,31 @@ static bool branch(xs *s, uint32_t a, uint32_t b, uint64_t L, int64_t lr, uint64
         for (uint32_t k = 0; k < n_cand; k++) {
             size_t mp = s->n_pstack, mt = s->n_trail;
             place(s, cand[k], x);
-            if (dfs(s, a, b, x, (int64_t)cand[k])) return true;
+            if (dfs(s, a, b, x, (int64_t)s->prio[cand[k]])) return true;
             undo_to(s, mp, mt);
             if (s->stop) return false;
         }
         return dfs(s, a, b, x, INT64_MAX);
     }
-    int64_t prev = -1; /* many candidates: find them in rank order by scanning */
+    int64_t prev = -1; /* many candidates: find them in preorder by scanning */
     for (;;) {
-        uint32_t best = UINT32_MAX;
+        uint32_t best = UINT32_MAX, best_pr = UINT32_MAX;
         for (uint32_t i = s->first_lo[a]; i < s->first_lo[b + 1]; i++) {
-            uint32_t r = s->by_lo[i];
-            if (s->placed[r] || (int64_t)r <= prev || r >= best) continue;
+            uint32_t r = s->by_lo[i], pr = s->prio[r];
+            if (s->placed[r] || (int64_t)pr <= prev || pr >= best_pr) continue;
             uint64_t f;
             if (!floor_of(s, r, &f) || f != x || twin_waits(s, r)) continue;
-            if (f == L && (int64_t)r <= lr) continue;
+            if (f == L && (int64_t)pr <= lr) continue;
             best = r;
+            best_pr = pr;
         }
         if (best == UINT32_MAX) break;
         size_t mp = s->n_pstack, mt = s->n_trail;
         place(s, best, x);
-        if (dfs(s, a, b, x, (int64_t)best)) return true;
+        if (dfs(s, a, b, x, (int64_t)best_pr)) return true;
         undo_to(s, mp, mt);
         if (s->stop) return false;
-        prev = best;
+        prev = best_pr;
     }
     return dfs(s, a, b, x, INT64_MAX);
 }
@@ -343,6 +428,7 @@ tp_status tp__xs_solve(const tp_xs_problem *p, uint64_t cap, uint64_t node_limit
     s.trail = tp_mem_alloc(a, s.cap_trail * sizeof *s.trail);
     s.hang = tp_mem_alloc(a, m * sizeof *s.hang);
     s.flr = tp_mem_alloc(a, m * sizeof *s.flr);
+    s.prio = tp_mem_alloc(a, m * sizeof *s.prio);
     size_t memo_n = (size_t)1 << 16;
     while (memo_n < ((size_t)1 << 20) && memo_n < 256 * m)
         memo_n <<= 1;
@@ -351,7 +437,8 @@ tp_status tp__xs_solve(const tp_xs_problem *p, uint64_t cap, uint64_t node_limit
     s.zob = tp_mem_alloc(a, m * sizeof *s.zob);
     tp_status st = TP_OK;
     if (!s.memo || !s.zob || !s.h || !s.rem || !s.fl || !s.cross || !s.sky || !s.off || !s.udeg ||
-        !s.pstack || !s.by_lo || !s.first_lo || !s.placed || !s.trail || !s.hang || !s.flr) {
+        !s.pstack || !s.by_lo || !s.first_lo || !s.placed || !s.trail || !s.hang || !s.flr ||
+        !s.prio) {
         st = tp_error_set(err, TP_ERR_NOMEM, "exact: out of memory for the search state");
         goto done;
     }
@@ -368,8 +455,10 @@ tp_status tp__xs_solve(const tp_xs_problem *p, uint64_t cap, uint64_t node_limit
     for (size_t sec = ns + 1; sec > 0; sec--)
         s.first_lo[sec] = s.first_lo[sec - 1];
     s.first_lo[0] = 0;
-    for (size_t r = 0; r < m; r++)
+    for (size_t r = 0; r < m; r++) {
         s.udeg[r] = p->adj_start[r + 1] - p->adj_start[r];
+        s.prio[r] = (uint32_t)r;
+    }
     bool ok = p->lb <= cap && dfs(&s, 0, (uint32_t)(ns - 1), 0, -1);
     if (ok) {
         uint64_t top = 0;
@@ -382,6 +471,8 @@ tp_status tp__xs_solve(const tp_xs_problem *p, uint64_t cap, uint64_t node_limit
     } else {
         *outcome = s.stop ? TP_XS_TIMEOUT : TP_XS_INFEASIBLE;
     }
+    if (s.nomem)
+        st = tp_error_set(err, TP_ERR_NOMEM, "exact: out of memory for the search's part stack");
 done:
     tp_mem_free(a, s.h, ns * sizeof *s.h);
     tp_mem_free(a, s.rem, ns * sizeof *s.rem);
@@ -397,6 +488,8 @@ done:
     tp_mem_free(a, s.trail, s.cap_trail * sizeof *s.trail);
     tp_mem_free(a, s.hang, m * sizeof *s.hang);
     tp_mem_free(a, s.flr, m * sizeof *s.flr);
+    tp_mem_free(a, s.prio, m * sizeof *s.prio);
+    tp_mem_free(a, s.side, s.cap_side * sizeof *s.side);
     tp_mem_free(a, s.memo, (s.memo_mask + 1) * sizeof *s.memo);
     tp_mem_free(a, s.zob, m * sizeof *s.zob);
     return st;

@@ -67,6 +67,7 @@ void tp__xs_free(tp_xs_problem *p) {
     tp_mem_free(a, p->adj_start, (m + 1) * sizeof *p->adj_start);
     tp_mem_free(a, p->adj, p->n_adj * sizeof *p->adj);
     tp_mem_free(a, p->sec_total, p->n_sec * sizeof *p->sec_total);
+    tp_mem_free(a, p->width, m * sizeof *p->width);
     memset(p, 0, sizeof *p);
 }
 
@@ -95,6 +96,8 @@ tp_status tp__xs_build(const tp_buffer *bufs, const uint32_t *members, size_t m,
     key3 *keys = tp_mem_alloc(alloc, m * sizeof *keys);
     int64_t *bd = tp_mem_alloc(alloc, 2 * m * sizeof *bd);
     p->m = m;
+    p->preorder = preorder;
+    p->width = tp_mem_alloc(alloc, m * sizeof *p->width);
     p->gidx = tp_mem_alloc(alloc, m * sizeof *p->gidx);
     p->size = tp_mem_alloc(alloc, m * sizeof *p->size);
     p->align = tp_mem_alloc(alloc, m * sizeof *p->align);
@@ -102,8 +105,8 @@ tp_status tp__xs_build(const tp_buffer *bufs, const uint32_t *members, size_t m,
     p->hi = tp_mem_alloc(alloc, m * sizeof *p->hi);
     p->twin = tp_mem_alloc(alloc, m * sizeof *p->twin);
     p->adj_start = tp_mem_calloc(alloc, m + 1, sizeof *p->adj_start);
-    if (!keys || !bd || !p->gidx || !p->size || !p->align || !p->lo || !p->hi || !p->twin ||
-        !p->adj_start)
+    if (!keys || !bd || !p->width || !p->gidx || !p->size || !p->align || !p->lo || !p->hi ||
+        !p->twin || !p->adj_start)
         goto nomem;
 
     /* section boundaries: births and death + 1 */
@@ -176,6 +179,7 @@ tp_status tp__xs_build(const tp_buffer *bufs, const uint32_t *members, size_t m,
         p->lo[r] = lo_tmp[pos];
         p->hi[r] = hi_tmp[pos];
         p->twin[r] = UINT32_MAX;
+        p->width[r] = (uint64_t)(b->death - b->birth) + 1;
         if (r > 0) {
             const tp_buffer *q = &bufs[p->gidx[r - 1]];
             if (p->size[r] == p->size[r - 1] && p->align[r] == p->align[r - 1] &&
