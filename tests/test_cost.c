@@ -649,6 +649,7 @@ TP_TEST(weights_streamed_from_memory) {
                      .gemm_k = 100,
                      .gemm_n = 100,
                      .gemm_batch = 1,
+                     .activation_rows = true,
                      .compute_dtype = TP_DTYPE_F32};
     /* no stream rate measured: the skinny curve, no stream term */
     TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, 320000.0 / 10, 1e-9);
@@ -668,6 +669,14 @@ TP_TEST(weights_streamed_from_memory) {
     /* no weights (two activations): arithmetic only */
     oc.weight_bytes = 0;
     TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, 320000.0 / 100, 1e-9);
+    /* a convolution's few rows are filters: the skinny curve still prices them */
+    oc.activation_rows = false;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, 320000.0 / 10, 1e-9);
+    /* a short reduction (k below the skinny curve's last point) is skinny for matmuls too */
+    oc.activation_rows = true;
+    oc.gemm_m = 100;
+    oc.gemm_k = 16;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, 320000.0 / 10, 1e-9);
     d.gemm_stream_gbps = -1;
     TP_CHECK_STATUS(tp_device_model_validate(&d, err), TP_ERR_INVALID);
     TP_CHECK_CONTAINS(err->msg, "gemm_stream_gbps");

@@ -72,6 +72,10 @@ typedef struct tp_op_cost {
     uint64_t bytes_written; /* the node's output bytes */
     uint64_t weight_bytes;  /* of bytes_read: inputs that are weights or constants */
     uint64_t gemm_m, gemm_k, gemm_n, gemm_batch;
+    /* gemm_m counts activation rows (matmul, gemm, fused matmul): few of them, against a
+     * weight in the caches, still run at the square curve's rate (docs/cost.md, "Weights
+     * streamed from memory"); false for convolutions, whose few rows are filters. */
+    bool activation_rows;
     tp_dtype compute_dtype; /* dtype of the GEMM operands (input 0) or the output */
     tp_cost_kernel kernel;  /* the rate that prices it where the device model measured one */
     /* Convolution: the share of the GEMM time that is left once the kernel taps that fall in

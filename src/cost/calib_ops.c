@@ -267,7 +267,7 @@ static double measure_weight_stream(tp_pool *pool, tp_cpu_isa isa, bool quick) {
     ws_job j = {buf + (size_t)n_cold * panel, buf, buf + (size_t)n_cold * panel + WS_M * WS_K,
                 n_cold, tp_gemm_kernel_for(isa, &kname)};
     int passes = quick ? 2 : 6;
-    double cold = 0, hot = 0;       /* best ns per weight byte */
+    double cold = 0, hot = 0;              /* best ns per weight byte */
     tp_pool_run_caller(pool, ws_part, &j); /* first touch */
     for (int t = 0; t < passes; t++) {
         j.n_panels = n_cold;

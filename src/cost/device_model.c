@@ -208,10 +208,20 @@ static double square_gflops(const tp_device_model *d, double fm, double fk, doub
     return interp(env, cnt, cbrt(fm * fk * fn));
 }
 
-double tp__gemm_square_gflops(const tp_device_model *d, tp_dtype dtype, uint64_t m, uint64_t k,
-                              uint64_t n) {
+/* The skinny curve at `small`, when below its last point; else +inf. */
+static double skinny_gflops(const tp_device_model *d, double small) {
+    uint32_t ns = d->n_skinny > TP_GEMM_CURVE_MAX ? TP_GEMM_CURVE_MAX : d->n_skinny;
+    if (ns == 0 || !(small < d->skinny[ns - 1].dim)) return INFINITY;
+    return interp(d->skinny, ns, small);
+}
+
+double tp__gemm_rows_gflops(const tp_device_model *d, tp_dtype dtype, uint64_t m, uint64_t k,
+                            uint64_t n) {
     if (!d || d->n_gemm == 0) return 1.0;
-    double g = square_gflops(d, (double)(m ? m : 1), (double)(k ? k : 1), (double)(n ? n : 1));
+    double fk = (double)(k ? k : 1);
+    double g = square_gflops(d, (double)(m ? m : 1), fk, (double)(n ? n : 1));
+    double s = skinny_gflops(d, fk);
+    if (s < g) g = s;
     g *= speedup_for(d, dtype);
     return g > 0 && isfinite(g) ? g : 1e-9;
 }
@@ -232,18 +242,12 @@ double tp_device_gemm_gflops(const tp_device_model *d, tp_dtype dtype, uint64_t 
     if (!d || d->n_gemm == 0) return 1.0;
     double fm = (double)(m ? m : 1), fk = (double)(k ? k : 1), fn = (double)(n ? n : 1);
     double g = square_gflops(d, fm, fk, fn);
-    uint32_t ns = d->n_skinny > TP_GEMM_CURVE_MAX ? TP_GEMM_CURVE_MAX : d->n_skinny;
-    if (ns > 0) {
-        /* the skinny curve is measured with few rows (m × K · K × K): the row blocking of a
-           micro-kernel idles and B streams with little reuse (decode steps). A GEMM with few
-           output columns (n: a convolution with 32 output channels) streams A with n-fold
-           reuse through full-width register blocks and follows the square curve. */
-        double small = fm < fk ? fm : fk;
-        if (small < d->skinny[ns - 1].dim) {
-            double s = interp(d->skinny, ns, small);
-            if (s < g) g = s;
-        }
-    }
+    /* the skinny curve is measured with few rows (m × K · K × K): the row blocking of a
+       micro-kernel idles and B streams with little reuse (decode steps). A GEMM with few
+       output columns (n: a convolution with 32 output channels) streams A with n-fold
+       reuse through full-width register blocks and follows the square curve. */
+    double s = skinny_gflops(d, fm < fk ? fm : fk);
+    if (s < g) g = s;
     g *= speedup_for(d, dtype);
     return g > 0 && isfinite(g) ? g : 1e-9;
 }

@@ -6,10 +6,11 @@
 
 #include "tensorplan/cost.h"
 
-/* GFLOP/s of an m×k by k×n product on the square curve's upper envelope alone (the skinny
-   curve not applied), times the dtype's speedup; 1.0 for a model without a GEMM curve. */
-double tp__gemm_square_gflops(const tp_device_model *d, tp_dtype dtype, uint64_t m, uint64_t k,
-                              uint64_t n);
+/* GFLOP/s of an m×k by k×n product whose m rows are activations against a weight: the square
+   curve's upper envelope, the skinny curve applied to a short reduction (k) only, not to few
+   rows; times the dtype's speedup; 1.0 for a model without a GEMM curve. */
+double tp__gemm_rows_gflops(const tp_device_model *d, tp_dtype dtype, uint64_t m, uint64_t k,
+                            uint64_t n);
 
 /* The share (0..1) of a run's weights, `weight_set_bytes` in all, that comes from memory
    rather than the caches, read off the read-bandwidth curve: 0 at or below its smallest

@@ -37,12 +37,14 @@ static tp_node_cost eval(const tp_device_model *d, tp_node_id id, const tp_op_co
             m = oc->gemm_n;
             n = tp_sat_mul_u64(oc->gemm_m, oc->gemm_batch);
         }
-        /* A measured weight stream prices few-row GEMMs as arithmetic at the square curve's
-           rate plus the stream of their weights (docs/cost.md, "Weights streamed from
-           memory"); without it, the skinny curve stands in for both. */
+        /* A measured weight stream prices a few-row matmul as arithmetic at the square
+           curve's rate plus the stream of its weights (docs/cost.md, "Weights streamed from
+           memory"); without it, the skinny curve stands in for both. Convolutions keep the
+           skinny curve for few filters or input channels. */
         bool stream = d->gemm_stream_gbps > 0;
-        double gf = stream ? tp__gemm_square_gflops(d, oc->compute_dtype, m, k, n)
-                           : tp_device_gemm_gflops(d, oc->compute_dtype, m, k, n);
+        double gf = stream && oc->activation_rows
+                        ? tp__gemm_rows_gflops(d, oc->compute_dtype, m, k, n)
+                        : tp_device_gemm_gflops(d, oc->compute_dtype, m, k, n);
         /* a depthwise convolution is no GEMM: its calibrated rate (docs/cost.md, "Op classes") */
         if (oc->kernel == TP_KERNEL_DEPTHWISE && d->dwconv_gflops > 0) gf = d->dwconv_gflops;
         nc.compute_ns = (double)oc->flops / gf; /* GFLOP/s = flops per ns */

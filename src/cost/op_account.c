@@ -223,6 +223,7 @@ static tp_status account_matmul(const op_acct *a, uint64_t out_elems, tp_op_cost
     }
     c->gemm_k = k;
     c->gemm_n = n;
+    c->activation_rows = true;
     c->compute_dtype = A->dtype;
     return TP_OK;
 }
