@@ -264,7 +264,9 @@ typedef struct tp_node_cost {
 } tp_node_cost;
 
 /* Per-node roofline: max(flops / throughput, bytes / bandwidth) + dispatch;
- * metadata costs 0. */
+ * metadata costs 0. A GEMM with weights (weight_bytes) on a model with gemm_stream_gbps adds
+ * the stream of the share of them that comes from memory, the node's own weights taken as the
+ * run's weight set (tp_graph_cost_compute takes the whole graph's). Pure: thread-safe. */
 TP_API tp_node_cost tp_node_cost_eval(const tp_device_model *d, tp_node_id id,
                                       const tp_op_cost *oc);
 
