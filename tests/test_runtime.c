@@ -57,6 +57,16 @@ static tp_graph *estimated_graph(tp_estimate *e, tp_error *err) {
     return g;
 }
 
+/* A 2-D 1×1 convolution, stride and dilation 1, one group. */
+static tp_op conv1x1_op(void) {
+    tp_op conv = {.kind = TP_OP_CONV};
+    conv.attrs.conv.spatial = 2;
+    conv.attrs.conv.groups = 1;
+    for (int i = 0; i < 2; i++)
+        conv.attrs.conv.kernel[i] = conv.attrs.conv.stride[i] = conv.attrs.conv.dilation[i] = 1;
+    return conv;
+}
+
 TP_TEST(names_parse_and_print) {
     tp_runtime_kind k;
     tp_error err;
@@ -217,11 +227,7 @@ TP_TEST(nchwc_padding_and_reorder) {
     if (!g) return;
     tp_shape xs = tp_shape_of(4, (int64_t[]){1, 3, 64, 64});
     tp_shape ws = tp_shape_of(4, (int64_t[]){20, 3, 1, 1});
-    tp_op conv = {.kind = TP_OP_CONV};
-    conv.attrs.conv.spatial = 2;
-    conv.attrs.conv.groups = 1;
-    for (int i = 0; i < 2; i++)
-        conv.attrs.conv.kernel[i] = conv.attrs.conv.stride[i] = conv.attrs.conv.dilation[i] = 1;
+    tp_op conv = conv1x1_op();
     tp_node_id x, w, y, n;
     TP_CHECK_OK(tp_graph_add_input(g, "x", TP_DTYPE_F32, &xs, &x, &err), &err);
     TP_CHECK_OK(tp_graph_add_param(g, "w", TP_DTYPE_F32, &ws, &w, &err), &err);
@@ -285,11 +291,7 @@ TP_TEST(conv_activation_fusion_removes_a_tensor) {
     if (!g) return;
     tp_shape xs = tp_shape_of(4, (int64_t[]){1, 16, 32, 32});
     tp_shape ws = tp_shape_of(4, (int64_t[]){16, 16, 1, 1});
-    tp_op conv = {.kind = TP_OP_CONV};
-    conv.attrs.conv.spatial = 2;
-    conv.attrs.conv.groups = 1;
-    for (int i = 0; i < 2; i++)
-        conv.attrs.conv.kernel[i] = conv.attrs.conv.stride[i] = conv.attrs.conv.dilation[i] = 1;
+    tp_op conv = conv1x1_op();
     tp_node_id x, w, y, r;
     TP_CHECK_OK(tp_graph_add_input(g, "x", TP_DTYPE_F32, &xs, &x, &err), &err);
     TP_CHECK_OK(tp_graph_add_param(g, "w", TP_DTYPE_F32, &ws, &w, &err), &err);
@@ -317,11 +319,7 @@ TP_TEST(fused_kernel_reads_at_its_step) {
     if (!g) return;
     tp_shape xs = tp_shape_of(4, (int64_t[]){1, 16, 32, 32});
     tp_shape ws = tp_shape_of(4, (int64_t[]){16, 16, 1, 1});
-    tp_op conv = {.kind = TP_OP_CONV};
-    conv.attrs.conv.spatial = 2;
-    conv.attrs.conv.groups = 1;
-    for (int i = 0; i < 2; i++)
-        conv.attrs.conv.kernel[i] = conv.attrs.conv.stride[i] = conv.attrs.conv.dilation[i] = 1;
+    tp_op conv = conv1x1_op();
     tp_node_id x, w, a, y, r;
     TP_CHECK_OK(tp_graph_add_input(g, "x", TP_DTYPE_F32, &xs, &x, &err), &err);
     TP_CHECK_OK(tp_graph_add_param(g, "w", TP_DTYPE_F32, &ws, &w, &err), &err);
@@ -470,11 +468,7 @@ TP_TEST(ort_pad_fused_into_pooling) {
         if (!g) return;
         tp_shape xs = tp_shape_of(4, (int64_t[]){1, 16, 32, 32});
         tp_shape ws = tp_shape_of(4, (int64_t[]){16, 16, 1, 1});
-        tp_op conv = {.kind = TP_OP_CONV};
-        conv.attrs.conv.spatial = 2;
-        conv.attrs.conv.groups = 1;
-        for (int i = 0; i < 2; i++)
-            conv.attrs.conv.kernel[i] = conv.attrs.conv.stride[i] = conv.attrs.conv.dilation[i] = 1;
+        tp_op conv = conv1x1_op();
         tp_op pad = {.kind = TP_OP_PAD};
         pad.attrs.pad.begin[2] = pad.attrs.pad.begin[3] = 1;
         pad.attrs.pad.end[2] = pad.attrs.pad.end[3] = 1;
@@ -548,11 +542,7 @@ TP_TEST(ort_reorder_input_frees_its_source) {
     if (!g) return;
     tp_shape xs = tp_shape_of(4, (int64_t[]){1, 16, 32, 32});
     tp_shape ws = tp_shape_of(4, (int64_t[]){16, 16, 1, 1});
-    tp_op conv = {.kind = TP_OP_CONV};
-    conv.attrs.conv.spatial = 2;
-    conv.attrs.conv.groups = 1;
-    for (int i = 0; i < 2; i++)
-        conv.attrs.conv.kernel[i] = conv.attrs.conv.stride[i] = conv.attrs.conv.dilation[i] = 1;
+    tp_op conv = conv1x1_op();
     tp_node_id x, w, p, c;
     TP_CHECK_OK(tp_graph_add_input(g, "x", TP_DTYPE_F32, &xs, &x, &err), &err);
     TP_CHECK_OK(tp_graph_add_param(g, "w", TP_DTYPE_F32, &ws, &w, &err), &err);
