@@ -93,20 +93,6 @@ tp_node_cost tp_node_cost_eval(const tp_device_model *d, tp_node_id id, const tp
     return eval(d, id, oc, tp__weight_stream_share(d, (double)oc->weight_bytes));
 }
 
-/* The bytes of weights the GEMM nodes of one run read (each weight once per use). */
-static tp_status gemm_weight_set(const tp_graph *g, double *out, tp_error *err) {
-    double w = 0;
-    uint32_t count = tp_graph_node_count(g);
-    for (uint32_t i = 0; i < count; i++) {
-        tp_op_cost oc;
-        tp_status s = tp_op_account(g, (tp_node_id)i, &oc, err);
-        if (s != TP_OK) return s;
-        if (oc.cls == TP_COST_GEMM) w += (double)oc.weight_bytes;
-    }
-    *out = w;
-    return TP_OK;
-}
-
 static tp_status run(const tp_graph *g, const tp_device_model *d, const tp_io_options *io,
                      tp_graph_cost *c, tp_error *err) {
     tp_status s = tp_device_model_validate(d, err);
@@ -114,28 +100,26 @@ static tp_status run(const tp_graph *g, const tp_device_model *d, const tp_io_op
     if ((s = tp_io_profile_compute(g, io, &c->io, err)) != TP_OK) return s;
     uint32_t count = tp_graph_node_count(g);
     uint8_t *fused = NULL;
+    tp_op_cost *ocs = NULL;
     if (count > 0) {
         fused = tp_mem_calloc(c->alloc, count, 1);
-        if (!fused) return tp_error_set(err, TP_ERR_NOMEM, "graph cost: out of memory");
-        if ((s = tp_cost_fusion_mark(g, fused, c->alloc, err)) != TP_OK) {
-            tp_mem_free(c->alloc, fused, count);
-            return s;
+        ocs = tp_mem_calloc(c->alloc, count, sizeof *ocs);
+        if (!fused || !ocs) {
+            s = tp_error_set(err, TP_ERR_NOMEM, "graph cost: out of memory");
+            goto done;
         }
+        if ((s = tp_cost_fusion_mark(g, fused, c->alloc, err)) != TP_OK) goto done;
     }
+    /* every node accounted once; the run's weight set (each GEMM weight once per use) first */
     double weight_set = 0;
-    if ((s = gemm_weight_set(g, &weight_set, err)) != TP_OK) {
-        tp_mem_free(c->alloc, fused, count);
-        return s;
+    for (uint32_t i = 0; i < count; i++) {
+        if ((s = tp_op_account(g, (tp_node_id)i, &ocs[i], err)) != TP_OK) goto done;
+        if (ocs[i].cls == TP_COST_GEMM) weight_set += (double)ocs[i].weight_bytes;
     }
     double share = tp__weight_stream_share(d, weight_set);
     for (uint32_t i = 0; i < count; i++) {
-        tp_op_cost oc;
-        if ((s = tp_op_account(g, (tp_node_id)i, &oc, err)) != TP_OK) {
-            tp_mem_free(c->alloc, fused, count);
-            return s;
-        }
-        tp_node_cost nc = eval(d, (tp_node_id)i, &oc, share);
-        if (fused[i] && oc.launches > 0) {
+        tp_node_cost nc = eval(d, (tp_node_id)i, &ocs[i], share);
+        if (fused[i] && ocs[i].launches > 0) {
             /* the epilogue of its producer's kernel: no pass over memory, no launch */
             nc.compute_ns = nc.memory_ns = nc.dispatch_ns = nc.total_ns = 0;
             nc.fused = true;
@@ -146,7 +130,10 @@ static tp_status run(const tp_graph *g, const tp_device_model *d, const tp_io_op
         c->bytes = tp_sat_add_u64(c->bytes, nc.bytes);
         if (c->nodes) c->nodes[i] = nc;
     }
+done:
+    tp_mem_free(c->alloc, ocs, (size_t)count * sizeof *ocs);
     tp_mem_free(c->alloc, fused, count);
+    if (s != TP_OK) return s;
     c->round_trip_ns = d->round_trip_ns + d->runtime_run_ns;
     c->readback_ns = (double)tp_io_host_readback_bytes(&c->io, d->unified) / d->readback_gbps;
     c->sync_ns = (double)c->io.sync_points * d->round_trip_ns;
