@@ -3,10 +3,19 @@
 
 Usage: /usr/bin/python3 bench/ort_memory/compare.py TENSORPLAN MEASURED.jsonl [--terms]
                                                     [--max-over FRACTION]
+                                                    [--session-constant BYTES]
 Runs `TENSORPLAN estimate MODEL --dim ... --runtime onnxruntime --json` for every measured model
 (dims from its inputs.json "bind") and prints the table: model, set, predicted, ORT RSS growth,
 error = predicted / measured - 1 (negative = below = a miss). Exits 1 when a model is predicted
 below its measurement, or (with --max-over) above it by more than FRACTION. --terms prints the profile's raw terms as JSON lines instead (for fitting).
+
+--session-constant BYTES: onnxruntime's session constant measured on this machine (the growth of
+a one-Neg model, as the profile's session_fixed_bytes was measured). Most of it is onnxruntime's
+code pages, and how many of them a fault maps differs between machines (2.9-3.9 MiB less on every
+model on one CI machine than here). The band (--max-over) is then checked on the prediction with
+the profile's constant replaced by this machine's ("adjusted"), so the band measures the
+model-dependent terms; the prediction as shipped must still never be below, and the adjusted one
+neither (that would be a model-dependent term short of onnxruntime).
 """
 import json
 import subprocess
@@ -30,7 +39,10 @@ def main():
     max_over = None
     if '--max-over' in sys.argv:
         max_over = float(sys.argv[sys.argv.index('--max-over') + 1])
-    rows, misses = [], 0
+    constant = None
+    if '--session-constant' in sys.argv:
+        constant = int(sys.argv[sys.argv.index('--session-constant') + 1])
+    rows, misses, profile_constant = [], 0, 0
     for line in open(measured):
         m = json.loads(line)
         model = m['model']
@@ -51,31 +63,45 @@ def main():
                               'conv': rt['conv_weight_bytes'], 'gemm': rt['gemm_weight_bytes'],
                               'other': rt['other_weight_bytes'], 'plan_peak': e['peak_bytes']}))
             continue
-        rows.append((name, m['set'], rt['peak_bytes'], m['growth_bytes'], e['peak_bytes']))
+        adjusted = rt['peak_bytes']
+        profile_constant = rt['terms']['session_fixed_bytes']
+        if constant is not None:
+            adjusted += constant - rt['terms']['session_fixed_bytes']
+        rows.append((name, m['set'], rt['peak_bytes'], m['growth_bytes'], e['peak_bytes'], adjusted,
+                     m.get('file_growth_bytes')))
     if terms:
         return 0
     mib = 1 << 20
-    print('%-16s %-12s %12s %12s %12s %8s' % ('model', 'set', 'plan MiB', 'predicted', 'ORT growth',
-                                             'error'))
+    if constant is not None:
+        print('session constant on this machine: %.2f MiB (the profile\'s: %.2f MiB)' % (
+            constant / mib, profile_constant / mib))
+    print('%-16s %-12s %9s %10s %10s %10s %8s %9s %8s' % (
+        'model', 'set', 'plan MiB', 'predicted', 'adjusted', 'ORT growth', 'error', 'adj error',
+        'file MiB'))
     errs = {}
-    for name, s, pred, meas, extra in rows:
+    for name, s, pred, meas, extra, adjusted, file_growth in rows:
         if pred is None:
-            print('%-16s %-12s %12s %12s %12.1f  not estimated: %s' % (name, s, '-', '-',
-                                                                       meas / mib, extra))
+            print('%-16s %-12s %9s %10s %10s %10.1f  not estimated: %s' % (name, s, '-', '-', '-',
+                                                                          meas / mib, extra))
             continue
         err = pred / meas - 1
-        errs.setdefault(s, []).append(err)
+        adj_err = adjusted / meas - 1
+        errs.setdefault(s, []).append(adj_err)
         flag = ''
         if pred < meas:
             misses += 1
             flag = '  BELOW'
-        elif max_over is not None and err > max_over:
+        elif adjusted < meas:
+            misses += 1
+            flag = '  BELOW (adjusted: a model term short)'
+        elif max_over is not None and adj_err > max_over:
             misses += 1
             flag = '  OVER BAND'
-        print('%-16s %-12s %12.1f %12.1f %12.1f %+7.1f%%%s' % (
-            name, s, extra / mib, pred / mib, meas / mib, err * 100, flag))
+        print('%-16s %-12s %9.1f %10.1f %10.1f %10.1f %+7.1f%% %+8.1f%% %8s%s' % (
+            name, s, extra / mib, pred / mib, adjusted / mib, meas / mib, err * 100, adj_err * 100,
+            '-' if file_growth is None else '%.1f' % (file_growth / mib), flag))
     for s, v in errs.items():
-        print('%s: %d models, error min %+.1f%% max %+.1f%% mean |error| %.1f%%, %d within +10%%' % (
+        print('%s (adjusted): %d models, error min %+.1f%% max %+.1f%% mean |error| %.1f%%, %d within +10%%' % (
             s, len(v), min(v) * 100, max(v) * 100, sum(abs(x) for x in v) / len(v) * 100,
             sum(1 for x in v if 0 <= x <= 0.10)))
     return 1 if misses else 0

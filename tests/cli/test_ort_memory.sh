@@ -15,6 +15,11 @@
 # body terms: dif2_16 (initializers two If bodies deep: onnxruntime holds 4.4x their bytes; the
 # profile before the body-copy term was far below) and ifs_201 (400 one-node bodies: a session
 # state each; -1.2 % below before the per-body term). On 2026-11-26 both were +8.3 and +11.3 %.
+# The band is checked with the profile's session constant (26.4 MiB, three quarters of it
+# onnxruntime's code pages) replaced by the one measured here on a one-Neg model: one CI machine
+# showed every model 2.9-3.9 MiB lower than this one (ifs_201 +22.5 %, over the band), while no
+# change of load, tracing, page cache or the way the library was written reproduced it here
+# (2026-11-26). The shipped prediction must still never be below.
 # Needs the fixtures of scripts/fixtures.sh (.fixtures/models, .fixtures/ort).
 # usage: test_ort_memory.sh /path/to/tensorplan
 set -u
@@ -46,7 +51,20 @@ for spec in unet_tiny:calibration mobilenet_v2:calibration efficientnet_b0:heldo
     fi
     echo "${line%\}}, \"set\": \"${spec#*:}\"}" >>"$tmp/measured.jsonl"
 done
-/usr/bin/python3 bench/ort_memory/compare.py "$TP" "$tmp/measured.jsonl" --max-over 0.17 || fails=$((fails + 1))
+# onnxruntime's session constant on this machine: a one-Neg model, median of 3 fresh processes
+neg=/usr/share/libonnx-testdata/data/node/test_neg/model.onnx
+constant=$(for i in 1 2 3; do
+    node bench/ort_memory/ort_rss.js "$neg" bench/ort_memory/neg.inputs.json
+done | /usr/bin/python3 -c 'import json, sys
+g = sorted(json.loads(l)["growth_bytes"] for l in sys.stdin if l.strip())
+print(g[len(g) // 2] if len(g) == 3 else "")')
+if [ -z "$constant" ]; then
+    echo "FAIL: onnxruntime did not run the one-Neg model ($neg)"
+    fails=$((fails + 1))
+    constant=0
+fi
+/usr/bin/python3 bench/ort_memory/compare.py "$TP" "$tmp/measured.jsonl" --max-over 0.17 \
+    --session-constant "$constant" || fails=$((fails + 1))
 n=$(wc -l <"$tmp/measured.jsonl")
 echo "$((n - fails < 0 ? 0 : n - fails)) passed, $fails failed"
 [ "$fails" -eq 0 ]
