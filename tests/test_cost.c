@@ -597,6 +597,35 @@ TP_TEST(node_roofline) {
     TP_CHECK_NEAR(tp_node_cost_eval(&d, 3, &oc).total_ns, 0, 0);
 }
 
+/* Several threads: a calibrated CPU's depthwise rate is one thread's (onnxruntime's depthwise
+   kernel gains nothing from a second thread) and the node still pays the fork, however small;
+   other nodes too small to split run inline at one thread's share of the pool's rate. */
+TP_TEST(depthwise_at_several_threads) {
+    tp_device_model d = flat_model(1, 1000);
+    d.threads = 2;
+    d.dispatch_ns = 100;
+    d.dwconv_gflops = 2;
+    tp_op_cost oc = {.cls = TP_COST_GEMM,
+                     .launches = 1,
+                     .flops = 40,
+                     .gemm_m = 1,
+                     .gemm_k = 9,
+                     .gemm_n = 4,
+                     .gemm_batch = 1,
+                     .compute_dtype = TP_DTYPE_F32,
+                     .kernel = TP_KERNEL_DEPTHWISE};
+    tp_node_cost nc = tp_node_cost_eval(&d, 0, &oc);
+    TP_CHECK_NEAR(nc.compute_ns, 20, 1e-9); /* 40 flops at 2 GFLOP/s, not doubled */
+    TP_CHECK_NEAR(nc.total_ns, 120, 1e-9);  /* + the fork, though 20 · 2 < 20 + 100 */
+    oc.kernel = TP_KERNEL_GENERIC;          /* the same size as a GEMM: too small to split */
+    nc = tp_node_cost_eval(&d, 0, &oc);
+    TP_CHECK_NEAR(nc.total_ns, 80, 1e-9); /* 40 ns at 1 GFLOP/s, inline: × 2, no fork */
+    /* a catalog CPU has no measured one-thread rate: its depthwise node is split like others */
+    d.source = TP_SOURCE_CATALOG;
+    oc.kernel = TP_KERNEL_DEPTHWISE;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).total_ns, 40, 1e-9);
+}
+
 TP_TEST(node_grouped_conv) {
     tp_device_model d = flat_model(1, 1);
     d.n_gemm = 2;
@@ -998,6 +1027,7 @@ int main(void) {
     TP_RUN(weights_streamed_from_memory);
     TP_RUN(weight_set_of_a_run);
     TP_RUN(row_normalization_rate);
+    TP_RUN(depthwise_at_several_threads);
     TP_RUN(accuracy_band);
     TP_RUN(graph_cost_alloc_failure_sweep);
     return tp_test_finish();

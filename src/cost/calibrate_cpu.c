@@ -582,7 +582,10 @@ tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_c
 }
 
 /* A cached calibration of this key; one written before the op-class micro-benchmarks
-   (format 1: no depthwise rate) is stale and measured again. */
+   (format 1: no depthwise rate) is stale and measured again, and so is one of an older
+   TP_CALIB_FORMAT (the key differs): a benchmark that changed what it measures bumps it.
+   2: the depthwise rate on one thread with independent accumulators (2026-11-26). */
+enum { TP_CALIB_FORMAT = 2 };
 void tp_calib_cache_key(uint32_t threads, char *buf, size_t cap) {
     if (!buf || cap == 0) return;
     char model[128], fam[16] = "", mod[16] = "";
@@ -592,7 +595,8 @@ void tp_calib_cache_key(uint32_t threads, char *buf, size_t cap) {
        not served on the other. */
     (void)cpuinfo_field("cpu family", fam, sizeof fam);
     (void)cpuinfo_field("model", mod, sizeof mod);
-    snprintf(buf, cap, "%s|family=%s|model=%s|threads=%u", model, fam, mod, threads);
+    snprintf(buf, cap, "%s|family=%s|model=%s|calib=%d|threads=%u", model, fam, mod,
+             TP_CALIB_FORMAT, threads);
 }
 
 static bool load_cached(const char *path, const char *key, tp_device_model *out) {

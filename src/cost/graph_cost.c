@@ -29,6 +29,9 @@ static tp_node_cost eval(const tp_device_model *d, tp_node_id id, const tp_op_co
     nc.flops = oc->flops;
     nc.bytes = tp_sat_add_u64(oc->bytes_read, oc->bytes_written);
     if (oc->cls == TP_COST_METADATA || oc->launches == 0) return nc;
+    /* a calibrated CPU's depthwise rate is one thread's (calib_ops.h): onnxruntime's depthwise
+       kernel gains nothing from more threads, yet still forks them */
+    bool one_thread = false;
     if (oc->cls == TP_COST_GEMM && oc->flops > 0) {
         uint64_t m = oc->gemm_m, k = oc->gemm_k, n = oc->gemm_n;
         bool grouped = oc->kernel == TP_KERNEL_GROUPED;
@@ -46,7 +49,10 @@ static tp_node_cost eval(const tp_device_model *d, tp_node_id id, const tp_op_co
                         ? tp__gemm_rows_gflops(d, oc->compute_dtype, m, k, n)
                         : tp_device_gemm_gflops(d, oc->compute_dtype, m, k, n);
         /* a depthwise convolution is no GEMM: its calibrated rate (docs/cost.md, "Op classes") */
-        if (oc->kernel == TP_KERNEL_DEPTHWISE && d->dwconv_gflops > 0) gf = d->dwconv_gflops;
+        if (oc->kernel == TP_KERNEL_DEPTHWISE && d->dwconv_gflops > 0) {
+            gf = d->dwconv_gflops;
+            one_thread = d->kind == TP_DEVICE_CPU && d->source == TP_SOURCE_MEASURED;
+        }
         nc.compute_ns = (double)oc->flops / gf; /* GFLOP/s = flops per ns */
         if (oc->tap_share > 0 && oc->tap_share < 1) nc.compute_ns *= oc->tap_share;
         if (grouped) {
@@ -75,7 +81,7 @@ static tp_node_cost eval(const tp_device_model *d, tp_node_id id, const tp_op_co
     bool inline_run =
         d->kind == TP_DEVICE_CPU && d->threads == 1 && d->source == TP_SOURCE_MEASURED;
     double fork = inline_run ? 0 : d->dispatch_ns;
-    if (d->threads > 1 && body * (double)d->threads < body + fork) {
+    if (d->threads > 1 && !one_thread && body * (double)d->threads < body + fork) {
         /* too small to split: the runtime runs it on the calling thread (no fork/join), at
            about one thread's share of the calibrated multi-thread throughput */
         body *= (double)d->threads;
