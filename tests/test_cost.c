@@ -153,6 +153,7 @@ TP_TEST(conv_groups_dilation_transpose) {
     TP_CHECK_EQ_U64(c.gemm_n, 4); /* groups side by side: throughput shape uses all of c_out */
     TP_CHECK_EQ_U64(c.gemm_batch, 4);
     TP_CHECK(c.kernel == TP_KERNEL_DEPTHWISE);
+    TP_CHECK(c.spatial_rank == 2); /* X[1,4,8,8]: a 2-D convolution */
     TP_CHECK(acc(g, y).kernel == TP_KERNEL_GENERIC);
     /* grouped, 2 channels per group: a GEMM per group, not the depthwise kernel */
     tp_node_id wg = par(g, "wg", TP_DTYPE_F32, 4, (int64_t[]){4, 2, 3, 3});
@@ -610,14 +611,23 @@ TP_TEST(depthwise_at_several_threads) {
                      .flops = 40,
                      .gemm_m = 1,
                      .gemm_k = 9,
-                     .gemm_n = 4,
-                     .gemm_batch = 1,
+                     .gemm_n = 16,
+                     .gemm_batch = 16,
                      .compute_dtype = TP_DTYPE_F32,
-                     .kernel = TP_KERNEL_DEPTHWISE};
+                     .kernel = TP_KERNEL_DEPTHWISE,
+                     .spatial_rank = 2};
     tp_node_cost nc = tp_node_cost_eval(&d, 0, &oc);
     TP_CHECK_NEAR(nc.compute_ns, 20, 1e-9); /* 40 flops at 2 GFLOP/s, not doubled */
     TP_CHECK_NEAR(nc.total_ns, 120, 1e-9);  /* + the fork, though 20 · 2 < 20 + 100 */
-    oc.kernel = TP_KERNEL_GENERIC;          /* the same size as a GEMM: too small to split */
+    /* a 1-D depthwise convolution, or one with a partial channel block: MLAS's generic
+       convolution, too small to split (40 ns inline at one thread's share: × 2, no fork) */
+    oc.spatial_rank = 1;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).total_ns, 40, 1e-9);
+    oc.spatial_rank = 2;
+    oc.gemm_n = 12;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).total_ns, 40, 1e-9);
+    oc.gemm_n = 16;
+    oc.kernel = TP_KERNEL_GENERIC; /* the same size as a GEMM: too small to split */
     nc = tp_node_cost_eval(&d, 0, &oc);
     TP_CHECK_NEAR(nc.total_ns, 80, 1e-9); /* 40 ns at 1 GFLOP/s, inline: × 2, no fork */
     /* a catalog CPU has no measured one-thread rate: its depthwise node is split like others */

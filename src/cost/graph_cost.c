@@ -13,9 +13,22 @@
    convolution like a dense one (its GEMM shape: all filters by the output pixels); others run
    as im2col + one few-row GEMM per group. gemm_k is cin / groups × kernel area: a multiple of
    the block when cin / groups is (the converse can be wrong for kernel areas of 2, 4, 8, 16). */
+static uint64_t nchwc_block(const tp_device_model *d) {
+    return d->kind == TP_DEVICE_CPU && strstr(d->gemm_impl, "avx512") ? 16 : 8;
+}
+
 static bool nchwc_grouped(const tp_device_model *d, const tp_op_cost *oc) {
-    uint64_t block = d->kind == TP_DEVICE_CPU && strstr(d->gemm_impl, "avx512") ? 16 : 8;
+    uint64_t block = nchwc_block(d);
     return oc->gemm_m % block == 0 && oc->gemm_k % block == 0;
+}
+
+/* A 2-D depthwise convolution whose channels (gemm_n) fill whole NCHWc blocks runs onnxruntime's
+   NCHWc depthwise kernel, the one the calibration times on one thread (calib_ops.h); a 1-D one,
+   or one with partial blocks, runs MLAS's generic convolution, which sizes its threads to the
+   work like the other nodes. */
+static bool nchwc_depthwise(const tp_device_model *d, const tp_op_cost *oc) {
+    return d->kind == TP_DEVICE_CPU && d->source == TP_SOURCE_MEASURED && oc->spatial_rank == 2 &&
+           oc->gemm_n % nchwc_block(d) == 0;
 }
 
 /* `stream_share`: the share of the weights that a run reads from memory (tp__weight_stream_share
@@ -29,8 +42,8 @@ static tp_node_cost eval(const tp_device_model *d, tp_node_id id, const tp_op_co
     nc.flops = oc->flops;
     nc.bytes = tp_sat_add_u64(oc->bytes_read, oc->bytes_written);
     if (oc->cls == TP_COST_METADATA || oc->launches == 0) return nc;
-    /* a calibrated CPU's depthwise rate is one thread's (calib_ops.h): onnxruntime's depthwise
-       kernel gains nothing from more threads, yet still forks them */
+    /* a calibrated CPU's depthwise rate is one thread's (calib_ops.h): onnxruntime's NCHWc
+       depthwise kernel gains nothing from more threads, yet still forks them */
     bool one_thread = false;
     if (oc->cls == TP_COST_GEMM && oc->flops > 0) {
         uint64_t m = oc->gemm_m, k = oc->gemm_k, n = oc->gemm_n;
@@ -51,7 +64,7 @@ static tp_node_cost eval(const tp_device_model *d, tp_node_id id, const tp_op_co
         /* a depthwise convolution is no GEMM: its calibrated rate (docs/cost.md, "Op classes") */
         if (oc->kernel == TP_KERNEL_DEPTHWISE && d->dwconv_gflops > 0) {
             gf = d->dwconv_gflops;
-            one_thread = d->kind == TP_DEVICE_CPU && d->source == TP_SOURCE_MEASURED;
+            one_thread = nchwc_depthwise(d, oc);
         }
         nc.compute_ns = (double)oc->flops / gf; /* GFLOP/s = flops per ns */
         if (oc->tap_share > 0 && oc->tap_share < 1) nc.compute_ns *= oc->tap_share;

@@ -322,6 +322,7 @@ static tp_status account_conv(const op_acct *a, uint64_t out_elems, tp_op_cost *
         c->gemm_n = cout * area;
     }
     c->gemm_batch = g;
+    c->spatial_rank = (uint32_t)X->shape.rank - 2; /* rank >= 3: checked above */
     if (a->n->n_inputs >= 3 && (s = add(a, c->flops, out_elems, &c->flops)) != TP_OK) return s;
     c->compute_dtype = X->dtype;
     return TP_OK;
