@@ -5,23 +5,23 @@
 
 #include <string.h>
 
-/* bench/accuracy/run.sh on 2026-11-26 (AMD EPYC family 26, AVX-512), the model of session 7
- * (weights streamed from memory, the row-normalization rate, small GEMMs timed in batches), two
- * quiet runs by the lead (08:45-09:10 UTC, every other job stopped, calibrated and measured in
- * the same window; bench/accuracy/measured-s7-run{1,2}-t*.jsonl): the band is the larger
+/* bench/accuracy/run.sh on 2026-11-26 (AMD EPYC family 26, AVX-512), the model of session 8
+ * (the depthwise rate with independent accumulators, on one thread at any thread count), two
+ * quiet runs by the lead (11:25-11:50 UTC, every other job stopped, calibrated and measured in
+ * the same window; bench/accuracy/measured-s8-run{1,2}-t*.jsonl): the band is the larger
  * held-out MAPE of the two runs, the range the union of both. onnxruntime-node, held-out set of
- * bench/accuracy/models.txt; 1 thread: median CPU time per run (18.2 / 13.4 %). Update together
+ * bench/accuracy/models.txt; 1 thread: median CPU time per run (14.6 / 12.7 %). Update together
  * with docs/cost.md's tables. */
 #define BENCH_T1_MODELS 19u
-#define BENCH_T1_MAPE 18.2
-#define BENCH_T1_UNDER (-31.4)
-#define BENCH_T1_OVER 117.9
-/* bench/accuracy/run.sh 2, the same two runs: the busiest thread's CPU time per run (17.8 /
- * 18.6 %). */
+#define BENCH_T1_MAPE 14.6
+#define BENCH_T1_UNDER (-23.2)
+#define BENCH_T1_OVER 79.9
+/* bench/accuracy/run.sh 2, the same two runs: the busiest thread's CPU time per run (12.3 /
+ * 11.6 %). */
 #define BENCH_T2_MODELS 19u
-#define BENCH_T2_MAPE 18.6
-#define BENCH_T2_UNDER (-65.1)
-#define BENCH_T2_OVER 25.4
+#define BENCH_T2_MAPE 12.3
+#define BENCH_T2_UNDER (-39.9)
+#define BENCH_T2_OVER 35.7
 
 void tp_cost_accuracy_of(const tp_device_model *d, tp_cost_accuracy *out) {
     memset(out, 0, sizeof *out);
