@@ -12,8 +12,8 @@ const fs = require('fs');
 const ort = require('onnxruntime-node');
 const { feeds: makeFeeds } = require('../../scripts/ort_feeds.js');
 
-// onnxruntime logs to stderr from native code: capture it through a file descriptor swap is not
-// possible from JavaScript, so this script re-runs itself as a child with stderr piped.
+// onnxruntime's native code writes its log to the process's stderr, which JavaScript cannot read
+// in-process: the script runs itself again as a child with stderr piped.
 if (process.argv[4] !== '--child') {
   const { spawnSync } = require('child_process');
   const r = spawnSync(process.execPath, [__filename, process.argv[2], process.argv[3], '--child'],
