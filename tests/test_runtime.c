@@ -67,6 +67,35 @@ static tp_op conv1x1_op(void) {
     return conv;
 }
 
+/* The emulated onnxruntime trace of g (ort_trace.c): *nb buffers, owned (free()), NULL on error. */
+static tp_ort_buf *ort_trace(tp_graph *g, uint32_t block, size_t *nb) {
+    tp_error err;
+    tp_plan_options po;
+    tp_plan_options_default(&po);
+    po.allocate_params = po.allocate_inputs = po.allocate_constants = false;
+    po.inplace = false;
+    tp_liveness *l = NULL;
+    *nb = 0;
+    TP_CHECK_OK(tp_liveness_compute(g, &po, NULL, &l, &err), &err);
+    tp_ort_buf *bufs = NULL;
+    size_t cap = 0;
+    if (l) TP_CHECK_OK(tp_ort_trace_buffers(g, l, block, &bufs, nb, &cap, &err), &err);
+    tp_liveness_destroy(l);
+    return bufs;
+}
+
+/* Count the buffers the trace gives node id, and the buffers with their own allocation. */
+static void trace_counts(tp_graph *g, uint32_t block, tp_node_id id, int *of_id, int *own) {
+    size_t nb = 0;
+    tp_ort_buf *bufs = ort_trace(g, block, &nb);
+    *of_id = *own = 0;
+    for (size_t i = 0; i < nb; i++) {
+        if (bufs[i].id == id) (*of_id)++;
+        if (bufs[i].reuses < 0) (*own)++;
+    }
+    free(bufs);
+}
+
 TP_TEST(names_parse_and_print) {
     tp_runtime_kind k;
     tp_error err;
@@ -183,23 +212,23 @@ TP_TEST(onnxruntime_body_terms) {
     tp_graph_destroy(g);
 }
 
-/* x[512,512] f32 (1 MiB) -relu-> a -relu-> b -relu-> c (output). By the BFC rules: a takes the
- * first 1 MiB region whole; b extends by a 2 MiB region (split: 1 MiB used); a is freed, c
- * takes a's chunk (best fit). Run 1 touched 1 + 1 MiB. The pattern: a@0, b@1M, c in a's gap
- * @0: 2 MiB. Run 2's block: region 2 (2 MiB free after coalescing) fits exactly, touching it
- * all: 3 MiB resident in 3 MiB of regions. */
+/* x[512,512] f32 (1 MiB) -neg-> a -neg-> b -neg-> c (output; Neg never runs in place). By the
+ * BFC rules: a takes the first 1 MiB region whole; b extends by a 2 MiB region (split: 1 MiB
+ * used); a is freed, c takes a's chunk (best fit). Run 1 touched 1 + 1 MiB. The pattern: a@0,
+ * b@1M, c in a's gap @0: 2 MiB. Run 2's block: region 2 (2 MiB free after coalescing) fits
+ * exactly, touching it all: 3 MiB resident in 3 MiB of regions. */
 TP_TEST(arena_emulation_by_hand) {
     tp_error err;
     tp_graph *g = NULL;
     TP_CHECK_OK(tp_graph_create(NULL, &g, &err), &err);
     if (!g) return;
     tp_shape xs = tp_shape_of(2, (int64_t[]){512, 512});
-    tp_op relu = {.kind = TP_OP_UNARY, .sub = TP_UNARY_RELU};
+    tp_op neg = {.kind = TP_OP_UNARY, .sub = TP_UNARY_NEG};
     tp_node_id x, a, b, c;
     TP_CHECK_OK(tp_graph_add_input(g, "x", TP_DTYPE_F32, &xs, &x, &err), &err);
-    TP_CHECK_OK(tp_graph_add_op(g, &relu, (tp_node_id[]){x}, 1, "a", &a, &err), &err);
-    TP_CHECK_OK(tp_graph_add_op(g, &relu, (tp_node_id[]){a}, 1, "b", &b, &err), &err);
-    TP_CHECK_OK(tp_graph_add_op(g, &relu, (tp_node_id[]){b}, 1, "c", &c, &err), &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &neg, (tp_node_id[]){x}, 1, "a", &a, &err), &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &neg, (tp_node_id[]){a}, 1, "b", &b, &err), &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &neg, (tp_node_id[]){b}, 1, "c", &c, &err), &err);
     TP_CHECK_OK(tp_graph_mark_output(g, c, &err), &err);
     tp_ort_arena_sim s;
     TP_CHECK_OK(tp_ort_arena_simulate(g, true, true, 16, &s, &err), &err);
@@ -282,8 +311,8 @@ TP_TEST(ort_order_explores_highest_index_first) {
 }
 
 /* Conv + Relu, the Conv read by nothing else: onnxruntime fuses the activation into the Conv, so
- * only the Relu's tensor exists (64 KiB) and the pattern is that one block; without the fusion it
- * would be 128 KiB. */
+ * only the Relu's tensor exists: the Conv's has no buffer; in NCHWc the fused Conv's blocked
+ * tensor and the graph output's plain copy (ReorderOutput) are the two buffers. */
 TP_TEST(conv_activation_fusion_removes_a_tensor) {
     tp_error err;
     tp_graph *g = NULL;
@@ -300,18 +329,20 @@ TP_TEST(conv_activation_fusion_removes_a_tensor) {
                                 (tp_node_id[]){y}, 1, "r", &r, &err),
                 &err);
     TP_CHECK_OK(tp_graph_mark_output(g, r, &err), &err);
-    tp_ort_arena_sim s;
-    TP_CHECK_OK(tp_ort_arena_simulate(g, true, true, 0, &s, &err), &err);
-    TP_CHECK_EQ_U64(s.mem_pattern_bytes, 64u << 10);
-    /* blocked: the fused Conv's tensor and the graph output's ReorderOutput copy, live together */
-    TP_CHECK_OK(tp_ort_arena_simulate(g, true, true, 16, &s, &err), &err);
-    TP_CHECK_EQ_U64(s.mem_pattern_bytes, 128u << 10);
+    int of_y = -1, of_r = -1, own = -1;
+    trace_counts(g, 0, y, &of_y, &own);
+    TP_CHECK_EQ_I64(of_y, 0);
+    TP_CHECK_EQ_I64(own, 1);
+    trace_counts(g, 16, r, &of_r, &own);
+    TP_CHECK_EQ_I64(of_r, 2);
+    TP_CHECK_EQ_I64(own, 2);
     tp_graph_destroy(g);
 }
 
-/* A fused kernel reads its inputs at its own step: in a = Neg(x); r = Relu(Conv(a)), the Conv is
- * absorbed into the FusedConv that writes r, so a (64 KiB) is still live when r (64 KiB) is
- * allocated: a 128 KiB pattern (it was 64 KiB when a died at the absorbed Conv's step). */
+/* A fused kernel reads its inputs at its own step: in a = Neg(x); r = Relu(Conv(a)); o = Neg(r),
+ * the Conv is absorbed into the FusedConv that writes r, so a (64 KiB) is still live when r
+ * (64 KiB) is allocated: a 128 KiB pattern (it was 64 KiB when a died at the absorbed Conv's
+ * step). */
 TP_TEST(fused_kernel_reads_at_its_step) {
     tp_error err;
     tp_graph *g = NULL;
@@ -320,7 +351,7 @@ TP_TEST(fused_kernel_reads_at_its_step) {
     tp_shape xs = tp_shape_of(4, (int64_t[]){1, 16, 32, 32});
     tp_shape ws = tp_shape_of(4, (int64_t[]){16, 16, 1, 1});
     tp_op conv = conv1x1_op();
-    tp_node_id x, w, a, y, r;
+    tp_node_id x, w, a, y, r, o;
     TP_CHECK_OK(tp_graph_add_input(g, "x", TP_DTYPE_F32, &xs, &x, &err), &err);
     TP_CHECK_OK(tp_graph_add_param(g, "w", TP_DTYPE_F32, &ws, &w, &err), &err);
     TP_CHECK_OK(tp_graph_add_op(g, &(tp_op){.kind = TP_OP_UNARY, .sub = TP_UNARY_NEG},
@@ -330,7 +361,10 @@ TP_TEST(fused_kernel_reads_at_its_step) {
     TP_CHECK_OK(tp_graph_add_op(g, &(tp_op){.kind = TP_OP_UNARY, .sub = TP_UNARY_RELU},
                                 (tp_node_id[]){y}, 1, "r", &r, &err),
                 &err);
-    TP_CHECK_OK(tp_graph_mark_output(g, r, &err), &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &(tp_op){.kind = TP_OP_UNARY, .sub = TP_UNARY_NEG},
+                                (tp_node_id[]){r}, 1, "o", &o, &err),
+                &err);
+    TP_CHECK_OK(tp_graph_mark_output(g, o, &err), &err);
     tp_ort_arena_sim s;
     TP_CHECK_OK(tp_ort_arena_simulate(g, true, true, 0, &s, &err), &err);
     TP_CHECK_EQ_U64(s.mem_pattern_bytes, 128u << 10);
@@ -386,15 +420,8 @@ TP_TEST(ort_planner_reuses_in_place) {
                                 (tp_node_id[]){b}, 1, "c", &c, &err),
                 &err);
     TP_CHECK_OK(tp_graph_mark_output(g, c, &err), &err);
-    tp_plan_options po;
-    tp_plan_options_default(&po);
-    po.allocate_params = po.allocate_inputs = po.allocate_constants = false;
-    po.inplace = false;
-    tp_liveness *l = NULL;
-    TP_CHECK_OK(tp_liveness_compute(g, &po, NULL, &l, &err), &err);
-    tp_ort_buf *bufs = NULL;
-    size_t nb = 0, cap = 0;
-    TP_CHECK_OK(tp_ort_trace_buffers(g, l, 16, &bufs, &nb, &cap, &err), &err);
+    size_t nb = 0;
+    tp_ort_buf *bufs = ort_trace(g, 16, &nb);
     TP_CHECK_EQ_U64(nb, 3);
     int own = 0;
     for (size_t i = 0; i < nb; i++) {
@@ -403,7 +430,6 @@ TP_TEST(ort_planner_reuses_in_place) {
     }
     TP_CHECK_EQ_I64(own, 2);
     free(bufs);
-    tp_liveness_destroy(l);
     tp_graph_destroy(g);
 }
 
@@ -432,28 +458,6 @@ TP_TEST(tied_embedding_is_read_whole) {
     TP_CHECK(r.other_weight_bytes < table);
     TP_CHECK(r.peak_bytes >= e.peak_bytes);
     tp_graph_destroy(g);
-}
-
-/* Count the buffers the trace gives node id, and the buffers with their own allocation. */
-static void trace_counts(tp_graph *g, uint32_t block, tp_node_id id, int *of_id, int *own) {
-    tp_error err;
-    tp_plan_options po;
-    tp_plan_options_default(&po);
-    po.allocate_params = po.allocate_inputs = po.allocate_constants = false;
-    po.inplace = false;
-    tp_liveness *l = NULL;
-    *of_id = *own = -1;
-    TP_CHECK_OK(tp_liveness_compute(g, &po, NULL, &l, &err), &err);
-    tp_ort_buf *bufs = NULL;
-    size_t nb = 0, cap = 0;
-    if (l) TP_CHECK_OK(tp_ort_trace_buffers(g, l, block, &bufs, &nb, &cap, &err), &err);
-    *of_id = *own = 0;
-    for (size_t i = 0; i < nb; i++) {
-        if (bufs[i].id == id) (*of_id)++;
-        if (bufs[i].reuses < 0) (*own)++;
-    }
-    free(bufs);
-    tp_liveness_destroy(l);
 }
 
 /* pad_fusion.cc: a zero Pad of the spatial axes, with constant pads, read only by an average
@@ -557,6 +561,80 @@ TP_TEST(ort_reorder_input_frees_its_source) {
     tp_graph_destroy(g);
 }
 
+/* mem_pattern_planner.h: the free tail between the highest live block and the extent reached so
+ * far competes with the inner gaps. Units of 64 KiB: P1 (4) at 0, P2 (1) at 4, P3 (2) at 5
+ * (extent 7); P1 and P3 freed; Q (2) fits the tail exactly (waste 0, the gap at 0 wastes 2): at
+ * 5; R (4) then fits the gap at 0: the block stays 7 units (9 if Q took the gap at 0). */
+TP_TEST(ort_pattern_tail_gap) {
+    const uint64_t u = 64u << 10;
+    tp_ort_buf b[5];
+    const uint64_t size[5] = {4, 1, 2, 2, 4};
+    const int64_t birth[5] = {0, 1, 2, 4, 5}, death[5] = {3, 10, 3, 10, 10};
+    for (int i = 0; i < 5; i++)
+        b[i] = (tp_ort_buf){i, size[i] * u, birth[i], death[i], -1, 0, 0, -1, -1, false, false};
+    uint64_t block = 0;
+    tp_error err;
+    TP_CHECK_OK(tp_ort_pattern_block(NULL, b, 5, &block, &err), &err);
+    TP_CHECK_EQ_U64(block, 7 * u);
+    TP_CHECK_EQ_U64(b[3].pat_off, 5 * u);
+    TP_CHECK_EQ_U64(b[4].pat_off, 0);
+}
+
+/* nchwc_transformer.cc: the blocked copy of a plain input (ReorderInput) is made once and shared
+ * by every converted Conv reading that input, so the plain tensor dies after the copy; a Conv
+ * with groups 1 is converted whatever its output channels (18 here: padded to 32). */
+TP_TEST(ort_reorder_input_shared) {
+    tp_error err;
+    tp_graph *g = NULL;
+    TP_CHECK_OK(tp_graph_create(NULL, &g, &err), &err);
+    if (!g) return;
+    tp_shape xs = tp_shape_of(4, (int64_t[]){1, 16, 32, 32});
+    tp_shape w1s = tp_shape_of(4, (int64_t[]){32, 16, 1, 1}); /* no shape p's buffer could take */
+    tp_shape w2s = tp_shape_of(4, (int64_t[]){18, 16, 1, 1});
+    tp_op conv = conv1x1_op();
+    tp_node_id x, w1, w2, p, c1, n1, c2;
+    TP_CHECK_OK(tp_graph_add_input(g, "x", TP_DTYPE_F32, &xs, &x, &err), &err);
+    TP_CHECK_OK(tp_graph_add_param(g, "w1", TP_DTYPE_F32, &w1s, &w1, &err), &err);
+    TP_CHECK_OK(tp_graph_add_param(g, "w2", TP_DTYPE_F32, &w2s, &w2, &err), &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &(tp_op){.kind = TP_OP_UNARY, .sub = TP_UNARY_NEG},
+                                (tp_node_id[]){x}, 1, "p", &p, &err),
+                &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &conv, (tp_node_id[]){p, w1}, 2, "c1", &c1, &err), &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &(tp_op){.kind = TP_OP_UNARY, .sub = TP_UNARY_NEG},
+                                (tp_node_id[]){c1}, 1, "n1", &n1, &err),
+                &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &conv, (tp_node_id[]){p, w2}, 2, "c2", &c2, &err), &err);
+    TP_CHECK_OK(tp_graph_mark_output(g, n1, &err), &err);
+    TP_CHECK_OK(tp_graph_mark_output(g, c2, &err), &err);
+    size_t nb = 0;
+    tp_ort_buf *b = ort_trace(g, 16, &nb);
+    int n_p = 0;
+    int64_t plain_death = -1, copy_birth = -1, copy_death = -1, c1_birth = -1, c2_birth = -1;
+    uint64_t c2_bytes = 0;
+    for (size_t i = 0; i < nb; i++) {
+        if (b[i].id == p) {
+            n_p++;
+            if (b[i].birth % 2) { /* the copy is written at an odd (reorder) step */
+                copy_birth = b[i].birth;
+                copy_death = b[i].death;
+            } else {
+                plain_death = b[i].death;
+            }
+        }
+        if (b[i].id == c1 && b[i].birth % 2 == 0) c1_birth = b[i].birth;
+        if (b[i].id == c2 && b[i].birth % 2 == 0) {
+            c2_birth = b[i].birth;
+            c2_bytes = b[i].bytes;
+        }
+    }
+    TP_CHECK_EQ_I64(n_p, 2); /* the plain tensor and one shared copy */
+    TP_CHECK_EQ_I64(plain_death, copy_birth);
+    TP_CHECK_EQ_I64(copy_death, c1_birth > c2_birth ? c1_birth : c2_birth);
+    TP_CHECK_EQ_U64(c2_bytes, 32u * 32u * 32u * 4u); /* 18 channels padded to 32 */
+    free(b);
+    tp_graph_destroy(g);
+}
+
 int main(void) {
     TP_RUN(names_parse_and_print);
     TP_RUN(plan_profile_is_the_estimate);
@@ -573,5 +651,7 @@ int main(void) {
     TP_RUN(ort_pad_fused_into_pooling);
     TP_RUN(ort_unknown_shapes_are_not_reused);
     TP_RUN(ort_reorder_input_frees_its_source);
+    TP_RUN(ort_pattern_tail_gap);
+    TP_RUN(ort_reorder_input_shared);
     return tp_test_finish();
 }

@@ -94,11 +94,18 @@ for r, p in zip(rows, pred(rows, c)):
 if '--loo' in sys.argv:
     # leave-one-out over the calibration models: how far below can a model the fit has not seen
     # fall? The largest shortfall is the relative safety margin (margin_pm) of the profile.
-    worst = 0.0
+    # Also the shortfall relative to the model-dependent part of the prediction (all but the
+    # measured session cost and the intercept): the margin if it scales with that part only.
+    worst = worst_model = 0.0
     for k in range(len(cal)):
         rest = cal[:k] + cal[k + 1:]
         ck = fit(rest)[1]
-        e = float(pred([cal[k]], ck)[0] / cal[k]['measured'] - 1)
+        pk = float(pred([cal[k]], ck)[0])
+        e = pk / cal[k]['measured'] - 1
+        em = (pk - cal[k]['measured']) / (pk - FIXED - ck[6])
         worst = min(worst, e)
-        print('leave-one-out %-22s %+6.1f%%' % (cal[k]['model'], e * 100))
+        worst_model = min(worst_model, em)
+        print('leave-one-out %-22s %+6.1f%%  (%+6.1f%% of its model-dependent part)' %
+              (cal[k]['model'], e * 100, em * 100))
     print('margin_pm %d' % int(np.ceil(-worst * 1000)))
+    print('margin_pm of the model-dependent part %d' % int(np.ceil(-worst_model * 1000)))

@@ -9,8 +9,9 @@
  *    by a new region: next-power-of-two starts at 1 MiB, doubles until the request fits and
  *    doubles again after a region of the current size; same-as-requested takes the request.
  *  - Memory pattern (core/framework/mem_pattern_planner.h): run 1's allocation trace (sizes
- *    aligned to 64 bytes) is laid out best-fit into the gaps between live blocks, else after
- *    the highest live block; its extent is one block that run 2 asks the arena for.
+ *    aligned to 64 bytes) is laid out best-fit into the gaps between live blocks and the free
+ *    tail of the block so far (between the highest live block and the largest extent reached),
+ *    else after the highest live block; its extent is one block that run 2 asks the arena for.
  *  - Residency: only pages a tensor writes become resident (regions come from mmap), and
  *    the arena keeps every region, so the RSS growth is the union of touched pages. */
 #include "estimate/ort_arena.h"
@@ -237,6 +238,12 @@ static tp_status pattern_size(const tp_allocator *a, tp_ort_buf *bufs, const sim
             }
             cur = lb->pat_off + lb->bytes;
         }
+        /* the free tail of the block so far competes as one more gap (it is where a buffer
+         * that fits no gap goes anyway: after the highest live block) */
+        if (cur < peak && peak - cur >= size && peak - cur - size < waste) {
+            off = cur;
+            at = n_live;
+        }
         bufs[b].pat_off = off;
         uint64_t end;
         if (!tp_add_u64(off, size, &end)) {
@@ -251,6 +258,32 @@ static tp_status pattern_size(const tp_allocator *a, tp_ort_buf *bufs, const sim
     }
     tp_mem_free(a, live, (size_t)n_bufs * sizeof *live + 1);
     *out = peak;
+    return st;
+}
+
+/* The allocation (at birth) and free (after death) events of the buffers with their own
+ * allocation, in step order, allocations of a step first; ev holds 2 * nb. Returns the count. */
+static size_t trace_events(const tp_ort_buf *bufs, size_t nb, sim_event *ev) {
+    size_t n_ev = 0;
+    for (uint32_t i = 0; i < (uint32_t)nb; i++) {
+        if (bufs[i].reuses >= 0) continue; /* the planner gave it another buffer's memory */
+        ev[n_ev++] = (sim_event){bufs[i].birth, 0, i};
+        ev[n_ev++] = (sim_event){bufs[i].death, 1, i};
+    }
+    qsort(ev, n_ev, sizeof *ev, ort_cmp_event);
+    return n_ev;
+}
+
+tp_status tp_ort_pattern_block(const tp_allocator *a, tp_ort_buf *b, size_t n, uint64_t *out,
+                               tp_error *err) {
+    if (!b || !out) return tp_error_set(err, TP_ERR_INVALID, "runtime: NULL argument");
+    if (n > UINT32_MAX / 2)
+        return tp_error_set(err, TP_ERR_OVERFLOW, "runtime: too many buffers (%zu)", n);
+    sim_event *ev = tp_mem_alloc(a, n * 2 * sizeof *ev + 1);
+    if (!ev) return tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (%zu buffers)", n);
+    size_t n_ev = trace_events(b, n, ev);
+    tp_status st = pattern_size(a, b, ev, n_ev, (uint32_t)n, out, err);
+    tp_mem_free(a, ev, n * 2 * sizeof *ev + 1);
     return st;
 }
 
@@ -288,12 +321,7 @@ tp_status tp_ort_arena_simulate_packed(const tp_graph *g, bool mem_pattern, bool
         st = tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (%zu buffers)", nb);
         goto done;
     }
-    for (uint32_t i = 0; i < (uint32_t)nb; i++) {
-        if (bufs[i].reuses >= 0) continue; /* the planner gave it another buffer's memory */
-        ev[n_ev++] = (sim_event){bufs[i].birth, 0, i};
-        ev[n_ev++] = (sim_event){bufs[i].death, 1, i};
-    }
-    qsort(ev, n_ev, sizeof *ev, ort_cmp_event);
+    n_ev = trace_events(bufs, nb, ev);
     /* session creation: the kernels' pre-packed weights, from the same arena, held for the
      * session's life (their pages are the weights term's, not touched here) */
     for (size_t i = 0; i < n_prepacked && st == TP_OK; i++) {

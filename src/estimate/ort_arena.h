@@ -38,6 +38,14 @@ typedef struct tp_ort_buf {
 tp_status tp_ort_exec_order(const tp_graph *g, const uint64_t *key, int64_t *pos, int64_t *n_steps,
                             tp_error *err);
 
+/* The memory-pattern block of a run-1 trace (mem_pattern_planner.h; ort_arena.c): each buffer
+ * with its own allocation (reuses < 0, not scratch) allocated at its birth and freed after its
+ * death, in step order, laid out best fit into the gaps between the live blocks or the free tail
+ * of the block so far, else after the highest live block; *out receives the block's size. Sets
+ * each such buffer's pat_off and rounds its bytes up to 64. TP_ERR_NOMEM, TP_ERR_OVERFLOW. */
+tp_status tp_ort_pattern_block(const tp_allocator *a, tp_ort_buf *b, size_t n, uint64_t *out,
+                               tp_error *err);
+
 /* onnxruntime's allocation planner over the trace (allocation_planner.cc; ort_plan.c): in
  * birth order, a buffer reuses its in-place input when that input's last reader is its kernel
  * and both have the same known shape, else (same_shape) the most recently freed buffer of the

@@ -12,10 +12,10 @@
  * Relu/Clip/Sigmoid/Tanh/LeakyRelu/HardSigmoid absorbs the activation. The absorbed tensor is
  * never allocated.
  *
- * Layout: a 2-D float Conv whose output channels are a multiple of 4 runs in the blocked NCHWc
- * layout when it is depthwise with output channels a multiple of the block, or has groups 1 and
- * input channels under the block (it then reads NCHW) or a multiple of it: its output has its
- * channels rounded up to the block (16 with AVX-512, 8 with AVX2). Operators that stay in that
+ * Layout: a 2-D float Conv runs in the blocked NCHWc layout when it is depthwise with output
+ * channels a multiple of the block, or has groups 1 and input channels under the block (it then
+ * reads NCHW) or a multiple of it, whatever its output channels: its output has its channels
+ * rounded up to the block (16 with AVX-512, 8 with AVX2). Operators that stay in that
  * layout after it ("chain" nodes here): Relu/Clip/Sigmoid/Tanh/HardSigmoid activations,
  * QuickGelu, BatchNormalization (fused or converted), pooling, an Add or Mul of two chain tensors
  * of one shape, a Concat of chain tensors along whole channel blocks. An Add whose one input is a
@@ -51,16 +51,16 @@ bool tp_ort_dim(const tp_graph *g, const tp_node *n, int axis, int64_t *v) {
     return tp_graph_dim_value(g, n->shape.dims[axis], v, &e) == TP_OK && *v > 0;
 }
 
-/* A Conv that onnxruntime converts to NCHWc (nchwc_transformer.cc, TransformConv): output
- * channels a multiple of 4; depthwise with output channels a multiple of the block; groups 1
- * with input channels under the block (read in NCHW directly) or a multiple of it. */
+/* A Conv that onnxruntime converts to NCHWc (nchwc_transformer.cc, TransformConv): depthwise
+ * with output channels a multiple of the block; groups 1 with input channels under the block
+ * (read in NCHW directly) or a multiple of it, any output channels (padded to the block). */
 static bool conv_converted(const tp_graph *g, const tp_node *n, uint32_t block) {
     if (n->op.kind != TP_OP_CONV || n->op.attrs.conv.spatial != 2 || n->dtype != TP_DTYPE_F32 ||
         n->n_inputs < 2 || block == 0)
         return false;
     const tp_node *x = tp_graph_node(g, n->inputs[0]);
     int64_t c, m, grp = n->op.attrs.conv.groups;
-    if (!x || !tp_ort_dim(g, x, 1, &c) || !tp_ort_dim(g, n, 1, &m) || m % 4 != 0) return false;
+    if (!x || !tp_ort_dim(g, x, 1, &c) || !tp_ort_dim(g, n, 1, &m)) return false;
     if (grp != 1) return grp == c && grp == m && m % (int64_t)block == 0;
     return c < (int64_t)block || c % (int64_t)block == 0;
 }

@@ -6,10 +6,11 @@
  * A tensor lives from its producer's step to its last reader's step (graph outputs to the
  * end). A blocked tensor's plain copy (ReorderOutput) is written just before its first plain
  * reader; a converted Conv's blocked copy of a plain input (ReorderInput) just before the first
- * such Conv. Kernels' scratch from the arena: the column buffer of ConvTranspose (not traced into
- * the memory pattern). Shapes known to onnxruntime's static inference (for the planner's
- * same-shape reuse): every dim a number or a named symbol; a dim tensorplan derives by
- * arithmetic (a Conv's spatial size over a symbolic input) is unknown to it. */
+ * such Conv, shared by every such Conv. Kernels' scratch from the arena: the column buffer of
+ * ConvTranspose (not traced into the memory pattern). Shapes known to onnxruntime's static
+ * inference (for the planner's same-shape reuse): every dim a number or a named symbol; a dim
+ * tensorplan derives by arithmetic (a Conv's spatial size over a symbolic input) is unknown to it.
+ */
 #include <string.h>
 
 #include "core/mem.h"
@@ -229,8 +230,10 @@ static tp_status trace_emit(const tp_graph *g, const tp_liveness *l, uint32_t bl
         bool out = t->output[id] != 0;
         tp_ort_buf v = plain_buf((tp_node_id)id, lv->bytes, 2 * p, 2 * trace_max(t->death[id], p),
                                  key_plain, out);
-        if (t->ri_last[id] >= 0) /* read by its ReorderInput copies (just before their Convs) */
-            v.death = trace_max(v.death, 2 * t->ri_last[id] - 1);
+        /* read by its one ReorderInput copy, which every blocked Conv reading it shares
+         * (nchwc_transformer.cc keeps the reordered input per tensor): written just before the
+         * first of them, the plain tensor is not needed after it */
+        if (t->ri_last[id] >= 0) v.death = trace_max(v.death, 2 * t->ri_first[id] - 1);
         if (x->chain[id] && padded(g, nd, lv->bytes, block, &pb, &chan)) {
             v.bytes = pb;
             v.shape_key = shape_key(g, nd, chan, t->unk[id]);
