@@ -81,7 +81,8 @@ typedef struct tp_op_cost {
     /* Convolution: the share of the GEMM time that is left once the kernel taps that fall in
      * the padding are skipped (dilated convolutions on small maps); 0 or 1: all of it. */
     double tap_share;
-    /* Convolution: the input's spatial dims (2 for a 2-D convolution); 0 for other ops. */
+    /* Convolution (not transposed): the input's spatial dims (2 for a 2-D convolution); 0 for
+     * other ops. */
     uint32_t spatial_rank;
 } tp_op_cost;
 

@@ -301,6 +301,7 @@ static tp_status account_conv(const op_acct *a, uint64_t out_elems, tp_op_cost *
         c->gemm_k = (cin / g) * area;
         c->gemm_n = cout; /* depthwise: the channels run side by side */
         c->tap_share = conv_tap_share(a);
+        c->spatial_rank = (uint32_t)X->shape.rank - 2; /* rank >= 3: checked above */
         if (g > 1 && cin / g == 1) {
             c->kernel = TP_KERNEL_DEPTHWISE;
         } else if (g > 1) {
@@ -322,7 +323,6 @@ static tp_status account_conv(const op_acct *a, uint64_t out_elems, tp_op_cost *
         c->gemm_n = cout * area;
     }
     c->gemm_batch = g;
-    c->spatial_rank = (uint32_t)X->shape.rank - 2; /* rank >= 3: checked above */
     if (a->n->n_inputs >= 3 && (s = add(a, c->flops, out_elems, &c->flops)) != TP_OK) return s;
     c->compute_dtype = X->dtype;
     return TP_OK;
