@@ -153,7 +153,8 @@ TP_TEST(conv_groups_dilation_transpose) {
     TP_CHECK_EQ_U64(c.gemm_n, 4); /* groups side by side: throughput shape uses all of c_out */
     TP_CHECK_EQ_U64(c.gemm_batch, 4);
     TP_CHECK(c.kernel == TP_KERNEL_DEPTHWISE);
-    TP_CHECK(c.spatial_rank == 2); /* X[1,4,8,8]: a 2-D convolution */
+    TP_CHECK(c.spatial_rank == 2);        /* X[1,4,8,8]: a 2-D convolution */
+    TP_CHECK_EQ_U64(c.border_pixels, 16); /* 8 rows, pad 1 each side: 2 edge columns */
     TP_CHECK(acc(g, y).kernel == TP_KERNEL_GENERIC);
     /* grouped, 2 channels per group: a GEMM per group, not the depthwise kernel */
     tp_node_id wg = par(g, "wg", TP_DTYPE_F32, 4, (int64_t[]){4, 2, 3, 3});
@@ -619,6 +620,10 @@ TP_TEST(depthwise_at_several_threads) {
     tp_node_cost nc = tp_node_cost_eval(&d, 0, &oc);
     TP_CHECK_NEAR(nc.compute_ns, 20, 1e-9); /* 40 flops at 2 GFLOP/s, not doubled */
     TP_CHECK_NEAR(nc.total_ns, 120, 1e-9);  /* + the fork, though 20 · 2 < 20 + 100 */
+    /* 5 edge pixels of 16 channels: 5 · 16 · 108 flops more at 2 GFLOP/s */
+    oc.border_pixels = 5;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, 20 + 5.0 * 16 * 108 / 2, 1e-9);
+    oc.border_pixels = 0;
     /* a 1-D depthwise convolution, or one with a partial channel block: MLAS's generic
        convolution, too small to split (40 ns inline at one thread's share: × 2, no fork) */
     oc.spatial_rank = 1;

@@ -84,6 +84,9 @@ typedef struct tp_op_cost {
     /* Convolution (not transposed): the input's spatial dims (2 for a 2-D convolution); 0 for
      * other ops. */
     uint32_t spatial_rank;
+    /* 2-D convolution: the output pixels (per channel, all images) whose filter window reaches
+     * into the left or right padding (a runtime computes them on a slower path); else 0. */
+    uint64_t border_pixels;
 } tp_op_cost;
 
 /* Account node `id` of a bound graph. TP_ERR_INVALID (bad id, missing attrs such

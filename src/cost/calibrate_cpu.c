@@ -584,8 +584,9 @@ tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_c
 /* A cached calibration of this key; one written before the op-class micro-benchmarks
    (format 1: no depthwise rate) is stale and measured again, and so is one of an older
    TP_CALIB_FORMAT (the key differs): a benchmark that changed what it measures bumps it.
-   2: the depthwise rate on one thread with independent accumulators (2026-11-26). */
-enum { TP_CALIB_FORMAT = 2 };
+   2: the depthwise rate on one thread with independent accumulators; 3: its buffers 64-byte
+   aligned and its taps unrolled (2026-11-26). */
+enum { TP_CALIB_FORMAT = 3 };
 void tp_calib_cache_key(uint32_t threads, char *buf, size_t cap) {
     if (!buf || cap == 0) return;
     char model[128], fam[16] = "", mod[16] = "";

@@ -31,6 +31,14 @@ static bool nchwc_depthwise(const tp_device_model *d, const tp_op_cost *oc) {
            oc->gemm_n % nchwc_block(d) == 0;
 }
 
+/* A depthwise output pixel at the left or right edge (its window in the padding) costs one
+   channel as much as 108 flops at the calibrated rate, six interior 3×3 pixels: onnxruntime's
+   NCHWc depthwise kernel computes the edges on a slower path. Measured on synthetic chains of
+   depthwise convolutions (3×3, 5×5, 7×7 at 7-56 pixels, one thread; docs/cost.md, session 8):
+   about 22 ns per edge pixel and block of 16 channels whatever the filter size, against 3.4 ns
+   for an interior 3×3 one; 7×7 maps at 3×3 ran at 29 GFLOP/s against 62 at 56×56. */
+#define DW_BORDER_FLOPS 108.0
+
 /* `stream_share`: the share of the weights that a run reads from memory (tp__weight_stream_share
    of the run's weight set); a GEMM adds that share of its weight bytes at gemm_stream_gbps. */
 static tp_node_cost eval(const tp_device_model *d, tp_node_id id, const tp_op_cost *oc,
@@ -62,11 +70,13 @@ static tp_node_cost eval(const tp_device_model *d, tp_node_id id, const tp_op_co
                         ? tp__gemm_rows_gflops(d, oc->compute_dtype, m, k, n)
                         : tp_device_gemm_gflops(d, oc->compute_dtype, m, k, n);
         /* a depthwise convolution is no GEMM: its calibrated rate (docs/cost.md, "Op classes") */
+        double border_flops = 0;
         if (oc->kernel == TP_KERNEL_DEPTHWISE && d->dwconv_gflops > 0) {
             gf = d->dwconv_gflops;
             one_thread = nchwc_depthwise(d, oc);
+            border_flops = (double)oc->border_pixels * (double)oc->gemm_n * DW_BORDER_FLOPS;
         }
-        nc.compute_ns = (double)oc->flops / gf; /* GFLOP/s = flops per ns */
+        nc.compute_ns = ((double)oc->flops + border_flops) / gf; /* GFLOP/s = flops per ns */
         if (oc->tap_share > 0 && oc->tap_share < 1) nc.compute_ns *= oc->tap_share;
         if (grouped) {
             /* the im2col buffer of every group, written once before its GEMM reads it */

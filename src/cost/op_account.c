@@ -281,6 +281,23 @@ static double conv_tap_share(const op_acct *a) {
     return share > 0 && share <= 1 ? share : 1;
 }
 
+/* Output pixels (per channel, all images) of a 2-D convolution whose filter window reaches into
+   the left or right padding: the output rows times the columns at either edge (ceil(pad /
+   stride) each, at most the width). 0 when the shapes or attributes are not those of a plain
+   2-D convolution. */
+static uint64_t conv_border_pixels(const op_acct *a, uint64_t out_elems, uint64_t cout) {
+    const tp_op *op = &a->n->op;
+    uint64_t w = 0;
+    if (op->attrs.conv.spatial != 2 || a->n->shape.rank != 4 || cout == 0) return 0;
+    if (dim_of(a, a->n, 3, &w) != TP_OK || w == 0) return 0;
+    int64_t pb = op->attrs.conv.pad_begin[1], pe = op->attrs.conv.pad_end[1];
+    int64_t st = op->attrs.conv.stride[1];
+    if (pb < 0 || pe < 0 || st < 1) return 0;
+    uint64_t cols = (uint64_t)((pb + st - 1) / st) + (uint64_t)((pe + st - 1) / st);
+    if (cols > w) cols = w;
+    return out_elems / cout / w * cols; /* rows × cols <= out_elems / cout */
+}
+
 static tp_status account_conv(const op_acct *a, uint64_t out_elems, tp_op_cost *c) {
     const tp_node *X = input_node(a, 0), *W = input_node(a, 1);
     if (!X || !W || X->shape.rank < 3 || W->shape.rank < 3)
@@ -302,6 +319,7 @@ static tp_status account_conv(const op_acct *a, uint64_t out_elems, tp_op_cost *
         c->gemm_n = cout; /* depthwise: the channels run side by side */
         c->tap_share = conv_tap_share(a);
         c->spatial_rank = (uint32_t)X->shape.rank - 2; /* rank >= 3: checked above */
+        c->border_pixels = conv_border_pixels(a, out_elems, cout);
         if (g > 1 && cin / g == 1) {
             c->kernel = TP_KERNEL_DEPTHWISE;
         } else if (g > 1) {
