@@ -22,8 +22,10 @@
  * ends when its top no longer sets the arena (below the highest end outside it, or at the
  * lower bound) or after STALL tries without a gain; the next window is taken around
  * the buffer that sets the arena then (the same one again: new tries, new noise). The
- * search stops at the deadline, the try budget, the lower bound, or after IDLE_MAX windows
- * in a row whose top did not drop.
+ * search stops at the deadline, the try budget, within 2^-16 of the lower bound (what is
+ * left there is mostly alignment padding: graph100k/1 starts 524 bytes above a bound of
+ * 51 MB, and tries that close to it seldom stop early, so they cost the most), or after
+ * IDLE_MAX windows in a row whose top did not drop.
  *
  * Validity: a member overlaps in time only buffers that overlap the span, all of which are
  * members or obstacles in the window's gap index when it is placed, so a kept try is
@@ -46,6 +48,7 @@
 #define PRIO_N 2053u      /* 4 * 255 (largest class) + BOOST_MAX + 2 * NOISE + 1 */
 #define WINDOW_MAX 65536u /* more members: not a graph-like window; stop */
 #define IDLE_MAX 32u      /* windows in a row without a gain: stop */
+#define CLOSE_SHIFT 16    /* stop within lower bound / 2^16 of it (0.0015 %) */
 
 typedef struct win {
     const tp_buffer *bufs;
@@ -277,7 +280,8 @@ tp_status tp__alloc_window(const tp_buffer *bufs, size_t n, const tp_alloc_optio
         w->boost ? TP_OK : tp_error_set(err, TP_ERR_NOMEM, "window search: out of memory");
     double next_progress = run->start + 1.0;
     unsigned idle = 0;
-    while (st == TP_OK && *arena > run->lower_bound) {
+    uint64_t close = run->lower_bound + (run->lower_bound >> CLOSE_SHIFT);
+    while (st == TP_OK && *arena > close) {
         if (run->max_tries && run->tries >= run->max_tries) break;
         if (run->deadline > 0 && tp__xs_now() >= run->deadline) break;
         size_t top = 0;
