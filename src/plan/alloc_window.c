@@ -50,7 +50,7 @@
 #define IDLE_MAX 32u      /* windows in a row without a gain: stop */
 #define CLOSE_SHIFT 16    /* stop within lower bound / 2^16 of it (0.0015 %) */
 
-typedef struct win {
+typedef struct wsearch {
     const tp_buffer *bufs;
     size_t n;
     uint64_t align;
@@ -66,7 +66,7 @@ typedef struct win {
     size_t cap_sub, cap_map, cap_base, cap_boost, cap_order, cap_woff, cap_keys;
     uint32_t count[PRIO_N + 1];
     uint64_t rng;
-} win;
+} wsearch;
 
 static uint64_t next_rand(uint64_t *s) { /* splitmix64 */
     uint64_t z = (*s += 0x9e3779b97f4a7c15u);
@@ -82,7 +82,7 @@ static uint16_t class16(uint64_t s) { /* 4 x (4 floor(log2 s) + the next two bit
     return (uint16_t)(4 * (4 * c + (c >= 2 ? (int)((s >> (c - 2)) & 3) : 0)));
 }
 
-static bool grow_all(win *w, size_t ns, size_t nw) {
+static bool grow_all(wsearch *w, size_t ns, size_t nw) {
     const tp_allocator *a = w->alloc;
     return tp_mem_grow(a, (void **)&w->sub, sizeof *w->sub, &w->cap_sub, ns) &&
            tp_mem_grow(a, (void **)&w->map, sizeof *w->map, &w->cap_map, ns) &&
@@ -92,7 +92,7 @@ static bool grow_all(win *w, size_t ns, size_t nw) {
            tp_mem_grow(a, (void **)&w->keys, sizeof *w->keys, &w->cap_keys, nw);
 }
 
-static void free_all(win *w) {
+static void free_all(wsearch *w) {
     const tp_allocator *a = w->alloc;
     tp_mem_free(a, w->sub, w->cap_sub * sizeof *w->sub);
     tp_mem_free(a, w->map, w->cap_map * sizeof *w->map);
@@ -116,7 +116,8 @@ static bool is_obstacle(const tp_buffer *b, uint64_t o, int64_t t0, int64_t t1) 
 
 /* Collect the window around buffer `top`: members (longest first) and clipped obstacles.
  * *outside = the highest end of every buffer that is not a member. False on NOMEM. */
-static bool build(win *w, size_t top, const uint64_t *off, uint64_t *outside, uint64_t *inside) {
+static bool build_window(wsearch *w, size_t top, const uint64_t *off, uint64_t *outside,
+                         uint64_t *inside) {
     const tp_buffer *bufs = w->bufs;
     int64_t t0 = bufs[top].birth, t1 = bufs[top].death;
     for (size_t i = 0; i < w->n; i++) {
@@ -166,7 +167,7 @@ static bool build(win *w, size_t top, const uint64_t *off, uint64_t *outside, ui
 
 /* This try's order: priority (class + boost + noise) high first; the static order
  * (longest first, lowest index) within a priority. A counting sort. */
-static void make_order(win *w) {
+static void make_order(wsearch *w) {
     memset(w->count, 0, sizeof w->count);
     for (size_t k = 0; k < w->nw; k++) {
         uint32_t p = (uint32_t)w->base[k] + w->boost[w->map[k]] +
@@ -186,8 +187,8 @@ static void make_order(win *w) {
 
 /* One try; *top = the highest member end, or UINT64_MAX when it stopped at `limit` (or an
  * offset passed 2^64). *placed = members placed. */
-static tp_status one_try(win *w, tp__gapidx *g, const uint64_t *off, uint64_t limit, uint64_t *top,
-                         size_t *placed, tp_error *err) {
+static tp_status one_try(wsearch *w, tp__gapidx *g, const uint64_t *off, uint64_t limit,
+                         uint64_t *top, size_t *placed, tp_error *err) {
     tp__gx_clear(g);
     tp_status st = TP_OK;
     for (size_t k = w->nw; k < w->ns && st == TP_OK; k++) {
@@ -220,7 +221,7 @@ static tp_status one_try(win *w, tp__gapidx *g, const uint64_t *off, uint64_t li
 }
 
 /* Squeaky wheel: members of the last try that ended above `target` go earlier next time. */
-static void raise_high(win *w, size_t placed, uint64_t target) {
+static void raise_high(wsearch *w, size_t placed, uint64_t target) {
     for (size_t t = 0; t < placed; t++) {
         size_t k = w->order[t];
         uint32_t i = w->map[k];
@@ -233,7 +234,7 @@ static void raise_high(win *w, size_t placed, uint64_t target) {
 
 /* Tries on the current window until its top stops setting the arena, STALL tries pass
  * without a gain, the deadline or the try budget. Kept tries go into off. */
-static tp_status search_window(win *w, tp_window_run *run, uint64_t *off, uint64_t goal,
+static tp_status search_window(wsearch *w, tp_window_run *run, uint64_t *off, uint64_t goal,
                                uint64_t *best, tp_error *err) {
     tp__gapidx g;
     tp_status st = tp__gx_init(&g, w->sub, w->ns, w->alloc, err);
@@ -267,7 +268,7 @@ tp_status tp__alloc_window(const tp_buffer *bufs, size_t n, const tp_alloc_optio
                            uint64_t *arena, tp_error *err) {
     run->tries = 0;
     if (n == 0 || n > UINT32_MAX || (run->deadline <= 0 && run->max_tries == 0)) return TP_OK;
-    win *w = tp_mem_calloc(alloc, 1, sizeof *w);
+    wsearch *w = tp_mem_calloc(alloc, 1, sizeof *w);
     if (!w) return tp_error_set(err, TP_ERR_NOMEM, "window search: out of memory");
     w->bufs = bufs;
     w->n = n;
@@ -295,7 +296,7 @@ tp_status tp__alloc_window(const tp_buffer *bufs, size_t n, const tp_alloc_optio
         }
         if (bufs[top].fixed_offset >= 0) break; /* a pre-placed buffer sets the arena */
         uint64_t outside, inside;
-        if (!build(w, top, offsets, &outside, &inside)) {
+        if (!build_window(w, top, offsets, &outside, &inside)) {
             st = tp_error_set(err, TP_ERR_NOMEM, "window search: out of memory for %zu buffers",
                               w->ns);
             break;
