@@ -22,10 +22,11 @@
  * ends when its top no longer sets the arena (below the highest end outside it, or at the
  * lower bound) or after STALL tries without a gain; the next window is taken around
  * the buffer that sets the arena then (the same one again: new tries, new noise). The
- * search stops at the deadline, the try budget, within 2^-16 of the lower bound (what is
+ * search stops at the deadline, the try budget, within 2^-14 of the lower bound (what is
  * left there is mostly alignment padding: graph100k/1 starts 524 bytes above a bound of
- * 51 MB, and tries that close to it seldom stop early, so they cost the most), or after
- * IDLE_MAX windows in a row whose top did not drop.
+ * 51 MB; tries that close to it seldom stop early, so they cost the most, for gains that
+ * a ratio shown to 4 decimals does not show), or after IDLE_MAX windows in a row whose
+ * top did not drop.
  *
  * Validity: a member overlaps in time only buffers that overlap the span, all of which are
  * members or obstacles in the window's gap index when it is placed, so a kept try is
@@ -48,7 +49,7 @@
 #define PRIO_N 2053u      /* 4 * 255 (largest class) + BOOST_MAX + 2 * NOISE + 1 */
 #define WINDOW_MAX 65536u /* more members: not a graph-like window; stop */
 #define IDLE_MAX 32u      /* windows in a row without a gain: stop */
-#define CLOSE_SHIFT 16    /* stop within lower bound / 2^16 of it (0.0015 %) */
+#define CLOSE_SHIFT 14    /* stop within lower bound / 2^14 of it (0.006 %) */
 
 typedef struct wsearch {
     const tp_buffer *bufs;
