@@ -16,7 +16,8 @@ typedef struct tp_bestfit_info {
     int order;     /* order that won: 0 size, 1 breadth, 2 start, 3 length, 4 area, 5 size
                     * class, 6 the sweep (tp__alloc_sweep), 7 quarter size class then
                     * longest lifetime, 8 the peak-out sweep
-                    * (tp__alloc_sweep_peak), 9 the class split (tp__alloc_split) */
+                    * (tp__alloc_sweep_peak), 9 the class split (tp__alloc_split),
+                    * 10 the window search (tp__alloc_window) on the best of those */
     bool best_fit; /* true: best-fit gap rule won; false: first-fit */
 } tp_bestfit_info;
 
@@ -76,6 +77,22 @@ tp_status tp__alloc_split(const tp_buffer *bufs, size_t n, const tp_alloc_option
 tp_status tp__alloc_improve(const tp_buffer *bufs, size_t n, const tp_alloc_options *opt,
                             double deadline, const tp_allocator *alloc, uint64_t *offsets,
                             uint64_t *arena, unsigned *rounds, tp_error *err);
+
+/* Window search until the deadline or the try budget (alloc_window.c): re-place the
+ * buffers of a time window around the buffer that sets the arena, in squeaky-wheel orders
+ * (the members that end high go earlier next try), keeping a try only when the window's
+ * top drops. offsets / *arena: a valid plan in, a plan at least as good out. Pre-placed
+ * buffers stay. Without a deadline and a try budget it returns at once. TP_ERR_NOMEM. */
+typedef struct tp_window_run {
+    double start;         /* monotonic seconds: the planner's start (progress reports) */
+    double deadline;      /* monotonic seconds; 0: none */
+    uint64_t max_tries;   /* 0: no budget */
+    uint64_t lower_bound; /* tp_alloc_lower_bound of the buffers: stop there */
+    uint64_t tries;       /* out: tries made */
+} tp_window_run;
+tp_status tp__alloc_window(const tp_buffer *bufs, size_t n, const tp_alloc_options *opt,
+                           tp_window_run *run, const tp_allocator *alloc, uint64_t *offsets,
+                           uint64_t *arena, tp_error *err);
 
 /* ---- exact search (alloc_exact.c) ---- */
 typedef struct tp_search_report {
