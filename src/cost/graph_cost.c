@@ -8,15 +8,16 @@
 #include "cost/fusion.h"
 #include "cost/gemm_rate.h"
 
+/* onnxruntime's NCHWc channel block: 16 floats with AVX-512, else 8 */
+static uint64_t nchwc_block(const tp_device_model *d) {
+    return d->kind == TP_DEVICE_CPU && strstr(d->gemm_impl, "avx512") ? 16 : 8;
+}
+
 /* A grouped convolution whose per-group filters (gemm_m) and im2col rows (gemm_k) are multiples
    of onnxruntime's NCHWc channel block (16 floats with AVX-512, else 8) runs as an NCHWc
    convolution like a dense one (its GEMM shape: all filters by the output pixels); others run
    as im2col + one few-row GEMM per group. gemm_k is cin / groups × kernel area: a multiple of
    the block when cin / groups is (the converse can be wrong for kernel areas of 2, 4, 8, 16). */
-static uint64_t nchwc_block(const tp_device_model *d) {
-    return d->kind == TP_DEVICE_CPU && strstr(d->gemm_impl, "avx512") ? 16 : 8;
-}
-
 static bool nchwc_grouped(const tp_device_model *d, const tp_op_cost *oc) {
     uint64_t block = nchwc_block(d);
     return oc->gemm_m % block == 0 && oc->gemm_k % block == 0;

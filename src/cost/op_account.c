@@ -292,7 +292,8 @@ static uint64_t conv_border_pixels(const op_acct *a, uint64_t out_elems, uint64_
     if (dim_of(a, a->n, 3, &w) != TP_OK || w == 0) return 0;
     int64_t pb = op->attrs.conv.pad_begin[1], pe = op->attrs.conv.pad_end[1];
     int64_t st = op->attrs.conv.stride[1];
-    if (pb < 0 || pe < 0 || st < 1) return 0;
+    const int64_t lim = (int64_t)1 << 40; /* hostile attributes are input: no overflow below */
+    if (pb < 0 || pe < 0 || st < 1 || pb > lim || pe > lim || st > lim) return 0;
     uint64_t cols = (uint64_t)((pb + st - 1) / st) + (uint64_t)((pe + st - 1) / st);
     if (cols > w) cols = w;
     return out_elems / cout / w * cols; /* rows × cols <= out_elems / cout */
