@@ -74,6 +74,16 @@ static void dw_rows_generic(const dw_job *j, uint32_t r0, uint32_t r1) {
 /* The nine taps written out: with a loop over them the compiler kept the filter on the stack
    and divided by 3 at every tap (32-42 GFLOP/s where the same arithmetic unrolled runs 79-83) */
 #define DW_TAPS(TAP) TAP(0) TAP(1) TAP(2) TAP(3) TAP(4) TAP(5) TAP(6) TAP(7) TAP(8)
+/* Tap t into the four accumulators a0..a3 of pixels c..c+3 of row r, lanes `off` on (the same
+   for both ISAs: FMA and LOAD name their intrinsics) */
+#define DW_TAP(t, FMA, LOAD, off)                                                                  \
+    {                                                                                              \
+        const float *p = x + ((size_t)(r + (t) / 3) * DW_PW + c + (t) % 3) * DW_LANES + (off);     \
+        a0 = FMA(LOAD(p), k[t], a0);                                                               \
+        a1 = FMA(LOAD(p + DW_LANES), k[t], a1);                                                    \
+        a2 = FMA(LOAD(p + 2 * DW_LANES), k[t], a2);                                                \
+        a3 = FMA(LOAD(p + 3 * DW_LANES), k[t], a3);                                                \
+    }
 
 __attribute__((target("avx512f"))) static void dw_rows_avx512(const dw_job *j, uint32_t r0,
                                                               uint32_t r1) {
@@ -87,14 +97,7 @@ __attribute__((target("avx512f"))) static void dw_rows_avx512(const dw_job *j, u
         for (uint32_t r = r0; r < r1; r++)
             for (uint32_t c = 0; c < DW_W; c += DW_COLS) {
                 __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
-#define DW_TAP512(t)                                                                               \
-    {                                                                                              \
-        const float *p = x + ((size_t)(r + (t) / 3) * DW_PW + c + (t) % 3) * DW_LANES;             \
-        a0 = _mm512_fmadd_ps(_mm512_loadu_ps(p), k[t], a0);                                        \
-        a1 = _mm512_fmadd_ps(_mm512_loadu_ps(p + DW_LANES), k[t], a1);                             \
-        a2 = _mm512_fmadd_ps(_mm512_loadu_ps(p + 2 * DW_LANES), k[t], a2);                         \
-        a3 = _mm512_fmadd_ps(_mm512_loadu_ps(p + 3 * DW_LANES), k[t], a3);                         \
-    }
+#define DW_TAP512(t) DW_TAP(t, _mm512_fmadd_ps, _mm512_loadu_ps, 0)
                 DW_TAPS(DW_TAP512)
 #undef DW_TAP512
                 float *o = y + ((size_t)r * DW_W + c) * DW_LANES;
@@ -119,14 +122,7 @@ __attribute__((target("avx2,fma"))) static void dw_rows_avx2(const dw_job *j, ui
             for (uint32_t r = r0; r < r1; r++)
                 for (uint32_t c = 0; c < DW_W; c += DW_COLS) {
                     __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
-#define DW_TAP256(t)                                                                               \
-    {                                                                                              \
-        const float *p = x + ((size_t)(r + (t) / 3) * DW_PW + c + (t) % 3) * DW_LANES + h * 8;     \
-        a0 = _mm256_fmadd_ps(_mm256_loadu_ps(p), k[t], a0);                                        \
-        a1 = _mm256_fmadd_ps(_mm256_loadu_ps(p + DW_LANES), k[t], a1);                             \
-        a2 = _mm256_fmadd_ps(_mm256_loadu_ps(p + 2 * DW_LANES), k[t], a2);                         \
-        a3 = _mm256_fmadd_ps(_mm256_loadu_ps(p + 3 * DW_LANES), k[t], a3);                         \
-    }
+#define DW_TAP256(t) DW_TAP(t, _mm256_fmadd_ps, _mm256_loadu_ps, h * 8)
                     DW_TAPS(DW_TAP256)
 #undef DW_TAP256
                     float *o = y + ((size_t)r * DW_W + c) * DW_LANES + h * 8;
@@ -138,6 +134,7 @@ __attribute__((target("avx2,fma"))) static void dw_rows_avx2(const dw_job *j, ui
         }
     }
 }
+#undef DW_TAP
 #undef DW_TAPS
 #endif
 
