@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cost/calib_barrier.h"
+#include "cost/calib_wake.h"
 #include "cost/cpu_pool.h"
 #include "cost/gemm_kernels.h"
 #include "tensorplan/cost.h"
@@ -67,6 +68,7 @@ static tp_device_model sample(void) {
     d.gemm_stream_gbps = 27.5;
     d.norm_gbps = 11.25;
     d.barrier_ns = 350;
+    d.wake_ns = 9500;
     d.resize_gbps = 3.25;
     d.cache_gbps = 40.5;
     d.cache_bytes = 786432;
@@ -177,6 +179,7 @@ TP_TEST(quick_calibration_and_cache) {
     TP_CHECK(info.blas_gflops == 0 && info.blas_name[0] == '\0');
     TP_CHECK_EQ_U64(again.threads, 1);
     TP_CHECK(again.barrier_ns == 0); /* one thread meets no one */
+    TP_CHECK(again.wake_ns == 0);    /* and wakes no one */
     /* --force measures again */
     o.force = true;
     TP_CHECK_OK(tp_calibrate_cpu_cached(&o, &again, &info, err), err);
@@ -216,8 +219,16 @@ TP_TEST(quick_calibration_and_cache) {
     unlink(qpath);
     TP_CHECK_OK(tp_calibrate_cpu_cached(&o, &again, &info, err), err);
     TP_CHECK(!info.from_cache && again.barrier_ns > 0);
-    /* a cache without the weight stream or the normalization rate is stale */
+    /* likewise the wake-up of a sleeping pool thread */
+    TP_CHECK(again.wake_ns > 0 && isfinite(again.wake_ns));
     full.barrier_ns = again.barrier_ns;
+    full.wake_ns = 0;
+    TP_CHECK_OK(tp_device_model_save(&full, key, path, err), err);
+    unlink(qpath);
+    TP_CHECK_OK(tp_calibrate_cpu_cached(&o, &again, &info, err), err);
+    TP_CHECK(!info.from_cache && again.wake_ns > 0);
+    /* a cache without the weight stream or the normalization rate is stale */
+    full.wake_ns = again.wake_ns;
     full.gemm_stream_gbps = 0;
     TP_CHECK_OK(tp_device_model_save(&full, key, path, err), err);
     unlink(qpath);
@@ -229,6 +240,17 @@ TP_TEST(quick_calibration_and_cache) {
     unlink(qpath);
     TP_CHECK_OK(tp_calibrate_cpu_cached(&o, &again, &info, err), err);
     TP_CHECK(!info.from_cache && again.norm_gbps > 0);
+}
+
+/* Waking a sleeping thread: nothing to wake for one thread; a positive, finite figure for two,
+   below a second (the lower decile of 24 wake-ups). */
+TP_TEST(wake_up) {
+    TP_CHECK(tp_calib_wake_ns(0, true) == 0);
+    TP_CHECK(tp_calib_wake_ns(1, true) == 0);
+    double two = tp_calib_wake_ns(2, true);
+    TP_CHECK(two > 0 && two < 1e9);
+    double full = tp_calib_wake_ns(8, false); /* one sleeper whatever the pool size */
+    TP_CHECK(full > 0 && full < 1e9);
 }
 
 /* The spinning barrier: no meeting for one thread; a positive figure for two; more threads
@@ -355,6 +377,7 @@ int main(void) {
     TP_RUN(cpu_features_match_cpuinfo);
     TP_RUN(gemm_kernels_match_naive);
     TP_RUN(quick_calibration_and_cache);
+    TP_RUN(wake_up);
     TP_RUN(spinning_barrier);
     TP_RUN(cuda_without_gpu_is_not_found);
     char cmd[300];

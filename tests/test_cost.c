@@ -641,6 +641,58 @@ TP_TEST(depthwise_at_several_threads) {
     TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).total_ns, 40, 1e-9);
 }
 
+/* Several threads, a pool whose threads sleep: a GEMM node that onnxruntime's MLAS hands to the
+   pool (64 Ki multiply-adds or more) but that is too small to split pays the wake-up of a pool
+   thread on top of its inline time; a smaller one, a memory-bound node, a node worth splitting,
+   one thread or a catalog CPU pay none. */
+TP_TEST(wake_for_small_gemms) {
+    tp_device_model d = flat_model(1000, 1000); /* 1 flop per ps: the GEMMs below are tiny */
+    d.threads = 2;
+    d.dispatch_ns = 30000;
+    d.wake_ns = 10000;
+    tp_op_cost oc = {.cls = TP_COST_GEMM,
+                     .launches = 1,
+                     .flops = 2 * 64 * 64 * 16,
+                     .gemm_m = 64,
+                     .gemm_k = 64,
+                     .gemm_n = 16,
+                     .gemm_batch = 1,
+                     .compute_dtype = TP_DTYPE_F32};
+    double inline_ns = 2.0 * (double)oc.flops / 1000; /* one thread's share of the rate */
+    tp_node_cost nc = tp_node_cost_eval(&d, 0, &oc);  /* 65536 multiply-adds: to the pool */
+    TP_CHECK_NEAR(nc.total_ns, inline_ns + 10000, 1e-9);
+    TP_CHECK_NEAR(nc.dispatch_ns, 10000, 1e-9);
+    oc.gemm_n = 15; /* 61440: MLAS keeps it on the calling thread */
+    oc.flops = 2 * 64 * 64 * 15;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).total_ns, 2.0 * (double)oc.flops / 1000, 1e-9);
+    oc.gemm_n = 16;
+    oc.flops = 2 * 64 * 64 * 16;
+    oc.launches = 3; /* a wake-up per launch */
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).total_ns, inline_ns + 30000, 1e-9);
+    oc.launches = 1;
+    /* large enough to split: the split time and the fork/join, no wake-up on top */
+    oc.flops = 200000000; /* 200 us at the pool's rate: split, + 30 us */
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).total_ns, 200000 + 30000, 1e-6);
+    /* between: inline + wake-up would cost more than split + fork/join, so it is split */
+    oc.flops = 25000000; /* 25 us split + 30 = 55 < 50 + 10 inline */
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).total_ns, 25000 + 30000, 1e-6);
+    oc.flops = 2 * 64 * 64 * 16;
+    /* a memory-bound node too small to split: inline, no wake-up (onnxruntime's cost model
+       keeps small elementwise loops on the calling thread) */
+    tp_op_cost ew = {
+        .cls = TP_COST_MEMORY, .launches = 1, .bytes_read = 4096, .bytes_written = 4096};
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &ew).total_ns, 2.0 * 8192 / 1000, 1e-9);
+    /* not measured (a calibration before wake_ns), a catalog CPU, one thread: none */
+    d.wake_ns = 0;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).total_ns, inline_ns, 1e-9);
+    d.wake_ns = 10000;
+    d.source = TP_SOURCE_CATALOG;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).total_ns, inline_ns, 1e-9);
+    d.source = TP_SOURCE_MEASURED;
+    d.threads = 1;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).total_ns, (double)oc.flops / 1000, 1e-9);
+}
+
 TP_TEST(node_grouped_conv) {
     tp_device_model d = flat_model(1, 1);
     d.n_gemm = 2;
@@ -1043,6 +1095,7 @@ int main(void) {
     TP_RUN(weight_set_of_a_run);
     TP_RUN(row_normalization_rate);
     TP_RUN(depthwise_at_several_threads);
+    TP_RUN(wake_for_small_gemms);
     TP_RUN(accuracy_band);
     TP_RUN(graph_cost_alloc_failure_sweep);
     return tp_test_finish();

@@ -193,6 +193,11 @@ typedef struct tp_device_model {
      * thread): what a runtime whose threads poll between graph nodes (llama.cpp) pays per
      * node, where dispatch_ns is a fork/join that wakes sleeping threads. */
     double barrier_ns;
+    /* What the calling thread pays to wake one sleeping thread of its pool (CPU calibration, 0 =
+     * not measured or one thread): a runtime whose pool threads sleep between kernels
+     * (onnxruntime with spinning off) pays it for every kernel it hands to the pool, even one
+     * too small to gain from the second thread (docs/cost.md, "Waking the pool"). */
+    double wake_ns;
     double mem_gbps;                    /* device memory bandwidth, bytes per ns */
     double readback_gbps;               /* device -> host copy bandwidth */
     bool unified;                       /* host and device share memory */

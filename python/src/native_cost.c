@@ -105,26 +105,27 @@ static PyObject *device_dict(const tp_device_model *m) {
         bad = tp_py_append(
             read, Py_BuildValue("{sdsd}", "bytes", m->read[i].bytes, "gbps", m->read[i].gbps));
     PyObject *d = bad ? NULL : PyDict_New();
-    if (d && (tp_py_put_str(d, "name", m->name) ||
-              tp_py_put_str(d, "kind", tp_device_kind_name(m->kind)) ||
-              tp_py_put_str(d, "source", tp_model_source_name(m->source)) ||
-              tp_py_put_str(d, "gemm_impl", m->gemm_impl) ||
-              tp_py_put_obj(d, "gemm_gflops", Py_NewRef(gemm)) ||
-              tp_py_put_obj(d, "skinny_gflops", Py_NewRef(skinny)) ||
-              tp_py_put_obj(d, "read_gbps", Py_NewRef(read)) ||
-              tp_py_put_f64(d, "f16_speedup", m->f16_speedup) ||
-              tp_py_put_f64(d, "bf16_speedup", m->bf16_speedup) ||
-              tp_py_put_f64(d, "int8_speedup", m->int8_speedup) ||
-              tp_py_put_f64(d, "mem_gbps", m->mem_gbps) ||
-              tp_py_put_f64(d, "readback_gbps", m->readback_gbps) ||
-              tp_py_put_f64(d, "dispatch_ns", m->dispatch_ns) ||
-              tp_py_put_f64(d, "round_trip_ns", m->round_trip_ns) ||
-              tp_py_put_f64(d, "barrier_ns", m->barrier_ns) ||
-              tp_py_put_f64(d, "gemm_stream_gbps", m->gemm_stream_gbps) ||
-              tp_py_put_f64(d, "norm_gbps", m->norm_gbps) ||
-              tp_py_put_bool(d, "unified", m->unified) || tp_py_put_u64(d, "threads", m->threads) ||
-              tp_py_put_u64(d, "memory_bytes", m->memory_bytes) ||
-              tp_py_put_f64(d, "efficiency", m->efficiency)))
+    if (d &&
+        (tp_py_put_str(d, "name", m->name) ||
+         tp_py_put_str(d, "kind", tp_device_kind_name(m->kind)) ||
+         tp_py_put_str(d, "source", tp_model_source_name(m->source)) ||
+         tp_py_put_str(d, "gemm_impl", m->gemm_impl) ||
+         tp_py_put_obj(d, "gemm_gflops", Py_NewRef(gemm)) ||
+         tp_py_put_obj(d, "skinny_gflops", Py_NewRef(skinny)) ||
+         tp_py_put_obj(d, "read_gbps", Py_NewRef(read)) ||
+         tp_py_put_f64(d, "f16_speedup", m->f16_speedup) ||
+         tp_py_put_f64(d, "bf16_speedup", m->bf16_speedup) ||
+         tp_py_put_f64(d, "int8_speedup", m->int8_speedup) ||
+         tp_py_put_f64(d, "mem_gbps", m->mem_gbps) ||
+         tp_py_put_f64(d, "readback_gbps", m->readback_gbps) ||
+         tp_py_put_f64(d, "dispatch_ns", m->dispatch_ns) ||
+         tp_py_put_f64(d, "round_trip_ns", m->round_trip_ns) ||
+         tp_py_put_f64(d, "barrier_ns", m->barrier_ns) || tp_py_put_f64(d, "wake_ns", m->wake_ns) ||
+         tp_py_put_f64(d, "gemm_stream_gbps", m->gemm_stream_gbps) ||
+         tp_py_put_f64(d, "norm_gbps", m->norm_gbps) || tp_py_put_bool(d, "unified", m->unified) ||
+         tp_py_put_u64(d, "threads", m->threads) ||
+         tp_py_put_u64(d, "memory_bytes", m->memory_bytes) ||
+         tp_py_put_f64(d, "efficiency", m->efficiency)))
         Py_CLEAR(d);
     Py_XDECREF(gemm);
     Py_XDECREF(skinny);

@@ -420,6 +420,7 @@ class DeviceModel:
     dispatch_ns: float
     round_trip_ns: float
     barrier_ns: float  # spinning-barrier meeting of the threads (0: one thread / not measured)
+    wake_ns: float  # waking one sleeping pool thread, caller's side (0: one thread / not measured)
     gemm_stream_gbps: float  # weight bytes/ns a few-row GEMM streams from memory (0: not measured)
     norm_gbps: float  # row normalization (LayerNorm) bytes read + written per ns (0: not measured)
     unified: bool

@@ -18,6 +18,7 @@
 
 #include "core/mem.h"
 #include "cost/calib_barrier.h"
+#include "cost/calib_wake.h"
 #include "cost/calibrate_read.h"
 #include "cost/calib_ops.h"
 #include "cost/cpu_pool.h"
@@ -558,6 +559,7 @@ tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_c
     }
     d.round_trip_ns = rt > d.dispatch_ns ? rt : d.dispatch_ns;
     d.barrier_ns = tp_calib_spin_barrier_ns(threads, o->quick);
+    d.wake_ns = tp_calib_wake_ns(threads, o->quick);
 
     tp_mem_free(NULL, buf, 3 * mat * sizeof(float));
     tp_mem_free(NULL, tri, 3 * tri_n * sizeof(double));
@@ -603,7 +605,8 @@ void tp_calib_cache_key(uint32_t threads, char *buf, size_t cap) {
 static bool load_cached(const char *path, const char *key, tp_device_model *out) {
     tp_device_model d;
     if (tp_device_model_load(path, key, &d, NULL) != TP_OK || !(d.dwconv_gflops > 0)) return false;
-    if (d.threads > 1 && !(d.barrier_ns > 0)) return false; /* measured before barrier_ns */
+    if (d.threads > 1 && (!(d.barrier_ns > 0) || !(d.wake_ns > 0)))
+        return false; /* measured before barrier_ns or wake_ns */
     if (!(d.gemm_stream_gbps > 0) || !(d.norm_gbps > 0))
         return false; /* measured before the weight stream and the normalization rate */
     *out = d;

@@ -136,19 +136,13 @@ tp_status tp_device_model_validate(const tp_device_model *d, tp_error *err) {
         double v;
         bool allow_zero;
     } f[] = {
-        {"mem_gbps", d->mem_gbps, false},
-        {"readback_gbps", d->readback_gbps, false},
-        {"dispatch_ns", d->dispatch_ns, true},
-        {"round_trip_ns", d->round_trip_ns, true},
-        {"barrier_ns", d->barrier_ns, true},
-        {"f16_speedup", d->f16_speedup, true},
-        {"bf16_speedup", d->bf16_speedup, true},
-        {"int8_speedup", d->int8_speedup, true},
-        {"efficiency", d->efficiency, true},
-        {"dwconv_gflops", d->dwconv_gflops, true},
-        {"resize_gbps", d->resize_gbps, true},
-        {"cache_gbps", d->cache_gbps, true},
-        {"gemm_stream_gbps", d->gemm_stream_gbps, true},
+        {"mem_gbps", d->mem_gbps, false},          {"readback_gbps", d->readback_gbps, false},
+        {"dispatch_ns", d->dispatch_ns, true},     {"round_trip_ns", d->round_trip_ns, true},
+        {"barrier_ns", d->barrier_ns, true},       {"wake_ns", d->wake_ns, true},
+        {"f16_speedup", d->f16_speedup, true},     {"bf16_speedup", d->bf16_speedup, true},
+        {"int8_speedup", d->int8_speedup, true},   {"efficiency", d->efficiency, true},
+        {"dwconv_gflops", d->dwconv_gflops, true}, {"resize_gbps", d->resize_gbps, true},
+        {"cache_gbps", d->cache_gbps, true},       {"gemm_stream_gbps", d->gemm_stream_gbps, true},
         {"norm_gbps", d->norm_gbps, true},
     };
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {

@@ -40,6 +40,24 @@ static bool nchwc_depthwise(const tp_device_model *d, const tp_op_cost *oc) {
    for an interior 3×3 one; 7×7 maps at 3×3 ran at 29 GFLOP/s against 62 at 56×56. */
 #define DW_BORDER_FLOPS 108.0
 
+/* onnxruntime's MLAS runs a GEMM (and a convolution's) on more than one thread once it has this
+   many multiply-adds per thread (MLAS_SGEMM_THREAD_COMPLEXITY, 64 Ki): almost every GEMM node
+   is handed to the pool. */
+#define MLAS_GEMM_THREAD_MACS 65536.0
+
+/* A GEMM node that onnxruntime hands to its pool although it is too small to gain from a second
+   thread: the calling thread pays a wake-up of a sleeping pool thread (wake_ns, calibrated), then
+   does the work itself before the woken thread arrives. Per-node profiles of the fitting models
+   at 2 threads (docs/cost.md, "Waking the pool"): convolutions and matmuls under 100 us took
+   0.81 t1 + 15.8 us, elementwise kernels (which onnxruntime's cost model keeps on the calling
+   thread when small) 1.17 t1 + 7.5 us. */
+static bool wakes_pool(const tp_device_model *d, const tp_op_cost *oc) {
+    double macs =
+        (double)oc->gemm_batch * (double)oc->gemm_m * (double)oc->gemm_k * (double)oc->gemm_n;
+    return d->kind == TP_DEVICE_CPU && d->source == TP_SOURCE_MEASURED && d->wake_ns > 0 &&
+           oc->cls == TP_COST_GEMM && macs >= MLAS_GEMM_THREAD_MACS;
+}
+
 /* `stream_share`: the share of the weights that a run reads from memory (tp__weight_stream_share
    of the run's weight set); a GEMM adds that share of its weight bytes at gemm_stream_gbps. */
 static tp_node_cost eval(const tp_device_model *d, tp_node_id id, const tp_op_cost *oc,
@@ -105,11 +123,13 @@ static tp_node_cost eval(const tp_device_model *d, tp_node_id id, const tp_op_co
     bool inline_run =
         d->kind == TP_DEVICE_CPU && d->threads == 1 && d->source == TP_SOURCE_MEASURED;
     double fork = inline_run ? 0 : d->dispatch_ns;
-    if (d->threads > 1 && !one_thread && body * (double)d->threads < body + fork) {
+    double wake = wakes_pool(d, oc) ? d->wake_ns : 0;
+    if (d->threads > 1 && !one_thread && body * (double)d->threads + wake < body + fork) {
         /* too small to split: the runtime runs it on the calling thread (no fork/join), at
-           about one thread's share of the calibrated multi-thread throughput */
+           about one thread's share of the calibrated multi-thread throughput, after waking a
+           pool thread for nothing when it hands GEMMs of this size to its pool */
         body *= (double)d->threads;
-        fork = 0;
+        fork = wake;
         if (nc.compute_ns > 0) nc.compute_ns *= (double)d->threads;
         nc.memory_ns *= (double)d->threads;
     }

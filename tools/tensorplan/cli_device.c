@@ -215,6 +215,7 @@ void tp_cli_json_device(tp_json *j, const tp_device_model *m) {
     tp_json_kv_f64(j, "dispatch_ns", m->dispatch_ns);
     tp_json_kv_f64(j, "round_trip_ns", m->round_trip_ns);
     tp_json_kv_f64(j, "barrier_ns", m->barrier_ns);
+    tp_json_kv_f64(j, "wake_ns", m->wake_ns);
     tp_json_kv_f64(j, "gemm_stream_gbps", m->gemm_stream_gbps);
     tp_json_kv_f64(j, "norm_gbps", m->norm_gbps);
     tp_json_kv_bool(j, "unified", m->unified);
@@ -268,6 +269,7 @@ void tp_cli_print_device(FILE *f, const tp_device_model *m) {
     fprintf(f, "  overheads    dispatch %.0f ns, round trip %.0f ns", m->dispatch_ns,
             m->round_trip_ns);
     if (m->barrier_ns > 0) fprintf(f, ", spinning barrier %.0f ns", m->barrier_ns);
+    if (m->wake_ns > 0) fprintf(f, ", wake-up %.0f ns", m->wake_ns);
     fprintf(f, "\n");
     if (m->runtime_node_ns > 0 || m->runtime_run_ns > 0)
         fprintf(f, "  runtime      %.0f ns per node, %.0f ns per run (onnxruntime's own)\n",
