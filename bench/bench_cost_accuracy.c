@@ -225,7 +225,7 @@ static void read_sets(const char *file, row *rows, int n) {
 static void summary(const row *rows, int n, int against, const char *set) {
     static const char *const what[] = {"median wall time", "fastest run", "median CPU time",
                                        "busiest thread"};
-    double pred[MAX_MODELS], meas[MAX_MODELS], ape = 0;
+    double pred[MAX_MODELS], meas[MAX_MODELS], ape = 0, lo = INFINITY, hi = -INFINITY;
     int k = 0;
     for (int i = 0; i < n; i++) {
         if (!rows[i].ok || (set && strcmp(rows[i].set, set) != 0)) continue;
@@ -235,12 +235,17 @@ static void summary(const row *rows, int n, int against, const char *set) {
                   : against == 2 ? rows[i].cpu_ms
                                  : rows[i].busy_ms;
         if (!(meas[k] > 0)) return;
-        ape += fabs(pred[k] - meas[k]) / meas[k];
+        double e = (pred[k] - meas[k]) / meas[k];
+        ape += fabs(e);
+        lo = e < lo ? e : lo;
+        hi = e > hi ? e : hi;
         k++;
     }
     if (k == 0) return;
-    printf("%-8s vs %-16s: MAPE %5.1f %%, Spearman rank correlation %.3f (%d models)\n",
-           set ? set : "all", what[against], 100.0 * ape / k, spearman(pred, meas, k), k);
+    printf("%-8s vs %-16s: MAPE %5.1f %%, Spearman rank correlation %.3f (%d models), "
+           "errors %+.1f .. %+.1f %%\n",
+           set ? set : "all", what[against], 100.0 * ape / k, spearman(pred, meas, k), k,
+           100.0 * lo, 100.0 * hi);
 }
 
 int main(int argc, char **argv) {
