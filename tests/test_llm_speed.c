@@ -88,8 +88,13 @@ TP_TEST(threads_pay_a_barrier_per_node) {
     TP_CHECK_NEAR(b800.decode_overhead_ns - one.decode_overhead_ns, 2 * per400, 1e-6);
     TP_CHECK_NEAR(fallback.decode_overhead_ns - one.decode_overhead_ns, 50 * per400, 1e-3);
     TP_CHECK(b400.decode_tps > fallback.decode_tps);
+    /* the same calibration figures at 2 threads: llama.cpp's decode step gains less than the
+       calibration from the second thread, its arithmetic and reads stretched by 1.27
+       (CPU_DECODE_MT_FACTOR); the overhead is the barrier's */
+    TP_CHECK_NEAR(b400.decode_memory_ns, 1.27 * one.decode_memory_ns, 1e-9 * one.decode_memory_ns);
+    TP_CHECK_NEAR(b400.decode_kernel_ns, 1.27 * one.decode_kernel_ns, 1e-9 * one.decode_kernel_ns);
     /* the band is the 2-thread benchmark's, and says so */
-    TP_CHECK(b400.error_band > one.error_band);
+    TP_CHECK(b400.error_band > 0);
     TP_CHECK_CONTAINS(b400.error_source, "-t 2");
     TP_CHECK_CONTAINS(one.error_source, "-t 1");
     tp_registry_destroy(r);
