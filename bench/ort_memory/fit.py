@@ -129,3 +129,34 @@ if '--loo' in sys.argv:
         print('design %-22s %-11s %+6.1f%% (runs %+.1f%% ... %+.1f%%, %d runs)' % (
             r['model'], r['set'], (p / r['measured'] - 1) * 100, min(errs) * 100,
             max(errs) * 100, len(errs)))
+if '--design-loo' in sys.argv:
+    # Both margin designs judged on calibration only, each model left out of EVERYTHING that is
+    # fitted (coefficients, intercept, margin from a leave-one-out inside the rest, spread
+    # allowance from the rest's runs), then every run of the model left out is predicted:
+    #   total:  (session + intercept + model part) x (1 + margin on the total)   (until 2026-11-26)
+    #   split:  session + intercept + model part x (1 + margin on it) + spread allowance
+    def design(rest):
+        c = fit(rest)[1]
+        m_tot = m_dep = 0.0
+        for k in range(len(rest)):
+            inner = rest[:k] + rest[k + 1:]
+            ck = fit(inner)[1]
+            pk = float(pred([rest[k]], ck)[0])
+            m_tot = max(m_tot, 1 - pk / rest[k]['measured'])
+            m_dep = max(m_dep, (rest[k]['measured'] - pk) / (pk - FIXED - ck[6]))
+        spread = max(max(r.get('runs', [r['measured']])) - r['measured'] for r in rest)
+        return c, np.ceil(m_tot * 1000) / 1000, np.ceil(m_dep * 1000) / 1000, np.ceil(spread)
+
+    for k in range(len(cal)):
+        c, m_tot, m_dep, spread = design(cal[:k] + cal[k + 1:])
+        r = cal[k]
+        p0 = float(pred([r], c)[0])
+        tot = p0 * (1 + m_tot)
+        split = FIXED + c[6] + (p0 - FIXED - c[6]) * (1 + m_dep) + spread
+        runs = r.get('runs', [r['measured']])
+        print('design-loo %-22s total: margin %.1f%% median %+5.1f%% runs %+5.1f..%+5.1f%%   '
+              'split: margin %.1f%% + %.2f MiB median %+5.1f%% runs %+5.1f..%+5.1f%%' % (
+                  r['model'], m_tot * 100, (tot / r['measured'] - 1) * 100,
+                  (tot / max(runs) - 1) * 100, (tot / min(runs) - 1) * 100, m_dep * 100,
+                  spread / 1048576, (split / r['measured'] - 1) * 100,
+                  (split / max(runs) - 1) * 100, (split / min(runs) - 1) * 100))
