@@ -57,7 +57,7 @@ static const ort_coeffs ORT_DEFAULT = {100, 1600, 1040, 0, 1000, 1000, 3461};
 /* Absolute allowance for onnxruntime's run-to-run spread, which no term models: the largest
  * excess of one fresh process's growth over its model's median among the 200 calibration runs
  * (fit.py: mobilenet_v2_embedded, 84.34 MiB against its median 81.29; anonymous memory, not
- * code pages; the next largest excess is resnet50's 1.50 MiB). */
+ * code pages; the next largest is resnet50's 1.43 MiB). */
 #define ORT_SPREAD_BYTES 3198976u
 /* Initializers of control-flow bodies (If branches, Loop/Scan bodies): onnxruntime's Graph
  * copies each node's attributes from the parsed model, a body's GraphProto (its initializers
