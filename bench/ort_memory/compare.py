@@ -61,7 +61,8 @@ def main():
                               'arena_emulated': rt['arena_emulated_bytes'], 'nodes': rt['node_count'],
                               'embedded': rt['model_file_bytes'], 'inputs': e['inputs_bytes'],
                               'conv': rt['conv_weight_bytes'], 'gemm': rt['gemm_weight_bytes'],
-                              'other': rt['other_weight_bytes'], 'plan_peak': e['peak_bytes']}))
+                              'other': rt['other_weight_bytes'], 'plan_peak': e['peak_bytes'],
+                              'runs': m.get('runs', [m['growth_bytes']])}))
             continue
         adjusted = rt['peak_bytes']
         profile_constant = rt['terms']['session_fixed_bytes']

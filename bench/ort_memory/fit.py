@@ -15,9 +15,14 @@ larger. Grid search over the coefficients (per mille, node_bytes in bytes); the 
 smallest that keeps every calibration model at or above its measurement; the objective is the
 mean relative over-prediction on calibration (the largest is set by one model, mobilenet_v2,
 whose arena the emulation over-predicts, and would leave the other coefficients free). Held-out rows are never read for the fit; they
-are printed with the fitted coefficients for information. --loo (coarser grid) also refits
-with each calibration model left out and prints how far below each then falls: the largest
-shortfall is the profile's relative safety margin (margin_pm), still from calibration only.
+are printed with the fitted coefficients for information (keep them out of TERMS while a design
+is chosen). --loo (coarser grid) also refits with each calibration model left out and prints how
+far below each then falls, relative to the model-dependent part of its prediction (all but the
+measured session cost and the intercept): the largest shortfall is the profile's relative
+safety margin on that part (margin_pm), still from calibration only. It also prints the
+absolute allowance for onnxruntime's run-to-run spread (the largest excess of a calibration
+run over its model's median, from the "runs" of TERMS) and the error of every run with the
+profile as it ships (intercept + margin on the model-dependent part + spread allowance).
 """
 import itertools
 import json
@@ -108,4 +113,50 @@ if '--loo' in sys.argv:
         print('leave-one-out %-22s %+6.1f%%  (%+6.1f%% of its model-dependent part)' %
               (cal[k]['model'], e * 100, em * 100))
     print('margin_pm %d' % int(np.ceil(-worst * 1000)))
-    print('margin_pm of the model-dependent part %d' % int(np.ceil(-worst_model * 1000)))
+    margin = int(np.ceil(-worst_model * 1000))
+    print('margin_pm of the model-dependent part %d' % margin)
+    # onnxruntime's run-to-run spread: the largest excess of one fresh process's growth over its
+    # model's median (the figure the intercept is fitted on), over every calibration run ("runs"
+    # from measure.sh, many processes per model). The profile adds it as an absolute allowance.
+    spread = max(max(r.get('runs', [r['measured']])) - r['measured'] for r in cal)
+    print('spread_allowance_bytes %d' % int(np.ceil(spread)))
+    # the profile as it ships: session + intercept + model-dependent part x (1 + margin)
+    # + spread allowance; the error of every run of each row
+    for r in rows:
+        dep = float(pred([r], c)[0]) - FIXED - c[6]
+        p = FIXED + c[6] + dep * (1000 + margin) / 1000 + np.ceil(spread)
+        errs = [p / x - 1 for x in r.get('runs', [r['measured']])]
+        print('design %-22s %-11s %+6.1f%% (runs %+.1f%% ... %+.1f%%, %d runs)' % (
+            r['model'], r['set'], (p / r['measured'] - 1) * 100, min(errs) * 100,
+            max(errs) * 100, len(errs)))
+if '--design-loo' in sys.argv:
+    # Both margin designs judged on calibration only, each model left out of EVERYTHING that is
+    # fitted (coefficients, intercept, margin from a leave-one-out inside the rest, spread
+    # allowance from the rest's runs), then every run of the model left out is predicted:
+    #   total:  (session + intercept + model part) x (1 + margin on the total)   (until 2026-11-26)
+    #   split:  session + intercept + model part x (1 + margin on it) + spread allowance
+    def design(rest):
+        c = fit(rest)[1]
+        m_tot = m_dep = 0.0
+        for k in range(len(rest)):
+            inner = rest[:k] + rest[k + 1:]
+            ck = fit(inner)[1]
+            pk = float(pred([rest[k]], ck)[0])
+            m_tot = max(m_tot, 1 - pk / rest[k]['measured'])
+            m_dep = max(m_dep, (rest[k]['measured'] - pk) / (pk - FIXED - ck[6]))
+        spread = max(max(r.get('runs', [r['measured']])) - r['measured'] for r in rest)
+        return c, np.ceil(m_tot * 1000) / 1000, np.ceil(m_dep * 1000) / 1000, np.ceil(spread)
+
+    for k in range(len(cal)):
+        c, m_tot, m_dep, spread = design(cal[:k] + cal[k + 1:])
+        r = cal[k]
+        p0 = float(pred([r], c)[0])
+        tot = p0 * (1 + m_tot)
+        split = FIXED + c[6] + (p0 - FIXED - c[6]) * (1 + m_dep) + spread
+        runs = r.get('runs', [r['measured']])
+        print('design-loo %-22s total: margin %.1f%% median %+5.1f%% runs %+5.1f..%+5.1f%%   '
+              'split: margin %.1f%% + %.2f MiB median %+5.1f%% runs %+5.1f..%+5.1f%%' % (
+                  r['model'], m_tot * 100, (tot / r['measured'] - 1) * 100,
+                  (tot / max(runs) - 1) * 100, (tot / min(runs) - 1) * 100, m_dep * 100,
+                  spread / 1048576, (split / r['measured'] - 1) * 100,
+                  (split / max(runs) - 1) * 100, (split / min(runs) - 1) * 100))

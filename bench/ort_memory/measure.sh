@@ -2,8 +2,9 @@
 # Measure onnxruntime's peak RSS growth for every model of models.txt (one fresh node process
 # each, default session options, 2 intra-op threads) and write one JSON line per model to
 # OUT (default bench/ort_memory/measured.jsonl). RUNS (default 1) fresh processes per model: the
-# median run's line is kept, every run's growth in "runs", the load average in "load".
-# Usage: [RUNS=3] bash bench/ort_memory/measure.sh [OUT]
+# median run's line is kept, every run's growth in "runs" (and its file-page growth in
+# "runs_file"), the load average in "load". SET=calibration (or heldout) measures that set only.
+# Usage: [RUNS=3] [SET=calibration] bash bench/ort_memory/measure.sh [OUT]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:-$root/bench/ort_memory/measured.jsonl}
@@ -19,6 +20,7 @@ for m in mobilenet_v2 densenet121; do
 done
 grep -v '^#' "$root/bench/ort_memory/models.txt" | while read -r model inputs set; do
     [ -n "$model" ] || continue
+    [ -z "${SET:-}" ] || [ "$set" = "$SET" ] || continue
     if [ ! -f "$root/$model" ]; then
         echo "measure: $model absent, skipped" >&2
         continue
@@ -32,6 +34,7 @@ import json, os, sys
 runs = sorted((json.loads(l) for l in sys.stdin.read().splitlines()), key=lambda j: j["growth_bytes"])
 m = runs[len(runs) // 2]
 m["runs"] = [j["growth_bytes"] for j in runs]
+m["runs_file"] = [j["file_growth_bytes"] for j in runs]
 m["load"] = round(os.getloadavg()[0], 2)
 m["set"] = sys.argv[1]
 print(json.dumps(m))' "$set" <<<"$runs" >>"$out"

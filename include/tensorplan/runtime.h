@@ -95,7 +95,9 @@ typedef struct tp_runtime_estimate {
                                           (run 1 tensor by tensor + the memory-pattern block) and
                                           the load's transient: what the runs add to the peak */
     uint64_t input_bytes;              /* the caller's input tensors */
-    uint64_t calibration_margin_bytes; /* fitted constant (docs/runtime.md), in peak_bytes */
+    uint64_t calibration_margin_bytes; /* in peak_bytes: the fitted intercept + the allowance
+                                          for run-to-run spread + the relative safety margin
+                                          on the terms above but the session's (docs/runtime.md) */
     uint64_t arena_reserved_bytes;     /* detail, not in peak_bytes: the BFC regions' virtual size
                                           (grown to powers of two by default); only touched pages
                                           are resident */

@@ -2,19 +2,23 @@
 # The onnxruntime runtime profile against the real onnxruntime (npm onnxruntime-node, CPU):
 # a representative slice of bench/ort_memory (two calibration models, one held-out) runs in
 # fresh node processes; the profile's prediction must never be below onnxruntime's peak RSS
-# growth over session creation and two runs, and at most 17 % above it. With the arena emulated
+# growth over session creation and two runs, and at most 21 % above it. With the arena emulated
 # in onnxruntime's order, its fusions (Pad into pooling included), its planner's reuse (none for
 # shapes its static inference does not know) and its pre-packed weights in the arena
-# (docs/runtime.md) the profile is +4.0..+5.1 % (unet_tiny), +7.4..+8.2 % (mobilenet_v2) and
-# +3.3..+4.2 % (efficientnet_b0, held-out) over on this slice, the synthetic models +7.9..+8.4 %
-# (dif2_16) and +11.1..+11.4 % (ifs_201) (2026-11-26, three runs, load average 2 to 3.5 on 2
-# cores). onnxruntime's own RSS growth varies from run to run (unet_tiny: 37.0 and 39.9 MiB in
-# two CI runs; at 37.0 MiB the profile is +13.0 %), so the band is 17 %: that low end plus 4
-# points (was 23 % while unet_tiny's emulated arena was 2.6 MiB over onnxruntime's, 35 % before).
+# (docs/runtime.md), and the margin as redesigned on 2026-11-26 (5.1 % on the model-dependent
+# terms + an absolute 3.05 MiB allowance for onnxruntime's run-to-run spread, measured on 200
+# calibration runs), the profile is +8.7..+9.9 % (unet_tiny), +10.3..+10.8 % (mobilenet_v2) and
+# +5.1..+6.4 % (efficientnet_b0, held-out) over on this slice, the synthetic models
+# +11.2..+11.7 % (dif2_16) and +16.9..+17.3 % (ifs_201: 32 MiB, of which the allowance alone is
+# 9.5 %) (2026-11-26, four runs of this test, adjusted as below, load average 3 to 4 on 2
+# cores). The band is 21 %: ifs_201 plus 4 points (was 17 % with the
+# previous margin, 23 and 35 % before). onnxruntime's own RSS growth varies from run to run
+# (unet_tiny: 37.0 and 39.9 MiB in two CI runs, partly the machine's code pages, see below).
 # Two synthetic control-flow models (bench/ort_memory/synth_body.py, written here) check the
 # body terms: dif2_16 (initializers two If bodies deep: onnxruntime holds 4.4x their bytes; the
 # profile before the body-copy term was far below) and ifs_201 (400 one-node bodies: a session
-# state each; -1.2 % below before the per-body term). On 2026-11-26 both were +8.3 and +11.3 %.
+# state each; -1.2 % below before the per-body term). On 2026-11-26 both were +8.3 and +11.3 %
+# with the previous margin.
 # The band is checked with the profile's session constant (26.4 MiB, three quarters of it
 # onnxruntime's code pages) replaced by the one measured here on a one-Neg model: one CI machine
 # showed every model 2.9-3.9 MiB lower than this one (ifs_201 +22.5 %, over the band), while no
@@ -63,7 +67,7 @@ if [ -z "$constant" ]; then
     fails=$((fails + 1))
     constant=0
 fi
-/usr/bin/python3 bench/ort_memory/compare.py "$TP" "$tmp/measured.jsonl" --max-over 0.17 \
+/usr/bin/python3 bench/ort_memory/compare.py "$TP" "$tmp/measured.jsonl" --max-over 0.21 \
     --session-constant "$constant" || fails=$((fails + 1))
 n=$(wc -l <"$tmp/measured.jsonl")
 echo "$((n - fails < 0 ? 0 : n - fails)) passed, $fails failed"
