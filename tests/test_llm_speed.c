@@ -72,6 +72,7 @@ TP_TEST(threads_pay_a_barrier_per_node) {
     config(&c, 0);
     tp_device_model cpu;
     tp_device_model_default(TP_DEVICE_CPU, &cpu);
+    cpu.source = TP_SOURCE_MEASURED; /* a calibration's figures */
     cpu.threads = 1;
     cpu.dispatch_ns = 20000;
     cpu.barrier_ns = 0;
@@ -93,6 +94,11 @@ TP_TEST(threads_pay_a_barrier_per_node) {
        (CPU_DECODE_MT_FACTOR); the overhead is the barrier's */
     TP_CHECK_NEAR(b400.decode_memory_ns, 1.27 * one.decode_memory_ns, 1e-9 * one.decode_memory_ns);
     TP_CHECK_NEAR(b400.decode_kernel_ns, 1.27 * one.decode_kernel_ns, 1e-9 * one.decode_kernel_ns);
+    /* a catalog CPU keeps its spec-sheet figures at any thread count */
+    tp_llm_speed cat;
+    cpu.source = TP_SOURCE_CATALOG;
+    TP_CHECK_OK(tp_llm_speed_predict(&c, r, &cpu, NULL, &cat, &err), &err);
+    TP_CHECK_NEAR(cat.decode_memory_ns, one.decode_memory_ns, 1e-9 * one.decode_memory_ns);
     /* the band is the 2-thread benchmark's, and says so */
     TP_CHECK(b400.error_band > 0);
     TP_CHECK_CONTAINS(b400.error_source, "-t 2");

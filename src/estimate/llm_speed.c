@@ -68,7 +68,8 @@ static const type_rate cpu_rates[] = {
  * weight type). The step's arithmetic and reads are stretched by this factor: the geometric
  * mean of predicted / measured over the fit set's 13 decode figures at 2 threads
  * (bench/llm_speed.sh --threads 2 --fit, 2026-11-26 14:38 UTC, every other job stopped; 1.0015
- * with this value; docs/estimate.md, "Two threads"). Validated at 2 threads only. */
+ * with this value; docs/estimate.md, "Two threads"). Validated at 2 threads only, and relative
+ * to a measured calibration: catalog CPUs keep their spec-sheet figures. */
 #define CPU_DECODE_MT_FACTOR 1.27
 #define CPU_ERROR_BAND_MOE_MT 0.80
 
@@ -223,7 +224,7 @@ static void decode_token(const speed_ctx *x, const mat_set *ms, double cells, tp
     }
     /* the working set one token reads: weights and KV, at the bandwidth of that size */
     double mem = (wbytes + kv) / tp_device_read_gbps(d, wbytes + kv);
-    if (!is_gpu(d) && d->threads > 1) {
+    if (!is_gpu(d) && d->threads > 1 && d->source == TP_SOURCE_MEASURED) {
         mem *= CPU_DECODE_MT_FACTOR;
         kernel *= CPU_DECODE_MT_FACTOR;
     }
