@@ -22,7 +22,10 @@ typedef struct tp_bestfit_info {
 } tp_bestfit_info;
 
 /* deadline: monotonic seconds (tp__xs_now) after which no further run starts and a running
- * one stops (the best plan so far stands; the sweep runs always complete); 0 = none. */
+ * one stops (the best plan so far stands); 0 = none. Every pass honours it except the one
+ * that gives the first plan, which always completes: the sweeps on long lifetimes (after
+ * the class split, cut off by it), the first gap-index or list run otherwise. So the time
+ * is about max(deadline, first plan), and the plan never worse than the first one. */
 tp_status tp__alloc_bestfit_ex(const tp_buffer *bufs, size_t n, const tp_alloc_options *opt,
                                double deadline, const tp_allocator *alloc, uint64_t *offsets,
                                uint64_t *arena, tp_bestfit_info *info, tp_error *err);
