@@ -7,7 +7,10 @@
  *     keeps the fixed offsets;
  *   - anytime: under any deadline the plan is verified, at or above the lower bound and
  *     never above the first plan (the past-deadline one);
- *   - tp_alloc_plan with `auto` and a limit of a nanosecond still returns a verified plan. */
+ *   - tp_alloc_plan with `auto` and a limit of a nanosecond still returns a verified plan;
+ *   - the class split asked to finish (bestfit has no plan yet) completes past the deadline
+ *     once three quarters of its large buffers are placed, with the plan it gives without a
+ *     deadline, and times out below that or when not asked. */
 #include "harness.h"
 #include "test_rng.h"
 
@@ -162,11 +165,57 @@ TP_TEST(auto_with_a_nanosecond_limit_plans) {
     }
 }
 
+/* One size class (4-8 KiB: nothing is "small", so every buffer is placed by the gap
+ * index), random lifetimes over 60 steps. */
+static void one_class_set(tp_buffer *b, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        memset(&b[i], 0, sizeof b[i]);
+        b[i].id = (int64_t)i;
+        b[i].fixed_offset = -1;
+        b[i].size = 4096 + rnd_below(4096);
+        b[i].birth = (int64_t)rnd_below(60);
+        b[i].death = b[i].birth + (int64_t)rnd_below(30);
+    }
+}
+
+TP_TEST(split_finishes_when_three_quarters_are_placed) {
+    rng_state = 4711;
+    for (int s = 0; s < 6 && !tp_test_cur_failed_; s++) {
+        size_t n = s % 2 == 0 ? 300 : 400; /* the deadline is first checked at 256 placed */
+        tp_buffer *b = malloc(n * sizeof *b);
+        one_class_set(b, n);
+        tp_alloc_options o;
+        tp_alloc_options_default(&o);
+        tp_error e;
+        uint64_t *ref = malloc(n * sizeof *ref), *off = malloc(n * sizeof *off), ref_arena, arena;
+        size_t ns = 1;
+        TP_CHECK_OK(tp__alloc_split(b, n, &o, 0, NULL, ref, &ref_arena, true, false, &ns, &e),
+                    ep(&e));
+        TP_CHECK_EQ_U64(ns, 0);
+        double past = tp__xs_now() - 1.0;
+        TP_CHECK_STATUS(tp__alloc_split(b, n, &o, past, NULL, off, &arena, true, false, NULL, &e),
+                        TP_ERR_TIMEOUT);
+        tp_status st = tp__alloc_split(b, n, &o, past, NULL, off, &arena, true, true, NULL, &e);
+        if (n == 300) { /* 256 of 300 placed: finished, the plan of no deadline */
+            TP_CHECK_OK(st, ep(&e));
+            check_plan(b, n, off, arena, o.alignment);
+            TP_CHECK_EQ_U64(arena, ref_arena);
+            TP_CHECK(memcmp(off, ref, n * sizeof *off) == 0);
+        } else { /* 256 of 400: not three quarters */
+            TP_CHECK_STATUS(st, TP_ERR_TIMEOUT);
+        }
+        free(b);
+        free(ref);
+        free(off);
+    }
+}
+
 int main(void) {
     TP_RUN(past_deadline_short_lifetimes_gives_the_first_run);
     TP_RUN(past_deadline_long_lifetimes_gives_the_peak_out_sweep);
     TP_RUN(past_deadline_with_fixed_buffers_still_plans);
     TP_RUN(anytime_never_above_the_first_plan);
     TP_RUN(auto_with_a_nanosecond_limit_plans);
+    TP_RUN(split_finishes_when_three_quarters_are_placed);
     return tp_test_finish();
 }

@@ -397,7 +397,7 @@ tp_status tp__alloc_bestfit_ex(const tp_buffer *bufs, size_t n, const tp_alloc_o
              * the sweeps (at 1 s and load 5-6 it did not finish after the peak-out sweep).
              * Above HUGE_N after the peak-out sweep, as before: there the split needs far
              * more than a short deadline, and the sweep's plan comes first */
-            st = tp__alloc_split(bufs, n, opt, deadline, alloc, c.off, &a, true, NULL, err);
+            st = tp__alloc_split(bufs, n, opt, deadline, alloc, c.off, &a, true, !have, NULL, err);
             if (st == TP_OK)
                 keep_if_better(&c, a, offsets, n, &have, &best, info, ORD_SPLIT, false);
             else if (st != TP_ERR_TIMEOUT && st != TP_ERR_UNSUPPORTED && st != TP_ERR_OVERFLOW)
