@@ -46,9 +46,9 @@ static void sort_by_step(step_ev *a, step_ev *tmp, size_t n) {
         if (a[i].t < lo) lo = a[i].t;
         if (a[i].t > hi) hi = a[i].t;
     }
-    uint64_t range = (uint64_t)hi - (uint64_t)lo;
+    uint64_t step_span = (uint64_t)hi - (uint64_t)lo;
     step_ev *src = a, *dst = tmp;
-    for (unsigned shift = 0; shift < 64 && (range >> shift) != 0; shift += 8) {
+    for (unsigned shift = 0; shift < 64 && (step_span >> shift) != 0; shift += 8) {
         size_t count[257] = {0};
         for (size_t i = 0; i < n; i++)
             count[((((uint64_t)src[i].t - (uint64_t)lo) >> shift) & 255) + 1]++;
