@@ -254,7 +254,7 @@ TP_TEST(split_plans_are_verified) {
         uint64_t strip_arena = 0;
         for (int fill = 0; fill < 2; fill++) {
             size_t ns = 0;
-            TP_CHECK_OK(tp__alloc_split(b, n, &o, 0, NULL, off, &arena, fill == 1, &ns, &e),
+            TP_CHECK_OK(tp__alloc_split(b, n, &o, 0, NULL, off, &arena, fill == 1, false, &ns, &e),
                         ep(&e));
             TP_CHECK_OK(tp_alloc_verify(b, n, off, o.alignment, arena, NULL, &e), ep(&e));
             TP_CHECK(pairwise_ok(b, n, off));
@@ -267,10 +267,10 @@ TP_TEST(split_plans_are_verified) {
                 if (ns == 0 && arena < strip_arena) with_fill++;
             }
         }
-        TP_CHECK_STATUS(tp__alloc_split(b, n, &o, 1e-9, NULL, off, &arena, true, NULL, &e),
+        TP_CHECK_STATUS(tp__alloc_split(b, n, &o, 1e-9, NULL, off, &arena, true, false, NULL, &e),
                         TP_ERR_TIMEOUT);
         b[n - 1].fixed_offset = 0;
-        TP_CHECK_STATUS(tp__alloc_split(b, n, &o, 0, NULL, off, &arena, true, NULL, &e),
+        TP_CHECK_STATUS(tp__alloc_split(b, n, &o, 0, NULL, off, &arena, true, false, NULL, &e),
                         TP_ERR_UNSUPPORTED);
         free(b);
         free(off);
@@ -349,7 +349,7 @@ static tp_status direct_call(const tp_buffer *b, size_t n, const tp_alloc_option
                              const tp_allocator *a, uint64_t *off, uint64_t *arena, tp_error *e) {
     tp_alloc_result r;
     tp_status st = direct == 1   ? tp__alloc_sweep(b, n, o, true, a, off, arena, e)
-                   : direct == 2 ? tp__alloc_split(b, n, o, 0, a, off, arena, true, NULL, e)
+                   : direct == 2 ? tp__alloc_split(b, n, o, 0, a, off, arena, true, false, NULL, e)
                                  : tp_alloc_plan(b, n, o, a, off, &r, e);
     return st;
 }

@@ -383,9 +383,8 @@ tp_status tp__alloc_bestfit_ex(const tp_buffer *bufs, size_t n, const tp_alloc_o
      * arena lets the slower runs below stop as soon as they cannot beat it */
     st = tp__ll_init(&c.ll, bufs, n, alloc, &c.use_lists, err);
     if (st != TP_OK) goto done;
-    bool limited = deadline > 0;                /* a time limit was given (auto, exact) */
-    double limit_at = deadline;                 /* (the window search's deadline) */
-    if (c.use_lists) deadline = c.deadline = 0; /* short lifetimes: every run is cheap */
+    bool limited = deadline > 0; /* a time limit was given (auto, exact) */
+    double limit_at = deadline;  /* (the window search's deadline) */
     /* the peak-out sweep (best fit), best fit forwards, first fit forwards (above LARGE_N
      * not: it lost on every dense trace measured, and costs a pass) */
     int n_sweeps = m > LARGE_N ? 2 : 3;
@@ -398,7 +397,7 @@ tp_status tp__alloc_bestfit_ex(const tp_buffer *bufs, size_t n, const tp_alloc_o
              * the sweeps (at 1 s and load 5-6 it did not finish after the peak-out sweep).
              * Above HUGE_N after the peak-out sweep, as before: there the split needs far
              * more than a short deadline, and the sweep's plan comes first */
-            st = tp__alloc_split(bufs, n, opt, deadline, alloc, c.off, &a, true, NULL, err);
+            st = tp__alloc_split(bufs, n, opt, deadline, alloc, c.off, &a, true, !have, NULL, err);
             if (st == TP_OK)
                 keep_if_better(&c, a, offsets, n, &have, &best, info, ORD_SPLIT, false);
             else if (st != TP_ERR_TIMEOUT && st != TP_ERR_UNSUPPORTED && st != TP_ERR_OVERFLOW)
@@ -461,6 +460,7 @@ tp_status tp__alloc_bestfit_ex(const tp_buffer *bufs, size_t n, const tp_alloc_o
             keyed = ord;
         }
         uint64_t a = 0;
+        c.deadline = have ? deadline : 0; /* the first plan always completes */
         st = run_order(&c, order, m, rule, best, &a, err);
         if (st == TP_ERR_INFEASIBLE) { /* not better than the best so far */
             st = TP_OK;

@@ -22,7 +22,10 @@ typedef struct tp_bestfit_info {
 } tp_bestfit_info;
 
 /* deadline: monotonic seconds (tp__xs_now) after which no further run starts and a running
- * one stops (the best plan so far stands; the sweep runs always complete); 0 = none. */
+ * one stops (the best plan so far stands); 0 = none. Every pass honours it except the one
+ * that gives the first plan, which always completes: the sweeps on long lifetimes (after
+ * the class split, cut off by it), the first gap-index or list run otherwise. So the time
+ * is about max(deadline, first plan), and the plan never worse than the first one. */
 tp_status tp__alloc_bestfit_ex(const tp_buffer *bufs, size_t n, const tp_alloc_options *opt,
                                double deadline, const tp_allocator *alloc, uint64_t *offsets,
                                uint64_t *arena, tp_bestfit_info *info, tp_error *err);
@@ -63,12 +66,15 @@ tp_status tp__alloc_peak_step(const tp_buffer *bufs, size_t n, const tp_allocato
  * the peak-out sweep in a strip above them. fill: then, within the deadline, the small ones
  * at the lowest free offsets among the large ones instead (same order), kept when that
  * arena is lower. TP_ERR_UNSUPPORTED with pre-placed buffers, TP_ERR_TIMEOUT past the
- * deadline (monotonic seconds; 0: none) before the strip plan stands, TP_ERR_NOMEM,
+ * deadline (monotonic seconds; 0: none) before the strip plan stands (finish: unless three
+ * quarters of the large buffers are placed by then; the rest and the strip are then placed
+ * past it, and the fill is cut off: for a caller with no plan yet, finishing costs about
+ * what the sweep that would replace the split costs), TP_ERR_NOMEM,
  * TP_ERR_OVERFLOW. *n_strip (NULL: not wanted): how many buffers the returned plan has in
  * the strip (0 when the fill won). */
 tp_status tp__alloc_split(const tp_buffer *bufs, size_t n, const tp_alloc_options *opt,
                           double deadline, const tp_allocator *alloc, uint64_t *offsets,
-                          uint64_t *arena, bool fill, size_t *n_strip, tp_error *err);
+                          uint64_t *arena, bool fill, bool finish, size_t *n_strip, tp_error *err);
 
 /* Local search until the deadline (alloc_improve.c): re-place the buffers that end near the
  * top of the arena, in several orders and fit rules, keeping a round only when the arena

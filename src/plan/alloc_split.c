@@ -69,9 +69,10 @@ typedef struct split_mem {
 
 /* Place keys[0..m) at the lowest free offsets of g, in order. *top: in, the arena so far;
  * out, raised by the placed ends. stop_at (UINT64_MAX: none): TP_ERR_INFEASIBLE once *top
- * reaches it (not better). TP_ERR_TIMEOUT past the deadline. */
+ * reaches it (not better). TP_ERR_TIMEOUT past *deadline, unless `finish` and three quarters
+ * of the buffers are placed: then *deadline becomes 0 and the rest are placed. */
 static tp_status place_lowest(tp__gapidx *g, const tp_buffer *bufs, const tp__alloc_key *keys,
-                              size_t m, const tp_alloc_options *opt, double deadline,
+                              size_t m, const tp_alloc_options *opt, double *deadline, bool finish,
                               uint64_t stop_at, uint64_t *offsets, uint64_t *top, tp_error *err) {
     tp_status st = TP_OK;
     for (size_t k = 0; k < m && st == TP_OK; k++) {
@@ -88,8 +89,12 @@ static tp_status place_lowest(tp__gapidx *g, const tp_buffer *bufs, const tp__al
         if (end > *top) *top = end;
         if (*top >= stop_at) return TP_ERR_INFEASIBLE;
         st = tp__gx_insert(g, b->birth, b->death, q, end, err);
-        if (st == TP_OK && (k & 255) == 255 && deadline > 0 && tp__xs_now() >= deadline)
-            st = tp_error_set(err, TP_ERR_TIMEOUT, "split: past the deadline");
+        if (st == TP_OK && (k & 255) == 255 && *deadline > 0 && tp__xs_now() >= *deadline) {
+            if (finish && 4 * (k + 1) >= 3 * m)
+                *deadline = 0; /* the rest costs about what the sweep replacing it would */
+            else
+                st = tp_error_set(err, TP_ERR_TIMEOUT, "split: past the deadline");
+        }
     }
     return st;
 }
@@ -128,7 +133,7 @@ static void set_key(tp__alloc_key *k, const tp_buffer *bufs, size_t i, int64_t p
 
 tp_status tp__alloc_split(const tp_buffer *bufs, size_t n, const tp_alloc_options *opt,
                           double deadline, const tp_allocator *alloc, uint64_t *offsets,
-                          uint64_t *arena, bool fill, size_t *n_strip, tp_error *err) {
+                          uint64_t *arena, bool fill, bool finish, size_t *n_strip, tp_error *err) {
     *arena = 0;
     if (n_strip) *n_strip = 0;
     if (n == 0) return TP_OK;
@@ -169,11 +174,13 @@ tp_status tp__alloc_split(const tp_buffer *bufs, size_t n, const tp_alloc_option
     st = tp__gx_init(&g, bufs, n, alloc, err);
     if (st != TP_OK) goto done;
     have_g = true;
-    st = place_lowest(&g, bufs, w.keys, m, opt, deadline, UINT64_MAX, w.so, &top, err);
+    double large_deadline = deadline;
+    st = place_lowest(&g, bufs, w.keys, m, opt, &large_deadline, finish, UINT64_MAX, w.so, &top,
+                      err);
     if (st != TP_OK) goto done;
     for (size_t k = 0; k < m; k++)
         offsets[w.keys[k].idx] = w.so[k];
-    if (deadline > 0 && tp__xs_now() >= deadline) {
+    if (large_deadline > 0 && tp__xs_now() >= large_deadline) {
         st = tp_error_set(err, TP_ERR_TIMEOUT, "split: past the deadline");
         goto done;
     }
@@ -184,7 +191,7 @@ tp_status tp__alloc_split(const tp_buffer *bufs, size_t n, const tp_alloc_option
     if (fill && ns > 0) { /* the small ones into the large part's gaps instead, if better */
         qsort(w.keys + m, ns, sizeof *w.keys, tp__alloc_key_cmp);
         tp_status fs =
-            place_lowest(&g, bufs, w.keys + m, ns, opt, deadline, *arena, w.so, &top, err);
+            place_lowest(&g, bufs, w.keys + m, ns, opt, &deadline, false, *arena, w.so, &top, err);
         if (fs == TP_OK) {
             for (size_t k = 0; k < ns; k++)
                 offsets[w.keys[m + k].idx] = w.so[k];

@@ -36,26 +36,51 @@ typedef struct step_ev {
     uint64_t size;
 } step_ev;
 
-static int cmp_step(const void *x, const void *y) {
-    const step_ev *a = x, *b = y;
-    return (a->t > b->t) - (a->t < b->t);
+/* Sort a[0..n) by step: LSD radix sort on t - min(t), 8 bits a pass, only as many passes as
+ * the range of steps needs (2 for a trace of 60,000 steps); tmp holds n events. (qsort
+ * here took about a tenth of the class split's time on longmix62k.) */
+static void sort_by_step(step_ev *a, step_ev *tmp, size_t n) {
+    if (n < 2) return;
+    int64_t lo = a[0].t, hi = a[0].t;
+    for (size_t i = 1; i < n; i++) {
+        if (a[i].t < lo) lo = a[i].t;
+        if (a[i].t > hi) hi = a[i].t;
+    }
+    uint64_t step_span = (uint64_t)hi - (uint64_t)lo;
+    step_ev *src = a, *dst = tmp;
+    for (unsigned shift = 0; shift < 64 && (step_span >> shift) != 0; shift += 8) {
+        size_t count[257] = {0};
+        for (size_t i = 0; i < n; i++)
+            count[((((uint64_t)src[i].t - (uint64_t)lo) >> shift) & 255) + 1]++;
+        for (size_t d = 1; d < 257; d++)
+            count[d] += count[d - 1];
+        for (size_t i = 0; i < n; i++)
+            dst[count[(((uint64_t)src[i].t - (uint64_t)lo) >> shift) & 255]++] = src[i];
+        step_ev *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != a) memcpy(a, src, n * sizeof *a);
 }
 
 tp_status tp__alloc_peak_step(const tp_buffer *bufs, size_t n, const tp_allocator *alloc,
                               int64_t *p, tp_error *err) {
     step_ev *born = tp_mem_alloc(alloc, n * sizeof *born);
     step_ev *dies = tp_mem_alloc(alloc, n * sizeof *dies);
-    if (!born || !dies) {
+    step_ev *tmp = tp_mem_alloc(alloc, n * sizeof *tmp);
+    if (!born || !dies || !tmp) {
         tp_mem_free(alloc, born, n * sizeof *born);
         tp_mem_free(alloc, dies, n * sizeof *dies);
+        tp_mem_free(alloc, tmp, n * sizeof *tmp);
         return tp_error_set(err, TP_ERR_NOMEM, "sweep: out of memory for %zu buffers", n);
     }
     for (size_t i = 0; i < n; i++) {
         born[i] = (step_ev){bufs[i].birth, tp__alloc_psize(&bufs[i])};
         dies[i] = (step_ev){bufs[i].death, born[i].size};
     }
-    qsort(born, n, sizeof *born, cmp_step);
-    qsort(dies, n, sizeof *dies, cmp_step);
+    sort_by_step(born, tmp, n);
+    sort_by_step(dies, tmp, n);
+    tp_mem_free(alloc, tmp, n * sizeof *tmp);
     uint64_t live = 0, best = 0;
     *p = n ? born[0].t : 0;
     for (size_t k = 0, d = 0; k < n; k++) {

@@ -1,0 +1,221 @@
+/* Deadlines in the best-fit driver (alloc_bestfit.c) and the anytime property.
+ *   - with a deadline already past, bestfit returns its first plan and nothing more: on
+ *     short lifetimes (the live lists) the first run, class/best (so at least one set ends
+ *     above what the runs after it reach without a deadline); on long lifetimes above
+ *     2,048 buffers the peak-out sweep (the class split is cut off at once);
+ *   - with pre-placed buffers and a past deadline there is still a complete plan, and it
+ *     keeps the fixed offsets;
+ *   - anytime: under any deadline the plan is verified, at or above the lower bound and
+ *     never above the first plan (the past-deadline one);
+ *   - tp_alloc_plan with `auto` and a limit of a nanosecond still returns a verified plan;
+ *   - the class split asked to finish (bestfit has no plan yet) completes past the deadline
+ *     once three quarters of its large buffers are placed, with the plan it gives without a
+ *     deadline, and times out below that or when not asked. */
+#include "harness.h"
+#include "test_rng.h"
+
+#include "plan/alloc_exact.h"
+#include "plan/alloc_internal.h"
+#include "../bench/dense_traces.h"
+
+#define ORD_CLASS 5
+#define ORD_SWEEP_PEAK 8
+
+static tp_error *ep(tp_error *e) {
+    return e;
+}
+
+/* Graph-like with pre-placed buffers: one buffer per step, mostly 1-4 steps, a few skips;
+ * three buffers pre-placed 32 MiB apart (sizes < 17 MiB). */
+static void fixed_set(tp_buffer *b, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        tp_buffer *x = &b[i];
+        memset(x, 0, sizeof *x);
+        x->id = (int64_t)i;
+        x->fixed_offset = -1;
+        x->size = ((uint64_t)64 << rnd_below(19)) + rnd_below(4096);
+        x->birth = (int64_t)i;
+        x->death = x->birth + (int64_t)rnd_below(4);
+        if (rnd_below(25) == 0) x->death = x->birth + 1 + (int64_t)rnd_below(n / 4 + 1);
+    }
+    for (size_t k = 0; k < 3; k++) {
+        tp_buffer *x = &b[rnd_below(n)];
+        x->alignment = 0;
+        x->fixed_offset = (int64_t)(((uint64_t)32 << 20) * k);
+    }
+}
+
+static void check_plan(const tp_buffer *b, size_t n, const uint64_t *off, uint64_t arena,
+                       uint64_t alignment) {
+    tp_error e;
+    uint64_t lb;
+    TP_CHECK_OK(tp_alloc_verify(b, n, off, alignment, arena, NULL, &e), ep(&e));
+    TP_CHECK_OK(tp_alloc_lower_bound(b, n, NULL, &lb, &e), ep(&e));
+    TP_CHECK(arena >= lb);
+}
+
+/* bestfit with a deadline a second in the past; the plan checked. */
+static void past_deadline(const tp_buffer *b, size_t n, uint64_t *off, uint64_t *arena,
+                          tp_bestfit_info *info) {
+    tp_alloc_options o;
+    tp_alloc_options_default(&o);
+    tp_error e;
+    TP_CHECK_OK(tp__alloc_bestfit_ex(b, n, &o, tp__xs_now() - 1.0, NULL, off, arena, info, &e),
+                ep(&e));
+    check_plan(b, n, off, *arena, o.alignment);
+}
+
+TP_TEST(past_deadline_short_lifetimes_gives_the_first_run) {
+    size_t n = 3000;
+    int cut = 0;
+    for (uint64_t seed = 1; seed <= 8 && !tp_test_cur_failed_; seed++) {
+        tp_buffer *b = trace_make(2, n, seed, 0.12);
+        TP_CHECK(b != NULL);
+        tp_bestfit_info info;
+        uint64_t *off = malloc(n * sizeof *off), first, all;
+        past_deadline(b, n, off, &first, &info);
+        TP_CHECK_EQ_I64(info.order, ORD_CLASS);
+        TP_CHECK(info.best_fit);
+        tp_alloc_options o;
+        tp_alloc_options_default(&o);
+        tp_error e;
+        TP_CHECK_OK(tp__alloc_bestfit(b, n, &o, NULL, off, &all, &e), ep(&e));
+        TP_CHECK_LE_U64(all, first);
+        if (all < first) cut++;
+        free(b);
+        free(off);
+    }
+    TP_CHECK(cut >= 1); /* the runs after the first would have lowered some arena */
+}
+
+TP_TEST(past_deadline_long_lifetimes_gives_the_peak_out_sweep) {
+    size_t n = 3000;
+    for (uint64_t seed = 1; seed <= 3 && !tp_test_cur_failed_; seed++) {
+        tp_buffer *b = trace_make(seed == 3 ? 0 : 1, n, seed, 0.12);
+        TP_CHECK(b != NULL);
+        tp_bestfit_info info;
+        uint64_t *off = malloc(n * sizeof *off), first, peak;
+        past_deadline(b, n, off, &first, &info);
+        TP_CHECK_EQ_I64(info.order, ORD_SWEEP_PEAK);
+        tp_alloc_options o;
+        tp_alloc_options_default(&o);
+        tp_error e;
+        TP_CHECK_OK(tp__alloc_sweep_peak(b, n, &o, true, NULL, off, &peak, &e), ep(&e));
+        TP_CHECK_EQ_U64(first, peak);
+        free(b);
+        free(off);
+    }
+}
+
+TP_TEST(past_deadline_with_fixed_buffers_still_plans) {
+    rng_state = 77;
+    for (int s = 0; s < 6 && !tp_test_cur_failed_; s++) {
+        size_t n = s < 3 ? 400 : 2600; /* the lists; above 2,048 buffers */
+        tp_buffer *b = malloc(n * sizeof *b);
+        fixed_set(b, n);
+        uint64_t *off = malloc(n * sizeof *off), arena;
+        past_deadline(b, n, off, &arena, NULL);
+        for (size_t i = 0; i < n; i++)
+            if (b[i].fixed_offset >= 0) TP_CHECK_EQ_U64(off[i], (uint64_t)b[i].fixed_offset);
+        free(b);
+        free(off);
+    }
+}
+
+TP_TEST(anytime_never_above_the_first_plan) {
+    static const double after[] = {0.0, 0.0005, 0.002, 0.01, 0.05};
+    for (int set = 0; set < 4 && !tp_test_cur_failed_; set++) {
+        size_t n = set < 2 ? 3000 : 12000;
+        tp_buffer *b = trace_make(set % 2 == 0 ? 2 : 1, n, 11 + (uint64_t)set, 0.12);
+        TP_CHECK(b != NULL);
+        tp_alloc_options o;
+        tp_alloc_options_default(&o);
+        tp_error e;
+        uint64_t *off = malloc(n * sizeof *off), first, arena;
+        past_deadline(b, n, off, &first, NULL);
+        for (size_t k = 0; k < sizeof after / sizeof after[0]; k++) {
+            TP_CHECK_OK(tp__alloc_bestfit_ex(b, n, &o, tp__xs_now() + after[k], NULL, off, &arena,
+                                             NULL, &e),
+                        ep(&e));
+            check_plan(b, n, off, arena, o.alignment);
+            TP_CHECK_LE_U64(arena, first);
+        }
+        free(b);
+        free(off);
+    }
+}
+
+TP_TEST(auto_with_a_nanosecond_limit_plans) {
+    size_t n = 5000;
+    for (int kind = 0; kind < 3 && !tp_test_cur_failed_; kind++) {
+        tp_buffer *b = trace_make(kind, n, 5, 0.12);
+        TP_CHECK(b != NULL);
+        tp_alloc_options o;
+        tp_alloc_options_default(&o);
+        o.algo = TP_ALGO_AUTO;
+        o.time_limit_s = 1e-9;
+        tp_error e;
+        tp_alloc_result r;
+        uint64_t *off = malloc(n * sizeof *off);
+        TP_CHECK_OK(tp_alloc_plan(b, n, &o, NULL, off, &r, &e), ep(&e));
+        check_plan(b, n, off, r.arena_bytes, o.alignment);
+        TP_CHECK(r.arena_bytes >= r.lower_bound_bytes);
+        free(b);
+        free(off);
+    }
+}
+
+/* One size class (4-8 KiB: nothing is "small", so every buffer is placed by the gap
+ * index), random lifetimes over 60 steps. */
+static void one_class_set(tp_buffer *b, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        memset(&b[i], 0, sizeof b[i]);
+        b[i].id = (int64_t)i;
+        b[i].fixed_offset = -1;
+        b[i].size = 4096 + rnd_below(4096);
+        b[i].birth = (int64_t)rnd_below(60);
+        b[i].death = b[i].birth + (int64_t)rnd_below(30);
+    }
+}
+
+TP_TEST(split_finishes_when_three_quarters_are_placed) {
+    rng_state = 4711;
+    for (int s = 0; s < 6 && !tp_test_cur_failed_; s++) {
+        size_t n = s % 2 == 0 ? 300 : 400; /* the deadline is first checked at 256 placed */
+        tp_buffer *b = malloc(n * sizeof *b);
+        one_class_set(b, n);
+        tp_alloc_options o;
+        tp_alloc_options_default(&o);
+        tp_error e;
+        uint64_t *ref = malloc(n * sizeof *ref), *off = malloc(n * sizeof *off), ref_arena, arena;
+        size_t ns = 1;
+        TP_CHECK_OK(tp__alloc_split(b, n, &o, 0, NULL, ref, &ref_arena, true, false, &ns, &e),
+                    ep(&e));
+        TP_CHECK_EQ_U64(ns, 0);
+        double past = tp__xs_now() - 1.0;
+        TP_CHECK_STATUS(tp__alloc_split(b, n, &o, past, NULL, off, &arena, true, false, NULL, &e),
+                        TP_ERR_TIMEOUT);
+        tp_status st = tp__alloc_split(b, n, &o, past, NULL, off, &arena, true, true, NULL, &e);
+        if (n == 300) { /* 256 of 300 placed: finished, the plan of no deadline */
+            TP_CHECK_OK(st, ep(&e));
+            check_plan(b, n, off, arena, o.alignment);
+            TP_CHECK_EQ_U64(arena, ref_arena);
+            TP_CHECK(memcmp(off, ref, n * sizeof *off) == 0);
+        } else { /* 256 of 400: not three quarters */
+            TP_CHECK_STATUS(st, TP_ERR_TIMEOUT);
+        }
+        free(b);
+        free(ref);
+        free(off);
+    }
+}
+
+int main(void) {
+    TP_RUN(past_deadline_short_lifetimes_gives_the_first_run);
+    TP_RUN(past_deadline_long_lifetimes_gives_the_peak_out_sweep);
+    TP_RUN(past_deadline_with_fixed_buffers_still_plans);
+    TP_RUN(anytime_never_above_the_first_plan);
+    TP_RUN(auto_with_a_nanosecond_limit_plans);
+    TP_RUN(split_finishes_when_three_quarters_are_placed);
+    return tp_test_finish();
+}
