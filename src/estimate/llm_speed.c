@@ -59,7 +59,7 @@ static const type_rate cpu_rates[] = {
 /* More than one thread: the same benchmark at 2 threads (factors fitted at one thread, calibrated
  * at two, spinning barrier per node, decode stretched by CPU_DECODE_MT_FACTOR): held-out dense
  * decode -11 ... +11 % in the window the factor was fitted in (before it: +12 ... +41 %); the
- * figures of an earlier window (2026-11-26 04:11 UTC) rescaled by the factor, -20 ... +17 %. MoE:
+ * figures of an earlier window (2026-11-26 04:11 UTC), its predictions / 1.27, -20 ... +16 %. MoE:
  * +2 / +3 % that window, but one-thread runs of the same MoE moved by 1.6x between windows
  * (docs/estimate.md), so its band stays the one-thread one. */
 #define CPU_ERROR_BAND_DENSE_MT 0.25
