@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include "cost/calib_wake.h"
 #include "cost/cpu_pool.h"
 #include "cost/gemm_kernels.h"
+#include "cost/gemm_split.h"
 #include "tensorplan/cost.h"
 
 static tp_error err_storage;
@@ -366,6 +368,86 @@ TP_TEST(gemm_kernels_match_naive) {
     }
 }
 
+/* The calibration shares a GEMM between threads as MLAS does: columns when there are more of
+   them than rows, else rows. Every part computed with the kernel (B laid out as the column blocks
+   the split hands out) assembles into the exact product, each element written once, for shapes
+   on both sides of the rule and 1..5 parts. */
+TP_TEST(gemm_split_covers_the_product) {
+    tp_cpu_features f;
+    tp_cpu_features_detect(&f);
+    tp_gemm_rows_fn rows = tp_gemm_kernel_for(f.isa, NULL);
+    const uint32_t shapes[][3] = {{1, 64, 1024}, {16, 96, 1024}, {64, 32, 70},  {100, 40, 48},
+                                  {24, 8, 24},   {3, 17, 5},     {130, 20, 129}};
+    uint32_t checked = 0, column_splits = 0;
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        uint32_t m = shapes[s][0], k = shapes[s][1], n = shapes[s][2];
+        float *a = malloc(sizeof(float) * m * k), *b = malloc(sizeof(float) * k * n);
+        float *bl = malloc(sizeof(float) * k * n), *c = malloc(sizeof(float) * m * n);
+        float *out = malloc(sizeof(float) * m * n);
+        unsigned char *hits = malloc((size_t)m * n);
+        TP_CHECK(a && b && bl && c && out && hits);
+        if (!a || !b || !bl || !c || !out || !hits) {
+            free(a), free(b), free(bl), free(c), free(out), free(hits);
+            return;
+        }
+        for (uint32_t i = 0; i < m * k; i++)
+            a[i] = (float)((i * 5u) % 9u) - 4.0f;
+        for (uint32_t i = 0; i < k * n; i++)
+            b[i] = (float)((i * 3u) % 7u) - 3.0f;
+        for (uint32_t parts = 1; parts <= 5; parts++) {
+            tp_gemm_job j = {a, bl, c, m, k, n};
+            /* lay B out as the split reads it: each part's columns as one K × width block */
+            bool cols = parts > 1 && n > m;
+            for (uint32_t p = 0; p < parts && cols; p++) {
+                uint32_t n0 = (uint32_t)((uint64_t)n * p / parts);
+                uint32_t n1 = (uint32_t)((uint64_t)n * (p + 1) / parts);
+                for (uint32_t r = 0; r < k; r++)
+                    for (uint32_t q = n0; q < n1; q++)
+                        bl[(size_t)k * n0 + (size_t)r * (n1 - n0) + (q - n0)] =
+                            b[(size_t)r * n + q];
+            }
+            if (!cols) memcpy(bl, b, sizeof(float) * k * n);
+            memset(hits, 0, (size_t)m * n);
+            for (uint32_t p = 0; p < parts; p++) {
+                tp_gemm_job sub;
+                uint32_t r0 = 0, r1 = 0;
+                if (!tp__gemm_split(&j, p, parts, &sub, &r0, &r1)) continue;
+                TP_CHECK(sub.b >= bl && sub.b + (size_t)sub.k * sub.n <= bl + (size_t)k * n);
+                TP_CHECK(sub.c >= c && sub.c + (size_t)sub.m * sub.n <= c + (size_t)m * n);
+                TP_CHECK(r0 < r1 && r1 <= sub.m && sub.k == k);
+                rows(&sub, r0, r1);
+                /* back to row-major [m][n]: a column part wrote an m × width block */
+                size_t n0 = cols ? (size_t)(sub.c - c) / m : 0;
+                for (uint32_t i = r0; i < r1; i++)
+                    for (uint32_t q = 0; q < sub.n; q++) {
+                        out[(size_t)i * n + n0 + q] = sub.c[(size_t)i * sub.n + q];
+                        hits[(size_t)i * n + n0 + q]++;
+                    }
+            }
+            column_splits += cols;
+            double worst = 0;
+            uint32_t bad_hits = 0;
+            for (uint32_t i = 0; i < m; i++)
+                for (uint32_t q = 0; q < n; q++) {
+                    double ref = 0;
+                    for (uint32_t r = 0; r < k; r++)
+                        ref += (double)a[i * k + r] * (double)b[(size_t)r * n + q];
+                    double e = fabs(ref - (double)out[(size_t)i * n + q]);
+                    if (e > worst) worst = e;
+                    bad_hits += hits[(size_t)i * n + q] != 1;
+                }
+            if (worst > 1e-2 || bad_hits)
+                printf("  %ux%ux%u in %u parts: max error %g, %u elements not written once\n", m, k,
+                       n, parts, worst, bad_hits);
+            TP_CHECK(worst <= 1e-2 && bad_hits == 0);
+            checked++;
+        }
+        free(a), free(b), free(bl), free(c), free(out), free(hits);
+    }
+    TP_CHECK(column_splits > 0 && column_splits < checked);
+    printf("  %u splits exact (%u by columns)\n", checked, column_splits);
+}
+
 int main(void) {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/tp-calib-XXXXXX");
     if (!mkdtemp(tmpdir)) {
@@ -376,6 +458,7 @@ int main(void) {
     TP_RUN(model_file_round_trip);
     TP_RUN(cpu_features_match_cpuinfo);
     TP_RUN(gemm_kernels_match_naive);
+    TP_RUN(gemm_split_covers_the_product);
     TP_RUN(quick_calibration_and_cache);
     TP_RUN(wake_up);
     TP_RUN(spinning_barrier);
