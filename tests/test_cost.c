@@ -903,8 +903,14 @@ TP_TEST(graph_cost_hand_computed) {
     /* the runtime's overheads: per launched (not fused) node and per forward */
     d.runtime_node_ns = 100;
     d.runtime_run_ns = 500;
+    /* a CPU that carries its runtime's per-run cost runs the graph in process: that cost
+       replaces the round trip (1000 ns) instead of adding to it; a GPU keeps both */
+    TP_CHECK_OK(tp_graph_cost_total(g, &d, NULL, &t, err), err);
+    TP_CHECK_NEAR(t, 74 + 100 + 500, 1e-9);
+    d.kind = TP_DEVICE_CUDA;
     TP_CHECK_OK(tp_graph_cost_total(g, &d, NULL, &t, err), err);
     TP_CHECK_NEAR(t, 1074 + 100 + 500, 1e-9);
+    d.kind = TP_DEVICE_CPU;
     d.runtime_node_ns = d.runtime_run_ns = 0;
     /* two threads: the relu-free graph's matmul (body 48 ns) is too small to split behind a
        100 ns fork/join: it runs on one thread, 2 × 48 = 96 ns, no dispatch */
