@@ -2,7 +2,12 @@
 """Fit the onnxruntime profile's coefficients on the CALIBRATION models only.
 
 Usage: /usr/bin/python3 bench/ort_memory/fit.py TERMS.jsonl [--loo] [--model PERMILLE]
+       [--sets calibration,seen] [--runs-design [--runs-loo]]
        (TERMS from compare.py --terms)
+--sets: the sets fitted on (default calibration; session 10: calibration,seen, never heldout2).
+--runs-design: session 10's choice (the profile as it ships since then): the grid point whose
+largest median error is smallest with an intercept covering EVERY run; --runs-loo leaves each
+fitted model out of that choice and prints the allowance for an unseen model.
 
 Model (docs/runtime.md, src/estimate/runtime_ort.c):
   peak = session fixed (measured) + intercept + node_bytes * nodes + model * embedded
