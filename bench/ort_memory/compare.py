@@ -62,7 +62,11 @@ def main():
                               'embedded': rt['model_file_bytes'], 'inputs': e['inputs_bytes'],
                               'conv': rt['conv_weight_bytes'], 'gemm': rt['gemm_weight_bytes'],
                               'other': rt['other_weight_bytes'], 'plan_peak': e['peak_bytes'],
-                              'runs': m.get('runs', [m['growth_bytes']])}))
+                              'runs': m.get('runs', [m['growth_bytes']]),
+                              # the model-dependent terms as the profile computes them (all but
+                              # the session constant and the margins: body terms included)
+                              'dep': rt['peak_bytes'] - rt['terms']['calibration_margin_bytes'] -
+                              rt['terms']['session_fixed_bytes']}))
             continue
         adjusted = rt['peak_bytes']
         profile_constant = rt['terms']['session_fixed_bytes']

@@ -31,34 +31,37 @@ typedef struct ort_coeffs {
     uint32_t node_bytes; /* session state per operator node */
 } ort_coeffs;
 
-/* bench/ort_memory/fit.py --loo --model 1000 --node 3461 --conv 1600 over the 8 calibration
- * models (unet_tiny, mobilenet_v2, resnet50, densenet121, bert_base, gpt2, and the copies of
- * mobilenet_v2 and densenet121 with embedded weights), with the arena emulated in onnxruntime's
- * execution order, after its fusions, with its planner's same-shape reuse and the pre-packed
- * weights first in the arena (ort_trace.c, ort_arena.c), refitted 2026-11-26 after the Pad
- * fusion, NCHWc Upsample and unknown-shape rules, on fresh measurements (3 processes per model,
- * medians; the same coefficients on 25 per model): mean calibration over-prediction +1.8 % before
- * the safety margin. Not fitted: model_pm
- * 1000 (the parsed file held once; with two embedded-weight models the fit left it undetermined),
- * node_bytes 3461 (measured: a chain of 4,000 Add nodes on a 1x16 tensor takes 13.8 MB more than
- * one Add, bench/ort_memory/synth.py), conv_pm 1600 (the full calibration fit's; resnet50 alone
- * determines it: left out, the fit drops it to 1000 and resnet50 falls 22 % below). */
-static const ort_coeffs ORT_DEFAULT = {100, 1600, 1040, 0, 1000, 1000, 3461};
-/* The same fit's intercept above the measured session cost: the smallest constant that keeps
- * every calibration model's median (25 fresh processes each, bench/ort_memory/
- * spread_calibration.jsonl) at or above its measurement with the coefficients above. */
-#define ORT_CALIBRATION_MARGIN_BYTES 2041762u
-/* Relative safety margin on the model-dependent terms only (graph, model copy, weights,
- * pre-packed copies, arena, inputs; not the measured session cost nor the intercept, which are
- * the same in every fold): the largest shortfall of a calibration model left out of the fit,
- * relative to that part of its prediction (fit.py --loo: gpt2, -5.1 %), so that a model the fit
- * has not seen stays above. */
-#define ORT_SAFETY_MARGIN_PM 51u
-/* Absolute allowance for onnxruntime's run-to-run spread, which no term models: the largest
- * excess of one fresh process's growth over its model's median among the 200 calibration runs
- * (fit.py: mobilenet_v2_embedded, 84.34 MiB against its median 81.29; anonymous memory, not
- * code pages; the next largest is resnet50's 1.43 MiB). */
-#define ORT_SPREAD_BYTES 3198976u
+/* Session 10 (2026-11-26): chosen by bench/ort_memory/fit.py --sets calibration,seen
+ * --runs-design --runs-loo --model 1000 --node 3461 on the 19 models of bench/ort_memory/
+ * models.txt's calibration and seen sets (the seen set was session 9's held-out set: its rows had
+ * been read, so it is fitting material now) and on EVERY run of them (310 fresh processes), never
+ * on the heldout2 set, which was fixed and committed before this choice and measured after it.
+ * The grid (conv_pm 1000-2000, gemm_pm 1000-1100, other_pm 0-300, the relative margin 0-15 %)
+ * keeps the point with the smallest largest error over the models' median runs, each point with
+ * the smallest intercept that keeps every run at or below the prediction: the largest median
+ * error is then +9.6 % (wakeword), every model within +10 %, no run above. Not fitted: model_pm
+ * 1000 (the parsed file held once), node_bytes 3461 (measured: a chain of 4,000 Add nodes on a
+ * 1x16 tensor takes 13.8 MB more than one Add, bench/ort_memory/synth.py). conv_pm 1450: Conv
+ * weights re-laid out once more at 0.45x (session 9: 1.6x, set by resnet50 alone); gemm_pm 1000:
+ * the packed copy replaces the original; other_pm 0: other weights in an external data file are
+ * mapped and barely touched (the embedded share still counts 1x, below). */
+static const ort_coeffs ORT_DEFAULT = {0, 1450, 1000, 0, 1000, 1000, 3461};
+/* The same choice's intercept above the measured session cost: the smallest constant that keeps
+ * every run of every fitted model at or below the prediction with the margin below (set by
+ * ppocr_rec's highest run). */
+#define ORT_CALIBRATION_MARGIN_BYTES 2898724u
+/* Relative margin on the model-dependent terms only (graph, model copy, weights, pre-packed
+ * copies, arena, inputs; not the measured session cost nor the intercept): the same choice's,
+ * 10 %, standing for what the terms miss in proportion to the model (swin_t's run-1 growth beyond
+ * its emulated arena, vit_b_16's run-2 growth). */
+#define ORT_SAFETY_MARGIN_PM 100u
+/* Allowance for a model the choice has not seen: each of the 19 models left out of the whole
+ * choice (grid, margin, intercept) and its runs predicted by the rest; the largest shortfall of a
+ * left-out model's highest run is ppocr_rec's, 1,177,405 bytes (-1.8 % of that run; its runs
+ * spread from 56.9 to 61.1 MiB). Absolute, as the run-to-run spread it stands for (session 9
+ * measured it not to grow with the model). Was 3,198,976 bytes: the largest excess of one run
+ * over its model's median among 200 calibration runs, which the intercept above now covers. */
+#define ORT_SPREAD_BYTES 1177405u
 /* Initializers of control-flow bodies (If branches, Loop/Scan bodies): onnxruntime's Graph
  * copies each node's attributes from the parsed model, a body's GraphProto (its initializers
  * included) among them, and builds the body's Graph on that copy; a body inside a body is
