@@ -327,8 +327,9 @@ TP_TEST(gemm_kernels_match_naive) {
     tp_cpu_features f;
     tp_cpu_features_detect(&f);
     const tp_cpu_isa isas[] = {TP_CPU_ISA_GENERIC, TP_CPU_ISA_AVX2, TP_CPU_ISA_AVX512};
-    const uint32_t shapes[][3] = {{1, 1, 1},     {1, 300, 70},  {7, 5, 33},    {9, 257, 31},
-                                  {100, 64, 48}, {13, 513, 17}, {400, 300, 37}};
+    const uint32_t shapes[][3] = {{1, 1, 1},     {1, 300, 70},  {7, 5, 33},     {9, 257, 31},
+                                  {100, 64, 48}, {13, 513, 17}, {400, 300, 37}, {400, 513, 70}};
+    uint32_t packed_checked = 0; /* shapes whose halves (>= 192 rows) read the packed B */
     for (size_t t = 0; t < sizeof isas / sizeof isas[0]; t++) {
         if (isas[t] > f.isa || (f.isa == TP_CPU_ISA_NEON && isas[t] != TP_CPU_ISA_GENERIC))
             continue;
@@ -347,7 +348,7 @@ TP_TEST(gemm_kernels_match_naive) {
                 a[i] = (float)((i * 7u) % 11u) - 5.0f;
             for (uint32_t i = 0; i < k * n; i++)
                 b[i] = (float)((i * 3u) % 7u) - 3.0f;
-            tp_gemm_job j = {a, b, c, m, k, n};
+            tp_gemm_job j = {a, b, c, m, k, n, NULL};
             /* two row ranges, as two workers would run them */
             rows(&j, 0, m / 2);
             rows(&j, m / 2, m);
@@ -362,10 +363,35 @@ TP_TEST(gemm_kernels_match_naive) {
                 }
             if (worst > 1e-2) printf("  %s %ux%ux%u: max error %g\n", name, m, k, n, worst);
             TP_CHECK(worst <= 1e-2);
+            /* B packed once beforehand (as the calibration times it): the same product */
+            size_t pf = tp_gemm_packed_floats(isas[t], k, n);
+            float *pb = pf ? aligned_alloc(64, (pf * sizeof(float) + 63) / 64 * 64) : NULL;
+            if (pb) {
+                float *c2 = malloc(sizeof(float) * m * n);
+                TP_CHECK(c2 != NULL);
+                if (c2) {
+                    tp_gemm_pack_b(isas[t], &j, pb);
+                    tp_gemm_job jp = {a, b, c2, m, k, n, pb};
+                    rows(&jp, 0, m / 2);
+                    rows(&jp, m / 2, m);
+                    uint32_t diff = 0;
+                    for (uint32_t i = 0; i < m * n; i++)
+                        diff += c2[i] != c[i];
+                    if (diff)
+                        printf("  %s %ux%ux%u packed: %u elements differ\n", name, m, k, n, diff);
+                    TP_CHECK(diff == 0);
+                    packed_checked += m / 2 >= 192;
+                }
+                free(c2);
+            }
+            free(pb);
             free(a), free(b), free(c);
         }
         printf("  %s: %zu shapes exact\n", name, sizeof shapes / sizeof shapes[0]);
     }
+    /* the packed path ran where a vector kernel exists (2 shapes per such kernel) */
+    TP_CHECK(f.isa < TP_CPU_ISA_AVX2 || packed_checked >= 2);
+    printf("  %u products from a B packed beforehand, identical\n", packed_checked);
 }
 
 /* The calibration shares a GEMM between threads as MLAS does: columns when there are more of
@@ -395,7 +421,7 @@ TP_TEST(gemm_split_covers_the_product) {
         for (uint32_t i = 0; i < k * n; i++)
             b[i] = (float)((i * 3u) % 7u) - 3.0f;
         for (uint32_t parts = 1; parts <= 5; parts++) {
-            tp_gemm_job j = {a, bl, c, m, k, n};
+            tp_gemm_job j = {a, bl, c, m, k, n, NULL};
             /* lay B out as the split reads it: each part's columns as one K × width block */
             bool cols = parts > 1 && n > m;
             for (uint32_t p = 0; p < parts && cols; p++) {

@@ -224,7 +224,7 @@ static void ws_part(void *ctx, uint32_t part, uint32_t parts) {
     uint32_t p1 = (uint32_t)((uint64_t)j->n_panels * (part + 1) / parts);
     float *c = j->c + (size_t)part * WS_M * WS_NR;
     for (uint32_t p = p0; p < p1; p++) {
-        tp_gemm_job g = {j->a, j->panels + (size_t)p * WS_K * WS_NR, c, WS_M, WS_K, WS_NR};
+        tp_gemm_job g = {j->a, j->panels + (size_t)p * WS_K * WS_NR, c, WS_M, WS_K, WS_NR, NULL};
         j->rows(&g, 0, WS_M);
     }
 }

@@ -226,6 +226,7 @@ typedef struct bench_ctx {
     tp_pool *pool;
     const blas_lib *blas; /* NULL = built-in */
     tp_gemm_rows_fn rows; /* the built-in kernel */
+    tp_cpu_isa isa;       /* its ISA (the layout of a packed B) */
     double min_ns;        /* minimum time per trial */
     int trials;
     bool cpu_clock; /* time by CPU time (clock_ns), robust to other processes */
@@ -259,8 +260,18 @@ static void gemm_batch_part(void *ctx, uint32_t part, uint32_t parts) {
 /* Best-of-trials GFLOP/s of one m×k by k×n GEMM. */
 static double bench_gemm_mkn(const bench_ctx *bc, uint32_t m, uint32_t k, uint32_t n, float *a,
                              float *b, float *c) {
-    gemm_run g = {{a, b, c, m, k, n}, bc->rows};
+    gemm_run g = {{a, b, c, m, k, n, NULL}, bc->rows};
     double flops = 2.0 * (double)m * (double)k * (double)n, best = 0;
+    /* B packed once, outside the timing, as a runtime pre-packs a constant weight (onnxruntime:
+       MatMul / Gemm pre-packing, NCHWc filters reordered at load): packed on every call, each
+       thread of a row split packed the whole of B again (docs/cost.md, "Session 10") */
+    size_t packed = bc->blas ? 0 : tp_gemm_packed_floats(bc->isa, k, n);
+    void *raw = packed ? tp_mem_alloc(NULL, packed * sizeof(float) + 64) : NULL;
+    if (raw) {
+        float *pb = (float *)(((uintptr_t)raw + 63) & ~(uintptr_t)63);
+        tp_gemm_pack_b(bc->isa, &g.job, pb);
+        g.job.packed_b = pb;
+    }
     /* too small to split (fork/join would dominate), or one thread: on the calling thread */
     bool small = flops <= 2.0 * 64 * 64 * 64 || bc->pool->n == 1;
     /* small products in batches of ~4 MFLOP (tens of µs) between clock reads */
@@ -283,6 +294,7 @@ static double bench_gemm_mkn(const bench_ctx *bc, uint32_t m, uint32_t k, uint32
         double rate = flops * (double)reps / el;
         if (rate > best) best = rate;
     }
+    if (raw) tp_mem_free(NULL, raw, packed * sizeof(float) + 64);
     return best;
 }
 
@@ -301,7 +313,7 @@ static bool gemm_self_check(tp_gemm_rows_fn rows) {
         b[i] = (float)(i % 5) - 2.0f;
     for (uint32_t m = 1; m <= M; m += 3)
         for (uint32_t n = 1; n <= N; n += 11) {
-            tp_gemm_job j = {a, b, c, m, K, n};
+            tp_gemm_job j = {a, b, c, m, K, n, NULL};
             rows(&j, 0, m);
             for (uint32_t i = 0; i < m; i++)
                 for (uint32_t q = 0; q < n; q++) {
@@ -461,7 +473,7 @@ tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_c
     float *a = buf, *b = buf + mat, *c = buf + 2 * mat;
     fill(a, mat);
     fill(b, mat);
-    bench_ctx bc = {&pool, NULL, rows, o->quick ? 8e6 : 30e6, o->quick ? 2 : 6, true};
+    bench_ctx bc = {&pool, NULL, rows, feat.isa, o->quick ? 8e6 : 30e6, o->quick ? 2 : 6, true};
 
     /* GEMM: built-in kernel, then a run-time BLAS if present; keep the faster. */
     double builtin[8] = {0}, blas_g[8] = {0};

@@ -10,6 +10,7 @@
  * same micro-kernel (MR = 4, 2, 1), so skinny products stay vectorised. */
 #include "cost/gemm_kernels.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -136,12 +137,16 @@ static void rows_generic(const tp_gemm_job *j, uint32_t r0, uint32_t r1) {
         const uint32_t n = j->n, k = j->k;                                                         \
         void *raw = NULL;                                                                          \
         size_t bytes = 0;                                                                          \
-        float *pack = r1 - r0 >= PACK_MIN_ROWS ? pack_acquire(n, NR, &raw, &bytes) : NULL;         \
+        bool many = r1 - r0 >= PACK_MIN_ROWS;                                                      \
+        const float *pre = many ? j->packed_b : NULL;                                              \
+        float *own = many && !pre ? pack_acquire(n, NR, &raw, &bytes) : NULL;                      \
+        size_t block = (((size_t)n + NR - 1) / NR) * KB * NR;                                      \
         float edge[KB * NR] __attribute__((aligned(64)));                                          \
         zero_rows(j, r0, r1);                                                                      \
         for (uint32_t p0 = 0; p0 < k; p0 += KB) {                                                  \
             uint32_t kc = k - p0 < KB ? k - p0 : KB;                                               \
-            if (pack) pack_block(j, p0, kc, NR, pack);                                             \
+            if (own) pack_block(j, p0, kc, NR, own);                                               \
+            const float *pack = pre ? pre + (size_t)(p0 / KB) * block : own;                       \
             for (uint32_t i0 = r0; i0 < r1; i0 += MC) {                                            \
                 uint32_t i1 = r1 - i0 < MC ? r1 : i0 + MC;                                         \
                 for (uint32_t c0 = 0; c0 < n; c0 += NR) {                                          \
@@ -247,6 +252,32 @@ micro_avx2(const float *a, uint32_t lda, const float *pack, uint32_t ldb, uint32
 TP_GEMM_DRIVER(rows_avx2, TP_AVX2, micro_avx2, 16, 6)
 
 #endif /* TP_HAVE_X86_KERNELS */
+
+/* The NR of the kernel of `isa`, 0 for the generic kernel (it reads B in place). */
+static uint32_t kernel_nr(tp_cpu_isa isa) {
+#ifdef TP_HAVE_X86_KERNELS
+    if (isa == TP_CPU_ISA_AVX512) return 32;
+    if (isa == TP_CPU_ISA_AVX2) return 16;
+#else
+    (void)isa;
+#endif
+    return 0;
+}
+
+size_t tp_gemm_packed_floats(tp_cpu_isa isa, uint32_t k, uint32_t n) {
+    uint32_t nr = kernel_nr(isa);
+    if (nr == 0) return 0;
+    size_t blocks = ((size_t)k + KB - 1) / KB, panels = ((size_t)n + nr - 1) / nr;
+    return blocks * panels * KB * nr;
+}
+
+void tp_gemm_pack_b(tp_cpu_isa isa, const tp_gemm_job *j, float *out) {
+    uint32_t nr = kernel_nr(isa);
+    if (nr == 0) return;
+    size_t block = (((size_t)j->n + nr - 1) / nr) * KB * nr;
+    for (uint32_t p0 = 0; p0 < j->k; p0 += KB)
+        pack_block(j, p0, j->k - p0 < KB ? j->k - p0 : KB, nr, out + (size_t)(p0 / KB) * block);
+}
 
 tp_gemm_rows_fn tp_gemm_kernel_for(tp_cpu_isa isa, const char **name) {
     const char *nm = "builtin-generic";

@@ -10,8 +10,9 @@ bool tp__gemm_split(const tp_gemm_job *j, uint32_t part, uint32_t parts, tp_gemm
         /* MlasSgemmTryMultithread: columns when there are more of them than rows */
         uint32_t n0 = (uint32_t)((uint64_t)j->n * part / parts);
         uint32_t n1 = (uint32_t)((uint64_t)j->n * (part + 1) / parts);
-        *out = (tp_gemm_job){j->a,   j->b + (size_t)j->k * n0, j->c + (size_t)j->m * n0, j->m, j->k,
-                             n1 - n0};
+        /* its own block of B, never a packed B of the whole product */
+        *out = (tp_gemm_job){
+            j->a, j->b + (size_t)j->k * n0, j->c + (size_t)j->m * n0, j->m, j->k, n1 - n0, NULL};
         *r0 = 0;
         *r1 = j->m;
         return n0 < n1 && j->m > 0;
