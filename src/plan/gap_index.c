@@ -167,6 +167,7 @@ static bool set_add(tp__gapidx *g, tp__gx_set *s, uint64_t lo, uint64_t hi) {
     size_t i = a, j = i;
     while (j < n && r[j].lo <= hi)
         j++;
+    if (j == i + 1 && r[i].lo <= lo && hi <= r[i].hi) return true; /* already occupied */
     if (j > i) { /* join runs [i, j) and the new one into run i */
         if (r[i].lo < lo) lo = r[i].lo;
         if (r[j - 1].hi > hi) hi = r[j - 1].hi;
