@@ -153,6 +153,63 @@ TP_TEST(gap_index_equals_brute_force) {
     TP_CHECK(checked > 5000);
 }
 
+/* Lowest fit on fragmented sets (the leapfrog over per-set gap summaries): runs inserted at
+ * random offsets, overlapping or not, many of them zero-size points, so the sets hold far
+ * more than 16 runs and the summaries are rebuilt after merges, inserts and block moves.
+ * Each query is checked against brute force over every time-overlapping run. */
+TP_TEST(gap_index_lowest_on_fragmented_sets) {
+    rng_state = 77;
+    int checked = 0;
+    size_t max_runs = 0;
+    for (int set = 0; set < 60 && !tp_test_cur_failed_; set++) {
+        size_t n = 50 + (size_t)rnd_below(set < 50 ? 400 : 2000);
+        int64_t T = 1 + (int64_t)rnd_below(set % 3 ? 20 : 200);
+        uint64_t span_max = (uint64_t)1 << (8 + rnd_below(16)), len_max = 1 + rnd_below(4096);
+        tp_buffer *b = calloc(n, sizeof *b);
+        uint64_t *lo = calloc(n, sizeof *lo), *hi = calloc(n, sizeof *hi);
+        for (size_t i = 0; i < n; i++) {
+            b[i].birth = (int64_t)rnd_below((uint64_t)T);
+            b[i].death = b[i].birth + (int64_t)rnd_below((uint64_t)T);
+            b[i].fixed_offset = -1;
+        }
+        tp__gapidx g;
+        tp_error e;
+        TP_CHECK_OK(tp__gx_init(&g, b, n, NULL, &e), ep(&e));
+        for (size_t i = 0; i < n && !tp_test_cur_failed_; i++) {
+            /* a query first: random size and alignment against the runs inserted so far */
+            uint64_t sz = 1 + rnd_below(rnd_below(2) ? len_max : span_max / 4 + 1);
+            uint64_t al = (uint64_t)1 << rnd_below(10), q = 0, blk, low = UINT64_MAX;
+            for (size_t c = 0; c <= i; c++) { /* candidates: 0 and every aligned end */
+                uint64_t cand = c == i ? 0 : hi[c];
+                if (c < i && !time_overlap(&b[c], &b[i])) continue;
+                cand = (cand + al - 1) & ~(al - 1);
+                if (cand >= low) continue;
+                bool ok = true;
+                for (size_t k = 0; k < i && ok; k++)
+                    if (time_overlap(&b[k], &b[i]) && cand < hi[k] && lo[k] < cand + sz &&
+                        (lo[k] < hi[k] || cand < lo[k]))
+                        ok = false;
+                if (ok) low = cand;
+            }
+            TP_CHECK(tp__gx_lowest(&g, b[i].birth, b[i].death, sz, al, &q, &blk));
+            TP_CHECK_EQ_U64(q, low);
+            checked++;
+            /* then a run at a random offset: a point (zero size) one time in four */
+            lo[i] = rnd_below(span_max);
+            hi[i] = lo[i] + (rnd_below(4) ? 1 + rnd_below(len_max) : 0);
+            TP_CHECK_OK(tp__gx_insert(&g, b[i].birth, b[i].death, lo[i], hi[i], &e), ep(&e));
+        }
+        for (size_t x = 1; x < 2 * g.leaves; x++)
+            if (g.sub[x].n > max_runs) max_runs = g.sub[x].n;
+        tp__gx_free(&g);
+        free(b);
+        free(lo);
+        free(hi);
+    }
+    TP_CHECK(checked > 10000);
+    TP_CHECK(max_runs >= 256); /* the summaries (16 runs each) were in use */
+}
+
 static const tp_buffer *sort_bufs;
 static int cmp_birth_size(const void *x, const void *y) {
     size_t i = *(const size_t *)x, j = *(const size_t *)y;
@@ -395,6 +452,7 @@ TP_TEST(allocation_failure_sweeps) {
 
 int main(void) {
     TP_RUN(gap_index_equals_brute_force);
+    TP_RUN(gap_index_lowest_on_fragmented_sets);
     TP_RUN(sweep_first_fit_equals_gap_index_in_sweep_order);
     TP_RUN(dense_bestfit_and_auto_are_verified_and_beat_the_sweep);
     TP_RUN(split_plans_are_verified);

@@ -23,6 +23,7 @@
 #include "core/mem.h"
 
 #define NO_BLOCK 31u
+#define SUM_CLS 4u /* blocks of 2^SUM_CLS runs and more carry gap summaries, one per 16 runs */
 
 #define NONE UINT32_MAX
 
@@ -70,8 +71,8 @@ static void sort_i64(int64_t *v, size_t n) { /* heap sort: no recursion, no allo
 
 static void clear_sets(tp__gapidx *g) {
     for (size_t i = 0; i < 2 * g->leaves; i++) {
-        g->cover[i] = (tp__gx_set){0, 0, NO_BLOCK};
-        g->sub[i] = (tp__gx_set){0, 0, NO_BLOCK};
+        g->cover[i] = (tp__gx_set){0, 0, NO_BLOCK, 0};
+        g->sub[i] = (tp__gx_set){0, 0, NO_BLOCK, 0};
     }
     g->pool_n = 0;
     for (int c = 0; c < 32; c++)
@@ -113,6 +114,7 @@ void tp__gx_free(tp__gapidx *g) {
     if (g->cover) tp_mem_free(a, g->cover, 2 * g->leaves * sizeof *g->cover);
     if (g->sub) tp_mem_free(a, g->sub, 2 * g->leaves * sizeof *g->sub);
     tp_mem_free(a, g->pool, g->pool_cap * sizeof *g->pool);
+    tp_mem_free(a, g->gmax, g->gmax_cap * sizeof *g->gmax);
     memset(g, 0, sizeof *g);
 }
 
@@ -120,19 +122,24 @@ void tp__gx_clear(tp__gapidx *g) {
     if (g->cover) clear_sets(g);
 }
 
-/* A block of 2^cls runs: from the class's free list, else from the end of the pool. */
+/* A block of 2^cls runs: from the class's free list, else from the end of the pool. A block
+ * with gap summaries starts at a multiple of 16 runs (its summaries at gmax[at / 16]). */
 static bool block_alloc(tp__gapidx *g, uint32_t cls, uint32_t *at) {
     if (g->free_head[cls] != NONE) {
         *at = g->free_head[cls];
         g->free_head[cls] = (uint32_t)g->pool[*at].lo;
         return true;
     }
-    size_t need = g->pool_n + ((size_t)1 << cls);
+    size_t start = cls >= SUM_CLS ? (g->pool_n + 15) & ~(size_t)15 : g->pool_n;
+    size_t need = start + ((size_t)1 << cls);
     if (need >= NONE) return false;
     if (need > g->pool_cap &&
         !tp_mem_grow(g->alloc, (void **)&g->pool, sizeof *g->pool, &g->pool_cap, need))
         return false;
-    *at = (uint32_t)g->pool_n;
+    if (cls >= SUM_CLS &&
+        !tp_mem_grow(g->alloc, (void **)&g->gmax, sizeof *g->gmax, &g->gmax_cap, need / 16))
+        return false;
+    *at = (uint32_t)start;
     g->pool_n = need;
     return true;
 }
@@ -160,12 +167,14 @@ static bool set_add(tp__gapidx *g, tp__gx_set *s, uint64_t lo, uint64_t hi) {
     size_t i = a, j = i;
     while (j < n && r[j].lo <= hi)
         j++;
+    if (j == i + 1 && r[i].lo <= lo && hi <= r[i].hi) return true; /* already occupied */
     if (j > i) { /* join runs [i, j) and the new one into run i */
         if (r[i].lo < lo) lo = r[i].lo;
         if (r[j - 1].hi > hi) hi = r[j - 1].hi;
         r[i] = (tp__gx_run){lo, hi};
         memmove(r + i + 1, r + j, (n - j) * sizeof *r);
         s->n = (uint32_t)(n - (j - i - 1));
+        if (i / 16 < s->dirty) s->dirty = (uint32_t)(i / 16);
         return true;
     }
     if (n + 1 > ((size_t)1 << s->cls)) {
@@ -176,11 +185,13 @@ static bool set_add(tp__gapidx *g, tp__gx_set *s, uint64_t lo, uint64_t hi) {
         block_release(g, s->at, s->cls);
         s->at = at;
         s->cls++;
+        s->dirty = 0;
         r = g->pool + at;
     }
     memmove(r + i + 1, r + i, (n - i) * sizeof *r);
     r[i] = (tp__gx_run){lo, hi};
     s->n = (uint32_t)(n + 1);
+    if (i / 16 < s->dirty) s->dirty = (uint32_t)(i / 16);
     return true;
 }
 
@@ -338,19 +349,6 @@ static bool walk_fit(walker *w, uint64_t q, uint64_t s, uint64_t align, uint64_t
     return true;
 }
 
-bool tp__gx_lowest(tp__gapidx *g, int64_t birth, int64_t death, uint64_t s, uint64_t align,
-                   uint64_t *q_out, uint64_t *blocker) {
-    gather(g, birth, death);
-    walker *w = &g->walk;
-    walker_init(w, g);
-    uint64_t floor = 0, ceil;
-    if (!walk_fit(w, 0, s, align, q_out, &floor, &ceil)) {
-        *blocker = floor;
-        return false;
-    }
-    return true;
-}
-
 tp_status tp__gx_best(tp__gapidx *g, int64_t birth, int64_t death, uint64_t s, uint64_t align,
                       int max_gaps, uint64_t *q_out, tp_error *err) {
     gather(g, birth, death);
@@ -383,4 +381,121 @@ overflow:
     return tp_error_set(err, TP_ERR_OVERFLOW,
                         "best fit: an offset above %llu passes 2^64 (size %llu)",
                         (unsigned long long)floor, (unsigned long long)s);
+}
+
+/* ---- lowest fit: leapfrogging over the gathered sets ----
+ * Each set answers "the lowest aligned q' >= q where [q', q' + s) is free of my runs" on its
+ * own, skipping every gap narrower than s (summaries of 16 runs at a time); q moves to
+ * that answer, and the sets are asked in turn until all of them accept the same q. Every
+ * aligned value skipped is blocked by one set, so the result is the lowest aligned q that
+ * all accept: the same answer as the merged walk, which passes every run below it. */
+
+/* Gap before run i of r (from 0 for the first run). */
+static uint64_t gap_before(const tp__gx_run *r, size_t i) {
+    return r[i].lo - (i ? r[i - 1].hi : 0);
+}
+
+/* Bring the summaries of set s up to block j (inclusive) and return gmax of block j. */
+static uint64_t summary(tp__gapidx *g, tp__gx_set *s, size_t j) {
+    uint64_t *m = g->gmax + s->at / 16;
+    const tp__gx_run *r = g->pool + s->at;
+    for (size_t b = s->dirty; b <= j; b++) {
+        size_t i = 16 * b, e = i + 16 < s->n ? i + 16 : s->n;
+        uint64_t w = 0;
+        for (; i < e; i++) {
+            uint64_t v = gap_before(r, i);
+            if (v > w) w = v;
+        }
+        m[b] = w;
+    }
+    if (j + 1 > s->dirty) s->dirty = (uint32_t)(j + 1);
+    return m[j];
+}
+
+/* The first run k >= i of s with a gap of at least w before it; s->n when none. */
+static size_t wide_gap(tp__gapidx *g, tp__gx_set *s, size_t i, uint64_t w) {
+    const tp__gx_run *r = g->pool + s->at;
+    size_t n = s->n, k = i;
+    size_t e = s->cls >= SUM_CLS ? (k | 15) + 1 : n; /* to the end of k's summary block */
+    for (; k < n && k < e; k++)
+        if (gap_before(r, k) >= w) return k;
+    if (k >= n || s->cls < SUM_CLS) return n;
+    for (size_t b = k / 16, nb = (n + 15) / 16; b < nb; b++) {
+        if (summary(g, s, b) < w) continue;
+        for (k = 16 * b; k < n; k++)
+            if (gap_before(r, k) >= w) return k;
+    }
+    return n;
+}
+
+/* Lowest aligned q' >= q (aligned) with [q', q' + s) free of the runs of set `set`; *cur: the
+ * first run ending above the last q asked (monotone: q only grows during one query). False
+ * when an aligned end passes 2^64 (*blocker = the offending end). */
+static bool set_fit(tp__gapidx *g, tp__gx_set *set, uint32_t *cur, uint64_t q, uint64_t s,
+                    uint64_t align, uint64_t *q_out, uint64_t *blocker) {
+    const tp__gx_run *r = g->pool + set->at;
+    size_t n = set->n, a = *cur;
+    for (;;) {
+        uint64_t end;
+        if (!tp_add_u64(q, s, &end)) {
+            *blocker = q;
+            return false;
+        }
+        if (a < n && r[a].hi <= q) { /* gallop, then binary search */
+            size_t lo = a, step = 1;
+            while (a + step < n && r[a + step].hi <= q) {
+                lo = a + step;
+                step *= 2;
+            }
+            size_t hi = a + step < n ? a + step : n;
+            a = lo + 1;
+            while (a < hi) {
+                size_t mid = a + (hi - a) / 2;
+                if (r[mid].hi <= q)
+                    a = mid + 1;
+                else
+                    hi = mid;
+            }
+        }
+        if (a >= n || r[a].lo >= end) { /* nothing of this set meets [q, end) */
+            *cur = (uint32_t)a;
+            *q_out = q;
+            return true;
+        }
+        /* run a blocks; every gap narrower than s after it cannot hold [q', q' + s) */
+        size_t k = wide_gap(g, set, a + 1, s);
+        if (!tp_align_up_u64(r[k - 1].hi, align, &q)) {
+            *blocker = r[k - 1].hi;
+            return false;
+        }
+        a = k;
+    }
+}
+
+bool tp__gx_lowest(tp__gapidx *g, int64_t birth, int64_t death, uint64_t s, uint64_t align,
+                   uint64_t *q_out, uint64_t *blocker) {
+    gather(g, birth, death);
+    size_t m = g->n_qs;
+    for (size_t k = 0; k < m; k++) {
+        g->qcur[k] = 0;
+        g->qord[k] = (uint8_t)k;
+    }
+    uint64_t q = 0;
+    /* ask the sets in qord order; the one that moved q goes to the front (the sets that
+     * block tend to block again), and the scan restarts behind it */
+    for (size_t i = 0; i < m;) {
+        uint8_t k = g->qord[i];
+        uint64_t nq;
+        if (!set_fit(g, g->qs[k], &g->qcur[k], q, s, align, &nq, blocker)) return false;
+        if (nq == q) {
+            i++;
+            continue;
+        }
+        q = nq;
+        memmove(g->qord + 1, g->qord, i);
+        g->qord[0] = k;
+        i = 1;
+    }
+    *q_out = q;
+    return true;
 }

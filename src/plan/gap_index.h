@@ -38,6 +38,7 @@ typedef struct tp__gx_run {
 typedef struct tp__gx_set {
     uint32_t at, n; /* first run in the pool, runs in use */
     uint32_t cls;   /* capacity 2^cls runs; cls 31 = no block yet */
+    uint32_t dirty; /* gap summaries from this one on may be stale (blocks of >= 16 runs) */
 } tp__gx_set;
 
 /* Query scratch: a cursor per gathered set, in a min-heap by the start of its run. */
@@ -60,8 +61,13 @@ typedef struct tp__gapidx {
     tp__gx_set *cover, *sub; /* 2 * leaves each (node 1 = root) */
     tp__gx_run *pool;
     size_t pool_n, pool_cap;
-    uint32_t free_head[32];    /* per class: first free block (UINT32_MAX: none) */
-    const tp__gx_set *qs[160]; /* query scratch: the non-empty sets of the last query */
+    uint64_t *gmax; /* gap summaries: gmax[at / 16 + j] = the widest gap before a run of
+                     * runs 16j..16j+15 of the set whose block starts at `at` */
+    size_t gmax_cap;
+    uint32_t free_head[32]; /* per class: first free block (UINT32_MAX: none) */
+    tp__gx_set *qs[160];    /* query scratch: the non-empty sets of the last query */
+    uint32_t qcur[160];     /* lowest fit: per gathered set, the first run ending above q */
+    uint8_t qord[160];      /* lowest fit: the order the sets are asked in */
     size_t n_qs;
     tp__gx_walker walk;
 } tp__gapidx;
@@ -77,8 +83,10 @@ void tp__gx_clear(tp__gapidx *g);
 tp_status tp__gx_insert(tp__gapidx *g, int64_t birth, int64_t death, uint64_t lo, uint64_t hi,
                         tp_error *err);
 /* Lowest aligned q such that [q, q + s) (s > 0) meets no run of a placed buffer that
- * overlaps [birth, death] in time: exactly the reference greedy's choice. Returns false when
- * an aligned end passes 2^64 (*blocker = the offending end). */
+ * overlaps [birth, death] in time: exactly the reference greedy's choice. The gathered sets
+ * leapfrog: each jumps q to its own lowest fit at or above q, skipping its gaps narrower
+ * than s 16 runs at a time (gap summaries, rebuilt lazily after inserts), until all accept
+ * one q. Returns false when an aligned end passes 2^64 (*blocker = the offending end). */
 bool tp__gx_lowest(tp__gapidx *g, int64_t birth, int64_t death, uint64_t s, uint64_t align,
                    uint64_t *q, uint64_t *blocker);
 /* Best fit: among the lowest max_gaps free gaps (between the time-overlapping placed
