@@ -7,6 +7,7 @@
  *   - the verifier agrees with a brute-force pairwise check on random (often bad) plans;
  *   - allocation-failure sweeps: every failing k returns TP_ERR_NOMEM with 0 live bytes. */
 #include "harness.h"
+#include "plan_brute.h"
 #include "test_rng.h"
 
 #include <stdlib.h>
@@ -15,16 +16,8 @@ static tp_error *ep(tp_error *e) {
     return e;
 }
 
-static uint64_t psize(const tp_buffer *b) {
-    return b->size + b->tail_guard;
-}
 static uint64_t align_up(uint64_t v, uint64_t a) {
     return (v + a - 1) & ~(a - 1);
-}
-static bool conflict(const tp_buffer *x, uint64_t ox, const tp_buffer *y, uint64_t oy) {
-    bool time = x->birth <= y->death && y->birth <= x->death;
-    bool bytes = ox < oy + psize(y) && oy < ox + psize(x);
-    return time && bytes;
 }
 
 /* ---- the reference, literally: O(n) candidates x O(n) checks per buffer ---- */
@@ -85,13 +78,6 @@ static uint64_t brute_lb(const tp_buffer *b, size_t n) {
         if (s > best) best = s;
     }
     return best;
-}
-
-static bool brute_has_conflict(const tp_buffer *b, size_t n, const uint64_t *off) {
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = i + 1; j < n; j++)
-            if (conflict(&b[i], off[i], &b[j], off[j])) return true;
-    return false;
 }
 
 static uint64_t rand_pow2(unsigned max_log2) {
@@ -174,7 +160,7 @@ static void check_set(tp_buffer *b, size_t n, uint64_t alignment) {
     TP_CHECK_EQ_U64(r.lower_bound_bytes, lb);
     TP_CHECK_LE_U64(lb, r.arena_bytes);
     TP_CHECK(r.optimal == (r.arena_bytes == lb));
-    TP_CHECK(!brute_has_conflict(b, n, off));
+    TP_CHECK(pairwise_ok(b, n, off));
 
     o.algo = TP_ALGO_NO_REUSE;
     TP_CHECK_OK(tp_alloc_plan(b, n, &o, NULL, off, &r, &e), ep(&e));
@@ -225,7 +211,7 @@ TP_TEST(verifier_agrees_with_brute_force) {
             b[i].alignment = 0;
             off[i] = rnd_below(40) * 16; /* dense: many conflicts, many near misses */
         }
-        bool want = brute_has_conflict(b, n, off);
+        bool want = !pairwise_ok(b, n, off);
         tp_error e;
         tp_status st = tp_alloc_verify(b, n, off, 16, UINT64_MAX, NULL, &e);
         if (want) {

@@ -18,13 +18,10 @@
 #include "plan/alloc_exact.h"
 #include "plan/alloc_internal.h"
 #include "../bench/dense_traces.h"
+#include "plan_brute.h"
 
 static tp_error *ep(tp_error *e) {
     return e;
-}
-
-static uint64_t psize(const tp_buffer *b) {
-    return b->size + b->tail_guard;
 }
 
 /* Graph-like: one buffer per step, mostly 1-4 steps, 1 in 25 a skip of up to n / 4 steps,
@@ -53,16 +50,6 @@ static void graph_set(tp_buffer *b, size_t n, bool with_fixed) {
         x->alignment = 0;
         x->fixed_offset = (int64_t)(((uint64_t)32 << 20) * k);
     }
-}
-
-static bool pairwise_ok(const tp_buffer *b, size_t n, const uint64_t *off) {
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = i + 1; j < n; j++) {
-            if (b[i].birth > b[j].death || b[j].birth > b[i].death) continue;
-            uint64_t ei = off[i] + psize(&b[i]), ej = off[j] + psize(&b[j]);
-            if (off[i] < ej && off[j] < ei) return false;
-        }
-    return true;
 }
 
 static uint64_t highest_end(const tp_buffer *b, size_t n, const uint64_t *off) {

@@ -20,16 +20,10 @@
 #include "plan/alloc_internal.h"
 #include "plan/gap_index.h"
 #include "../bench/dense_traces.h"
+#include "plan_brute.h"
 
 static tp_error *ep(tp_error *e) {
     return e;
-}
-
-static uint64_t psize(const tp_buffer *b) {
-    return b->size + b->tail_guard;
-}
-static bool time_overlap(const tp_buffer *x, const tp_buffer *y) {
-    return x->birth <= y->death && y->birth <= x->death;
 }
 
 /* Dense random set: nested (training-like), random long, or short lifetimes; sizes
@@ -226,15 +220,6 @@ static int cmp_death_size(const void *x, const void *y) {
     if (a->death != b->death) return a->death > b->death ? -1 : 1;
     if (psize(a) != psize(b)) return psize(a) > psize(b) ? -1 : 1;
     return (i > j) - (i < j);
-}
-
-static bool pairwise_ok(const tp_buffer *b, size_t n, const uint64_t *off) {
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = i + 1; j < n; j++)
-            if (time_overlap(&b[i], &b[j]) && off[i] < off[j] + psize(&b[j]) &&
-                off[j] < off[i] + psize(&b[i]))
-                return false;
-    return true;
 }
 
 TP_TEST(sweep_first_fit_equals_gap_index_in_sweep_order) {

@@ -212,9 +212,9 @@ typedef struct gemm_run {
     tp_gemm_rows_fn rows;
 } gemm_run;
 
-/* One part of a GEMM on the pool, split as onnxruntime's MLAS splits its SGEMM (gemm_split.h):
-   split by rows in blocks of 24, a 16-row product gave one thread all the work and a 64-row one
-   24 rows against 40. */
+/* One part of a GEMM on the pool, split as onnxruntime's MLAS splits its SGEMM (gemm_split.h).
+   Before session 10 every GEMM was split by rows in blocks of 24: a 16-row product gave one
+   thread all the work, and a 64-row one 24 rows against 40. */
 static void gemm_part(void *ctx, uint32_t part, uint32_t parts) {
     const gemm_run *g = ctx;
     tp_gemm_job sub;
