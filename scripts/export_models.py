@@ -356,6 +356,19 @@ def export(name, make, outdir):
     return True
 
 
+def export_each(names, one):
+    """Run one(name) for every name, going on past a failure and naming it on stderr; 1 when
+    any failed, else 0 (the exit status of an export script)."""
+    failed = []
+    for n in names:
+        try:
+            one(n)
+        except Exception as e:  # keep going: report which model failed
+            print("export of %s failed: %s" % (n, e), file=sys.stderr, flush=True)
+            failed.append(n)
+    return 1 if failed else 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "..", ".fixtures", "models"))
@@ -364,16 +377,12 @@ def main():
     os.makedirs(a.out, exist_ok=True)
     torch.set_num_threads(1)
     reg = models()
-    names = a.names or list(reg)
-    failed = []
-    for n in names:
-        try:
-            if export(n, reg[n], a.out):
-                print("exported", n, flush=True)
-        except Exception as e:  # keep going: report which model failed
-            print("export of %s failed: %s" % (n, e), file=sys.stderr, flush=True)
-            failed.append(n)
-    return 1 if failed else 0
+
+    def one(n):
+        if export(n, reg[n], a.out):
+            print("exported", n, flush=True)
+
+    return export_each(a.names or list(reg), one)
 
 
 if __name__ == "__main__":

@@ -111,21 +111,18 @@ def main():
     os.makedirs(a.out, exist_ok=True)
     torch.set_num_threads(1)
     reg = models()
-    failed = []
-    for n in a.names or list(reg):
+
+    def one(n):
         make, embedded = reg[n]
-        try:
-            if em.export(n, make, a.out):
-                print("exported", n, flush=True)
-            if embedded and not os.path.exists(os.path.join(a.out, n + "_embedded.onnx")):
-                base = os.path.join(a.out, n)
-                onnx.save(onnx.load(base + ".onnx"), base + "_embedded.onnx", save_as_external_data=False)
-                shutil.copy(base + ".inputs.json", base + "_embedded.inputs.json")
-                print("embedded", n, flush=True)
-        except Exception as e:  # keep going: report which model failed
-            print("export of %s failed: %s" % (n, e), file=sys.stderr, flush=True)
-            failed.append(n)
-    return 1 if failed else 0
+        if em.export(n, make, a.out):
+            print("exported", n, flush=True)
+        if embedded and not os.path.exists(os.path.join(a.out, n + "_embedded.onnx")):
+            base = os.path.join(a.out, n)
+            onnx.save(onnx.load(base + ".onnx"), base + "_embedded.onnx", save_as_external_data=False)
+            shutil.copy(base + ".inputs.json", base + "_embedded.inputs.json")
+            print("embedded", n, flush=True)
+
+    return em.export_each(a.names or list(reg), one)
 
 
 if __name__ == "__main__":

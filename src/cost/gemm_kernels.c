@@ -26,6 +26,9 @@
  * kernels' row blocks (8 and 6). */
 enum { KB = 256, MC = 96, PACK_MIN_ROWS = 2 * MC };
 
+/* Columns of a micro-kernel's register block (its packed panels' width), per ISA. */
+enum { NR_AVX512 = 32, NR_AVX2 = 16 };
+
 static void zero_rows(const tp_gemm_job *j, uint32_t r0, uint32_t r1) {
     for (uint32_t i = r0; i < r1; i++)
         memset(j->c + (size_t)i * j->n, 0, sizeof(float) * j->n);
@@ -212,7 +215,7 @@ micro_avx512(const float *a, uint32_t lda, const float *pack, uint32_t ldb, uint
     add_tile(c, ldc, tile, MR, 32, w);
 }
 
-TP_GEMM_DRIVER(rows_avx512, TP_AVX512, micro_avx512, 32, 8)
+TP_GEMM_DRIVER(rows_avx512, TP_AVX512, micro_avx512, NR_AVX512, 8)
 
 /* ---------------------------------------------------------------- AVX2 + FMA: 6 × 16 */
 
@@ -249,15 +252,15 @@ micro_avx2(const float *a, uint32_t lda, const float *pack, uint32_t ldb, uint32
     add_tile(c, ldc, tile, MR, 16, w);
 }
 
-TP_GEMM_DRIVER(rows_avx2, TP_AVX2, micro_avx2, 16, 6)
+TP_GEMM_DRIVER(rows_avx2, TP_AVX2, micro_avx2, NR_AVX2, 6)
 
 #endif /* TP_HAVE_X86_KERNELS */
 
 /* The NR of the kernel of `isa`, 0 for the generic kernel (it reads B in place). */
 static uint32_t kernel_nr(tp_cpu_isa isa) {
 #ifdef TP_HAVE_X86_KERNELS
-    if (isa == TP_CPU_ISA_AVX512) return 32;
-    if (isa == TP_CPU_ISA_AVX2) return 16;
+    if (isa == TP_CPU_ISA_AVX512) return NR_AVX512;
+    if (isa == TP_CPU_ISA_AVX2) return NR_AVX2;
 #else
     (void)isa;
 #endif
