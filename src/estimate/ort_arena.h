@@ -6,6 +6,7 @@
 #ifndef TP_ESTIMATE_ORT_ARENA_H
 #define TP_ESTIMATE_ORT_ARENA_H
 
+#include "ortgraph/ort_xform.h"
 #include "tensorplan/plan.h"
 
 typedef struct tp_ort_arena_sim {
@@ -54,24 +55,6 @@ tp_status tp_ort_pattern_block(const tp_allocator *a, tp_ort_buf *b, size_t n, u
 tp_status tp_ort_plan_reuse(const tp_allocator *a, tp_ort_buf *b, size_t n, bool same_shape,
                             tp_error *err);
 
-/* onnxruntime's optimized graph over g's nodes (ort_nchwc.c): arrays of node count + 1, owned,
- * freed by tp_ort_xform_free. */
-typedef struct tp_ort_xform {
-    uint32_t n;
-    uint32_t block;    /* the NCHWc channel block (0: no layout transformation) */
-    uint8_t *chain;    /* the node's output is in the NCHWc blocked layout */
-    uint8_t *absorbed; /* fused into its only reader: no tensor of its own */
-    int32_t *sum_of;   /* an Add fused into a Conv as its Sum input: that input, else -1 */
-    uint64_t *key;     /* > n: a node the optimizer creates (its order: tp_ort_exec_keys) */
-    int32_t *origin;   /* the node a fused group is created at (its Conv), else itself */
-    uint8_t *stage;    /* on origins: TP_ORT_MADE_* bits, the optimizer passes creating it */
-} tp_ort_xform;
-
-/* A node created by a level-extended fusion (FusedConv, Gelu, QuickGelu, FusedMatMul), by the
- * NCHWc transformer (level all), or both (a FusedConv converted to NCHWc). */
-#define TP_ORT_MADE_FUSED 1u
-#define TP_ORT_MADE_NCHWC 2u
-
 /* The node indices of onnxruntime's optimized graph, for its execution order (ort_order.c):
  * a pass creates its nodes in the execution order of the graph it starts from, so the model's
  * nodes keep their index, the extended-level fusions' nodes follow in the model graph's order,
@@ -87,16 +70,8 @@ tp_status tp_ort_exec_order_reorders(const tp_graph *g, const uint64_t *key, con
                                      int64_t *pos, int64_t *ro_pos, int64_t *n_steps,
                                      tp_error *err);
 
-/* block: NCHWc channel block (0: no layout transformation). TP_ERR_NOMEM. */
-tp_status tp_ort_xform_compute(const tp_graph *g, uint32_t block, tp_ort_xform *x, tp_error *err);
-void tp_ort_xform_free(const tp_graph *g, tp_ort_xform *x);
-/* A converted Conv with fewer input channels than the block reads its input in NCHW. */
-bool tp_ort_conv_reads_nchw(const tp_graph *g, const tp_node *n, uint32_t block);
-/* Dim axis of a 4-D node under the current bindings, when positive. */
-bool tp_ort_dim(const tp_graph *g, const tp_node *n, int axis, int64_t *v);
-
 /* The buffers onnxruntime allocates for g's activations, after its fusions and with its NCHWc
- * layout (ort_nchwc.c), in its execution order, its planner's reuse applied (ort_trace.c): *out (of
+ * layout (ortgraph/ort_xform.c), in its execution order, its planner's reuse applied (ort_trace.c): *out (of
  * *n_out) from g's allocator, free with tp_mem_free(alloc, *out, *cap_out * sizeof **out). block:
  * NCHWc channel block (16 on AVX-512, 8 on AVX2; 0 = no layout transformation). */
 tp_status tp_ort_trace_buffers(const tp_graph *g, const tp_liveness *l, uint32_t block,

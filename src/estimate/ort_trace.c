@@ -81,15 +81,6 @@ static uint64_t shape_key(const tp_graph *g, const tp_node *n, int64_t chan, boo
 }
 
 /* bytes with dim 1 rounded up to block (bytes divide by the channel count exactly). */
-static bool padded(const tp_graph *g, const tp_node *n, uint64_t bytes, uint32_t block,
-                   uint64_t *out, int64_t *chan) {
-    int64_t c;
-    if (!tp_ort_dim(g, n, 1, &c)) return false;
-    uint64_t cb = ((uint64_t)c + block - 1) / block * block;
-    *chan = (int64_t)cb;
-    return tp_mul_u64(bytes / (uint64_t)c, cb, out);
-}
-
 /* ConvTranspose's column buffer (conv_transpose.cc): (output channels / group) x kernel area x
  * input area elements, asked of the arena while the kernel runs; *out 0 when not 2-D. */
 static bool convt_scratch(const tp_graph *g, const tp_node *n, uint64_t *out) {
@@ -174,20 +165,21 @@ static void trace_readers(const tp_graph *g, const tp_liveness *l, const tp_ort_
             if (!inn || tp_op_is_boundary(inn->op.kind)) continue;
             tp_node_id r = root_of(l, in);
             if (r < 0 || (uint32_t)r >= n || x->absorbed[r]) continue;
-            bool nchw = nd->op.kind == TP_OP_CONV && tp_ort_conv_reads_nchw(g, nd, x->block);
-            if (x->chain[r] && r == in && x->chain[m] && (nd->op.kind != TP_OP_CONV || i == 0) &&
-                !nchw) {
+            switch (tp_ort_read_of(g, x, (tp_node_id)m, i, in, r)) {
+            case TP_ORT_READ_BLOCKED:
                 t->chain_last[r] = trace_max(t->chain_last[r], p);
-            } else if (x->chain[r]) {
+                break;
+            case TP_ORT_READ_REORDERED:
                 t->plain_first[r] = trace_min(t->plain_first[r], p);
                 t->plain_last[r] = trace_max(t->plain_last[r], p);
-            } else if (!(i == 0 && nd->op.kind == TP_OP_CONV && x->chain[m] && !nchw)) {
-                /* a blocked Conv reads its ReorderInput copy, not the plain tensor */
+                break;
+            case TP_ORT_READ_PLAIN:
                 t->death[r] = trace_max(t->death[r], p);
-            }
-            if (i == 0 && nd->op.kind == TP_OP_CONV && x->chain[m] && !x->chain[r] && !nchw) {
+                break;
+            case TP_ORT_READ_TO_BLOCKED: /* a blocked Conv reads its ReorderInput copy */
                 t->ri_first[r] = trace_min(t->ri_first[r], p);
                 t->ri_last[r] = trace_max(t->ri_last[r], p);
+                break;
             }
         }
     }
@@ -234,7 +226,7 @@ static tp_status trace_emit(const tp_graph *g, const tp_liveness *l, uint32_t bl
          * (nchwc_transformer.cc keeps the reordered input per tensor): written just before the
          * first of them, the plain tensor is not needed after it */
         if (t->ri_last[id] >= 0) v.death = trace_max(v.death, 2 * t->ri_first[id] - 1);
-        if (x->chain[id] && padded(g, nd, lv->bytes, block, &pb, &chan)) {
+        if (x->chain[id] && tp_ort_padded_bytes(g, nd, lv->bytes, block, &pb, &chan)) {
             v.bytes = pb;
             v.shape_key = shape_key(g, nd, chan, t->unk[id]);
             v.output = false;
@@ -275,7 +267,7 @@ static tp_status trace_emit(const tp_graph *g, const tp_liveness *l, uint32_t bl
             tp_ort_buf sb = {(tp_node_id)id, scratch, 2 * p, 2 * p, -1, 0, 0, -1, -1, true, false};
             if (!trace_push(a, b, nb, bcap, sb)) goto nomem;
         }
-        if (t->ri_last[id] >= 0 && padded(g, nd, lv->bytes, block, &pb, &chan)) {
+        if (t->ri_last[id] >= 0 && tp_ort_padded_bytes(g, nd, lv->bytes, block, &pb, &chan)) {
             tp_ort_buf ri = {(tp_node_id)id,
                              pb,
                              2 * t->ri_first[id] - 1,

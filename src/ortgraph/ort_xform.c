@@ -33,7 +33,7 @@
 #include <string.h>
 
 #include "core/mem.h"
-#include "estimate/ort_arena.h"
+#include "ortgraph/ort_xform.h"
 
 static bool unary_chain(int32_t fn) {
     return fn == TP_UNARY_RELU || fn == TP_UNARY_CLIP || fn == TP_UNARY_SIGMOID ||
@@ -399,4 +399,25 @@ tp_status tp_ort_xform_compute(const tp_graph *g, uint32_t block, tp_ort_xform *
     tp_mem_free(a, unit, cap);
     tp_mem_free(a, readers, cap * sizeof *readers);
     return TP_OK;
+}
+
+tp_ort_read tp_ort_read_of(const tp_graph *g, const tp_ort_xform *x, tp_node_id m, uint32_t i,
+                           tp_node_id in, tp_node_id root) {
+    const tp_node *nd = tp_graph_node(g, m);
+    bool is_conv = nd && nd->op.kind == TP_OP_CONV;
+    bool nchw = is_conv && tp_ort_conv_reads_nchw(g, nd, x->block);
+    bool blocked_conv_input = is_conv && i == 0 && x->chain[m] && !nchw;
+    if (x->chain[root])
+        return root == in && x->chain[m] && (!is_conv || i == 0) && !nchw ? TP_ORT_READ_BLOCKED
+                                                                          : TP_ORT_READ_REORDERED;
+    return blocked_conv_input ? TP_ORT_READ_TO_BLOCKED : TP_ORT_READ_PLAIN;
+}
+
+bool tp_ort_padded_bytes(const tp_graph *g, const tp_node *n, uint64_t bytes, uint32_t block,
+                         uint64_t *out, int64_t *chan) {
+    int64_t c;
+    if (block == 0 || !tp_ort_dim(g, n, 1, &c)) return false;
+    uint64_t cb = ((uint64_t)c + block - 1) / block * block;
+    *chan = (int64_t)cb;
+    return tp_mul_u64(bytes / (uint64_t)c, cb, out);
 }

@@ -1,0 +1,52 @@
+/* onnxruntime's CPU graph after its optimizer at the default level "all" (internal; the
+ * fusions and the NCHWc layout, ort_xform.c): which tensors the fusions remove, which stay in the
+ * blocked layout, and where the layout copies (ReorderInput / ReorderOutput) go. Read by the
+ * onnxruntime memory profile (estimate/) and by the cost model (cost/), below both.
+ *
+ * Thread safety: pure functions of the graph; a tp_ort_xform is owned by its caller. */
+#ifndef TP_ORTGRAPH_ORT_XFORM_H
+#define TP_ORTGRAPH_ORT_XFORM_H
+#include "tensorplan/graph.h"
+
+/* onnxruntime's optimized graph over g's nodes (ort_xform.c): arrays of node count + 1, owned,
+ * freed by tp_ort_xform_free. */
+typedef struct tp_ort_xform {
+    uint32_t n;
+    uint32_t block;    /* the NCHWc channel block (0: no layout transformation) */
+    uint8_t *chain;    /* the node's output is in the NCHWc blocked layout */
+    uint8_t *absorbed; /* fused into its only reader: no tensor of its own */
+    int32_t *sum_of;   /* an Add fused into a Conv as its Sum input: that input, else -1 */
+    uint64_t *key;     /* > n: a node the optimizer creates (its order: tp_ort_exec_keys) */
+    int32_t *origin;   /* the node a fused group is created at (its Conv), else itself */
+    uint8_t *stage;    /* on origins: TP_ORT_MADE_* bits, the optimizer passes creating it */
+} tp_ort_xform;
+
+/* A node created by a level-extended fusion (FusedConv, Gelu, QuickGelu, FusedMatMul), by the
+ * NCHWc transformer (level all), or both (a FusedConv converted to NCHWc). */
+#define TP_ORT_MADE_FUSED 1u
+#define TP_ORT_MADE_NCHWC 2u
+
+/* block: NCHWc channel block (0: no layout transformation). TP_ERR_NOMEM. */
+tp_status tp_ort_xform_compute(const tp_graph *g, uint32_t block, tp_ort_xform *x, tp_error *err);
+void tp_ort_xform_free(const tp_graph *g, tp_ort_xform *x);
+/* A converted Conv with fewer input channels than the block reads its input in NCHW. */
+bool tp_ort_conv_reads_nchw(const tp_graph *g, const tp_node *n, uint32_t block);
+/* Dim axis of a 4-D node under the current bindings, when positive. */
+bool tp_ort_dim(const tp_graph *g, const tp_node *n, int axis, int64_t *v);
+
+/* How node m reads its input i (node id in), whose storage is root's (in itself, or the tensor
+ * a view of it stands for): */
+typedef enum tp_ort_read {
+    TP_ORT_READ_BLOCKED,   /* a blocked reader of a blocked tensor: reads it directly */
+    TP_ORT_READ_REORDERED, /* a plain reader of a blocked tensor: reads its ReorderOutput copy */
+    TP_ORT_READ_PLAIN,     /* a plain reader of a plain tensor */
+    TP_ORT_READ_TO_BLOCKED /* a blocked Conv of a plain tensor: reads its ReorderInput copy */
+} tp_ort_read;
+tp_ort_read tp_ort_read_of(const tp_graph *g, const tp_ort_xform *x, tp_node_id m, uint32_t i,
+                           tp_node_id in, tp_node_id root);
+/* Bytes of a blocked copy of node n's bytes (its channels, axis 1, rounded up to the block);
+ * *chan receives the rounded channel count. False when the channels are unknown or it
+ * overflows. */
+bool tp_ort_padded_bytes(const tp_graph *g, const tp_node *n, uint64_t bytes, uint32_t block,
+                         uint64_t *out, int64_t *chan);
+#endif
