@@ -43,16 +43,20 @@ tp_status tp__alloc_sweep(const tp_buffer *bufs, size_t n, const tp_alloc_option
 /* The same with time mirrored when `reverse`: death order (latest first; ties: largest
  * first), each buffer into a gap of the arena as it stands at its death, buffers given back
  * once the new buffer's death is below their birth. Any plan is valid for the mirrored
- * instance iff it is for the original one (lifetimes overlap iff mirrored ones do). */
+ * instance iff it is for the original one (lifetimes overlap iff mirrored ones do).
+ * deadline (monotonic seconds, tp__xs_now; 0: none): TP_ERR_TIMEOUT (offsets partly
+ * written, no plan) when it has passed after the sort or at any 4,096th buffer. */
 tp_status tp__alloc_sweep_ex(const tp_buffer *bufs, size_t n, const tp_alloc_options *opt,
-                             bool use_best_fit, bool reverse, const tp_allocator *alloc,
-                             uint64_t *offsets, uint64_t *arena, tp_error *err);
+                             bool use_best_fit, bool reverse, double deadline,
+                             const tp_allocator *alloc, uint64_t *offsets, uint64_t *arena,
+                             tp_error *err);
 /* Peak-out sweep (alloc_sweep_peak.c): the buffers alive at the most crowded step p stacked
  * first, then a forward sweep over the buffers born after p and a mirrored one over those
- * that died before p (the two halves never overlap in time). Same errors as the sweep. */
+ * that died before p (the two halves never overlap in time). Same errors as the sweep,
+ * and the same deadline (0: none; both halves check it). */
 tp_status tp__alloc_sweep_peak(const tp_buffer *bufs, size_t n, const tp_alloc_options *opt,
-                               bool use_best_fit, const tp_allocator *alloc, uint64_t *offsets,
-                               uint64_t *arena, tp_error *err);
+                               bool use_best_fit, double deadline, const tp_allocator *alloc,
+                               uint64_t *offsets, uint64_t *arena, tp_error *err);
 
 /* A step where the live placement bytes are largest (the earliest such birth step); when the
  * running sum would pass 2^64 the scan stops there (any step is valid for the callers). n > 0.

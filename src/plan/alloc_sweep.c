@@ -289,15 +289,23 @@ static int cmp_ev(const void *x, const void *y) {
     return (a->idx > b->idx) - (a->idx < b->idx);
 }
 
+/* Past the deadline (monotonic seconds; 0: none): *st = TP_ERR_TIMEOUT, true. */
+static bool past_deadline(double deadline, tp_status *st, tp_error *err) {
+    if (deadline <= 0 || tp__xs_now() < deadline) return false;
+    *st = tp_error_set(err, TP_ERR_TIMEOUT, "sweep: past the deadline");
+    return true;
+}
+
 tp_status tp__alloc_sweep(const tp_buffer *bufs, size_t n, const tp_alloc_options *opt,
                           bool use_best_fit, const tp_allocator *alloc, uint64_t *offsets,
                           uint64_t *arena, tp_error *err) {
-    return tp__alloc_sweep_ex(bufs, n, opt, use_best_fit, false, alloc, offsets, arena, err);
+    return tp__alloc_sweep_ex(bufs, n, opt, use_best_fit, false, 0, alloc, offsets, arena, err);
 }
 
 tp_status tp__alloc_sweep_ex(const tp_buffer *bufs, size_t n, const tp_alloc_options *opt,
-                             bool use_best_fit, bool reverse, const tp_allocator *alloc,
-                             uint64_t *offsets, uint64_t *arena, tp_error *err) {
+                             bool use_best_fit, bool reverse, double deadline,
+                             const tp_allocator *alloc, uint64_t *offsets, uint64_t *arena,
+                             tp_error *err) {
     *arena = 0;
     if (n == 0) return TP_OK;
     for (size_t i = 0; i < n; i++)
@@ -325,12 +333,14 @@ tp_status tp__alloc_sweep_ex(const tp_buffer *bufs, size_t n, const tp_alloc_opt
     }
     qsort(born, m, sizeof *born, cmp_ev);
     qsort(dies, m, sizeof *dies, cmp_ev);
+    if (past_deadline(deadline, &st, err)) goto done;
     for (size_t k = 0; k < w.cap; k++)
         w.g[k].l1 = k + 1 < w.cap ? (uint32_t)(k + 1) : NIL;
     gap_add(&w, 0, UINT64_MAX);
     uint64_t top = 0;
     for (size_t k = 0, d = 0; k < m; k++) {
         const tp_buffer *b = &bufs[born[k].idx];
+        if ((k & 4095) == 4095 && past_deadline(deadline, &st, err)) goto done;
         for (; d < m && dies[d].t < born[k].t; d++) { /* died before this step: give back */
             uint64_t lo = offsets[dies[d].idx];
             give_back(&w, lo, lo + tp__alloc_psize(&bufs[dies[d].idx]));

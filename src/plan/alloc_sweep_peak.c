@@ -101,8 +101,8 @@ tp_status tp__alloc_peak_step(const tp_buffer *bufs, size_t n, const tp_allocato
 }
 
 tp_status tp__alloc_sweep_peak(const tp_buffer *bufs, size_t n, const tp_alloc_options *opt,
-                               bool use_best_fit, const tp_allocator *alloc, uint64_t *offsets,
-                               uint64_t *arena, tp_error *err) {
+                               bool use_best_fit, double deadline, const tp_allocator *alloc,
+                               uint64_t *offsets, uint64_t *arena, tp_error *err) {
     *arena = 0;
     if (n == 0) return TP_OK;
     for (size_t i = 0; i < n; i++)
@@ -129,7 +129,7 @@ tp_status tp__alloc_sweep_peak(const tp_buffer *bufs, size_t n, const tp_alloc_o
             map[m++] = i;
         }
         uint64_t a = 0;
-        st = tp__alloc_sweep_ex(sub, m, opt, use_best_fit, half == 1, alloc, so, &a, err);
+        st = tp__alloc_sweep_ex(sub, m, opt, use_best_fit, half == 1, deadline, alloc, so, &a, err);
         if (st != TP_OK) goto done;
         for (size_t k = 0; k < m; k++) {
             size_t i = map[k];
