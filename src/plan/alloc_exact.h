@@ -63,6 +63,12 @@ tp_status tp__alloc_sweep_peak(const tp_buffer *bufs, size_t n, const tp_alloc_o
  * TP_ERR_NOMEM. */
 tp_status tp__alloc_peak_step(const tp_buffer *bufs, size_t n, const tp_allocator *alloc,
                               int64_t *p, tp_error *err);
+/* The same, also giving the live placement bytes at that step (*bytes: the lower bound of
+ * tp_alloc_lower_bound) unless they pass 2^64 (*overflow; then *bytes is 0). n > 0,
+ * placement sizes must not overflow. O(n) radix passes (2-3 on traces of up to millions of
+ * steps). TP_ERR_NOMEM. */
+tp_status tp__alloc_peak(const tp_buffer *bufs, size_t n, const tp_allocator *alloc, int64_t *p,
+                         uint64_t *bytes, bool *overflow, tp_error *err);
 
 /* Class split (alloc_split.c): the large buffers by quarter size class (within a class: those
  * alive at the peak step first, then the longest) at the lowest free offset in a gap index;

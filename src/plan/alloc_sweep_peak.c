@@ -65,6 +65,15 @@ static void sort_by_step(step_ev *a, step_ev *tmp, size_t n) {
 
 tp_status tp__alloc_peak_step(const tp_buffer *bufs, size_t n, const tp_allocator *alloc,
                               int64_t *p, tp_error *err) {
+    uint64_t bytes;
+    bool overflow;
+    return tp__alloc_peak(bufs, n, alloc, p, &bytes, &overflow, err);
+}
+
+tp_status tp__alloc_peak(const tp_buffer *bufs, size_t n, const tp_allocator *alloc, int64_t *p,
+                         uint64_t *bytes, bool *overflow, tp_error *err) {
+    *bytes = 0;
+    *overflow = false;
     step_ev *born = tp_mem_alloc(alloc, n * sizeof *born);
     step_ev *dies = tp_mem_alloc(alloc, n * sizeof *dies);
     step_ev *tmp = tp_mem_alloc(alloc, n * sizeof *tmp);
@@ -88,6 +97,7 @@ tp_status tp__alloc_peak_step(const tp_buffer *bufs, size_t n, const tp_allocato
             live -= dies[d].size;
         if (!tp_add_u64(live, born[k].size, &live)) {
             *p = born[k].t;
+            *overflow = true;
             break;
         }
         if ((k + 1 == n || born[k + 1].t != born[k].t) && live > best) {
@@ -95,6 +105,7 @@ tp_status tp__alloc_peak_step(const tp_buffer *bufs, size_t n, const tp_allocato
             *p = born[k].t;
         }
     }
+    *bytes = *overflow ? 0 : best;
     tp_mem_free(alloc, born, n * sizeof *born);
     tp_mem_free(alloc, dies, n * sizeof *dies);
     return TP_OK;
