@@ -247,17 +247,17 @@ TP_TEST(sweep_first_fit_equals_gap_index_in_sweep_order) {
         TP_CHECK_OK(tp_alloc_verify(b, n, off, o.alignment, arena, NULL, &e), ep(&e));
         TP_CHECK(pairwise_ok(b, n, off));
         /* time mirrored: first fit = the gap-index placer in death order, latest first */
-        TP_CHECK_OK(tp__alloc_sweep_ex(b, n, &o, false, true, NULL, off, &arena, &e), ep(&e));
+        TP_CHECK_OK(tp__alloc_sweep_ex(b, n, &o, false, true, 0, NULL, off, &arena, &e), ep(&e));
         qsort(order, n, sizeof *order, cmp_death_size);
         TP_CHECK_OK(tp__alloc_greedy_ordered(b, n, order, n, &o, NULL, ref, &ref_arena, &e),
                     ep(&e));
         TP_CHECK_EQ_U64(arena, ref_arena);
         TP_CHECK(memcmp(off, ref, n * sizeof *off) == 0);
-        TP_CHECK_OK(tp__alloc_sweep_ex(b, n, &o, true, true, NULL, off, &arena, &e), ep(&e));
+        TP_CHECK_OK(tp__alloc_sweep_ex(b, n, &o, true, true, 0, NULL, off, &arena, &e), ep(&e));
         TP_CHECK_OK(tp_alloc_verify(b, n, off, o.alignment, arena, NULL, &e), ep(&e));
         TP_CHECK(pairwise_ok(b, n, off));
         for (int bf = 0; bf < 2; bf++) { /* peak-out: both halves, the clique shared */
-            TP_CHECK_OK(tp__alloc_sweep_peak(b, n, &o, bf == 1, NULL, off, &arena, &e), ep(&e));
+            TP_CHECK_OK(tp__alloc_sweep_peak(b, n, &o, bf == 1, 0, NULL, off, &arena, &e), ep(&e));
             TP_CHECK_OK(tp_alloc_verify(b, n, off, o.alignment, arena, NULL, &e), ep(&e));
             TP_CHECK(pairwise_ok(b, n, off));
             uint64_t lb;
@@ -266,7 +266,7 @@ TP_TEST(sweep_first_fit_equals_gap_index_in_sweep_order) {
         }
         b[0].fixed_offset = 0;
         TP_CHECK_STATUS(tp__alloc_sweep(b, n, &o, true, NULL, off, &arena, &e), TP_ERR_UNSUPPORTED);
-        TP_CHECK_STATUS(tp__alloc_sweep_peak(b, n, &o, true, NULL, off, &arena, &e),
+        TP_CHECK_STATUS(tp__alloc_sweep_peak(b, n, &o, true, 0, NULL, off, &arena, &e),
                         TP_ERR_UNSUPPORTED);
         free(b);
         free(off);

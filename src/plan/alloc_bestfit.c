@@ -405,11 +405,20 @@ tp_status tp__alloc_bestfit_ex(const tp_buffer *bufs, size_t n, const tp_alloc_o
             st = TP_OK;
             maybe_progress(&c);
             /* past the deadline: stop only with a plan in hand (the split may have been
-             * cut off; the sweeps below always complete) */
+             * cut off) */
             if (have && deadline > 0 && tp__xs_now() >= deadline) break;
         }
-        st = sw == 0 ? tp__alloc_sweep_peak(bufs, n, opt, true, alloc, c.off, &a, err)
-                     : tp__alloc_sweep(bufs, n, opt, bf, alloc, c.off, &a, err);
+        /* the sweeps honour the deadline once a plan is in hand (before, the one after the
+         * split ran to its end: `auto` at 1 s returned after 1.12-1.15 s) */
+        double sweep_deadline = have ? deadline : 0;
+        st = sw == 0
+                 ? tp__alloc_sweep_peak(bufs, n, opt, true, sweep_deadline, alloc, c.off, &a, err)
+                 : tp__alloc_sweep_ex(bufs, n, opt, bf, false, sweep_deadline, alloc, c.off, &a,
+                                      err);
+        if (st == TP_ERR_TIMEOUT) { /* the best plan so far stands */
+            st = TP_OK;
+            break;
+        }
         if (sw == 0 && (st == TP_ERR_UNSUPPORTED || st == TP_ERR_OVERFLOW)) {
             st = TP_OK; /* no peak-out plan (pre-placed buffers, or its stack passes 2^64):
                          * the other runs decide */

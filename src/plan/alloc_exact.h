@@ -43,22 +43,32 @@ tp_status tp__alloc_sweep(const tp_buffer *bufs, size_t n, const tp_alloc_option
 /* The same with time mirrored when `reverse`: death order (latest first; ties: largest
  * first), each buffer into a gap of the arena as it stands at its death, buffers given back
  * once the new buffer's death is below their birth. Any plan is valid for the mirrored
- * instance iff it is for the original one (lifetimes overlap iff mirrored ones do). */
+ * instance iff it is for the original one (lifetimes overlap iff mirrored ones do).
+ * deadline (monotonic seconds, tp__xs_now; 0: none): TP_ERR_TIMEOUT (offsets partly
+ * written, no plan) when it has passed after the sort or at any 4,096th buffer. */
 tp_status tp__alloc_sweep_ex(const tp_buffer *bufs, size_t n, const tp_alloc_options *opt,
-                             bool use_best_fit, bool reverse, const tp_allocator *alloc,
-                             uint64_t *offsets, uint64_t *arena, tp_error *err);
+                             bool use_best_fit, bool reverse, double deadline,
+                             const tp_allocator *alloc, uint64_t *offsets, uint64_t *arena,
+                             tp_error *err);
 /* Peak-out sweep (alloc_sweep_peak.c): the buffers alive at the most crowded step p stacked
  * first, then a forward sweep over the buffers born after p and a mirrored one over those
- * that died before p (the two halves never overlap in time). Same errors as the sweep. */
+ * that died before p (the two halves never overlap in time). Same errors as the sweep,
+ * and the same deadline (0: none; both halves check it). */
 tp_status tp__alloc_sweep_peak(const tp_buffer *bufs, size_t n, const tp_alloc_options *opt,
-                               bool use_best_fit, const tp_allocator *alloc, uint64_t *offsets,
-                               uint64_t *arena, tp_error *err);
+                               bool use_best_fit, double deadline, const tp_allocator *alloc,
+                               uint64_t *offsets, uint64_t *arena, tp_error *err);
 
 /* A step where the live placement bytes are largest (the earliest such birth step); when the
  * running sum would pass 2^64 the scan stops there (any step is valid for the callers). n > 0.
  * TP_ERR_NOMEM. */
 tp_status tp__alloc_peak_step(const tp_buffer *bufs, size_t n, const tp_allocator *alloc,
                               int64_t *p, tp_error *err);
+/* The same, also giving the live placement bytes at that step (*bytes: the lower bound of
+ * tp_alloc_lower_bound) unless they pass 2^64 (*overflow; then *bytes is 0). n > 0,
+ * placement sizes must not overflow. O(n) radix passes (2-3 on traces of up to millions of
+ * steps). TP_ERR_NOMEM. */
+tp_status tp__alloc_peak(const tp_buffer *bufs, size_t n, const tp_allocator *alloc, int64_t *p,
+                         uint64_t *bytes, bool *overflow, tp_error *err);
 
 /* Class split (alloc_split.c): the large buffers by quarter size class (within a class: those
  * alive at the peak step first, then the longest) at the lowest free offset in a gap index;

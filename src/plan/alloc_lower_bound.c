@@ -1,9 +1,15 @@
 /* The arena lower bound: no placement can beat it, since every buffer alive at a step needs
  * its own bytes. Max over steps of the sum of placement sizes alive at that step.
- * Sweep over births and deaths, O(n log n). At each distinct step the births are added, the
- * live sum is measured, then the buffers dying at that step are removed, so the running sum
- * is always a real live sum (no spurious overflow from adding before removing). */
+ * Sweep over births and deaths. At each distinct step the births are added, the live sum is
+ * measured, then the buffers dying at that step are removed, so the running sum is always a
+ * real live sum (no spurious overflow from adding before removing).
+ *
+ * The sum comes from the peak step's radix sweep (tp__alloc_peak, O(n)); only when the live
+ * bytes pass 2^64 does the O(n log n) event sort below run, to name the step and buffer in
+ * the error. (The sort alone took 0.04 s at 62,000 buffers and 1.0-1.25 s at a million,
+ * paid by every tp_alloc_plan after its deadline.) */
 #include "core/mem.h"
+#include "plan/alloc_exact.h"
 #include "plan/alloc_internal.h"
 
 #include <stdlib.h>
@@ -30,6 +36,17 @@ tp_status tp_alloc_lower_bound(const tp_buffer *bufs, size_t n, const tp_allocat
     if (!bufs) return tp_error_set(err, TP_ERR_INVALID, "lower bound: NULL buffers (n = %zu)", n);
     if (n > SIZE_MAX / 2 / sizeof(lb_event))
         return tp_error_set(err, TP_ERR_NOMEM, "lower bound: %zu buffers is too many", n);
+    size_t valid = 0; /* what the radix sweep assumes; a bad buffer: the errors below */
+    uint64_t sum;
+    while (valid < n && bufs[valid].birth <= bufs[valid].death &&
+           tp_add_u64(bufs[valid].size, bufs[valid].tail_guard, &sum))
+        valid++;
+    if (valid == n) {
+        int64_t p;
+        bool overflow;
+        tp_status st = tp__alloc_peak(bufs, n, alloc, &p, out, &overflow, err);
+        if (st != TP_OK || !overflow) return st;
+    }
     lb_event *ev = tp_mem_calloc(alloc, 2 * n, sizeof *ev);
     if (!ev) return tp_error_set(err, TP_ERR_NOMEM, "out of memory for the lower bound (%zu)", n);
     tp_status st = TP_OK;

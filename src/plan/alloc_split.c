@@ -99,14 +99,15 @@ static tp_status place_lowest(tp__gapidx *g, const tp_buffer *bufs, const tp__al
     return st;
 }
 
-/* The small buffers sub[0..ns) in a strip from the aligned top of the large ones. */
-static tp_status place_strip(const tp_alloc_options *opt, const tp_allocator *alloc, split_mem *w,
-                             size_t ns, uint64_t top, uint64_t *offsets, uint64_t *arena,
-                             tp_error *err) {
+/* The small buffers sub[0..ns) in a strip from the aligned top of the large ones
+ * (TP_ERR_TIMEOUT past the deadline; 0: none). */
+static tp_status place_strip(const tp_alloc_options *opt, double deadline,
+                             const tp_allocator *alloc, split_mem *w, size_t ns, uint64_t top,
+                             uint64_t *offsets, uint64_t *arena, tp_error *err) {
     uint64_t sa = 0, max_al = 1, base, end;
-    tp_status st = tp__alloc_sweep_peak(w->sub, ns, opt, true, alloc, w->so, &sa, err);
+    tp_status st = tp__alloc_sweep_peak(w->sub, ns, opt, true, deadline, alloc, w->so, &sa, err);
     if (st == TP_ERR_UNSUPPORTED) /* the two halves disagreed on the clique: one sweep */
-        st = tp__alloc_sweep_ex(w->sub, ns, opt, true, false, alloc, w->so, &sa, err);
+        st = tp__alloc_sweep_ex(w->sub, ns, opt, true, false, deadline, alloc, w->so, &sa, err);
     if (st != TP_OK) return st;
     for (size_t k = 0; k < ns; k++) {
         uint64_t al = tp__alloc_align(&w->sub[k], opt->alignment);
@@ -185,7 +186,8 @@ tp_status tp__alloc_split(const tp_buffer *bufs, size_t n, const tp_alloc_option
         goto done;
     }
     *arena = top;
-    if (ns > 0) st = place_strip(opt, alloc, &w, ns, top, offsets, arena, err);
+    /* (finishing past the deadline: large_deadline is 0 and the strip completes too) */
+    if (ns > 0) st = place_strip(opt, large_deadline, alloc, &w, ns, top, offsets, arena, err);
     if (st != TP_OK) goto done;
     if (n_strip) *n_strip = ns;
     if (fill && ns > 0) { /* the small ones into the large part's gaps instead, if better */

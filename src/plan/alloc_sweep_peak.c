@@ -65,6 +65,15 @@ static void sort_by_step(step_ev *a, step_ev *tmp, size_t n) {
 
 tp_status tp__alloc_peak_step(const tp_buffer *bufs, size_t n, const tp_allocator *alloc,
                               int64_t *p, tp_error *err) {
+    uint64_t bytes;
+    bool overflow;
+    return tp__alloc_peak(bufs, n, alloc, p, &bytes, &overflow, err);
+}
+
+tp_status tp__alloc_peak(const tp_buffer *bufs, size_t n, const tp_allocator *alloc, int64_t *p,
+                         uint64_t *bytes, bool *overflow, tp_error *err) {
+    *bytes = 0;
+    *overflow = false;
     step_ev *born = tp_mem_alloc(alloc, n * sizeof *born);
     step_ev *dies = tp_mem_alloc(alloc, n * sizeof *dies);
     step_ev *tmp = tp_mem_alloc(alloc, n * sizeof *tmp);
@@ -88,6 +97,7 @@ tp_status tp__alloc_peak_step(const tp_buffer *bufs, size_t n, const tp_allocato
             live -= dies[d].size;
         if (!tp_add_u64(live, born[k].size, &live)) {
             *p = born[k].t;
+            *overflow = true;
             break;
         }
         if ((k + 1 == n || born[k + 1].t != born[k].t) && live > best) {
@@ -95,14 +105,15 @@ tp_status tp__alloc_peak_step(const tp_buffer *bufs, size_t n, const tp_allocato
             *p = born[k].t;
         }
     }
+    *bytes = *overflow ? 0 : best;
     tp_mem_free(alloc, born, n * sizeof *born);
     tp_mem_free(alloc, dies, n * sizeof *dies);
     return TP_OK;
 }
 
 tp_status tp__alloc_sweep_peak(const tp_buffer *bufs, size_t n, const tp_alloc_options *opt,
-                               bool use_best_fit, const tp_allocator *alloc, uint64_t *offsets,
-                               uint64_t *arena, tp_error *err) {
+                               bool use_best_fit, double deadline, const tp_allocator *alloc,
+                               uint64_t *offsets, uint64_t *arena, tp_error *err) {
     *arena = 0;
     if (n == 0) return TP_OK;
     for (size_t i = 0; i < n; i++)
@@ -129,7 +140,7 @@ tp_status tp__alloc_sweep_peak(const tp_buffer *bufs, size_t n, const tp_alloc_o
             map[m++] = i;
         }
         uint64_t a = 0;
-        st = tp__alloc_sweep_ex(sub, m, opt, use_best_fit, half == 1, alloc, so, &a, err);
+        st = tp__alloc_sweep_ex(sub, m, opt, use_best_fit, half == 1, deadline, alloc, so, &a, err);
         if (st != TP_OK) goto done;
         for (size_t k = 0; k < m; k++) {
             size_t i = map[k];
