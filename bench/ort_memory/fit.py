@@ -176,8 +176,9 @@ if '--runs-design' in sys.argv:
     # model the choice has not seen falls, relative to its model-dependent part.
     MS = np.arange(0, 151, 5)  # per mille
 
-    # runtime_ort.c's coefficients when TERMS was written (dep is theirs): session 10's since
-    # session 11 (session 10's own fit read terms of session 9's build: 1600, 1040, 100)
+    # runtime_ort.c's coefficients in the build that wrote TERMS (dep is theirs): session 11's
+    # (session 10's fit read terms of session 9's build: 1600, 1040, 100; session 11's of
+    # session 10's: 1450, 1000, 0)
     SHIPPED = (1550, 1070, 0, 0, 3461, 1000, 0)
 
     def dep_of(rs, conv, gemm, other):
