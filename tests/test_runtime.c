@@ -171,6 +171,72 @@ TP_TEST(onnxruntime_terms) {
     tp_graph_destroy(g);
 }
 
+/* g's plan estimate (*e) and its onnxruntime profile with default options (*o, *r). */
+static tp_status ort_estimate_of(const tp_graph *g, tp_estimate *e, tp_runtime_options *o,
+                                 tp_runtime_estimate *r, tp_error *err) {
+    tp_runtime_options_default(o);
+    o->runtime = TP_RUNTIME_ONNXRUNTIME;
+    tp_status s = tp_estimate_graph(g, NULL, e, err);
+    return s == TP_OK ? tp_runtime_estimate_graph(g, e, o, r, err) : s;
+}
+
+/* x[1,k0] -matmul(w0[k0,k1])-> -matmul(w1[k1,k2])-> y: two pre-packed weights in node order. */
+static tp_graph *two_matmuls(int64_t k0, int64_t k1, int64_t k2, tp_error *err) {
+    tp_graph *g = NULL;
+    if (tp_graph_create(NULL, &g, err) != TP_OK) return NULL;
+    tp_node_id x, w0, w1, a, y;
+    tp_shape xs = tp_shape_of(2, (int64_t[]){1, k0});
+    tp_shape s0 = tp_shape_of(2, (int64_t[]){k0, k1}), s1 = tp_shape_of(2, (int64_t[]){k1, k2});
+    tp_op mm = {.kind = TP_OP_MATMUL};
+    if (tp_graph_add_input(g, "x", TP_DTYPE_F32, &xs, &x, err) != TP_OK ||
+        tp_graph_add_param(g, "w0", TP_DTYPE_F32, &s0, &w0, err) != TP_OK ||
+        tp_graph_add_param(g, "w1", TP_DTYPE_F32, &s1, &w1, err) != TP_OK ||
+        tp_graph_add_op(g, &mm, (tp_node_id[]){x, w0}, 2, "mm0", &a, err) != TP_OK ||
+        tp_graph_add_op(g, &mm, (tp_node_id[]){a, w1}, 2, "mm1", &y, err) != TP_OK ||
+        tp_graph_mark_output(g, y, err) != TP_OK) {
+        tp_graph_destroy(g);
+        return NULL;
+    }
+    return g;
+}
+
+/* Pre-packing's creation transient (ort_prepack.c): while a weight is packed its original and
+ * the packed copies made before it are resident, the ones after it not yet: the excess over all
+ * packed copies is the largest original less the packed copies made after it. */
+TP_TEST(onnxruntime_prepack_transient) {
+    tp_error err;
+    /* the large weight first: 1024x1000 (1000 columns pack as 1008), then 1000x24 (24 -> 32) */
+    tp_graph *g = two_matmuls(1024, 1000, 24, &err);
+    TP_CHECK(g != NULL);
+    if (!g) return;
+    uint64_t t = 0;
+    TP_CHECK_OK(tp_ort_prepack_transient(g, 16, &t, &err), &err);
+    TP_CHECK_EQ_U64(t, 1024u * 1000 * 4 - 1000u * 32 * 4);
+    tp_estimate e;
+    tp_runtime_options o;
+    tp_runtime_estimate r;
+    TP_CHECK_OK(ort_estimate_of(g, &e, &o, &r, &err), &err);
+    TP_CHECK_EQ_U64(r.load_transient_bytes, t); /* weights in an external file (no model file) */
+    TP_CHECK(r.arena_bytes >= t);
+    /* embedded weights: held in the parsed model whether packed or not, no transient */
+    o.ort.model_file_bytes = 8u << 20;
+    TP_CHECK_OK(tp_runtime_estimate_graph(g, &e, &o, &r, &err), &err);
+    TP_CHECK_EQ_U64(r.load_transient_bytes, 0);
+    o.ort.model_file_bytes = 0;
+    /* no pre-packing: no transient */
+    o.ort.prepacking = false;
+    TP_CHECK_OK(tp_runtime_estimate_graph(g, &e, &o, &r, &err), &err);
+    TP_CHECK_EQ_U64(r.load_transient_bytes, 0);
+    tp_graph_destroy(g);
+    /* the large weight last: nothing is packed after it, its whole original is the transient */
+    g = two_matmuls(16, 24, 1000, &err);
+    TP_CHECK(g != NULL);
+    if (!g) return;
+    TP_CHECK_OK(tp_ort_prepack_transient(g, 16, &t, &err), &err);
+    TP_CHECK_EQ_U64(t, 24u * 1000 * 4);
+    tp_graph_destroy(g);
+}
+
 /* Control-flow bodies: an initializer n bodies deep costs BODY_COPY_PM + (n - 1) x
  * BODY_NEST_PM of its bytes more (in model_copy_bytes), each body 10,000 B of session state and
  * each node of a branch not planned a node's 3,461 B (in graph_bytes); measured on the
@@ -447,12 +513,9 @@ TP_TEST(tied_embedding_is_read_whole) {
     TP_CHECK_OK(tp_demo_transformer(&d, NULL, &g, &err), &err);
     if (!g) return;
     tp_estimate e;
-    TP_CHECK_OK(tp_estimate_graph(g, NULL, &e, &err), &err);
     tp_runtime_options o;
-    tp_runtime_options_default(&o);
-    o.runtime = TP_RUNTIME_ONNXRUNTIME;
     tp_runtime_estimate r;
-    TP_CHECK_OK(tp_runtime_estimate_graph(g, &e, &o, &r, &err), &err);
+    TP_CHECK_OK(ort_estimate_of(g, &e, &o, &r, &err), &err);
     uint64_t table = (uint64_t)d.vocab * (uint64_t)d.d_model * 4;
     TP_CHECK(r.gemm_weight_bytes >= table);
     TP_CHECK(r.other_weight_bytes < table);
@@ -639,6 +702,7 @@ int main(void) {
     TP_RUN(names_parse_and_print);
     TP_RUN(plan_profile_is_the_estimate);
     TP_RUN(onnxruntime_terms);
+    TP_RUN(onnxruntime_prepack_transient);
     TP_RUN(onnxruntime_body_terms);
     TP_RUN(arena_emulation_by_hand);
     TP_RUN(ort_order_explores_highest_index_first);

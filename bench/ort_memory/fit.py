@@ -176,7 +176,10 @@ if '--runs-design' in sys.argv:
     # model the choice has not seen falls, relative to its model-dependent part.
     MS = np.arange(0, 151, 5)  # per mille
 
-    SHIPPED = (1600, 1040, 100, 0, 3461, 1000, 0)  # runtime_ort.c's coefficients (session 9)
+    # runtime_ort.c's coefficients in the build that wrote TERMS (dep is theirs): session 11's
+    # (session 10's fit read terms of session 9's build: 1600, 1040, 100; session 11's of
+    # session 10's: 1450, 1000, 0)
+    SHIPPED = (1550, 1070, 0, 0, 3461, 1000, 0)
 
     def dep_of(rs, conv, gemm, other):
         # the profile's own model-dependent terms ("dep" of compare.py --terms: the body terms
@@ -188,19 +191,28 @@ if '--runs-design' in sys.argv:
         best = None
         runs_max = np.array([max(r.get('runs', [r['measured']])) for r in rs], float)
         meas = col(rs, 'measured')
-        for conv, gemm, other in itertools.product(range(1000, 2001, 50), range(1000, 1101, 10),
-                                                   range(0, 301, 50)):
+        grid = itertools.product(range(1000, 2001, 50), range(1000, 1101, 10), range(0, 301, 50))
+        ms = MS
+        if '--fix' in sys.argv:  # --fix CONV,GEMM,OTHER,M: only the intercept is chosen
+            f = [int(v) for v in sys.argv[sys.argv.index('--fix') + 1].split(',')]
+            grid, ms = [tuple(f[:3])], [f[3]]
+        for conv, gemm, other in grid:
             d = dep_of(rs, conv, gemm, other)
-            for m in MS:
+            for m in ms:
                 dm = d * (1000 + m) / 1000
                 c0 = max(0.0, float(np.max(runs_max - FIXED - dm)))
                 e = (FIXED + c0 + dm) / meas - 1
                 key = (round(float(np.max(e)), 4), float(np.mean(e)))
+                if '--goal-key' in sys.argv:
+                    # session 11: the most models within +10 % first (one model that no grid point
+                    # brings near, tiny_lm_embedded, makes the largest error a flat criterion)
+                    key = (-int(np.sum(e <= 0.10)),) + key
                 if best is None or key < best[0]:
                     best = (key, (conv, gemm, other, int(m), int(np.ceil(c0))))
         return best
 
-    (worst, mean), (conv, gemm, other, m, c0) = choose(cal)
+    key, (conv, gemm, other, m, c0) = choose(cal)
+    worst, mean = key[-2:]
     print('runs-design conv_pm %d gemm_pm %d other_pm %d margin_pm %d intercept_bytes %d: '
           'largest median error %+.1f%%, mean %+.1f%%' % (conv, gemm, other, m, c0, worst * 100,
                                                             mean * 100))

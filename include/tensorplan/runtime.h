@@ -106,8 +106,11 @@ typedef struct tp_runtime_estimate {
     uint64_t arena_first_run_bytes;    /* detail: emulated BFC arena after run 1 (touched pages) */
     uint64_t mem_pattern_bytes;        /* detail: emulated memory-pattern block of run 2 */
     uint64_t arena_emulated_bytes;     /* detail: emulated arena pages touched after run 2 */
-    uint64_t load_transient_bytes;     /* detail: transient of the load (other weights' pages
-                                          read while copied); arena_bytes = max(this, emulated) */
+    uint64_t load_transient_bytes;     /* detail: transient of the load: the larger of the
+                                          other weights' pages read while copied and the
+                                          pre-packing transient (a MatMul/Gemm weight's original
+                                          beside the packed copies); arena_bytes = max(this,
+                                          emulated) */
     uint64_t node_count;               /* detail: operator nodes (the base of graph_bytes),
                                           those of If branches not planned included */
     uint64_t conv_weight_bytes;        /* detail: weights read by Conv/ConvTranspose */

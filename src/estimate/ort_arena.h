@@ -92,4 +92,13 @@ tp_status tp_ort_arena_simulate_packed(const tp_graph *g, bool mem_pattern, bool
                                        uint32_t block, const uint64_t *prepacked,
                                        size_t n_prepacked, tp_ort_arena_sim *out, tp_error *err);
 
+/* MLAS's packed copy of a float MatMul/Gemm B of bytes (MlasGemmPackBSize): its columns (the
+ * last dim) rounded up to 16; 0 when onnxruntime does not pack it (not float, not a matrix). */
+uint64_t tp_ort_packed_b_bytes(const tp_graph *g, const tp_node *w, uint64_t bytes);
+/* The creation peak's excess over the steady state while onnxruntime pre-packs the MatMul/Gemm
+ * constant B weights one by one in its optimized graph's node order (ort_prepack.c): the largest
+ * original less the packed copies made after it. Weights in an external data file (the caller
+ * scales it for embedded ones). block: as tp_ort_xform_compute. TP_ERR_NOMEM. */
+tp_status tp_ort_prepack_transient(const tp_graph *g, uint32_t block, uint64_t *out, tp_error *err);
+
 #endif

@@ -31,31 +31,34 @@ typedef struct ort_coeffs {
     uint32_t node_bytes; /* session state per operator node */
 } ort_coeffs;
 
-/* Session 10 (2026-11-26): chosen by bench/ort_memory/fit.py --sets calibration,seen
- * --runs-design --runs-loo --model 1000 --node 3461 on the 19 models of bench/ort_memory/
- * models.txt's calibration and seen sets (the seen set was session 9's held-out set: its rows had
- * been read, so it is fitting material now) and on EVERY run of them (310 fresh processes), never
- * on the heldout2 set, which was fixed and committed before this choice and measured after it.
- * The grid (conv_pm 1000-2000, gemm_pm 1000-1100, other_pm 0-300, the relative margin 0-15 %)
- * keeps the point with the smallest largest error over the models' median runs, each point with
- * the smallest intercept that keeps every run at or below the prediction: the largest median
- * error is then +9.6 % (wakeword), every model within +10 %, no run above. Not fitted: model_pm
- * 1000 (the parsed file held once), node_bytes 3461 (measured: a chain of 4,000 Add nodes on a
- * 1x16 tensor takes 13.8 MB more than one Add, bench/ort_memory/synth.py). conv_pm 1450: Conv
- * weights re-laid out once more at 0.45x (session 9: 1.6x, set by resnet50 alone); gemm_pm 1000:
- * the packed copy replaces the original; other_pm 0: other weights in an external data file are
- * mapped and barely touched (the embedded share still counts 1x, below). */
-static const ort_coeffs ORT_DEFAULT = {0, 1450, 1000, 0, 1000, 1000, 3461};
+/* Session 11 (2026-11-26): chosen by bench/ort_memory/fit.py --sets calibration,seen,heldout2
+ * --runs-design --goal-key --model 1000 --node 3461 on the 29 models of bench/ort_memory/
+ * models.txt's calibration, seen and heldout2 sets (heldout2 was session 10's held-out set: its
+ * rows were read, so it is fitting material now) and on EVERY run of them (360 fresh processes),
+ * never on the heldout3 set, which was fixed and committed before this choice and measured after
+ * it; with the pre-packing transient (ort_prepack.c) in the terms. The grid (conv_pm 1000-2000,
+ * gemm_pm 1000-1100, other_pm 0-300, the relative margin 0-15 %) keeps the point with the most
+ * models within +10 % over their median runs (then the smallest largest error), each point with
+ * the smallest intercept that keeps every run at or below the prediction: 22 of 29 within +10 %,
+ * no run above. Not fitted: model_pm 1000 (the parsed file held once), node_bytes 3461 (measured:
+ * bench/ort_memory/synth.py). conv_pm 1550: Conv weights re-laid out once more at 0.55x
+ * (session 10: 1.45x); gemm_pm 1070: the packed copy replacing the original, 7 % above it;
+ * other_pm 0: other weights in an external data file are mapped and barely touched (the embedded
+ * share still counts 1x, below). Session 10's choice was {0, 1450, 1000}, margin 10 %, intercept
+ * 2,898,724 bytes. */
+static const ort_coeffs ORT_DEFAULT = {0, 1550, 1070, 0, 1000, 1000, 3461};
 /* The same choice's intercept above the measured session cost: the smallest constant that keeps
  * every run of every fitted model at or below the prediction with the margin below (set by
- * ppocr_rec's highest run). */
-#define ORT_CALIBRATION_MARGIN_BYTES 2898724u
+ * shufflenet_v2's highest run, 52.95 MiB; resnext50, swin_t and mnasnet0_5 need within 0.9 MiB
+ * of it: small convnets take a few MiB more than their terms, session 10's rule was below on
+ * mnasnet0_5 and shufflenet_v2). */
+#define ORT_CALIBRATION_MARGIN_BYTES 7281122u
 /* Relative margin on the model-dependent terms only (graph, model copy, weights, pre-packed
  * copies, arena, inputs; not the measured session cost nor the intercept): the same choice's,
- * 10 %, standing for what the terms miss in proportion to the model (swin_t's run-1 growth beyond
- * its emulated arena, vit_b_16's run-2 growth). */
-#define ORT_SAFETY_MARGIN_PM 100u
-/* Allowance for a model the choice has not seen: each of the 19 models left out of the whole
+ * 0.5 % (session 10: 10 %). */
+#define ORT_SAFETY_MARGIN_PM 5u
+/* Allowance for a model the choice has not seen (session 10's, not re-derived in session 11):
+ * each of the 19 models left out of the whole
  * choice (grid, margin, intercept) and its runs predicted by the rest; the largest shortfall of a
  * left-out model's highest run is ppocr_rec's, 1,177,405 bytes (-1.8 % of that run; its runs
  * spread from 56.9 to 61.1 MiB). Absolute, as the run-to-run spread it stands for (session 9
@@ -134,18 +137,6 @@ static bool is_gemm(tp_op_kind k) {
 /* Class of each weight by its readers: conv wins over gemm wins over other. */
 enum { W_OTHER = 0, W_GEMM = 1, W_CONV = 2 };
 
-/* MLAS's packed copy of a float MatMul/Gemm B (MlasGemmPackBSize): its columns (the last dim)
- * rounded up to 16; 0 when onnxruntime does not pack it (not float, or not a matrix). */
-static uint64_t packed_b_bytes(const tp_graph *g, const tp_node *w, uint64_t bytes) {
-    int64_t nn;
-    tp_error e;
-    if (w->dtype != TP_DTYPE_F32 || w->shape.rank < 2 || w->shape.rank > TP_MAX_RANK ||
-        tp_graph_dim_value(g, w->shape.dims[w->shape.rank - 1], &nn, &e) != TP_OK || nn <= 0)
-        return 0;
-    uint64_t cols = ((uint64_t)nn + 15) / 16 * 16, out;
-    return tp_mul_u64(bytes / (uint64_t)nn, cols, &out) ? out : 0;
-}
-
 /* v × pm / 1000, rounded up, overflow-checked. */
 static bool scale_pm(uint64_t v, uint32_t pm, uint64_t *out) {
     uint64_t q = v / 1000, rem = v % 1000, a, b;
@@ -203,7 +194,8 @@ static tp_status classify_weights(const tp_graph *g, tp_runtime_estimate *r, uin
         if (node->op.kind == TP_OP_PARAM && node->op.attrs.param.tied_to >= 0) continue;
         uint64_t bytes;
         if ((s = tp_graph_node_bytes(g, (tp_node_id)id, &bytes, err)) != TP_OK) break;
-        if (cls[id] == W_GEMM && packed) packed[(*n_packed)++] = packed_b_bytes(g, node, bytes);
+        if (cls[id] == W_GEMM && packed)
+            packed[(*n_packed)++] = tp_ort_packed_b_bytes(g, node, bytes);
         uint64_t *acc = cls[id] == W_CONV   ? &r->conv_weight_bytes
                         : cls[id] == W_GEMM ? &r->gemm_weight_bytes
                                             : &r->other_weight_bytes;
@@ -300,6 +292,18 @@ static tp_status ort_estimate(const tp_graph *g, const tp_estimate *e, const tp_
         !tp_mul_u64(bodies, ORT_BODY_BYTES, &bodies) ||
         !tp_add_u64(r->graph_bytes, bodies, &r->graph_bytes))
         return tp_error_set(err, TP_ERR_OVERFLOW, "runtime: onnxruntime terms overflow 64 bits");
+    /* pre-packing's transient at creation (ort_prepack.c): a weight in an external data file is
+     * unmapped after its packing; an embedded one is held in the parsed model whether packed or
+     * not (bench/ort_memory/synth_embedded.py: a 64 MiB embedded MatMul weight takes the same with
+     * and without pre-packing), which model_copy_bytes counts: only the external share counts */
+    uint64_t pack_t = 0;
+    if (oo->prepacking && (s = tp_ort_prepack_transient(g, ORT_NCHWC_BLOCK, &pack_t, err)) != TP_OK)
+        return s;
+    if (pack_t > 0 && total_w > 0) {
+        uint64_t emb = oo->model_file_bytes < total_w ? oo->model_file_bytes : total_w;
+        pack_t = (uint64_t)((double)pack_t * (double)(total_w - emb) / (double)total_w);
+    }
+    if (pack_t > load) load = pack_t;
     r->load_transient_bytes = load;
     /* weights: each class's resident share, the part above 1x being the packed copies */
     r->weight_bytes = 0;

@@ -1,0 +1,140 @@
+/* The transient of onnxruntime's pre-packing at session creation (docs/runtime.md, Session 11).
+ * Modelled from onnxruntime 1.30's source, not copied: SessionState's pre-packing pass visits
+ * the optimized graph's nodes in index order (the model's nodes first, the nodes the optimizer
+ * creates after them: tp_ort_exec_keys) and lets each kernel pack its constant inputs; MLAS
+ * packs a MatMul/Gemm constant B into a new buffer, and as soon as the last reader of that
+ * initializer has packed it, the initializer is erased from the session state, which unmaps a
+ * weight kept in an external data file (its pages were read by the packing). So while weight i
+ * is packed, the packed copies of the weights before it, its own packed copy and its original
+ * are resident, and the weights after it are not packed yet: the creation peak exceeds the
+ * steady state (all packed copies) by max over i of (original_i - packed copies after i). */
+#include <stdlib.h>
+
+#include "core/mem.h"
+#include "estimate/ort_arena.h"
+
+typedef struct prepack_entry {
+    uint64_t key;    /* the pass's position: the reader's index in the optimized graph */
+    uint64_t bytes;  /* the original initializer */
+    uint64_t packed; /* the reader's packed copy (MlasGemmPackBSize) */
+} prepack_entry;
+
+uint64_t tp_ort_packed_b_bytes(const tp_graph *g, const tp_node *w, uint64_t bytes) {
+    int64_t nn;
+    tp_error e;
+    if (w->dtype != TP_DTYPE_F32 || w->shape.rank < 2 || w->shape.rank > TP_MAX_RANK ||
+        tp_graph_dim_value(g, w->shape.dims[w->shape.rank - 1], &nn, &e) != TP_OK || nn <= 0)
+        return 0;
+    uint64_t cols = ((uint64_t)nn + 15) / 16 * 16, out;
+    return tp_mul_u64(bytes / (uint64_t)nn, cols, &out) ? out : 0;
+}
+
+static bool packs_b(const tp_node *n) {
+    return n && (n->op.kind == TP_OP_MATMUL || n->op.kind == TP_OP_GEMM ||
+                 n->op.kind == TP_OP_FUSED_MATMUL);
+}
+
+static int by_key_desc(const void *pa, const void *pb) {
+    const prepack_entry *a = pa, *b = pb;
+    return a->key < b->key ? 1 : a->key > b->key ? -1 : 0;
+}
+
+/* The weight node in (a tied copy resolved to its original: one initializer), or -1. */
+static tp_node_id weight_of(const tp_graph *g, tp_node_id in) {
+    const tp_node *wn = in >= 0 ? tp_graph_node(g, in) : NULL;
+    if (!wn || (wn->op.kind != TP_OP_PARAM && wn->op.kind != TP_OP_CONSTANT)) return -1;
+    if (wn->op.kind == TP_OP_PARAM && wn->op.attrs.param.tied_to >= 0)
+        return wn->op.attrs.param.tied_to;
+    return in;
+}
+
+/* The weight a MatMul/Gemm reads as B, or -1. */
+static tp_node_id b_weight(const tp_graph *g, const tp_node *n) {
+    if (!packs_b(n) || n->n_inputs < 2) return -1;
+    return weight_of(g, n->inputs[1]);
+}
+
+/* uses[w]: every node input reading weight w; packs[w]: those a MatMul/Gemm packs. onnxruntime
+ * erases an initializer only when every use of it was packed: one also read by another kernel
+ * (a tied embedding's Gather) stays, its original resident for good (not a transient). */
+static void count_uses(const tp_graph *g, uint32_t n, uint32_t *uses, uint32_t *packs) {
+    for (uint32_t id = 0; id < n; id++) {
+        const tp_node *nd = tp_graph_node(g, (tp_node_id)id);
+        if (!nd || tp_op_is_boundary(nd->op.kind)) continue;
+        for (uint32_t i = 0; i < nd->n_inputs; i++) {
+            tp_node_id w = weight_of(g, nd->inputs[i]);
+            if (w >= 0 && (uint32_t)w < n) uses[w]++;
+        }
+        tp_node_id b = b_weight(g, nd);
+        if (b >= 0 && (uint32_t)b < n) packs[b]++;
+    }
+}
+
+/* The index of the node that runs for MatMul m: a MatMul folded into its scaling is created
+ * as the FusedMatMul at that scaling's position (ort_nchwc.c). */
+static uint64_t runner_key(const tp_graph *g, const tp_ort_xform *x, const uint64_t *key,
+                           tp_node_id m) {
+    if (!x->absorbed[m]) return key[m];
+    for (uint32_t id = 0; id < x->n; id++) {
+        const tp_node *n = tp_graph_node(g, (tp_node_id)id);
+        for (uint32_t i = 0; n && i < n->n_inputs; i++)
+            if (n->inputs[i] == m) return key[id];
+    }
+    return key[m];
+}
+
+static tp_status prepack_entries(const tp_graph *g, const tp_ort_xform *x, const uint64_t *key,
+                                 const uint32_t *uses, const uint32_t *packs, prepack_entry *e,
+                                 size_t *n_e, tp_error *err) {
+    uint32_t n = x->n;
+    for (uint32_t id = 0; id < n; id++) {
+        const tp_node *nd = tp_graph_node(g, (tp_node_id)id);
+        tp_node_id w = b_weight(g, nd);
+        if (w < 0 || (uint32_t)w >= n || packs[w] < uses[w]) continue;
+        uint64_t bytes, k = runner_key(g, x, key, (tp_node_id)id);
+        tp_status s = tp_graph_node_bytes(g, w, &bytes, err);
+        if (s != TP_OK) return s;
+        uint64_t packed = tp_ort_packed_b_bytes(g, tp_graph_node(g, w), bytes);
+        if (!packed) continue; /* not packed: the initializer stays, no transient */
+        /* a weight read by several MatMuls: an entry per reader (each packs its own copy; the
+         * original counted at each, at most once too many) */
+        e[(*n_e)++] = (prepack_entry){k, bytes, packed};
+    }
+    return TP_OK;
+}
+
+tp_status tp_ort_prepack_transient(const tp_graph *g, uint32_t block, uint64_t *out,
+                                   tp_error *err) {
+    const tp_allocator *a = tp_graph_allocator(g);
+    *out = 0;
+    tp_ort_xform x;
+    tp_status s = tp_ort_xform_compute(g, block, &x, err);
+    if (s != TP_OK) return s;
+    size_t cap = (size_t)x.n + 1, n_e = 0;
+    uint64_t *key = tp_mem_alloc(a, cap * sizeof *key);
+    prepack_entry *e = tp_mem_alloc(a, cap * sizeof *e);
+    uint32_t *uses = tp_mem_calloc(a, cap, sizeof *uses),
+             *packs = tp_mem_calloc(a, cap, sizeof *packs);
+    if (!key || !e || !uses || !packs)
+        s = tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (%u nodes)", x.n);
+    if (s == TP_OK) {
+        count_uses(g, x.n, uses, packs);
+        s = tp_ort_exec_keys(g, &x, key, err);
+    }
+    if (s == TP_OK) s = prepack_entries(g, &x, key, uses, packs, e, &n_e, err);
+    if (s == TP_OK) {
+        qsort(e, n_e, sizeof *e, by_key_desc);
+        uint64_t after = 0; /* packed copies made after the entry: resident at the peak */
+        for (size_t i = 0; i < n_e; i++) {
+            uint64_t t = tp_sat_sub_u64(e[i].bytes, after);
+            if (t > *out) *out = t;
+            if (!tp_add_u64(after, e[i].packed, &after)) after = UINT64_MAX;
+        }
+    }
+    tp_mem_free(a, key, cap * sizeof *key);
+    tp_mem_free(a, e, cap * sizeof *e);
+    tp_mem_free(a, uses, cap * sizeof *uses);
+    tp_mem_free(a, packs, cap * sizeof *packs);
+    tp_ort_xform_free(g, &x);
+    return s;
+}
