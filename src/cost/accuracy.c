@@ -46,7 +46,7 @@ void tp_cost_accuracy_of(const tp_device_model *d, tp_cost_accuracy *out) {
         out->under_pct = BENCH_T2_UNDER;
         out->over_pct = BENCH_T2_OVER;
         out->reference = "onnxruntime CPU, 2 threads, busiest thread's CPU time per run, "
-                         "held-out models (bench/accuracy on an AMD EPYC, AVX-512, 2026-11-26)";
+                         "held-out models (bench/accuracy on an AMD Zen 5 VM, AVX-512, 2026-11-26)";
         return;
     }
     out->models = BENCH_T1_MODELS;
@@ -54,5 +54,5 @@ void tp_cost_accuracy_of(const tp_device_model *d, tp_cost_accuracy *out) {
     out->under_pct = BENCH_T1_UNDER;
     out->over_pct = BENCH_T1_OVER;
     out->reference = "onnxruntime CPU, 1 thread, CPU time per run, held-out models "
-                     "(bench/accuracy on an AMD EPYC, AVX-512, 2026-11-26)";
+                     "(bench/accuracy on an AMD Zen 5 VM, AVX-512, 2026-11-26)";
 }

@@ -1,0 +1,19 @@
+/* The layout copies onnxruntime's CPU provider adds to a graph (internal to src/cost): its NCHWc
+ * transformer (level "all") keeps convolution chains in a channel-blocked layout and inserts a
+ * ReorderOutput where a blocked tensor is read by an operator that runs in plain NCHW (or is a
+ * graph output), and a ReorderInput where a blocked Conv reads a plain tensor. Each is a pass
+ * of its own over memory that no node of the model stands for (docs/cost.md, "Layout copies"). */
+#ifndef TP_COST_LAYOUT_COPIES_H
+#define TP_COST_LAYOUT_COPIES_H
+
+#include "tensorplan/cost.h"
+
+/* The copies of bound graph g with NCHWc channel block `block` (0: none), each as a memory
+ * pass (TP_COST_MEMORY, one launch, plain bytes on one side and the channels padded to the
+ * block on the other), for the caller to price: *out (*n_out entries, NULL when none) from g's
+ * allocator, freed with tp__layout_copies_free. TP_ERR_NOMEM, TP_ERR_UNBOUND, TP_ERR_OVERFLOW. */
+tp_status tp__layout_copies(const tp_graph *g, uint32_t block, tp_op_cost **out, uint32_t *n_out,
+                            tp_error *err);
+void tp__layout_copies_free(const tp_graph *g, tp_op_cost *copies, uint32_t n);
+
+#endif
