@@ -996,6 +996,54 @@ TP_TEST(graph_cost_fusion) {
     tp_graph_destroy(g);
 }
 
+/* onnxruntime's NCHWc layout copies: a blocked Conv reading a plain tensor of whole channel
+   blocks gets a ReorderInput, a plain reader (or a graph output) of a blocked tensor a
+   ReorderOutput; blocked copies pad the channels to the block (16 with AVX-512, 8 else). */
+TP_TEST(layout_copies_around_plain_ops) {
+    tp_graph *g = new_graph();
+    int64_t xs[] = {1, 16, 8, 8}, hs[] = {1, 24, 8, 8}, ys[] = {1, 32, 8, 8};
+    tp_node_id x = in(g, "x", TP_DTYPE_F32, 4, xs);
+    tp_node_id w1 = par(g, "w1", TP_DTYPE_F32, 4, (int64_t[]){24, 16, 3, 3});
+    tp_node_id w2 = par(g, "w2", TP_DTYPE_F32, 4, (int64_t[]){32, 24, 3, 3});
+    tp_node_id c1 =
+        op(g, conv_op(TP_OP_CONV, 3, 1, 1, 1, 1), (tp_node_id[]){x, w1}, 2, TP_DTYPE_F32, 4, hs);
+    tp_node_id r1 = op(g, (tp_op){.kind = TP_OP_UNARY, .sub = TP_UNARY_RELU}, (tp_node_id[]){c1}, 1,
+                       TP_DTYPE_F32, 4, hs);
+    tp_op sm = {.kind = TP_OP_SOFTMAX};
+    sm.attrs.axis.axis = 1;
+    tp_node_id s1 = op(g, sm, (tp_node_id[]){r1}, 1, TP_DTYPE_F32, 4, hs);
+    tp_node_id c2 =
+        op(g, conv_op(TP_OP_CONV, 3, 1, 1, 1, 1), (tp_node_id[]){s1, w2}, 2, TP_DTYPE_F32, 4, ys);
+    TP_CHECK_OK(tp_graph_mark_output(g, c2, err), err);
+    tp_device_model d = flat_model(1, 2);
+    d.runtime_node_ns = 0;
+    snprintf(d.gemm_impl, sizeof d.gemm_impl, "builtin-avx512");
+    tp_graph_cost gc;
+    /* block 16: x (16 channels) -> ReorderInput, 4096 + 4096 bytes; relu (24 channels, blocked
+       as 32) -> ReorderOutput for the softmax, 8192 + 6144; the second Conv (24 input channels,
+       neither under nor a multiple of 16) stays plain: no more copies */
+    TP_CHECK_OK(tp_graph_cost_compute(g, &d, NULL, NULL, &gc, err), err);
+    TP_CHECK_EQ_U64(gc.layout_copies, 2);
+    TP_CHECK_NEAR(gc.layout_ns, (8192.0 + 14336.0) / 2, 1e-6);
+    /* reported beside the total, not in it */
+    TP_CHECK_NEAR(gc.total_ns, gc.round_trip_ns + gc.nodes_ns + gc.readback_ns + gc.sync_ns, 1e-6);
+    tp_graph_cost_destroy(&gc);
+    /* block 8: the same two, and the second Conv (24 = 3 blocks) runs blocked: a ReorderInput
+       of the softmax (6144 + 6144) and a ReorderOutput of its graph output (8192 + 8192) */
+    snprintf(d.gemm_impl, sizeof d.gemm_impl, "builtin-avx2");
+    TP_CHECK_OK(tp_graph_cost_compute(g, &d, NULL, NULL, &gc, err), err);
+    TP_CHECK_EQ_U64(gc.layout_copies, 4);
+    TP_CHECK_NEAR(gc.layout_ns, (8192.0 + 12288.0 + 12288.0 + 16384.0) / 2, 1e-6);
+    tp_graph_cost_destroy(&gc);
+    /* not a CPU: no onnxruntime CPU layout */
+    d.kind = TP_DEVICE_GPU;
+    TP_CHECK_OK(tp_graph_cost_compute(g, &d, NULL, NULL, &gc, err), err);
+    TP_CHECK_EQ_U64(gc.layout_copies, 0);
+    TP_CHECK(gc.layout_ns == 0);
+    tp_graph_cost_destroy(&gc);
+    tp_graph_destroy(g);
+}
+
 /* A batch normalization of its own (after a concat) and its activation: one pass (onnxruntime's
    NCHWc BatchNormalization); a second activation or one after a shared BN is a pass of its own. */
 TP_TEST(graph_cost_fusion_batchnorm_activation) {
@@ -1080,6 +1128,7 @@ int main(void) {
     TP_RUN(gemm_trans_and_bias);
     TP_RUN(fused_matmul_bias_act);
     TP_RUN(conv_groups_dilation_transpose);
+    TP_RUN(layout_copies_around_plain_ops);
     TP_RUN(attention_grouped_kv);
     TP_RUN(memory_bound_ops);
     TP_RUN(per_element_counts);

@@ -282,14 +282,18 @@ TP_API tp_node_cost tp_node_cost_eval(const tp_device_model *d, tp_node_id id,
                                       const tp_op_cost *oc);
 
 typedef struct tp_graph_cost {
-    double total_ns;      /* round_trip + nodes + readback + sync */
-    double round_trip_ns; /* one per forward: device round trip + runtime per run */
-    double nodes_ns;      /* Σ node total_ns */
-    double readback_ns;   /* host_readback(unified) / readback_gbps */
-    double sync_ns;       /* sync_points × round_trip_ns */
-    uint64_t flops;       /* Σ node flops */
-    uint64_t bytes;       /* Σ node bytes */
-    uint32_t fused_nodes; /* nodes priced 0 as the epilogue of a GEMM-class kernel */
+    double total_ns;        /* round_trip + nodes + readback + sync */
+    double round_trip_ns;   /* one per forward: device round trip + runtime per run */
+    double nodes_ns;        /* Σ node total_ns */
+    double layout_ns;       /* CPU: onnxruntime's NCHWc layout copies (ReorderInput/Output), which
+                               no node of the graph stands for; 0 on other devices. Reported,
+                               not in total_ns (docs/cost.md, "Session 11") */
+    uint32_t layout_copies; /* how many such copies */
+    double readback_ns;     /* host_readback(unified) / readback_gbps */
+    double sync_ns;         /* sync_points × round_trip_ns */
+    uint64_t flops;         /* Σ node flops */
+    uint64_t bytes;         /* Σ node bytes */
+    uint32_t fused_nodes;   /* nodes priced 0 as the epilogue of a GEMM-class kernel */
     tp_io_profile io;
     uint32_t n_nodes;    /* entries in nodes (one per graph node; 0 when not requested) */
     tp_node_cost *nodes; /* owned; NULL when not requested */

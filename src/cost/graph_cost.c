@@ -7,6 +7,7 @@
 #include "core/mem.h"
 #include "cost/fusion.h"
 #include "cost/gemm_rate.h"
+#include "cost/layout_copies.h"
 
 /* onnxruntime's NCHWc channel block: 16 floats with AVX-512, else 8 */
 static uint64_t nchwc_block(const tp_device_model *d) {
@@ -190,6 +191,20 @@ done:
        was the calibration's two-thread ping-pong, 25-28 us in this VM, charged twice) */
     bool in_process = d->kind == TP_DEVICE_CPU && d->runtime_run_ns > 0;
     c->round_trip_ns = (in_process ? 0 : d->round_trip_ns) + d->runtime_run_ns;
+    /* onnxruntime's NCHWc layout copies (layout_copies.h): priced and reported, not in the total
+       (docs/cost.md, "Session 11": on the fitting set they made the prediction worse) */
+    if (d->kind == TP_DEVICE_CPU) {
+        tp_op_cost *copies;
+        uint32_t n_copies;
+        if ((s = tp__layout_copies(g, (uint32_t)nchwc_block(d), &copies, &n_copies, err)) != TP_OK)
+            return s;
+        for (uint32_t k = 0; k < n_copies; k++) {
+            tp_node_cost nc = eval(d, -1, &copies[k], 0); /* no weights */
+            c->layout_ns += nc.total_ns;
+        }
+        c->layout_copies = n_copies;
+        tp__layout_copies_free(g, copies, n_copies);
+    }
     c->readback_ns = (double)tp_io_host_readback_bytes(&c->io, d->unified) / d->readback_gbps;
     c->sync_ns = (double)c->io.sync_points * d->round_trip_ns;
     c->total_ns = c->round_trip_ns + c->nodes_ns + c->readback_ns + c->sync_ns;

@@ -71,9 +71,9 @@ tp_status tp_ort_exec_order_reorders(const tp_graph *g, const uint64_t *key, con
                                      tp_error *err);
 
 /* The buffers onnxruntime allocates for g's activations, after its fusions and with its NCHWc
- * layout (ortgraph/ort_xform.c), in its execution order, its planner's reuse applied (ort_trace.c): *out (of
- * *n_out) from g's allocator, free with tp_mem_free(alloc, *out, *cap_out * sizeof **out). block:
- * NCHWc channel block (16 on AVX-512, 8 on AVX2; 0 = no layout transformation). */
+ * layout (ortgraph/ort_xform.c), in its execution order, its planner's reuse applied (ort_trace.c):
+ * *out (of *n_out) from g's allocator, free with tp_mem_free(alloc, *out, *cap_out * sizeof **out).
+ * block: NCHWc channel block (16 on AVX-512, 8 on AVX2; 0 = no layout transformation). */
 tp_status tp_ort_trace_buffers(const tp_graph *g, const tp_liveness *l, uint32_t block,
                                tp_ort_buf **out, size_t *n_out, size_t *cap_out, tp_error *err);
 

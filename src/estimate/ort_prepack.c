@@ -71,7 +71,7 @@ static void count_uses(const tp_graph *g, uint32_t n, uint32_t *uses, uint32_t *
 }
 
 /* The index of the node that runs for MatMul m: a MatMul folded into its scaling is created
- * as the FusedMatMul at that scaling's position (ort_nchwc.c). */
+ * as the FusedMatMul at that scaling's position (ortgraph/ort_xform.c). */
 static uint64_t runner_key(const tp_graph *g, const tp_ort_xform *x, const uint64_t *key,
                            tp_node_id m) {
     if (!x->absorbed[m]) return key[m];

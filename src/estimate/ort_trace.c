@@ -1,5 +1,5 @@
 /* The buffers onnxruntime's CPU provider allocates for a graph's activations (see ort_arena.h):
- * the tensors of its optimized graph (ort_nchwc.c: fusions, NCHWc layout and its reorder
+ * the tensors of its optimized graph (ortgraph/ort_xform.c: fusions, NCHWc layout and its reorder
  * copies), their lifetimes in its execution order (ort_order.c), and its planner's reuse
  * (ort_plan.c). Modelled from onnxruntime 1.30's source, not copied.
  *

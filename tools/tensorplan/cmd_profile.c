@@ -126,6 +126,8 @@ static void print_json(const prof_args *a, const tp_graph *g, const tp_device_mo
     tp_json_kv_f64(&j, "total_ns", gc->total_ns);
     tp_json_kv_f64(&j, "round_trip_ns", gc->round_trip_ns);
     tp_json_kv_f64(&j, "nodes_ns", gc->nodes_ns);
+    tp_json_kv_f64(&j, "layout_ns", gc->layout_ns);
+    tp_json_kv_u64(&j, "layout_copies", gc->layout_copies);
     tp_json_kv_f64(&j, "readback_ns", gc->readback_ns);
     tp_json_kv_f64(&j, "sync_ns", gc->sync_ns);
     tp_json_kv_u64(&j, "flops", gc->flops);
@@ -219,6 +221,9 @@ static void print_text(const prof_args *a, const tp_graph *g, const tp_device_mo
            "%.1f us\n",
            gc->total_ns / 1e6, gc->round_trip_ns / 1e3, gc->nodes_ns / 1e3, gc->readback_ns / 1e3,
            gc->sync_ns / 1e3);
+    if (gc->layout_copies)
+        printf("# not in the total: onnxruntime's NCHWc layout copies, %u, %.1f us\n",
+               gc->layout_copies, gc->layout_ns / 1e3);
 }
 
 static int run(prof_args *a) {
