@@ -8,17 +8,15 @@ these models ran in onnxruntime.
 Run with Debian's /usr/bin/python3 (python3-torch, python3-torchvision, python3-onnx).
 Usage: export_heldout3.py [--out DIR] [NAME ...]   (default DIR .fixtures-local/heldout3)
 """
-import argparse
 import os
-import shutil
 import sys
 
-import onnx
 import torch
 import torch.nn as nn
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
 import export_models as em  # noqa: E402
+import heldout_export  # noqa: E402
 
 
 class Mlp(nn.Module):
@@ -106,28 +104,5 @@ def models():
     }
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-    ap.add_argument("--out", default=os.path.join(root, ".fixtures-local", "heldout3"))
-    ap.add_argument("names", nargs="*")
-    a = ap.parse_args()
-    os.makedirs(a.out, exist_ok=True)
-    torch.set_num_threads(1)
-    reg = models()
-
-    def one(n):
-        make, embedded = reg[n]
-        if em.export(n, make, a.out):
-            print("exported", n, flush=True)
-        if embedded and not os.path.exists(os.path.join(a.out, n + "_embedded.onnx")):
-            base = os.path.join(a.out, n)
-            onnx.save(onnx.load(base + ".onnx"), base + "_embedded.onnx", save_as_external_data=False)
-            shutil.copy(base + ".inputs.json", base + "_embedded.inputs.json")
-            print("embedded", n, flush=True)
-
-    return em.export_each(a.names or list(reg), one)
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(heldout_export.run(models, "heldout3"))

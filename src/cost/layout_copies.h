@@ -2,7 +2,8 @@
  * transformer (level "all") keeps convolution chains in a channel-blocked layout and inserts a
  * ReorderOutput where a blocked tensor is read by an operator that runs in plain NCHW (or is a
  * graph output), and a ReorderInput where a blocked Conv reads a plain tensor. Each is a pass
- * of its own over memory that no node of the model stands for (docs/cost.md, "Layout copies"). */
+ * of its own over memory that no node of the model stands for (docs/cost.md, "Session 11", **Layout
+ * copies**). */
 #ifndef TP_COST_LAYOUT_COPIES_H
 #define TP_COST_LAYOUT_COPIES_H
 
