@@ -192,8 +192,9 @@ done:
     bool in_process = d->kind == TP_DEVICE_CPU && d->runtime_run_ns > 0;
     c->round_trip_ns = (in_process ? 0 : d->round_trip_ns) + d->runtime_run_ns;
     /* onnxruntime's NCHWc layout copies (layout_copies.h): priced and reported, not in the total
-       (docs/cost.md, "Session 11": on the fitting set they made the prediction worse) */
-    if (d->kind == TP_DEVICE_CPU) {
+       (docs/cost.md, "Session 11": on the fitting set they made the prediction worse); only for
+       the breakdown (c->nodes), never in the total-only path the searches call */
+    if (d->kind == TP_DEVICE_CPU && c->nodes) {
         tp_op_cost *copies;
         uint32_t n_copies;
         if ((s = tp__layout_copies(g, (uint32_t)nchwc_block(d), &copies, &n_copies, err)) != TP_OK)
