@@ -14,6 +14,7 @@
 #include "cost/cpu_pool.h"
 #include "cost/gemm_kernels.h"
 #include "cost/gemm_split.h"
+#include "cost/int8_dot.h"
 #include "tensorplan/cost.h"
 
 static tp_error err_storage;
@@ -69,6 +70,7 @@ static tp_device_model sample(void) {
     d.dwconv_gflops = 21.5;
     d.gemm_stream_gbps = 27.5;
     d.norm_gbps = 11.25;
+    d.int8_dot_gops = 61.5;
     d.barrier_ns = 350;
     d.wake_ns = 9500;
     d.resize_gbps = 3.25;
@@ -242,6 +244,14 @@ TP_TEST(quick_calibration_and_cache) {
     unlink(qpath);
     TP_CHECK_OK(tp_calibrate_cpu_cached(&o, &again, &info, err), err);
     TP_CHECK(!info.from_cache && again.norm_gbps > 0);
+    /* and one without the int8 dot rate */
+    full.norm_gbps = 9;
+    full.int8_dot_gops = 0;
+    TP_CHECK_OK(tp_device_model_save(&full, key, path, err), err);
+    unlink(qpath);
+    TP_CHECK_OK(tp_calibrate_cpu_cached(&o, &again, &info, err), err);
+    TP_CHECK(!info.from_cache && again.int8_dot_gops > 0 && isfinite(again.int8_dot_gops));
+    TP_CHECK(info.int8_kernel[0] != '\0');
 }
 
 /* Waking a sleeping thread: nothing to wake for one thread; a positive, finite figure for two,
@@ -474,6 +484,63 @@ TP_TEST(gemm_split_covers_the_product) {
     printf("  %u splits exact (%u by columns)\n", checked, column_splits);
 }
 
+/* Every int8 block-dot kernel this CPU can run equals the exact product (integer sums of the
+ * blocks are exact; the float accumulation is checked to a relative 1e-5), on shapes that hit
+ * the edges of the register blocks (rows and weight rows not multiples of 4, a split range),
+ * with the extreme values -127 and 127. */
+TP_TEST(int8_dot_kernels_match_exact) {
+    tp_cpu_features f;
+    tp_cpu_features_detect(&f);
+    tp_int8_dot_fn fns[3];
+    const char *names[3];
+    uint32_t nk = tp_int8_dot_kernels(&f, fns, names);
+    TP_CHECK(nk >= 1 && nk <= 3);
+    TP_CHECK_STR(names[nk - 1], "int8-generic");
+    const uint32_t shapes[][3] = {{1, 32, 1}, {5, 64, 7}, {8, 96, 16}, {13, 256, 9}, {64, 128, 33}};
+    for (uint32_t t = 0; t < nk; t++)
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+            uint32_t m = shapes[s][0], k = shapes[s][1], n = shapes[s][2], nb = k / TP_Q8_BLOCK;
+            int8_t *a = malloc((size_t)m * k), *w = malloc((size_t)n * k);
+            float *sa = malloc(sizeof(float) * m * nb), *sw = malloc(sizeof(float) * n * nb);
+            float *c = malloc(sizeof(float) * m * n);
+            TP_CHECK(a && w && sa && sw && c);
+            if (!a || !w || !sa || !sw || !c) {
+                free(a), free(w), free(sa), free(sw), free(c);
+                return;
+            }
+            for (uint32_t i = 0; i < m * k; i++)
+                a[i] = (int8_t)(i % 5 == 0 ? -127 : (int)((i * 37u) % 255u) - 127);
+            for (uint32_t i = 0; i < n * k; i++)
+                w[i] = (int8_t)(i % 7 == 0 ? 127 : (int)((i * 53u) % 255u) - 127);
+            for (uint32_t i = 0; i < m * nb; i++)
+                sa[i] = 0.5f + 0.125f * (float)(i % 3);
+            for (uint32_t i = 0; i < n * nb; i++)
+                sw[i] = 0.25f + 0.0625f * (float)(i % 5);
+            tp_int8_dot_job j = {a, sa, w, sw, c, m, k, n};
+            /* two weight-row ranges, as two threads would run them */
+            fns[t](&j, 0, n / 2);
+            fns[t](&j, n / 2, n);
+            double worst = 0;
+            for (uint32_t i = 0; i < m; i++)
+                for (uint32_t q = 0; q < n; q++) {
+                    double ref = 0;
+                    for (uint32_t b = 0; b < nb; b++) {
+                        long long dot = 0;
+                        for (uint32_t e = 0; e < TP_Q8_BLOCK; e++)
+                            dot += (long long)a[i * k + b * TP_Q8_BLOCK + e] *
+                                   w[q * k + b * TP_Q8_BLOCK + e];
+                        ref += (double)sa[i * nb + b] * (double)sw[q * nb + b] * (double)dot;
+                    }
+                    double e = fabs(ref - (double)c[i * n + q]) / (fabs(ref) + 1.0);
+                    if (e > worst) worst = e;
+                }
+            if (worst > 1e-5)
+                fprintf(stderr, "%s at %ux%ux%u: relative error %g\n", names[t], m, k, n, worst);
+            TP_CHECK(worst <= 1e-5);
+            free(a), free(w), free(sa), free(sw), free(c);
+        }
+}
+
 int main(void) {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/tp-calib-XXXXXX");
     if (!mkdtemp(tmpdir)) {
@@ -484,6 +551,7 @@ int main(void) {
     TP_RUN(model_file_round_trip);
     TP_RUN(cpu_features_match_cpuinfo);
     TP_RUN(gemm_kernels_match_naive);
+    TP_RUN(int8_dot_kernels_match_exact);
     TP_RUN(gemm_split_covers_the_product);
     TP_RUN(quick_calibration_and_cache);
     TP_RUN(wake_up);

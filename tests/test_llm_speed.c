@@ -106,6 +106,44 @@ TP_TEST(threads_pay_a_barrier_per_node) {
     tp_registry_destroy(r);
 }
 
+/* A measured int8 dot rate prices the prefill GEMMs of quantized weights (twice the rate: half
+   the GEMM time) and says so in the kernel line; f16 weights keep the f32 GEMM curve; without the
+   rate (catalog, default, an older cache) quantized weights fall back to it too. */
+TP_TEST(quantized_prefill_follows_the_int8_dot_rate) {
+    tp_registry *q, *h;
+    tp_error err;
+    TP_CHECK(tp_registry_create(NULL, &q, &err) == TP_OK);
+    TP_CHECK(tp_registry_create(NULL, &h, &err) == TP_OK);
+    add(q, "output.weight", 256, 1000, 0, TP_DTYPE_Q4_0);
+    add(q, "blk.0.ffn_up.weight", 256, 512, 0, TP_DTYPE_Q4_0);
+    add(h, "output.weight", 256, 1000, 0, TP_DTYPE_F16);
+    add(h, "blk.0.ffn_up.weight", 256, 512, 0, TP_DTYPE_F16);
+    tp_llm_config c;
+    config(&c, 0);
+    tp_device_model cpu;
+    tp_device_model_default(TP_DEVICE_CPU, &cpu);
+    cpu.source = TP_SOURCE_MEASURED;
+    cpu.threads = 1;
+    cpu.mem_gbps = 1e6; /* the GEMMs, not the weight reads, bound the prefill */
+    tp_llm_speed none, r50, r100, f50, f100;
+    TP_CHECK_OK(tp_llm_speed_predict(&c, q, &cpu, NULL, &none, &err), &err);
+    cpu.int8_dot_gops = 50;
+    TP_CHECK_OK(tp_llm_speed_predict(&c, q, &cpu, NULL, &r50, &err), &err);
+    TP_CHECK_OK(tp_llm_speed_predict(&c, h, &cpu, NULL, &f50, &err), &err);
+    cpu.int8_dot_gops = 100;
+    TP_CHECK_OK(tp_llm_speed_predict(&c, q, &cpu, NULL, &r100, &err), &err);
+    TP_CHECK_OK(tp_llm_speed_predict(&c, h, &cpu, NULL, &f100, &err), &err);
+    TP_CHECK(r50.prefill_gemm_ns > 0);
+    TP_CHECK_NEAR(r100.prefill_gemm_ns, r50.prefill_gemm_ns / 2, 1e-9 * r50.prefill_gemm_ns);
+    TP_CHECK(r50.prefill_gemm_ns != none.prefill_gemm_ns);
+    TP_CHECK_CONTAINS(r50.kernel, "int8 dot");
+    TP_CHECK(strstr(none.kernel, "int8 dot") == NULL);
+    TP_CHECK_NEAR(f100.prefill_gemm_ns, f50.prefill_gemm_ns, 1e-12 * f50.prefill_gemm_ns);
+    TP_CHECK(strstr(f50.kernel, "int8 dot") == NULL);
+    tp_registry_destroy(q);
+    tp_registry_destroy(h);
+}
+
 TP_TEST(tied_embedding_is_the_output_and_gpus_have_no_band) {
     tp_registry *r;
     tp_error err;
@@ -151,6 +189,7 @@ TP_TEST(errors) {
 int main(void) {
     TP_RUN(moe_reads_only_the_used_experts);
     TP_RUN(threads_pay_a_barrier_per_node);
+    TP_RUN(quantized_prefill_follows_the_int8_dot_rate);
     TP_RUN(tied_embedding_is_the_output_and_gpus_have_no_band);
     TP_RUN(errors);
     return tp_test_finish();

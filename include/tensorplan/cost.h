@@ -211,6 +211,12 @@ typedef struct tp_device_model {
     double dwconv_gflops; /* 3×3 depthwise convolution, channel-blocked (NCHWc) kernel */
     double resize_gbps;   /* bilinear 2× resize, bytes read + written per ns */
     double norm_gbps;     /* row normalization (LayerNorm), bytes read + written per ns */
+    /* int8 block-dot products (blocks of 32 signed bytes with a float scale each, the arithmetic
+     * of a quantized LLM's prefill on a CPU: src/cost/int8_dot.h), 2 ops per multiply-add per
+     * ns with `threads` threads, on this CPU's integer dot-product instructions (AVX-512 VNNI,
+     * AVX2, else plain C); 0 = not measured (catalog, default, older caches). LLM prefill of
+     * quantized weights is priced from it (docs/estimate.md, "Throughput"). */
+    double int8_dot_gops;
     /* Bandwidth of a pass whose data fits the caches: the triad over cache_bytes (read +
      * written) runs at cache_gbps; mem_gbps was measured over mem_set_bytes. 0 = not
      * measured (every pass at mem_gbps). tp_device_mem_gbps interpolates between them. */
@@ -386,6 +392,7 @@ typedef struct tp_calib_info {
     char builtin_kernel[TP_DEVICE_NAME_CAP]; /* "builtin-avx512", ... */
     char blas_name[TP_DEVICE_NAME_CAP];      /* "openblas", "" when none */
     char blas_core[TP_DEVICE_NAME_CAP];      /* OpenBLAS's own core name ("Haswell"), "" */
+    char int8_kernel[TP_DEVICE_NAME_CAP];    /* the int8 dot kernel measured ("int8-avx2"), "" */
 } tp_calib_info;
 
 /* Measure this CPU now: f32 GEMM at small and large square shapes and at

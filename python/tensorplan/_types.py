@@ -423,6 +423,7 @@ class DeviceModel:
     wake_ns: float  # waking one sleeping pool thread, caller's side (0: one thread / not measured)
     gemm_stream_gbps: float  # weight bytes/ns a few-row GEMM streams from memory (0: not measured)
     norm_gbps: float  # row normalization (LayerNorm) bytes read + written per ns (0: not measured)
+    int8_dot_gops: float  # int8 block-dot products, 2 ops per multiply-add per ns (0: not measured)
     unified: bool
     threads: int
     memory_bytes: int

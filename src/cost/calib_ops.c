@@ -9,6 +9,7 @@
 
 #include "core/mem.h"
 #include "cost/gemm_kernels.h"
+#include "cost/int8_dot.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define TP_HAVE_X86_DW 1
@@ -333,7 +334,47 @@ static double measure_weight_stream(tp_pool *pool, tp_cpu_isa isa, bool quick) {
     return cold > hot + 1e-6 ? 1.0 / (cold - hot) : TP_STREAM_FREE_GBPS;
 }
 
-void tp_calib_measure_op_rates(tp_pool *pool, tp_cpu_isa isa, bool quick, tp_calib_op_rates *out) {
+/* The int8 block-dot problem: 64 activation rows (a prefill ubatch's share) against 256 weight
+   rows of 2048 (0.5 MiB of int8, in L2), the weight rows split across the pool's threads as
+   llama.cpp splits a matrix's rows. */
+enum { Q8_M = 64, Q8_N = 256, Q8_K = 2048, Q8_RN = 4 };
+
+typedef struct q8_run {
+    tp_int8_dot_job job;
+    tp_int8_dot_fn fn;
+} q8_run;
+
+static void q8_part(void *ctx, uint32_t part, uint32_t parts) {
+    const q8_run *r = ctx;
+    uint32_t groups = r->job.n / Q8_RN;
+    uint32_t g0 = groups * part / parts, g1 = groups * (part + 1) / parts;
+    if (g1 > g0) r->fn(&r->job, g0 * Q8_RN, g1 * Q8_RN);
+}
+
+static double measure_int8_dot(tp_pool *pool, const tp_cpu_features *feat, int trials,
+                               double min_ns, const char **kernel) {
+    size_t na = (size_t)Q8_M * Q8_K, nw = (size_t)Q8_N * Q8_K, nb = Q8_K / TP_Q8_BLOCK;
+    size_t floats = (Q8_M + Q8_N) * nb + (size_t)Q8_M * Q8_N;
+    size_t bytes = na + nw + floats * sizeof(float) + 64;
+    unsigned char *raw = tp_mem_alloc(NULL, bytes);
+    if (!raw) return 0;
+    float *f = (float *)(raw + (64 - (uintptr_t)raw % 64) % 64); /* scales and C first */
+    int8_t *a = (int8_t *)(f + floats), *w = a + na;
+    for (size_t i = 0; i < floats; i++)
+        f[i] = 0.01f * (float)(i % 13);
+    for (size_t i = 0; i < na + nw; i++) /* q8_0 values lie in [-127, 127] */
+        a[i] = (int8_t)((int)(i * 37u % 255u) - 127);
+    q8_run r = {{a, f, w, f + Q8_M * nb, f + (Q8_M + Q8_N) * nb, Q8_M, Q8_K, Q8_N},
+                tp_int8_dot_kernel_for(feat, kernel)};
+    double ops = 2.0 * Q8_M * (double)Q8_N * Q8_K;
+    double rate = op_bench(pool, false, q8_part, &r, ops, trials, min_ns);
+    tp_mem_free(NULL, raw, bytes);
+    return rate;
+}
+
+void tp_calib_measure_op_rates(tp_pool *pool, const tp_cpu_features *feat, bool quick,
+                               tp_calib_op_rates *out) {
+    tp_cpu_isa isa = feat->isa;
     memset(out, 0, sizeof *out);
     double start = tp_now_ns();
     int trials = quick ? 2 : 6; /* best of several short trials: robust to neighbours */
@@ -374,5 +415,6 @@ void tp_calib_measure_op_rates(tp_pool *pool, tp_cpu_isa isa, bool quick, tp_cal
         tp_mem_free(NULL, lb, lfloats * sizeof(float));
     }
     out->gemm_stream_gbps = measure_weight_stream(pool, isa, quick);
+    out->int8_dot_gops = measure_int8_dot(pool, feat, trials, min_ns, &out->int8_kernel);
     out->elapsed_ms = (tp_now_ns() - start) / 1e6;
 }

@@ -17,14 +17,20 @@ typedef struct tp_calib_op_rates {
     /* weight bytes per ns that a 16-row GEMM streams from memory on top of its arithmetic
        (packed weight panels beyond the caches against the same in cache) */
     double gemm_stream_gbps;
-    double norm_gbps;  /* row normalization (LayerNorm, 768 wide), bytes read + written per ns */
+    double norm_gbps; /* row normalization (LayerNorm, 768 wide), bytes read + written per ns */
+    /* int8 block-dot GEMM (int8_dot.h: 64 rows × 256 weight rows × 2048, in cache), 2 ops per
+       multiply-add per ns, on every thread of the pool; and the kernel that ran it */
+    double int8_dot_gops;
+    const char *int8_kernel;
     double elapsed_ms; /* wall time the benchmarks took */
 } tp_calib_op_rates;
 
 /* Measure the rates on `pool` (its thread count), timed by CPU time like the GEMM
- * benchmarks (one thread: the thread's; several: the pool's busy time). `isa` picks the
- * vectorised depthwise kernel (AVX-512, AVX2+FMA, else GCC vector extensions). quick:
- * shorter trials. Fields that could not be measured (out of memory) are 0. */
-void tp_calib_measure_op_rates(tp_pool *pool, tp_cpu_isa isa, bool quick, tp_calib_op_rates *out);
+ * benchmarks (one thread: the thread's; several: the pool's busy time). `feat` picks the
+ * vectorised depthwise kernel (AVX-512, AVX2+FMA, else GCC vector extensions) and the int8
+ * kernel (AVX-512 VNNI, AVX2, else plain C). quick: shorter trials. Fields that could not be
+ * measured (out of memory) are 0. */
+void tp_calib_measure_op_rates(tp_pool *pool, const tp_cpu_features *feat, bool quick,
+                               tp_calib_op_rates *out);
 
 #endif

@@ -298,8 +298,26 @@ static double bench_gemm_mkn(const bench_ctx *bc, uint32_t m, uint32_t k, uint32
     return best;
 }
 
-static double bench_gemm(const bench_ctx *bc, uint32_t d, float *a, float *b, float *c) {
-    return bench_gemm_mkn(bc, d, d, d, a, b, c);
+/* Best-of-trials curve of one implementation, the trials interleaved: round after round, one
+   trial of every shape. A slow window of the machine (another process, a neighbour on the host)
+   then costs one trial of each shape rather than every trial of one: with the trials back to
+   back, two-thread calibrations minutes apart measured OpenBLAS's 1024³ at 126, 132, 207 and 224
+   GFLOP/s on the session-12 Intel host (docs/cost.md, "Session 12"). The built-in kernel and a
+   BLAS are measured one after the other, not interleaved with each other: OpenBLAS's threads
+   keep spinning for a while after a call and would slow the built-in kernel's pool.
+   `m` NULL: square shapes dims[i]³; else m[i] rows by dmax × dmax. */
+static void bench_curve(const bench_ctx *bc, const uint32_t *dims, const uint32_t *m, uint32_t n,
+                        uint32_t dmax, float *a, float *b, float *c, double *out) {
+    bench_ctx one = *bc;
+    one.trials = 1;
+    for (uint32_t i = 0; i < n; i++)
+        out[i] = 0;
+    for (int t = 0; t < bc->trials; t++)
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t rows = m ? m[i] : dims[i], kn = m ? dmax : dims[i];
+            double r = bench_gemm_mkn(&one, rows, kn, kn, a, b, c);
+            if (r > out[i]) out[i] = r;
+        }
 }
 
 /* Check a built-in kernel against a naive product on ragged shapes (edges of every
@@ -475,18 +493,14 @@ tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_c
     fill(b, mat);
     bench_ctx bc = {&pool, NULL, rows, feat.isa, o->quick ? 8e6 : 30e6, o->quick ? 2 : 6, true};
 
-    /* GEMM: built-in kernel, then a run-time BLAS if present; keep the faster. */
+    /* GEMM: the built-in kernel, then a run-time BLAS if present; keep the faster. */
     double builtin[8] = {0}, blas_g[8] = {0};
-    for (uint32_t i = 0; i < n_dims; i++)
-        builtin[i] = bench_gemm(&bc, dims[i], a, b, c);
+    bench_curve(&bc, dims, NULL, n_dims, dmax, a, b, c, builtin);
     blas_lib bl;
     bool have_blas = !o->no_blas && blas_open(&bl, threads);
-    if (have_blas) {
-        bench_ctx bb = bc;
-        bb.blas = &bl;
-        for (uint32_t i = 0; i < n_dims; i++)
-            blas_g[i] = bench_gemm(&bb, dims[i], a, b, c);
-    }
+    bench_ctx bb = bc;
+    bb.blas = have_blas ? &bl : NULL;
+    if (have_blas) bench_curve(&bb, dims, NULL, n_dims, dmax, a, b, c, blas_g);
     /* the implementation that is faster on the largest shape */
     bool use_blas = have_blas && blas_g[n_dims - 1] > builtin[n_dims - 1];
     d.n_gemm = n_dims;
@@ -506,13 +520,12 @@ tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_c
     /* skinny shapes with the chosen implementation */
     {
         const uint32_t *sk = o->quick ? quick_skinny : full_skinny;
-        bench_ctx bs = bc;
-        bs.blas = use_blas ? &bl : NULL;
+        double rates[4] = {0};
+        bench_curve(use_blas ? &bb : &bc, sk, sk, o->quick ? 3 : 4, dmax, a, b, c, rates);
         d.n_skinny = o->quick ? 3 : 4;
         for (uint32_t i = 0; i < d.n_skinny; i++) {
             d.skinny[i].dim = sk[i];
-            d.skinny[i].gflops = bench_gemm_mkn(&bs, sk[i], dmax, dmax, a, b, c);
-            if (!(d.skinny[i].gflops > 0)) d.skinny[i].gflops = 1e-3;
+            d.skinny[i].gflops = rates[i] > 0 ? rates[i] : 1e-3;
         }
     }
     if (have_blas) dlclose(bl.handle);
@@ -555,11 +568,12 @@ tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_c
 
     /* Op classes the GEMM curve and the triad do not describe (src/cost/calib_ops.c). */
     tp_calib_op_rates rates;
-    tp_calib_measure_op_rates(&pool, feat.isa, o->quick, &rates);
+    tp_calib_measure_op_rates(&pool, &feat, o->quick, &rates);
     d.dwconv_gflops = rates.dwconv_gflops;
     d.resize_gbps = rates.resize_gbps;
     d.gemm_stream_gbps = rates.gemm_stream_gbps;
     d.norm_gbps = rates.norm_gbps;
+    d.int8_dot_gops = rates.int8_dot_gops;
 
     /* Overheads: fork/join of the pool (dispatch) and a two-thread ping-pong. */
     d.dispatch_ns = bench_dispatch(&pool, o->quick ? 9 : 31);
@@ -585,6 +599,8 @@ tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_c
         info->peak_gflops = derive_peak_gflops(threads);
         info->isa = feat.isa;
         info->builtin_gflops = builtin[n_dims - 1];
+        if (rates.int8_kernel)
+            snprintf(info->int8_kernel, sizeof info->int8_kernel, "%s", rates.int8_kernel);
         info->blas_gflops = have_blas ? blas_g[n_dims - 1] : 0;
         snprintf(info->builtin_kernel, sizeof info->builtin_kernel, "%s", kname);
         snprintf(info->blas_name, sizeof info->blas_name, "%s", have_blas ? bl.name : "");
@@ -620,8 +636,8 @@ static bool load_cached(const char *path, const char *key, tp_device_model *out)
     if (tp_device_model_load(path, key, &d, NULL) != TP_OK || !(d.dwconv_gflops > 0)) return false;
     if (d.threads > 1 && (!(d.barrier_ns > 0) || !(d.wake_ns > 0)))
         return false; /* measured before barrier_ns or wake_ns */
-    if (!(d.gemm_stream_gbps > 0) || !(d.norm_gbps > 0))
-        return false; /* measured before the weight stream and the normalization rate */
+    if (!(d.gemm_stream_gbps > 0) || !(d.norm_gbps > 0) || !(d.int8_dot_gops > 0))
+        return false; /* measured before the weight stream, normalization or int8 rates */
     *out = d;
     return true;
 }

@@ -29,16 +29,24 @@
  * stopped. f16 decode is bound by the bytes it reads: its arithmetic factor is large and says
  * little.
  * docs/estimate.md has the table and the held-out errors. */
+#define TP_IPP_Q8_0 0.89
+#define TP_IPP_Q4_0 1.10
 typedef struct type_rate {
     tp_dtype type;
     double dec, pp;
+    /* prefill GEMM flops per ns per calibrated int8 block-dot GOP/s (tp_device_model.
+       int8_dot_gops), for the quantized types: their prefill runs on integer dot products, whose
+       rate relative to an f32 GEMM is a property of the microarchitecture (pp, fitted on the Zen 5
+       VM, was 1.6-2.0x too fast on the session-12 Cascade Lake host); 0: priced by pp × G.
+       Fitted on this host's fit set (docs/estimate.md, "Session 12"). */
+    double ipp;
 } type_rate;
 
 static const type_rate cpu_rates[] = {
-    {TP_DTYPE_F32, 0.8985, 0.3322},
-    {TP_DTYPE_F16, 1.228, 0.3627},
-    {TP_DTYPE_Q8_0, 0.1235, 0.6137},
-    {TP_DTYPE_Q4_0, 0.3577, 1.112},
+    {TP_DTYPE_F32, 0.8985, 0.3322, 0},
+    {TP_DTYPE_F16, 1.228, 0.3627, 0},
+    {TP_DTYPE_Q8_0, 0.1235, 0.6137, TP_IPP_Q8_0},
+    {TP_DTYPE_Q4_0, 0.3577, 1.112, TP_IPP_Q4_0},
 };
 /* Prefill of MoE expert tensors: llama.cpp's mul_mat_id multiplies each expert by the tokens
  * routed to it (gathered rows, one GEMM per expert): its rate per flop relative to a dense GEMM
@@ -248,7 +256,9 @@ static double gemm_rate(const tp_device_model *d, tp_dtype t, double m, double k
     if (is_gpu(d)) /* llama.cpp's GPU backends run large batches on f16 tensor paths */
         return tp_device_gemm_gflops(d, TP_DTYPE_F16, mm, kk, nn);
     bool borrowed;
-    return large_gemm(d) * rate_for(t, &borrowed)->pp;
+    const type_rate *r = rate_for(t, &borrowed);
+    if (r->ipp > 0 && d->int8_dot_gops > 0) return r->ipp * d->int8_dot_gops;
+    return large_gemm(d) * r->pp;
 }
 
 /* One ubatch of t tokens after `past` tokens. */
@@ -307,10 +317,17 @@ static void describe(const tp_llm_config *c, const tp_device_model *d, tp_dtype 
     }
     bool borrowed;
     const type_rate *r = rate_for(t, &borrowed);
-    snprintf(s->kernel, sizeof s->kernel,
-             "llama.cpp cpu %s kernel%s%s: decode %.3f, prefill %.2f x f32 GEMM (fitted)",
-             tp_dtype_name(t), borrowed ? " as " : "", borrowed ? tp_dtype_name(r->type) : "",
-             r->dec, r->pp);
+    if (r->ipp > 0 && d->int8_dot_gops > 0)
+        snprintf(s->kernel, sizeof s->kernel,
+                 "llama.cpp cpu %s kernel%s%s: decode %.3f x f32 GEMM, prefill %.2f x int8 dot "
+                 "%.1f GOP/s (fitted)",
+                 tp_dtype_name(t), borrowed ? " as " : "", borrowed ? tp_dtype_name(r->type) : "",
+                 r->dec, r->ipp, d->int8_dot_gops);
+    else
+        snprintf(s->kernel, sizeof s->kernel,
+                 "llama.cpp cpu %s kernel%s%s: decode %.3f, prefill %.2f x f32 GEMM (fitted)",
+                 tp_dtype_name(t), borrowed ? " as " : "", borrowed ? tp_dtype_name(r->type) : "",
+                 r->dec, r->pp);
     snprintf(s->basis, sizeof s->basis,
              "%s %.24s, %u thread(s): f32 GEMM %.1f GFLOP/s (%.32s), %.1f GB/s",
              tp_model_source_name(d->source), d->name, d->threads ? d->threads : 1, large_gemm(d),

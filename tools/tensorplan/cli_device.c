@@ -218,6 +218,7 @@ void tp_cli_json_device(tp_json *j, const tp_device_model *m) {
     tp_json_kv_f64(j, "wake_ns", m->wake_ns);
     tp_json_kv_f64(j, "gemm_stream_gbps", m->gemm_stream_gbps);
     tp_json_kv_f64(j, "norm_gbps", m->norm_gbps);
+    tp_json_kv_f64(j, "int8_dot_gops", m->int8_dot_gops);
     tp_json_kv_bool(j, "unified", m->unified);
     tp_json_kv_u64(j, "threads", m->threads);
     tp_json_kv_u64(j, "memory_bytes", m->memory_bytes);
@@ -264,6 +265,7 @@ void tp_cli_print_device(FILE *f, const tp_device_model *m) {
         if (m->norm_gbps > 0) fprintf(f, ", layer norm %.2f GB/s", m->norm_gbps);
         if (m->gemm_stream_gbps > 0 && m->gemm_stream_gbps < TP_STREAM_FREE_GBPS)
             fprintf(f, ", GEMM weight stream %.1f GB/s", m->gemm_stream_gbps);
+        if (m->int8_dot_gops > 0) fprintf(f, ", int8 block dot %.1f GOP/s", m->int8_dot_gops);
         fprintf(f, "\n");
     }
     fprintf(f, "  overheads    dispatch %.0f ns, round trip %.0f ns", m->dispatch_ns,
