@@ -322,8 +322,9 @@ int main(int argc, char **argv) {
            dev.mem_gbps, dev.dwconv_gflops, dev.resize_gbps, dev.dispatch_ns, dev.round_trip_ns,
            info.from_cache ? " (cached)" : "");
     if (!info.from_cache)
-        printf("# calibration took %.0f ms (op-class micro-benchmarks %.0f ms)\n", info.elapsed_ms,
-               info.op_rates_ms);
+        printf("# calibration took %.0f ms (op-class micro-benchmarks %.0f ms); reference kernel "
+               "%.1f -> %.1f GFLOP/s at start / end\n",
+               info.elapsed_ms, info.op_rates_ms, info.steady_start_gflops, info.steady_end_gflops);
     printf("# model\tnodes\tkernels\tGFLOP\tpred_ms\tgemm_ms\tmem_ms\tdisp_ms\tmedian_ms\tmin_"
            "ms\tcpu_ms\tbusy_ms\terr\tset\n");
     for (int i = 0; i < n; i++) {

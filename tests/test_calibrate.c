@@ -188,6 +188,9 @@ TP_TEST(quick_calibration_and_cache) {
     o.force = true;
     TP_CHECK_OK(tp_calibrate_cpu_cached(&o, &again, &info, err), err);
     TP_CHECK(!info.from_cache);
+    /* the reference kernel at both ends of a measurement; none from a cache */
+    TP_CHECK(info.steady_start_gflops > 0 && isfinite(info.steady_start_gflops));
+    TP_CHECK(info.steady_end_gflops > 0 && isfinite(info.steady_end_gflops));
     /* a full calibration in the cache serves quick requests too */
     char model[128], dir[300], path[512], key[256];
     tp_cpu_model_name(model, sizeof model);
@@ -201,6 +204,7 @@ TP_TEST(quick_calibration_and_cache) {
     o.threads = 2;
     TP_CHECK_OK(tp_calibrate_cpu_cached(&o, &again, &info, err), err);
     TP_CHECK(info.from_cache && !info.quick);
+    TP_CHECK(info.steady_start_gflops == 0 && info.steady_end_gflops == 0);
     TP_CHECK_STR(info.cache_path, path);
     /* the runtime's overheads are not cached: a loaded model gets them like a measured one */
     TP_CHECK(again.runtime_node_ns > 0 && again.runtime_run_ns > 0);

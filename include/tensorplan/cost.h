@@ -393,7 +393,16 @@ typedef struct tp_calib_info {
     char blas_name[TP_DEVICE_NAME_CAP];      /* "openblas", "" when none */
     char blas_core[TP_DEVICE_NAME_CAP];      /* OpenBLAS's own core name ("Haswell"), "" */
     char int8_kernel[TP_DEVICE_NAME_CAP];    /* the int8 dot kernel measured ("int8-avx2"), "" */
+    /* One reference kernel's rate (the built-in 64³ GEMM on one thread, GFLOP/s) when the
+     * measurement started and when it ended (0 when not measured: a cached run). On a shared
+     * host a core's speed can move by 40 % for minutes; figures whose two ends differ by more
+     * than TP_CALIB_UNSTEADY_PCT were measured while the machine changed speed. */
+    double steady_start_gflops, steady_end_gflops;
 } tp_calib_info;
+
+/* The change of the reference kernel's rate (percent) beyond which `calibrate` warns that the
+ * machine changed speed while it was measured. */
+#define TP_CALIB_UNSTEADY_PCT 10.0
 
 /* Measure this CPU now: f32 GEMM at small and large square shapes and at
  * skinny shapes (OpenBLAS/BLAS cblas_sgemm loaded at run time when present and

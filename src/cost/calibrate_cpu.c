@@ -442,6 +442,18 @@ static void set_runtime_overheads(tp_device_model *d) {
     d->runtime_run_ns = ORT_RUN_NS;
 }
 
+/* The rate of one reference kernel (the built-in 64³ GEMM in batches on the calling thread, best
+   of 3 short trials by CPU time), taken when the calibration starts and when it ends: on a
+   shared host a core's speed can change by 40 % for minutes (other tenants), which CPU time does
+   not hide; a calibration whose two figures differ says so (tp_calib_info.steady_*). */
+static double reference_rate(const bench_ctx *bc, float *a, float *b, float *c) {
+    bench_ctx r = *bc;
+    r.trials = 3;
+    r.min_ns = 10e6;
+    r.blas = NULL;
+    return bench_gemm_mkn(&r, 64, 64, 64, a, b, c);
+}
+
 tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_calib_info *info,
                            tp_error *err) {
     tp_calib_options def;
@@ -492,6 +504,7 @@ tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_c
     fill(a, mat);
     fill(b, mat);
     bench_ctx bc = {&pool, NULL, rows, feat.isa, o->quick ? 8e6 : 30e6, o->quick ? 2 : 6, true};
+    double steady_start = reference_rate(&bc, a, b, c);
 
     /* GEMM: the built-in kernel, then a run-time BLAS if present; keep the faster. */
     double builtin[8] = {0}, blas_g[8] = {0};
@@ -574,6 +587,7 @@ tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_c
     d.gemm_stream_gbps = rates.gemm_stream_gbps;
     d.norm_gbps = rates.norm_gbps;
     d.int8_dot_gops = rates.int8_dot_gops;
+    double steady_end = reference_rate(&bc, a, b, c);
 
     /* Overheads: fork/join of the pool (dispatch) and a two-thread ping-pong. */
     d.dispatch_ns = bench_dispatch(&pool, o->quick ? 9 : 31);
@@ -599,6 +613,8 @@ tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_c
         info->peak_gflops = derive_peak_gflops(threads);
         info->isa = feat.isa;
         info->builtin_gflops = builtin[n_dims - 1];
+        info->steady_start_gflops = steady_start;
+        info->steady_end_gflops = steady_end;
         if (rates.int8_kernel)
             snprintf(info->int8_kernel, sizeof info->int8_kernel, "%s", rates.int8_kernel);
         info->blas_gflops = have_blas ? blas_g[n_dims - 1] : 0;

@@ -1,4 +1,5 @@
 /* tensorplan calibrate — measure this machine's device models and cache them. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +45,16 @@ const tp_cli_command tp_cli_calibrate_command = {
                 "tensorplan calibrate --quick --json",
     .notes = "Exit codes: 0 ok, 1 error, 2 usage error.",
 };
+
+/* The reference kernel's change over the measurement, percent (0 when not measured). */
+static double calib_change_pct(const tp_calib_info *info) {
+    if (!(info->steady_start_gflops > 0) || !(info->steady_end_gflops > 0)) return 0;
+    return 100.0 * (info->steady_end_gflops / info->steady_start_gflops - 1.0);
+}
+
+static bool calib_steady(const tp_calib_info *info) {
+    return fabs(calib_change_pct(info)) <= TP_CALIB_UNSTEADY_PCT;
+}
 
 int tp_cli_calibrate(int argc, char **argv) {
     const char *cmd = "calibrate";
@@ -99,6 +110,12 @@ int tp_cli_calibrate(int argc, char **argv) {
         tp_json_kv_f64(&j, "blas_gflops", info.blas_gflops);
         tp_json_kv_str(&j, "int8", info.int8_kernel);
         tp_json_end_object(&j);
+        tp_json_key(&j, "steadiness");
+        tp_json_begin_object(&j);
+        tp_json_kv_f64(&j, "start_gflops", info.steady_start_gflops);
+        tp_json_kv_f64(&j, "end_gflops", info.steady_end_gflops);
+        tp_json_kv_bool(&j, "steady", calib_steady(&info));
+        tp_json_end_object(&j);
         tp_json_key(&j, "cpu");
         tp_cli_json_device(&j, &cpu);
         tp_json_key(&j, "cuda");
@@ -132,6 +149,14 @@ int tp_cli_calibrate(int argc, char **argv) {
         printf("  measured in  %.0f ms%s (op-class micro-benchmarks %.0f ms); cache %s\n",
                info.elapsed_ms, info.quick ? " (quick)" : "", info.op_rates_ms,
                info.cache_path[0] ? info.cache_path : "(not written)");
+    if (info.steady_start_gflops > 0 && info.steady_end_gflops > 0) {
+        printf("  steadiness   reference kernel %.1f -> %.1f GFLOP/s at start / end (%+.1f%%)",
+               info.steady_start_gflops, info.steady_end_gflops, calib_change_pct(&info));
+        if (!calib_steady(&info))
+            printf(": the machine changed speed while it was measured (other processes or "
+                   "tenants); measure again on a quiet machine (--force)");
+        printf("\n");
+    }
     if (cs == TP_OK) {
         printf("cuda:\n");
         tp_cli_print_device(stdout, &gpu);
