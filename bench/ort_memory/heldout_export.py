@@ -1,4 +1,4 @@
-"""The command line shared by the held-out export scripts (export_heldout2.py, export_heldout3.py):
+"""The command line shared by the held-out export scripts (export_heldout2.py, 3 and 4):
 export each model of a registry {name: (make, embedded)} into OUTDIR (default
 .fixtures-local/SET), and for an embedded one also a copy with its weights inside the .onnx
 (NAME_embedded.onnx). Run with Debian's /usr/bin/python3."""
