@@ -151,12 +151,13 @@ TP_TEST(onnxruntime_terms) {
     TP_CHECK(r.arena_bytes > 0);
     TP_CHECK(r.arena_reserved_bytes >= r.arena_emulated_bytes);
     TP_CHECK(r.arena_bytes >= r.arena_emulated_bytes);
-    /* the parsed model file is held: a larger file, a larger figure */
+    /* the parsed model file is held, less the MatMul weight (pre-packed, then erased): a larger
+     * file, a larger figure */
     uint64_t base = r.peak_bytes;
     o.ort.model_file_bytes = 10u << 20;
     TP_CHECK_OK(tp_runtime_estimate_graph(g, &e, &o, &r, &err), &err);
-    TP_CHECK(r.model_copy_bytes >= 10u << 20);
-    TP_CHECK(r.peak_bytes > base + (10u << 20));
+    TP_CHECK_EQ_U64(r.model_copy_bytes, (10u << 20) - r.gemm_weight_bytes);
+    TP_CHECK(r.peak_bytes > base + (10u << 20) - r.gemm_weight_bytes);
     o.ort.model_file_bytes = 0;
     TP_CHECK_CONTAINS(r.fixed_source, "measured");
     /* pre-packing off: no packed MatMul copy, so not more memory */
@@ -180,24 +181,33 @@ static tp_status ort_estimate_of(const tp_graph *g, tp_estimate *e, tp_runtime_o
     return s == TP_OK ? tp_runtime_estimate_graph(g, e, o, r, err) : s;
 }
 
-/* x[1,k0] -matmul(w0[k0,k1])-> -matmul(w1[k1,k2])-> y: two pre-packed weights in node order. */
-static tp_graph *two_matmuls(int64_t k0, int64_t k1, int64_t k2, tp_error *err) {
+/* x[1,k0] -op(w0[k0,k1])-> [relu ->] -op(w1[k1,k2])-> y, op a MatMul or a Gemm: two pre-packed
+ * weights in node order. */
+static tp_graph *two_packed(tp_op_kind kind, bool relu, int64_t k0, int64_t k1, int64_t k2,
+                            tp_error *err) {
     tp_graph *g = NULL;
     if (tp_graph_create(NULL, &g, err) != TP_OK) return NULL;
-    tp_node_id x, w0, w1, a, y;
+    tp_node_id x, w0, w1, a, r, y;
     tp_shape xs = tp_shape_of(2, (int64_t[]){1, k0});
     tp_shape s0 = tp_shape_of(2, (int64_t[]){k0, k1}), s1 = tp_shape_of(2, (int64_t[]){k1, k2});
-    tp_op mm = {.kind = TP_OP_MATMUL};
+    tp_op mm = {.kind = kind};
+    if (kind == TP_OP_GEMM) mm.attrs.gemm.alpha = mm.attrs.gemm.beta = 1.0;
+    tp_op re = {.kind = TP_OP_UNARY, .sub = TP_UNARY_RELU};
     if (tp_graph_add_input(g, "x", TP_DTYPE_F32, &xs, &x, err) != TP_OK ||
         tp_graph_add_param(g, "w0", TP_DTYPE_F32, &s0, &w0, err) != TP_OK ||
         tp_graph_add_param(g, "w1", TP_DTYPE_F32, &s1, &w1, err) != TP_OK ||
         tp_graph_add_op(g, &mm, (tp_node_id[]){x, w0}, 2, "mm0", &a, err) != TP_OK ||
-        tp_graph_add_op(g, &mm, (tp_node_id[]){a, w1}, 2, "mm1", &y, err) != TP_OK ||
+        (relu && tp_graph_add_op(g, &re, &a, 1, "relu", &r, err) != TP_OK) ||
+        tp_graph_add_op(g, &mm, (tp_node_id[]){relu ? r : a, w1}, 2, "mm1", &y, err) != TP_OK ||
         tp_graph_mark_output(g, y, err) != TP_OK) {
         tp_graph_destroy(g);
         return NULL;
     }
     return g;
+}
+
+static tp_graph *two_matmuls(int64_t k0, int64_t k1, int64_t k2, tp_error *err) {
+    return two_packed(TP_OP_MATMUL, false, k0, k1, k2, err);
 }
 
 /* Pre-packing's creation transient (ort_prepack.c): while a weight is packed its original and
@@ -209,31 +219,139 @@ TP_TEST(onnxruntime_prepack_transient) {
     tp_graph *g = two_matmuls(1024, 1000, 24, &err);
     TP_CHECK(g != NULL);
     if (!g) return;
-    uint64_t t = 0;
-    TP_CHECK_OK(tp_ort_prepack_transient(g, 16, &t, &err), &err);
-    TP_CHECK_EQ_U64(t, 1024u * 1000 * 4 - 1000u * 32 * 4);
+    tp_ort_prepack pp;
+    TP_CHECK_OK(tp_ort_prepack_compute(g, 16, &pp, &err), &err);
+    TP_CHECK_EQ_U64(pp.transient_bytes, 1024u * 1000 * 4 - 1000u * 32 * 4);
+    /* both are read by MatMuls only: both erased after packing */
+    TP_CHECK_EQ_U64(pp.erased_bytes, 1024u * 1000 * 4 + 1000u * 24 * 4);
+    TP_CHECK_EQ_U64(pp.largest_erased_bytes, 1024u * 1000 * 4);
     tp_estimate e;
     tp_runtime_options o;
     tp_runtime_estimate r;
     TP_CHECK_OK(ort_estimate_of(g, &e, &o, &r, &err), &err);
-    TP_CHECK_EQ_U64(r.load_transient_bytes, t); /* weights in an external file (no model file) */
-    TP_CHECK(r.arena_bytes >= t);
-    /* embedded weights: held in the parsed model whether packed or not, no transient */
+    /* weights in an external file (no model file) */
+    TP_CHECK_EQ_U64(r.load_transient_bytes, pp.transient_bytes);
+    TP_CHECK(r.arena_bytes >= pp.transient_bytes);
+    /* Session 12: embedded weights (the file holds them all): the parsed model's copy of an
+     * erased weight is not held (only its packed copy is), and while the session takes the
+     * largest one its copy is held beside the parsed model: that weight is the transient */
     o.ort.model_file_bytes = 8u << 20;
     TP_CHECK_OK(tp_runtime_estimate_graph(g, &e, &o, &r, &err), &err);
-    TP_CHECK_EQ_U64(r.load_transient_bytes, 0);
+    TP_CHECK_EQ_U64(r.load_transient_bytes, 1024u * 1000 * 4);
+    TP_CHECK_EQ_U64(r.model_copy_bytes, (8u << 20) - pp.erased_bytes);
     o.ort.model_file_bytes = 0;
-    /* no pre-packing: no transient */
+    /* no pre-packing: no transient, nothing erased */
     o.ort.prepacking = false;
     TP_CHECK_OK(tp_runtime_estimate_graph(g, &e, &o, &r, &err), &err);
     TP_CHECK_EQ_U64(r.load_transient_bytes, 0);
+    o.ort.model_file_bytes = 8u << 20;
+    TP_CHECK_OK(tp_runtime_estimate_graph(g, &e, &o, &r, &err), &err);
+    TP_CHECK_EQ_U64(r.model_copy_bytes, 8u << 20);
     tp_graph_destroy(g);
     /* the large weight last: nothing is packed after it, its whole original is the transient */
     g = two_matmuls(16, 24, 1000, &err);
     TP_CHECK(g != NULL);
     if (!g) return;
-    TP_CHECK_OK(tp_ort_prepack_transient(g, 16, &t, &err), &err);
-    TP_CHECK_EQ_U64(t, 24u * 1000 * 4);
+    TP_CHECK_OK(tp_ort_prepack_compute(g, 16, &pp, &err), &err);
+    TP_CHECK_EQ_U64(pp.transient_bytes, 24u * 1000 * 4);
+    tp_graph_destroy(g);
+}
+
+/* A Gemm read only by a Relu: onnxruntime fuses the two into a FusedGemm, a node its optimizer
+ * creates after the model's nodes, so the second Gemm (a model node) packs first and nothing is
+ * packed after the first (ort_prepack.c). */
+TP_TEST(onnxruntime_fused_gemm_packs_last) {
+    tp_error err;
+    tp_ort_prepack pp;
+    tp_graph *g = two_packed(TP_OP_GEMM, false, 64, 512, 32, &err);
+    TP_CHECK(g != NULL);
+    if (!g) return;
+    TP_CHECK_OK(tp_ort_prepack_compute(g, 16, &pp, &err), &err);
+    TP_CHECK_EQ_U64(pp.transient_bytes, 64u * 512 * 4 - 512u * 32 * 4); /* w1 packed after w0 */
+    tp_graph_destroy(g);
+    g = two_packed(TP_OP_GEMM, true, 64, 512, 32, &err);
+    TP_CHECK(g != NULL);
+    if (!g) return;
+    TP_CHECK_OK(tp_ort_prepack_compute(g, 16, &pp, &err), &err);
+    TP_CHECK_EQ_U64(pp.transient_bytes, 64u * 512 * 4); /* the FusedGemm packs last */
+    tp_graph_destroy(g);
+}
+
+/* x[2,k] -matmul(w[k,n])-> y, and w also read by a Gather (a tied embedding): w is packed but
+ * never erased, so it is neither released from the parsed model nor a transient. */
+TP_TEST(onnxruntime_prepack_keeps_a_weight_read_unpacked) {
+    tp_error err;
+    tp_graph *g = NULL;
+    TP_CHECK_OK(tp_graph_create(NULL, &g, &err), &err);
+    if (!g) return;
+    tp_node_id x, ids, w, y, t;
+    tp_shape xs = tp_shape_of(2, (int64_t[]){2, 64}), is = tp_shape_of(1, (int64_t[]){3});
+    tp_shape ws = tp_shape_of(2, (int64_t[]){64, 40});
+    TP_CHECK_OK(tp_graph_add_input(g, "x", TP_DTYPE_F32, &xs, &x, &err), &err);
+    TP_CHECK_OK(tp_graph_add_input(g, "ids", TP_DTYPE_I64, &is, &ids, &err), &err);
+    TP_CHECK_OK(tp_graph_add_param(g, "w", TP_DTYPE_F32, &ws, &w, &err), &err);
+    TP_CHECK_OK(
+        tp_graph_add_op(g, &(tp_op){.kind = TP_OP_MATMUL}, (tp_node_id[]){x, w}, 2, "mm", &y, &err),
+        &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &(tp_op){.kind = TP_OP_GATHER}, (tp_node_id[]){w, ids}, 2,
+                                "gather", &t, &err),
+                &err);
+    TP_CHECK_OK(tp_graph_mark_output(g, y, &err), &err);
+    TP_CHECK_OK(tp_graph_mark_output(g, t, &err), &err);
+    tp_ort_prepack pp;
+    TP_CHECK_OK(tp_ort_prepack_compute(g, 16, &pp, &err), &err);
+    TP_CHECK_EQ_U64(pp.erased_bytes, 0);
+    TP_CHECK_EQ_U64(pp.transient_bytes, 0);
+    tp_estimate e;
+    tp_runtime_options o;
+    tp_runtime_estimate r;
+    TP_CHECK_OK(ort_estimate_of(g, &e, &o, &r, &err), &err);
+    o.ort.model_file_bytes = 1u << 20;
+    TP_CHECK_OK(tp_runtime_estimate_graph(g, &e, &o, &r, &err), &err);
+    TP_CHECK_EQ_U64(r.model_copy_bytes, 1u << 20);
+    TP_CHECK_EQ_U64(r.load_transient_bytes, 0);
+    tp_graph_destroy(g);
+}
+
+/* onnxruntime's LSTM and GRU kernels pre-pack W and R (deep_cpu_lstm.cc, deep_cpu_gru.cc):
+ * they are in the "gemm" class, packed per direction with gates x hidden rounded up to 16, and
+ * erased after packing; the bias B is not packed. */
+TP_TEST(onnxruntime_lstm_weights_are_prepacked) {
+    tp_error err;
+    tp_graph *g = NULL;
+    TP_CHECK_OK(tp_graph_create(NULL, &g, &err), &err);
+    if (!g) return;
+    /* hidden 5: 4 gates x 5 = 20 rows, packed as 32; input 8; one direction */
+    tp_node_id x, w, rr, b, y;
+    tp_shape xs = tp_shape_of(3, (int64_t[]){7, 2, 8}), wsh = tp_shape_of(3, (int64_t[]){1, 20, 8});
+    tp_shape rs = tp_shape_of(3, (int64_t[]){1, 20, 5}), bs = tp_shape_of(2, (int64_t[]){1, 40});
+    tp_shape ys = tp_shape_of(4, (int64_t[]){7, 1, 2, 5});
+    TP_CHECK_OK(tp_graph_add_input(g, "x", TP_DTYPE_F32, &xs, &x, &err), &err);
+    TP_CHECK_OK(tp_graph_add_param(g, "W", TP_DTYPE_F32, &wsh, &w, &err), &err);
+    TP_CHECK_OK(tp_graph_add_param(g, "R", TP_DTYPE_F32, &rs, &rr, &err), &err);
+    TP_CHECK_OK(tp_graph_add_param(g, "B", TP_DTYPE_F32, &bs, &b, &err), &err);
+    tp_op lstm = {.kind = TP_OP_CUSTOM};
+    lstm.attrs.custom.name = "LSTM";
+    lstm.attrs.custom.n_inputs = 4;
+    TP_CHECK_OK(tp_graph_add_op_shaped(g, &lstm, (tp_node_id[]){x, w, rr, b}, 4, &ys, TP_DTYPE_F32,
+                                       "lstm", &y, &err),
+                &err);
+    TP_CHECK_OK(tp_graph_mark_output(g, y, &err), &err);
+    TP_CHECK(tp_ort_packs_input(tp_graph_node(g, y), 1) &&
+             tp_ort_packs_input(tp_graph_node(g, y), 2));
+    TP_CHECK(!tp_ort_packs_input(tp_graph_node(g, y), 3));
+    TP_CHECK_EQ_U64(tp_ort_packed_bytes(g, tp_graph_node(g, y), tp_graph_node(g, w), 20u * 8 * 4),
+                    32u * 8 * 4);
+    tp_ort_prepack pp;
+    TP_CHECK_OK(tp_ort_prepack_compute(g, 16, &pp, &err), &err);
+    TP_CHECK_EQ_U64(pp.erased_bytes, 20u * 8 * 4 + 20u * 5 * 4);
+    TP_CHECK_EQ_U64(pp.largest_erased_bytes, 20u * 8 * 4);
+    tp_estimate e;
+    tp_runtime_options o;
+    tp_runtime_estimate r;
+    TP_CHECK_OK(ort_estimate_of(g, &e, &o, &r, &err), &err);
+    TP_CHECK_EQ_U64(r.gemm_weight_bytes, 20u * 8 * 4 + 20u * 5 * 4);
+    TP_CHECK_EQ_U64(r.other_weight_bytes, 40u * 4);
     tp_graph_destroy(g);
 }
 
@@ -703,6 +821,9 @@ int main(void) {
     TP_RUN(plan_profile_is_the_estimate);
     TP_RUN(onnxruntime_terms);
     TP_RUN(onnxruntime_prepack_transient);
+    TP_RUN(onnxruntime_fused_gemm_packs_last);
+    TP_RUN(onnxruntime_prepack_keeps_a_weight_read_unpacked);
+    TP_RUN(onnxruntime_lstm_weights_are_prepacked);
     TP_RUN(onnxruntime_body_terms);
     TP_RUN(arena_emulation_by_hand);
     TP_RUN(ort_order_explores_highest_index_first);

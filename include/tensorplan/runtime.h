@@ -86,7 +86,8 @@ typedef struct tp_runtime_estimate {
     uint64_t session_fixed_bytes;      /* a session + its thread pools (measured; see source) */
     uint64_t graph_bytes;              /* per-node session state (kernels, node args) x nodes,
                                           and a session state per control-flow body */
-    uint64_t model_copy_bytes;         /* the parsed model file held (embedded weights incl.),
+    uint64_t model_copy_bytes;         /* the parsed model file held (embedded weights incl.,
+                                          less those pre-packed and then erased),
                                           and the copies of control-flow bodies' initializers
                                           that the nodes holding those bodies keep */
     uint64_t weight_bytes;             /* initializers held (mapped pages touched, or copies) */
@@ -114,7 +115,8 @@ typedef struct tp_runtime_estimate {
     uint64_t node_count;               /* detail: operator nodes (the base of graph_bytes),
                                           those of If branches not planned included */
     uint64_t conv_weight_bytes;        /* detail: weights read by Conv/ConvTranspose */
-    uint64_t gemm_weight_bytes;        /* detail: constant B of MatMul/Gemm */
+    uint64_t gemm_weight_bytes;        /* detail: weights onnxruntime pre-packs: constant B of
+                                          MatMul/Gemm, W and R of LSTM/GRU */
     uint64_t other_weight_bytes;       /* detail: every other weight */
     uint64_t body_weight_bytes;        /* detail: the part of the three above that are
                                           initializers of control-flow bodies (If branches,

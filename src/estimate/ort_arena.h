@@ -95,10 +95,28 @@ tp_status tp_ort_arena_simulate_packed(const tp_graph *g, bool mem_pattern, bool
 /* MLAS's packed copy of a float MatMul/Gemm B of bytes (MlasGemmPackBSize): its columns (the
  * last dim) rounded up to 16; 0 when onnxruntime does not pack it (not float, not a matrix). */
 uint64_t tp_ort_packed_b_bytes(const tp_graph *g, const tp_node *w, uint64_t bytes);
-/* The creation peak's excess over the steady state while onnxruntime pre-packs the MatMul/Gemm
- * constant B weights one by one in its optimized graph's node order (ort_prepack.c): the largest
- * original less the packed copies made after it. Weights in an external data file (the caller
- * scales it for embedded ones). block: as tp_ort_xform_compute. TP_ERR_NOMEM. */
-tp_status tp_ort_prepack_transient(const tp_graph *g, uint32_t block, uint64_t *out, tp_error *err);
+/* Whether onnxruntime's CPU kernel for n pre-packs its input i when constant: MatMul/Gemm B
+ * (input 1), LSTM and GRU W and R (inputs 1 and 2). */
+bool tp_ort_packs_input(const tp_node *n, uint32_t i);
+/* The packed copy reader makes of weight w (bytes): tp_ort_packed_b_bytes for a MatMul/Gemm; for
+ * an LSTM/GRU W or R [directions, gates x hidden, K] its gates x hidden rounded up to 16. 0 when
+ * not packed. */
+uint64_t tp_ort_packed_bytes(const tp_graph *g, const tp_node *reader, const tp_node *w,
+                             uint64_t bytes);
+
+/* What onnxruntime's pre-packing pass does to the weights (ort_prepack.c). */
+typedef struct tp_ort_prepack {
+    /* The creation peak's excess over the steady state while the weights are packed one by one
+     * in the optimized graph's node order: the largest original less the packed copies made
+     * after it (weights in an external data file; the caller scales it for embedded ones). */
+    uint64_t transient_bytes;
+    /* The initializers erased after packing (every reader packs them), each once: only their
+     * packed copies stay. */
+    uint64_t erased_bytes;
+    uint64_t largest_erased_bytes; /* the largest of them */
+} tp_ort_prepack;
+/* block: as tp_ort_xform_compute. TP_ERR_NOMEM. */
+tp_status tp_ort_prepack_compute(const tp_graph *g, uint32_t block, tp_ort_prepack *out,
+                                 tp_error *err);
 
 #endif

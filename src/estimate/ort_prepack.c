@@ -1,14 +1,18 @@
-/* The transient of onnxruntime's pre-packing at session creation (docs/runtime.md, Session 11).
- * Modelled from onnxruntime 1.30's source, not copied: SessionState's pre-packing pass visits
- * the optimized graph's nodes in index order (the model's nodes first, the nodes the optimizer
- * creates after them: tp_ort_exec_keys) and lets each kernel pack its constant inputs; MLAS
- * packs a MatMul/Gemm constant B into a new buffer, and as soon as the last reader of that
- * initializer has packed it, the initializer is erased from the session state, which unmaps a
- * weight kept in an external data file (its pages were read by the packing). So while weight i
+/* The transient of onnxruntime's pre-packing at session creation and the initializers it
+ * erases (docs/runtime.md, Sessions 11 and 12). Modelled from onnxruntime 1.30's source, not
+ * copied: SessionState's pre-packing pass (session_state.cc, PrepackConstantInitializedTensors)
+ * visits the optimized graph's nodes in index order (the model's nodes first, the nodes the
+ * optimizer creates after them: tp_ort_exec_keys) and lets each kernel pack its constant inputs:
+ * MLAS packs a MatMul/Gemm constant B (input 1), and the LSTM and GRU kernels (deep_cpu_lstm.cc,
+ * deep_cpu_gru.cc) pack their W and R (inputs 1 and 2, MlasGemmPackB per direction), each into a
+ * new buffer; as soon as the last reader of that initializer has packed it, the initializer is
+ * erased from the session state, which unmaps a weight kept in an external data file (its pages
+ * were read by the packing) and frees the session's copy of an embedded one. So while weight i
  * is packed, the packed copies of the weights before it, its own packed copy and its original
  * are resident, and the weights after it are not packed yet: the creation peak exceeds the
  * steady state (all packed copies) by max over i of (original_i - packed copies after i). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/mem.h"
 #include "estimate/ort_arena.h"
@@ -29,9 +33,31 @@ uint64_t tp_ort_packed_b_bytes(const tp_graph *g, const tp_node *w, uint64_t byt
     return tp_mul_u64(bytes / (uint64_t)nn, cols, &out) ? out : 0;
 }
 
-static bool packs_b(const tp_node *n) {
-    return n && (n->op.kind == TP_OP_MATMUL || n->op.kind == TP_OP_GEMM ||
-                 n->op.kind == TP_OP_FUSED_MATMUL);
+static bool is_rnn(const tp_node *n) {
+    return n && n->op.kind == TP_OP_CUSTOM && n->op.attrs.custom.name &&
+           (strcmp(n->op.attrs.custom.name, "LSTM") == 0 ||
+            strcmp(n->op.attrs.custom.name, "GRU") == 0);
+}
+
+bool tp_ort_packs_input(const tp_node *n, uint32_t i) {
+    if (!n) return false;
+    if (n->op.kind == TP_OP_MATMUL || n->op.kind == TP_OP_GEMM || n->op.kind == TP_OP_FUSED_MATMUL)
+        return i == 1;
+    return is_rnn(n) && (i == 1 || i == 2);
+}
+
+uint64_t tp_ort_packed_bytes(const tp_graph *g, const tp_node *reader, const tp_node *w,
+                             uint64_t bytes) {
+    if (!is_rnn(reader)) return tp_ort_packed_b_bytes(g, w, bytes);
+    /* W [directions, gates x hidden, input], R [directions, gates x hidden, hidden]: packed
+     * transposed per direction, its gates x hidden (MLAS's N) rounded up to 16 */
+    int64_t nn;
+    tp_error e;
+    if (w->dtype != TP_DTYPE_F32 || w->shape.rank != 3 ||
+        tp_graph_dim_value(g, w->shape.dims[1], &nn, &e) != TP_OK || nn <= 0)
+        return 0;
+    uint64_t rows = ((uint64_t)nn + 15) / 16 * 16, out;
+    return tp_mul_u64(bytes / (uint64_t)nn, rows, &out) ? out : 0;
 }
 
 static int by_key_desc(const void *pa, const void *pb) {
@@ -48,71 +74,125 @@ static tp_node_id weight_of(const tp_graph *g, tp_node_id in) {
     return in;
 }
 
-/* The weight a MatMul/Gemm reads as B, or -1. */
-static tp_node_id b_weight(const tp_graph *g, const tp_node *n) {
-    if (!packs_b(n) || n->n_inputs < 2) return -1;
-    return weight_of(g, n->inputs[1]);
+/* The weight n packs as its input i, or -1. */
+static tp_node_id packed_weight(const tp_graph *g, const tp_node *n, uint32_t i) {
+    if (!tp_ort_packs_input(n, i) || i >= n->n_inputs) return -1;
+    return weight_of(g, n->inputs[i]);
 }
 
-/* uses[w]: every node input reading weight w; packs[w]: those a MatMul/Gemm packs. onnxruntime
- * erases an initializer only when every use of it was packed: one also read by another kernel
- * (a tied embedding's Gather) stays, its original resident for good (not a transient). */
+/* uses[w]: every node input reading weight w (or, for any other node, its output); packs[w]:
+ * those a kernel packs. onnxruntime erases an initializer only when every use of it was packed:
+ * one also read by another kernel (a tied embedding's Gather) stays, its original resident for
+ * good (not a transient). */
 static void count_uses(const tp_graph *g, uint32_t n, uint32_t *uses, uint32_t *packs) {
     for (uint32_t id = 0; id < n; id++) {
         const tp_node *nd = tp_graph_node(g, (tp_node_id)id);
         if (!nd || tp_op_is_boundary(nd->op.kind)) continue;
         for (uint32_t i = 0; i < nd->n_inputs; i++) {
             tp_node_id w = weight_of(g, nd->inputs[i]);
+            if (w < 0) w = nd->inputs[i];
             if (w >= 0 && (uint32_t)w < n) uses[w]++;
+            tp_node_id b = packed_weight(g, nd, i);
+            if (b >= 0 && (uint32_t)b < n) packs[b]++;
         }
-        tp_node_id b = b_weight(g, nd);
-        if (b >= 0 && (uint32_t)b < n) packs[b]++;
     }
 }
 
-/* The index of the node that runs for MatMul m: a MatMul folded into its scaling is created
- * as the FusedMatMul at that scaling's position (ortgraph/ort_xform.c). */
+/* The only reader of node m's output, or -1. */
+static tp_node_id only_reader(const tp_graph *g, uint32_t n, tp_node_id m) {
+    for (uint32_t id = 0; id < n; id++) {
+        const tp_node *nd = tp_graph_node(g, (tp_node_id)id);
+        for (uint32_t i = 0; nd && i < nd->n_inputs; i++)
+            if (nd->inputs[i] == m) return (tp_node_id)id;
+    }
+    return -1;
+}
+
+static bool is_graph_output(const tp_graph *g, tp_node_id m) {
+    for (uint32_t i = 0; i < tp_graph_output_count(g); i++)
+        if (tp_graph_output(g, i) == m) return true;
+    return false;
+}
+
+/* gemm_activation_fusion.cc: a float Gemm read only by an activation it can absorb, its output
+ * not a graph output, becomes a FusedGemm: a node the extended level creates (indexed after the
+ * model's nodes, in the model graph's order), so it packs its B after every model node's. vgg's
+ * and alexnet's classifiers: Gemm+Relu, Gemm+Relu, Gemm; the last Gemm packs first. */
+static bool gemm_fused(const tp_graph *g, uint32_t n, const uint32_t *uses, tp_node_id m,
+                       tp_node_id *act) {
+    const tp_node *nd = tp_graph_node(g, m);
+    if (!nd || nd->op.kind != TP_OP_GEMM || nd->dtype != TP_DTYPE_F32 || uses[m] != 1 ||
+        is_graph_output(g, m))
+        return false;
+    *act = only_reader(g, n, m);
+    const tp_node *a = *act >= 0 ? tp_graph_node(g, *act) : NULL;
+    if (!a || a->op.kind != TP_OP_UNARY) return false;
+    switch (a->op.sub) {
+    case TP_UNARY_RELU:
+    case TP_UNARY_LEAKY_RELU:
+    case TP_UNARY_SIGMOID:
+    case TP_UNARY_TANH:
+    case TP_UNARY_ELU:
+    case TP_UNARY_HARD_SIGMOID:
+    case TP_UNARY_SOFTPLUS:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* The index of the node that runs for packing node m: a MatMul folded into its scaling is created
+ * as the FusedMatMul at that scaling's position (ortgraph/ort_xform.c); a Gemm fused with its
+ * activation as a FusedGemm (gemm_fused). */
 static uint64_t runner_key(const tp_graph *g, const tp_ort_xform *x, const uint64_t *key,
-                           tp_node_id m) {
-    if (!x->absorbed[m]) return key[m];
-    for (uint32_t id = 0; id < x->n; id++) {
-        const tp_node *n = tp_graph_node(g, (tp_node_id)id);
-        for (uint32_t i = 0; n && i < n->n_inputs; i++)
-            if (n->inputs[i] == m) return key[id];
-    }
-    return key[m];
+                           const uint32_t *uses, tp_node_id m) {
+    tp_node_id act;
+    if (!x->absorbed[m])
+        return gemm_fused(g, x->n, uses, m, &act) ? (uint64_t)x->n + key[act] : key[m];
+    tp_node_id r = only_reader(g, x->n, m);
+    return r >= 0 ? key[r] : key[m];
 }
 
+/* An entry per packing reader of a weight every reader packs (e: capacity 2 x node count + 1);
+ * the erased weights' bytes (each once) and the largest of them into *out. */
 static tp_status prepack_entries(const tp_graph *g, const tp_ort_xform *x, const uint64_t *key,
-                                 const uint32_t *uses, const uint32_t *packs, prepack_entry *e,
-                                 size_t *n_e, tp_error *err) {
+                                 const uint32_t *uses, uint32_t *packs, prepack_entry *e,
+                                 size_t *n_e, tp_ort_prepack *out, tp_error *err) {
     uint32_t n = x->n;
     for (uint32_t id = 0; id < n; id++) {
         const tp_node *nd = tp_graph_node(g, (tp_node_id)id);
-        tp_node_id w = b_weight(g, nd);
-        if (w < 0 || (uint32_t)w >= n || packs[w] < uses[w]) continue;
-        uint64_t bytes, k = runner_key(g, x, key, (tp_node_id)id);
-        tp_status s = tp_graph_node_bytes(g, w, &bytes, err);
-        if (s != TP_OK) return s;
-        uint64_t packed = tp_ort_packed_b_bytes(g, tp_graph_node(g, w), bytes);
-        if (!packed) continue; /* not packed: the initializer stays, no transient */
-        /* a weight read by several MatMuls: an entry per reader (each packs its own copy; the
-         * original counted at each, at most once too many) */
-        e[(*n_e)++] = (prepack_entry){k, bytes, packed};
+        for (uint32_t i = 1; nd && i < 3 && i < nd->n_inputs; i++) {
+            tp_node_id w = packed_weight(g, nd, i);
+            if (w < 0 || (uint32_t)w >= n || packs[w] == 0 || packs[w] < uses[w]) continue;
+            uint64_t bytes, k = runner_key(g, x, key, uses, (tp_node_id)id);
+            tp_status s = tp_graph_node_bytes(g, w, &bytes, err);
+            if (s != TP_OK) return s;
+            uint64_t packed = tp_ort_packed_bytes(g, nd, tp_graph_node(g, w), bytes);
+            if (!packed) continue; /* not packed: the initializer stays, no transient */
+            /* a weight read by several packing kernels: an entry per reader (each packs its own
+             * copy; the original counted at each, at most once too many) */
+            e[(*n_e)++] = (prepack_entry){k, bytes, packed};
+            if (packs[w] != UINT32_MAX) { /* erased: its bytes once */
+                packs[w] = UINT32_MAX;
+                if (!tp_add_u64(out->erased_bytes, bytes, &out->erased_bytes))
+                    out->erased_bytes = UINT64_MAX;
+                if (bytes > out->largest_erased_bytes) out->largest_erased_bytes = bytes;
+            }
+        }
     }
     return TP_OK;
 }
 
-tp_status tp_ort_prepack_transient(const tp_graph *g, uint32_t block, uint64_t *out,
-                                   tp_error *err) {
+tp_status tp_ort_prepack_compute(const tp_graph *g, uint32_t block, tp_ort_prepack *out,
+                                 tp_error *err) {
     const tp_allocator *a = tp_graph_allocator(g);
-    *out = 0;
+    memset(out, 0, sizeof *out);
     tp_ort_xform x;
     tp_status s = tp_ort_xform_compute(g, block, &x, err);
     if (s != TP_OK) return s;
     size_t cap = (size_t)x.n + 1, n_e = 0;
     uint64_t *key = tp_mem_alloc(a, cap * sizeof *key);
-    prepack_entry *e = tp_mem_alloc(a, cap * sizeof *e);
+    prepack_entry *e = tp_mem_alloc(a, 2 * cap * sizeof *e);
     uint32_t *uses = tp_mem_calloc(a, cap, sizeof *uses),
              *packs = tp_mem_calloc(a, cap, sizeof *packs);
     if (!key || !e || !uses || !packs)
@@ -121,18 +201,18 @@ tp_status tp_ort_prepack_transient(const tp_graph *g, uint32_t block, uint64_t *
         count_uses(g, x.n, uses, packs);
         s = tp_ort_exec_keys(g, &x, key, err);
     }
-    if (s == TP_OK) s = prepack_entries(g, &x, key, uses, packs, e, &n_e, err);
+    if (s == TP_OK) s = prepack_entries(g, &x, key, uses, packs, e, &n_e, out, err);
     if (s == TP_OK) {
         qsort(e, n_e, sizeof *e, by_key_desc);
         uint64_t after = 0; /* packed copies made after the entry: resident at the peak */
         for (size_t i = 0; i < n_e; i++) {
             uint64_t t = tp_sat_sub_u64(e[i].bytes, after);
-            if (t > *out) *out = t;
+            if (t > out->transient_bytes) out->transient_bytes = t;
             if (!tp_add_u64(after, e[i].packed, &after)) after = UINT64_MAX;
         }
     }
     tp_mem_free(a, key, cap * sizeof *key);
-    tp_mem_free(a, e, cap * sizeof *e);
+    tp_mem_free(a, e, 2 * cap * sizeof *e);
     tp_mem_free(a, uses, cap * sizeof *uses);
     tp_mem_free(a, packs, cap * sizeof *packs);
     tp_ort_xform_free(g, &x);

@@ -31,40 +31,44 @@ typedef struct ort_coeffs {
     uint32_t node_bytes; /* session state per operator node */
 } ort_coeffs;
 
-/* Session 11 (2026-11-26): chosen by bench/ort_memory/fit.py --sets calibration,seen,heldout2
- * --runs-design --goal-key --model 1000 --node 3461 on the 29 models of bench/ort_memory/
- * models.txt's calibration, seen and heldout2 sets (heldout2 was session 10's held-out set: its
- * rows were read, so it is fitting material now) and on EVERY run of them (360 fresh processes),
- * never on the heldout3 set, which was fixed and committed before this choice and measured after
- * it; with the pre-packing transient (ort_prepack.c) in the terms. The grid (conv_pm 1000-2000,
- * gemm_pm 1000-1100, other_pm 0-300, the relative margin 0-15 %) keeps the point with the most
- * models within +10 % over their median runs (then the smallest largest error), each point with
- * the smallest intercept that keeps every run at or below the prediction: 22 of 29 within +10 %,
- * no run above. Not fitted: model_pm 1000 (the parsed file held once), node_bytes 3461 (measured:
- * bench/ort_memory/synth.py). conv_pm 1550: Conv weights re-laid out once more at 0.55x
- * (session 10: 1.45x); gemm_pm 1070: the packed copy replacing the original, 7 % above it;
- * other_pm 0: other weights in an external data file are mapped and barely touched (the embedded
- * share still counts 1x, below). Session 10's choice was {0, 1450, 1000}, margin 10 %, intercept
- * 2,898,724 bytes. */
-static const ort_coeffs ORT_DEFAULT = {0, 1550, 1070, 0, 1000, 1000, 3461};
+/* Session 12 (2026-11-27): chosen by bench/ort_memory/fit.py --sets
+ * calibration,seen,heldout2,heldout3 --runs-design --goal-key --model 1000 --node 3461 on the 39
+ * models of bench/ort_memory/models.txt's calibration, seen, heldout2 and heldout3 sets (heldout3
+ * was session 11's held-out set: its rows were read, so it is fitting material now) and on EVERY
+ * run of them (410 fresh processes), never on the heldout4 set, which was fixed and committed
+ * before this choice and measured after it; with session 12's rules in the terms (LSTM/GRU
+ * weights pre-packed, the parsed model's copy of an erased embedded weight not held, FusedGemm
+ * packing last: ort_prepack.c). The grid (conv_pm 1000-2000, gemm_pm 1000-1100, other_pm 0-300,
+ * the relative margin 0-15 %) keeps the point with the most models within +10 % over their median
+ * runs (then the smallest largest error), each point with the smallest intercept that keeps every
+ * run at or below the prediction: 25 of 39 within +10 %, no run above. Not fitted: model_pm 1000
+ * (the parsed file held once, less the erased embedded weights), node_bytes 3461 (measured:
+ * bench/ort_memory/synth.py). conv_pm 1450: Conv weights re-laid out once more at 0.45x
+ * (session 11: 1.55x; resnet34 and regnet_x_400mf, now fitted on, take less); gemm_pm 1010: the
+ * packed copy replacing the original, 1 % above it (session 11: 1.07x, which the double-counted
+ * embedded MatMul weights of tiny_lm had pushed up); other_pm 0: other weights in an external data
+ * file are mapped and barely touched (the embedded share still counts 1x, below). Session 11's
+ * choice was {0, 1550, 1070}, margin 0.5 %, intercept 7,281,122 bytes. */
+static const ort_coeffs ORT_DEFAULT = {0, 1450, 1010, 0, 1000, 1000, 3461};
 /* The same choice's intercept above the measured session cost: the smallest constant that keeps
  * every run of every fitted model at or below the prediction with the margin below (set by
- * shufflenet_v2's highest run, 52.95 MiB; resnext50, swin_t and mnasnet0_5 need within 0.9 MiB
- * of it: small convnets take a few MiB more than their terms, session 10's rule was below on
- * mnasnet0_5 and shufflenet_v2). */
-#define ORT_CALIBRATION_MARGIN_BYTES 7281122u
+ * mobilenet_v2_embedded's highest run, 84.34 MiB, 3.05 MiB above its median: with its classifier
+ * weight no longer counted twice it has the least room; session 11's was set by shufflenet_v2's
+ * highest run: small convnets take a few MiB more than their terms). */
+#define ORT_CALIBRATION_MARGIN_BYTES 9142333u
 /* Relative margin on the model-dependent terms only (graph, model copy, weights, pre-packed
  * copies, arena, inputs; not the measured session cost nor the intercept): the same choice's,
- * 0.5 % (session 10: 10 %). */
-#define ORT_SAFETY_MARGIN_PM 5u
-/* Allowance for a model the choice has not seen (session 10's, not re-derived in session 11):
- * each of the 19 models left out of the whole
- * choice (grid, margin, intercept) and its runs predicted by the rest; the largest shortfall of a
- * left-out model's highest run is ppocr_rec's, 1,177,405 bytes (-1.8 % of that run; its runs
- * spread from 56.9 to 61.1 MiB). Absolute, as the run-to-run spread it stands for (session 9
- * measured it not to grow with the model). Was 3,198,976 bytes: the largest excess of one run
+ * 5.5 % (session 11: 0.5 %, session 10: 10 %). */
+#define ORT_SAFETY_MARGIN_PM 55u
+/* Allowance for a model the choice has not seen (session 12's, re-derived: fit.py --runs-loo):
+ * each of the 39 models left out of the whole choice (grid, margin, intercept) and its runs
+ * predicted by the rest; the largest shortfall of a left-out model's highest run is
+ * mobilenet_v2_embedded's, 998,625 bytes (-1.1 % of that run, its 84.34 MiB outlier; every other
+ * left-out model stays above in every run). Absolute, as the run-to-run spread it stands for
+ * (session 9 measured it not to grow with the model). Sessions 10-11: 1,177,405 bytes (ppocr_rec
+ * left out of session 10's choice); session 9: 3,198,976 bytes, the largest excess of one run
  * over its model's median among 200 calibration runs, which the intercept above now covers. */
-#define ORT_SPREAD_BYTES 1177405u
+#define ORT_SPREAD_BYTES 998625u
 /* Initializers of control-flow bodies (If branches, Loop/Scan bodies): onnxruntime's Graph
  * copies each node's attributes from the parsed model, a body's GraphProto (its initializers
  * included) among them, and builds the body's Graph on that copy; a body inside a body is
@@ -130,11 +134,8 @@ static bool is_conv(tp_op_kind k) {
     return k == TP_OP_CONV || k == TP_OP_CONV_TRANSPOSE;
 }
 
-static bool is_gemm(tp_op_kind k) {
-    return k == TP_OP_MATMUL || k == TP_OP_GEMM || k == TP_OP_FUSED_MATMUL;
-}
-
-/* Class of each weight by its readers: conv wins over gemm wins over other. */
+/* Class of each weight by its readers: conv wins over gemm (pre-packed: MatMul/Gemm B, LSTM/GRU
+ * W and R) wins over other. */
 enum { W_OTHER = 0, W_GEMM = 1, W_CONV = 2 };
 
 /* v × pm / 1000, rounded up, overflow-checked. */
@@ -157,27 +158,39 @@ static bool body_copy_add(uint64_t bytes, uint32_t depth, tp_runtime_estimate *r
            tp_add_u64(*copy, extra, copy);
 }
 
-/* Classify the weights (r's per-class bytes) and list the packed sizes of the MatMul/Gemm
- * weights in node order (*packed of *n_packed from g's allocator, capacity node count + 1). */
+/* Classify the weights (r's per-class bytes) and list the packed sizes of the weights a kernel
+ * pre-packs (MatMul/Gemm B, LSTM/GRU W and R: the "gemm" class) in node order (*packed of
+ * *n_packed from g's allocator, capacity node count + 1). */
 static tp_status classify_weights(const tp_graph *g, tp_runtime_estimate *r, uint64_t *packed,
                                   size_t *n_packed, uint64_t *body_copy, tp_error *err) {
     uint32_t n = tp_graph_node_count(g);
     const tp_allocator *a = tp_graph_allocator(g);
     size_t cap = (size_t)n + 1;
     uint8_t *cls = tp_mem_alloc(a, cap);
-    if (!cls) return tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (%u nodes)", n);
+    uint64_t *pk = tp_mem_calloc(a, cap, sizeof *pk); /* packed size by the first packing reader */
+    if (!cls || !pk) {
+        tp_mem_free(a, cls, cap);
+        tp_mem_free(a, pk, cap * sizeof *pk);
+        return tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (%u nodes)", n);
+    }
     memset(cls, 0, cap);
-    for (uint32_t id = 0; id < n; id++) {
+    tp_status s = TP_OK;
+    for (uint32_t id = 0; id < n && s == TP_OK; id++) {
         const tp_node *node = tp_graph_node(g, (tp_node_id)id);
         if (!node) continue;
-        bool conv = is_conv(node->op.kind), gemm = is_gemm(node->op.kind);
-        if (!conv && !gemm) continue;
+        bool conv = is_conv(node->op.kind);
         for (uint32_t i = 1; i < node->n_inputs; i++) {
             tp_node_id in = node->inputs[i];
             if (in < 0 || (uint32_t)in >= n || !is_weight(tp_graph_node(g, in))) continue;
-            if (gemm && i != 1) continue; /* bias: not packed */
+            bool packs = tp_ort_packs_input(node, i);
+            if (!conv && !packs) continue; /* a MatMul/Gemm bias: not packed */
             uint8_t c = conv ? W_CONV : W_GEMM;
             if (c > cls[in]) cls[in] = c;
+            if (packs && !pk[in]) {
+                uint64_t bytes;
+                if ((s = tp_graph_node_bytes(g, in, &bytes, err)) != TP_OK) break;
+                pk[in] = tp_ort_packed_bytes(g, node, tp_graph_node(g, in), bytes);
+            }
         }
     }
     /* a tied copy's readers read its original (one tensor): the class goes to the original */
@@ -185,17 +198,17 @@ static tp_status classify_weights(const tp_graph *g, tp_runtime_estimate *r, uin
         const tp_node *node = tp_graph_node(g, (tp_node_id)id);
         if (!is_weight(node) || node->op.kind != TP_OP_PARAM) continue;
         tp_node_id to = node->op.attrs.param.tied_to;
-        if (to >= 0 && (uint32_t)to < n && cls[id] > cls[to]) cls[to] = cls[id];
+        if (to < 0 || (uint32_t)to >= n) continue;
+        if (cls[id] > cls[to]) cls[to] = cls[id];
+        if (!pk[to]) pk[to] = pk[id];
     }
-    tp_status s = TP_OK;
     for (uint32_t id = 0; id < n && s == TP_OK; id++) {
         const tp_node *node = tp_graph_node(g, (tp_node_id)id);
         if (!is_weight(node)) continue;
         if (node->op.kind == TP_OP_PARAM && node->op.attrs.param.tied_to >= 0) continue;
         uint64_t bytes;
         if ((s = tp_graph_node_bytes(g, (tp_node_id)id, &bytes, err)) != TP_OK) break;
-        if (cls[id] == W_GEMM && packed)
-            packed[(*n_packed)++] = tp_ort_packed_b_bytes(g, node, bytes);
+        if (cls[id] == W_GEMM && packed) packed[(*n_packed)++] = pk[id];
         uint64_t *acc = cls[id] == W_CONV   ? &r->conv_weight_bytes
                         : cls[id] == W_GEMM ? &r->gemm_weight_bytes
                                             : &r->other_weight_bytes;
@@ -206,11 +219,17 @@ static tp_status classify_weights(const tp_graph *g, tp_runtime_estimate *r, uin
             s = tp_error_set(err, TP_ERR_OVERFLOW, "runtime: body weight bytes overflow 64 bits");
     }
     tp_mem_free(a, cls, cap);
+    tp_mem_free(a, pk, cap * sizeof *pk);
     return s;
 }
 
 static uint64_t min_u64(uint64_t a, uint64_t b) {
     return a < b ? a : b;
+}
+
+/* v x part / whole (part <= whole, whole > 0), in floating point: a share of a byte count */
+static uint64_t share_of(uint64_t v, uint64_t part, uint64_t whole) {
+    return (uint64_t)((double)v * (double)part / (double)whole);
 }
 
 static uint64_t op_nodes(const tp_graph *g) {
@@ -292,16 +311,27 @@ static tp_status ort_estimate(const tp_graph *g, const tp_estimate *e, const tp_
         !tp_mul_u64(bodies, ORT_BODY_BYTES, &bodies) ||
         !tp_add_u64(r->graph_bytes, bodies, &r->graph_bytes))
         return tp_error_set(err, TP_ERR_OVERFLOW, "runtime: onnxruntime terms overflow 64 bits");
-    /* pre-packing's transient at creation (ort_prepack.c): a weight in an external data file is
-     * unmapped after its packing; an embedded one is held in the parsed model whether packed or
-     * not (bench/ort_memory/synth_embedded.py: a 64 MiB embedded MatMul weight takes the same with
-     * and without pre-packing), which model_copy_bytes counts: only the external share counts */
-    uint64_t pack_t = 0;
-    if (oo->prepacking && (s = tp_ort_prepack_transient(g, ORT_NCHWC_BLOCK, &pack_t, err)) != TP_OK)
+    /* pre-packing (ort_prepack.c): its transient at creation, a weight in an external data
+     * file being unmapped after its packing; and the initializers it erases */
+    tp_ort_prepack pp;
+    memset(&pp, 0, sizeof pp);
+    if (oo->prepacking && (s = tp_ort_prepack_compute(g, ORT_NCHWC_BLOCK, &pp, err)) != TP_OK)
         return s;
-    if (pack_t > 0 && total_w > 0) {
-        uint64_t emb = oo->model_file_bytes < total_w ? oo->model_file_bytes : total_w;
-        pack_t = (uint64_t)((double)pack_t * (double)(total_w - emb) / (double)total_w);
+    uint64_t pack_t = 0, emb = 0;
+    if (total_w > 0) {
+        emb = oo->model_file_bytes < total_w ? oo->model_file_bytes : total_w;
+        pack_t = share_of(pp.transient_bytes, total_w - emb, total_w);
+        /* Session 12: an embedded weight's copy in the parsed model is removed as the session
+         * takes the initializer (session_state.cc, FinalizeSessionStateImpl: SaveInitializedTensors
+         * with remove_initializers, the default), and the session's copy is erased once packed:
+         * of an erased weight only the packed copy stays, not the file's bytes. While the
+         * session takes the largest one, its copy and the parsed model are both held: that
+         * weight once more is the embedded share's transient (bench/ort_memory mlp_embedded: the
+         * creation peak is the file + one 64 MiB Gemm weight, 1.0x the file after it). */
+        uint64_t released = share_of(pp.erased_bytes, emb, total_w);
+        r->model_copy_bytes = tp_sat_sub_u64(r->model_copy_bytes, released);
+        uint64_t emb_t = share_of(pp.largest_erased_bytes, emb, total_w);
+        if (emb_t > pack_t) pack_t = emb_t;
     }
     if (pack_t > load) load = pack_t;
     r->load_transient_bytes = load;

@@ -2,17 +2,18 @@
 # The onnxruntime runtime profile against the real onnxruntime (npm onnxruntime-node, CPU):
 # a representative slice of bench/ort_memory (two calibration models, one of the seen set)
 # runs in fresh node processes; the profile's prediction must never be below onnxruntime's peak
-# RSS growth over session creation and two runs, and at most 29 % above it. With the arena
+# RSS growth over session creation and two runs, and at most 35 % above it. With the arena
 # emulated in onnxruntime's order, its fusions, its planner's reuse and its pre-packed weights in
-# the arena (docs/runtime.md), the pre-packing transient (session 11) and session 11's rule (chosen
-# on the calibration, seen and heldout2 sets, every run: 0.5 % on the model-dependent terms, a
-# 6.94 MiB intercept that covers every one of their 360 runs, 1.12 MiB for an unseen model), this
-# slice measured (2026-11-26, session 11, four runs of this test, adjusted as below, load average
-# 0.9 to 1.4 on 2 cores) +16.0..+16.1 % (unet_tiny), +11.4..+12.7 % (mobilenet_v2),
-# +3.2..+5.3 % (efficientnet_b0), +13.5..+13.9 % (dif2_16) and +25.4..+25.9 % (ifs_201, 32 MiB).
-# The band is 29 %: ifs_201 plus 3 points (18 % with session 10's rule, whose 2.76 MiB intercept
-# was below two heldout2 convnets; 21, 17, 23 and 35 % before): the intercept is a constant, so
-# the smallest models carry it as the largest share. onnxruntime's own RSS growth varies from
+# the arena (docs/runtime.md), the pre-packing transient (session 11), session 12's pre-packing
+# rules (LSTM/GRU weights, erased embedded weights, FusedGemm order) and session 12's rule (chosen
+# on the calibration, seen, heldout2 and heldout3 sets, every run: 5.5 % on the model-dependent
+# terms, an 8.72 MiB intercept that covers every one of their 410 runs, 0.95 MiB for an unseen
+# model), this slice measured (2026-11-27, session 12, four runs of this test, adjusted as below,
+# load average 3.8 to 4.3 on 2 cores) +19.2..+21.6 % (unet_tiny), +14.8..+15.6 % (mobilenet_v2),
+# +6.8..+8.8 % (efficientnet_b0), +19.2..+19.5 % (dif2_16) and +31.5..+31.8 % (ifs_201, 32 MiB).
+# The band is 35 %: ifs_201 plus 3 points (29 % with session 11's rule, whose intercept was 6.94
+# MiB; 18 % with session 10's; 21, 17, 23 and 35 % before): the intercept is a constant, so the
+# smallest models carry it as the largest share. onnxruntime's own RSS growth varies from
 # run to run (unet_tiny: 37.0 and 39.9 MiB in two CI runs, partly the machine's code pages, see below).
 # Two synthetic control-flow models (bench/ort_memory/synth_body.py, written here) check the
 # body terms: dif2_16 (initializers two If bodies deep: onnxruntime holds 4.4x their bytes; the
@@ -67,7 +68,7 @@ if [ -z "$constant" ]; then
     fails=$((fails + 1))
     constant=0
 fi
-/usr/bin/python3 bench/ort_memory/compare.py "$TP" "$tmp/measured.jsonl" --max-over 0.29 \
+/usr/bin/python3 bench/ort_memory/compare.py "$TP" "$tmp/measured.jsonl" --max-over 0.35 \
     --session-constant "$constant" || fails=$((fails + 1))
 n=$(wc -l <"$tmp/measured.jsonl")
 echo "$((n - fails < 0 ? 0 : n - fails)) passed, $fails failed"
