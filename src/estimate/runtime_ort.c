@@ -31,7 +31,7 @@ typedef struct ort_coeffs {
     uint32_t node_bytes; /* session state per operator node */
 } ort_coeffs;
 
-/* Session 12 (2026-11-27): chosen by bench/ort_memory/fit.py --sets
+/* Session 12 (2026-11-26): chosen by bench/ort_memory/fit.py --sets
  * calibration,seen,heldout2,heldout3 --runs-design --goal-key --model 1000 --node 3461 on the 39
  * models of bench/ort_memory/models.txt's calibration, seen, heldout2 and heldout3 sets (heldout3
  * was session 11's held-out set: its rows were read, so it is fitting material now) and on EVERY

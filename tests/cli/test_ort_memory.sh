@@ -8,7 +8,7 @@
 # rules (LSTM/GRU weights, erased embedded weights, FusedGemm order) and session 12's rule (chosen
 # on the calibration, seen, heldout2 and heldout3 sets, every run: 5.5 % on the model-dependent
 # terms, an 8.72 MiB intercept that covers every one of their 410 runs, 0.95 MiB for an unseen
-# model), this slice measured (2026-11-27, session 12, four runs of this test, adjusted as below,
+# model), this slice measured (2026-11-26, session 12, four runs of this test, adjusted as below,
 # load average 3.8 to 4.3 on 2 cores) +19.2..+21.6 % (unet_tiny), +14.8..+15.6 % (mobilenet_v2),
 # +6.8..+8.8 % (efficientnet_b0), +19.2..+19.5 % (dif2_16) and +31.5..+31.8 % (ifs_201, 32 MiB).
 # The band is 35 %: ifs_201 plus 3 points (29 % with session 11's rule, whose intercept was 6.94
