@@ -30,38 +30,9 @@
 #include "core/mem.h"
 #include "plan/alloc_exact.h"
 #include "plan/alloc_internal.h"
+#include "plan/step_sort.h"
 
-typedef struct step_ev {
-    int64_t t;
-    uint64_t size;
-} step_ev;
-
-/* Sort a[0..n) by step: LSD radix sort on t - min(t), 8 bits a pass, only as many passes as
- * the range of steps needs (2 for a trace of 60,000 steps); tmp holds n events. (qsort
- * here took about a tenth of the class split's time on longmix62k.) */
-static void sort_by_step(step_ev *a, step_ev *tmp, size_t n) {
-    if (n < 2) return;
-    int64_t lo = a[0].t, hi = a[0].t;
-    for (size_t i = 1; i < n; i++) {
-        if (a[i].t < lo) lo = a[i].t;
-        if (a[i].t > hi) hi = a[i].t;
-    }
-    uint64_t step_span = (uint64_t)hi - (uint64_t)lo;
-    step_ev *src = a, *dst = tmp;
-    for (unsigned shift = 0; shift < 64 && (step_span >> shift) != 0; shift += 8) {
-        size_t count[257] = {0};
-        for (size_t i = 0; i < n; i++)
-            count[((((uint64_t)src[i].t - (uint64_t)lo) >> shift) & 255) + 1]++;
-        for (size_t d = 1; d < 257; d++)
-            count[d] += count[d - 1];
-        for (size_t i = 0; i < n; i++)
-            dst[count[(((uint64_t)src[i].t - (uint64_t)lo) >> shift) & 255]++] = src[i];
-        step_ev *t = src;
-        src = dst;
-        dst = t;
-    }
-    if (src != a) memcpy(a, src, n * sizeof *a);
-}
+typedef tp__step_item step_ev; /* t: the step, v: the placement size */
 
 tp_status tp__alloc_peak_step(const tp_buffer *bufs, size_t n, const tp_allocator *alloc,
                               int64_t *p, tp_error *err) {
@@ -85,17 +56,18 @@ tp_status tp__alloc_peak(const tp_buffer *bufs, size_t n, const tp_allocator *al
     }
     for (size_t i = 0; i < n; i++) {
         born[i] = (step_ev){bufs[i].birth, tp__alloc_psize(&bufs[i])};
-        dies[i] = (step_ev){bufs[i].death, born[i].size};
+        dies[i] = (step_ev){bufs[i].death, born[i].v};
     }
-    sort_by_step(born, tmp, n);
-    sort_by_step(dies, tmp, n);
+    tp__step_sort(born, tmp, n); /* (qsort here took about a tenth of the class split's
+                                  * time on longmix62k) */
+    tp__step_sort(dies, tmp, n);
     tp_mem_free(alloc, tmp, n * sizeof *tmp);
     uint64_t live = 0, best = 0;
     *p = n ? born[0].t : 0;
     for (size_t k = 0, d = 0; k < n; k++) {
         for (; d < n && dies[d].t < born[k].t; d++) /* died before this step */
-            live -= dies[d].size;
-        if (!tp_add_u64(live, born[k].size, &live)) {
+            live -= dies[d].v;
+        if (!tp_add_u64(live, born[k].v, &live)) {
             *p = born[k].t;
             *overflow = true;
             break;

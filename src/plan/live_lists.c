@@ -6,6 +6,7 @@
 
 #include "core/mem.h"
 #include "plan/alloc_internal.h"
+#include "plan/step_sort.h"
 
 typedef tp__ll_span span;
 typedef tp__live_lists live_ctx;
@@ -118,17 +119,6 @@ bool tp__ll_place(live_ctx *c, size_t q, const uint64_t *off, uint64_t opt_align
     return true;
 }
 
-typedef struct birth_key {
-    int64_t birth;
-    size_t idx;
-} birth_key;
-
-static int cmp_birth(const void *x, const void *y) {
-    const birth_key *a = x, *b = y;
-    if (a->birth != b->birth) return a->birth < b->birth ? -1 : 1;
-    return (a->idx > b->idx) - (a->idx < b->idx);
-}
-
 /* Build the per-point lists when their total size stays within 32 entries per buffer. */
 static tp_status lists_init(live_ctx *c, const tp_allocator *alloc, tp_error *err) {
     size_t n = c->n;
@@ -194,18 +184,23 @@ tp_status tp__ll_init(live_ctx *c, const tp_buffer *bufs, size_t n, const tp_all
     c->bufs = bufs;
     c->n = n;
     *usable = false;
-    birth_key *k = tp_mem_alloc(alloc, n * sizeof *k);
+    /* by birth, ties in index order (a stable radix sort; qsort took 0.2-0.3 s of a
+     * million-buffer plan here) */
+    tp__step_item *k = tp_mem_alloc(alloc, n * sizeof *k);
+    tp__step_item *tmp = tp_mem_alloc(alloc, n * sizeof *tmp);
     c->by_birth = tp_mem_alloc(alloc, n * sizeof *c->by_birth);
-    if (!k || !c->by_birth) {
+    if (!k || !tmp || !c->by_birth) {
         tp_mem_free(alloc, k, n * sizeof *k);
+        tp_mem_free(alloc, tmp, n * sizeof *tmp);
         return tp_error_set(err, TP_ERR_NOMEM, "bestfit: out of memory for %zu buffers", n);
     }
     for (size_t i = 0; i < n; i++)
-        k[i] = (birth_key){bufs[i].birth, i};
-    qsort(k, n, sizeof *k, cmp_birth);
+        k[i] = (tp__step_item){bufs[i].birth, i};
+    tp__step_sort(k, tmp, n);
     for (size_t i = 0; i < n; i++)
-        c->by_birth[i] = k[i].idx;
+        c->by_birth[i] = (size_t)k[i].v;
     tp_mem_free(alloc, k, n * sizeof *k);
+    tp_mem_free(alloc, tmp, n * sizeof *tmp);
     tp_status st = lists_init(c, alloc, err);
     if (st != TP_OK || !c->usable) return st;
     c->spans = tp_mem_alloc(alloc, n * sizeof *c->spans);
