@@ -7,7 +7,9 @@
  *     keeps the fixed offsets;
  *   - anytime: under any deadline the plan is verified, at or above the lower bound and
  *     never above the first plan (the past-deadline one);
- *   - tp_alloc_plan with `auto` and a limit of a nanosecond still returns a verified plan;
+ *   - tp_alloc_plan with `auto` and a limit of a nanosecond still returns a verified plan,
+ *     and reports that its first plan took longer than the limit (first_plan_seconds); with
+ *     time left the first plan comes well before the end;
  *   - the class split asked to finish (bestfit has no plan yet) completes past the deadline
  *     once three quarters of its large buffers are placed, with the plan it gives without a
  *     deadline, and times out below that or when not asked;
@@ -165,9 +167,44 @@ TP_TEST(auto_with_a_nanosecond_limit_plans) {
         TP_CHECK_OK(tp_alloc_plan(b, n, &o, NULL, off, &r, &e), ep(&e));
         check_plan(b, n, off, r.arena_bytes, o.alignment);
         TP_CHECK(r.arena_bytes >= r.lower_bound_bytes);
+        /* the first plan is what ran past the limit, and the result says so */
+        TP_CHECK(r.first_plan_seconds > o.time_limit_s);
+        TP_CHECK(r.first_plan_seconds <= r.seconds);
         free(b);
         free(off);
     }
+}
+
+/* first_plan_seconds: with time left the search goes on after the first plan (the local
+ * search on 3,000 long-lived buffers runs to the limit), and the field tells the two apart;
+ * the one-pass placers report their whole placement. */
+TP_TEST(result_reports_when_the_first_plan_was_in_hand) {
+    size_t n = 3000;
+    tp_buffer *b = trace_make(1, n, 21, 0.12);
+    TP_CHECK(b != NULL);
+    uint64_t *off = malloc(n * sizeof *off);
+    tp_error e;
+    tp_alloc_result r;
+    tp_alloc_options o;
+    tp_alloc_options_default(&o);
+    o.algo = TP_ALGO_AUTO;
+    o.time_limit_s = 0.25;
+    TP_CHECK_OK(tp_alloc_plan(b, n, &o, NULL, off, &r, &e), ep(&e));
+    check_plan(b, n, off, r.arena_bytes, o.alignment);
+    TP_CHECK(r.seconds >= o.time_limit_s);
+    TP_CHECK(r.first_plan_seconds > 0);
+    TP_CHECK(r.first_plan_seconds < r.seconds - 0.05);
+    static const tp_alloc_algo one_pass[] = {TP_ALGO_GREEDY_SIZE, TP_ALGO_NO_REUSE,
+                                             TP_ALGO_BEST_FIT};
+    for (size_t k = 0; k < sizeof one_pass / sizeof one_pass[0]; k++) {
+        o.algo = one_pass[k];
+        o.time_limit_s = 0;
+        TP_CHECK_OK(tp_alloc_plan(b, n, &o, NULL, off, &r, &e), ep(&e));
+        TP_CHECK(r.first_plan_seconds > 0);
+        TP_CHECK(r.first_plan_seconds <= r.seconds);
+    }
+    free(b);
+    free(off);
 }
 
 /* One size class (4-8 KiB: nothing is "small", so every buffer is placed by the gap
@@ -254,6 +291,7 @@ int main(void) {
     TP_RUN(past_deadline_with_fixed_buffers_still_plans);
     TP_RUN(anytime_never_above_the_first_plan);
     TP_RUN(auto_with_a_nanosecond_limit_plans);
+    TP_RUN(result_reports_when_the_first_plan_was_in_hand);
     TP_RUN(split_finishes_when_three_quarters_are_placed);
     TP_RUN(sweeps_stop_at_a_past_deadline);
     return tp_test_finish();

@@ -72,6 +72,11 @@ typedef struct tp_alloc_result {
     tp_alloc_algo algo_used;    /* for AUTO: the algorithm whose answer was kept */
     bool optimal;               /* proven optimal (arena == LB, or exhausted search) */
     double seconds;             /* wall time spent */
+    /* Wall time until the first complete plan was in hand. A time limit bounds only what
+     * follows it: auto/exact always finish their first heuristic plan (at a million dense
+     * buffers that takes seconds), so `seconds` is about max(time_limit_s, this) plus the
+     * lower bound. Other algorithms: the whole placement. */
+    double first_plan_seconds;
 } tp_alloc_result;
 
 /* Place n buffers. offsets[i] receives buffer i's offset (fixed buffers keep

@@ -57,6 +57,7 @@ static void maybe_progress(bf_ctx *c) {
 static void keep_if_better(bf_ctx *c, uint64_t a, uint64_t *offsets, size_t n, bool *have,
                            uint64_t *best, tp_bestfit_info *info, int ord, bool best_fit) {
     if (*have && a >= *best) return;
+    if (!*have && info) info->first_plan_at = tp__xs_now();
     *best = c->best = a;
     *have = true;
     memcpy(offsets, c->off, n * sizeof *offsets);

@@ -185,10 +185,12 @@ tp_status tp__alloc_search(const tp_buffer *bufs, size_t n, const tp_alloc_optio
     if (limit > 0) clk.deadline = clk.start + limit;
     uint64_t cap = opt->capacity;
 
+    tp_bestfit_info bf_info;
     tp_status st =
-        tp__alloc_bestfit_ex(bufs, n, opt, clk.deadline, alloc, offsets, arena, NULL, err);
+        tp__alloc_bestfit_ex(bufs, n, opt, clk.deadline, alloc, offsets, arena, &bf_info, err);
     if (st != TP_OK) return st;
     rep->heuristic_arena = *arena;
+    rep->first_plan_at = bf_info.first_plan_at;
 
     bool has_fixed = false;
     size_t k = 0;

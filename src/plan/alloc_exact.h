@@ -13,12 +13,14 @@
 
 /* ---- best-fit heuristics (alloc_bestfit.c) ---- */
 typedef struct tp_bestfit_info {
-    int order;     /* order that won: 0 size, 1 breadth, 2 start, 3 length, 4 area, 5 size
-                    * class, 6 the sweep (tp__alloc_sweep), 7 quarter size class then
-                    * longest lifetime, 8 the peak-out sweep
-                    * (tp__alloc_sweep_peak), 9 the class split (tp__alloc_split),
-                    * 10 the window search (tp__alloc_window) on the best of those */
-    bool best_fit; /* true: best-fit gap rule won; false: first-fit */
+    int order;            /* order that won: 0 size, 1 breadth, 2 start, 3 length, 4 area, 5 size
+                           * class, 6 the sweep (tp__alloc_sweep), 7 quarter size class then
+                           * longest lifetime, 8 the peak-out sweep
+                           * (tp__alloc_sweep_peak), 9 the class split (tp__alloc_split),
+                           * 10 the window search (tp__alloc_window) on the best of those */
+    bool best_fit;        /* true: best-fit gap rule won; false: first-fit */
+    double first_plan_at; /* monotonic seconds (tp__xs_now) when the first complete plan was
+                           * in hand: the pass no deadline cuts; 0 without a plan */
 } tp_bestfit_info;
 
 /* deadline: monotonic seconds (tp__xs_now) after which no further run starts and a running
@@ -116,6 +118,7 @@ typedef struct tp_search_report {
     tp_alloc_algo used;  /* TP_ALGO_BEST_FIT when the search did not improve the heuristic */
     uint64_t nodes;      /* search nodes visited */
     uint64_t heuristic_arena;
+    double first_plan_at; /* monotonic seconds: the heuristics' first complete plan */
 } tp_search_report;
 
 /* EXACT (opt->algo == TP_ALGO_EXACT) or AUTO (anything else): best heuristic, then the

@@ -123,9 +123,12 @@ static double now_s(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* *first_plan_at: when the first complete plan was in hand (monotonic seconds; left 0 by
+ * the one-pass placers, whose first plan is their answer). */
 static tp_status dispatch(tp_alloc_algo algo, const tp_buffer *bufs, size_t n,
                           const tp_alloc_options *opt, const tp_allocator *alloc, uint64_t *offsets,
-                          uint64_t *arena, tp_alloc_algo *used, bool *proven, tp_error *err) {
+                          uint64_t *arena, tp_alloc_algo *used, bool *proven, double *first_plan_at,
+                          tp_error *err) {
     *used = algo;
     switch (algo) {
     case TP_ALGO_GREEDY_SIZE:
@@ -140,6 +143,7 @@ static tp_status dispatch(tp_alloc_algo algo, const tp_buffer *bufs, size_t n,
         tp_status s = tp__alloc_search(bufs, n, opt, alloc, offsets, arena, &rep, err);
         *used = rep.used;
         *proven = rep.proven_optimal;
+        *first_plan_at = rep.first_plan_at;
         return s;
     }
     case TP_ALGO_COUNT:
@@ -165,8 +169,11 @@ tp_status tp_alloc_plan(const tp_buffer *bufs, size_t n, const tp_alloc_options 
     uint64_t arena = 0, lb = 0;
     tp_alloc_algo used = opt->algo;
     bool proven = false;
-    st = dispatch(opt->algo, bufs, n, opt, alloc, offsets, &arena, &used, &proven, err);
+    double first_plan_at = 0;
+    st = dispatch(opt->algo, bufs, n, opt, alloc, offsets, &arena, &used, &proven, &first_plan_at,
+                  err);
     if (st != TP_OK) return st;
+    double placed_at = now_s();
     st = tp_alloc_lower_bound(bufs, n, alloc, &lb, err);
     if (st != TP_OK) return st;
     if (result) {
@@ -175,6 +182,8 @@ tp_status tp_alloc_plan(const tp_buffer *bufs, size_t n, const tp_alloc_options 
         result->algo_used = used;
         result->optimal = arena <= lb || proven;
         result->seconds = now_s() - t0;
+        /* (bestfit without a limit reports no first plan: its runs are one answer) */
+        result->first_plan_seconds = (first_plan_at > 0 ? first_plan_at : placed_at) - t0;
     }
     return TP_OK;
 }

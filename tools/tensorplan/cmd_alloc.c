@@ -138,6 +138,21 @@ static void summary(const alloc_args *a, size_t n, const tp_alloc_result *r, FIL
             tp_alloc_algo_name(r->algo_used), r->optimal ? "yes" : "no", r->seconds);
 }
 
+/* A run that went past --time-limit because its first plan took longer says so (the first
+ * plan always completes; the limit bounds the improvement after it). Not with --json or
+ * --quiet. */
+static void first_plan_note(const alloc_args *a, const tp_alloc_result *r) {
+    double limit = a->o.time_limit_s;
+    if (a->json || tp_cli_quiet) return;
+    if (limit <= 0 || r->first_plan_seconds <= limit ||
+        r->seconds <= limit + (limit > 0.5 ? 0.1 * limit : 0.05))
+        return;
+    fprintf(stderr,
+            "tensorplan alloc: note: the first plan took %.2f s, longer than --time-limit %g s; "
+            "it always completes (the limit bounds the search after it)\n",
+            r->first_plan_seconds, limit);
+}
+
 int tp_cli_alloc(int argc, char **argv) {
     alloc_args a;
     int rc = parse_args(&a, argc, argv);
@@ -208,6 +223,7 @@ int tp_cli_alloc(int argc, char **argv) {
         goto done;
     }
     summary(&a, n, &r, a.out && a.json ? stdout : stderr);
+    first_plan_note(&a, &r);
     rc = TP_EXIT_OK;
 done:
     free(off);
