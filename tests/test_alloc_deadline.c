@@ -10,6 +10,8 @@
  *   - tp_alloc_plan with `auto` and a limit of a nanosecond still returns a verified plan,
  *     and reports that its first plan took longer than the limit (first_plan_seconds); with
  *     time left the first plan comes well before the end;
+ *   - the local search alone, from the no-reuse plan and the peak-out sweep: verified, never
+ *     above its start nor below the lower bound, and it lowers the no-reuse plan;
  *   - the class split asked to finish (bestfit has no plan yet) completes past the deadline
  *     once three quarters of its large buffers are placed, with the plan it gives without a
  *     deadline, and times out below that or when not asked;
@@ -207,6 +209,40 @@ TP_TEST(result_reports_when_the_first_plan_was_in_hand) {
     free(off);
 }
 
+/* The local search (alloc_improve.c) on its own, from a poor start (no reuse) and from the
+ * peak-out sweep: every plan verified, never above the start, never below the lower bound,
+ * and the no-reuse start always comes down (a round that never accepts fails it). */
+TP_TEST(improve_never_worsens_and_lowers_a_poor_plan) {
+    for (uint64_t seed = 1; seed <= 6 && !tp_test_cur_failed_; seed++) {
+        size_t n = 2500 + 500 * (size_t)(seed % 3);
+        tp_buffer *b = trace_make((int)(seed % 3), n, 40 + seed, 0.12);
+        TP_CHECK(b != NULL);
+        tp_alloc_options o;
+        tp_alloc_options_default(&o);
+        tp_error e;
+        uint64_t *off = malloc(n * sizeof *off), start, arena, lb;
+        TP_CHECK_OK(tp_alloc_lower_bound(b, n, NULL, &lb, &e), ep(&e));
+        for (int from = 0; from < 2; from++) {
+            if (from == 0)
+                TP_CHECK_OK(tp__alloc_noreuse(b, n, &o, NULL, off, &start, &e), ep(&e));
+            else
+                TP_CHECK_OK(tp__alloc_sweep_peak(b, n, &o, true, 0, NULL, off, &start, &e), ep(&e));
+            arena = start;
+            unsigned rounds = 0;
+            TP_CHECK_OK(
+                tp__alloc_improve(b, n, &o, tp__xs_now() + 0.1, NULL, off, &arena, &rounds, &e),
+                ep(&e));
+            check_plan(b, n, off, arena, o.alignment);
+            TP_CHECK(rounds > 0);
+            TP_CHECK_LE_U64(arena, start);
+            TP_CHECK(arena >= lb);
+            if (from == 0) TP_CHECK(arena < start);
+        }
+        free(b);
+        free(off);
+    }
+}
+
 /* One size class (4-8 KiB: nothing is "small", so every buffer is placed by the gap
  * index), random lifetimes over 60 steps. */
 static void one_class_set(tp_buffer *b, size_t n) {
@@ -292,6 +328,7 @@ int main(void) {
     TP_RUN(anytime_never_above_the_first_plan);
     TP_RUN(auto_with_a_nanosecond_limit_plans);
     TP_RUN(result_reports_when_the_first_plan_was_in_hand);
+    TP_RUN(improve_never_worsens_and_lowers_a_poor_plan);
     TP_RUN(split_finishes_when_three_quarters_are_placed);
     TP_RUN(sweeps_stop_at_a_past_deadline);
     return tp_test_finish();

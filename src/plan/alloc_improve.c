@@ -24,11 +24,24 @@ static uint64_t mix(uint64_t *s) {
     return z ^ (z >> 31);
 }
 
+/* by_off[0..n): the buffer indices by offset, lowest first (keys: n entries of scratch).
+ * The rounds rebuild the gap index of the kept buffers in this order: each run then joins
+ * or follows the top run of its sets, where in index order most inserts landed mid-set and
+ * moved the runs above them (the rebuild took ~1 s a round at 62,000 buffers: 3 rounds
+ * in 3 s on longmix62k/1). */
+static void sort_by_offset(const uint64_t *off, size_t n, tp__alloc_key *keys, size_t *by_off) {
+    for (size_t i = 0; i < n; i++)
+        keys[i] = (tp__alloc_key){UINT64_MAX - off[i], 0, i}; /* lowest offset first */
+    qsort(keys, n, sizeof *keys, tp__alloc_key_cmp);
+    for (size_t i = 0; i < n; i++)
+        by_off[i] = keys[i].idx;
+}
+
 /* One round: TP_OK with *out the new arena (UINT64_MAX: not better), or an error. */
 static tp_status round_once(const tp_buffer *bufs, size_t n, const tp_alloc_options *opt,
-                            double deadline, tp__gapidx *g, uint64_t *off, uint64_t arena,
-                            unsigned round, tp__alloc_key *keys, uint64_t *work, uint64_t *out,
-                            tp_error *err) {
+                            double deadline, tp__gapidx *g, uint64_t *off, const size_t *by_off,
+                            uint64_t arena, unsigned round, tp__alloc_key *keys, uint64_t *work,
+                            uint64_t *out, tp_error *err) {
     uint64_t level = arena - (arena >> (3 + round % 5)), top = 0, seed = round;
     *out = UINT64_MAX;
     size_t m = 0;
@@ -36,7 +49,8 @@ static tp_status round_once(const tp_buffer *bufs, size_t n, const tp_alloc_opti
     bool best = (round / 20) % 2 == 1;
     tp__gx_clear(g);
     tp_status st = TP_OK;
-    for (size_t i = 0; i < n && st == TP_OK; i++) {
+    for (size_t k = 0; k < n && st == TP_OK; k++) {
+        size_t i = by_off[k]; /* offset order: each insert lands at the top of its sets */
         uint64_t s = tp__alloc_psize(&bufs[i]), end = off[i] + s;
         work[i] = off[i];
         if (end > level && s > 0 && bufs[i].fixed_offset < 0) {
@@ -53,7 +67,7 @@ static tp_status round_once(const tp_buffer *bufs, size_t n, const tp_alloc_opti
             if (end > top) top = end;
             st = tp__gx_insert(g, bufs[i].birth, bufs[i].death, off[i], end, err);
         }
-        if ((i & 4095) == 4095 && tp__xs_now() >= deadline) return TP_OK; /* out of time */
+        if ((k & 4095) == 4095 && tp__xs_now() >= deadline) return TP_OK; /* out of time */
     }
     if (st != TP_OK) return st;
     if (m == 0) return TP_OK;
@@ -88,23 +102,28 @@ tp_status tp__alloc_improve(const tp_buffer *bufs, size_t n, const tp_alloc_opti
     if (st != TP_OK) return st;
     tp__alloc_key *keys = tp_mem_alloc(alloc, n * sizeof *keys);
     uint64_t *work = tp_mem_alloc(alloc, n * sizeof *work);
-    if (!keys || !work) {
+    size_t *by_off = tp_mem_alloc(alloc, n * sizeof *by_off);
+    if (!keys || !work || !by_off) {
         st = tp_error_set(err, TP_ERR_NOMEM, "improve: out of memory for %zu buffers", n);
         goto done;
     }
+    sort_by_offset(offsets, n, keys, by_off);
     for (unsigned r = 0; r < 4000 && tp__xs_now() < deadline; r++) {
         uint64_t a;
-        st = round_once(bufs, n, opt, deadline, &g, offsets, *arena, r, keys, work, &a, err);
+        st =
+            round_once(bufs, n, opt, deadline, &g, offsets, by_off, *arena, r, keys, work, &a, err);
         if (st != TP_OK) break;
         (*rounds)++;
         if (a < *arena) {
             *arena = a;
             memcpy(offsets, work, n * sizeof *offsets);
+            sort_by_offset(offsets, n, keys, by_off);
         }
     }
 done:
     tp__gx_free(&g);
     tp_mem_free(alloc, keys, n * sizeof *keys);
     tp_mem_free(alloc, work, n * sizeof *work);
+    tp_mem_free(alloc, by_off, n * sizeof *by_off);
     return st;
 }
