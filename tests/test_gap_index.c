@@ -356,8 +356,11 @@ TP_TEST(dense_bestfit_and_auto_are_verified_and_beat_the_sweep) {
  * first of them by quarter size class then longest lifetime. Two "longmix" sets of
  * bench/dense_traces.h (births uniform, log-uniform lengths, sizes over six orders of
  * magnitude): bestfit's plan is verified, never above the sweep's, and won by one of the
- * two size-class placers (tp_bestfit_info; today the split wins the first, 1.0164 x LB, and
- * the quarter-class order the second, 1.0153), so their plans are the ones checked. */
+ * two size-class placers (tp_bestfit_info), the split at least once, so their plans are the
+ * ones checked. (Until session 12 the split won the first, 1.0164 x LB, and the
+ * quarter-class order the second, 1.0153; since the split orders each class outwards from
+ * the peak step it wins both, and no seed of 1-6 nor a train set was found where the
+ * quarter-class run still wins.) */
 TP_TEST(large_dense_sets_use_the_class_order) {
     bool class4_won = false, split_won = false;
     for (int set = 0; set < 2 && !tp_test_cur_failed_; set++) {
@@ -383,7 +386,8 @@ TP_TEST(large_dense_sets_use_the_class_order) {
         free(b);
         free(off);
     }
-    TP_CHECK(class4_won && split_won);
+    (void)class4_won; /* (it won the second set before session 12) */
+    TP_CHECK(split_won);
 }
 
 /* direct: 0 tp_alloc_plan, 1 the sweep, 2 the class split. */

@@ -151,5 +151,23 @@ else
     echo "skip MiniMalloc F (no $F)"
 fi
 
+# A first plan longer than --time-limit: the run says so on stderr (100,000 long-lived
+# buffers: the first plan, a peak-out sweep, takes well over 0.05 s), not with --json or -q.
+"$PY" - "$tmp/dense.csv" <<'PYEOF'
+import random, sys
+r = random.Random(7)
+with open(sys.argv[1], "w") as f:
+    f.write("id,lower,upper,size\n")
+    for i in range(100000):
+        lo = r.randrange(50000)
+        f.write("%d,%d,%d,%d\n" % (i, lo, min(50000, lo + int(50000 ** r.random())), 16 * r.randint(1, 1 << r.randint(2, 20))))
+PYEOF
+run "first plan past the limit" 0 "$TP" alloc "$tmp/dense.csv" --time-limit 0.001 -o "$tmp/dense.sol"
+has "first plan past the limit: the note" "$tmp/err" "the first plan took .* longer than --time-limit 0.001 s"
+run "first plan past the limit, --json" 0 "$TP" alloc "$tmp/dense.csv" --time-limit 0.001 --json -o "$tmp/dense.sol"
+if grep -q "first plan took" "$tmp/err" "$tmp/out"; then bad "no note with --json"; else ok "no note with --json"; fi
+run "first plan past the limit, --quiet" 0 "$TP" alloc "$tmp/dense.csv" --time-limit 0.001 -q -o "$tmp/dense.sol"
+if grep -q "first plan took" "$tmp/err"; then bad "no note with --quiet"; else ok "no note with --quiet"; fi
+
 echo "$pass passed, $fails failed"
 [ "$fails" -eq 0 ]
