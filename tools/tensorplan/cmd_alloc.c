@@ -138,14 +138,15 @@ static void summary(const alloc_args *a, size_t n, const tp_alloc_result *r, FIL
             tp_alloc_algo_name(r->algo_used), r->optimal ? "yes" : "no", r->seconds);
 }
 
-/* A run that went past --time-limit because its first plan took longer says so (the first
- * plan always completes; the limit bounds the improvement after it). Not with --json or
- * --quiet. */
+/* An auto/exact run that went past --time-limit because its first plan took longer says so
+ * (the first plan always completes; the limit bounds the search after it). Not with --json
+ * or --quiet. */
 static void first_plan_note(const alloc_args *a, const tp_alloc_result *r) {
     double limit = a->o.time_limit_s;
     if (a->json || tp_cli_quiet) return;
+    if (a->o.algo != TP_ALGO_AUTO && a->o.algo != TP_ALGO_EXACT) return; /* no limit there */
     if (limit <= 0 || r->first_plan_seconds <= limit ||
-        r->seconds <= limit + (limit > 0.5 ? 0.1 * limit : 0.05))
+        r->seconds <= limit + (0.1 * limit > 0.05 ? 0.1 * limit : 0.05))
         return;
     fprintf(stderr,
             "tensorplan alloc: note: the first plan took %.2f s, longer than --time-limit %g s; "
