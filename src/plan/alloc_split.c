@@ -132,10 +132,11 @@ static void set_key(tp__alloc_key *k, const tp_buffer *bufs, size_t i, int64_t p
     uint64_t s = tp__alloc_psize(b);
     int cls = floor_log2(s);
     /* steps between the lifetime and p (0: alive at p), and the length, 32 bits each */
-    uint64_t d = b->death < p   ? (uint64_t)(p - b->death)
-                 : b->birth > p ? (uint64_t)(b->birth - p)
+    /* differences in unsigned arithmetic: exact for any two int64 steps (no signed overflow) */
+    uint64_t d = b->death < p   ? (uint64_t)p - (uint64_t)b->death
+                 : b->birth > p ? (uint64_t)b->birth - (uint64_t)p
                                 : 0;
-    uint64_t len = (uint64_t)(b->death - b->birth);
+    uint64_t len = (uint64_t)b->death - (uint64_t)b->birth;
     if (d > UINT32_MAX) d = UINT32_MAX;
     if (len > UINT32_MAX) len = UINT32_MAX;
     k->k1 = 4 * (uint64_t)cls + (cls >= 2 ? (s >> (cls - 2)) & 3 : 0);
