@@ -98,14 +98,18 @@ static void count_uses(const tp_graph *g, uint32_t n, uint32_t *uses, uint32_t *
     }
 }
 
-/* The only reader of node m's output, or -1. */
-static tp_node_id only_reader(const tp_graph *g, uint32_t n, tp_node_id m) {
+/* reader[m]: the first node (by index) that reads node m's output, or -1; one pass over the
+ * graph, so that looking a reader up costs nothing per packing node. */
+static void first_readers(const tp_graph *g, uint32_t n, tp_node_id *reader) {
+    for (uint32_t m = 0; m < n; m++)
+        reader[m] = -1;
     for (uint32_t id = 0; id < n; id++) {
         const tp_node *nd = tp_graph_node(g, (tp_node_id)id);
-        for (uint32_t i = 0; nd && i < nd->n_inputs; i++)
-            if (nd->inputs[i] == m) return (tp_node_id)id;
+        for (uint32_t i = 0; nd && i < nd->n_inputs; i++) {
+            tp_node_id m = nd->inputs[i];
+            if (m >= 0 && (uint32_t)m < n && reader[m] < 0) reader[m] = (tp_node_id)id;
+        }
     }
-    return -1;
 }
 
 static bool is_graph_output(const tp_graph *g, tp_node_id m) {
@@ -118,13 +122,13 @@ static bool is_graph_output(const tp_graph *g, tp_node_id m) {
  * not a graph output, becomes a FusedGemm: a node the extended level creates (indexed after the
  * model's nodes, in the model graph's order), so it packs its B after every model node's. vgg's
  * and alexnet's classifiers: Gemm+Relu, Gemm+Relu, Gemm; the last Gemm packs first. */
-static bool gemm_fused(const tp_graph *g, uint32_t n, const uint32_t *uses, tp_node_id m,
-                       tp_node_id *act) {
+static bool gemm_fused(const tp_graph *g, const uint32_t *uses, const tp_node_id *reader,
+                       tp_node_id m, tp_node_id *act) {
     const tp_node *nd = tp_graph_node(g, m);
     if (!nd || nd->op.kind != TP_OP_GEMM || nd->dtype != TP_DTYPE_F32 || uses[m] != 1 ||
         is_graph_output(g, m))
         return false;
-    *act = only_reader(g, n, m);
+    *act = reader[m]; /* its only reader (uses[m] == 1) */
     const tp_node *a = *act >= 0 ? tp_graph_node(g, *act) : NULL;
     if (!a || a->op.kind != TP_OP_UNARY) return false;
     switch (a->op.sub) {
@@ -145,26 +149,26 @@ static bool gemm_fused(const tp_graph *g, uint32_t n, const uint32_t *uses, tp_n
  * as the FusedMatMul at that scaling's position (ortgraph/ort_xform.c); a Gemm fused with its
  * activation as a FusedGemm (gemm_fused). */
 static uint64_t runner_key(const tp_graph *g, const tp_ort_xform *x, const uint64_t *key,
-                           const uint32_t *uses, tp_node_id m) {
+                           const uint32_t *uses, const tp_node_id *reader, tp_node_id m) {
     tp_node_id act;
     if (!x->absorbed[m])
-        return gemm_fused(g, x->n, uses, m, &act) ? (uint64_t)x->n + key[act] : key[m];
-    tp_node_id r = only_reader(g, x->n, m);
-    return r >= 0 ? key[r] : key[m];
+        return gemm_fused(g, uses, reader, m, &act) ? (uint64_t)x->n + key[act] : key[m];
+    return reader[m] >= 0 ? key[reader[m]] : key[m];
 }
 
 /* An entry per packing reader of a weight every reader packs (e: capacity 2 x node count + 1);
  * the erased weights' bytes (each once) and the largest of them into *out. */
 static tp_status prepack_entries(const tp_graph *g, const tp_ort_xform *x, const uint64_t *key,
-                                 const uint32_t *uses, uint32_t *packs, prepack_entry *e,
-                                 size_t *n_e, tp_ort_prepack *out, tp_error *err) {
+                                 const uint32_t *uses, const tp_node_id *reader, uint32_t *packs,
+                                 prepack_entry *e, size_t *n_e, tp_ort_prepack *out,
+                                 tp_error *err) {
     uint32_t n = x->n;
     for (uint32_t id = 0; id < n; id++) {
         const tp_node *nd = tp_graph_node(g, (tp_node_id)id);
         for (uint32_t i = 1; nd && i < 3 && i < nd->n_inputs; i++) {
             tp_node_id w = packed_weight(g, nd, i);
             if (w < 0 || (uint32_t)w >= n || packs[w] == 0 || packs[w] < uses[w]) continue;
-            uint64_t bytes, k = runner_key(g, x, key, uses, (tp_node_id)id);
+            uint64_t bytes, k = runner_key(g, x, key, uses, reader, (tp_node_id)id);
             tp_status s = tp_graph_node_bytes(g, w, &bytes, err);
             if (s != TP_OK) return s;
             uint64_t packed = tp_ort_packed_bytes(g, nd, tp_graph_node(g, w), bytes);
@@ -195,13 +199,15 @@ tp_status tp_ort_prepack_compute(const tp_graph *g, uint32_t block, tp_ort_prepa
     prepack_entry *e = tp_mem_alloc(a, 2 * cap * sizeof *e);
     uint32_t *uses = tp_mem_calloc(a, cap, sizeof *uses),
              *packs = tp_mem_calloc(a, cap, sizeof *packs);
-    if (!key || !e || !uses || !packs)
+    tp_node_id *reader = tp_mem_alloc(a, cap * sizeof *reader);
+    if (!key || !e || !uses || !packs || !reader)
         s = tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (%u nodes)", x.n);
     if (s == TP_OK) {
         count_uses(g, x.n, uses, packs);
+        first_readers(g, x.n, reader);
         s = tp_ort_exec_keys(g, &x, key, err);
     }
-    if (s == TP_OK) s = prepack_entries(g, &x, key, uses, packs, e, &n_e, out, err);
+    if (s == TP_OK) s = prepack_entries(g, &x, key, uses, reader, packs, e, &n_e, out, err);
     if (s == TP_OK) {
         qsort(e, n_e, sizeof *e, by_key_desc);
         uint64_t after = 0; /* packed copies made after the entry: resident at the peak */
@@ -215,6 +221,7 @@ tp_status tp_ort_prepack_compute(const tp_graph *g, uint32_t block, tp_ort_prepa
     tp_mem_free(a, e, 2 * cap * sizeof *e);
     tp_mem_free(a, uses, cap * sizeof *uses);
     tp_mem_free(a, packs, cap * sizeof *packs);
+    tp_mem_free(a, reader, cap * sizeof *reader);
     tp_ort_xform_free(g, &x);
     return s;
 }
