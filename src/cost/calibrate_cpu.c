@@ -449,11 +449,6 @@ static void set_runtime_overheads(tp_device_model *d) {
 static double reference_rate(const bench_ctx *bc, float *a, float *b, float *c) {
     bench_ctx r = *bc;
     r.blas = NULL;
-    /* warm-up, not counted: the first ~0.1 s after an idle spell ran at 55-61 % of the rate
-       seconds later (a core waking up), which made every first figure look like a slowdown */
-    r.trials = 1;
-    r.min_ns = 100e6;
-    (void)bench_gemm_mkn(&r, 64, 64, 64, a, b, c);
     r.trials = 3;
     r.min_ns = 10e6;
     return bench_gemm_mkn(&r, 64, 64, 64, a, b, c);
