@@ -369,13 +369,20 @@ def export_each(names, one):
     return 1 if failed else 0
 
 
-def main():
+def parse_export_args(default_out):
+    """The export scripts' command line: [--out DIR] [NAME...]; creates DIR and keeps torch on
+    one thread (the exports run beside other jobs)."""
     ap = argparse.ArgumentParser()
-    ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "..", ".fixtures", "models"))
+    ap.add_argument("--out", default=default_out)
     ap.add_argument("names", nargs="*")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     torch.set_num_threads(1)
+    return a
+
+
+def main():
+    a = parse_export_args(os.path.join(os.path.dirname(__file__), "..", ".fixtures", "models"))
     reg = models()
 
     def one(n):

@@ -2,24 +2,17 @@
 export each model of a registry {name: (make, embedded)} into OUTDIR (default
 .fixtures-local/SET), and for an embedded one also a copy with its weights inside the .onnx
 (NAME_embedded.onnx). Run with Debian's /usr/bin/python3."""
-import argparse
 import os
 import shutil
 
 import onnx
-import torch
 
 import export_models as em
 
 
 def run(models, set_name):
-    ap = argparse.ArgumentParser()
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-    ap.add_argument("--out", default=os.path.join(root, ".fixtures-local", set_name))
-    ap.add_argument("names", nargs="*")
-    a = ap.parse_args()
-    os.makedirs(a.out, exist_ok=True)
-    torch.set_num_threads(1)
+    a = em.parse_export_args(os.path.join(root, ".fixtures-local", set_name))
     reg = models()
 
     def one(n):
