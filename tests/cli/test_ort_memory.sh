@@ -20,11 +20,15 @@
 # profile before the body-copy term was far below) and ifs_201 (400 one-node bodies: a session
 # state each; -1.2 % below before the per-body term). On 2026-11-26 both were +8.3 and +11.3 %
 # with the previous margin.
-# The band is checked with the profile's session constant (26.4 MiB, three quarters of it
-# onnxruntime's code pages) replaced by the one measured here on a one-Neg model: one CI machine
-# showed every model 2.9-3.9 MiB lower than this one (ifs_201 +22.5 %, over the band), while no
-# change of load, tracing, page cache or the way the library was written reproduced it here
-# (2026-11-26). The shipped prediction must still never be below.
+# The band is checked against the measurement shifted by the difference between the profile's
+# session constant (26.4 MiB, three quarters of it onnxruntime's code pages) and the one measured
+# here on a one-Neg model: one CI machine showed every model 2.9-3.9 MiB lower than this one,
+# while no change of load, tracing, page cache or the way the library was written reproduced it
+# here (2026-11-26). Session 12 shifted the prediction instead, which shrinks the ratio's
+# denominator on such a machine: session 12's stop failed CI with ifs_201 at +35.0 % there
+# (29.2 MiB measured, 23.5 MiB constant) while its model-dependent part (5.7 MiB) was the same as
+# here; shifted this way that run reads +31.7 %, as here. The shipped prediction must still never
+# be below the raw measurement.
 # Needs the fixtures of scripts/fixtures.sh (.fixtures/models, .fixtures/ort).
 # usage: test_ort_memory.sh /path/to/tensorplan
 set -u
