@@ -1,6 +1,7 @@
 /* LLM throughput prediction (tensorplan/llm_speed.h): what a token reads and
  * where each figure comes from. The comparison with llama-bench itself is
  * tests/cli/test_llm_speed.sh. */
+#include <math.h>
 #include <string.h>
 
 #include "harness.h"
@@ -48,6 +49,17 @@ TP_TEST(moe_reads_only_the_used_experts) {
     uint64_t out = tp_registry_find(r, "output.weight")->bytes;
     uint64_t exps = tp_registry_find(r, "blk.0.ffn_up_exps.weight")->bytes;
     TP_CHECK_EQ_U64(s.decode_weight_bytes, out + exps / 4);
+    /* the bandwidth is the one of a set holding every expert: the next token routes elsewhere */
+    TP_CHECK_EQ_U64(s.decode_working_set_bytes, out + exps + s.decode_kv_bytes);
+    /* ... and the memory term is priced at that set's bandwidth: with a read curve whose cache
+       holds the active bytes but not every expert, the slower rate applies */
+    cpu.n_read = 2;
+    cpu.read[0] = (tp_bw_point){(double)(out + exps / 4 + s.decode_kv_bytes), 40};
+    cpu.read[1] = (tp_bw_point){(double)(out + exps + s.decode_kv_bytes), 10};
+    TP_CHECK_OK(tp_llm_speed_predict(&c, r, &cpu, NULL, &s, &err), &err);
+    TP_CHECK(fabs(s.decode_memory_ns - (double)(s.decode_weight_bytes + s.decode_kv_bytes) / 10) <
+             1e-6 * s.decode_memory_ns);
+    tp_device_model_default(TP_DEVICE_CPU, &cpu);
     TP_CHECK(s.weight_type == TP_DTYPE_Q4_0);
     TP_CHECK(s.error_band > 0);
     TP_CHECK_CONTAINS(s.kernel, "q4_0");

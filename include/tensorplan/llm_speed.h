@@ -66,6 +66,9 @@ typedef struct tp_llm_speed {
     /* decode, one token at the mean context */
     uint64_t decode_weight_bytes; /* weights read per token */
     uint64_t decode_kv_bytes;     /* K + V read per token */
+    /* the set those bytes come from, whose size picks the read bandwidth: every matrix (all of
+       an MoE's experts: successive tokens route to different ones) + the KV */
+    uint64_t decode_working_set_bytes;
     double decode_memory_ns;      /* (weights + KV) / bandwidth */
     double decode_kernel_ns;      /* weight elements / kernel rate (+ attention) */
     double decode_overhead_ns;    /* graph nodes and the per-call cost */

@@ -211,11 +211,12 @@ static void decode_token(const speed_ctx *x, const mat_set *ms, double cells, tp
                          double *ns) {
     const tp_llm_config *c = x->c;
     const tp_device_model *d = x->d;
-    double wbytes = 0, kernel = 0, kv = 0, attn_el = 0;
+    double wbytes = 0, set_bytes = 0, kernel = 0, kv = 0, attn_el = 0;
     mat_use m;
     for (uint32_t i = 0; i < tp_registry_count(ms->w); i++) {
         if (!mat_get(c, ms->w, ms->tied, i, &m)) continue;
         wbytes += m.bytes;
+        set_bytes += m.all_bytes;
         if (!is_gpu(d)) {
             bool borrowed;
             kernel += m.elements / (rate_for(m.type, &borrowed)->dec * large_gemm(d));
@@ -230,8 +231,11 @@ static void decode_token(const speed_ctx *x, const mat_set *ms, double cells, tp
         bool borrowed;
         kernel += attn_el / (rate_for(TP_DTYPE_F16, &borrowed)->dec * large_gemm(d));
     }
-    /* the working set one token reads: weights and KV, at the bandwidth of that size */
-    double mem = (wbytes + kv) / tp_device_read_gbps(d, wbytes + kv);
+    /* the bytes one token reads (weights and KV) at the bandwidth of the working set they come
+       from: every matrix, experts included. An MoE token reads only its experts, but the next
+       token's router picks others, so over a generation every expert passes through the caches
+       (llama-bench's tokens are random): the active bytes are no cache-resident set. */
+    double mem = (wbytes + kv) / tp_device_read_gbps(d, set_bytes + kv);
     if (!is_gpu(d) && d->threads > 1 && d->source == TP_SOURCE_MEASURED) {
         mem *= CPU_DECODE_MT_FACTOR;
         kernel *= CPU_DECODE_MT_FACTOR;
@@ -239,6 +243,7 @@ static void decode_token(const speed_ctx *x, const mat_set *ms, double cells, tp
     double over = x->nodes * x->node_ns + x->call_ns;
     s->decode_weight_bytes = (uint64_t)wbytes;
     s->decode_kv_bytes = (uint64_t)kv;
+    s->decode_working_set_bytes = (uint64_t)(set_bytes + kv);
     s->decode_memory_ns = mem;
     s->decode_kernel_ns = kernel;
     s->decode_overhead_ns = over;

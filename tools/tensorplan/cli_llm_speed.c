@@ -70,8 +70,9 @@ void tp_cli_llm_speed_print(const tp_cli_llm_speed *s) {
                r->prefill_bound ? r->prefill_bound : "-", r->decode_bound ? r->decode_bound : "-",
                band);
         printf("    basis   %s\n    kernel  %s\n", r->basis, r->kernel);
-        printf("    decode  %.1f MB weights + %.2f MB KV per token\n",
-               (double)r->decode_weight_bytes / 1e6, (double)r->decode_kv_bytes / 1e6);
+        printf("    decode  %.1f MB weights + %.2f MB KV per token, from a %.1f MB working set\n",
+               (double)r->decode_weight_bytes / 1e6, (double)r->decode_kv_bytes / 1e6,
+               (double)r->decode_working_set_bytes / 1e6);
     }
 }
 
@@ -96,6 +97,7 @@ void tp_cli_llm_speed_json(tp_json *j, const tp_cli_llm_speed *s) {
         tp_json_kv_str(j, "weight_type", tp_dtype_name(r->weight_type));
         tp_json_kv_u64(j, "decode_weight_bytes", r->decode_weight_bytes);
         tp_json_kv_u64(j, "decode_kv_bytes", r->decode_kv_bytes);
+        tp_json_kv_u64(j, "decode_working_set_bytes", r->decode_working_set_bytes);
         tp_json_kv_f64(j, "decode_memory_ns", r->decode_memory_ns);
         tp_json_kv_f64(j, "decode_kernel_ns", r->decode_kernel_ns);
         tp_json_kv_f64(j, "decode_overhead_ns", r->decode_overhead_ns);
