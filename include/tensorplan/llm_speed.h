@@ -69,10 +69,10 @@ typedef struct tp_llm_speed {
     /* the set those bytes come from, whose size picks the read bandwidth: every matrix (all of
        an MoE's experts: successive tokens route to different ones) + the KV */
     uint64_t decode_working_set_bytes;
-    double decode_memory_ns;      /* (weights + KV) / bandwidth */
-    double decode_kernel_ns;      /* weight elements / kernel rate (+ attention) */
-    double decode_overhead_ns;    /* graph nodes and the per-call cost */
-    const char *decode_bound;     /* "memory", "kernel" or "overhead" (static) */
+    double decode_memory_ns;   /* (weights + KV) / bandwidth */
+    double decode_kernel_ns;   /* weight elements / kernel rate (+ attention) */
+    double decode_overhead_ns; /* graph nodes and the per-call cost */
+    const char *decode_bound;  /* "memory", "kernel" or "overhead" (static) */
     /* prefill, the whole prompt */
     double prefill_flops;       /* GEMM + attention */
     double prefill_gemm_ns;     /* the matrices */
