@@ -1,7 +1,7 @@
 /* Accuracy benchmark of the cost model: predicted vs measured latency.
  *
  * usage: bench_cost_accuracy MEASURED.jsonl [MODELS_DIR] [--sets FILE] [--classes] [--quick]
- *                            [--force]
+ *                            [--force] [--host-ref GFLOPS]
  *
  * MEASURED.jsonl comes from bench/accuracy/measure_ort.js (onnxruntime on this
  * machine): one line {"model":NAME,"threads":T,"median_ms":X,"min_ms":Y,...} per
@@ -12,7 +12,12 @@
  * model predicted vs measured, then the mean absolute percentage error (MAPE)
  * and Spearman's rank correlation, against the median and against the fastest
  * run. bench/accuracy/run.sh does all the steps. It never invents a figure: a
- * model that cannot be imported or measured is listed as skipped. */
+ * model that cannot be imported or measured is listed as skipped.
+ * Lines may carry "ref_before" / "ref_after": the host's speed (the calibration's reference
+ * kernel) read just before and after the model was measured. The host column then shows them
+ * relative to the speed the prices assume (--host-ref, else the calibration's when measured now,
+ * else the readings' median), and the fit / held-out errors are printed again without the
+ * models whose readings are more than TP_CALIB_UNSTEADY_PCT away from it. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +34,10 @@ typedef struct row {
     int threads;
     double median_ms, min_ms, cpu_ms;
     double busy_ms; /* the busiest thread's CPU time per run (0 = not measured) */
+    /* the host's speed just before and after onnxruntime measured this model: the calibration's
+       reference kernel (GFLOP/s, bench/accuracy/run.sh); 0 = not taken */
+    double ref_before, ref_after;
+    bool steady; /* both within TP_CALIB_UNSTEADY_PCT of the speed the prices assume */
     double pred_ms, gemm_ms, mem_ms, disp_ms;
     double gflop;
     double predict_us;           /* time to compute the prediction (accounting + cost) */
@@ -222,13 +231,56 @@ static void read_sets(const char *file, row *rows, int n) {
 
 /* against: 0 median wall time, 1 fastest run, 2 median CPU time, 3 busiest thread's CPU time;
    set: NULL for all */
-static void summary(const row *rows, int n, int against, const char *set) {
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static bool near(double v, double ref) {
+    return v > 0 && fabs(v / ref - 1) * 100 <= TP_CALIB_UNSTEADY_PCT;
+}
+
+/* The host speed the prices assume: the calibration's reference kernel when it was measured now
+   and steady (or `given`: the one bench/accuracy/run.sh read when it calibrated), else the median
+   of the readings taken around the models (a cached calibration's speed is unknown). Marks each row
+   steady when both of its readings are near it; returns it (0 when no row carries readings) and
+   says where it came from. */
+static double mark_steady(row *rows, int n, const tp_calib_info *info, double given,
+                          const char **basis) {
+    static double v[2 * MAX_MODELS];
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (rows[i].ref_before > 0 && rows[i].ref_after > 0) {
+            v[k++] = rows[i].ref_before;
+            v[k++] = rows[i].ref_after;
+        }
+    if (k == 0) return 0;
+    double s0 = info->steady_start_gflops, s1 = info->steady_end_gflops, ref;
+    if (given > 0) {
+        ref = given;
+        *basis = "the calibration's, --host-ref";
+    } else if (!info->from_cache && s0 > 0 && s1 > 0 && near(s1, s0)) {
+        ref = (s0 + s1) / 2;
+        *basis = "the calibration's";
+    } else {
+        qsort(v, (size_t)k, sizeof v[0], cmp_double);
+        ref = v[k / 2];
+        *basis = info->from_cache ? "the readings' median (calibration cached)"
+                                  : "the readings' median (calibration unsteady)";
+    }
+    for (int i = 0; i < n; i++)
+        rows[i].steady = near(rows[i].ref_before, ref) && near(rows[i].ref_after, ref);
+    return ref;
+}
+
+static void summary(const row *rows, int n, int against, const char *set, bool steady_only) {
     static const char *const what[] = {"median wall time", "fastest run", "median CPU time",
                                        "busiest thread"};
     double pred[MAX_MODELS], meas[MAX_MODELS], ape = 0, lo = INFINITY, hi = -INFINITY;
     int k = 0;
     for (int i = 0; i < n; i++) {
         if (!rows[i].ok || (set && strcmp(rows[i].set, set) != 0)) continue;
+        if (steady_only && !rows[i].steady) continue;
         pred[k] = rows[i].pred_ms;
         meas[k] = against == 0   ? rows[i].median_ms
                   : against == 1 ? rows[i].min_ms
@@ -242,14 +294,15 @@ static void summary(const row *rows, int n, int against, const char *set) {
         k++;
     }
     if (k == 0) return;
-    printf("%-8s vs %-16s: MAPE %5.1f %%, Spearman rank correlation %.3f (%d models), "
+    printf("%-8s vs %-16s: MAPE %5.1f %%, Spearman rank correlation %.3f (%d models%s), "
            "errors %+.1f .. %+.1f %%\n",
            set ? set : "all", what[against], 100.0 * ape / k, spearman(pred, meas, k), k,
-           100.0 * lo, 100.0 * hi);
+           steady_only ? ", measured at the calibration's host speed" : "", 100.0 * lo, 100.0 * hi);
 }
 
 int main(int argc, char **argv) {
     const char *measured = NULL, *dir = NULL, *sets = NULL;
+    double host_ref_given = 0;
     bool classes = false;
     tp_calib_options co;
     tp_calib_options_default(&co);
@@ -265,6 +318,8 @@ int main(int argc, char **argv) {
             classes = true;
         else if (strcmp(argv[i], "--sets") == 0 && i + 1 < argc)
             sets = argv[++i];
+        else if (strcmp(argv[i], "--host-ref") == 0 && i + 1 < argc)
+            host_ref_given = strtod(argv[++i], NULL);
         else if (!measured)
             measured = argv[i];
         else if (!dir)
@@ -273,7 +328,8 @@ int main(int argc, char **argv) {
     if (!measured) {
         fprintf(
             stderr,
-            "usage: %s MEASURED.jsonl [MODELS_DIR] [--sets FILE] [--classes] [--quick] [--force]\n",
+            "usage: %s MEASURED.jsonl [MODELS_DIR] [--sets FILE] [--classes] [--quick] [--force] "
+            "[--host-ref GFLOPS]\n",
             argv[0]);
         return 2;
     }
@@ -297,6 +353,8 @@ int main(int argc, char **argv) {
         if (json_num(ln, "threads", &th)) r->threads = (int)th;
         if (!json_num(ln, "cpu_ms", &r->cpu_ms)) r->cpu_ms = 0;
         if (!json_num(ln, "busy_ms", &r->busy_ms)) r->busy_ms = 0;
+        if (!json_num(ln, "ref_before", &r->ref_before)) r->ref_before = 0;
+        if (!json_num(ln, "ref_after", &r->ref_after)) r->ref_after = 0;
         n++;
     }
     free(text);
@@ -325,8 +383,14 @@ int main(int argc, char **argv) {
         printf("# calibration took %.0f ms (op-class micro-benchmarks %.0f ms); reference kernel "
                "%.1f -> %.1f GFLOP/s at start / end\n",
                info.elapsed_ms, info.op_rates_ms, info.steady_start_gflops, info.steady_end_gflops);
+    const char *ref_basis = "";
+    double host_ref = mark_steady(rows, n, &info, host_ref_given, &ref_basis);
+    if (host_ref > 0)
+        printf("# host speed the prices assume: %.1f GFLOP/s (reference kernel, %s); a model is "
+               "steady when the readings before and after it are within %.0f %% of it\n",
+               host_ref, ref_basis, TP_CALIB_UNSTEADY_PCT);
     printf("# model\tnodes\tkernels\tGFLOP\tpred_ms\tgemm_ms\tmem_ms\tdisp_ms\tmedian_ms\tmin_"
-           "ms\tcpu_ms\tbusy_ms\terr\tset\n");
+           "ms\tcpu_ms\tbusy_ms\terr\tset\thost\n");
     for (int i = 0; i < n; i++) {
         row *r = &rows[i];
         predict(r, dir, &dev);
@@ -338,10 +402,15 @@ int main(int argc, char **argv) {
         double ref = r->threads > 1  ? (r->busy_ms > 0 ? r->busy_ms : r->min_ms)
                      : r->cpu_ms > 0 ? r->cpu_ms
                                      : r->median_ms;
-        printf("%s\t%u\t%u\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%+.1f%%\t%s\n",
-               r->name, r->nodes, r->kernels, r->gflop, r->pred_ms, r->gemm_ms, r->mem_ms,
-               r->disp_ms, r->median_ms, r->min_ms, r->cpu_ms, r->busy_ms,
-               100.0 * (r->pred_ms - ref) / ref, r->set);
+        char host[48] = "-"; /* the host's speed around this model, relative to host_ref */
+        if (host_ref > 0 && r->ref_before > 0 && r->ref_after > 0)
+            snprintf(host, sizeof host, "%.2f/%.2f%s", r->ref_before / host_ref,
+                     r->ref_after / host_ref, r->steady ? "" : " UNSTEADY");
+        printf(
+            "%s\t%u\t%u\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%+.1f%%\t%s\t%s\n",
+            r->name, r->nodes, r->kernels, r->gflop, r->pred_ms, r->gemm_ms, r->mem_ms, r->disp_ms,
+            r->median_ms, r->min_ms, r->cpu_ms, r->busy_ms, 100.0 * (r->pred_ms - ref) / ref,
+            r->set, host);
         if (classes) {
             /* predicted kernel time per op class, for bench/accuracy/op_classes.py */
             printf("#classes\t%s", r->name);
@@ -365,10 +434,14 @@ int main(int argc, char **argv) {
        CPU time per run (measure_ort.js, no spinning) when measured, else the fastest run */
     int ref = rows[0].threads > 1 ? (rows[0].busy_ms > 0 ? 3 : 1) : 2;
     for (int a = 0; a < 4; a++)
-        summary(rows, n, a, NULL);
+        summary(rows, n, a, NULL, false);
     if (sets) {
-        summary(rows, n, ref, "fit");
-        summary(rows, n, ref, "heldout");
+        summary(rows, n, ref, "fit", false);
+        summary(rows, n, ref, "heldout", false);
+        if (host_ref > 0) { /* the same, without the models measured while the host's speed moved */
+            summary(rows, n, ref, "fit", true);
+            summary(rows, n, ref, "heldout", true);
+        }
     }
     return 0;
 }
