@@ -854,6 +854,32 @@ TP_TEST(cache_bandwidth_curve) {
     TP_CHECK_CONTAINS(err->msg, "cache_gbps");
 }
 
+/* With a measured read curve, the passes between the cache point and memory follow the curve's
+   shape at the triad's level (scaled to meet mem_gbps at mem_set_bytes), not the log-linear line
+   to mem_set_bytes; below the curve's first point a log-linear step from the cache rate. */
+TP_TEST(cache_bandwidth_follows_the_read_curve) {
+    tp_device_model d = flat_model(1, 1);
+    d.cache_gbps = 4;
+    d.cache_bytes = 1000;
+    d.mem_set_bytes = 100000;
+    d.n_read = 2;
+    d.read[0] = (tp_bw_point){10000, 1.0}; /* already at memory rates at 10,000 bytes */
+    d.read[1] = (tp_bw_point){100000, 0.8};
+    TP_CHECK_NEAR(tp_device_mem_gbps(&d, 1000), 4, 0);
+    TP_CHECK_NEAR(tp_device_mem_gbps(&d, 10000), 1.0 * (1 / 0.8), 1e-12); /* the line: 2.5 */
+    TP_CHECK_NEAR(tp_device_mem_gbps(&d, 3162), 4 + (log(3.162) / log(10)) * (1.25 - 4), 1e-9);
+    TP_CHECK_NEAR(tp_device_mem_gbps(&d, 100000), 1, 0);
+    double mid = tp_device_read_gbps(&d, 40000) * 1.25;
+    TP_CHECK_NEAR(tp_device_mem_gbps(&d, 40000), mid, 1e-12);
+    TP_CHECK(mid > 1 && mid < 1.25);
+    /* a curve faster than the cache point is capped by it */
+    d.read[0] = (tp_bw_point){10000, 8};
+    TP_CHECK_NEAR(tp_device_mem_gbps(&d, 10000), 4, 0);
+    /* a curve that starts inside the cache point: the line */
+    d.read[0] = (tp_bw_point){500, 8};
+    TP_CHECK_NEAR(tp_device_mem_gbps(&d, 10000), 2.5, 1e-12);
+}
+
 /* x[1,4] -> matmul w[4,4] -> relu -> output; optionally a custom op. */
 static tp_graph *mlp(bool with_custom) {
     tp_graph *g = new_graph();
@@ -1146,6 +1172,7 @@ int main(void) {
     TP_RUN(graph_cost_fusion);
     TP_RUN(graph_cost_fusion_batchnorm_activation);
     TP_RUN(cache_bandwidth_curve);
+    TP_RUN(cache_bandwidth_follows_the_read_curve);
     TP_RUN(weights_streamed_from_memory);
     TP_RUN(weight_set_of_a_run);
     TP_RUN(row_normalization_rate);

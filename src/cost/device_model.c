@@ -257,13 +257,36 @@ double tp_device_read_gbps(const tp_device_model *d, double bytes) {
     return g > 0 && isfinite(g) ? g : 1e-9;
 }
 
+/* Memory-bound passes: the triad's cache rate up to cache_bytes and its memory rate from
+   mem_set_bytes on. In between, with a measured read curve (the working-set sizes from 4 MiB
+   on), the curve's shape at the triad's level (the curve scaled so that it meets mem_gbps at
+   mem_set_bytes; the triad reads two arrays and writes one, the curve only reads), reached from
+   the cache rate by a log-linear step up to the curve's first point: where a machine's caches
+   stop holding a pass is what it measured, not a straight line to mem_set_bytes (on the
+   session-12/13 host the read curve is at DRAM rates from 4 MiB on while the line still gave
+   3.5x the memory rate there; held-out MAPE 28.3 -> 23.2 % at one thread, docs/cost.md,
+   "Session 13"). Without a curve (catalog, default devices): the log-linear line. */
 double tp_device_mem_gbps(const tp_device_model *d, uint64_t bytes) {
     if (!d || !(d->mem_gbps > 0)) return 1e-9;
     double m = d->mem_gbps, c = d->cache_gbps;
     if (!(c > m) || d->cache_bytes == 0 || d->mem_set_bytes <= d->cache_bytes) return m;
     if (bytes <= d->cache_bytes) return c;
     if (bytes >= d->mem_set_bytes) return m;
-    double t = log((double)bytes / (double)d->cache_bytes) /
-               log((double)d->mem_set_bytes / (double)d->cache_bytes);
+    double x = (double)bytes, cb = (double)d->cache_bytes;
+    uint32_t n = d->n_read > TP_READ_CURVE_MAX ? TP_READ_CURVE_MAX : d->n_read;
+    double first = n > 0 ? d->read[0].bytes : 0;
+    double at_mem = n > 0 ? tp_device_read_gbps(d, (double)d->mem_set_bytes) : 0;
+    if (first > cb && first < (double)d->mem_set_bytes && at_mem > 0) {
+        double scale = m / at_mem;
+        double g = x >= first ? tp_device_read_gbps(d, x) * scale : 0;
+        if (x < first) {
+            double r0 = tp_device_read_gbps(d, first) * scale;
+            if (r0 > c) r0 = c;
+            g = c + log(x / cb) / log(first / cb) * (r0 - c);
+        }
+        if (g > c) g = c;
+        return g > 0 && isfinite(g) ? g : m;
+    }
+    double t = log(x / cb) / log((double)d->mem_set_bytes / cb);
     return c + t * (m - c);
 }
