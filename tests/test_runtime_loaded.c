@@ -1,0 +1,97 @@
+/* Tests of the onnxruntime profile's session-13 rules (src/estimate/runtime_ort.c): a Conv
+ * whose weight is not of rank 4 gets no NCHWc re-laid-out copy, and such a weight embedded in the
+ * .onnx is held once when it is at least 128 KiB (glibc's initial mmap threshold). */
+#include "harness.h"
+#include "tensorplan/estimate.h"
+#include "tensorplan/runtime.h"
+
+enum {
+    C1_W = 256 * 128 * 5 * 4,   /* Conv1d weight [256,128,5]: 640 KiB */
+    C2_W = 64 * 64 * 3 * 3 * 4, /* Conv2d weight [64,64,3,3]: 144 KiB */
+    T_BIG = 1024 * 64 * 4,      /* Gather table [1024,64]: 256 KiB */
+    T_SMALL = 100 * 16 * 4      /* Gather table [100,16]: 6.25 KiB */
+};
+
+static tp_op conv_op(int spatial, int64_t k) {
+    tp_op c = {.kind = TP_OP_CONV};
+    c.attrs.conv.spatial = spatial;
+    c.attrs.conv.groups = 1;
+    for (int i = 0; i < spatial; i++) {
+        c.attrs.conv.kernel[i] = k;
+        c.attrs.conv.stride[i] = c.attrs.conv.dilation[i] = 1;
+    }
+    return c;
+}
+
+/* a[1,128,32] -conv1d(w1)-> y1; b[1,64,8,8] -conv2d(w2)-> y2; Gathers from a large and a small
+ * table by ids[1,2]. */
+static tp_graph *loaded_graph(tp_error *err) {
+    tp_graph *g = NULL;
+    if (tp_graph_create(NULL, &g, err) != TP_OK) return NULL;
+    tp_shape as = tp_shape_of(3, (int64_t[]){1, 128, 32}),
+             w1s = tp_shape_of(3, (int64_t[]){256, 128, 5});
+    tp_shape bs = tp_shape_of(4, (int64_t[]){1, 64, 8, 8}),
+             w2s = tp_shape_of(4, (int64_t[]){64, 64, 3, 3});
+    tp_shape tbs = tp_shape_of(2, (int64_t[]){1024, 64}),
+             tss = tp_shape_of(2, (int64_t[]){100, 16});
+    tp_shape is = tp_shape_of(2, (int64_t[]){1, 2});
+    tp_op c1 = conv_op(1, 5), c2 = conv_op(2, 3), gather = {.kind = TP_OP_GATHER};
+    tp_node_id a, w1, b, w2, tb, ts, ids, y1, y2, g1, g2;
+    if (tp_graph_add_input(g, "a", TP_DTYPE_F32, &as, &a, err) != TP_OK ||
+        tp_graph_add_param(g, "w1", TP_DTYPE_F32, &w1s, &w1, err) != TP_OK ||
+        tp_graph_add_input(g, "b", TP_DTYPE_F32, &bs, &b, err) != TP_OK ||
+        tp_graph_add_param(g, "w2", TP_DTYPE_F32, &w2s, &w2, err) != TP_OK ||
+        tp_graph_add_param(g, "tb", TP_DTYPE_F32, &tbs, &tb, err) != TP_OK ||
+        tp_graph_add_param(g, "ts", TP_DTYPE_F32, &tss, &ts, err) != TP_OK ||
+        tp_graph_add_input(g, "ids", TP_DTYPE_I64, &is, &ids, err) != TP_OK ||
+        tp_graph_add_op(g, &c1, (tp_node_id[]){a, w1}, 2, "y1", &y1, err) != TP_OK ||
+        tp_graph_add_op(g, &c2, (tp_node_id[]){b, w2}, 2, "y2", &y2, err) != TP_OK ||
+        tp_graph_add_op(g, &gather, (tp_node_id[]){tb, ids}, 2, "g1", &g1, err) != TP_OK ||
+        tp_graph_add_op(g, &gather, (tp_node_id[]){ts, ids}, 2, "g2", &g2, err) != TP_OK ||
+        tp_graph_mark_output(g, y1, err) != TP_OK || tp_graph_mark_output(g, y2, err) != TP_OK ||
+        tp_graph_mark_output(g, g1, err) != TP_OK || tp_graph_mark_output(g, g2, err) != TP_OK) {
+        tp_graph_destroy(g);
+        return NULL;
+    }
+    return g;
+}
+
+/* v x pm / 1000 rounded up, as the profile scales a term */
+static uint64_t scaled(uint64_t v, uint64_t pm) {
+    return v / 1000 * pm + (v % 1000 * pm + 999) / 1000;
+}
+
+TP_TEST(conv1d_is_not_relaid_and_large_embedded_weights_held_once) {
+    tp_error err;
+    tp_graph *g = loaded_graph(&err);
+    TP_CHECK(g != NULL);
+    if (!g) return;
+    tp_estimate e;
+    TP_CHECK_OK(tp_estimate_graph(g, NULL, &e, &err), &err);
+    tp_runtime_options o;
+    tp_runtime_options_default(&o);
+    o.runtime = TP_RUNTIME_ONNXRUNTIME;
+    tp_runtime_estimate r;
+    /* weights in an external data file */
+    TP_CHECK_OK(tp_runtime_estimate_graph(g, &e, &o, &r, &err), &err);
+    TP_CHECK_EQ_U64(r.conv_weight_bytes, C1_W + C2_W);
+    TP_CHECK_EQ_U64(r.other_weight_bytes, T_BIG + T_SMALL);
+    /* only the 2-D Conv's weight gets the re-laid-out copy (1.45x); the 1-D one is read once */
+    TP_CHECK_EQ_U64(r.prepacked_bytes, scaled(C2_W, 1450) - C2_W);
+    TP_CHECK_EQ_U64(r.weight_bytes, C1_W + C2_W); /* other weights mapped: 0x */
+    TP_CHECK_EQ_U64(r.model_copy_bytes, 0);
+    /* every weight embedded: the parsed file is held less the 1-D Conv weight (at least 128
+     * KiB, read as loaded); the 2-D Conv weight (rewritten by the NCHWc transformer) and the
+     * tables stay counted in the file */
+    uint64_t file = C1_W + C2_W + T_BIG + T_SMALL;
+    o.ort.model_file_bytes = file;
+    TP_CHECK_OK(tp_runtime_estimate_graph(g, &e, &o, &r, &err), &err);
+    TP_CHECK_EQ_U64(r.model_copy_bytes, C2_W + T_BIG + T_SMALL);
+    TP_CHECK_EQ_U64(r.prepacked_bytes, scaled(C2_W, 1450) - C2_W);
+    tp_graph_destroy(g);
+}
+
+int main(void) {
+    TP_RUN(conv1d_is_not_relaid_and_large_embedded_weights_held_once);
+    return tp_test_finish();
+}
