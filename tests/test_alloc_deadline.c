@@ -259,7 +259,7 @@ static void one_class_set(tp_buffer *b, size_t n) {
 TP_TEST(split_finishes_when_three_quarters_are_placed) {
     rng_state = 4711;
     for (int s = 0; s < 6 && !tp_test_cur_failed_; s++) {
-        size_t n = s % 2 == 0 ? 300 : 400; /* the deadline is first checked at 256 placed */
+        size_t n = s % 2 == 0 ? 20 : 40; /* the deadline is first checked at 16 placed */
         tp_buffer *b = malloc(n * sizeof *b);
         one_class_set(b, n);
         tp_alloc_options o;
@@ -274,12 +274,12 @@ TP_TEST(split_finishes_when_three_quarters_are_placed) {
         TP_CHECK_STATUS(tp__alloc_split(b, n, &o, past, NULL, off, &arena, true, false, NULL, &e),
                         TP_ERR_TIMEOUT);
         tp_status st = tp__alloc_split(b, n, &o, past, NULL, off, &arena, true, true, NULL, &e);
-        if (n == 300) { /* 256 of 300 placed: finished, the plan of no deadline */
+        if (n == 20) { /* 16 of 20 placed: finished, the plan of no deadline */
             TP_CHECK_OK(st, ep(&e));
             check_plan(b, n, off, arena, o.alignment);
             TP_CHECK_EQ_U64(arena, ref_arena);
             TP_CHECK(memcmp(off, ref, n * sizeof *off) == 0);
-        } else { /* 256 of 400: not three quarters */
+        } else { /* 16 of 40: not three quarters */
             TP_CHECK_STATUS(st, TP_ERR_TIMEOUT);
         }
         free(b);

@@ -122,13 +122,15 @@ typedef struct tp_search_report {
 } tp_search_report;
 
 /* EXACT (opt->algo == TP_ALGO_EXACT) or AUTO (anything else): best heuristic, then the
- * search within opt->time_limit_s (EXACT: <= 0 means no limit; AUTO: <= 0 means
- * heuristics only). Capacity mode when opt->capacity > 0: returns the first plan with
- * arena <= capacity, TP_ERR_INFEASIBLE when none exists (proved), TP_ERR_TIMEOUT when
- * the limit ran out first. rep may be NULL. */
+ * search within opt->time_limit_s counted from `start` (monotonic seconds, tp__xs_now;
+ * <= 0: the call's own start), so a caller's work before the call counts against the
+ * limit (EXACT: a limit <= 0 means none; AUTO: <= 0 means heuristics only). Capacity mode
+ * when opt->capacity > 0: returns the first plan with arena <= capacity, TP_ERR_INFEASIBLE
+ * when none exists (proved), TP_ERR_TIMEOUT when the limit ran out first. rep may be
+ * NULL. */
 tp_status tp__alloc_search(const tp_buffer *bufs, size_t n, const tp_alloc_options *opt,
-                           const tp_allocator *alloc, uint64_t *offsets, uint64_t *arena,
-                           tp_search_report *rep, tp_error *err);
+                           double start, const tp_allocator *alloc, uint64_t *offsets,
+                           uint64_t *arena, tp_search_report *rep, tp_error *err);
 tp_status tp__alloc_exact(const tp_buffer *bufs, size_t n, const tp_alloc_options *opt,
                           const tp_allocator *alloc, uint64_t *offsets, uint64_t *arena,
                           tp_error *err);
@@ -194,6 +196,14 @@ typedef struct tp_xs_clock {
 } tp_xs_clock;
 
 double tp__xs_now(void);
+/* Whether a placement loop at its k-th item (from 0) looks at the clock: every 16th. A
+ * lowest- or best-fit query on a dense trace costs up to ~50 us, so a loop past its deadline
+ * stops within about a millisecond; a clock read costs ~25 ns. (Until session 13 the loops
+ * looked every 256-1024 items and ran 6-17 ms past the deadline on 62,000-buffer traces.)
+ * The sweeps and the rebuilds, at a few microseconds an item, look every 256th. */
+static inline bool tp__xs_clock_due(size_t k) {
+    return (k & 15) == 15;
+}
 
 /* Decide whether a plan with arena <= cap exists (node_limit 0 = none). On FEASIBLE, off
  * receives offsets by rank and *arena the plan's arena. */

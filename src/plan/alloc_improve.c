@@ -67,7 +67,7 @@ static tp_status round_once(const tp_buffer *bufs, size_t n, const tp_alloc_opti
             if (end > top) top = end;
             st = tp__gx_insert(g, bufs[i].birth, bufs[i].death, off[i], end, err);
         }
-        if ((k & 4095) == 4095 && tp__xs_now() >= deadline) return TP_OK; /* out of time */
+        if ((k & 255) == 255 && tp__xs_now() >= deadline) return TP_OK; /* out of time */
     }
     if (st != TP_OK) return st;
     if (m == 0) return TP_OK;
@@ -82,7 +82,7 @@ static tp_status round_once(const tp_buffer *bufs, size_t n, const tp_alloc_opti
             return TP_OK; /* past 2^64: not better */
         }
         if (q + s >= arena) return TP_OK; /* cannot beat the current plan */
-        if ((k & 1023) == 1023 && tp__xs_now() >= deadline) return TP_OK;
+        if (tp__xs_clock_due(k) && tp__xs_now() >= deadline) return TP_OK;
         work[keys[k].idx] = q;
         if (q + s > top) top = q + s;
         st = tp__gx_insert(g, b->birth, b->death, q, q + s, err);

@@ -94,7 +94,7 @@ static tp_status place_lowest(tp__gapidx *g, const tp_buffer *bufs, const tp__al
         if (end > *top) *top = end;
         if (*top >= stop_at) return TP_ERR_INFEASIBLE;
         st = tp__gx_insert(g, b->birth, b->death, q, end, err);
-        if (st == TP_OK && (k & 255) == 255 && *deadline > 0 && tp__xs_now() >= *deadline) {
+        if (st == TP_OK && tp__xs_clock_due(k) && *deadline > 0 && tp__xs_now() >= *deadline) {
             if (finish && 4 * (k + 1) >= 3 * m)
                 *deadline = 0; /* the rest costs about what the sweep replacing it would */
             else

@@ -377,7 +377,7 @@ tp_status tp__alloc_sweep_ex(const tp_buffer *bufs, size_t n, const tp_alloc_opt
     uint64_t top = 0;
     for (size_t k = 0, d = 0; k < m; k++) {
         const tp_buffer *b = &bufs[born[k].idx];
-        if ((k & 4095) == 4095 && past_deadline(deadline, &st, err)) goto done;
+        if ((k & 255) == 255 && past_deadline(deadline, &st, err)) goto done;
         for (; d < m && dies[d].t < born[k].t; d++) { /* died before this step: give back */
             uint64_t lo = offsets[dies[d].idx];
             give_back(&w, lo, lo + tp__alloc_psize(&bufs[dies[d].idx]));
