@@ -107,6 +107,7 @@ tp_status tp__alloc_improve(const tp_buffer *bufs, size_t n, const tp_alloc_opti
         st = tp_error_set(err, TP_ERR_NOMEM, "improve: out of memory for %zu buffers", n);
         goto done;
     }
+    if (tp__xs_now() >= deadline) goto done; /* (the index set-up took the time left) */
     sort_by_offset(offsets, n, keys, by_off);
     for (unsigned r = 0; r < 4000 && tp__xs_now() < deadline; r++) {
         uint64_t a;
