@@ -178,7 +178,8 @@ TP_TEST(auto_with_a_nanosecond_limit_plans) {
 }
 
 /* first_plan_seconds: with time left the search goes on after the first plan (the local
- * search on 3,000 long-lived buffers runs to the limit), and the field tells the two apart;
+ * search on 3,000 long-lived buffers runs to 99 % of the limit), and the field tells the
+ * two apart;
  * the one-pass placers report their whole placement. */
 TP_TEST(result_reports_when_the_first_plan_was_in_hand) {
     size_t n = 3000;
@@ -193,7 +194,8 @@ TP_TEST(result_reports_when_the_first_plan_was_in_hand) {
     o.time_limit_s = 0.25;
     TP_CHECK_OK(tp_alloc_plan(b, n, &o, NULL, off, &r, &e), ep(&e));
     check_plan(b, n, off, r.arena_bytes, o.alignment);
-    TP_CHECK(r.seconds >= o.time_limit_s);
+    /* (the passes stop at 99 % of the limit, leaving the rest for returning) */
+    TP_CHECK(r.seconds >= 0.98 * o.time_limit_s);
     TP_CHECK(r.first_plan_seconds > 0);
     TP_CHECK(r.first_plan_seconds < r.seconds - 0.05);
     static const tp_alloc_algo one_pass[] = {TP_ALGO_GREEDY_SIZE, TP_ALGO_NO_REUSE,

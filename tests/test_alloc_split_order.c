@@ -2,19 +2,20 @@
  *
  * Since session 12 the split places each quarter size class outwards from the peak step p
  * (alive at p, then by the steps between the lifetime and p, then longest); before, the
- * buffers alive at p went first and the rest of the class longest first. On six "longmix"
- * traces of bench/dense_traces.h (20,000 buffers, seeds 11-16: used by no tuning and no
+ * buffers alive at p went first and the rest of the class longest first. On four "longmix"
+ * traces of bench/dense_traces.h (20,000 buffers, seeds 11-14: used by no tuning and no
  * other test; births uniform, log-uniform lengths, sizes over six orders of magnitude),
  * the split alone (with its fill, as bestfit runs it; no deadline, so the plans are
  * deterministic) gives on average
  *
- *   session 12 order (outwards from p):        1.003344 x LB (1.001570-1.007349)
- *   pre-session-12 order (clique, longest):    1.005586 x LB (1.002080-1.011782)
+ *   session 12 order (outwards from p):        1.003874 x LB (1.001960-1.007349)
+ *   pre-session-12 order (clique, longest):    1.006833 x LB (1.002080-1.011782)
  *
- * (measured 2026-11-27, session 13), lower on every seed. The test asks for at most
- * 1.0045 on average, about midway: the old order fails it (checked by reverting set_key),
- * and so would an order that loses a third of the gain. Every plan is verified and at or
- * above the lower bound. */
+ * (measured 2026-11-27, session 13), lower on every seed (and on seeds 15-16 too, left
+ * out for the test's time: 2.6 s with six seeds, 9.8 s under ASan at load 6). The test
+ * asks for at most 1.0053 on average, about midway: the old order fails it (checked by
+ * reverting set_key), and so would an order that loses half the gain. Every plan is
+ * verified and at or above the lower bound. */
 #include "harness.h"
 
 #include "plan/alloc_exact.h"
@@ -29,7 +30,7 @@ TP_TEST(split_order_packs_dense_traces_tightly) {
     const size_t n = 20000;
     double sum = 0;
     int sets = 0;
-    for (uint64_t seed = 11; seed <= 16 && !tp_test_cur_failed_; seed++) {
+    for (uint64_t seed = 11; seed <= 14 && !tp_test_cur_failed_; seed++) {
         tp_buffer *b = trace_make(1, n, seed, 0);
         uint64_t *off = malloc(n * sizeof *off), arena = 0, lb = 0;
         TP_CHECK(b != NULL && off != NULL);
@@ -55,10 +56,10 @@ TP_TEST(split_order_packs_dense_traces_tightly) {
         free(b);
         free(off);
     }
-    TP_CHECK(sets == 6);
+    TP_CHECK(sets == 4);
     double mean = sets ? sum / sets : 0;
-    printf("  mean %.6f x LB (at most 1.0045)\n", mean);
-    TP_CHECK(mean <= 1.0045);
+    printf("  mean %.6f x LB (at most 1.0053)\n", mean);
+    TP_CHECK(mean <= 1.0053);
 }
 
 int main(void) {
