@@ -56,7 +56,10 @@ TP_API tp_status tp_alloc_algo_parse(const char *name, tp_alloc_algo *out, tp_er
 typedef struct tp_alloc_options {
     uint64_t alignment;  /* power of two; default 64 */
     tp_alloc_algo algo;  /* default TP_ALGO_GREEDY_SIZE */
-    double time_limit_s; /* exact/auto search budget; default 0.0 (heuristics only) */
+    double time_limit_s; /* exact/auto search budget; default 0.0 (heuristics only).
+                          * Wall time from the call's start, the input checks and the
+                          * lower bound included; the passes stop at 99 % of it so the
+                          * call returns within it, except for the first plan (below) */
     uint64_t capacity;   /* exact search capacity mode: 0 = minimize */
     /* Optional progress callback for long searches (may be NULL). */
     void (*progress)(void *ctx, double elapsed_s, uint64_t best_arena, uint64_t lower_bound);
@@ -74,8 +77,8 @@ typedef struct tp_alloc_result {
     double seconds;             /* wall time spent */
     /* Wall time until the first complete plan was in hand. A time limit bounds only what
      * follows it: auto/exact always finish their first heuristic plan (at a million dense
-     * buffers that takes seconds), so `seconds` is about max(time_limit_s, this) plus the
-     * lower bound. Other algorithms: the whole placement. */
+     * buffers that takes seconds), so `seconds` is about max(time_limit_s, this). Other
+     * algorithms: the whole placement. */
     double first_plan_seconds;
 } tp_alloc_result;
 
