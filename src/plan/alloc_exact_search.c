@@ -160,7 +160,7 @@ static bool dfs(xs *s, uint32_t a, uint32_t b, uint64_t L, int64_t lr) {
     const tp_xs_problem *p = s->p;
     s->nodes++;
     s->clk->nodes++;
-    if ((s->nodes & 127) == 0) tick(s); /* (every 1,024 nodes: up to 0.03 s past the limit) */
+    if ((s->nodes & 127) == 0) tick(s); /* (every 1,024: up to 0.03 s past the limit) */
     if (s->node_limit && s->nodes >= s->node_limit) s->stop = true;
     if (s->stop) return false;
     uint32_t i0 = s->first_lo[a], i1 = s->first_lo[b + 1];
