@@ -184,7 +184,6 @@ typedef struct weight_extra {
 /* Classify the weights (r's per-class bytes, *x) and list the packed sizes of the weights a
  * kernel pre-packs (MatMul/Gemm B, LSTM/GRU W and R: the "gemm" class) in node order (*packed of
  * *n_packed from g's allocator, capacity node count + 1). */
-
 static tp_status classify_weights(const tp_graph *g, tp_runtime_estimate *r, uint64_t *packed,
                                   size_t *n_packed, weight_extra *x, tp_error *err) {
     uint32_t n = tp_graph_node_count(g);
