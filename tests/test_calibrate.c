@@ -77,6 +77,7 @@ static tp_device_model sample(void) {
     d.cache_gbps = 40.5;
     d.cache_bytes = 786432;
     d.mem_set_bytes = 100663296;
+    d.vector_floats = 16;
     snprintf(d.gemm_impl, sizeof d.gemm_impl, "builtin");
     return d;
 }
@@ -180,6 +181,8 @@ TP_TEST(quick_calibration_and_cache) {
     TP_CHECK_STR(again.gemm_impl, kname); /* no BLAS: the built-in kernel of this ISA */
     TP_CHECK_STR(info.builtin_kernel, kname);
     TP_CHECK(info.isa == feat.isa);
+    TP_CHECK_EQ_U64(again.vector_floats,
+                    tp_cpu_isa_floats(feat.isa)); /* the CPU's, not the GEMM's */
     TP_CHECK(info.blas_gflops == 0 && info.blas_name[0] == '\0');
     TP_CHECK_EQ_U64(again.threads, 1);
     TP_CHECK(again.barrier_ns == 0); /* one thread meets no one */

@@ -205,6 +205,12 @@ typedef struct tp_device_model {
     uint64_t memory_bytes;              /* device memory size, 0 = unknown */
     double efficiency;                  /* achieved / peak applied (catalog), else 1 */
     char gemm_impl[TP_DEVICE_NAME_CAP]; /* "openblas", "builtin", "cublas", "catalog" */
+    /* f32 lanes of the widest vector ISA the CPU runs (tp_cpu_isa_floats of tp_cpu_features.isa:
+     * 16 AVX-512, 8 AVX2, 4 NEON or generic), set by the CPU calibration from the CPU's features,
+     * whichever GEMM it chose; 0 = not known (catalog, default, GPUs). A runtime's kernels pick
+     * their layouts by it (onnxruntime's NCHWc channel block), not by the BLAS a calibration
+     * happened to load. */
+    uint32_t vector_floats;
     /* Per-op-class rates measured by the CPU calibration's micro-benchmarks (docs/cost.md,
      * "Op classes"), >= 0; 0 = not measured: depthwise convolutions then follow the GEMM
      * curve and resizes mem_gbps, as catalog and default models do. */
@@ -288,12 +294,12 @@ TP_API tp_node_cost tp_node_cost_eval(const tp_device_model *d, tp_node_id id,
                                       const tp_op_cost *oc);
 
 typedef struct tp_graph_cost {
-    double total_ns;        /* round_trip + nodes + readback + sync */
+    double total_ns;        /* round_trip + nodes + layout + readback + sync */
     double round_trip_ns;   /* one per forward: device round trip + runtime per run */
     double nodes_ns;        /* Σ node total_ns */
     double layout_ns;       /* CPU: onnxruntime's NCHWc layout copies (ReorderInput/Output), which
-                               no node of the graph stands for; 0 on other devices. Reported,
-                               not in total_ns (docs/cost.md, "Session 11") */
+                               no node of the graph stands for; 0 on other devices. In total_ns
+                               (docs/cost.md, "Session 14") */
     uint32_t layout_copies; /* how many such copies */
     double readback_ns;     /* host_readback(unified) / readback_gbps */
     double sync_ns;         /* sync_points × round_trip_ns */
@@ -360,6 +366,8 @@ typedef struct tp_cpu_features {
 TP_API void tp_cpu_features_detect(tp_cpu_features *out);
 /* "avx512", "avx2", "neon", "generic"; never NULL. */
 TP_API const char *tp_cpu_isa_name(tp_cpu_isa isa);
+/* f32 lanes of one vector register of the ISA: 16 (AVX-512), 8 (AVX2), 4 (NEON, generic). */
+TP_API uint32_t tp_cpu_isa_floats(tp_cpu_isa isa);
 
 typedef struct tp_calib_options {
     bool quick;       /* small shapes, few repetitions (< 2 s); for CI */

@@ -105,12 +105,14 @@ tp_status tp_device_model_save(const tp_device_model *d, const char *key, const 
             "round_trip_ns=%.17g\nmem_gbps=%.17g\nreadback_gbps=%.17g\nunified=%d\nthreads=%u\n"
             "memory_bytes=%llu\nefficiency=%.17g\ndwconv_gflops=%.17g\nresize_gbps=%.17g\n"
             "cache_gbps=%.17g\ncache_bytes=%llu\nmem_set_bytes=%llu\nbarrier_ns=%.17g\n"
-            "wake_ns=%.17g\ngemm_stream_gbps=%.17g\nnorm_gbps=%.17g\nint8_dot_gops=%.17g\n",
+            "wake_ns=%.17g\ngemm_stream_gbps=%.17g\nnorm_gbps=%.17g\nint8_dot_gops=%.17g\n"
+            "vector_floats=%u\n",
             d->f16_speedup, d->bf16_speedup, d->int8_speedup, d->dispatch_ns, d->round_trip_ns,
             d->mem_gbps, d->readback_gbps, d->unified ? 1 : 0, d->threads,
             (unsigned long long)d->memory_bytes, d->efficiency, d->dwconv_gflops, d->resize_gbps,
             d->cache_gbps, (unsigned long long)d->cache_bytes, (unsigned long long)d->mem_set_bytes,
-            d->barrier_ns, d->wake_ns, d->gemm_stream_gbps, d->norm_gbps, d->int8_dot_gops);
+            d->barrier_ns, d->wake_ns, d->gemm_stream_gbps, d->norm_gbps, d->int8_dot_gops,
+            d->vector_floats);
     bool bad = ferror(f) != 0;
     if (fclose(f) != 0) bad = true;
     if (bad || rename(tmp, path) != 0) {
@@ -240,6 +242,8 @@ static tp_status parse_text(char *text, const char *path, const char *want_key, 
                 seen[F_READBACK] = true;
             } else if (strcmp(k, "threads") == 0)
                 d->threads = x >= 0 && x < 1e6 ? (uint32_t)x : 0;
+            else if (strcmp(k, "vector_floats") == 0)
+                d->vector_floats = x >= 0 && x <= 1024 ? (uint32_t)x : 0;
             else if (strcmp(k, "memory_bytes") == 0)
                 d->memory_bytes = x >= 0 && x < 1.8e19 ? (uint64_t)x : 0;
             else if (strcmp(k, "efficiency") == 0)

@@ -68,6 +68,19 @@ void tp_cpu_features_detect(tp_cpu_features *out) {
 #endif
 }
 
+uint32_t tp_cpu_isa_floats(tp_cpu_isa isa) {
+    switch (isa) {
+    case TP_CPU_ISA_AVX512:
+        return 16;
+    case TP_CPU_ISA_AVX2:
+        return 8;
+    case TP_CPU_ISA_NEON:
+    case TP_CPU_ISA_GENERIC:
+        break;
+    }
+    return 4;
+}
+
 const char *tp_cpu_isa_name(tp_cpu_isa isa) {
     switch (isa) {
     case TP_CPU_ISA_AVX512:

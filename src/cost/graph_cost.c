@@ -9,19 +9,20 @@
 #include "cost/gemm_rate.h"
 #include "cost/layout_copies.h"
 
-/* onnxruntime's NCHWc channel block: 16 floats with AVX-512, else 8 */
+/* onnxruntime's NCHWc channel block: 16 floats on a CPU with AVX-512, else 8 (MLAS picks it by
+   the CPU's vector width, whichever GEMM our calibration chose) */
 static uint64_t nchwc_block(const tp_device_model *d) {
-    return d->kind == TP_DEVICE_CPU && strstr(d->gemm_impl, "avx512") ? 16 : 8;
+    return d->kind == TP_DEVICE_CPU && d->vector_floats >= 16 ? 16 : 8;
 }
 
-/* A grouped convolution whose per-group filters (gemm_m) and im2col rows (gemm_k) are multiples
-   of onnxruntime's NCHWc channel block (16 floats with AVX-512, else 8) runs as an NCHWc
-   convolution like a dense one (its GEMM shape: all filters by the output pixels); others run
-   as im2col + one few-row GEMM per group. gemm_k is cin / groups × kernel area: a multiple of
-   the block when cin / groups is (the converse can be wrong for kernel areas of 2, 4, 8, 16). */
+/* A 2-D grouped convolution whose per-group filters (gemm_m) and input channels are multiples
+   of onnxruntime's NCHWc channel block runs as an NCHWc convolution like a dense one (its GEMM
+   shape: all filters by the output pixels; nchwc_transformer.cc, TransformConv); others run as
+   im2col + one few-row GEMM per group. The input channels per group are gemm_k / kernel area:
+   a multiple of the block when gemm_k is, for kernel areas prime to it (3×3, 5×5, 7×7, 1×1). */
 static bool nchwc_grouped(const tp_device_model *d, const tp_op_cost *oc) {
     uint64_t block = nchwc_block(d);
-    return oc->gemm_m % block == 0 && oc->gemm_k % block == 0;
+    return oc->spatial_rank == 2 && oc->gemm_m % block == 0 && oc->gemm_k % block == 0;
 }
 
 /* A 2-D depthwise convolution whose channels (gemm_n) fill whole NCHWc blocks runs onnxruntime's
@@ -191,10 +192,11 @@ done:
        was the calibration's two-thread ping-pong, 25-28 us in this VM, charged twice) */
     bool in_process = d->kind == TP_DEVICE_CPU && d->runtime_run_ns > 0;
     c->round_trip_ns = (in_process ? 0 : d->round_trip_ns) + d->runtime_run_ns;
-    /* onnxruntime's NCHWc layout copies (layout_copies.h): priced and reported, not in the total
-       (docs/cost.md, "Session 11": on the fitting set they made the prediction worse); only for
-       the breakdown (c->nodes), never in the total-only path the searches call */
-    if (d->kind == TP_DEVICE_CPU && c->nodes) {
+    /* onnxruntime's NCHWc layout copies (layout_copies.h): nodes its optimizer adds
+       (ReorderInput / ReorderOutput), run like any other, so in the total (docs/cost.md,
+       "Session 14": left out from session 11 on, when the block followed the GEMM's name and an
+       OpenBLAS calibration priced AVX-512 CPUs with AVX2's block) */
+    if (d->kind == TP_DEVICE_CPU) {
         tp_op_cost *copies;
         uint32_t n_copies;
         if ((s = tp__layout_copies(g, (uint32_t)nchwc_block(d), &copies, &n_copies, err)) != TP_OK)
@@ -208,7 +210,7 @@ done:
     }
     c->readback_ns = (double)tp_io_host_readback_bytes(&c->io, d->unified) / d->readback_gbps;
     c->sync_ns = (double)c->io.sync_points * d->round_trip_ns;
-    c->total_ns = c->round_trip_ns + c->nodes_ns + c->readback_ns + c->sync_ns;
+    c->total_ns = c->round_trip_ns + c->nodes_ns + c->layout_ns + c->readback_ns + c->sync_ns;
     return TP_OK;
 }
 

@@ -219,6 +219,7 @@ void tp_cli_json_device(tp_json *j, const tp_device_model *m) {
     tp_json_kv_f64(j, "gemm_stream_gbps", m->gemm_stream_gbps);
     tp_json_kv_f64(j, "norm_gbps", m->norm_gbps);
     tp_json_kv_f64(j, "int8_dot_gops", m->int8_dot_gops);
+    tp_json_kv_u64(j, "vector_floats", m->vector_floats);
     tp_json_kv_bool(j, "unified", m->unified);
     tp_json_kv_u64(j, "threads", m->threads);
     tp_json_kv_u64(j, "memory_bytes", m->memory_bytes);
@@ -277,6 +278,10 @@ void tp_cli_print_device(FILE *f, const tp_device_model *m) {
         fprintf(f, "  runtime      %.0f ns per node, %.0f ns per run (onnxruntime's own)\n",
                 m->runtime_node_ns, m->runtime_run_ns);
     if (m->threads) fprintf(f, "  threads      %u\n", m->threads);
+    if (m->vector_floats)
+        fprintf(f,
+                "  vector width %u floats (the CPU's widest ISA; onnxruntime's NCHWc block %u)\n",
+                m->vector_floats, m->vector_floats >= 16 ? 16u : 8u);
     char acc[512];
     fprintf(f, "  accuracy     %s\n", tp_cli_accuracy_str(m, acc, sizeof acc));
     if (m->source == TP_SOURCE_CATALOG) fprintf(f, "  efficiency   %.3f of peak\n", m->efficiency);

@@ -217,13 +217,13 @@ static void print_text(const prof_args *a, const tp_graph *g, const tp_device_mo
            tp_cli_fmt_bytes(tp_io_host_readback_bytes(&gc->io, dev->unified), b3, sizeof b3));
     printf("# total flops %s, bytes %s\n", fmt_flops(gc->flops, b1, sizeof b1),
            tp_cli_fmt_bytes(gc->bytes, b2, sizeof b2));
-    printf("# predicted %.3f ms = round trip %.1f us + nodes %.1f us + readback %.1f us + sync "
-           "%.1f us\n",
-           gc->total_ns / 1e6, gc->round_trip_ns / 1e3, gc->nodes_ns / 1e3, gc->readback_ns / 1e3,
-           gc->sync_ns / 1e3);
+    printf("# predicted %.3f ms = round trip %.1f us + nodes %.1f us + layout copies %.1f us + "
+           "readback %.1f us + sync %.1f us\n",
+           gc->total_ns / 1e6, gc->round_trip_ns / 1e3, gc->nodes_ns / 1e3, gc->layout_ns / 1e3,
+           gc->readback_ns / 1e3, gc->sync_ns / 1e3);
     if (gc->layout_copies)
-        printf("# not in the total: onnxruntime's NCHWc layout copies, %u, %.1f us\n",
-               gc->layout_copies, gc->layout_ns / 1e3);
+        printf("# layout copies: %u NCHWc reorders onnxruntime adds (ReorderInput/Output)\n",
+               gc->layout_copies);
 }
 
 static int run(prof_args *a) {
