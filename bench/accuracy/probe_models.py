@@ -17,6 +17,8 @@ N = 1 and 201, whose difference divided by 200 is what one more node costs onnxr
 - probe_shuffle_N (N = 1, 21): data movement: a channel shuffle (Reshape to [1, 2, 58, 28, 28],
   Transpose (0, 2, 1, 3, 4), Reshape back: 0.7 MB), chained (a chain of plain transposes is no
   probe: onnxruntime's transpose optimizer merges consecutive transposes into one or none);
+- probe_if_N (N = 1, 21): If nodes whose branches are one Abs / Neg each (control flow: what
+  running a subgraph costs the runtime, against probe_abs);
 - probe_{gconv_wW,conv_dD,conv7_dD,dwconv_dD}_N (N = 1, 21): 3x3 convolutions, grouped (group
   width W) and dilated (dilation D, padding D).
 bench/accuracy/probe_ops.sh measures them with onnxruntime and prints the per-node time next to
@@ -139,8 +141,30 @@ def conv_chain(n, c, hw, groups, dil, path):
     save(nodes, inits, [1, c, hw, hw], path)
 
 
+def if_chain(n, path):
+    """n If nodes on a [1, 64] tensor whose condition comes from the data (max(x) > -1e30: always
+    true, but no optimizer can fold it), each branch one elementwise node (then Abs, else Neg) on
+    the outer tensor: against probe_abs_N, what executing a subgraph costs the runtime."""
+    nodes = [helper.make_node("ReduceMax", ["x"], ["mx"], keepdims=0),
+             helper.make_node("Greater", ["mx", "lo"], ["cond"])]
+    inits = [numpy_helper.from_array(np.array(-1e30, dtype=np.float32), "lo")]
+    prev = "x"
+    for i in range(n):
+        out = "y" if i == n - 1 else "t%d" % i
+        branches = []
+        for tag, op in (("then", "Abs"), ("else", "Neg")):
+            bo = "%s%d" % (tag, i)
+            branches.append(helper.make_graph([helper.make_node(op, [prev], [bo])], "%s_%d" % (tag, i), [],
+                                              [helper.make_tensor_value_info(bo, TensorProto.FLOAT, [1, 64])]))
+        nodes.append(helper.make_node("If", ["cond"], [out], then_branch=branches[0], else_branch=branches[1]))
+        prev = out
+    save(nodes, inits, [1, 64], path)
+
+
 # conv probes: grouped (group widths 4, 8, 16) and dilated (dense and depthwise), 1 and 21 nodes
 CONVS = {"gconv_w8": (64, 56, 8, 1), "gconv_w4": (128, 28, 32, 1), "gconv_w16": (128, 28, 8, 1),
+         "gconv_w8_c96": (96, 28, 12, 1), "gconv_w8_c192": (192, 14, 24, 1), "gconv_w8_c384": (384, 7, 48, 1),
+         "gconv_w16_c256": (256, 14, 16, 1),
          "conv_d1": (256, 33, 1, 1), "conv_d6": (256, 33, 1, 6), "conv_d12": (256, 33, 1, 12), "conv_d24": (256, 33, 1, 24), "conv_d36": (256, 33, 1, 36), "conv7_d1": (512, 7, 1, 1), "conv7_d2": (512, 7, 1, 2),
          "dwconv_d1": (480, 33, 480, 1), "dwconv_d2": (480, 33, 480, 2)}
 
@@ -164,6 +188,7 @@ for m in (16, 64):
         shared_chain(m, n, os.path.join(out, "probe_skh%d_%d" % (m, n)))
 for n in (1, 21):
     move_chain(n, os.path.join(out, "probe_shuffle_%d" % n))
+    if_chain(n, os.path.join(out, "probe_if_%d" % n))
 for kind in OPS:
     for tag, shape in OP_SHAPES.items():
         for n in (1, 101):
