@@ -751,6 +751,48 @@ TP_TEST(node_grouped_conv) {
     TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, 0.5 * (double)oc.flops / gf, 1e-6);
 }
 
+/* LSTM / GRU / RNN (a custom node of the ONNX importer): the input projection of every step as
+   one GEMM, then the steps one after another, each a roofline of the few-row arithmetic against
+   reading R again. Hand-computed on a GRU of 10 steps, batch 1, input 8, hidden 4. */
+TP_TEST(recurrent_steps_read_r_every_step) {
+    tp_graph *g = new_graph();
+    tp_node_id x = in(g, "x", TP_DTYPE_F32, 3, (int64_t[]){10, 1, 8});
+    tp_node_id w = par(g, "w", TP_DTYPE_F32, 3, (int64_t[]){1, 12, 8});
+    tp_node_id r = par(g, "r", TP_DTYPE_F32, 3, (int64_t[]){1, 12, 4});
+    tp_op gru = {.kind = TP_OP_CUSTOM};
+    gru.attrs.custom.name = "GRU";
+    gru.attrs.custom.n_inputs = 3;
+    tp_node_id y =
+        op(g, gru, (tp_node_id[]){x, w, r}, 3, TP_DTYPE_F32, 4, (int64_t[]){10, 1, 1, 4});
+    TP_CHECK_OK(tp_graph_mark_output(g, y, err), err);
+    tp_op_cost c = acc(g, y);
+    TP_CHECK(c.cls == TP_COST_GEMM && c.kernel == TP_KERNEL_RECURRENT);
+    TP_CHECK_EQ_U64(c.gemm_m, 1);      /* batch rows */
+    TP_CHECK_EQ_U64(c.gemm_k, 4);      /* hidden */
+    TP_CHECK_EQ_U64(c.gemm_n, 12);     /* 3 gates x hidden */
+    TP_CHECK_EQ_U64(c.gemm_batch, 10); /* steps x directions, one after another */
+    TP_CHECK_EQ_U64(c.rec_proj_flops, 2 * 10 * 8 * 12);
+    TP_CHECK_EQ_U64(c.rec_proj_m, 10);
+    TP_CHECK_EQ_U64(c.rec_input, 8);
+    /* projection 1920 + recurrence 2 * 10 * 4 * 12 = 960 + gates 10 * 12 * 8 = 960 */
+    TP_CHECK_EQ_U64(c.flops, 1920 + 960 + 960);
+    /* a step reads R (4 * 12 floats = 192 bytes) at 0.5 GB/s: 384 ns, against 96 flops at
+       1 GFLOP/s: the read decides; the projection 1920 ns, the gates 960 ns */
+    tp_device_model d = flat_model(1, 100);
+    d.n_read = 1;
+    d.read[0] = (tp_bw_point){1 << 20, 0.5};
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &c).compute_ns, 1920 + 10 * 384.0 + 960, 1e-6);
+    /* a fast read: the arithmetic decides (96 ns a step) */
+    d.read[0].gbps = 100;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &c).compute_ns, 1920 + 10 * 96.0 + 960, 1e-6);
+    /* any other custom op stays a memory pass */
+    gru.attrs.custom.name = "host_thing";
+    tp_node_id z =
+        op(g, gru, (tp_node_id[]){x, w, r}, 3, TP_DTYPE_F32, 4, (int64_t[]){10, 1, 1, 4});
+    TP_CHECK(acc(g, z).cls == TP_COST_MEMORY);
+    tp_graph_destroy(g);
+}
+
 /* Weights streamed from memory (docs/cost.md): a GEMM with constant weights adds the share of
    its weight bytes that the run's weight set reads from memory, at gemm_stream_gbps, to its
    arithmetic at the square curve's rate (the skinny curve no longer applies). */
@@ -1198,6 +1240,7 @@ int main(void) {
     TP_RUN(gemm_curve_interpolation);
     TP_RUN(node_roofline);
     TP_RUN(node_grouped_conv);
+    TP_RUN(recurrent_steps_read_r_every_step);
     TP_RUN(graph_cost_hand_computed);
     TP_RUN(gemm_curve_envelope);
     TP_RUN(graph_cost_fusion);

@@ -55,9 +55,13 @@ typedef enum tp_cost_kernel {
     TP_KERNEL_DEPTHWISE, /* depthwise convolution: tp_device_model.dwconv_gflops */
     TP_KERNEL_RESIZE,    /* resize: tp_device_model.resize_gbps */
     TP_KERNEL_ROWNORM,   /* layer / RMS / group / instance normalization: norm_gbps */
-    TP_KERNEL_GROUPED    /* grouped convolution (groups > 1, not depthwise): one GEMM per group
+    TP_KERNEL_GROUPED,   /* grouped convolution (groups > 1, not depthwise): one GEMM per group
                             of gemm_m = the group's filters (rows) by gemm_n = output pixels,
                             after an im2col pass of gemm_batch · gemm_k · gemm_n elements */
+    TP_KERNEL_RECURRENT  /* LSTM / GRU / RNN: the input projection of every step at once
+                            (rec_proj_*), then gemm_batch steps one after another, each the
+                            hidden state (gemm_m rows) by R (gemm_k × gemm_n), which it reads
+                            again at every step */
 } tp_cost_kernel;
 
 /* Flops and bytes of one node (docs/cost.md lists the per-element counts).
@@ -87,6 +91,9 @@ typedef struct tp_op_cost {
     /* 2-D convolution: the output pixels (per channel, all images) whose filter window reaches
      * into the left or right padding (a runtime computes them on a slower path); else 0. */
     uint64_t border_pixels;
+    /* Recurrent node (TP_KERNEL_RECURRENT): the input projection's flops (every direction) and
+     * its GEMM shape (rec_proj_m = steps × batch rows, k = rec_input, n = gemm_n); else 0. */
+    uint64_t rec_proj_flops, rec_proj_m, rec_input;
 } tp_op_cost;
 
 /* Account node `id` of a bound graph. TP_ERR_INVALID (bad id, missing attrs such

@@ -60,6 +60,29 @@ static bool wakes_pool(const tp_device_model *d, const tp_op_cost *oc) {
            oc->cls == TP_COST_GEMM && macs >= MLAS_GEMM_THREAD_MACS;
 }
 
+/* A recurrent node (TP_KERNEL_RECURRENT): the input projection of every step as one GEMM, then
+   its steps one after another. A step is a roofline: the hidden state (gemm_m rows) by R at the
+   rate of few activation rows against a weight (the arithmetic), or reading R (gemm_k × gemm_n,
+   which every step reads again) at the read bandwidth of a working set of R's size, whichever
+   takes longer; plus the gates' activations at the same arithmetic rate. */
+static double recurrent_ns(const tp_device_model *d, const tp_op_cost *oc) {
+    uint64_t esz = 0;
+    if (tp_dtype_bytes(oc->compute_dtype, 1, &esz, NULL) != TP_OK || esz == 0) esz = 4;
+    double proj_gf =
+        tp_device_gemm_gflops(d, oc->compute_dtype, oc->rec_proj_m, oc->rec_input, oc->gemm_n);
+    double m = (double)oc->gemm_m, k = (double)oc->gemm_k, n = (double)oc->gemm_n;
+    double step_flops = 2.0 * m * k * n;
+    double r_bytes = k * n * (double)esz;
+    double rows_gf = tp__gemm_rows_gflops(d, oc->compute_dtype, oc->gemm_m, oc->gemm_k, oc->gemm_n);
+    double step_ns = step_flops / rows_gf;
+    double read_ns = r_bytes / tp_device_read_gbps(d, r_bytes);
+    if (read_ns > step_ns) step_ns = read_ns;
+    double steps = (double)oc->gemm_batch;
+    double rest = (double)oc->flops - (double)oc->rec_proj_flops - steps * step_flops;
+    double gate_ns = rest > 0 ? rest / rows_gf : 0;
+    return (double)oc->rec_proj_flops / proj_gf + steps * step_ns + gate_ns;
+}
+
 /* `stream_share`: the share of the weights that a run reads from memory (tp__weight_stream_share
    of the run's weight set); a GEMM adds that share of its weight bytes at gemm_stream_gbps. */
 static tp_node_cost eval(const tp_device_model *d, tp_node_id id, const tp_op_cost *oc,
@@ -90,15 +113,21 @@ static tp_node_cost eval(const tp_device_model *d, tp_node_id id, const tp_op_co
         double gf = stream && oc->activation_rows
                         ? tp__gemm_rows_gflops(d, oc->compute_dtype, m, k, n)
                         : tp_device_gemm_gflops(d, oc->compute_dtype, m, k, n);
-        /* a depthwise convolution is no GEMM: its calibrated rate (docs/cost.md, "Op classes") */
-        double border_flops = 0;
-        if (oc->kernel == TP_KERNEL_DEPTHWISE && d->dwconv_gflops > 0) {
-            gf = d->dwconv_gflops;
-            one_thread = nchwc_depthwise(d, oc);
-            border_flops = (double)oc->border_pixels * (double)oc->gemm_n * DW_BORDER_FLOPS;
+        if (oc->kernel == TP_KERNEL_RECURRENT) {
+            nc.compute_ns = recurrent_ns(d, oc);
+            stream = false; /* R is read at every step: in recurrent_ns */
+        } else {
+            /* a depthwise convolution is no GEMM: its calibrated rate (docs/cost.md, "Op
+               classes") */
+            double border_flops = 0;
+            if (oc->kernel == TP_KERNEL_DEPTHWISE && d->dwconv_gflops > 0) {
+                gf = d->dwconv_gflops;
+                one_thread = nchwc_depthwise(d, oc);
+                border_flops = (double)oc->border_pixels * (double)oc->gemm_n * DW_BORDER_FLOPS;
+            }
+            nc.compute_ns = ((double)oc->flops + border_flops) / gf; /* GFLOP/s = flops per ns */
+            if (oc->tap_share > 0 && oc->tap_share < 1) nc.compute_ns *= oc->tap_share;
         }
-        nc.compute_ns = ((double)oc->flops + border_flops) / gf; /* GFLOP/s = flops per ns */
-        if (oc->tap_share > 0 && oc->tap_share < 1) nc.compute_ns *= oc->tap_share;
         if (grouped) {
             /* the im2col buffer of every group, written once before its GEMM reads it */
             uint64_t cols = 0;

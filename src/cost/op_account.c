@@ -299,6 +299,61 @@ static uint64_t conv_border_pixels(const op_acct *a, uint64_t out_elems, uint64_
     return out_elems / cout / w * cols; /* rows × cols <= out_elems / cout */
 }
 
+/* Gates of a recurrent op (ONNX LSTM, GRU, RNN); 0 for any other op. */
+static uint64_t recurrent_gates(const tp_node *n) {
+    const char *k = n->op.kind == TP_OP_CUSTOM ? n->op.attrs.custom.name : NULL;
+    if (!k) return 0;
+    return strcmp(k, "LSTM") == 0 ? 4 : strcmp(k, "GRU") == 0 ? 3 : strcmp(k, "RNN") == 0 ? 1 : 0;
+}
+
+/* LSTM / GRU / RNN (X[seq, batch, input], W[dirs, G·hid, input], R[dirs, G·hid, hid] with
+   layout 0; X[batch, seq, input] with layout 1). onnxruntime's CPU kernels
+   (deep_cpu_lstm.cc, deep_cpu_gru.cc) project the input of every step in one GEMM per
+   direction, then run the steps one after another: per step the hidden state by R (a few-row
+   GEMM whose weights it reads again each step) and the gates' activations. */
+static tp_status account_recurrent(const op_acct *a, uint64_t gates, tp_op_cost *c) {
+    const tp_node *X = input_node(a, 0), *W = input_node(a, 1), *R = input_node(a, 2);
+    if (!X || !W || !R || X->shape.rank != 3 || W->shape.rank != 3 || R->shape.rank != 3 ||
+        a->n->shape.rank != 4)
+        return bad_shape(a, "recurrent op needs X, W, R of rank 3 and a 4-D output");
+    uint64_t dirs = 0, gh = 0, input = 0, hid = 0, y1 = 0, seq = 0, batch = 0, x0 = 0, x1 = 0;
+    tp_status s;
+    if ((s = dim_of(a, W, 0, &dirs)) != TP_OK || (s = dim_of(a, W, 1, &gh)) != TP_OK ||
+        (s = dim_of(a, W, 2, &input)) != TP_OK || (s = dim_of(a, R, 2, &hid)) != TP_OK ||
+        (s = dim_of(a, X, 0, &x0)) != TP_OK || (s = dim_of(a, X, 1, &x1)) != TP_OK ||
+        (s = dim_of(a, a->n, 1, &y1)) != TP_OK)
+        return s;
+    if (gh != gates * hid) return bad_shape(a, "W's rows are not gates x hidden size");
+    /* Y is [seq, dirs, batch, hid] (layout 0) or [batch, seq, dirs, hid] (layout 1) */
+    bool layout0 = y1 == dirs;
+    seq = layout0 ? x0 : x1;
+    batch = layout0 ? x1 : x0;
+    uint64_t steps = 0, rows = 0, f = 0, proj = 0, rec = 0, act = 0;
+    if ((s = mul(a, seq, dirs, &steps)) != TP_OK || (s = mul(a, seq, batch, &rows)) != TP_OK)
+        return s;
+    /* projection: 2 · seq·batch · input · G·hid per direction */
+    if ((s = mul(a, rows, input, &f)) != TP_OK || (s = mul(a, f, gh, &f)) != TP_OK ||
+        (s = mul(a, f, 2 * dirs, &proj)) != TP_OK)
+        return s;
+    /* recurrence: 2 · batch · hid · G·hid per step */
+    if ((s = mul(a, rows, hid, &f)) != TP_OK || (s = mul(a, f, gh, &f)) != TP_OK ||
+        (s = mul(a, f, 2 * dirs, &rec)) != TP_OK)
+        return s;
+    /* gates: an activation (4 flops) and a few multiply-adds per gate value */
+    if ((s = mul(a, rows, gh, &f)) != TP_OK || (s = mul(a, f, 8 * dirs, &act)) != TP_OK) return s;
+    if ((s = add(a, proj, rec, &f)) != TP_OK || (s = add(a, f, act, &c->flops)) != TP_OK) return s;
+    c->kernel = TP_KERNEL_RECURRENT;
+    c->gemm_m = batch;
+    c->gemm_k = hid;
+    c->gemm_n = gh;
+    c->gemm_batch = steps;
+    c->activation_rows = true;
+    c->rec_proj_flops = proj;
+    c->rec_proj_m = rows;
+    c->rec_input = input;
+    return TP_OK;
+}
+
 static tp_status account_conv(const op_acct *a, uint64_t out_elems, tp_op_cost *c) {
     const tp_node *X = input_node(a, 0), *W = input_node(a, 1);
     if (!X || !W || X->shape.rank < 3 || W->shape.rank < 3)
@@ -573,6 +628,15 @@ tp_status tp_op_account(const tp_graph *g, tp_node_id id, tp_op_cost *out, tp_er
     case TP_OP_ATTENTION:
         c.cls = TP_COST_GEMM;
         s = account_attention(&a, out_elems, &c);
+        break;
+    case TP_OP_CUSTOM:
+        if (recurrent_gates(n) > 0) {
+            c.cls = TP_COST_GEMM;
+            s = account_recurrent(&a, recurrent_gates(n), &c);
+            break;
+        }
+        c.cls = TP_COST_MEMORY;
+        s = account_memory(&a, out_elems, &c);
         break;
     default:
         c.cls = TP_COST_MEMORY;
