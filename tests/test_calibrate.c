@@ -70,6 +70,7 @@ static tp_device_model sample(void) {
     d.dwconv_gflops = 21.5;
     d.gemm_stream_gbps = 27.5;
     d.norm_gbps = 11.25;
+    d.im2col_gbps = 7.75;
     d.int8_dot_gops = 61.5;
     d.barrier_ns = 350;
     d.wake_ns = 9500;
@@ -259,6 +260,13 @@ TP_TEST(quick_calibration_and_cache) {
     TP_CHECK_OK(tp_calibrate_cpu_cached(&o, &again, &info, err), err);
     TP_CHECK(!info.from_cache && again.int8_dot_gops > 0 && isfinite(again.int8_dot_gops));
     TP_CHECK(info.int8_kernel[0] != '\0');
+    /* and one without the im2col rate */
+    full.int8_dot_gops = 60;
+    full.im2col_gbps = 0;
+    TP_CHECK_OK(tp_device_model_save(&full, key, path, err), err);
+    unlink(qpath);
+    TP_CHECK_OK(tp_calibrate_cpu_cached(&o, &again, &info, err), err);
+    TP_CHECK(!info.from_cache && again.im2col_gbps > 0 && isfinite(again.im2col_gbps));
 }
 
 /* Waking a sleeping thread: nothing to wake for one thread; a positive, finite figure for two,

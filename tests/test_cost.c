@@ -167,6 +167,15 @@ TP_TEST(conv_groups_dilation_transpose) {
     TP_CHECK_EQ_U64(c.gemm_k, 18); /* c_in / groups · 9 */
     TP_CHECK_EQ_U64(c.gemm_n, 64); /* output pixels */
     TP_CHECK_EQ_U64(c.gemm_batch, 2);
+    TP_CHECK_EQ_U64(c.conv_cin, 2); /* per group */
+    TP_CHECK(c.conv_expands);       /* 3×3: im2col patches */
+    /* 1×1, stride 1, unpadded: the input multiplied directly */
+    tp_node_id w1 = par(g, "w1x1", TP_DTYPE_F32, 4, (int64_t[]){4, 4, 1, 1});
+    tp_node_id p1 = op(g, conv_op(TP_OP_CONV, 1, 1, 1, 0, 1), (tp_node_id[]){x4, w1}, 2,
+                       TP_DTYPE_F32, 4, (int64_t[]){1, 4, 8, 8});
+    c = acc(g, p1);
+    TP_CHECK(!c.conv_expands);
+    TP_CHECK_EQ_U64(c.conv_cin, 4);
     /* tap share: 3×3, padding 1 on 8×8: 22 of 24 (output, tap) pairs per dim read the input;
        the row dim counts by its square root */
     double f = 22.0 / 24.0;
@@ -711,7 +720,8 @@ TP_TEST(node_grouped_conv) {
                      .gemm_batch = 4,
                      .compute_dtype = TP_DTYPE_F32,
                      .kernel = TP_KERNEL_GROUPED,
-                     .spatial_rank = 2};
+                     .spatial_rank = 2,
+                     .conv_expands = true};
     double gf = tp_device_gemm_gflops(&d, TP_DTYPE_F32, 2, 18, 64);
     TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns,
                   (double)oc.flops / gf + 4.0 * 18 * 64 * 4, 1e-6);
@@ -740,6 +750,15 @@ TP_TEST(node_grouped_conv) {
     gf = tp_device_gemm_gflops(&d, TP_DTYPE_F32, 8, 72, 64);
     TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, (double)oc.flops / gf + im2col_ns,
                   1e-6);
+    /* a measured im2col rate prices the expansion (2 bytes per ns) */
+    d.im2col_gbps = 2;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, (double)oc.flops / gf + im2col_ns / 2,
+                  1e-6);
+    /* a 1x1, stride-1, unpadded one multiplies the input directly: no im2col */
+    oc.conv_expands = false;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, (double)oc.flops / gf, 1e-6);
+    oc.conv_expands = true;
+    d.im2col_gbps = 0;
     oc.spatial_rank = 2;
     d.vector_floats = 16;
     oc.gemm_m = 16;
@@ -749,6 +768,52 @@ TP_TEST(node_grouped_conv) {
     /* the tap share scales the GEMM time */
     oc.tap_share = 0.5;
     TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, 0.5 * (double)oc.flops / gf, 1e-6);
+}
+
+/* A dense convolution that onnxruntime's NCHWc transformer leaves plain (output channels not a
+   multiple of the block, input channels neither under it nor a multiple, or not 2-D) runs MLAS's
+   generic convolution: im2col of output pixels × patch elements first, at the im2col rate. */
+TP_TEST(node_dense_conv_expands_unless_blocked) {
+    tp_device_model d = flat_model(1, 1);
+    d.vector_floats = 16;
+    d.im2col_gbps = 4;
+    /* 3x3, 32 -> 24 channels, 64 output pixels: k = 288 */
+    tp_op_cost oc = {.cls = TP_COST_GEMM,
+                     .launches = 1,
+                     .flops = 2 * 64 * 288 * 24,
+                     .gemm_m = 64,
+                     .gemm_k = 288,
+                     .gemm_n = 24,
+                     .gemm_batch = 1,
+                     .compute_dtype = TP_DTYPE_F32,
+                     .spatial_rank = 2,
+                     .conv_cin = 32,
+                     .conv_expands = true};
+    double gemm = (double)oc.flops / tp_device_gemm_gflops(&d, TP_DTYPE_F32, 64, 288, 24);
+    double cols = 64.0 * 288 * 4 / 4; /* bytes of the column buffer at 4 bytes per ns */
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, gemm + cols, 1e-6);
+    /* 32 output channels: NCHWc, no im2col */
+    oc.gemm_n = 32;
+    oc.flops = 2 * 64 * 288 * 32;
+    gemm = (double)oc.flops / tp_device_gemm_gflops(&d, TP_DTYPE_F32, 64, 288, 32);
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, gemm, 1e-6);
+    /* 3 input channels (under the block) are read in NCHW: still NCHWc */
+    oc.conv_cin = 3;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, gemm, 1e-6);
+    /* 24 input channels: neither, plain */
+    oc.conv_cin = 24;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, gemm + cols, 1e-6);
+    /* a 1-D or 3-D convolution is never blocked */
+    oc.conv_cin = 32;
+    oc.spatial_rank = 3;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, gemm + cols, 1e-6);
+    /* 1x1, stride 1, unpadded: multiplies the input directly */
+    oc.conv_expands = false;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, gemm, 1e-6);
+    /* a GPU runs no MLAS convolution */
+    oc.conv_expands = true;
+    d.kind = TP_DEVICE_GPU;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, gemm, 1e-6);
 }
 
 /* LSTM / GRU / RNN (a custom node of the ONNX importer): the input projection of every step as
@@ -1240,6 +1305,7 @@ int main(void) {
     TP_RUN(gemm_curve_interpolation);
     TP_RUN(node_roofline);
     TP_RUN(node_grouped_conv);
+    TP_RUN(node_dense_conv_expands_unless_blocked);
     TP_RUN(recurrent_steps_read_r_every_step);
     TP_RUN(graph_cost_hand_computed);
     TP_RUN(gemm_curve_envelope);

@@ -94,6 +94,11 @@ typedef struct tp_op_cost {
     /* Recurrent node (TP_KERNEL_RECURRENT): the input projection's flops (every direction) and
      * its GEMM shape (rec_proj_m = steps × batch rows, k = rec_input, n = gemm_n); else 0. */
     uint64_t rec_proj_flops, rec_proj_m, rec_input;
+    /* Convolution (not transposed): the input channels of one group, and whether a generic
+     * (not channel-blocked) kernel expands it into im2col patches first: any kernel tap, stride
+     * or padding beyond a 1×1, stride-1, unpadded one (which multiplies the input directly). */
+    uint64_t conv_cin;
+    bool conv_expands;
 } tp_op_cost;
 
 /* Account node `id` of a bound graph. TP_ERR_INVALID (bad id, missing attrs such
@@ -224,6 +229,10 @@ typedef struct tp_device_model {
     double dwconv_gflops; /* 3×3 depthwise convolution, channel-blocked (NCHWc) kernel */
     double resize_gbps;   /* bilinear 2× resize, bytes read + written per ns */
     double norm_gbps;     /* row normalization (LayerNorm), bytes read + written per ns */
+    /* im2col of a convolution that runs as expand-then-GEMM (onnxruntime's generic MLAS
+     * convolution: 1-D and 3-D ones, grouped ones, 2-D ones not in the NCHWc layout), bytes of
+     * the column buffer written per ns; 0 = not measured (then mem_gbps' curve prices them). */
+    double im2col_gbps;
     /* int8 block-dot products (blocks of 32 signed bytes with a float scale each, the arithmetic
      * of a quantized LLM's prefill on a CPU: src/cost/int8_dot.h), 2 ops per multiply-add per
      * ns with `threads` threads, on this CPU's integer dot-product instructions (AVX-512 VNNI,

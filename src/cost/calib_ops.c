@@ -204,6 +204,43 @@ static void rs_part(void *ctx, uint32_t part, uint32_t parts) {
     }
 }
 
+/* im2col (expand-then-GEMM convolutions): the patches of a 3×3, stride 1, padding 1 convolution
+   of IC_C channels of IC_H × IC_W into a column buffer of (IC_C · 9) rows by IC_H · IC_W pixels,
+   as MLAS's generic convolution writes them before its GEMM (convolve.cpp, MlasConvIm2Col; read,
+   not copied): per row of the buffer and output row, the taps in the top or bottom padding are
+   zero-filled, the others copied as one contiguous run between the left and right padding. */
+enum { IC_C = 32, IC_H = 28, IC_W = 28 };
+
+typedef struct ic_job {
+    const float *x;
+    float *cols;
+} ic_job;
+
+static void ic_part(void *ctx, uint32_t part, uint32_t parts) {
+    const ic_job *j = ctx;
+    uint32_t c0 = (uint32_t)((uint64_t)IC_C * part / parts);
+    uint32_t c1 = (uint32_t)((uint64_t)IC_C * (part + 1) / parts);
+    for (uint32_t c = c0; c < c1; c++) {
+        const float *x = j->x + (size_t)c * IC_H * IC_W;
+        for (int kh = 0; kh < 3; kh++)
+            for (int kw = 0; kw < 3; kw++) {
+                float *col = j->cols + ((size_t)c * 9 + (size_t)(kh * 3 + kw)) * IC_H * IC_W;
+                int lo = kw == 0 ? 1 : 0, hi = kw == 2 ? IC_W - 1 : IC_W; /* copied columns */
+                for (int oh = 0; oh < IC_H; oh++, col += IC_W) {
+                    int ih = oh + kh - 1;
+                    if (ih < 0 || ih >= IC_H) {
+                        memset(col, 0, IC_W * sizeof(float));
+                        continue;
+                    }
+                    if (lo) col[0] = 0;
+                    memcpy(col + lo, x + (size_t)ih * IC_W + lo + kw - 1,
+                           (size_t)(hi - lo) * sizeof(float));
+                    if (hi < IC_W) col[IC_W - 1] = 0;
+                }
+            }
+    }
+}
+
 /* Weight stream of a few-row GEMM: WS_M rows of activations (hot) times a K × N weight stored
    as contiguous K × WS_NR panels, the layout a runtime pre-packs constant weights into. Over a
    cold set of panels (more than any last-level cache) every weight byte comes from memory once
@@ -403,6 +440,16 @@ void tp_calib_measure_op_rates(tp_pool *pool, const tp_cpu_features *feat, bool 
         double bytes = (double)(rx + ry) * sizeof(float);
         out->resize_gbps = op_bench(pool, false, rs_part, &r, bytes, trials, min_ns);
         tp_mem_free(NULL, rb, (rx + ry) * sizeof(float));
+    }
+    size_t ix = (size_t)IC_C * IC_H * IC_W, icols = ix * 9;
+    float *ib = tp_mem_alloc(NULL, (ix + icols) * sizeof(float));
+    if (ib) {
+        for (size_t i = 0; i < ix + icols; i++)
+            ib[i] = (float)(i % 5) * 0.5f;
+        ic_job ij = {ib, ib + ix};
+        double bytes = (double)icols * sizeof(float); /* the buffer it writes */
+        out->im2col_gbps = op_bench(pool, false, ic_part, &ij, bytes, trials, min_ns);
+        tp_mem_free(NULL, ib, (ix + icols) * sizeof(float));
     }
     size_t lx = (size_t)LN_ROWS * LN_COLS, lfloats = 2 * lx + 2 * LN_COLS;
     float *lb = tp_mem_alloc(NULL, lfloats * sizeof(float));

@@ -18,6 +18,8 @@ typedef struct tp_calib_op_rates {
        (packed weight panels beyond the caches against the same in cache) */
     double gemm_stream_gbps;
     double norm_gbps; /* row normalization (LayerNorm, 768 wide), bytes read + written per ns */
+    /* im2col of a 3×3 convolution (32 channels of 28×28), column-buffer bytes written per ns */
+    double im2col_gbps;
     /* int8 block-dot GEMM (int8_dot.h: 64 rows × 256 weight rows × 2048, in cache), 2 ops per
        multiply-add per ns, on every thread of the pool; and the kernel that ran it */
     double int8_dot_gops;

@@ -586,6 +586,7 @@ tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_c
     d.resize_gbps = rates.resize_gbps;
     d.gemm_stream_gbps = rates.gemm_stream_gbps;
     d.norm_gbps = rates.norm_gbps;
+    d.im2col_gbps = rates.im2col_gbps;
     d.int8_dot_gops = rates.int8_dot_gops;
     d.vector_floats = tp_cpu_isa_floats(feat.isa);
     double steady_end = reference_rate(&bc, a, b, c);
@@ -655,7 +656,8 @@ static bool load_cached(const char *path, const char *key, tp_device_model *out)
         return false; /* measured before barrier_ns or wake_ns */
     if (!(d.gemm_stream_gbps > 0) || !(d.norm_gbps > 0) || !(d.int8_dot_gops > 0))
         return false; /* measured before the weight stream, normalization or int8 rates */
-    if (d.vector_floats == 0) return false; /* saved before the vector width */
+    if (d.vector_floats == 0 || !(d.im2col_gbps > 0))
+        return false; /* saved before the vector width or the im2col rate */
     *out = d;
     return true;
 }

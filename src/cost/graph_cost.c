@@ -15,14 +15,40 @@ static uint64_t nchwc_block(const tp_device_model *d) {
     return d->kind == TP_DEVICE_CPU && d->vector_floats >= 16 ? 16 : 8;
 }
 
+/* The input channels of one group of a convolution: conv_cin, or for a hand-made cost without
+   it gemm_k (channels × kernel area: a multiple of the block exactly when the channels are, for
+   kernel areas prime to it, 1×1, 3×3, 5×5, 7×7). */
+static uint64_t group_cin(const tp_op_cost *oc) {
+    return oc->conv_cin ? oc->conv_cin : oc->gemm_k;
+}
+
 /* A 2-D grouped convolution whose per-group filters (gemm_m) and input channels are multiples
    of onnxruntime's NCHWc channel block runs as an NCHWc convolution like a dense one (its GEMM
    shape: all filters by the output pixels; nchwc_transformer.cc, TransformConv); others run as
-   im2col + one few-row GEMM per group. The input channels per group are gemm_k / kernel area:
-   a multiple of the block when gemm_k is, for kernel areas prime to it (3×3, 5×5, 7×7, 1×1). */
+   im2col + one few-row GEMM per group. */
 static bool nchwc_grouped(const tp_device_model *d, const tp_op_cost *oc) {
     uint64_t block = nchwc_block(d);
-    return oc->spatial_rank == 2 && oc->gemm_m % block == 0 && oc->gemm_k % block == 0;
+    return oc->spatial_rank == 2 && oc->gemm_m % block == 0 && group_cin(oc) % block == 0;
+}
+
+/* A dense 2-D convolution that onnxruntime's NCHWc transformer converts: output channels
+   (gemm_n) a multiple of the block, input channels under the block (read in NCHW) or a multiple
+   of it. Others run MLAS's generic convolution. */
+static bool nchwc_dense(const tp_device_model *d, const tp_op_cost *oc) {
+    uint64_t block = nchwc_block(d), cin = group_cin(oc);
+    return oc->spatial_rank == 2 && oc->gemm_n % block == 0 && (cin < block || cin % block == 0);
+}
+
+/* The im2col pass of a convolution that MLAS's generic convolution expands before its GEMM
+   (convolve.cpp: every one but a 1×1, stride-1, unpadded one, which multiplies the input
+   directly): `elems` column-buffer elements at the calibrated im2col rate (without one, a pass
+   at the memory curve). */
+static double im2col_ns(const tp_device_model *d, const tp_op_cost *oc, double elems) {
+    uint64_t esz = 0;
+    if (tp_dtype_bytes(oc->compute_dtype, 1, &esz, NULL) != TP_OK || esz == 0) esz = 4;
+    double bytes = elems * (double)esz;
+    double gbps = d->im2col_gbps > 0 ? d->im2col_gbps : tp_device_mem_gbps(d, (uint64_t)bytes);
+    return bytes / gbps;
 }
 
 /* A 2-D depthwise convolution whose channels (gemm_n) fill whole NCHWc blocks runs onnxruntime's
@@ -128,14 +154,13 @@ static tp_node_cost eval(const tp_device_model *d, tp_node_id id, const tp_op_co
             nc.compute_ns = ((double)oc->flops + border_flops) / gf; /* GFLOP/s = flops per ns */
             if (oc->tap_share > 0 && oc->tap_share < 1) nc.compute_ns *= oc->tap_share;
         }
-        if (grouped) {
-            /* the im2col buffer of every group, written once before its GEMM reads it */
-            uint64_t cols = 0;
-            double elems = (double)oc->gemm_batch * (double)oc->gemm_k * (double)oc->gemm_n;
-            if (tp_dtype_bytes(oc->compute_dtype, 1, &cols, NULL) != TP_OK || cols == 0) cols = 4;
-            double bytes = elems * (double)cols;
-            nc.compute_ns += bytes / tp_device_mem_gbps(d, (uint64_t)bytes);
-        }
+        bool dense_conv = oc->kernel == TP_KERNEL_GENERIC && oc->spatial_rank > 0;
+        if (grouped && oc->conv_expands) /* the im2col buffer of every group */
+            nc.compute_ns +=
+                im2col_ns(d, oc, (double)oc->gemm_batch * (double)oc->gemm_k * (double)oc->gemm_n);
+        else if (dense_conv && oc->conv_expands && d->kind == TP_DEVICE_CPU &&
+                 !nchwc_dense(d, oc)) /* output pixels (gemm_m) × patch (gemm_k) */
+            nc.compute_ns += im2col_ns(d, oc, (double)oc->gemm_m * (double)oc->gemm_k);
         if (stream && oc->weight_bytes > 0 && stream_share > 0)
             nc.compute_ns += (double)oc->weight_bytes * stream_share / d->gemm_stream_gbps;
     }

@@ -376,6 +376,13 @@ static tp_status account_conv(const op_acct *a, uint64_t out_elems, tp_op_cost *
         c->tap_share = conv_tap_share(a);
         c->spatial_rank = (uint32_t)X->shape.rank - 2; /* rank >= 3: checked above */
         c->border_pixels = conv_border_pixels(a, out_elems, cout);
+        c->conv_cin = cin / g;
+        const tp_op *o = &a->n->op;
+        for (int32_t i = 0; i < o->attrs.conv.spatial && i < 3; i++)
+            if (o->attrs.conv.kernel[i] > 1 || o->attrs.conv.stride[i] > 1 ||
+                o->attrs.conv.pad_begin[i] != 0 || o->attrs.conv.pad_end[i] != 0)
+                c->conv_expands = true;
+        if (area > 1) c->conv_expands = true;
         if (g > 1 && cin / g == 1) {
             c->kernel = TP_KERNEL_DEPTHWISE;
         } else if (g > 1) {
