@@ -633,13 +633,22 @@ TP_TEST(depthwise_at_several_threads) {
     oc.border_pixels = 5;
     TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, 20 + 5.0 * 16 * 108 / 2, 1e-9);
     oc.border_pixels = 0;
-    /* a 1-D depthwise convolution, or one with a partial channel block: MLAS's generic
+    /* a 1-D depthwise convolution, or one whose channels are not aligned to 4: MLAS's generic
        convolution, too small to split (40 ns inline at one thread's share: × 2, no fork) */
     oc.spatial_rank = 1;
     TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).total_ns, 40, 1e-9);
     oc.spatial_rank = 2;
-    oc.gemm_n = 12;
+    oc.gemm_n = 14;
     TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).total_ns, 40, 1e-9);
+    /* ... which expands every channel's patches first: 16 channels × 9 taps × 1 pixel × 4 bytes
+       at 2 bytes per ns, 288 ns: now worth splitting (20 + 288 ns and the fork) */
+    oc.conv_expands = true;
+    d.im2col_gbps = 2;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).total_ns, 20 + 16 * 9 * 4 / 2.0 + 100, 1e-9);
+    oc.gemm_n = 12; /* aligned to 4: NCHWc (padded), one thread's rate and the fork */
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).total_ns, 120, 1e-9);
+    oc.conv_expands = false;
+    d.im2col_gbps = 0;
     oc.gemm_n = 16;
     oc.kernel = TP_KERNEL_GENERIC; /* the same size as a GEMM: too small to split */
     nc = tp_node_cost_eval(&d, 0, &oc);
@@ -770,41 +779,35 @@ TP_TEST(node_grouped_conv) {
     TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, 0.5 * (double)oc.flops / gf, 1e-6);
 }
 
-/* A dense convolution that onnxruntime's NCHWc transformer leaves plain (output channels not a
-   multiple of the block, input channels neither under it nor a multiple, or not 2-D) runs MLAS's
-   generic convolution: im2col of output pixels × patch elements first, at the im2col rate. */
+/* A dense convolution that onnxruntime's NCHWc transformer leaves plain (input channels neither
+   under the block nor aligned to 4, or not 2-D) runs MLAS's generic convolution: im2col of
+   output pixels × patch elements first, at the im2col rate. */
 TP_TEST(node_dense_conv_expands_unless_blocked) {
     tp_device_model d = flat_model(1, 1);
     d.vector_floats = 16;
     d.im2col_gbps = 4;
-    /* 3x3, 32 -> 24 channels, 64 output pixels: k = 288 */
+    /* 3x3, 58 -> 24 channels, 64 output pixels: k = 522 */
     tp_op_cost oc = {.cls = TP_COST_GEMM,
                      .launches = 1,
-                     .flops = 2 * 64 * 288 * 24,
+                     .flops = 2 * 64 * 522 * 24,
                      .gemm_m = 64,
-                     .gemm_k = 288,
+                     .gemm_k = 522,
                      .gemm_n = 24,
                      .gemm_batch = 1,
                      .compute_dtype = TP_DTYPE_F32,
                      .spatial_rank = 2,
-                     .conv_cin = 32,
+                     .conv_cin = 58,
                      .conv_expands = true};
-    double gemm = (double)oc.flops / tp_device_gemm_gflops(&d, TP_DTYPE_F32, 64, 288, 24);
-    double cols = 64.0 * 288 * 4 / 4; /* bytes of the column buffer at 4 bytes per ns */
+    double gemm = (double)oc.flops / tp_device_gemm_gflops(&d, TP_DTYPE_F32, 64, 522, 24);
+    double cols = 64.0 * 522 * 4 / 4; /* bytes of the column buffer at 4 bytes per ns */
     TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, gemm + cols, 1e-6);
-    /* 32 output channels: NCHWc, no im2col */
-    oc.gemm_n = 32;
-    oc.flops = 2 * 64 * 288 * 32;
-    gemm = (double)oc.flops / tp_device_gemm_gflops(&d, TP_DTYPE_F32, 64, 288, 32);
-    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, gemm, 1e-6);
-    /* 3 input channels (under the block) are read in NCHW: still NCHWc */
+    /* 3 input channels (under the block) are read in NCHW: NCHWc, no im2col */
     oc.conv_cin = 3;
     TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, gemm, 1e-6);
-    /* 24 input channels: neither, plain */
-    oc.conv_cin = 24;
-    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, gemm + cols, 1e-6);
+    /* 20 input channels: aligned to 4, NCHWc (any output channels, padded) */
+    oc.conv_cin = 20;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, gemm, 1e-6);
     /* a 1-D or 3-D convolution is never blocked */
-    oc.conv_cin = 32;
     oc.spatial_rank = 3;
     TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, gemm + cols, 1e-6);
     /* 1x1, stride 1, unpadded: multiplies the input directly */

@@ -31,12 +31,18 @@ static bool nchwc_grouped(const tp_device_model *d, const tp_op_cost *oc) {
     return oc->spatial_rank == 2 && oc->gemm_m % block == 0 && group_cin(oc) % block == 0;
 }
 
-/* A dense 2-D convolution that onnxruntime's NCHWc transformer converts: output channels
-   (gemm_n) a multiple of the block, input channels under the block (read in NCHW) or a multiple
-   of it. Others run MLAS's generic convolution. */
+/* onnxruntime's ReorderInput needs a channel count aligned to 4 (nchwc_transformer.cc); its
+   NCHWc transformer converts a dense 2-D convolution whose input channels are under the block
+   (read in NCHW) or aligned to 4, whatever its output channels (padded to the block), and a
+   depthwise one whose channels are aligned to 4. Checked on onnxruntime 1.30's optimized graphs
+   (optimizedModelFilePath, block 16): 32 -> 24, 24 -> 32, 20 -> 20, 3 -> 24 and 7 -> 9 channels
+   and depthwise 12 / 116 / 128 converted; 58 -> 58 (1×1) and depthwise 58 not. Others run MLAS's
+   generic convolution. */
+#define NCHWC_CHANNEL_ALIGN 4u
+
 static bool nchwc_dense(const tp_device_model *d, const tp_op_cost *oc) {
-    uint64_t block = nchwc_block(d), cin = group_cin(oc);
-    return oc->spatial_rank == 2 && oc->gemm_n % block == 0 && (cin < block || cin % block == 0);
+    uint64_t cin = group_cin(oc);
+    return oc->spatial_rank == 2 && (cin < nchwc_block(d) || cin % NCHWC_CHANNEL_ALIGN == 0);
 }
 
 /* The im2col pass of a convolution that MLAS's generic convolution expands before its GEMM
@@ -51,13 +57,13 @@ static double im2col_ns(const tp_device_model *d, const tp_op_cost *oc, double e
     return bytes / gbps;
 }
 
-/* A 2-D depthwise convolution whose channels (gemm_n) fill whole NCHWc blocks runs onnxruntime's
-   NCHWc depthwise kernel, the one the calibration times on one thread (calib_ops.h); a 1-D one,
-   or one with partial blocks, runs MLAS's generic convolution, which sizes its threads to the
-   work like the other nodes. */
+/* A 2-D depthwise convolution whose channels (gemm_n) are aligned to 4 runs onnxruntime's NCHWc
+   depthwise kernel (the last block padded), the one the calibration times on one thread
+   (calib_ops.h); a 1-D one, or one with other channel counts, runs MLAS's generic convolution,
+   which sizes its threads to the work like the other nodes. */
 static bool nchwc_depthwise(const tp_device_model *d, const tp_op_cost *oc) {
     return d->kind == TP_DEVICE_CPU && d->source == TP_SOURCE_MEASURED && oc->spatial_rank == 2 &&
-           oc->gemm_n % nchwc_block(d) == 0;
+           oc->gemm_n % NCHWC_CHANNEL_ALIGN == 0;
 }
 
 /* A depthwise output pixel at the left or right edge (its window in the padding) costs one
@@ -161,6 +167,13 @@ static tp_node_cost eval(const tp_device_model *d, tp_node_id id, const tp_op_co
         else if (dense_conv && oc->conv_expands && d->kind == TP_DEVICE_CPU &&
                  !nchwc_dense(d, oc)) /* output pixels (gemm_m) × patch (gemm_k) */
             nc.compute_ns += im2col_ns(d, oc, (double)oc->gemm_m * (double)oc->gemm_k);
+        else if (oc->kernel == TP_KERNEL_DEPTHWISE && oc->conv_expands &&
+                 d->kind == TP_DEVICE_CPU && d->source == TP_SOURCE_MEASURED &&
+                 !nchwc_depthwise(d, oc))
+            /* not NCHWc: MLAS's generic convolution, group by group (x86 has no plain depthwise
+               kernel): the patches of every channel (gemm_batch) × taps (gemm_k) × pixels */
+            nc.compute_ns +=
+                im2col_ns(d, oc, (double)oc->gemm_batch * (double)oc->gemm_k * (double)oc->gemm_m);
         if (stream && oc->weight_bytes > 0 && stream_share > 0)
             nc.compute_ns += (double)oc->weight_bytes * stream_share / d->gemm_stream_gbps;
     }
