@@ -1,6 +1,10 @@
-/* Tests of the onnxruntime profile's session-13 rules (src/estimate/runtime_ort.c): a Conv
- * whose weight is not of rank 4 gets no NCHWc re-laid-out copy, and such a weight embedded in the
- * .onnx is held once when it is at least 128 KiB (glibc's initial mmap threshold). */
+/* Tests of the onnxruntime profile's rules on how weights are loaded (src/estimate/runtime_ort.c,
+ * ort_prepack.c): session 13's, a Conv whose weight is not of rank 4 gets no NCHWc re-laid-out
+ * copy, and such a weight embedded in the .onnx is held once when it is at least 128 KiB (glibc's
+ * initial mmap threshold); session 14's, an initializer read by several MatMul kernels, directly
+ * or through an Identity that onnxruntime removes, is packed once per kernel (no
+ * PrepackedWeightsContainer) and erased after the last. */
+#include "estimate/ort_arena.h"
 #include "harness.h"
 #include "tensorplan/estimate.h"
 #include "tensorplan/runtime.h"
@@ -61,19 +65,26 @@ static uint64_t scaled(uint64_t v, uint64_t pm) {
     return v / 1000 * pm + (v % 1000 * pm + 999) / 1000;
 }
 
+/* g's estimate (*e) and its onnxruntime profile (*r) with the default options (*o) */
+static tp_status ort_default(const tp_graph *g, tp_estimate *e, tp_runtime_options *o,
+                             tp_runtime_estimate *r, tp_error *err) {
+    tp_status s = tp_estimate_graph(g, NULL, e, err);
+    if (s != TP_OK) return s;
+    tp_runtime_options_default(o);
+    o->runtime = TP_RUNTIME_ONNXRUNTIME;
+    return tp_runtime_estimate_graph(g, e, o, r, err);
+}
+
 TP_TEST(conv1d_is_not_relaid_and_large_embedded_weights_held_once) {
     tp_error err;
     tp_graph *g = loaded_graph(&err);
     TP_CHECK(g != NULL);
     if (!g) return;
     tp_estimate e;
-    TP_CHECK_OK(tp_estimate_graph(g, NULL, &e, &err), &err);
     tp_runtime_options o;
-    tp_runtime_options_default(&o);
-    o.runtime = TP_RUNTIME_ONNXRUNTIME;
     tp_runtime_estimate r;
     /* weights in an external data file */
-    TP_CHECK_OK(tp_runtime_estimate_graph(g, &e, &o, &r, &err), &err);
+    TP_CHECK_OK(ort_default(g, &e, &o, &r, &err), &err);
     TP_CHECK_EQ_U64(r.conv_weight_bytes, C1_W + C2_W);
     TP_CHECK_EQ_U64(r.other_weight_bytes, T_BIG + T_SMALL);
     /* only the 2-D Conv's weight gets the re-laid-out copy (1.45x); the 1-D one is read once */
@@ -91,7 +102,81 @@ TP_TEST(conv1d_is_not_relaid_and_large_embedded_weights_held_once) {
     tp_graph_destroy(g);
 }
 
+/* session 14 */
+enum {
+    K = 256,
+    N = 120,              /* packed to 128 columns */
+    W = K * N * 4,        /* the shared weight: 120 KiB */
+    PACKED = K * 128 * 4, /* one packed copy: 128 KiB */
+    B = 2 * N * 4         /* a bias read by an Add (not packed) */
+};
+
+/* x[2,K] -matmul(w)-> y0, x -matmul(identity(w))-> y1, y1 + bias -> y2 (bias through an Identity
+ * too); with reread, identity(w) also read by a Relu: w no longer erased. */
+static tp_graph *shared_graph(bool reread, tp_error *err) {
+    tp_graph *g = NULL;
+    if (tp_graph_create(NULL, &g, err) != TP_OK) return NULL;
+    tp_shape xs = tp_shape_of(2, (int64_t[]){2, K}), ws = tp_shape_of(2, (int64_t[]){K, N}),
+             bs = tp_shape_of(2, (int64_t[]){2, N});
+    tp_op mm = {.kind = TP_OP_MATMUL}, id = {.kind = TP_OP_UNARY, .sub = TP_UNARY_IDENTITY},
+          add = {.kind = TP_OP_BINARY, .sub = TP_BINARY_ADD},
+          relu = {.kind = TP_OP_UNARY, .sub = TP_UNARY_RELU};
+    tp_node_id x, w, b, wi, bi, y0, y1, y2, y3;
+    if (tp_graph_add_input(g, "x", TP_DTYPE_F32, &xs, &x, err) != TP_OK ||
+        tp_graph_add_param(g, "w", TP_DTYPE_F32, &ws, &w, err) != TP_OK ||
+        tp_graph_add_param(g, "b", TP_DTYPE_F32, &bs, &b, err) != TP_OK ||
+        tp_graph_add_op(g, &id, (tp_node_id[]){w}, 1, "wi", &wi, err) != TP_OK ||
+        tp_graph_add_op(g, &id, (tp_node_id[]){b}, 1, "bi", &bi, err) != TP_OK ||
+        tp_graph_add_op(g, &mm, (tp_node_id[]){x, w}, 2, "y0", &y0, err) != TP_OK ||
+        tp_graph_add_op(g, &mm, (tp_node_id[]){x, wi}, 2, "y1", &y1, err) != TP_OK ||
+        tp_graph_add_op(g, &add, (tp_node_id[]){y1, bi}, 2, "y2", &y2, err) != TP_OK ||
+        tp_graph_mark_output(g, y0, err) != TP_OK || tp_graph_mark_output(g, y2, err) != TP_OK ||
+        (reread && (tp_graph_add_op(g, &relu, (tp_node_id[]){wi}, 1, "y3", &y3, err) != TP_OK ||
+                    tp_graph_mark_output(g, y3, err) != TP_OK))) {
+        tp_graph_destroy(g);
+        return NULL;
+    }
+    return g;
+}
+
+TP_TEST(shared_weight_is_packed_per_kernel_and_erased_after_the_last) {
+    tp_error err;
+    tp_graph *g = shared_graph(false, &err);
+    TP_CHECK(g != NULL);
+    if (!g) return;
+    tp_estimate e;
+    tp_runtime_options o;
+    tp_runtime_estimate r;
+    TP_CHECK_OK(ort_default(g, &e, &o, &r, &err), &err);
+    /* the weight once in its class, read through the Identity too */
+    TP_CHECK_EQ_U64(r.gemm_weight_bytes, W);
+    TP_CHECK_EQ_U64(r.other_weight_bytes, B);
+    /* the first packed copy replaces the original (1.01x), the second is one more copy */
+    TP_CHECK_EQ_U64(r.prepacked_bytes, scaled(W, 1010) - W + PACKED);
+    /* both readers pack it: erased, so the embedded file is held less the weight */
+    tp_ort_prepack pp;
+    TP_CHECK_OK(tp_ort_prepack_compute(g, 16, &pp, &err), &err);
+    TP_CHECK_EQ_U64(pp.erased_bytes, W);
+    o.ort.model_file_bytes = W + B;
+    TP_CHECK_OK(tp_runtime_estimate_graph(g, &e, &o, &r, &err), &err);
+    TP_CHECK_EQ_U64(r.model_copy_bytes, B);
+    /* without pre-packing: no packed copies at all */
+    o.ort.prepacking = false;
+    o.ort.model_file_bytes = 0;
+    TP_CHECK_OK(tp_runtime_estimate_graph(g, &e, &o, &r, &err), &err);
+    TP_CHECK_EQ_U64(r.prepacked_bytes, 0);
+    tp_graph_destroy(g);
+    /* the Identity's output also read by a Relu: a use that packs nothing, never erased */
+    g = shared_graph(true, &err);
+    TP_CHECK(g != NULL);
+    if (!g) return;
+    TP_CHECK_OK(tp_ort_prepack_compute(g, 16, &pp, &err), &err);
+    TP_CHECK_EQ_U64(pp.erased_bytes, 0);
+    tp_graph_destroy(g);
+}
+
 int main(void) {
     TP_RUN(conv1d_is_not_relaid_and_large_embedded_weights_held_once);
+    TP_RUN(shared_weight_is_packed_per_kernel_and_erased_after_the_last);
     return tp_test_finish();
 }

@@ -178,12 +178,17 @@ static bool body_copy_add(uint64_t bytes, uint32_t depth, tp_runtime_estimate *r
 typedef struct weight_extra {
     uint64_t body_copy; /* the extra copies of control-flow bodies' initializers */
     uint64_t conv_flat; /* the part of r->conv_weight_bytes not re-laid out (W_CONV_FLAT) */
+    uint64_t shared;    /* packed copies beyond one of an initializer several kernels pack */
     uint64_t as_loaded; /* of conv_flat: main-graph weights of at least ORT_MMAP_THRESHOLD */
 } weight_extra;
 
 /* Classify the weights (r's per-class bytes, *x) and list the packed sizes of the weights a
- * kernel pre-packs (MatMul/Gemm B, LSTM/GRU W and R: the "gemm" class) in node order (*packed of
- * *n_packed from g's allocator, capacity node count + 1). */
+ * kernel pre-packs (MatMul/Gemm B, LSTM/GRU W and R: the "gemm" class) in node order, one per
+ * packing reader (*packed of *n_packed from g's allocator, capacity 2 x node count + 1).
+ * Session 14, from onnxruntime 1.30's session_state.cc (PrepackConstantInitializedTensors, read,
+ * not copied): without a PrepackedWeightsContainer (onnxruntime-node's sessions have none) each
+ * kernel packs into the session's own allocator, so an initializer read by k packing kernels
+ * (directly or through an Identity the optimizer removes) has k packed copies. */
 static tp_status classify_weights(const tp_graph *g, tp_runtime_estimate *r, uint64_t *packed,
                                   size_t *n_packed, weight_extra *x, tp_error *err) {
     uint32_t n = tp_graph_node_count(g);
@@ -191,9 +196,11 @@ static tp_status classify_weights(const tp_graph *g, tp_runtime_estimate *r, uin
     size_t cap = (size_t)n + 1;
     uint8_t *cls = tp_mem_alloc(a, cap);
     uint64_t *pk = tp_mem_calloc(a, cap, sizeof *pk); /* packed size by the first packing reader */
-    if (!cls || !pk) {
+    uint32_t *nk = tp_mem_calloc(a, cap, sizeof *nk); /* packing readers */
+    if (!cls || !pk || !nk) {
         tp_mem_free(a, cls, cap);
         tp_mem_free(a, pk, cap * sizeof *pk);
+        tp_mem_free(a, nk, cap * sizeof *nk);
         return tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (%u nodes)", n);
     }
     memset(cls, 0, cap);
@@ -203,19 +210,21 @@ static tp_status classify_weights(const tp_graph *g, tp_runtime_estimate *r, uin
         if (!node) continue;
         bool conv = is_conv(node->op.kind);
         for (uint32_t i = 1; i < node->n_inputs; i++) {
-            tp_node_id in = node->inputs[i];
-            if (in < 0 || (uint32_t)in >= n || !is_weight(tp_graph_node(g, in))) continue;
+            tp_node_id in = tp_ort_initializer_of(g, node->inputs[i]);
+            if (in < 0 || (uint32_t)in >= n) continue;
             bool packs = tp_ort_packs_input(node, i);
             if (!conv && !packs) continue; /* a MatMul/Gemm bias: not packed */
             uint8_t c = !conv                                     ? W_GEMM
                         : conv_relaid(node, tp_graph_node(g, in)) ? W_CONV
                                                                   : W_CONV_FLAT;
             if (c > cls[in]) cls[in] = c;
-            if (packs && !pk[in]) {
-                uint64_t bytes;
-                if ((s = tp_graph_node_bytes(g, in, &bytes, err)) != TP_OK) break;
-                pk[in] = tp_ort_packed_bytes(g, node, tp_graph_node(g, in), bytes);
-            }
+            if (!packs) continue;
+            uint64_t bytes;
+            if ((s = tp_graph_node_bytes(g, in, &bytes, err)) != TP_OK) break;
+            uint64_t size = tp_ort_packed_bytes(g, node, tp_graph_node(g, in), bytes);
+            if (!size) continue;
+            if (!pk[in]) pk[in] = size;
+            if (nk[in] < UINT32_MAX) nk[in]++;
         }
     }
     /* a tied copy's readers read its original (one tensor): the class goes to the original */
@@ -226,6 +235,7 @@ static tp_status classify_weights(const tp_graph *g, tp_runtime_estimate *r, uin
         if (to < 0 || (uint32_t)to >= n) continue;
         if (cls[id] > cls[to]) cls[to] = cls[id];
         if (!pk[to]) pk[to] = pk[id];
+        nk[to] = nk[to] > UINT32_MAX - nk[id] ? UINT32_MAX : nk[to] + nk[id];
     }
     for (uint32_t id = 0; id < n && s == TP_OK; id++) {
         const tp_node *node = tp_graph_node(g, (tp_node_id)id);
@@ -233,7 +243,12 @@ static tp_status classify_weights(const tp_graph *g, tp_runtime_estimate *r, uin
         if (node->op.kind == TP_OP_PARAM && node->op.attrs.param.tied_to >= 0) continue;
         uint64_t bytes;
         if ((s = tp_graph_node_bytes(g, (tp_node_id)id, &bytes, err)) != TP_OK) break;
-        if (cls[id] == W_GEMM && packed) packed[(*n_packed)++] = pk[id];
+        for (uint32_t k = 0; cls[id] == W_GEMM && packed && k < (nk[id] ? nk[id] : 1); k++)
+            packed[(*n_packed)++] = pk[id];
+        uint64_t more = 0; /* the packed copies of the second and further packing readers */
+        if (cls[id] == W_GEMM && nk[id] > 1 &&
+            (!tp_mul_u64(pk[id], nk[id] - 1, &more) || !tp_add_u64(x->shared, more, &x->shared)))
+            s = tp_error_set(err, TP_ERR_OVERFLOW, "runtime: packed bytes overflow 64 bits");
         uint64_t *acc = cls[id] >= W_CONV_FLAT ? &r->conv_weight_bytes
                         : cls[id] == W_GEMM    ? &r->gemm_weight_bytes
                                                : &r->other_weight_bytes;
@@ -248,6 +263,7 @@ static tp_status classify_weights(const tp_graph *g, tp_runtime_estimate *r, uin
     }
     tp_mem_free(a, cls, cap);
     tp_mem_free(a, pk, cap * sizeof *pk);
+    tp_mem_free(a, nk, cap * sizeof *nk);
     return s;
 }
 
@@ -289,10 +305,11 @@ static tp_status plan_noinplace(const tp_graph *g, uint64_t *out, tp_error *err)
 static tp_status ort_estimate(const tp_graph *g, const tp_estimate *e, const tp_ort_options *oo,
                               tp_runtime_estimate *r, tp_error *err) {
     const tp_allocator *a = tp_graph_allocator(g);
-    size_t cap = (size_t)tp_graph_node_count(g) + 1, n_packed = 0;
+    /* at most two packed inputs per node (LSTM/GRU W and R) */
+    size_t cap = 2 * (size_t)tp_graph_node_count(g) + 1, n_packed = 0;
     uint64_t *packed = tp_mem_alloc(a, cap * sizeof *packed);
     if (!packed) return tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (weights)");
-    weight_extra wx = {0, 0, 0};
+    weight_extra wx = {0, 0, 0, 0};
     tp_status s = classify_weights(g, r, packed, &n_packed, &wx, err);
     if (s == TP_OK) s = plan_noinplace(g, &r->activation_plan_bytes, err);
     /* onnxruntime's own activation memory: its layout (NCHWc), its BFC arena (which first
@@ -385,6 +402,8 @@ static tp_status ort_estimate(const tp_graph *g, const tp_estimate *e, const tp_
     r->prepacked_bytes = tp_sat_sub_u64(other, r->other_weight_bytes) +
                          tp_sat_sub_u64(conv, r->conv_weight_bytes) +
                          tp_sat_sub_u64(gemm, r->gemm_weight_bytes);
+    if (oo->prepacking && !tp_add_u64(r->prepacked_bytes, wx.shared, &r->prepacked_bytes))
+        return tp_error_set(err, TP_ERR_OVERFLOW, "runtime: packed bytes overflow 64 bits");
     /* the process peak is the load's transient or the runs' arena, whichever is larger */
     r->arena_bytes = act > load ? act : load;
     r->input_bytes = e->input_bytes;
