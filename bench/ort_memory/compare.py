@@ -65,6 +65,9 @@ def main():
                               'arena_emulated': rt['arena_emulated_bytes'], 'nodes': rt['node_count'],
                               'embedded': rt['model_file_bytes'], 'inputs': e['inputs_bytes'],
                               'conv': rt['conv_weight_bytes'], 'gemm': rt['gemm_weight_bytes'],
+                              # of conv: NCHWc-converted 2-D, and read as loaded (1-D/3-D, biases)
+                              'conv_nchwc': rt.get('conv_nchwc_weight_bytes'),
+                              'conv_flat': rt.get('conv_flat_weight_bytes'),
                               'other': rt['other_weight_bytes'], 'plan_peak': e['peak_bytes'],
                               'runs': m.get('runs', [m['growth_bytes']]),
                               # the model-dependent terms as the profile computes them (all but

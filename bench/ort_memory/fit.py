@@ -176,14 +176,32 @@ if '--runs-design' in sys.argv:
     # model the choice has not seen falls, relative to its model-dependent part.
     MS = np.arange(0, 151, 5)  # per mille
 
+    # --conv-split (session 14): the Conv factor split by class, NCHWc-converted 2-D Convs
+    # (conv_pm) and 2-D Convs NCHWc leaves plain (plain_pm), the 1-D/3-D ones at 1.0x (source
+    # rule, session 13); gemm_pm and other_pm stay as shipped. TERMS must carry conv_nchwc and
+    # conv_flat (compare.py --terms of a session-14 build), and the build's own plain_pm is
+    # --shipped-plain (default 1450, the factor both classes had).
+    SPLIT = '--conv-split' in sys.argv
+    SHIPPED_PLAIN = (int(sys.argv[sys.argv.index('--shipped-plain') + 1])
+                     if '--shipped-plain' in sys.argv else 1450)
+
+    def conv_split_bytes(rs, conv, plain):
+        nchwc, flat = col(rs, 'conv_nchwc'), col(rs, 'conv_flat')
+        return nchwc * conv / 1000 + (col(rs, 'conv') - nchwc - flat) * plain / 1000 + flat
+
     # runtime_ort.c's coefficients in the build that wrote TERMS (dep is theirs): session 12's
     # (session 10's fit read terms of session 9's build: 1600, 1040, 100; session 11's of
     # session 10's: 1450, 1000, 0; session 12's of session 11's: 1550, 1070, 0)
     SHIPPED = (1450, 1010, 0, 0, 3461, 1000, 0)
 
-    def dep_of(rs, conv, gemm, other):
+    def dep_of(rs, conv, gemm, other, plain=None):
         # the profile's own model-dependent terms ("dep" of compare.py --terms: the body terms
         # included, which pred() lacks) moved by what the coefficients change
+        if SPLIT:
+            return col(rs, 'dep') + (conv_split_bytes(rs, conv, plain) -
+                                     conv_split_bytes(rs, SHIPPED[0], SHIPPED_PLAIN) +
+                                     pred(rs, (0, gemm, other, 0, NODE[0], MODEL[0], 0)) -
+                                     pred(rs, (0,) + SHIPPED[1:]))
         return col(rs, 'dep') + (pred(rs, (conv, gemm, other, 0, NODE[0], MODEL[0], 0)) -
                                  pred(rs, SHIPPED))
 
@@ -192,12 +210,17 @@ if '--runs-design' in sys.argv:
         runs_max = np.array([max(r.get('runs', [r['measured']])) for r in rs], float)
         meas = col(rs, 'measured')
         grid = itertools.product(range(1000, 2001, 50), range(1000, 1101, 10), range(0, 301, 50))
+        if SPLIT:  # (conv, plain) over the grid, gemm and other as shipped
+            grid = ((cv, SHIPPED[1], SHIPPED[2], pl) for cv in range(1000, 2001, 25)
+                    for pl in range(1000, 2001, 50))
         ms = MS
         if '--fix' in sys.argv:  # --fix CONV,GEMM,OTHER,M: only the intercept is chosen
             f = [int(v) for v in sys.argv[sys.argv.index('--fix') + 1].split(',')]
-            grid, ms = [tuple(f[:3])], [f[3]]
-        for conv, gemm, other in grid:
-            d = dep_of(rs, conv, gemm, other)
+            grid, ms = [tuple(f[:3]) + ((f[4],) if SPLIT else ())], [f[3]]
+        for point in grid:
+            conv, gemm, other = point[:3]
+            plain = point[3] if SPLIT else None
+            d = dep_of(rs, conv, gemm, other, plain)
             for m in ms:
                 dm = d * (1000 + m) / 1000
                 c0 = max(0.0, float(np.max(runs_max - FIXED - dm)))
@@ -208,16 +231,17 @@ if '--runs-design' in sys.argv:
                     # brings near, tiny_lm_embedded, makes the largest error a flat criterion)
                     key = (-int(np.sum(e <= 0.10)),) + key
                 if best is None or key < best[0]:
-                    best = (key, (conv, gemm, other, int(m), int(np.ceil(c0))))
+                    best = (key, (conv, gemm, other, int(m), int(np.ceil(c0)), plain))
         return best
 
-    key, (conv, gemm, other, m, c0) = choose(cal)
+    key, (conv, gemm, other, m, c0, plain) = choose(cal)
     worst, mean = key[-2:]
-    print('runs-design conv_pm %d gemm_pm %d other_pm %d margin_pm %d intercept_bytes %d: '
-          'largest median error %+.1f%%, mean %+.1f%%' % (conv, gemm, other, m, c0, worst * 100,
-                                                            mean * 100))
+    print('runs-design conv_pm %d gemm_pm %d other_pm %d margin_pm %d intercept_bytes %d%s: '
+          'largest median error %+.1f%%, mean %+.1f%%' % (
+              conv, gemm, other, m, c0, ' plain_pm %d' % plain if SPLIT else '', worst * 100,
+              mean * 100))
     for r in rows:
-        d = float(dep_of([r], conv, gemm, other)[0])
+        d = float(dep_of([r], conv, gemm, other, plain)[0])
         p = FIXED + c0 + d * (1000 + m) / 1000
         runs = r.get('runs', [r['measured']])
         print('runs-design %-22s %-11s %7.2f MiB %+6.1f%% (runs %+.1f%% ... %+.1f%%, %d runs)' % (
@@ -229,9 +253,9 @@ if '--runs-design' in sys.argv:
         short = 0.0
         for k in range(len(cal)):
             rest = cal[:k] + cal[k + 1:]
-            _, (kc, kg, ko, km, kc0) = choose(rest)
+            _, (kc, kg, ko, km, kc0, kp) = choose(rest)
             r = cal[k]
-            d = float(dep_of([r], kc, kg, ko)[0])
+            d = float(dep_of([r], kc, kg, ko, kp)[0])
             p = FIXED + kc0 + d * (1000 + km) / 1000
             runs = r.get('runs', [r['measured']])
             print('runs-design-loo %-22s median %+6.1f%% worst run %+6.1f%% (%+.1f%% of its '

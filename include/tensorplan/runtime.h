@@ -115,6 +115,10 @@ typedef struct tp_runtime_estimate {
     uint64_t node_count;               /* detail: operator nodes (the base of graph_bytes),
                                           those of If branches not planned included */
     uint64_t conv_weight_bytes;        /* detail: weights read by Conv/ConvTranspose */
+    uint64_t conv_nchwc_weight_bytes;  /* detail: of conv_weight_bytes, those of 2-D Convs that
+                                          onnxruntime converts to NCHWc (re-laid out) */
+    uint64_t conv_flat_weight_bytes;   /* detail: of conv_weight_bytes, those read as loaded
+                                          (1-D/3-D Conv weights, biases) */
     uint64_t gemm_weight_bytes;        /* detail: weights onnxruntime pre-packs: constant B of
                                           MatMul/Gemm, W and R of LSTM/GRU */
     uint64_t other_weight_bytes;       /* detail: every other weight */

@@ -72,6 +72,8 @@ static PyObject *runtime_dict(const tp_runtime_estimate *rt, const tp_ort_option
         bad = bad || tp_py_put_u64(d, "node_count", rt->node_count);
         bad = bad || tp_py_put_u64(d, "model_file_bytes", ort->model_file_bytes);
         bad = bad || tp_py_put_u64(d, "conv_weight_bytes", rt->conv_weight_bytes);
+        bad = bad || tp_py_put_u64(d, "conv_nchwc_weight_bytes", rt->conv_nchwc_weight_bytes);
+        bad = bad || tp_py_put_u64(d, "conv_flat_weight_bytes", rt->conv_flat_weight_bytes);
         bad = bad || tp_py_put_u64(d, "gemm_weight_bytes", rt->gemm_weight_bytes);
         bad = bad || tp_py_put_u64(d, "other_weight_bytes", rt->other_weight_bytes);
         bad = bad || tp_py_put_u64(d, "body_weight_bytes", rt->body_weight_bytes);

@@ -144,6 +144,8 @@ class Runtime:
     node_count: Optional[int] = None
     model_file_bytes: Optional[int] = None
     conv_weight_bytes: Optional[int] = None
+    conv_nchwc_weight_bytes: Optional[int] = None
+    conv_flat_weight_bytes: Optional[int] = None
     gemm_weight_bytes: Optional[int] = None
     other_weight_bytes: Optional[int] = None
     body_weight_bytes: Optional[int] = None

@@ -104,6 +104,15 @@ bool tp_ort_packs_input(const tp_node *n, uint32_t i);
 uint64_t tp_ort_packed_bytes(const tp_graph *g, const tp_node *reader, const tp_node *w,
                              uint64_t bytes);
 
+/* The initializer that input node in reads as onnxruntime sees it, or -1 when it is not one: a
+ * tied copy resolved to its original, and an Identity of an initializer resolved to that
+ * initializer (Session 14: identity_elimination.cc removes such an Identity and lets its readers
+ * read the initializer itself; torch's exporter emits one initializer per set of equal weights
+ * and reads it through Identity nodes, so one initializer can have several packing readers). */
+tp_node_id tp_ort_initializer_of(const tp_graph *g, tp_node_id in);
+/* Whether node n is an Identity of an initializer (onnxruntime removes it: not a use). */
+bool tp_ort_identity_of_initializer(const tp_graph *g, const tp_node *n);
+
 /* What onnxruntime's pre-packing pass does to the weights (ort_prepack.c). */
 typedef struct tp_ort_prepack {
     /* The creation peak's excess over the steady state while the weights are packed one by one

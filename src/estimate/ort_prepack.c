@@ -65,31 +65,49 @@ static int by_key_desc(const void *pa, const void *pb) {
     return a->key < b->key ? 1 : a->key > b->key ? -1 : 0;
 }
 
-/* The weight node in (a tied copy resolved to its original: one initializer), or -1. */
-static tp_node_id weight_of(const tp_graph *g, tp_node_id in) {
-    const tp_node *wn = in >= 0 ? tp_graph_node(g, in) : NULL;
-    if (!wn || (wn->op.kind != TP_OP_PARAM && wn->op.kind != TP_OP_CONSTANT)) return -1;
-    if (wn->op.kind == TP_OP_PARAM && wn->op.attrs.param.tied_to >= 0)
-        return wn->op.attrs.param.tied_to;
-    return in;
+static bool is_identity(const tp_node *n) {
+    return n && n->op.kind == TP_OP_UNARY && n->op.sub == TP_UNARY_IDENTITY && n->n_inputs >= 1;
+}
+
+tp_node_id tp_ort_initializer_of(const tp_graph *g, tp_node_id in) {
+    /* an Identity chain is at most as long as the graph: bounded by its node count */
+    for (uint32_t hops = 0; in >= 0 && hops <= tp_graph_node_count(g); hops++) {
+        const tp_node *wn = tp_graph_node(g, in);
+        if (!wn) return -1;
+        if (is_identity(wn)) {
+            in = wn->inputs[0];
+            continue;
+        }
+        if (wn->op.kind != TP_OP_PARAM && wn->op.kind != TP_OP_CONSTANT) return -1;
+        if (wn->op.kind == TP_OP_PARAM && wn->op.attrs.param.tied_to >= 0)
+            return wn->op.attrs.param.tied_to;
+        return in;
+    }
+    return -1;
+}
+
+bool tp_ort_identity_of_initializer(const tp_graph *g, const tp_node *n) {
+    return is_identity(n) && tp_ort_initializer_of(g, n->inputs[0]) >= 0;
 }
 
 /* The weight n packs as its input i, or -1. */
 static tp_node_id packed_weight(const tp_graph *g, const tp_node *n, uint32_t i) {
     if (!tp_ort_packs_input(n, i) || i >= n->n_inputs) return -1;
-    return weight_of(g, n->inputs[i]);
+    return tp_ort_initializer_of(g, n->inputs[i]);
 }
 
-/* uses[w]: every node input reading weight w (or, for any other node, its output); packs[w]:
+/* uses[w]: every node input reading weight w (or, for any other node, its output; an Identity of
+ * an initializer is removed by onnxruntime, so its readers are the initializer's); packs[w]:
  * those a kernel packs. onnxruntime erases an initializer only when every use of it was packed:
  * one also read by another kernel (a tied embedding's Gather) stays, its original resident for
  * good (not a transient). */
 static void count_uses(const tp_graph *g, uint32_t n, uint32_t *uses, uint32_t *packs) {
     for (uint32_t id = 0; id < n; id++) {
         const tp_node *nd = tp_graph_node(g, (tp_node_id)id);
-        if (!nd || tp_op_is_boundary(nd->op.kind)) continue;
+        if (!nd || tp_op_is_boundary(nd->op.kind) || tp_ort_identity_of_initializer(g, nd))
+            continue;
         for (uint32_t i = 0; i < nd->n_inputs; i++) {
-            tp_node_id w = weight_of(g, nd->inputs[i]);
+            tp_node_id w = tp_ort_initializer_of(g, nd->inputs[i]);
             if (w < 0) w = nd->inputs[i];
             if (w >= 0 && (uint32_t)w < n) uses[w]++;
             tp_node_id b = packed_weight(g, nd, i);

@@ -23,7 +23,8 @@
  * not a scale of tensorplan's plan. */
 typedef struct ort_coeffs {
     uint32_t other_pm;   /* initializers not pre-packed (Gather tables: mapped, partly touched) */
-    uint32_t conv_pm;    /* Conv weights: original read + fused/NCHWc re-laid-out copy */
+    uint32_t conv_pm;    /* NCHWc-converted 2-D Conv weights: original + re-laid-out copy */
+    uint32_t plain_pm;   /* 2-D Conv weights NCHWc leaves plain (fused with BatchNorm only) */
     uint32_t gemm_pm;    /* MatMul/Gemm constant B: packed copy (original released after) */
     uint32_t load_pm;    /* other weights' pages read while the load copies them (transient) */
     uint32_t act_pm;     /* emulated arena -> resident arena */
@@ -48,14 +49,27 @@ typedef struct ort_coeffs {
  * packed copy replacing the original, 1 % above it (session 11: 1.07x, which the double-counted
  * embedded MatMul weights of tiny_lm had pushed up); other_pm 0: other weights in an external data
  * file are mapped and barely touched (the embedded share still counts 1x, below). Session 11's
- * choice was {0, 1550, 1070}, margin 0.5 %, intercept 7,281,122 bytes. */
-static const ort_coeffs ORT_DEFAULT = {0, 1450, 1010, 0, 1000, 1000, 3461};
+ * choice was {0, 1550, 1070}, margin 0.5 %, intercept 7,281,122 bytes.
+ * Session 14 (2026-11-27), with its shared-packing rule in the terms: the Conv factor split by
+ * class (conv_pm: the 2-D Convs onnxruntime converts to NCHWc; plain_pm: the 2-D ones it leaves
+ * plain, tp_ort_conv_converted) and refitted the same way on the same 39 models (fit.py ...
+ * --conv-split; gemm_pm, other_pm as shipped) chose 1475 and 1050, margin 6.0 %, 26 of 39 within
+ * +10 %; but heldout5's mnasnet1_3 (seen, not fitted: most of its Conv weights are plain) then
+ * fell below in every run (-0.4 % in its second batch), so the split was not kept. What was kept:
+ * one factor for both classes, raised from 1450 to 1475, the smallest step of the 25-per-mille
+ * grid with which every run of heldout4 and heldout5 is covered (resnet101's upper mode, 316.2
+ * MiB, was 0.9 MiB above session 12's prediction; docs/runtime.md, Session 14: glibc's dynamic
+ * mmap threshold, heap kept in proportion to the Conv weights' freed copies), margin 5.5 % as
+ * shipped, the intercept re-derived below: 24 of 39 within +10 % (25 at 1450). */
+static const ort_coeffs ORT_DEFAULT = {0, 1475, 1475, 1010, 0, 1000, 1000, 3461};
 /* The same choice's intercept above the measured session cost: the smallest constant that keeps
  * every run of every fitted model at or below the prediction with the margin below (set by
  * mobilenet_v2_embedded's highest run, 84.34 MiB, 3.05 MiB above its median: with its classifier
  * weight no longer counted twice it has the least room; session 11's was set by shufflenet_v2's
  * highest run: small convnets take a few MiB more than their terms). */
-#define ORT_CALIBRATION_MARGIN_BYTES 9142333u
+/* Session 14's: 8,919,380 bytes, set by the same run (fit.py ... --conv-split --fix
+ * 1475,1010,0,55,1475). */
+#define ORT_CALIBRATION_MARGIN_BYTES 8919380u
 /* Relative margin on the model-dependent terms only (graph, model copy, weights, pre-packed
  * copies, arena, inputs; not the measured session cost nor the intercept): the same choice's,
  * 5.5 % (session 11: 0.5 %, session 10: 10 %). */
@@ -139,8 +153,10 @@ static bool is_conv(tp_op_kind k) {
 
 /* Class of each weight by its readers: conv wins over gemm (pre-packed: MatMul/Gemm B, LSTM/GRU
  * W and R) wins over other. W_CONV_FLAT: a Conv weight the NCHWc transformer leaves in place
- * (below), read whole but not re-laid out. */
-enum { W_OTHER = 0, W_GEMM = 1, W_CONV_FLAT = 2, W_CONV = 3 };
+ * (below), read whole but not re-laid out. W_CONV_PLAIN (session 14): a 2-D Conv weight that
+ * NCHWc does not convert (tp_ort_conv_converted: a grouped Conv that is not depthwise over a
+ * multiple of the block, channels not a multiple of it), W_CONV: one it converts. */
+enum { W_OTHER = 0, W_GEMM = 1, W_CONV_FLAT = 2, W_CONV_PLAIN = 3, W_CONV = 4 };
 
 /* Session 13, from onnxruntime 1.30's nchwc_transformer.cc (NchwcTransformerImpl::TransformConv,
  * read, not copied): only a Conv whose weight is a float initializer of rank 4 (a 2-D
@@ -149,9 +165,10 @@ enum { W_OTHER = 0, W_GEMM = 1, W_CONV_FLAT = 2, W_CONV = 3 };
  * re-laid-out copy: 1.0x (the weight read whole), not the Conv factor. A Conv's bias (rank 1)
  * is in this class too (NCHWc copies it only when it pads the output channels; 0.45x of a few
  * KiB). ConvTranspose stays in the re-laid-out class as before (not looked at this session). */
-static bool conv_relaid(const tp_node *reader, const tp_node *w) {
-    if (reader->op.kind != TP_OP_CONV) return true;
-    return w->dtype == TP_DTYPE_F32 && w->shape.rank == 4;
+static uint8_t conv_class(const tp_graph *g, const tp_node *reader, const tp_node *w) {
+    if (reader->op.kind != TP_OP_CONV) return W_CONV;
+    if (w->dtype != TP_DTYPE_F32 || w->shape.rank != 4) return W_CONV_FLAT;
+    return tp_ort_conv_converted(g, reader, ORT_NCHWC_BLOCK) ? W_CONV : W_CONV_PLAIN;
 }
 
 /* v × pm / 1000, rounded up, overflow-checked. */
@@ -178,12 +195,17 @@ static bool body_copy_add(uint64_t bytes, uint32_t depth, tp_runtime_estimate *r
 typedef struct weight_extra {
     uint64_t body_copy; /* the extra copies of control-flow bodies' initializers */
     uint64_t conv_flat; /* the part of r->conv_weight_bytes not re-laid out (W_CONV_FLAT) */
+    uint64_t shared;    /* packed copies beyond one of an initializer several kernels pack */
     uint64_t as_loaded; /* of conv_flat: main-graph weights of at least ORT_MMAP_THRESHOLD */
 } weight_extra;
 
 /* Classify the weights (r's per-class bytes, *x) and list the packed sizes of the weights a
- * kernel pre-packs (MatMul/Gemm B, LSTM/GRU W and R: the "gemm" class) in node order (*packed of
- * *n_packed from g's allocator, capacity node count + 1). */
+ * kernel pre-packs (MatMul/Gemm B, LSTM/GRU W and R: the "gemm" class) in node order, one per
+ * packing reader (*packed of *n_packed from g's allocator, capacity 2 x node count + 1).
+ * Session 14, from onnxruntime 1.30's session_state.cc (PrepackConstantInitializedTensors, read,
+ * not copied): without a PrepackedWeightsContainer (onnxruntime-node's sessions have none) each
+ * kernel packs into the session's own allocator, so an initializer read by k packing kernels
+ * (directly or through an Identity the optimizer removes) has k packed copies. */
 static tp_status classify_weights(const tp_graph *g, tp_runtime_estimate *r, uint64_t *packed,
                                   size_t *n_packed, weight_extra *x, tp_error *err) {
     uint32_t n = tp_graph_node_count(g);
@@ -191,9 +213,11 @@ static tp_status classify_weights(const tp_graph *g, tp_runtime_estimate *r, uin
     size_t cap = (size_t)n + 1;
     uint8_t *cls = tp_mem_alloc(a, cap);
     uint64_t *pk = tp_mem_calloc(a, cap, sizeof *pk); /* packed size by the first packing reader */
-    if (!cls || !pk) {
+    uint32_t *nk = tp_mem_calloc(a, cap, sizeof *nk); /* packing readers */
+    if (!cls || !pk || !nk) {
         tp_mem_free(a, cls, cap);
         tp_mem_free(a, pk, cap * sizeof *pk);
+        tp_mem_free(a, nk, cap * sizeof *nk);
         return tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (%u nodes)", n);
     }
     memset(cls, 0, cap);
@@ -203,19 +227,19 @@ static tp_status classify_weights(const tp_graph *g, tp_runtime_estimate *r, uin
         if (!node) continue;
         bool conv = is_conv(node->op.kind);
         for (uint32_t i = 1; i < node->n_inputs; i++) {
-            tp_node_id in = node->inputs[i];
-            if (in < 0 || (uint32_t)in >= n || !is_weight(tp_graph_node(g, in))) continue;
+            tp_node_id in = tp_ort_initializer_of(g, node->inputs[i]);
+            if (in < 0 || (uint32_t)in >= n) continue;
             bool packs = tp_ort_packs_input(node, i);
             if (!conv && !packs) continue; /* a MatMul/Gemm bias: not packed */
-            uint8_t c = !conv                                     ? W_GEMM
-                        : conv_relaid(node, tp_graph_node(g, in)) ? W_CONV
-                                                                  : W_CONV_FLAT;
+            uint8_t c = conv ? conv_class(g, node, tp_graph_node(g, in)) : W_GEMM;
             if (c > cls[in]) cls[in] = c;
-            if (packs && !pk[in]) {
-                uint64_t bytes;
-                if ((s = tp_graph_node_bytes(g, in, &bytes, err)) != TP_OK) break;
-                pk[in] = tp_ort_packed_bytes(g, node, tp_graph_node(g, in), bytes);
-            }
+            if (!packs) continue;
+            uint64_t bytes;
+            if ((s = tp_graph_node_bytes(g, in, &bytes, err)) != TP_OK) break;
+            uint64_t size = tp_ort_packed_bytes(g, node, tp_graph_node(g, in), bytes);
+            if (!size) continue;
+            if (!pk[in]) pk[in] = size;
+            if (nk[in] < UINT32_MAX) nk[in]++;
         }
     }
     /* a tied copy's readers read its original (one tensor): the class goes to the original */
@@ -226,6 +250,7 @@ static tp_status classify_weights(const tp_graph *g, tp_runtime_estimate *r, uin
         if (to < 0 || (uint32_t)to >= n) continue;
         if (cls[id] > cls[to]) cls[to] = cls[id];
         if (!pk[to]) pk[to] = pk[id];
+        nk[to] = nk[to] > UINT32_MAX - nk[id] ? UINT32_MAX : nk[to] + nk[id];
     }
     for (uint32_t id = 0; id < n && s == TP_OK; id++) {
         const tp_node *node = tp_graph_node(g, (tp_node_id)id);
@@ -233,7 +258,12 @@ static tp_status classify_weights(const tp_graph *g, tp_runtime_estimate *r, uin
         if (node->op.kind == TP_OP_PARAM && node->op.attrs.param.tied_to >= 0) continue;
         uint64_t bytes;
         if ((s = tp_graph_node_bytes(g, (tp_node_id)id, &bytes, err)) != TP_OK) break;
-        if (cls[id] == W_GEMM && packed) packed[(*n_packed)++] = pk[id];
+        for (uint32_t k = 0; cls[id] == W_GEMM && packed && k < (nk[id] ? nk[id] : 1); k++)
+            packed[(*n_packed)++] = pk[id];
+        uint64_t more = 0; /* the packed copies of the second and further packing readers */
+        if (cls[id] == W_GEMM && nk[id] > 1 &&
+            (!tp_mul_u64(pk[id], nk[id] - 1, &more) || !tp_add_u64(x->shared, more, &x->shared)))
+            s = tp_error_set(err, TP_ERR_OVERFLOW, "runtime: packed bytes overflow 64 bits");
         uint64_t *acc = cls[id] >= W_CONV_FLAT ? &r->conv_weight_bytes
                         : cls[id] == W_GEMM    ? &r->gemm_weight_bytes
                                                : &r->other_weight_bytes;
@@ -241,6 +271,8 @@ static tp_status classify_weights(const tp_graph *g, tp_runtime_estimate *r, uin
         bool loaded = cls[id] == W_CONV_FLAT && depth == 0 && bytes >= ORT_MMAP_THRESHOLD;
         if (!tp_add_u64(*acc, bytes, acc) ||
             (cls[id] == W_CONV_FLAT && !tp_add_u64(x->conv_flat, bytes, &x->conv_flat)) ||
+            (cls[id] == W_CONV &&
+             !tp_add_u64(r->conv_nchwc_weight_bytes, bytes, &r->conv_nchwc_weight_bytes)) ||
             (loaded && !tp_add_u64(x->as_loaded, bytes, &x->as_loaded)))
             s = tp_error_set(err, TP_ERR_OVERFLOW, "runtime: weight bytes overflow 64 bits");
         if (s == TP_OK && depth > 0 && !body_copy_add(bytes, depth, r, &x->body_copy))
@@ -248,6 +280,7 @@ static tp_status classify_weights(const tp_graph *g, tp_runtime_estimate *r, uin
     }
     tp_mem_free(a, cls, cap);
     tp_mem_free(a, pk, cap * sizeof *pk);
+    tp_mem_free(a, nk, cap * sizeof *nk);
     return s;
 }
 
@@ -289,10 +322,11 @@ static tp_status plan_noinplace(const tp_graph *g, uint64_t *out, tp_error *err)
 static tp_status ort_estimate(const tp_graph *g, const tp_estimate *e, const tp_ort_options *oo,
                               tp_runtime_estimate *r, tp_error *err) {
     const tp_allocator *a = tp_graph_allocator(g);
-    size_t cap = (size_t)tp_graph_node_count(g) + 1, n_packed = 0;
+    /* at most two packed inputs per node (LSTM/GRU W and R) */
+    size_t cap = 2 * (size_t)tp_graph_node_count(g) + 1, n_packed = 0;
     uint64_t *packed = tp_mem_alloc(a, cap * sizeof *packed);
     if (!packed) return tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (weights)");
-    weight_extra wx = {0, 0, 0};
+    weight_extra wx = {0, 0, 0, 0};
     tp_status s = classify_weights(g, r, packed, &n_packed, &wx, err);
     if (s == TP_OK) s = plan_noinplace(g, &r->activation_plan_bytes, err);
     /* onnxruntime's own activation memory: its layout (NCHWc), its BFC arena (which first
@@ -317,7 +351,10 @@ static tp_status ort_estimate(const tp_graph *g, const tp_estimate *e, const tp_
     if (!oo->prepacking) c.gemm_pm = 1000; /* no packed copy: the initializer itself */
     r->session_fixed_bytes = ORT_SESSION_FIXED_BYTES;
     r->fixed_source = ORT_FIXED_SOURCE;
-    uint64_t other, conv, gemm, act, load, total_w = 0;
+    uint64_t other, conv, plain, gemm, act, load, total_w = 0;
+    r->conv_flat_weight_bytes = wx.conv_flat;
+    /* the 2-D Conv weights NCHWc leaves plain: all but the converted and the flat ones */
+    uint64_t plain_w = r->conv_weight_bytes - r->conv_nchwc_weight_bytes - wx.conv_flat;
     /* initializers stored inside the .onnx are copied whole into the session (1x); other_pm is
      * the mapped share of those in an external data file: the embedded share of the weights,
      * taken as the file's bytes over the weights' (at most 1), gets 1x */
@@ -329,7 +366,8 @@ static tp_status ort_estimate(const tp_graph *g, const tp_estimate *e, const tp_
         if (c.other_pm > 1000) c.other_pm = 1000;
     }
     if (!scale_pm(r->other_weight_bytes, c.other_pm, &other) ||
-        !scale_pm(r->conv_weight_bytes - wx.conv_flat, c.conv_pm, &conv) ||
+        !scale_pm(r->conv_nchwc_weight_bytes, c.conv_pm, &conv) ||
+        !scale_pm(plain_w, c.plain_pm, &plain) || !tp_add_u64(conv, plain, &conv) ||
         !tp_add_u64(conv, wx.conv_flat, &conv) ||
         !scale_pm(r->gemm_weight_bytes, c.gemm_pm, &gemm) ||
         !scale_pm(r->other_weight_bytes, c.load_pm, &load) ||
@@ -385,6 +423,8 @@ static tp_status ort_estimate(const tp_graph *g, const tp_estimate *e, const tp_
     r->prepacked_bytes = tp_sat_sub_u64(other, r->other_weight_bytes) +
                          tp_sat_sub_u64(conv, r->conv_weight_bytes) +
                          tp_sat_sub_u64(gemm, r->gemm_weight_bytes);
+    if (oo->prepacking && !tp_add_u64(r->prepacked_bytes, wx.shared, &r->prepacked_bytes))
+        return tp_error_set(err, TP_ERR_OVERFLOW, "runtime: packed bytes overflow 64 bits");
     /* the process peak is the load's transient or the runs' arena, whichever is larger */
     r->arena_bytes = act > load ? act : load;
     r->input_bytes = e->input_bytes;

@@ -51,10 +51,7 @@ bool tp_ort_dim(const tp_graph *g, const tp_node *n, int axis, int64_t *v) {
     return tp_graph_dim_value(g, n->shape.dims[axis], v, &e) == TP_OK && *v > 0;
 }
 
-/* A Conv that onnxruntime converts to NCHWc (nchwc_transformer.cc, TransformConv): depthwise
- * with output channels a multiple of the block; groups 1 with input channels under the block
- * (read in NCHW directly) or a multiple of it, any output channels (padded to the block). */
-static bool conv_converted(const tp_graph *g, const tp_node *n, uint32_t block) {
+bool tp_ort_conv_converted(const tp_graph *g, const tp_node *n, uint32_t block) {
     if (n->op.kind != TP_OP_CONV || n->op.attrs.conv.spatial != 2 || n->dtype != TP_DTYPE_F32 ||
         n->n_inputs < 2 || block == 0)
         return false;
@@ -85,7 +82,7 @@ static bool same_dims(const tp_graph *g, const tp_node *x, const tp_node *y) {
 
 static bool is_chain(const tp_graph *g, const uint8_t *chain, const tp_node *n, uint32_t block) {
     if (n->dtype != TP_DTYPE_F32 || n->shape.rank != 4) return false;
-    if (n->op.kind == TP_OP_CONV) return conv_converted(g, n, block);
+    if (n->op.kind == TP_OP_CONV) return tp_ort_conv_converted(g, n, block);
     if (n->n_inputs < 1 || n->inputs[0] < 0 || !chain[n->inputs[0]]) return false;
     switch (n->op.kind) {
     case TP_OP_UNARY:

@@ -29,6 +29,11 @@ typedef struct tp_ort_xform {
 /* block: NCHWc channel block (0: no layout transformation). TP_ERR_NOMEM. */
 tp_status tp_ort_xform_compute(const tp_graph *g, uint32_t block, tp_ort_xform *x, tp_error *err);
 void tp_ort_xform_free(const tp_graph *g, tp_ort_xform *x);
+/* A Conv that onnxruntime converts to NCHWc (nchwc_transformer.cc, TransformConv): a float 2-D
+ * Conv, depthwise with output channels a multiple of the block, or groups 1 with input channels
+ * under the block (read in NCHW directly) or a multiple of it, any output channels (padded to
+ * the block). False when block is 0. */
+bool tp_ort_conv_converted(const tp_graph *g, const tp_node *n, uint32_t block);
 /* A converted Conv with fewer input channels than the block reads its input in NCHW. */
 bool tp_ort_conv_reads_nchw(const tp_graph *g, const tp_node *n, uint32_t block);
 /* Dim axis of a 4-D node under the current bindings, when positive. */

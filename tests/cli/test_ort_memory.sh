@@ -15,6 +15,9 @@
 # MiB; 18 % with session 10's; 21, 17, 23 and 35 % before): the intercept is a constant, so the
 # smallest models carry it as the largest share. onnxruntime's own RSS growth varies from
 # run to run (unet_tiny: 37.0 and 39.9 MiB in two CI runs, partly the machine's code pages, see below).
+# Session 14 (a packed copy per kernel of a shared weight, the Conv factor 1.475x, an 8.51 MiB
+# intercept) measured, adjusted, load 2.5: +20.6 % (unet_tiny), +15.3 % (mobilenet_v2), +6.9 %
+# (efficientnet_b0), +18.8 % (dif2_16), +31.1 % (ifs_201); the band stays 35 %.
 # Two synthetic control-flow models (bench/ort_memory/synth_body.py, written here) check the
 # body terms: dif2_16 (initializers two If bodies deep: onnxruntime holds 4.4x their bytes; the
 # profile before the body-copy term was far below) and ifs_201 (400 one-node bodies: a session

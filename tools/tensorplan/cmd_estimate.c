@@ -401,6 +401,8 @@ static void json_runtime(tp_json *j, const est_args *a, const tp_runtime_estimat
         tp_json_kv_u64(j, "node_count", rt->node_count);
         tp_json_kv_u64(j, "model_file_bytes", a->ro.ort.model_file_bytes);
         tp_json_kv_u64(j, "conv_weight_bytes", rt->conv_weight_bytes);
+        tp_json_kv_u64(j, "conv_nchwc_weight_bytes", rt->conv_nchwc_weight_bytes);
+        tp_json_kv_u64(j, "conv_flat_weight_bytes", rt->conv_flat_weight_bytes);
         tp_json_kv_u64(j, "gemm_weight_bytes", rt->gemm_weight_bytes);
         tp_json_kv_u64(j, "other_weight_bytes", rt->other_weight_bytes);
         tp_json_kv_u64(j, "body_weight_bytes", rt->body_weight_bytes);
