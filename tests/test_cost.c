@@ -1183,10 +1183,11 @@ TP_TEST(layout_copies_around_plain_ops) {
     tp_graph_cost gc;
     /* block 16: x (16 channels) -> ReorderInput, 4096 + 4096 bytes; relu (24 channels, blocked
        as 32) -> ReorderOutput for the softmax, 8192 + 6144; the second Conv (24 input channels,
-       neither under nor a multiple of 16) stays plain: no more copies */
+       aligned to 4: onnxruntime 1.30 converts it) -> a ReorderInput of the softmax, 6144 +
+       8192, and a ReorderOutput of its graph output, 8192 + 8192 */
     TP_CHECK_OK(tp_graph_cost_compute(g, &d, NULL, NULL, &gc, err), err);
-    TP_CHECK_EQ_U64(gc.layout_copies, 2);
-    TP_CHECK_NEAR(gc.layout_ns, (8192.0 + 14336.0) / 2, 1e-6);
+    TP_CHECK_EQ_U64(gc.layout_copies, 4);
+    TP_CHECK_NEAR(gc.layout_ns, (8192.0 + 14336.0 + 14336.0 + 16384.0) / 2, 1e-6);
     /* nodes onnxruntime runs: in the total, and in the total-only path the searches call */
     TP_CHECK_NEAR(gc.total_ns,
                   gc.round_trip_ns + gc.nodes_ns + gc.layout_ns + gc.readback_ns + gc.sync_ns,

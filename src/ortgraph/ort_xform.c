@@ -12,10 +12,13 @@
  * Relu/Clip/Sigmoid/Tanh/LeakyRelu/HardSigmoid absorbs the activation. The absorbed tensor is
  * never allocated.
  *
- * Layout: a 2-D float Conv runs in the blocked NCHWc layout when it is depthwise with output
- * channels a multiple of the block, or has groups 1 and input channels under the block (it then
- * reads NCHW) or a multiple of it, whatever its output channels: its output has its channels
- * rounded up to the block (16 with AVX-512, 8 with AVX2). Operators that stay in that
+ * Layout: a 2-D float Conv runs in the blocked NCHWc layout when it has groups 1 and input
+ * channels under the block (it then reads NCHW) or aligned to 4 (ReorderInput's alignment),
+ * whatever its output channels; when it is depthwise with channels aligned to 4; or when it is
+ * grouped with input and output channels per group multiples of the block. Its output has its
+ * channels rounded up to the block (16 with AVX-512, 8 with AVX2). Checked on onnxruntime 1.30's
+ * optimized graphs (docs/cost.md, "Session 14": dense 24 -> 32, 20 -> 20, 7 -> 9 and depthwise
+ * 116 converted; 1×1 58 -> 58, depthwise 58 and 8 or 24 channels per group not). Operators that stay in that
  * layout after it ("chain" nodes here): Relu/Clip/Sigmoid/Tanh/HardSigmoid activations,
  * QuickGelu, BatchNormalization (fused or converted), pooling, an Add or Mul of two chain tensors
  * of one shape, a Concat of chain tensors along whole channel blocks. An Add whose one input is a
@@ -34,6 +37,9 @@
 
 #include "core/mem.h"
 #include "ortgraph/ort_xform.h"
+
+/* onnxruntime's ReorderInput needs a channel count aligned to this (nchwc_transformer.cc) */
+#define ORT_NCHWC_CHANNEL_ALIGN 4
 
 static bool unary_chain(int32_t fn) {
     return fn == TP_UNARY_RELU || fn == TP_UNARY_CLIP || fn == TP_UNARY_SIGMOID ||
@@ -58,8 +64,13 @@ bool tp_ort_conv_converted(const tp_graph *g, const tp_node *n, uint32_t block) 
     const tp_node *x = tp_graph_node(g, n->inputs[0]);
     int64_t c, m, grp = n->op.attrs.conv.groups;
     if (!x || !tp_ort_dim(g, x, 1, &c) || !tp_ort_dim(g, n, 1, &m)) return false;
-    if (grp != 1) return grp == c && grp == m && m % (int64_t)block == 0;
-    return c < (int64_t)block || c % (int64_t)block == 0;
+    const int64_t b = (int64_t)block, align = ORT_NCHWC_CHANNEL_ALIGN;
+    if (grp > 1) {
+        if (m % align != 0) return false;
+        if (grp == c && grp == m) return true; /* depthwise */
+        return c % grp == 0 && m % grp == 0 && (c / grp) % b == 0 && (m / grp) % b == 0;
+    }
+    return c < b || c % align == 0;
 }
 
 bool tp_ort_conv_reads_nchw(const tp_graph *g, const tp_node *n, uint32_t block) {

@@ -29,10 +29,11 @@ typedef struct tp_ort_xform {
 /* block: NCHWc channel block (0: no layout transformation). TP_ERR_NOMEM. */
 tp_status tp_ort_xform_compute(const tp_graph *g, uint32_t block, tp_ort_xform *x, tp_error *err);
 void tp_ort_xform_free(const tp_graph *g, tp_ort_xform *x);
-/* A Conv that onnxruntime converts to NCHWc (nchwc_transformer.cc, TransformConv): a float 2-D
- * Conv, depthwise with output channels a multiple of the block, or groups 1 with input channels
- * under the block (read in NCHW directly) or a multiple of it, any output channels (padded to
- * the block). False when block is 0. */
+/* A Conv that onnxruntime converts to NCHWc (nchwc_transformer.cc, TransformConv, as onnxruntime
+ * 1.30 runs it): a float 2-D Conv with groups 1 and input channels under the block (read in NCHW
+ * directly) or aligned to 4, any output channels (padded to the block); depthwise with channels
+ * aligned to 4; grouped with per-group input and output channels multiples of the block. False
+ * when block is 0. */
 bool tp_ort_conv_converted(const tp_graph *g, const tp_node *n, uint32_t block);
 /* A converted Conv with fewer input channels than the block reads its input in NCHW. */
 bool tp_ort_conv_reads_nchw(const tp_graph *g, const tp_node *n, uint32_t block);
