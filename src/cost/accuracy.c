@@ -6,16 +6,16 @@
 #include <string.h>
 
 /* bench/accuracy/run.sh, held-out set of bench/accuracy/models.txt, onnxruntime-node: the band
- * is the largest held-out MAPE of the runs below (two hosts), the range the union. Session 10's model,
- * three quiet runs on an AMD Zen 5 VM (17:46-17:57 UTC, bench/accuracy/measured-s10-run{4,5,6}-
- * t*.jsonl): 1 thread 16.6 / 18.1 / 11.2 %, 2 threads 13.5 / 13.0 / 14.9 %. Session 12's model
- * (this build's), three runs on an Intel Cascade Lake VM (Xeon @ 2.50 GHz, 23:05-23:50 UTC,
- * every other job paused; bench/accuracy/measured-s12-run1-t*.jsonl and docs/cost.md "Session
- * 12"): 1 thread 24.2 / 23.6 / 31.8 %, 2 threads 22.5 / 24.0 / 23.3 %. That host's core speed
- * moved by up to 40 % between a calibration and a measurement minutes apart. Session 14's
- * model (this build's) on the same Intel host, the 19 held-out models and 17 fresh ones (first
- * measured for latency then; bench/accuracy/measured-s14-run{1,2}-t*.jsonl, docs/cost.md
- * "Session 14"): run 1, 1 thread 24.0 / 25.5 %, 2 threads 17.9 / 22.6 % (gru_enhancer
+ * is the largest held-out MAPE of the runs below (two hosts), the range the union. Session 10's
+ * model, three quiet runs on an AMD Zen 5 VM (17:46-17:57 UTC,
+ * bench/accuracy/measured-s10-run{4,5,6}- t*.jsonl): 1 thread 16.6 / 18.1 / 11.2 %, 2 threads 13.5
+ * / 13.0 / 14.9 %. Session 12's model (this build's), three runs on an Intel Cascade Lake VM (Xeon
+ * @ 2.50 GHz, 23:05-23:50 UTC, every other job paused; bench/accuracy/measured-s12-run1-t*.jsonl
+ * and docs/cost.md "Session 12"): 1 thread 24.2 / 23.6 / 31.8 %, 2 threads 22.5 / 24.0 / 23.3 %.
+ * That host's core speed moved by up to 40 % between a calibration and a measurement minutes apart.
+ * Session 14's model (this build's) on the same Intel host, the 19 held-out models and 17 fresh
+ * ones (first measured for latency then; bench/accuracy/measured-s14-run{1,2}-t*.jsonl,
+ * docs/cost.md "Session 14"): run 1, 1 thread 24.0 / 25.5 %, 2 threads 17.9 / 22.6 % (gru_enhancer
  * +151 %); run 2, 1 thread, measured in a slow spell of the host against a full-speed
  * calibration, 28.8 / 35.4 % (gru_enhancer +114 %). Update together with docs/cost.md's
  * tables. 1 thread: median CPU time per run. */

@@ -18,17 +18,17 @@
  * grouped with input and output channels per group multiples of the block. Its output has its
  * channels rounded up to the block (16 with AVX-512, 8 with AVX2). Checked on onnxruntime 1.30's
  * optimized graphs (docs/cost.md, "Session 14": dense 24 -> 32, 20 -> 20, 7 -> 9 and depthwise
- * 116 converted; 1×1 58 -> 58, depthwise 58 and 8 or 24 channels per group not). Operators that stay in that
- * layout after it ("chain" nodes here): Relu/Clip/Sigmoid/Tanh/HardSigmoid activations,
- * QuickGelu, BatchNormalization (fused or converted), pooling, an Add or Mul of two chain tensors
- * of one shape, a Concat of chain tensors along whole channel blocks. An Add whose one input is a
- * blocked Conv without activation read by nothing else is fused into that Conv as its Sum input,
- * which the Conv overwrites in place; an activation after it is fused too. Where a chain tensor
- * is read by anything else (or is a graph output), a ReorderOutput node writes a plain NCHW copy;
- * where a converted Conv reading blocked input reads a plain tensor, a ReorderInput node writes a
- * blocked copy. A Resize stays blocked in onnxruntime's form of it (nearest, asymmetric, constant
- * integer scales: its NCHWc Upsample), else plain. A zero Pad read only by a Conv or pooling is
- * fused into it (pad_fusion.cc).
+ * 116 converted; 1×1 58 -> 58, depthwise 58 and 8 or 24 channels per group not). Operators that
+ * stay in that layout after it ("chain" nodes here): Relu/Clip/Sigmoid/Tanh/HardSigmoid
+ * activations, QuickGelu, BatchNormalization (fused or converted), pooling, an Add or Mul of two
+ * chain tensors of one shape, a Concat of chain tensors along whole channel blocks. An Add whose
+ * one input is a blocked Conv without activation read by nothing else is fused into that Conv as
+ * its Sum input, which the Conv overwrites in place; an activation after it is fused too. Where a
+ * chain tensor is read by anything else (or is a graph output), a ReorderOutput node writes a plain
+ * NCHW copy; where a converted Conv reading blocked input reads a plain tensor, a ReorderInput node
+ * writes a blocked copy. A Resize stays blocked in onnxruntime's form of it (nearest, asymmetric,
+ * constant integer scales: its NCHWc Upsample), else plain. A zero Pad read only by a Conv or
+ * pooling is fused into it (pad_fusion.cc).
  *
  * Indices: the optimizer's new nodes come after the model's; each pass creates them in the
  * execution order of the graph it starts from (tp_ort_exec_keys in ort_order.c); origin and
