@@ -625,7 +625,8 @@ TP_TEST(depthwise_at_several_threads) {
                      .gemm_batch = 16,
                      .compute_dtype = TP_DTYPE_F32,
                      .kernel = TP_KERNEL_DEPTHWISE,
-                     .spatial_rank = 2};
+                     .spatial_rank = 2,
+                     .conv_cin = 1};
     tp_node_cost nc = tp_node_cost_eval(&d, 0, &oc);
     TP_CHECK_NEAR(nc.compute_ns, 20, 1e-9); /* 40 flops at 2 GFLOP/s, not doubled */
     TP_CHECK_NEAR(nc.total_ns, 120, 1e-9);  /* + the fork, though 20 · 2 < 20 + 100 */
@@ -638,18 +639,19 @@ TP_TEST(depthwise_at_several_threads) {
     oc.spatial_rank = 1;
     TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).total_ns, 40, 1e-9);
     oc.spatial_rank = 2;
-    oc.gemm_n = 14;
+    oc.gemm_n = oc.gemm_batch = 14;
     TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).total_ns, 40, 1e-9);
-    /* ... which expands every channel's patches first: 16 channels × 9 taps × 1 pixel × 4 bytes
-       at 2 bytes per ns, 288 ns: now worth splitting (20 + 288 ns and the fork) */
+    /* ... which expands every channel's patches first (the 1-D one: 16 channels × 9 taps × 1
+       pixel × 4 bytes at 2 bytes per ns, 288 ns): now worth splitting (20 + 288 ns and the fork) */
+    oc.gemm_n = oc.gemm_batch = 16;
+    oc.spatial_rank = 1;
     oc.conv_expands = true;
     d.im2col_gbps = 2;
     TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).total_ns, 20 + 16 * 9 * 4 / 2.0 + 100, 1e-9);
-    oc.gemm_n = 12; /* aligned to 4: NCHWc (padded), one thread's rate and the fork */
+    oc.spatial_rank = 2; /* 2-D, 16 channels: NCHWc, one thread's rate and the fork */
     TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).total_ns, 120, 1e-9);
     oc.conv_expands = false;
     d.im2col_gbps = 0;
-    oc.gemm_n = 16;
     oc.kernel = TP_KERNEL_GENERIC; /* the same size as a GEMM: too small to split */
     nc = tp_node_cost_eval(&d, 0, &oc);
     TP_CHECK_NEAR(nc.total_ns, 80, 1e-9); /* 40 ns at 1 GFLOP/s, inline: × 2, no fork */
@@ -725,6 +727,7 @@ TP_TEST(node_grouped_conv) {
                      .flops = 2 * 8 * 18 * 64,
                      .gemm_m = 2,
                      .gemm_k = 18,
+                     .conv_cin = 2,
                      .gemm_n = 64,
                      .gemm_batch = 4,
                      .compute_dtype = TP_DTYPE_F32,
@@ -738,6 +741,7 @@ TP_TEST(node_grouped_conv) {
        the dense convolution (pixels × k × all filters), no im2col */
     oc.gemm_m = 16;
     oc.gemm_k = 144;
+    oc.conv_cin = 16;
     oc.flops = 2 * 64 * 144 * 64;
     gf = tp_device_gemm_gflops(&d, TP_DTYPE_F32, 64, 144, 64);
     TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, (double)oc.flops / gf, 1e-6);
@@ -746,6 +750,7 @@ TP_TEST(node_grouped_conv) {
        name, so an OpenBLAS calibration priced it as the dense convolution) */
     oc.gemm_m = 8;
     oc.gemm_k = 72;
+    oc.conv_cin = 8;
     oc.flops = 2 * 32 * 72 * 64;
     double im2col_ns = 4.0 * 72 * 64 * 4;
     gf = tp_device_gemm_gflops(&d, TP_DTYPE_F32, 8, 72, 64);
@@ -772,6 +777,7 @@ TP_TEST(node_grouped_conv) {
     d.vector_floats = 16;
     oc.gemm_m = 16;
     oc.gemm_k = 144;
+    oc.conv_cin = 16;
     oc.flops = 2 * 64 * 144 * 64;
     gf = tp_device_gemm_gflops(&d, TP_DTYPE_F32, 64, 144, 64);
     /* the tap share scales the GEMM time */

@@ -5,6 +5,7 @@
  * or through an Identity that onnxruntime removes, is packed once per kernel (no
  * PrepackedWeightsContainer) and erased after the last. */
 #include "estimate/ort_arena.h"
+#include "ortgraph/ort_xform.h"
 #include "harness.h"
 #include "tensorplan/estimate.h"
 #include "tensorplan/runtime.h"
@@ -189,8 +190,33 @@ TP_TEST(shared_weight_is_packed_per_kernel_and_erased_after_the_last) {
     tp_graph_destroy(g);
 }
 
+/* Which Convs onnxruntime 1.30 runs in NCHWc at block 16: the cases read off its optimized graphs
+   (optimizedModelFilePath, one Conv per model; docs/cost.md, "Session 14", item 7). */
+TP_TEST(nchwc_conversion_follows_onnxruntime_1_30) {
+    /* dense: input channels under the block or aligned to 4, any output channels */
+    TP_CHECK(tp_ort_conv_converts(2, 1, 32, 24, 16));
+    TP_CHECK(tp_ort_conv_converts(2, 1, 24, 32, 16));
+    TP_CHECK(tp_ort_conv_converts(2, 1, 20, 20, 16));
+    TP_CHECK(tp_ort_conv_converts(2, 1, 7, 9, 16));
+    TP_CHECK(!tp_ort_conv_converts(2, 1, 58, 58, 16));
+    /* depthwise: channels aligned to 4 */
+    TP_CHECK(tp_ort_conv_converts(2, 116, 116, 116, 16));
+    TP_CHECK(tp_ort_conv_converts(2, 12, 12, 12, 16));
+    TP_CHECK(!tp_ort_conv_converts(2, 58, 58, 58, 16));
+    /* grouped: per-group channels multiples of the block */
+    TP_CHECK(tp_ort_conv_converts(2, 4, 64, 64, 16));
+    TP_CHECK(tp_ort_conv_converts(2, 2, 64, 64, 16));
+    TP_CHECK(!tp_ort_conv_converts(2, 16, 128, 128, 16));
+    TP_CHECK(!tp_ort_conv_converts(2, 4, 96, 96, 16));
+    /* never a 1-D or 3-D one, nor without a block */
+    TP_CHECK(!tp_ort_conv_converts(1, 1, 32, 32, 16));
+    TP_CHECK(!tp_ort_conv_converts(3, 1, 32, 32, 16));
+    TP_CHECK(!tp_ort_conv_converts(2, 1, 32, 32, 0));
+}
+
 int main(void) {
     TP_RUN(conv1d_is_not_relaid_and_large_embedded_weights_held_once);
     TP_RUN(shared_weight_is_packed_per_kernel_and_erased_after_the_last);
+    TP_RUN(nchwc_conversion_follows_onnxruntime_1_30);
     return tp_test_finish();
 }

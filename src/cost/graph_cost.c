@@ -8,6 +8,7 @@
 #include "cost/fusion.h"
 #include "cost/gemm_rate.h"
 #include "cost/layout_copies.h"
+#include "ortgraph/ort_xform.h"
 
 /* onnxruntime's NCHWc channel block: 16 floats on a CPU with AVX-512, else 8 (MLAS picks it by
    the CPU's vector width, whichever GEMM our calibration chose) */
@@ -15,55 +16,40 @@ static uint64_t nchwc_block(const tp_device_model *d) {
     return d->kind == TP_DEVICE_CPU && d->vector_floats >= 16 ? 16 : 8;
 }
 
-/* The input channels of one group of a convolution: conv_cin, or for a hand-made cost without
-   it gemm_k (channels × kernel area: a multiple of the block exactly when the channels are, for
-   kernel areas prime to it, 1×1, 3×3, 5×5, 7×7). */
-static uint64_t group_cin(const tp_op_cost *oc) {
-    return oc->conv_cin ? oc->conv_cin : oc->gemm_k;
+/* Whether onnxruntime runs this convolution in its NCHWc layout (tp_ort_conv_converts, the rule
+   the memory profile's layout emulation uses too): the channels and groups of each kernel kind
+   as tp_op_account lays them out (dense: gemm_n filters; grouped: gemm_batch groups of gemm_m;
+   depthwise: gemm_batch = gemm_n channels). */
+static bool nchwc_conv(const tp_device_model *d, const tp_op_cost *oc) {
+    if (d->kind != TP_DEVICE_CPU || oc->compute_dtype != TP_DTYPE_F32 || oc->spatial_rank == 0)
+        return false;
+    uint64_t groups = 1, cout = oc->gemm_n;
+    if (oc->kernel == TP_KERNEL_GROUPED) {
+        groups = oc->gemm_batch;
+        cout = tp_sat_mul_u64(oc->gemm_m, oc->gemm_batch);
+    } else if (oc->kernel == TP_KERNEL_DEPTHWISE) {
+        groups = oc->gemm_batch;
+    } else if (oc->kernel != TP_KERNEL_GENERIC) {
+        return false;
+    }
+    return tp_ort_conv_converts(oc->spatial_rank, groups, tp_sat_mul_u64(oc->conv_cin, groups),
+                                cout, (uint32_t)nchwc_block(d));
 }
 
-/* A 2-D grouped convolution whose per-group filters (gemm_m) and input channels are multiples
-   of onnxruntime's NCHWc channel block runs as an NCHWc convolution like a dense one (its GEMM
-   shape: all filters by the output pixels; nchwc_transformer.cc, TransformConv); others run as
-   im2col + one few-row GEMM per group. */
-static bool nchwc_grouped(const tp_device_model *d, const tp_op_cost *oc) {
-    uint64_t block = nchwc_block(d);
-    return oc->spatial_rank == 2 && oc->gemm_m % block == 0 && group_cin(oc) % block == 0;
-}
-
-/* onnxruntime's ReorderInput needs a channel count aligned to 4 (nchwc_transformer.cc); its
-   NCHWc transformer converts a dense 2-D convolution whose input channels are under the block
-   (read in NCHW) or aligned to 4, whatever its output channels (padded to the block), and a
-   depthwise one whose channels are aligned to 4. Checked on onnxruntime 1.30's optimized graphs
-   (optimizedModelFilePath, block 16): 32 -> 24, 24 -> 32, 20 -> 20, 3 -> 24 and 7 -> 9 channels
-   and depthwise 12 / 116 / 128 converted; 58 -> 58 (1×1) and depthwise 58 not. Others run MLAS's
-   generic convolution. */
-#define NCHWC_CHANNEL_ALIGN 4u
-
-static bool nchwc_dense(const tp_device_model *d, const tp_op_cost *oc) {
-    uint64_t cin = group_cin(oc);
-    return oc->spatial_rank == 2 && (cin < nchwc_block(d) || cin % NCHWC_CHANNEL_ALIGN == 0);
-}
-
-/* The im2col pass of a convolution that MLAS's generic convolution expands before its GEMM
-   (convolve.cpp: every one but a 1×1, stride-1, unpadded one, which multiplies the input
-   directly): `elems` column-buffer elements at the calibrated im2col rate (without one, a pass
-   at the memory curve). */
-static double im2col_ns(const tp_device_model *d, const tp_op_cost *oc, double elems) {
+/* The im2col pass of a convolution that MLAS's generic convolution runs (not NCHWc): every one
+   but a 1×1, stride-1, unpadded one (which multiplies the input directly) expands its patches
+   before its GEMM (convolve.cpp): for every group (gemm_batch), its input channels × taps
+   (gemm_k) × the output pixels. x86 has no plain depthwise kernel, so a depthwise one not in
+   NCHWc does the same, channel by channel. Priced at the calibrated im2col rate, without one a pass
+   at the memory curve. 0 for anything else. */
+static double im2col_ns(const tp_device_model *d, const tp_op_cost *oc) {
+    if (!oc->conv_expands || d->kind != TP_DEVICE_CPU || nchwc_conv(d, oc)) return 0;
+    double pixels = (double)(oc->kernel == TP_KERNEL_GROUPED ? oc->gemm_n : oc->gemm_m);
     uint64_t esz = 0;
     if (tp_dtype_bytes(oc->compute_dtype, 1, &esz, NULL) != TP_OK || esz == 0) esz = 4;
-    double bytes = elems * (double)esz;
+    double bytes = (double)oc->gemm_batch * (double)oc->gemm_k * pixels * (double)esz;
     double gbps = d->im2col_gbps > 0 ? d->im2col_gbps : tp_device_mem_gbps(d, (uint64_t)bytes);
     return bytes / gbps;
-}
-
-/* A 2-D depthwise convolution whose channels (gemm_n) are aligned to 4 runs onnxruntime's NCHWc
-   depthwise kernel (the last block padded), the one the calibration times on one thread
-   (calib_ops.h); a 1-D one, or one with other channel counts, runs MLAS's generic convolution,
-   which sizes its threads to the work like the other nodes. */
-static bool nchwc_depthwise(const tp_device_model *d, const tp_op_cost *oc) {
-    return d->kind == TP_DEVICE_CPU && d->source == TP_SOURCE_MEASURED && oc->spatial_rank == 2 &&
-           oc->gemm_n % NCHWC_CHANNEL_ALIGN == 0;
 }
 
 /* A depthwise output pixel at the left or right edge (its window in the padding) costs one
@@ -131,9 +117,8 @@ static tp_node_cost eval(const tp_device_model *d, tp_node_id id, const tp_op_co
     bool one_thread = false;
     if (oc->cls == TP_COST_GEMM && oc->flops > 0) {
         uint64_t m = oc->gemm_m, k = oc->gemm_k, n = oc->gemm_n;
-        bool grouped = oc->kernel == TP_KERNEL_GROUPED;
-        if (grouped && nchwc_grouped(d, oc)) { /* a dense convolution's shape */
-            grouped = false;
+        if (oc->kernel == TP_KERNEL_GROUPED && nchwc_conv(d, oc)) {
+            /* grouped in NCHWc: a dense convolution's shape (pixels × k × all filters) */
             m = oc->gemm_n;
             n = tp_sat_mul_u64(oc->gemm_m, oc->gemm_batch);
         }
@@ -154,26 +139,14 @@ static tp_node_cost eval(const tp_device_model *d, tp_node_id id, const tp_op_co
             double border_flops = 0;
             if (oc->kernel == TP_KERNEL_DEPTHWISE && d->dwconv_gflops > 0) {
                 gf = d->dwconv_gflops;
-                one_thread = nchwc_depthwise(d, oc);
+                /* onnxruntime's NCHWc depthwise kernel: the calibration's one-thread rate */
+                one_thread = d->source == TP_SOURCE_MEASURED && nchwc_conv(d, oc);
                 border_flops = (double)oc->border_pixels * (double)oc->gemm_n * DW_BORDER_FLOPS;
             }
             nc.compute_ns = ((double)oc->flops + border_flops) / gf; /* GFLOP/s = flops per ns */
             if (oc->tap_share > 0 && oc->tap_share < 1) nc.compute_ns *= oc->tap_share;
         }
-        bool dense_conv = oc->kernel == TP_KERNEL_GENERIC && oc->spatial_rank > 0;
-        if (grouped && oc->conv_expands) /* the im2col buffer of every group */
-            nc.compute_ns +=
-                im2col_ns(d, oc, (double)oc->gemm_batch * (double)oc->gemm_k * (double)oc->gemm_n);
-        else if (dense_conv && oc->conv_expands && d->kind == TP_DEVICE_CPU &&
-                 !nchwc_dense(d, oc)) /* output pixels (gemm_m) × patch (gemm_k) */
-            nc.compute_ns += im2col_ns(d, oc, (double)oc->gemm_m * (double)oc->gemm_k);
-        else if (oc->kernel == TP_KERNEL_DEPTHWISE && oc->conv_expands &&
-                 d->kind == TP_DEVICE_CPU && d->source == TP_SOURCE_MEASURED &&
-                 !nchwc_depthwise(d, oc))
-            /* not NCHWc: MLAS's generic convolution, group by group (x86 has no plain depthwise
-               kernel): the patches of every channel (gemm_batch) × taps (gemm_k) × pixels */
-            nc.compute_ns +=
-                im2col_ns(d, oc, (double)oc->gemm_batch * (double)oc->gemm_k * (double)oc->gemm_m);
+        nc.compute_ns += im2col_ns(d, oc);
         if (stream && oc->weight_bytes > 0 && stream_share > 0)
             nc.compute_ns += (double)oc->weight_bytes * stream_share / d->gemm_stream_gbps;
     }

@@ -4,6 +4,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "ortgraph/ort_xform.h"
+
 /* ---- small checked helpers ---- */
 
 typedef struct op_acct {
@@ -299,13 +301,6 @@ static uint64_t conv_border_pixels(const op_acct *a, uint64_t out_elems, uint64_
     return out_elems / cout / w * cols; /* rows × cols <= out_elems / cout */
 }
 
-/* Gates of a recurrent op (ONNX LSTM, GRU, RNN); 0 for any other op. */
-static uint64_t recurrent_gates(const tp_node *n) {
-    const char *k = n->op.kind == TP_OP_CUSTOM ? n->op.attrs.custom.name : NULL;
-    if (!k) return 0;
-    return strcmp(k, "LSTM") == 0 ? 4 : strcmp(k, "GRU") == 0 ? 3 : strcmp(k, "RNN") == 0 ? 1 : 0;
-}
-
 /* LSTM / GRU / RNN (X[seq, batch, input], W[dirs, G·hid, input], R[dirs, G·hid, hid] with
    layout 0; X[batch, seq, input] with layout 1). onnxruntime's CPU kernels
    (deep_cpu_lstm.cc, deep_cpu_gru.cc) project the input of every step in one GEMM per
@@ -323,24 +318,27 @@ static tp_status account_recurrent(const op_acct *a, uint64_t gates, tp_op_cost 
         (s = dim_of(a, X, 0, &x0)) != TP_OK || (s = dim_of(a, X, 1, &x1)) != TP_OK ||
         (s = dim_of(a, a->n, 1, &y1)) != TP_OK)
         return s;
-    if (gh != gates * hid) return bad_shape(a, "W's rows are not gates x hidden size");
+    uint64_t want = 0;
+    if ((s = mul(a, gates, hid, &want)) != TP_OK) return s;
+    if (gh != want) return bad_shape(a, "W's rows are not gates x hidden size");
     /* Y is [seq, dirs, batch, hid] (layout 0) or [batch, seq, dirs, hid] (layout 1) */
     bool layout0 = y1 == dirs;
     seq = layout0 ? x0 : x1;
     batch = layout0 ? x1 : x0;
-    uint64_t steps = 0, rows = 0, f = 0, proj = 0, rec = 0, act = 0;
-    if ((s = mul(a, seq, dirs, &steps)) != TP_OK || (s = mul(a, seq, batch, &rows)) != TP_OK)
+    uint64_t steps = 0, rows = 0, dir_rows = 0, f = 0, proj = 0, rec = 0, act = 0;
+    if ((s = mul(a, seq, dirs, &steps)) != TP_OK || (s = mul(a, seq, batch, &rows)) != TP_OK ||
+        (s = mul(a, rows, dirs, &dir_rows)) != TP_OK)
         return s;
     /* projection: 2 · seq·batch · input · G·hid per direction */
-    if ((s = mul(a, rows, input, &f)) != TP_OK || (s = mul(a, f, gh, &f)) != TP_OK ||
-        (s = mul(a, f, 2 * dirs, &proj)) != TP_OK)
+    if ((s = mul(a, dir_rows, input, &f)) != TP_OK || (s = mul(a, f, gh, &f)) != TP_OK ||
+        (s = mul(a, f, 2, &proj)) != TP_OK)
         return s;
     /* recurrence: 2 · batch · hid · G·hid per step */
-    if ((s = mul(a, rows, hid, &f)) != TP_OK || (s = mul(a, f, gh, &f)) != TP_OK ||
-        (s = mul(a, f, 2 * dirs, &rec)) != TP_OK)
+    if ((s = mul(a, dir_rows, hid, &f)) != TP_OK || (s = mul(a, f, gh, &f)) != TP_OK ||
+        (s = mul(a, f, 2, &rec)) != TP_OK)
         return s;
     /* gates: an activation (4 flops) and a few multiply-adds per gate value */
-    if ((s = mul(a, rows, gh, &f)) != TP_OK || (s = mul(a, f, 8 * dirs, &act)) != TP_OK) return s;
+    if ((s = mul(a, dir_rows, gh, &f)) != TP_OK || (s = mul(a, f, 8, &act)) != TP_OK) return s;
     if ((s = add(a, proj, rec, &f)) != TP_OK || (s = add(a, f, act, &c->flops)) != TP_OK) return s;
     c->kernel = TP_KERNEL_RECURRENT;
     c->gemm_m = batch;
@@ -377,12 +375,13 @@ static tp_status account_conv(const op_acct *a, uint64_t out_elems, tp_op_cost *
         c->spatial_rank = (uint32_t)X->shape.rank - 2; /* rank >= 3: checked above */
         c->border_pixels = conv_border_pixels(a, out_elems, cout);
         c->conv_cin = cin / g;
+        /* a generic kernel multiplies a 1×1, stride-1, unpadded one's input directly */
         const tp_op *o = &a->n->op;
+        c->conv_expands = area > 1;
         for (int32_t i = 0; i < o->attrs.conv.spatial && i < 3; i++)
-            if (o->attrs.conv.kernel[i] > 1 || o->attrs.conv.stride[i] > 1 ||
-                o->attrs.conv.pad_begin[i] != 0 || o->attrs.conv.pad_end[i] != 0)
+            if (o->attrs.conv.stride[i] > 1 || o->attrs.conv.pad_begin[i] != 0 ||
+                o->attrs.conv.pad_end[i] != 0)
                 c->conv_expands = true;
-        if (area > 1) c->conv_expands = true;
         if (g > 1 && cin / g == 1) {
             c->kernel = TP_KERNEL_DEPTHWISE;
         } else if (g > 1) {
@@ -636,19 +635,13 @@ tp_status tp_op_account(const tp_graph *g, tp_node_id id, tp_op_cost *out, tp_er
         c.cls = TP_COST_GEMM;
         s = account_attention(&a, out_elems, &c);
         break;
-    case TP_OP_CUSTOM:
-        if (recurrent_gates(n) > 0) {
-            c.cls = TP_COST_GEMM;
-            s = account_recurrent(&a, recurrent_gates(n), &c);
-            break;
-        }
-        c.cls = TP_COST_MEMORY;
-        s = account_memory(&a, out_elems, &c);
+    default: {
+        /* a recurrent custom node (LSTM, GRU, RNN) is GEMMs; every other op moves memory */
+        uint32_t gates = tp_ort_recurrent_gates(n);
+        c.cls = gates ? TP_COST_GEMM : TP_COST_MEMORY;
+        s = gates ? account_recurrent(&a, gates, &c) : account_memory(&a, out_elems, &c);
         break;
-    default:
-        c.cls = TP_COST_MEMORY;
-        s = account_memory(&a, out_elems, &c);
-        break;
+    }
     }
     if (s != TP_OK) return s;
     if ((s = account_bytes(&a, &c)) != TP_OK) return s;

@@ -33,10 +33,9 @@ uint64_t tp_ort_packed_b_bytes(const tp_graph *g, const tp_node *w, uint64_t byt
     return tp_mul_u64(bytes / (uint64_t)nn, cols, &out) ? out : 0;
 }
 
+/* LSTM and GRU: the deep_cpu kernels that pre-pack W and R (RNN's kernel packs nothing) */
 static bool is_rnn(const tp_node *n) {
-    return n && n->op.kind == TP_OP_CUSTOM && n->op.attrs.custom.name &&
-           (strcmp(n->op.attrs.custom.name, "LSTM") == 0 ||
-            strcmp(n->op.attrs.custom.name, "GRU") == 0);
+    return tp_ort_recurrent_gates(n) >= 3;
 }
 
 bool tp_ort_packs_input(const tp_node *n, uint32_t i) {

@@ -57,20 +57,32 @@ bool tp_ort_dim(const tp_graph *g, const tp_node *n, int axis, int64_t *v) {
     return tp_graph_dim_value(g, n->shape.dims[axis], v, &e) == TP_OK && *v > 0;
 }
 
+bool tp_ort_conv_converts(uint64_t spatial, uint64_t groups, uint64_t cin, uint64_t cout,
+                          uint32_t block) {
+    const uint64_t b = block, align = ORT_NCHWC_CHANNEL_ALIGN;
+    if (spatial != 2 || b == 0 || groups == 0 || cin == 0 || cout == 0) return false;
+    if (groups > 1) {
+        if (cout % align != 0) return false;
+        if (groups == cin && groups == cout) return true; /* depthwise */
+        return cin % groups == 0 && cout % groups == 0 && (cin / groups) % b == 0 &&
+               (cout / groups) % b == 0;
+    }
+    return cin < b || cin % align == 0;
+}
+
 bool tp_ort_conv_converted(const tp_graph *g, const tp_node *n, uint32_t block) {
-    if (n->op.kind != TP_OP_CONV || n->op.attrs.conv.spatial != 2 || n->dtype != TP_DTYPE_F32 ||
-        n->n_inputs < 2 || block == 0)
-        return false;
+    if (n->op.kind != TP_OP_CONV || n->dtype != TP_DTYPE_F32 || n->n_inputs < 2) return false;
     const tp_node *x = tp_graph_node(g, n->inputs[0]);
     int64_t c, m, grp = n->op.attrs.conv.groups;
     if (!x || !tp_ort_dim(g, x, 1, &c) || !tp_ort_dim(g, n, 1, &m)) return false;
-    const int64_t b = (int64_t)block, align = ORT_NCHWC_CHANNEL_ALIGN;
-    if (grp > 1) {
-        if (m % align != 0) return false;
-        if (grp == c && grp == m) return true; /* depthwise */
-        return c % grp == 0 && m % grp == 0 && (c / grp) % b == 0 && (m / grp) % b == 0;
-    }
-    return c < b || c % align == 0;
+    return tp_ort_conv_converts((uint64_t)n->op.attrs.conv.spatial, grp > 1 ? (uint64_t)grp : 1,
+                                (uint64_t)c, (uint64_t)m, block);
+}
+
+uint32_t tp_ort_recurrent_gates(const tp_node *n) {
+    const char *k = n && n->op.kind == TP_OP_CUSTOM ? n->op.attrs.custom.name : NULL;
+    if (!k) return 0;
+    return strcmp(k, "LSTM") == 0 ? 4 : strcmp(k, "GRU") == 0 ? 3 : strcmp(k, "RNN") == 0 ? 1 : 0;
 }
 
 bool tp_ort_conv_reads_nchw(const tp_graph *g, const tp_node *n, uint32_t block) {

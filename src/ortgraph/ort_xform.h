@@ -29,11 +29,18 @@ typedef struct tp_ort_xform {
 /* block: NCHWc channel block (0: no layout transformation). TP_ERR_NOMEM. */
 tp_status tp_ort_xform_compute(const tp_graph *g, uint32_t block, tp_ort_xform *x, tp_error *err);
 void tp_ort_xform_free(const tp_graph *g, tp_ort_xform *x);
-/* A Conv that onnxruntime converts to NCHWc (nchwc_transformer.cc, TransformConv, as onnxruntime
- * 1.30 runs it): a float 2-D Conv with groups 1 and input channels under the block (read in NCHW
- * directly) or aligned to 4, any output channels (padded to the block); depthwise with channels
- * aligned to 4; grouped with per-group input and output channels multiples of the block. False
- * when block is 0. */
+/* Whether onnxruntime converts a float Conv of `spatial` dims, `groups` groups, cin input and
+ * cout output channels to NCHWc (nchwc_transformer.cc, TransformConv, as onnxruntime 1.30 runs
+ * it): 2-D, and groups 1 with input channels under the block (read in NCHW directly) or aligned
+ * to 4, any output channels (padded to the block); depthwise with channels aligned to 4; grouped
+ * with per-group input and output channels multiples of the block. False when block is 0. The
+ * one rule behind the memory profile's layout and the cost model's convolution prices. */
+bool tp_ort_conv_converts(uint64_t spatial, uint64_t groups, uint64_t cin, uint64_t cout,
+                          uint32_t block);
+/* Gates of a recurrent node (the importer's custom ONNX LSTM 4, GRU 3, RNN 1); 0 for any other
+ * node. onnxruntime runs LSTM and GRU with its deep_cpu kernels (they pre-pack W and R). */
+uint32_t tp_ort_recurrent_gates(const tp_node *n);
+/* tp_ort_conv_converts for a Conv node of g (false for another op or dtype, unbound channels). */
 bool tp_ort_conv_converted(const tp_graph *g, const tp_node *n, uint32_t block);
 /* A converted Conv with fewer input channels than the block reads its input in NCHW. */
 bool tp_ort_conv_reads_nchw(const tp_graph *g, const tp_node *n, uint32_t block);
