@@ -179,20 +179,21 @@ if '--runs-design' in sys.argv:
     # --conv-split (session 14): the Conv factor split by class, NCHWc-converted 2-D Convs
     # (conv_pm) and 2-D Convs NCHWc leaves plain (plain_pm), the 1-D/3-D ones at 1.0x (source
     # rule, session 13); gemm_pm and other_pm stay as shipped. TERMS must carry conv_nchwc and
-    # conv_flat (compare.py --terms of a session-14 build), and the build's own plain_pm is
-    # --shipped-plain (default 1450, the factor both classes had).
+    # conv_flat (compare.py --terms of a session-14 build), and the factor the build gave the
+    # plain class is --shipped-plain (default 1475: session 14 ships one factor for both).
     SPLIT = '--conv-split' in sys.argv
     SHIPPED_PLAIN = (int(sys.argv[sys.argv.index('--shipped-plain') + 1])
-                     if '--shipped-plain' in sys.argv else 1450)
+                     if '--shipped-plain' in sys.argv else 1475)
 
     def conv_split_bytes(rs, conv, plain):
         nchwc, flat = col(rs, 'conv_nchwc'), col(rs, 'conv_flat')
         return nchwc * conv / 1000 + (col(rs, 'conv') - nchwc - flat) * plain / 1000 + flat
 
-    # runtime_ort.c's coefficients in the build that wrote TERMS (dep is theirs): session 12's
+    # runtime_ort.c's coefficients in the build that wrote TERMS (dep is theirs): session 14's
     # (session 10's fit read terms of session 9's build: 1600, 1040, 100; session 11's of
-    # session 10's: 1450, 1000, 0; session 12's of session 11's: 1550, 1070, 0)
-    SHIPPED = (1450, 1010, 0, 0, 3461, 1000, 0)
+    # session 10's: 1450, 1000, 0; session 12's of session 11's: 1550, 1070, 0; session 14's of
+    # session 13's: 1450, 1010, 0)
+    SHIPPED = (1475, 1010, 0, 0, 3461, 1000, 0)
 
     def dep_of(rs, conv, gemm, other, plain=None):
         # the profile's own model-dependent terms ("dep" of compare.py --terms: the body terms
