@@ -156,8 +156,7 @@ typedef struct dw_run {
 
 static void dw_part(void *ctx, uint32_t part, uint32_t parts) {
     const dw_run *d = ctx;
-    uint32_t r0 = (uint32_t)((uint64_t)DW_H * part / parts);
-    uint32_t r1 = (uint32_t)((uint64_t)DW_H * (part + 1) / parts);
+    uint32_t r0 = tp_pool_first(DW_H, part, parts), r1 = tp_pool_first(DW_H, part + 1, parts);
     if (r0 < r1) d->rows(&d->job, r0, r1);
 }
 
@@ -171,8 +170,7 @@ typedef struct rs_job {
 
 static void rs_part(void *ctx, uint32_t part, uint32_t parts) {
     const rs_job *j = ctx;
-    uint32_t c0 = (uint32_t)((uint64_t)RS_C * part / parts);
-    uint32_t c1 = (uint32_t)((uint64_t)RS_C * (part + 1) / parts);
+    uint32_t c0 = tp_pool_first(RS_C, part, parts), c1 = tp_pool_first(RS_C, part + 1, parts);
     const uint32_t oh = 2 * RS_H, ow = 2 * RS_W;
     /* per output column: source columns and weight, computed once (as runtimes do) */
     uint32_t xs0[2 * RS_W], xs1[2 * RS_W];
@@ -218,8 +216,7 @@ typedef struct ic_job {
 
 static void ic_part(void *ctx, uint32_t part, uint32_t parts) {
     const ic_job *j = ctx;
-    uint32_t c0 = (uint32_t)((uint64_t)IC_C * part / parts);
-    uint32_t c1 = (uint32_t)((uint64_t)IC_C * (part + 1) / parts);
+    uint32_t c0 = tp_pool_first(IC_C, part, parts), c1 = tp_pool_first(IC_C, part + 1, parts);
     for (uint32_t c = c0; c < c1; c++) {
         const float *x = j->x + (size_t)c * IC_H * IC_W;
         for (int kh = 0; kh < 3; kh++)
@@ -258,8 +255,8 @@ typedef struct ws_job {
 
 static void ws_part(void *ctx, uint32_t part, uint32_t parts) {
     const ws_job *j = ctx;
-    uint32_t p0 = (uint32_t)((uint64_t)j->n_panels * part / parts);
-    uint32_t p1 = (uint32_t)((uint64_t)j->n_panels * (part + 1) / parts);
+    uint32_t p0 = tp_pool_first(j->n_panels, part, parts),
+             p1 = tp_pool_first(j->n_panels, part + 1, parts);
     float *c = j->c + (size_t)part * WS_M * WS_NR;
     for (uint32_t p = p0; p < p1; p++) {
         tp_gemm_job g = {j->a, j->panels + (size_t)p * WS_K * WS_NR, c, WS_M, WS_K, WS_NR, NULL};
@@ -295,8 +292,7 @@ static void ln_row(const float *restrict x, const float *restrict gamma, const f
 
 static void ln_part(void *ctx, uint32_t part, uint32_t parts) {
     const ln_job *j = ctx;
-    uint32_t r0 = (uint32_t)((uint64_t)LN_ROWS * part / parts);
-    uint32_t r1 = (uint32_t)((uint64_t)LN_ROWS * (part + 1) / parts);
+    uint32_t r0 = tp_pool_first(LN_ROWS, part, parts), r1 = tp_pool_first(LN_ROWS, part + 1, parts);
     for (uint32_t r = r0; r < r1; r++)
         ln_row(j->x + (size_t)r * LN_COLS, j->gamma, j->beta, j->y + (size_t)r * LN_COLS);
 }
@@ -384,7 +380,7 @@ typedef struct q8_run {
 static void q8_part(void *ctx, uint32_t part, uint32_t parts) {
     const q8_run *r = ctx;
     uint32_t groups = r->job.n / Q8_RN;
-    uint32_t g0 = groups * part / parts, g1 = groups * (part + 1) / parts;
+    uint32_t g0 = tp_pool_first(groups, part, parts), g1 = tp_pool_first(groups, part + 1, parts);
     if (g1 > g0) r->fn(&r->job, g0 * Q8_RN, g1 * Q8_RN);
 }
 

@@ -39,6 +39,11 @@ struct tp_pool {
 
 /* Start n-1 helper threads (n clamped to 1..TP_POOL_MAX_THREADS). TP_ERR_IO. */
 tp_status tp_pool_start(tp_pool *p, uint32_t n, tp_error *err);
+/* The first of n items that part `part` of `parts` runs (parts split them in contiguous, balanced
+ * shares: part p runs [tp_pool_first(n, p, parts), tp_pool_first(n, p + 1, parts))). */
+static inline uint32_t tp_pool_first(uint32_t n, uint32_t part, uint32_t parts) {
+    return parts ? (uint32_t)((uint64_t)n * part / parts) : 0;
+}
 /* Run fn(ctx, part, n) for every part, the caller doing part 0; returns when
  * all parts are done. */
 void tp_pool_run(tp_pool *p, tp_pool_fn fn, void *ctx);
