@@ -201,11 +201,14 @@ typedef struct tp_op {
             uint32_t body_depth;
             uint64_t data_offset;
             uint64_t data_bytes;
+            bool external;
         } param;
         /* tied_to: node id of the Param this one aliases (counted once), or -1.
            body_depth: 0 for a weight of the main graph; k for an initializer of a
            control-flow body (If branch, Loop/Scan body) nested k bodies deep.
-           data_offset/bytes: where the weight lives in its file (0 when unknown). */
+           data_offset/bytes: where the weight lives in its file (0 when unknown).
+           external: its bytes are in an external data file, not in the model file
+           (tp_graph_set_param_external; false by default). */
         struct {
             tp_dtype to;
         } cast;
@@ -508,6 +511,12 @@ TP_API const char *tp_graph_note(const tp_graph *g, uint32_t index);
  * TP_ERR_INVALID when id is not a Param. Needs exclusive access. */
 TP_API tp_status tp_graph_set_param_data(tp_graph *g, tp_node_id id, uint64_t data_offset,
                                          uint64_t data_bytes, tp_error *err);
+/* Record that a Param's bytes are stored in an external data file rather than inside the
+ * model file (importers; false by default). A runtime loads the two differently (onnxruntime
+ * copies an embedded weight out of the parsed model, it maps an external one): runtime_ort.c.
+ * TP_ERR_INVALID when id is not a Param. Needs exclusive access. */
+TP_API tp_status tp_graph_set_param_external(tp_graph *g, tp_node_id id, bool external,
+                                             tp_error *err);
 /* Control-flow bodies of the model a graph was imported from (importers): add bodies (If
  * branches, Loop/Scan bodies, at any depth, planned or not) and unplanned_nodes (operator
  * nodes of the bodies not planned: If branches not taken, whose nodes a runtime still

@@ -125,7 +125,14 @@ typedef struct tp_runtime_estimate {
     uint64_t body_weight_bytes;        /* detail: the part of the three above that are
                                           initializers of control-flow bodies (If branches,
                                           Loop/Scan bodies, at any depth) */
-    const char *fixed_source;          /* where session_fixed_bytes was measured; never NULL */
+    uint64_t heap_emulated_weight_bytes; /* detail: weights stored inside the model file and
+                                          read by no Conv, whose load and pre-packing the
+                                          profile emulates through glibc's heap (not in the
+                                          three classes above; docs/runtime.md, Session 15) */
+    uint64_t heap_emulated_bytes;        /* detail: what that emulation holds once the session is
+                                            created (their copies, packed copies and the heap holes
+                                            their frees left); part of weight_bytes */
+    const char *fixed_source;            /* where session_fixed_bytes was measured; never NULL */
 } tp_runtime_estimate;
 
 /* The runtime's figure for a bound graph whose plan estimate is e (from

@@ -149,6 +149,8 @@ class Runtime:
     gemm_weight_bytes: Optional[int] = None
     other_weight_bytes: Optional[int] = None
     body_weight_bytes: Optional[int] = None
+    heap_emulated_weight_bytes: Optional[int] = None
+    heap_emulated_bytes: Optional[int] = None
     arena_reserved_bytes: Optional[int] = None
     session_fixed_source: Optional[str] = None
     options: Optional[OrtOptions] = None

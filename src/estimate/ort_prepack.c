@@ -177,14 +177,16 @@ static uint64_t runner_key(const tp_graph *g, const tp_ort_xform *x, const uint6
  * the erased weights' bytes (each once) and the largest of them into *out. */
 static tp_status prepack_entries(const tp_graph *g, const tp_ort_xform *x, const uint64_t *key,
                                  const uint32_t *uses, const tp_node_id *reader, uint32_t *packs,
-                                 prepack_entry *e, size_t *n_e, tp_ort_prepack *out,
-                                 tp_error *err) {
+                                 const uint8_t *skip, prepack_entry *e, size_t *n_e,
+                                 tp_ort_prepack *out, tp_error *err) {
     uint32_t n = x->n;
     for (uint32_t id = 0; id < n; id++) {
         const tp_node *nd = tp_graph_node(g, (tp_node_id)id);
         for (uint32_t i = 1; nd && i < 3 && i < nd->n_inputs; i++) {
             tp_node_id w = packed_weight(g, nd, i);
-            if (w < 0 || (uint32_t)w >= n || packs[w] == 0 || packs[w] < uses[w]) continue;
+            if (w < 0 || (uint32_t)w >= n || packs[w] == 0 || packs[w] < uses[w] ||
+                (skip && skip[w]))
+                continue;
             uint64_t bytes, k = runner_key(g, x, key, uses, reader, (tp_node_id)id);
             tp_status s = tp_graph_node_bytes(g, w, &bytes, err);
             if (s != TP_OK) return s;
@@ -204,27 +206,62 @@ static tp_status prepack_entries(const tp_graph *g, const tp_ort_xform *x, const
     return TP_OK;
 }
 
+/* What both passes below read: onnxruntime's optimized graph (NCHWc and fusions), each node's
+ * index in it, each weight's uses and packing uses, each node's first reader. */
+typedef struct prepack_ctx {
+    const tp_allocator *a;
+    tp_ort_xform x;
+    size_t cap;
+    uint64_t *key;
+    uint32_t *uses, *packs;
+    tp_node_id *reader;
+} prepack_ctx;
+
+static void ctx_free(const tp_graph *g, prepack_ctx *c) {
+    tp_mem_free(c->a, c->key, c->cap * sizeof *c->key);
+    tp_mem_free(c->a, c->uses, c->cap * sizeof *c->uses);
+    tp_mem_free(c->a, c->packs, c->cap * sizeof *c->packs);
+    tp_mem_free(c->a, c->reader, c->cap * sizeof *c->reader);
+    tp_ort_xform_free(g, &c->x);
+}
+
+static tp_status ctx_init(const tp_graph *g, uint32_t block, prepack_ctx *c, tp_error *err) {
+    memset(c, 0, sizeof *c);
+    c->a = tp_graph_allocator(g);
+    tp_status s = tp_ort_xform_compute(g, block, &c->x, err);
+    if (s != TP_OK) return s;
+    c->cap = (size_t)c->x.n + 1;
+    c->key = tp_mem_alloc(c->a, c->cap * sizeof *c->key);
+    c->uses = tp_mem_calloc(c->a, c->cap, sizeof *c->uses);
+    c->packs = tp_mem_calloc(c->a, c->cap, sizeof *c->packs);
+    c->reader = tp_mem_alloc(c->a, c->cap * sizeof *c->reader);
+    if (!c->key || !c->uses || !c->packs || !c->reader)
+        s = tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (%u nodes)", c->x.n);
+    if (s == TP_OK) {
+        count_uses(g, c->x.n, c->uses, c->packs);
+        first_readers(g, c->x.n, c->reader);
+        s = tp_ort_exec_keys(g, &c->x, c->key, err);
+    }
+    if (s != TP_OK) ctx_free(g, c);
+    return s;
+}
+
 tp_status tp_ort_prepack_compute(const tp_graph *g, uint32_t block, tp_ort_prepack *out,
                                  tp_error *err) {
-    const tp_allocator *a = tp_graph_allocator(g);
+    return tp_ort_prepack_compute_skip(g, block, NULL, out, err);
+}
+
+tp_status tp_ort_prepack_compute_skip(const tp_graph *g, uint32_t block, const uint8_t *skip,
+                                      tp_ort_prepack *out, tp_error *err) {
     memset(out, 0, sizeof *out);
-    tp_ort_xform x;
-    tp_status s = tp_ort_xform_compute(g, block, &x, err);
+    prepack_ctx c;
+    tp_status s = ctx_init(g, block, &c, err);
     if (s != TP_OK) return s;
-    size_t cap = (size_t)x.n + 1, n_e = 0;
-    uint64_t *key = tp_mem_alloc(a, cap * sizeof *key);
-    prepack_entry *e = tp_mem_alloc(a, 2 * cap * sizeof *e);
-    uint32_t *uses = tp_mem_calloc(a, cap, sizeof *uses),
-             *packs = tp_mem_calloc(a, cap, sizeof *packs);
-    tp_node_id *reader = tp_mem_alloc(a, cap * sizeof *reader);
-    if (!key || !e || !uses || !packs || !reader)
-        s = tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (%u nodes)", x.n);
-    if (s == TP_OK) {
-        count_uses(g, x.n, uses, packs);
-        first_readers(g, x.n, reader);
-        s = tp_ort_exec_keys(g, &x, key, err);
-    }
-    if (s == TP_OK) s = prepack_entries(g, &x, key, uses, reader, packs, e, &n_e, out, err);
+    size_t n_e = 0;
+    prepack_entry *e = tp_mem_alloc(c.a, 2 * c.cap * sizeof *e);
+    if (!e) s = tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (%u nodes)", c.x.n);
+    if (s == TP_OK)
+        s = prepack_entries(g, &c.x, c.key, c.uses, c.reader, c.packs, skip, e, &n_e, out, err);
     if (s == TP_OK) {
         qsort(e, n_e, sizeof *e, by_key_desc);
         uint64_t after = 0; /* packed copies made after the entry: resident at the peak */
@@ -234,11 +271,61 @@ tp_status tp_ort_prepack_compute(const tp_graph *g, uint32_t block, tp_ort_prepa
             if (!tp_add_u64(after, e[i].packed, &after)) after = UINT64_MAX;
         }
     }
-    tp_mem_free(a, key, cap * sizeof *key);
-    tp_mem_free(a, e, 2 * cap * sizeof *e);
-    tp_mem_free(a, uses, cap * sizeof *uses);
-    tp_mem_free(a, packs, cap * sizeof *packs);
-    tp_mem_free(a, reader, cap * sizeof *reader);
-    tp_ort_xform_free(g, &x);
+    tp_mem_free(c.a, e, 2 * c.cap * sizeof *e);
+    ctx_free(g, &c);
+    return s;
+}
+
+static int step_by_key(const void *pa, const void *pb) {
+    const tp_ort_pack_step *a = pa, *b = pb;
+    if (a->key != b->key) return a->key < b->key ? -1 : 1;
+    return a->weight < b->weight ? -1 : a->weight > b->weight ? 1 : 0;
+}
+
+void tp_ort_pack_steps_free(const tp_graph *g, tp_ort_pack_steps *s) {
+    if (s && s->steps) tp_mem_free(tp_graph_allocator(g), s->steps, s->cap * sizeof *s->steps);
+    if (s) memset(s, 0, sizeof *s);
+}
+
+tp_status tp_ort_pack_steps_compute(const tp_graph *g, uint32_t block, tp_ort_pack_steps *out,
+                                    tp_error *err) {
+    memset(out, 0, sizeof *out);
+    prepack_ctx c;
+    tp_status s = ctx_init(g, block, &c, err);
+    if (s != TP_OK) return s;
+    size_t n = 0, cap = 2 * c.cap;
+    tp_ort_pack_step *st = tp_mem_alloc(c.a, cap * sizeof *st);
+    if (!st) s = tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (%u nodes)", c.x.n);
+    for (uint32_t id = 0; s == TP_OK && id < c.x.n; id++) {
+        const tp_node *nd = tp_graph_node(g, (tp_node_id)id);
+        for (uint32_t i = 1; nd && i < 3 && i < nd->n_inputs && s == TP_OK; i++) {
+            tp_node_id w = packed_weight(g, nd, i);
+            if (w < 0 || (uint32_t)w >= c.x.n) continue;
+            uint64_t bytes;
+            if ((s = tp_graph_node_bytes(g, w, &bytes, err)) != TP_OK) break;
+            uint64_t packed = tp_ort_packed_bytes(g, nd, tp_graph_node(g, w), bytes);
+            if (!packed) continue;
+            st[n++] = (tp_ort_pack_step){
+                runner_key(g, &c.x, c.key, c.uses, c.reader, (tp_node_id)id), w, packed, false};
+        }
+    }
+    if (s == TP_OK) {
+        qsort(st, n, sizeof *st, step_by_key);
+        /* a weight every use of which is packed is erased after its last packing (c.packs is
+         * spent from here: the steps left for each weight) */
+        for (size_t i = n; i-- > 0;) {
+            tp_node_id w = st[i].weight;
+            if (c.packs[w] >= c.uses[w] && c.packs[w] != UINT32_MAX) {
+                st[i].erases = true;
+                c.packs[w] = UINT32_MAX;
+            }
+        }
+        out->steps = st;
+        out->n = n;
+        out->cap = cap;
+    } else {
+        tp_mem_free(c.a, st, cap * sizeof *st);
+    }
+    ctx_free(g, &c);
     return s;
 }

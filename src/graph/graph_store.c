@@ -151,6 +151,14 @@ tp_status tp_graph_set_param_data(tp_graph *g, tp_node_id id, uint64_t data_offs
     return TP_OK;
 }
 
+tp_status tp_graph_set_param_external(tp_graph *g, tp_node_id id, bool external, tp_error *err) {
+    if (!g || id < 0 || (size_t)id >= g->n_nodes || g->nodes[id].op.kind != TP_OP_PARAM)
+        return tp_error_setx(err, TP_ERR_INVALID, TP_NO_OFFSET, id,
+                             "set param external: node %d is not a param", (int)id);
+    g->nodes[id].op.attrs.param.external = external;
+    return TP_OK;
+}
+
 tp_status tp_graph_set_param_body_depth(tp_graph *g, tp_node_id id, uint32_t depth, tp_error *err) {
     if (!g || id < 0 || (size_t)id >= g->n_nodes || g->nodes[id].op.kind != TP_OP_PARAM)
         return tp_error_setx(err, TP_ERR_INVALID, TP_NO_OFFSET, id,

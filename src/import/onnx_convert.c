@@ -360,6 +360,9 @@ tp_status tp__ox_add_initializer(conv *cv, const tp_onnx_tensor *t) {
                                 cv->err);
         if (st != TP_OK) return st;
         if ((st = set_param_data(cv, id, t)) != TP_OK) return st;
+        if (t->location == TP_ONNX_DATA_EXTERNAL &&
+            (st = tp_graph_set_param_external(cv->g, id, true, cv->err)) != TP_OK)
+            return st;
         /* a body's initializer: onnxruntime holds more copies of it (runtime_ort.c) */
         if (cv->depth &&
             (st = tp_graph_set_param_body_depth(cv->g, id, cv->depth, cv->err)) != TP_OK)
