@@ -44,8 +44,9 @@ tp_status tp_ort_load_emulate(const tp_graph *g, uint64_t model_file_bytes, cons
     const tp_allocator *a = tp_graph_allocator(g);
     size_t cap = (size_t)n + 1;
     uint32_t *raw = tp_mem_alloc(a, cap * sizeof *raw), *copy = tp_mem_alloc(a, cap * sizeof *copy);
+    uint8_t *packed_once = tp_mem_calloc(a, cap, 1);
     tp_glibc_heap *h = NULL;
-    tp_status s = (!raw || !copy)
+    tp_status s = (!raw || !copy || !packed_once)
                       ? tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (%u nodes)", n)
                       : tp_glibc_heap_create(a, &h, err);
     uint32_t buf = 0;
@@ -72,13 +73,17 @@ tp_status tp_ort_load_emulate(const tp_graph *g, uint64_t model_file_bytes, cons
         if ((s = tp_glibc_heap_alloc(h, bytes, true, &copy[id], err)) == TP_OK)
             tp_glibc_heap_free(h, raw[id]);
     }
-    /* pre-packing: a packed copy each (never into a hole: the worst case), the erased freed */
+    /* pre-packing: the first packing of a weight keeps its copy (never put into a hole: the
+     * worst case), a further kernel's copy of the same weight is freed at once; the erased freed */
     for (size_t i = 0; steps && i < steps->n && s == TP_OK; i++) {
         const tp_ort_pack_step *st = &steps->steps[i];
         if (st->weight < 0 || (uint32_t)st->weight >= n || !emulated[st->weight]) continue;
+        bool again = packed_once[st->weight] != 0;
         uint32_t packed;
-        if ((s = tp_glibc_heap_alloc(h, st->packed, false, &packed, err)) == TP_OK && st->erases)
-            tp_glibc_heap_free(h, copy[st->weight]);
+        if ((s = tp_glibc_heap_alloc(h, st->packed, again, &packed, err)) != TP_OK) break;
+        if (again) tp_glibc_heap_free(h, packed);
+        packed_once[st->weight] = 1;
+        if (st->erases) tp_glibc_heap_free(h, copy[st->weight]);
     }
     if (s == TP_OK) {
         out->resident_bytes = tp_glibc_heap_resident(h);
@@ -87,5 +92,6 @@ tp_status tp_ort_load_emulate(const tp_graph *g, uint64_t model_file_bytes, cons
     tp_glibc_heap_destroy(h);
     tp_mem_free(a, raw, cap * sizeof *raw);
     tp_mem_free(a, copy, cap * sizeof *copy);
+    tp_mem_free(a, packed_once, cap);
     return s;
 }

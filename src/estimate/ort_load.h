@@ -4,8 +4,9 @@
  * is read through one buffer of up to 4 MiB, every embedded initializer's bytes are allocated as
  * the model is parsed (file order), the buffer is freed; then the session copies each
  * initializer (file order) and frees its parsed bytes; then each pre-packing kernel allocates
- * its packed copy (tp_ort_pack_steps) and an initializer every use of which is packed is freed
- * after its last packing. glibc serves each of these by mmap or from the heap by its dynamic
+ * its packed copy (tp_ort_pack_steps: a further kernel packing the same initializer frees its
+ * copy at once, one copy stays) and an initializer every use of which is packed is freed after
+ * its last packing. glibc serves each of these by mmap or from the heap by its dynamic
  * threshold (glibc_heap.h): a weight whose session copy comes from the heap and is freed leaves
  * a hole that stays resident. Whether a later packed copy reuses such a hole varied from run to
  * run (patch_mixer_embedded: 70-96 MB); the emulation takes the worst case, packed copies never

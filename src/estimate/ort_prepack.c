@@ -21,6 +21,7 @@ typedef struct prepack_entry {
     uint64_t key;    /* the pass's position: the reader's index in the optimized graph */
     uint64_t bytes;  /* the original initializer */
     uint64_t packed; /* the reader's packed copy (MlasGemmPackBSize) */
+    tp_node_id weight;
 } prepack_entry;
 
 uint64_t tp_ort_packed_b_bytes(const tp_graph *g, const tp_node *w, uint64_t bytes) {
@@ -192,9 +193,10 @@ static tp_status prepack_entries(const tp_graph *g, const tp_ort_xform *x, const
             if (s != TP_OK) return s;
             uint64_t packed = tp_ort_packed_bytes(g, nd, tp_graph_node(g, w), bytes);
             if (!packed) continue; /* not packed: the initializer stays, no transient */
-            /* a weight read by several packing kernels: an entry per reader (each packs its own
-             * copy; the original counted at each, at most once too many) */
-            e[(*n_e)++] = (prepack_entry){k, bytes, packed};
+            /* a weight read by several packing kernels: an entry per reader (the original
+             * counted at each, at most once too many; only the first one's packed copy stays:
+             * tp_ort_prepack_compute_skip) */
+            e[(*n_e)++] = (prepack_entry){k, bytes, packed, w};
             if (packs[w] != UINT32_MAX) { /* erased: its bytes once */
                 packs[w] = UINT32_MAX;
                 if (!tp_add_u64(out->erased_bytes, bytes, &out->erased_bytes))
@@ -262,8 +264,17 @@ tp_status tp_ort_prepack_compute_skip(const tp_graph *g, uint32_t block, const u
     if (!e) s = tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (%u nodes)", c.x.n);
     if (s == TP_OK)
         s = prepack_entries(g, &c.x, c.key, c.uses, c.reader, c.packs, skip, e, &n_e, out, err);
+    uint8_t *seen = s == TP_OK ? tp_mem_calloc(c.a, c.cap, 1) : NULL;
+    if (s == TP_OK && !seen)
+        s = tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (%u nodes)", c.x.n);
     if (s == TP_OK) {
+        /* a weight several kernels pack keeps the first one's copy; the others' are freed at once
+         * (Session 15's traces): in the pass's order, only the first entry's copy stays */
         qsort(e, n_e, sizeof *e, by_key_desc);
+        for (size_t i = n_e; i-- > 0;) {
+            if (seen[e[i].weight]) e[i].packed = 0;
+            seen[e[i].weight] = 1;
+        }
         uint64_t after = 0; /* packed copies made after the entry: resident at the peak */
         for (size_t i = 0; i < n_e; i++) {
             uint64_t t = tp_sat_sub_u64(e[i].bytes, after);
@@ -272,6 +283,7 @@ tp_status tp_ort_prepack_compute_skip(const tp_graph *g, uint32_t block, const u
         }
     }
     tp_mem_free(c.a, e, 2 * c.cap * sizeof *e);
+    tp_mem_free(c.a, seen, seen ? c.cap : 0);
     ctx_free(g, &c);
     return s;
 }

@@ -199,17 +199,17 @@ static bool body_copy_add(uint64_t bytes, uint32_t depth, tp_runtime_estimate *r
 typedef struct weight_extra {
     uint64_t body_copy; /* the extra copies of control-flow bodies' initializers */
     uint64_t conv_flat; /* the part of r->conv_weight_bytes not re-laid out (W_CONV_FLAT) */
-    uint64_t shared;    /* packed copies beyond one of an initializer several kernels pack */
     uint64_t as_loaded; /* of conv_flat: main-graph weights of at least ORT_MMAP_THRESHOLD */
 } weight_extra;
 
 /* Classify the weights (r's per-class bytes, *x) and list the packed sizes of the weights a
  * kernel pre-packs (MatMul/Gemm B, LSTM/GRU W and R: the "gemm" class) in node order, one per
- * packing reader (*packed of *n_packed from g's allocator, capacity 2 x node count + 1).
- * Session 14, from onnxruntime 1.30's session_state.cc (PrepackConstantInitializedTensors, read,
- * not copied): without a PrepackedWeightsContainer (onnxruntime-node's sessions have none) each
- * kernel packs into the session's own allocator, so an initializer read by k packing kernels
- * (directly or through an Identity the optimizer removes) has k packed copies. */
+ * weight (*packed of *n_packed from g's allocator, capacity 2 x node count + 1). An initializer
+ * read by several packing kernels (directly or through an Identity the optimizer removes) keeps
+ * one packed copy: Session 15's traces (bench/ort_memory/malloc_trace.sh; vit_tiny_embedded,
+ * looped_encoder_embedded) show each further kernel's packed copy allocated and freed at once,
+ * the bytes in use flat (session 14 had read the opposite in session_state.cc and counted one
+ * copy per kernel; its shared-weight models were 39-50 % over). */
 static tp_status classify_weights(const tp_graph *g, const uint8_t *emulated,
                                   tp_runtime_estimate *r, uint64_t *packed, size_t *n_packed,
                                   weight_extra *x, tp_error *err) {
@@ -218,11 +218,9 @@ static tp_status classify_weights(const tp_graph *g, const uint8_t *emulated,
     size_t cap = (size_t)n + 1;
     uint8_t *cls = tp_mem_alloc(a, cap);
     uint64_t *pk = tp_mem_calloc(a, cap, sizeof *pk); /* packed size by the first packing reader */
-    uint32_t *nk = tp_mem_calloc(a, cap, sizeof *nk); /* packing readers */
-    if (!cls || !pk || !nk) {
+    if (!cls || !pk) {
         tp_mem_free(a, cls, cap);
         tp_mem_free(a, pk, cap * sizeof *pk);
-        tp_mem_free(a, nk, cap * sizeof *nk);
         return tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (%u nodes)", n);
     }
     memset(cls, 0, cap);
@@ -244,7 +242,6 @@ static tp_status classify_weights(const tp_graph *g, const uint8_t *emulated,
             uint64_t size = tp_ort_packed_bytes(g, node, tp_graph_node(g, in), bytes);
             if (!size) continue;
             if (!pk[in]) pk[in] = size;
-            if (nk[in] < UINT32_MAX) nk[in]++;
         }
     }
     /* a tied copy's readers read its original (one tensor): the class goes to the original */
@@ -255,7 +252,6 @@ static tp_status classify_weights(const tp_graph *g, const uint8_t *emulated,
         if (to < 0 || (uint32_t)to >= n) continue;
         if (cls[id] > cls[to]) cls[to] = cls[id];
         if (!pk[to]) pk[to] = pk[id];
-        nk[to] = nk[to] > UINT32_MAX - nk[id] ? UINT32_MAX : nk[to] + nk[id];
     }
     for (uint32_t id = 0; id < n && s == TP_OK; id++) {
         const tp_node *node = tp_graph_node(g, (tp_node_id)id);
@@ -263,12 +259,7 @@ static tp_status classify_weights(const tp_graph *g, const uint8_t *emulated,
         if (node->op.kind == TP_OP_PARAM && node->op.attrs.param.tied_to >= 0) continue;
         uint64_t bytes;
         if ((s = tp_graph_node_bytes(g, (tp_node_id)id, &bytes, err)) != TP_OK) break;
-        for (uint32_t k = 0; cls[id] == W_GEMM && packed && k < (nk[id] ? nk[id] : 1); k++)
-            packed[(*n_packed)++] = pk[id];
-        uint64_t more = 0; /* the packed copies of the second and further packing readers */
-        if (cls[id] == W_GEMM && nk[id] > 1 &&
-            (!tp_mul_u64(pk[id], nk[id] - 1, &more) || !tp_add_u64(x->shared, more, &x->shared)))
-            s = tp_error_set(err, TP_ERR_OVERFLOW, "runtime: packed bytes overflow 64 bits");
+        if (cls[id] == W_GEMM && packed) packed[(*n_packed)++] = pk[id];
         uint64_t *acc = cls[id] >= W_CONV_FLAT ? &r->conv_weight_bytes
                         : cls[id] == W_GEMM    ? &r->gemm_weight_bytes
                                                : &r->other_weight_bytes;
@@ -285,7 +276,6 @@ static tp_status classify_weights(const tp_graph *g, const uint8_t *emulated,
     }
     tp_mem_free(a, cls, cap);
     tp_mem_free(a, pk, cap * sizeof *pk);
-    tp_mem_free(a, nk, cap * sizeof *nk);
     return s;
 }
 
@@ -337,7 +327,7 @@ static tp_status ort_terms(const tp_graph *g, const tp_estimate *e, const tp_ort
     uint64_t file = tp_sat_sub_u64(oo->model_file_bytes, ld->weight_bytes);
     r->heap_emulated_weight_bytes = ld->weight_bytes;
     r->heap_emulated_bytes = ld->resident_bytes;
-    weight_extra wx = {0, 0, 0, 0};
+    weight_extra wx = {0, 0, 0};
     tp_status s = classify_weights(g, emulated, r, packed, &n_packed, &wx, err);
     if (s == TP_OK) s = plan_noinplace(g, &r->activation_plan_bytes, err);
     /* onnxruntime's own activation memory: its layout (NCHWc), its BFC arena (which first
@@ -436,8 +426,6 @@ static tp_status ort_terms(const tp_graph *g, const tp_estimate *e, const tp_ort
     r->prepacked_bytes = tp_sat_sub_u64(other, r->other_weight_bytes) +
                          tp_sat_sub_u64(conv, r->conv_weight_bytes) +
                          tp_sat_sub_u64(gemm, r->gemm_weight_bytes);
-    if (oo->prepacking && !tp_add_u64(r->prepacked_bytes, wx.shared, &r->prepacked_bytes))
-        return tp_error_set(err, TP_ERR_OVERFLOW, "runtime: packed bytes overflow 64 bits");
     /* the process peak is the load's transient or the runs' arena, whichever is larger */
     r->arena_bytes = act > load ? act : load;
     r->input_bytes = e->input_bytes;
