@@ -8,6 +8,10 @@
 
 /* the largest buffer the model file is read through (observed: min(file, 4 MiB)) */
 #define PARSE_BUFFER_MAX (4ull << 20)
+/* The smallest weight emulated: what the traces looked at (64 KiB). Smaller ones come from
+ * glibc's bins, which the emulation does not model, and keep the profile's other rules; this
+ * also bounds the emulation's work (best fit scans the holes) to (file / 64 KiB)^2 steps. */
+#define EMULATED_MIN (64u * 1024u)
 
 static bool is_conv_kind(tp_op_kind k) {
     return k == TP_OP_CONV || k == TP_OP_CONV_TRANSPOSE;
@@ -19,8 +23,10 @@ void tp_ort_load_select(const tp_graph *g, uint64_t model_file_bytes, uint8_t *e
     if (!model_file_bytes) return;
     for (uint32_t id = 0; id < n; id++) {
         const tp_node *nd = tp_graph_node(g, (tp_node_id)id);
+        uint64_t bytes;
         if (nd && nd->op.kind == TP_OP_PARAM && nd->op.attrs.param.tied_to < 0 &&
-            !nd->op.attrs.param.external && nd->op.attrs.param.body_depth == 0)
+            !nd->op.attrs.param.external && nd->op.attrs.param.body_depth == 0 &&
+            tp_graph_node_bytes(g, (tp_node_id)id, &bytes, NULL) == TP_OK && bytes >= EMULATED_MIN)
             emulated[id] = 1;
     }
     for (uint32_t id = 0; id < n; id++) { /* a Conv's weight or bias keeps the Conv factor */

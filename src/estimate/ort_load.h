@@ -23,8 +23,9 @@ typedef struct tp_ort_load {
     uint64_t peak_bytes;     /* the most they held while the session was created */
 } tp_ort_load;
 
-/* Which weights the emulation covers: emulated[id] = 1 for a main-graph Param stored in the
- * model file (not external, not tied to another) that no Conv or ConvTranspose reads (emulated
+/* Which weights the emulation covers: emulated[id] = 1 for a main-graph Param of at least 64 KiB
+ * stored in the model file (not external, not tied to another) that no Conv or ConvTranspose
+ * reads (emulated
  * has a byte per node of g; zeroed first). Nothing when model_file_bytes is 0 (a graph built
  * through the API: nothing is known of its storage). */
 void tp_ort_load_select(const tp_graph *g, uint64_t model_file_bytes, uint8_t *emulated);
