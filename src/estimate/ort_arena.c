@@ -289,12 +289,6 @@ tp_status tp_ort_pattern_block(const tp_allocator *a, tp_ort_buf *b, size_t n, u
 
 tp_status tp_ort_arena_simulate(const tp_graph *g, bool mem_pattern, bool next_pow2, uint32_t block,
                                 tp_ort_arena_sim *out, tp_error *err) {
-    return tp_ort_arena_simulate_packed(g, mem_pattern, next_pow2, block, NULL, 0, out, err);
-}
-
-tp_status tp_ort_arena_simulate_packed(const tp_graph *g, bool mem_pattern, bool next_pow2,
-                                       uint32_t block, const uint64_t *prepacked,
-                                       size_t n_prepacked, tp_ort_arena_sim *out, tp_error *err) {
     if (!g || !out) return tp_error_set(err, TP_ERR_INVALID, "runtime: NULL argument");
     memset(out, 0, sizeof *out);
     const tp_allocator *a = tp_graph_allocator(g);
@@ -322,12 +316,6 @@ tp_status tp_ort_arena_simulate_packed(const tp_graph *g, bool mem_pattern, bool
         goto done;
     }
     n_ev = trace_events(bufs, nb, ev);
-    /* session creation: the kernels' pre-packed weights, from the same arena, held for the
-     * session's life (their pages are the weights term's, not touched here) */
-    for (size_t i = 0; i < n_prepacked && st == TP_OK; i++) {
-        int32_t h;
-        if (prepacked[i]) st = sim_alloc(&s, prepacked[i], false, &h, err);
-    }
     /* run 1: tensor by tensor through the arena */
     for (size_t e = 0; e < n_ev && st == TP_OK; e++) {
         tp_ort_buf *b = &bufs[ev[e].buf];

@@ -85,12 +85,6 @@ tp_status tp_ort_trace_buffers(const tp_graph *g, const tp_liveness *l, uint32_t
  * Errors: those of tp_liveness_compute, TP_ERR_NOMEM, TP_ERR_OVERFLOW. */
 tp_status tp_ort_arena_simulate(const tp_graph *g, bool mem_pattern, bool next_pow2, uint32_t block,
                                 tp_ort_arena_sim *out, tp_error *err);
-/* The same, the arena first serving the session's pre-packed weights (prepacked[n_prepacked]
- * bytes each, allocated at creation in that order and never freed; their pages are not counted
- * as touched: the caller counts the weights). */
-tp_status tp_ort_arena_simulate_packed(const tp_graph *g, bool mem_pattern, bool next_pow2,
-                                       uint32_t block, const uint64_t *prepacked,
-                                       size_t n_prepacked, tp_ort_arena_sim *out, tp_error *err);
 
 /* MLAS's packed copy of a float MatMul/Gemm B of bytes (MlasGemmPackBSize): its columns (the
  * last dim) rounded up to 16; 0 when onnxruntime does not pack it (not float, not a matrix). */

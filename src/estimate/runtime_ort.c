@@ -202,17 +202,15 @@ typedef struct weight_extra {
     uint64_t as_loaded; /* of conv_flat: main-graph weights of at least ORT_MMAP_THRESHOLD */
 } weight_extra;
 
-/* Classify the weights (r's per-class bytes, *x) and list the packed sizes of the weights a
- * kernel pre-packs (MatMul/Gemm B, LSTM/GRU W and R: the "gemm" class) in node order, one per
- * weight (*packed of *n_packed from g's allocator, capacity 2 x node count + 1). An initializer
- * read by several packing kernels (directly or through an Identity the optimizer removes) keeps
- * one packed copy: Session 15's traces (bench/ort_memory/malloc_trace.sh; vit_tiny_embedded,
- * looped_encoder_embedded) show each further kernel's packed copy allocated and freed at once,
- * the bytes in use flat (session 14 had read the opposite in session_state.cc and counted one
- * copy per kernel; its shared-weight models were 39-50 % over). */
+/* Classify the weights (r's per-class bytes, *x); the "gemm" class are those a kernel pre-packs
+ * (MatMul/Gemm B, LSTM/GRU W and R). An initializer read by several packing kernels (directly or
+ * through an Identity the optimizer removes) keeps one packed copy: Session 15's traces
+ * (bench/ort_memory/malloc_trace.sh; vit_tiny_embedded, looped_encoder_embedded) show each further
+ * kernel's packed copy allocated and freed at once, the bytes in use flat (session 14 had read the
+ * opposite in session_state.cc and counted one copy per kernel; its shared-weight models were 39-50
+ * % over). */
 static tp_status classify_weights(const tp_graph *g, const uint8_t *emulated,
-                                  tp_runtime_estimate *r, uint64_t *packed, size_t *n_packed,
-                                  weight_extra *x, tp_error *err) {
+                                  tp_runtime_estimate *r, weight_extra *x, tp_error *err) {
     uint32_t n = tp_graph_node_count(g);
     const tp_allocator *a = tp_graph_allocator(g);
     size_t cap = (size_t)n + 1;
@@ -259,7 +257,6 @@ static tp_status classify_weights(const tp_graph *g, const uint8_t *emulated,
         if (node->op.kind == TP_OP_PARAM && node->op.attrs.param.tied_to >= 0) continue;
         uint64_t bytes;
         if ((s = tp_graph_node_bytes(g, (tp_node_id)id, &bytes, err)) != TP_OK) break;
-        if (cls[id] == W_GEMM && packed) packed[(*n_packed)++] = pk[id];
         uint64_t *acc = cls[id] >= W_CONV_FLAT ? &r->conv_weight_bytes
                         : cls[id] == W_GEMM    ? &r->gemm_weight_bytes
                                                : &r->other_weight_bytes;
@@ -317,28 +314,24 @@ static tp_status plan_noinplace(const tp_graph *g, uint64_t *out, tp_error *err)
 static tp_status ort_terms(const tp_graph *g, const tp_estimate *e, const tp_ort_options *oo,
                            const uint8_t *emulated, const tp_ort_load *ld, tp_runtime_estimate *r,
                            tp_error *err) {
-    const tp_allocator *a = tp_graph_allocator(g);
-    /* at most two packed inputs per node (LSTM/GRU W and R) */
-    size_t cap = 2 * (size_t)tp_graph_node_count(g) + 1, n_packed = 0;
-    uint64_t *packed = tp_mem_alloc(a, cap * sizeof *packed);
-    if (!packed) return tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (weights)");
     /* the model file less the weights the heap emulation covers (ort_load.c): what the rules
      * below see as the parsed file */
     uint64_t file = tp_sat_sub_u64(oo->model_file_bytes, ld->weight_bytes);
     r->heap_emulated_weight_bytes = ld->weight_bytes;
     r->heap_emulated_bytes = ld->resident_bytes;
     weight_extra wx = {0, 0, 0};
-    tp_status s = classify_weights(g, emulated, r, packed, &n_packed, &wx, err);
+    tp_status s = classify_weights(g, emulated, r, &wx, err);
     if (s == TP_OK) s = plan_noinplace(g, &r->activation_plan_bytes, err);
-    /* onnxruntime's own activation memory: its layout (NCHWc), its BFC arena (which first
-     * serves the pre-packed MatMul/Gemm weights at session creation) over run 1 and the
-     * memory-pattern block of run 2 (ort_arena.c) */
+    /* onnxruntime's own activation memory: its layout (NCHWc), its BFC arena over run 1 and the
+     * memory-pattern block of run 2 (ort_arena.c). Session 15: the pre-packed weights are not in
+     * it (onnxruntime 1.30's verbose log shows no arena extension while a session is created, for
+     * bert_base's 330 MiB of packed weights as for every other model looked at, and the traces
+     * show each packed copy as its own malloc); sessions 10-14 served them from the arena first. */
     tp_ort_arena_sim sim;
     if (s == TP_OK)
-        s = tp_ort_arena_simulate_packed(
-            g, oo->mem_pattern, oo->arena_extend == TP_ORT_ARENA_NEXT_POWER_OF_TWO, ORT_NCHWC_BLOCK,
-            packed, oo->prepacking && oo->cpu_arena ? n_packed : 0, &sim, err);
-    tp_mem_free(a, packed, cap * sizeof *packed);
+        s = tp_ort_arena_simulate(g, oo->mem_pattern,
+                                  oo->arena_extend == TP_ORT_ARENA_NEXT_POWER_OF_TWO,
+                                  ORT_NCHWC_BLOCK, &sim, err);
     if (s != TP_OK) return s;
     r->arena_first_run_bytes = sim.first_run_bytes;
     r->mem_pattern_bytes = sim.mem_pattern_bytes;
