@@ -13,7 +13,7 @@
  * also bounds the emulation's work (best fit scans the holes) to (file / 64 KiB)^2 steps. */
 #define EMULATED_MIN (64u * 1024u)
 
-static bool is_conv_kind(tp_op_kind k) {
+bool tp_ort_is_conv(tp_op_kind k) {
     return k == TP_OP_CONV || k == TP_OP_CONV_TRANSPOSE;
 }
 
@@ -31,7 +31,7 @@ void tp_ort_load_select(const tp_graph *g, uint64_t model_file_bytes, uint8_t *e
     }
     for (uint32_t id = 0; id < n; id++) { /* a Conv's weight or bias keeps the Conv factor */
         const tp_node *nd = tp_graph_node(g, (tp_node_id)id);
-        if (!nd || !is_conv_kind(nd->op.kind)) continue;
+        if (!nd || !tp_ort_is_conv(nd->op.kind)) continue;
         for (uint32_t i = 1; i < nd->n_inputs; i++) {
             tp_node_id w = tp_ort_initializer_of(g, nd->inputs[i]);
             if (w >= 0 && (uint32_t)w < n) emulated[w] = 0;

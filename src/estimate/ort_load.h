@@ -23,6 +23,8 @@ typedef struct tp_ort_load {
     uint64_t peak_bytes;     /* the most they held while the session was created */
 } tp_ort_load;
 
+/* Conv or ConvTranspose: the readers whose weights keep the Conv factor (runtime_ort.c). */
+bool tp_ort_is_conv(tp_op_kind k);
 /* Which weights the emulation covers: emulated[id] = 1 for a main-graph Param of at least 64 KiB
  * stored in the model file (not external, not tied to another) that no Conv or ConvTranspose
  * reads (emulated

@@ -150,10 +150,6 @@ static bool is_weight(const tp_node *n) {
     return n && (n->op.kind == TP_OP_PARAM || n->op.kind == TP_OP_CONSTANT);
 }
 
-static bool is_conv(tp_op_kind k) {
-    return k == TP_OP_CONV || k == TP_OP_CONV_TRANSPOSE;
-}
-
 /* Class of each weight by its readers: conv wins over gemm (pre-packed: MatMul/Gemm B, LSTM/GRU
  * W and R) wins over other. W_CONV_FLAT: a Conv weight the NCHWc transformer leaves in place
  * (below), read whole but not re-laid out. W_CONV (a 2-D Conv weight NCHWc converts,
@@ -226,7 +222,7 @@ static tp_status classify_weights(const tp_graph *g, const uint8_t *emulated,
     for (uint32_t id = 0; id < n && s == TP_OK; id++) {
         const tp_node *node = tp_graph_node(g, (tp_node_id)id);
         if (!node) continue;
-        bool conv = is_conv(node->op.kind);
+        bool conv = tp_ort_is_conv(node->op.kind);
         for (uint32_t i = 1; i < node->n_inputs; i++) {
             tp_node_id in = tp_ort_initializer_of(g, node->inputs[i]);
             if (in < 0 || (uint32_t)in >= n || emulated[in]) continue;
