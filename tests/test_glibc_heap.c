@@ -94,6 +94,26 @@ TP_TEST(the_top_is_trimmed_above_twice_the_threshold) {
     tp_glibc_heap_destroy(h);
 }
 
+/* every other of 300 heap chunks freed: 150 holes that do not coalesce, resident unchanged; the
+ * rest freed: one hole, trimmed to the top pad */
+TP_TEST(many_holes) {
+    tp_error err;
+    tp_glibc_heap *h = NULL;
+    TP_CHECK_OK(tp_glibc_heap_create(NULL, &h, &err), &err);
+    if (!h) return;
+    uint32_t ids[300];
+    for (int i = 0; i < 300; i++)
+        TP_CHECK_OK(tp_glibc_heap_alloc(h, 1000, true, &ids[i], &err), &err);
+    uint64_t top = 300 * chunk(1000);
+    for (int i = 0; i < 300; i += 2)
+        tp_glibc_heap_free(h, ids[i]);
+    TP_CHECK_EQ_U64(tp_glibc_heap_resident(h), top);
+    for (int i = 1; i < 300; i += 2)
+        tp_glibc_heap_free(h, ids[i]);
+    TP_CHECK_EQ_U64(tp_glibc_heap_resident(h), 128 * KIB);
+    tp_glibc_heap_destroy(h);
+}
+
 TP_TEST(sizes_past_the_limit_are_refused) {
     tp_error err;
     tp_glibc_heap *h = NULL;
@@ -110,6 +130,7 @@ int main(void) {
     TP_RUN(mmap_threshold_rises_when_a_mapped_chunk_is_freed);
     TP_RUN(holes_are_reused_by_best_fit_unless_told_not_to);
     TP_RUN(the_top_is_trimmed_above_twice_the_threshold);
+    TP_RUN(many_holes);
     TP_RUN(sizes_past_the_limit_are_refused);
     return tp_test_finish();
 }

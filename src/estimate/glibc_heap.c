@@ -87,7 +87,8 @@ tp_status tp_glibc_heap_alloc(tp_glibc_heap *h, uint64_t bytes, bool reuse, uint
         return tp_error_set(err, TP_ERR_OVERFLOW, "glibc heap emulation: too many blocks");
     if (!tp_mem_grow(h->a, (void **)&h->blocks, sizeof *h->blocks, &h->cap_blocks,
                      h->n_blocks + 1) ||
-        !tp_mem_grow(h->a, (void **)&h->holes, sizeof *h->holes, &h->cap_holes, h->n_holes + 1))
+        /* a free adds at most one hole: never more holes than blocks, reserved here */
+        !tp_mem_grow(h->a, (void **)&h->holes, sizeof *h->holes, &h->cap_holes, h->n_blocks + 2))
         return tp_error_set(err, TP_ERR_NOMEM, "glibc heap emulation: out of memory");
     heap_block b = {0, 0, 0};
     if (bytes >= h->threshold) { /* mmap: the request and its header, in pages */
@@ -127,7 +128,7 @@ static void add_hole(tp_glibc_heap *h, uint64_t addr, uint64_t bytes) {
     if (i > 0 && h->holes[i - 1].addr + h->holes[i - 1].bytes == addr) {
         h->holes[i - 1].bytes += bytes; /* joins the hole before */
         i--;
-    } else { /* capacity for one more was reserved by the allocation */
+    } else { /* capacity: reserved by the allocations (holes <= blocks) */
         memmove(h->holes + i + 1, h->holes + i, (h->n_holes - i) * sizeof *h->holes);
         h->holes[i] = (hole){addr, bytes};
         h->n_holes++;
