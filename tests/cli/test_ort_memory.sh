@@ -18,6 +18,10 @@
 # Session 14 (a packed copy per kernel of a shared weight, the Conv factor 1.475x, an 8.51 MiB
 # intercept) measured, adjusted, load 2.5: +20.6 % (unet_tiny), +15.3 % (mobilenet_v2), +6.9 %
 # (efficientnet_b0), +18.8 % (dif2_16), +31.1 % (ifs_201); the band stays 35 %.
+# Session 15 (embedded weights through the glibc heap emulation, one packed copy of a shared
+# weight, the packed weights out of the arena emulation; 2026-11-27 09:03 UTC, load 3-4, adjusted):
+# +21.2 % (unet_tiny), +15.5 % (mobilenet_v2), +9.4 % (efficientnet_b0), +19.7 % (dif2_16),
+# +31.0 % (ifs_201); the band stays 35 %.
 # Two synthetic control-flow models (bench/ort_memory/synth_body.py, written here) check the
 # body terms: dif2_16 (initializers two If bodies deep: onnxruntime holds 4.4x their bytes; the
 # profile before the body-copy term was far below) and ifs_201 (400 one-node bodies: a session
