@@ -407,7 +407,8 @@ int main(int argc, char **argv) {
             snprintf(host, sizeof host, "%.2f/%.2f%s", r->ref_before / host_ref,
                      r->ref_after / host_ref, r->steady ? "" : " UNSTEADY");
         printf(
-            "%s\t%u\t%u\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%+.1f%%\t%s\t%s\n",
+            /* times to the microsecond: the small models run in tens of them */
+            "%s\t%u\t%u\t%.2f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%+.1f%%\t%s\t%s\n",
             r->name, r->nodes, r->kernels, r->gflop, r->pred_ms, r->gemm_ms, r->mem_ms, r->disp_ms,
             r->median_ms, r->min_ms, r->cpu_ms, r->busy_ms, 100.0 * (r->pred_ms - ref) / ref,
             r->set, host);

@@ -21,6 +21,14 @@ N = 1 and 201, whose difference divided by 200 is what one more node costs onnxr
   running a subgraph costs the runtime, against probe_abs);
 - probe_{gconv_wW,conv_dD,conv7_dD,dwconv_dD}_N (N = 1, 21): 3x3 convolutions, grouped (group
   width W) and dilated (dilation D, padding D).
+- small-model probes (session 15; shapes of ppocr_cls's blocks, [1, 88, 3, 96] = 25,344 floats,
+  and wakeword's, N = 1, 21): probe_e{add,clip,mul,div}_{m,t}_N, one elementwise op of a
+  hardswish (Add of a scalar (eadd1: of a [1] tensor), Clip 0..6, Mul by a same-shape tensor, Div by a scalar) on the map
+  (m) or on [1, 88, 1, 1] (t); probe_emulc_m_N, Mul by a per-channel [1, 88, 1, 1] tensor; probe_gapmul_N,
+  GlobalAveragePool then that Mul by its result; probe_hswish_N, the four together (x * clip(x + 3, 0, 6) / 6);
+  probe_pw_m_N / probe_dw_m_N, 1x1 / depthwise 3x3 convolutions 88 -> 88 on the map; probe_se_N,
+  squeeze-excitation blocks (GlobalAveragePool, 1x1 88 -> 22, Relu, 1x1 22 -> 88, HardSigmoid,
+  Mul); probe_gemm96_N, Gemm [1, 96] by [96, 96] + bias then Relu.
 bench/accuracy/probe_ops.sh measures them with onnxruntime and prints the per-node time next to
 the cost model's. Writes NAME.onnx and .inputs.json into OUTDIR (default .fixtures-local/accuracy).
 Run with /usr/bin/python3 (python3-onnx)."""
@@ -161,6 +169,72 @@ def if_chain(n, path):
     save(nodes, inits, [1, 64], path)
 
 
+def small_chain(kind, n, path):
+    """n small-model blocks (session 15): see the module's docstring."""
+    rng = np.random.default_rng(0)
+    c, shape = 88, [1, 88, 3, 96]
+    if kind.endswith("_t"):
+        shape = [1, 88, 1, 1]
+    if kind == "gemm96":
+        shape = [1, 96]
+    nodes, prev, inits = [], "x", []
+
+    def const(name, arr):
+        inits.append(numpy_helper.from_array(np.asarray(arr, dtype=np.float32), name))
+        return name
+
+    def conv(i, tag, x, cin, cout, k, groups, out):
+        w = const("w%s%d" % (tag, i), rng.standard_normal([cout, cin // groups, k, k]) * (0.5 / np.sqrt(cin // groups * k * k)))
+        b = const("b%s%d" % (tag, i), np.zeros([cout]))
+        nodes.append(helper.make_node("Conv", [x, w, b], [out], group=groups, kernel_shape=[k, k], pads=[k // 2] * 4))
+
+    for i in range(n):
+        out = "y" if i == n - 1 else "t%d" % i
+        op = kind.split("_")[0]
+        if op == "eadd":
+            nodes.append(helper.make_node("Add", [prev, const("a%d" % i, 0.001)], [out]))
+        elif op == "eadd1":  # the scalar as a [1] tensor, not a 0-d one
+            nodes.append(helper.make_node("Add", [prev, const("a%d" % i, [0.001])], [out]))
+        elif op == "eclip":
+            nodes.append(helper.make_node("Clip", [prev, const("lo%d" % i, -6.0), const("hi%d" % i, 6.0)], [out]))
+        elif op == "emul":  # same shape, not a scalar: no no-op elimination, no broadcast
+            nodes.append(helper.make_node("Mul", [prev, const("m%d" % i, np.full(shape, 1.0001))], [out]))
+        elif op == "emulc":  # broadcast per channel ([1, 88, 1, 1]), as the excitation's scale
+            nodes.append(helper.make_node("Mul", [prev, const("m%d" % i, np.full([1, c, 1, 1], 1.0001))], [out]))
+        elif op == "gapmul":  # GlobalAveragePool, then the map scaled by it per channel
+            nodes.append(helper.make_node("GlobalAveragePool", [prev], ["g%d" % i]))
+            nodes.append(helper.make_node("Mul", [prev, "g%d" % i], [out]))
+        elif op == "ediv":
+            nodes.append(helper.make_node("Div", [prev, const("d%d" % i, 1.0001)], [out]))
+        elif op == "hswish":
+            nodes += [helper.make_node("Add", [prev, const("a%d" % i, 3.0)], ["h%d" % i]),
+                      helper.make_node("Clip", ["h%d" % i, const("lo%d" % i, 0.0), const("hi%d" % i, 6.0)], ["c%d" % i]),
+                      helper.make_node("Mul", [prev, "c%d" % i], ["p%d" % i]),
+                      helper.make_node("Div", ["p%d" % i, const("s%d" % i, 6.0)], [out])]
+        elif op == "pw":
+            conv(i, "p", prev, c, c, 1, 1, out)
+        elif op == "dw":
+            conv(i, "d", prev, c, c, 3, c, out)
+        elif op == "se":
+            nodes.append(helper.make_node("GlobalAveragePool", [prev], ["g%d" % i]))
+            conv(i, "r", "g%d" % i, c, c // 4, 1, 1, "r%d" % i)
+            nodes.append(helper.make_node("Relu", ["r%d" % i], ["q%d" % i]))
+            conv(i, "e", "q%d" % i, c // 4, c, 1, 1, "e%d" % i)
+            nodes.append(helper.make_node("HardSigmoid", ["e%d" % i], ["s%d" % i], alpha=0.2, beta=0.5))
+            nodes.append(helper.make_node("Mul", [prev, "s%d" % i], [out]))
+        elif op == "gemm96":
+            w = const("w%d" % i, rng.standard_normal([96, 96]) / np.sqrt(96))
+            b = const("b%d" % i, np.zeros([96]))
+            nodes.append(helper.make_node("Gemm", [prev, w, b], ["g%d" % i]))
+            nodes.append(helper.make_node("Relu", ["g%d" % i], [out]))
+        prev = out
+    save(nodes, inits, shape, path)
+
+
+SMALL = ("eadd_m", "eclip_m", "emul_m", "emulc_m", "gapmul", "ediv_m", "eadd_t", "eadd1_t", "eclip_t", "emul_t", "ediv_t", "hswish", "pw_m",
+         "dw_m", "se", "gemm96")
+
+
 # conv probes: grouped (group widths 4, 8, 16) and dilated (dense and depthwise), 1 and 21 nodes
 CONVS = {"gconv_w8": (64, 56, 8, 1), "gconv_w4": (128, 28, 32, 1), "gconv_w16": (128, 28, 8, 1),
          "gconv_w8_c96": (96, 28, 12, 1), "gconv_w8_c192": (192, 14, 24, 1), "gconv_w8_c384": (384, 7, 48, 1),
@@ -197,3 +271,6 @@ for kind in OPS:
 for name, (c, hw, groups, dil) in CONVS.items():
     for n in (1, 21):
         conv_chain(n, c, hw, groups, dil, os.path.join(out, "probe_%s_%d" % (name, n)))
+for kind in SMALL:
+    for n in (1, 21):
+        small_chain(kind, n, os.path.join(out, "probe_%s_%d" % (kind, n)))
