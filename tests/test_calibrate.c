@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cost/calib_barrier.h"
+#include "cost/calib_step.h"
 #include "cost/calib_wake.h"
 #include "cost/cpu_pool.h"
 #include "cost/gemm_kernels.h"
@@ -79,6 +80,8 @@ static tp_device_model sample(void) {
     d.cache_bytes = 786432;
     d.mem_set_bytes = 100663296;
     d.vector_floats = 16;
+    d.runtime_node_ns = 412.5;
+    d.runtime_run_ns = 17250;
     snprintf(d.gemm_impl, sizeof d.gemm_impl, "builtin");
     return d;
 }
@@ -210,10 +213,9 @@ TP_TEST(quick_calibration_and_cache) {
     TP_CHECK(info.from_cache && !info.quick);
     TP_CHECK(info.steady_start_gflops == 0 && info.steady_end_gflops == 0);
     TP_CHECK_STR(info.cache_path, path);
-    /* the runtime's overheads are not cached: a loaded model gets them like a measured one */
-    TP_CHECK(again.runtime_node_ns > 0 && again.runtime_run_ns > 0);
-    full.runtime_node_ns = again.runtime_node_ns;
-    full.runtime_run_ns = again.runtime_run_ns;
+    /* the runtime's overheads are cached (measured in steps of this core's interpreter
+       micro-benchmark since session 15): a loaded model carries the file's */
+    TP_CHECK(again.runtime_node_ns == 412.5 && again.runtime_run_ns == 17250);
     TP_CHECK(memcmp(&full, &again, sizeof full) == 0);
     /* a cache written before the op-class micro-benchmarks (no depthwise rate) is stale */
     full.dwconv_gflops = 0;
@@ -267,6 +269,23 @@ TP_TEST(quick_calibration_and_cache) {
     unlink(qpath);
     TP_CHECK_OK(tp_calibrate_cpu_cached(&o, &again, &info, err), err);
     TP_CHECK(!info.from_cache && again.im2col_gbps > 0 && isfinite(again.im2col_gbps));
+    /* and one without the runtime's overheads (saved before session 15): measured, a run costs
+       more than a node */
+    full.im2col_gbps = 6;
+    full.runtime_node_ns = full.runtime_run_ns = 0;
+    TP_CHECK_OK(tp_device_model_save(&full, key, path, err), err);
+    unlink(qpath);
+    TP_CHECK_OK(tp_calibrate_cpu_cached(&o, &again, &info, err), err);
+    TP_CHECK(!info.from_cache && again.runtime_node_ns > 0 && isfinite(again.runtime_node_ns));
+    TP_CHECK(again.runtime_run_ns > again.runtime_node_ns && isfinite(again.runtime_run_ns));
+}
+
+/* The interpreter step behind the runtime's overheads: a positive figure under a microsecond
+   (a few lookups, a small allocation and a kernel on 64 floats), quick or full. */
+TP_TEST(interpreter_step) {
+    double q = tp_calib_step_ns(true), f = tp_calib_step_ns(false);
+    TP_CHECK(q > 0 && q < 1000 && isfinite(q));
+    TP_CHECK(f > 0 && f < 1000 && isfinite(f));
 }
 
 /* Waking a sleeping thread: nothing to wake for one thread; a positive, finite figure for two,
@@ -570,6 +589,7 @@ int main(void) {
     TP_RUN(gemm_split_covers_the_product);
     TP_RUN(quick_calibration_and_cache);
     TP_RUN(wake_up);
+    TP_RUN(interpreter_step);
     TP_RUN(spinning_barrier);
     TP_RUN(cuda_without_gpu_is_not_found);
     char cmd[300];

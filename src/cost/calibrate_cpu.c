@@ -21,6 +21,7 @@
 #include "cost/calib_wake.h"
 #include "cost/calibrate_read.h"
 #include "cost/calib_ops.h"
+#include "cost/calib_step.h"
 #include "cost/cpu_pool.h"
 #include "cost/gemm_kernels.h"
 #include "cost/gemm_split.h"
@@ -427,19 +428,26 @@ static void fill(float *p, size_t n) {
         p[i] = (float)((i * 7) % 13) * 0.125f - 0.75f;
 }
 
-/* onnxruntime's own CPU overheads (the reference runtime of the accuracy benchmark), measured
- * by bench/accuracy/probe.sh on an AMD EPYC (AVX-512) with onnxruntime-node, CPU time of one
- * run of a chain of 201 Abs nodes on 64 floats vs one node, median of four probes (per node
- * 185-440 ns, per run 16.8-28.6 µs; the same at 2 threads). Per node: executor bookkeeping,
- * output allocation, kernel call; per run: session run from JavaScript, feeds, fetches. Not
- * measured by the calibration (it does not load onnxruntime); docs/cost.md, "Runtime
- * overheads". */
-#define ORT_NODE_NS 200.0
-#define ORT_RUN_NS 17000.0
+/* onnxruntime's own CPU overheads (the reference runtime of the accuracy benchmark) in steps of
+ * the calibration's interpreter micro-benchmark (calib_step.h), so that they follow the speed of
+ * the core as onnxruntime's do: per node (executor bookkeeping, output allocation, the kernel
+ * call) and per run (a session run from JavaScript, feeds, fetches). Measured on an Intel Cascade
+ * Lake VM (2 vCPU, 2026-11-27): bench/accuracy/probe.sh's figures (onnxruntime-node 1.30, a
+ * chain of 201 Abs nodes on 64 floats against one; one thread: CPU time, two: the busiest
+ * thread's) over the step read just before and just after them, the median of the pairs whose
+ * two readings agree within 15 % (10 at one thread, 4 at two; the step read 40 ns at the host's
+ * full speed and 53-92 ns in its slow spells, onnxruntime 0.39-0.43 and 0.74-1.15 us per node):
+ * docs/cost.md, "Session 15". Several threads cost onnxruntime more per node and per run (its
+ * pool's bookkeeping on every kernel, the busiest thread's CPU time). */
+#define ORT_NODE_STEPS_1T 12.7
+#define ORT_RUN_STEPS_1T 426.0
+#define ORT_NODE_STEPS_MT 16.8
+#define ORT_RUN_STEPS_MT 565.0
 
-static void set_runtime_overheads(tp_device_model *d) {
-    d->runtime_node_ns = ORT_NODE_NS;
-    d->runtime_run_ns = ORT_RUN_NS;
+static void set_runtime_overheads(tp_device_model *d, double step_ns) {
+    bool one = d->threads <= 1;
+    d->runtime_node_ns = (one ? ORT_NODE_STEPS_1T : ORT_NODE_STEPS_MT) * step_ns;
+    d->runtime_run_ns = (one ? ORT_RUN_STEPS_1T : ORT_RUN_STEPS_MT) * step_ns;
 }
 
 /* The rate of one reference kernel (the built-in 64³ GEMM in batches on the calling thread, best
@@ -603,6 +611,7 @@ tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_c
     d.round_trip_ns = rt > d.dispatch_ns ? rt : d.dispatch_ns;
     d.barrier_ns = tp_calib_spin_barrier_ns(threads, o->quick);
     d.wake_ns = tp_calib_wake_ns(threads, o->quick);
+    set_runtime_overheads(&d, tp_calib_step_ns(o->quick));
 
     tp_mem_free(NULL, buf, 3 * mat * sizeof(float));
     tp_mem_free(NULL, tri, 3 * tri_n * sizeof(double));
@@ -624,7 +633,6 @@ tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_c
         snprintf(info->blas_name, sizeof info->blas_name, "%s", have_blas ? bl.name : "");
         snprintf(info->blas_core, sizeof info->blas_core, "%s", blas_core);
     }
-    set_runtime_overheads(&d);
     if ((s = tp_device_model_validate(&d, err)) != TP_OK) return s;
     *out = d;
     return TP_OK;
@@ -658,6 +666,8 @@ static bool load_cached(const char *path, const char *key, tp_device_model *out)
         return false; /* measured before the weight stream, normalization or int8 rates */
     if (d.vector_floats == 0 || !(d.im2col_gbps > 0))
         return false; /* saved before the vector width or the im2col rate */
+    if (!(d.runtime_node_ns > 0) || !(d.runtime_run_ns > 0))
+        return false; /* saved before the runtime's overheads were measured (session 15) */
     *out = d;
     return true;
 }
@@ -689,7 +699,6 @@ tp_status tp_calibrate_cpu_cached(const tp_calib_options *o, tp_device_model *ou
         else if (o->quick && load_cached(quick, qkey, out))
             hit = quick;
         if (hit) {
-            set_runtime_overheads(out);
             if (info) {
                 memset(info, 0, sizeof *info);
                 info->from_cache = true;
