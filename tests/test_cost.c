@@ -975,6 +975,46 @@ TP_TEST(row_normalization_rate) {
     tp_graph_destroy(g);
 }
 
+/* A global average pooling onnxruntime runs in plain NCHW sums each channel's pixels one add
+   after another: priced at the row-normalization rate (docs/cost.md, "Session 15", probe
+   probe_gapmul). One whose input is in the NCHWc layout (after a converted Conv) runs MLAS's
+   blocked pooling, a stream like before. */
+TP_TEST(plain_global_average_pool_at_the_norm_rate) {
+    tp_graph *g = new_graph();
+    int64_t xs[] = {1, 32, 8, 8}, ps[] = {1, 32, 1, 1};
+    tp_node_id x = in(g, "x", TP_DTYPE_F32, 4, xs);
+    tp_node_id w = par(g, "w", TP_DTYPE_F32, 4, (int64_t[]){32, 32, 3, 3});
+    tp_node_id c =
+        op(g, conv_op(TP_OP_CONV, 3, 1, 1, 1, 1), (tp_node_id[]){x, w}, 2, TP_DTYPE_F32, 4, xs);
+    tp_op gp = {.kind = TP_OP_POOL, .sub = TP_POOL_GLOBAL_AVG};
+    gp.attrs.conv.spatial = 2;
+    tp_node_id blocked = op(g, gp, (tp_node_id[]){c}, 1, TP_DTYPE_F32, 4, ps);
+    tp_node_id plain = op(g, gp, (tp_node_id[]){x}, 1, TP_DTYPE_F32, 4, ps);
+    TP_CHECK_OK(tp_graph_mark_output(g, blocked, err), err);
+    TP_CHECK_OK(tp_graph_mark_output(g, plain, err), err);
+    tp_device_model d = flat_model(1000, 2);
+    d.vector_floats = 16;
+    d.norm_gbps = 0.5;
+    double bytes = 32.0 * 64 * 4 + 32 * 4;
+    tp_graph_cost gc;
+    TP_CHECK_OK(tp_graph_cost_compute(g, &d, NULL, NULL, &gc, err), err);
+    TP_CHECK_NEAR(gc.nodes[plain].memory_ns, bytes / 0.5, 1e-6);
+    TP_CHECK_NEAR(gc.nodes[blocked].memory_ns, bytes / 2, 1e-6);
+    tp_graph_cost_destroy(&gc);
+    /* not measured: the stream */
+    d.norm_gbps = 0;
+    TP_CHECK_OK(tp_graph_cost_compute(g, &d, NULL, NULL, &gc, err), err);
+    TP_CHECK_NEAR(gc.nodes[plain].memory_ns, bytes / 2, 1e-6);
+    tp_graph_cost_destroy(&gc);
+    /* not a CPU: no onnxruntime CPU kernel to follow */
+    d.norm_gbps = 0.5;
+    d.kind = TP_DEVICE_GPU;
+    TP_CHECK_OK(tp_graph_cost_compute(g, &d, NULL, NULL, &gc, err), err);
+    TP_CHECK_NEAR(gc.nodes[plain].memory_ns, bytes / 2, 1e-6);
+    tp_graph_cost_destroy(&gc);
+    tp_graph_destroy(g);
+}
+
 TP_TEST(cache_bandwidth_curve) {
     tp_device_model d = flat_model(1, 1);
     TP_CHECK_NEAR(tp_device_mem_gbps(&d, 10), 1, 0); /* no cache point: mem_gbps */
@@ -1326,6 +1366,7 @@ int main(void) {
     TP_RUN(weights_streamed_from_memory);
     TP_RUN(weight_set_of_a_run);
     TP_RUN(row_normalization_rate);
+    TP_RUN(plain_global_average_pool_at_the_norm_rate);
     TP_RUN(depthwise_at_several_threads);
     TP_RUN(wake_for_small_gemms);
     TP_RUN(accuracy_band);

@@ -101,6 +101,19 @@ static double recurrent_ns(const tp_device_model *d, const tp_op_cost *oc) {
     return (double)oc->rec_proj_flops / proj_gf + steps * step_ns + gate_ns;
 }
 
+/* A global average pooling that onnxruntime runs in plain NCHW (its input is not in the NCHWc
+   layout; a blocked one runs MLAS's NCHWc pooling, 16 channels to a vector): a sum along each
+   channel's pixels, one add after another, like a normalization's row statistics, so it is priced
+   at the calibrated row-normalization rate (norm_gbps) rather than as a stream. Probe
+   probe_gapmul (docs/cost.md, "Session 15"): GlobalAveragePool of [1, 88, 3, 96] then a Mul by
+   it, 40 us per block against 8 for the Mul alone, at the host speed of a norm rate of about
+   2.9 GB/s (33 us for its 101 KB). `blocked`: tp__layout_copies's. */
+static bool plain_global_avg(const tp_graph *g, tp_node_id id, const uint8_t *blocked) {
+    const tp_node *n = tp_graph_node(g, id);
+    return n && blocked && n->op.kind == TP_OP_POOL && n->op.sub == TP_POOL_GLOBAL_AVG &&
+           n->n_inputs > 0 && n->inputs[0] >= 0 && !blocked[n->inputs[0]];
+}
+
 /* `stream_share`: the share of the weights that a run reads from memory (tp__weight_stream_share
    of the run's weight set); a GEMM adds that share of its weight bytes at gemm_stream_gbps. */
 static tp_node_cost eval(const tp_device_model *d, tp_node_id id, const tp_op_cost *oc,
@@ -191,21 +204,40 @@ static tp_status run(const tp_graph *g, const tp_device_model *d, const tp_io_op
     if (s != TP_OK) return s;
     if ((s = tp_io_profile_compute(g, io, &c->io, err)) != TP_OK) return s;
     uint32_t count = tp_graph_node_count(g);
-    uint8_t *fused = NULL;
+    uint8_t *fused = NULL, *blocked = NULL;
     tp_op_cost *ocs = NULL;
     if (count > 0) {
         fused = tp_mem_calloc(c->alloc, count, 1);
         ocs = tp_mem_calloc(c->alloc, count, sizeof *ocs);
-        if (!fused || !ocs) {
+        blocked = d->kind == TP_DEVICE_CPU ? tp_mem_calloc(c->alloc, count, 1) : NULL;
+        if (!fused || !ocs || (d->kind == TP_DEVICE_CPU && !blocked)) {
             s = tp_error_set(err, TP_ERR_NOMEM, "graph cost: out of memory");
             goto done;
         }
         if ((s = tp_cost_fusion_mark(g, fused, c->alloc, err)) != TP_OK) goto done;
     }
+    /* onnxruntime's NCHWc layout copies (layout_copies.h): nodes its optimizer adds
+       (ReorderInput / ReorderOutput), run like any other, so in the total (docs/cost.md,
+       "Session 14": left out from session 11 on, when the block followed the GEMM's name and an
+       OpenBLAS calibration priced AVX-512 CPUs with AVX2's block) */
+    if (d->kind == TP_DEVICE_CPU) {
+        tp_op_cost *copies;
+        uint32_t n_copies;
+        if ((s = tp__layout_copies(g, (uint32_t)nchwc_block(d), &copies, &n_copies, blocked,
+                                   err)) != TP_OK)
+            goto done;
+        for (uint32_t k = 0; k < n_copies; k++) {
+            tp_node_cost nc = eval(d, -1, &copies[k], 0); /* no weights */
+            c->layout_ns += nc.total_ns;
+        }
+        c->layout_copies = n_copies;
+        tp__layout_copies_free(g, copies, n_copies);
+    }
     /* every node accounted once; the run's weight set (each GEMM weight once per use) first */
     double weight_set = 0;
     for (uint32_t i = 0; i < count; i++) {
         if ((s = tp_op_account(g, (tp_node_id)i, &ocs[i], err)) != TP_OK) goto done;
+        if (plain_global_avg(g, (tp_node_id)i, blocked)) ocs[i].kernel = TP_KERNEL_ROWNORM;
         if (ocs[i].cls == TP_COST_GEMM) weight_set += (double)ocs[i].weight_bytes;
     }
     double share = tp__weight_stream_share(d, weight_set);
@@ -225,6 +257,7 @@ static tp_status run(const tp_graph *g, const tp_device_model *d, const tp_io_op
 done:
     tp_mem_free(c->alloc, ocs, (size_t)count * sizeof *ocs);
     tp_mem_free(c->alloc, fused, count);
+    tp_mem_free(c->alloc, blocked, count);
     if (s != TP_OK) return s;
     /* A CPU that carries its runtime's per-run cost (a measured CPU: onnxruntime's session run as
        the probe times it, from the call to the outputs, hand-offs included) runs the graph in
@@ -232,22 +265,6 @@ done:
        was the calibration's two-thread ping-pong, 25-28 us in this VM, charged twice) */
     bool in_process = d->kind == TP_DEVICE_CPU && d->runtime_run_ns > 0;
     c->round_trip_ns = (in_process ? 0 : d->round_trip_ns) + d->runtime_run_ns;
-    /* onnxruntime's NCHWc layout copies (layout_copies.h): nodes its optimizer adds
-       (ReorderInput / ReorderOutput), run like any other, so in the total (docs/cost.md,
-       "Session 14": left out from session 11 on, when the block followed the GEMM's name and an
-       OpenBLAS calibration priced AVX-512 CPUs with AVX2's block) */
-    if (d->kind == TP_DEVICE_CPU) {
-        tp_op_cost *copies;
-        uint32_t n_copies;
-        if ((s = tp__layout_copies(g, (uint32_t)nchwc_block(d), &copies, &n_copies, err)) != TP_OK)
-            return s;
-        for (uint32_t k = 0; k < n_copies; k++) {
-            tp_node_cost nc = eval(d, -1, &copies[k], 0); /* no weights */
-            c->layout_ns += nc.total_ns;
-        }
-        c->layout_copies = n_copies;
-        tp__layout_copies_free(g, copies, n_copies);
-    }
     c->readback_ns = (double)tp_io_host_readback_bytes(&c->io, d->unified) / d->readback_gbps;
     c->sync_ns = (double)c->io.sync_points * d->round_trip_ns;
     c->total_ns = c->round_trip_ns + c->nodes_ns + c->layout_ns + c->readback_ns + c->sync_ns;

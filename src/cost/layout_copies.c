@@ -35,13 +35,15 @@ void tp__layout_copies_free(const tp_graph *g, tp_op_cost *copies, uint32_t n) {
 }
 
 tp_status tp__layout_copies(const tp_graph *g, uint32_t block, tp_op_cost **out, uint32_t *n_out,
-                            tp_error *err) {
+                            uint8_t *blocked, tp_error *err) {
     *out = NULL;
     *n_out = 0;
+    if (blocked) memset(blocked, 0, tp_graph_node_count(g));
     if (block == 0) return TP_OK;
     tp_ort_xform x;
     tp_status s = tp_ort_xform_compute(g, block, &x, err);
     if (s != TP_OK) return s;
+    if (blocked) memcpy(blocked, x.chain, x.n);
     const tp_allocator *a = tp_graph_allocator(g);
     uint8_t *need = tp_mem_calloc(a, (size_t)x.n + 1, 1);
     if (!need) {

@@ -12,9 +12,11 @@
 /* The copies of bound graph g with NCHWc channel block `block` (0: none), each as a memory
  * pass (TP_COST_MEMORY, one launch, plain bytes on one side and the channels padded to the
  * block on the other), for the caller to price: *out (*n_out entries, NULL when none) from g's
- * allocator, freed with tp__layout_copies_free. TP_ERR_NOMEM, TP_ERR_UNBOUND, TP_ERR_OVERFLOW. */
+ * allocator, freed with tp__layout_copies_free. `blocked` (NULL, or one byte per node of g, the
+ * caller's): set to 1 for every node whose output onnxruntime keeps in the blocked layout, 0 for
+ * the others. TP_ERR_NOMEM, TP_ERR_UNBOUND, TP_ERR_OVERFLOW. */
 tp_status tp__layout_copies(const tp_graph *g, uint32_t block, tp_op_cost **out, uint32_t *n_out,
-                            tp_error *err);
+                            uint8_t *blocked, tp_error *err);
 void tp__layout_copies_free(const tp_graph *g, tp_op_cost *copies, uint32_t n);
 
 #endif
