@@ -19,6 +19,8 @@ N = 1 and 201, whose difference divided by 200 is what one more node costs onnxr
   probe: onnxruntime's transpose optimizer merges consecutive transposes into one or none);
 - probe_if_N (N = 1, 21): If nodes whose branches are one Abs / Neg each (control flow: what
   running a subgraph costs the runtime, against probe_abs);
+- probe_ifbody_N (N = 1, 201): one If whose branches are chains of N Abs / Neg nodes on [1, 64]:
+  against probe_abs_N, what a node costs inside a subgraph;
 - probe_{gconv_wW,conv_dD,conv7_dD,dwconv_dD}_N (N = 1, 21): 3x3 convolutions, grouped (group
   width W) and dilated (dilation D, padding D).
 - small-model probes (session 15; shapes of ppocr_cls's blocks, [1, 88, 3, 96] = 25,344 floats,
@@ -235,6 +237,25 @@ SMALL = ("eadd_m", "eclip_m", "emul_m", "emulc_m", "gapmul", "ediv_m", "eadd_t",
          "dw_m", "se", "gemm96")
 
 
+def if_body(n, path):
+    """One If on a [1, 64] tensor (the condition from the data, as in if_chain) whose branches are
+    chains of n elementwise nodes (then Abs, else Neg): against probe_abs_N, what a node costs the
+    runtime inside a subgraph (silero_vad runs its whole model inside an If)."""
+    nodes = [helper.make_node("ReduceMax", ["x"], ["mx"], keepdims=0),
+             helper.make_node("Greater", ["mx", "lo"], ["cond"])]
+    inits = [numpy_helper.from_array(np.array(-1e30, dtype=np.float32), "lo")]
+    branches = []
+    for tag, op in (("then", "Abs"), ("else", "Neg")):
+        body, prev = [], "x"
+        for i in range(n):
+            out = "%s_y" % tag if i == n - 1 else "%s%d" % (tag, i)
+            body.append(helper.make_node(op, [prev], [out]))
+            prev = out
+        branches.append(helper.make_graph(body, tag, [], [helper.make_tensor_value_info("%s_y" % tag, TensorProto.FLOAT, [1, 64])]))
+    nodes.append(helper.make_node("If", ["cond"], ["y"], then_branch=branches[0], else_branch=branches[1]))
+    save(nodes, inits, [1, 64], path)
+
+
 # conv probes: grouped (group widths 4, 8, 16) and dilated (dense and depthwise), 1 and 21 nodes
 CONVS = {"gconv_w8": (64, 56, 8, 1), "gconv_w4": (128, 28, 32, 1), "gconv_w16": (128, 28, 8, 1),
          "gconv_w8_c96": (96, 28, 12, 1), "gconv_w8_c192": (192, 14, 24, 1), "gconv_w8_c384": (384, 7, 48, 1),
@@ -264,6 +285,8 @@ for m in (16, 64):
 for n in (1, 21):
     move_chain(n, os.path.join(out, "probe_shuffle_%d" % n))
     if_chain(n, os.path.join(out, "probe_if_%d" % n))
+for n in (1, 201):
+    if_body(n, os.path.join(out, "probe_ifbody_%d" % n))
 for kind in OPS:
     for tag, shape in OP_SHAPES.items():
         for n in (1, 101):
