@@ -435,12 +435,13 @@ static void fill(float *p, size_t n) {
  * Lake VM (2 vCPU, 2026-11-27): bench/accuracy/probe.sh's figures (onnxruntime-node 1.30, a
  * chain of 201 Abs nodes on 64 floats against one; one thread: CPU time, two: the busiest
  * thread's) over the step read just before and just after them, the median of the pairs whose
- * two readings agree within 15 % (10 at one thread, 4 at two; the step read 40 ns at the host's
- * full speed and 53-92 ns in its slow spells, onnxruntime 0.39-0.43 and 0.74-1.15 us per node):
- * docs/cost.md, "Session 15". Several threads cost onnxruntime more per node and per run (its
- * pool's bookkeeping on every kernel, the busiest thread's CPU time). */
-#define ORT_NODE_STEPS_1T 12.7
-#define ORT_RUN_STEPS_1T 426.0
+ * two readings agree within 15 % (12 at one thread, 4 at two). The step read 38-40 ns at the
+ * host's full speed and 53-92 ns in its slow spells, onnxruntime 0.39-0.46 and 0.74-1.15 us per
+ * node: 10.5-10.9 steps at full speed, 11.7-18.1 in slow spells (docs/cost.md, "Session 15").
+ * Several threads cost onnxruntime more per node and per run (its pool's bookkeeping on every
+ * kernel, the busiest thread's CPU time). */
+#define ORT_NODE_STEPS_1T 12.6
+#define ORT_RUN_STEPS_1T 454.0
 #define ORT_NODE_STEPS_MT 16.8
 #define ORT_RUN_STEPS_MT 565.0
 
