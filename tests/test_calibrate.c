@@ -280,12 +280,13 @@ TP_TEST(quick_calibration_and_cache) {
     TP_CHECK(again.runtime_run_ns > again.runtime_node_ns && isfinite(again.runtime_run_ns));
 }
 
-/* The interpreter step behind the runtime's overheads: a positive figure under a microsecond
-   (a few lookups, a small allocation and a kernel on 64 floats), quick or full. */
+/* The interpreter step behind the runtime's overheads: a positive, finite figure, quick or full
+   (tens of ns in a release build, a few µs under the sanitizers' allocator; a millisecond would
+   mean a broken loop, not a slow machine). */
 TP_TEST(interpreter_step) {
     double q = tp_calib_step_ns(true), f = tp_calib_step_ns(false);
-    TP_CHECK(q > 0 && q < 1000 && isfinite(q));
-    TP_CHECK(f > 0 && f < 1000 && isfinite(f));
+    TP_CHECK(q > 0 && q < 1e6 && isfinite(q));
+    TP_CHECK(f > 0 && f < 1e6 && isfinite(f));
 }
 
 /* Waking a sleeping thread: nothing to wake for one thread; a positive, finite figure for two,
