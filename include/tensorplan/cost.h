@@ -252,8 +252,9 @@ typedef struct tp_device_model {
      * models, older caches): no stream term, the skinny curve prices few-row GEMMs. */
     double gemm_stream_gbps;
     /* Overheads of the runtime that executes the graph, not of the hardware: added per
-     * launched node and per forward. CPU models get onnxruntime's, measured by the probe of
-     * bench/accuracy (docs/cost.md, "Runtime overheads"); 0 = none. Not cached. */
+     * launched node and per forward. A calibrated CPU model gets onnxruntime's, as multiples of
+     * a measured interpreter step (the multiples from the probe of bench/accuracy; docs/cost.md,
+     * "Runtime overheads"); cached since session 15. 0 = none. */
     double runtime_node_ns, runtime_run_ns;
     /* Read bandwidth by working-set size (tp_device_read_gbps), measured by the CPU
      * calibration with `threads` threads, sorted by bytes; 0 points = not measured (catalog,
