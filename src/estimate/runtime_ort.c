@@ -322,7 +322,9 @@ static tp_status ort_terms(const tp_graph *g, const tp_estimate *e, const tp_ort
      * memory-pattern block of run 2 (ort_arena.c). Session 15: the pre-packed weights are not in
      * it (onnxruntime 1.30's verbose log shows no arena extension while a session is created, for
      * bert_base's 330 MiB of packed weights as for every other model looked at, and the traces
-     * show each packed copy as its own malloc); sessions 10-14 served them from the arena first. */
+     * show each packed copy as its own malloc); sessions 10-14 served them from the arena first.
+     * Without the CPU arena (oo->cpu_arena false) onnxruntime took -6.6 ... +4.0 MiB of what it
+     * takes with it on four models (docs/runtime.md, Session 15): the same emulation stands. */
     tp_ort_arena_sim sim;
     if (s == TP_OK)
         s = tp_ort_arena_simulate(g, oo->mem_pattern,
