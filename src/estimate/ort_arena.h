@@ -118,21 +118,16 @@ typedef struct tp_ort_prepack {
     uint64_t erased_bytes;
     uint64_t largest_erased_bytes; /* the largest of them */
 } tp_ort_prepack;
-/* block: as tp_ort_xform_compute. TP_ERR_NOMEM. */
-tp_status tp_ort_prepack_compute(const tp_graph *g, uint32_t block, tp_ort_prepack *out,
-                                 tp_error *err);
-/* The same without the weights skip marks (skip[id] != 0; a byte per node, or NULL): those whose
- * load and packing ort_load.c emulates. */
-tp_status tp_ort_prepack_compute_skip(const tp_graph *g, uint32_t block, const uint8_t *skip,
-                                      tp_ort_prepack *out, tp_error *err);
-
 /* One kernel's pre-packing of a weight, in the order onnxruntime's pass visits them (the optimized
  * graph's node index, as above): the packed copy it allocates, and whether the weight is erased
  * right after (the last packing of a weight every use of which packs it). */
 typedef struct tp_ort_pack_step {
     uint64_t key;      /* the packing node's index in the optimized graph */
     tp_node_id weight; /* the initializer (Identity chains and tied copies resolved) */
+    uint64_t bytes;    /* the initializer's bytes */
     uint64_t packed;   /* bytes of the packed copy */
+    bool first;        /* the weight's first packing: the copy that stays (a further kernel's copy
+                          of the same weight is freed at once: Session 15's traces) */
     bool erases;
 } tp_ort_pack_step;
 typedef struct tp_ort_pack_steps {
@@ -143,5 +138,12 @@ typedef struct tp_ort_pack_steps {
 tp_status tp_ort_pack_steps_compute(const tp_graph *g, uint32_t block, tp_ort_pack_steps *out,
                                     tp_error *err);
 void tp_ort_pack_steps_free(const tp_graph *g, tp_ort_pack_steps *s);
+/* The summary of the packing steps, leaving out the weights skip marks (skip[id] != 0, a byte per
+ * node, or NULL: those whose load and packing ort_load.c emulates). TP_ERR_NOMEM. */
+tp_status tp_ort_prepack_of_steps(const tp_graph *g, const tp_ort_pack_steps *steps,
+                                  const uint8_t *skip, tp_ort_prepack *out, tp_error *err);
+/* The same from g's own steps (tp_ort_pack_steps_compute; block: as tp_ort_xform_compute). */
+tp_status tp_ort_prepack_compute(const tp_graph *g, uint32_t block, tp_ort_prepack *out,
+                                 tp_error *err);
 
 #endif

@@ -50,9 +50,8 @@ tp_status tp_ort_load_emulate(const tp_graph *g, uint64_t model_file_bytes, cons
     const tp_allocator *a = tp_graph_allocator(g);
     size_t cap = (size_t)n + 1;
     uint32_t *raw = tp_mem_alloc(a, cap * sizeof *raw), *copy = tp_mem_alloc(a, cap * sizeof *copy);
-    uint8_t *packed_once = tp_mem_calloc(a, cap, 1);
     tp_glibc_heap *h = NULL;
-    tp_status s = (!raw || !copy || !packed_once)
+    tp_status s = (!raw || !copy)
                       ? tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (%u nodes)", n)
                       : tp_glibc_heap_create(a, &h, err);
     uint32_t buf = 0;
@@ -84,11 +83,9 @@ tp_status tp_ort_load_emulate(const tp_graph *g, uint64_t model_file_bytes, cons
     for (size_t i = 0; steps && i < steps->n && s == TP_OK; i++) {
         const tp_ort_pack_step *st = &steps->steps[i];
         if (st->weight < 0 || (uint32_t)st->weight >= n || !emulated[st->weight]) continue;
-        bool again = packed_once[st->weight] != 0;
         uint32_t packed;
-        if ((s = tp_glibc_heap_alloc(h, st->packed, again, &packed, err)) != TP_OK) break;
-        if (again) tp_glibc_heap_free(h, packed);
-        packed_once[st->weight] = 1;
+        if ((s = tp_glibc_heap_alloc(h, st->packed, !st->first, &packed, err)) != TP_OK) break;
+        if (!st->first) tp_glibc_heap_free(h, packed);
         if (st->erases) tp_glibc_heap_free(h, copy[st->weight]);
     }
     if (s == TP_OK) {
@@ -98,6 +95,5 @@ tp_status tp_ort_load_emulate(const tp_graph *g, uint64_t model_file_bytes, cons
     tp_glibc_heap_destroy(h);
     tp_mem_free(a, raw, cap * sizeof *raw);
     tp_mem_free(a, copy, cap * sizeof *copy);
-    tp_mem_free(a, packed_once, cap);
     return s;
 }

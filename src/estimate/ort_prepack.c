@@ -17,13 +17,6 @@
 #include "core/mem.h"
 #include "estimate/ort_arena.h"
 
-typedef struct prepack_entry {
-    uint64_t key;    /* the pass's position: the reader's index in the optimized graph */
-    uint64_t bytes;  /* the original initializer */
-    uint64_t packed; /* the reader's packed copy (MlasGemmPackBSize) */
-    tp_node_id weight;
-} prepack_entry;
-
 uint64_t tp_ort_packed_b_bytes(const tp_graph *g, const tp_node *w, uint64_t bytes) {
     int64_t nn;
     tp_error e;
@@ -58,11 +51,6 @@ uint64_t tp_ort_packed_bytes(const tp_graph *g, const tp_node *reader, const tp_
         return 0;
     uint64_t rows = ((uint64_t)nn + 15) / 16 * 16, out;
     return tp_mul_u64(bytes / (uint64_t)nn, rows, &out) ? out : 0;
-}
-
-static int by_key_desc(const void *pa, const void *pb) {
-    const prepack_entry *a = pa, *b = pb;
-    return a->key < b->key ? 1 : a->key > b->key ? -1 : 0;
 }
 
 static bool is_identity(const tp_node *n) {
@@ -174,41 +162,7 @@ static uint64_t runner_key(const tp_graph *g, const tp_ort_xform *x, const uint6
     return reader[m] >= 0 ? key[reader[m]] : key[m];
 }
 
-/* An entry per packing reader of a weight every reader packs (e: capacity 2 x node count + 1);
- * the erased weights' bytes (each once) and the largest of them into *out. */
-static tp_status prepack_entries(const tp_graph *g, const tp_ort_xform *x, const uint64_t *key,
-                                 const uint32_t *uses, const tp_node_id *reader, uint32_t *packs,
-                                 const uint8_t *skip, prepack_entry *e, size_t *n_e,
-                                 tp_ort_prepack *out, tp_error *err) {
-    uint32_t n = x->n;
-    for (uint32_t id = 0; id < n; id++) {
-        const tp_node *nd = tp_graph_node(g, (tp_node_id)id);
-        for (uint32_t i = 1; nd && i < 3 && i < nd->n_inputs; i++) {
-            tp_node_id w = packed_weight(g, nd, i);
-            if (w < 0 || (uint32_t)w >= n || packs[w] == 0 || packs[w] < uses[w] ||
-                (skip && skip[w]))
-                continue;
-            uint64_t bytes, k = runner_key(g, x, key, uses, reader, (tp_node_id)id);
-            tp_status s = tp_graph_node_bytes(g, w, &bytes, err);
-            if (s != TP_OK) return s;
-            uint64_t packed = tp_ort_packed_bytes(g, nd, tp_graph_node(g, w), bytes);
-            if (!packed) continue; /* not packed: the initializer stays, no transient */
-            /* a weight read by several packing kernels: an entry per reader (the original
-             * counted at each, at most once too many; only the first one's packed copy stays:
-             * tp_ort_prepack_compute_skip) */
-            e[(*n_e)++] = (prepack_entry){k, bytes, packed, w};
-            if (packs[w] != UINT32_MAX) { /* erased: its bytes once */
-                packs[w] = UINT32_MAX;
-                if (!tp_add_u64(out->erased_bytes, bytes, &out->erased_bytes))
-                    out->erased_bytes = UINT64_MAX;
-                if (bytes > out->largest_erased_bytes) out->largest_erased_bytes = bytes;
-            }
-        }
-    }
-    return TP_OK;
-}
-
-/* What both passes below read: onnxruntime's optimized graph (NCHWc and fusions), each node's
+/* What the pass below reads: onnxruntime's optimized graph (NCHWc and fusions), each node's
  * index in it, each weight's uses and packing uses, each node's first reader. */
 typedef struct prepack_ctx {
     const tp_allocator *a;
@@ -248,43 +202,45 @@ static tp_status ctx_init(const tp_graph *g, uint32_t block, prepack_ctx *c, tp_
     return s;
 }
 
-tp_status tp_ort_prepack_compute(const tp_graph *g, uint32_t block, tp_ort_prepack *out,
-                                 tp_error *err) {
-    return tp_ort_prepack_compute_skip(g, block, NULL, out, err);
+tp_status tp_ort_prepack_of_steps(const tp_graph *g, const tp_ort_pack_steps *steps,
+                                  const uint8_t *skip, tp_ort_prepack *out, tp_error *err) {
+    memset(out, 0, sizeof *out);
+    if (!steps || steps->n == 0) return TP_OK;
+    const tp_allocator *a = tp_graph_allocator(g);
+    size_t cap = (size_t)tp_graph_node_count(g) + 1;
+    uint8_t *erased = tp_mem_calloc(a, cap, 1); /* every use of the weight packs it */
+    if (!erased) return tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (prepacking)");
+    for (size_t i = 0; i < steps->n; i++) {
+        const tp_ort_pack_step *st = &steps->steps[i];
+        if (!st->erases || (skip && skip[st->weight])) continue;
+        erased[st->weight] = 1;
+        if (!tp_add_u64(out->erased_bytes, st->bytes, &out->erased_bytes))
+            out->erased_bytes = UINT64_MAX;
+        if (st->bytes > out->largest_erased_bytes) out->largest_erased_bytes = st->bytes;
+    }
+    /* last packing first: while a weight is packed its original and the packed copies made
+     * before it are resident, those after it not yet (a further kernel's copy of a weight is
+     * freed at once: only the first counts; the original is counted at each of its packings, at
+     * most once too many) */
+    uint64_t after = 0;
+    for (size_t i = steps->n; i-- > 0;) {
+        const tp_ort_pack_step *st = &steps->steps[i];
+        if (!erased[st->weight]) continue;
+        uint64_t t = tp_sat_sub_u64(st->bytes, after);
+        if (t > out->transient_bytes) out->transient_bytes = t;
+        if (st->first && !tp_add_u64(after, st->packed, &after)) after = UINT64_MAX;
+    }
+    tp_mem_free(a, erased, cap);
+    return TP_OK;
 }
 
-tp_status tp_ort_prepack_compute_skip(const tp_graph *g, uint32_t block, const uint8_t *skip,
-                                      tp_ort_prepack *out, tp_error *err) {
+tp_status tp_ort_prepack_compute(const tp_graph *g, uint32_t block, tp_ort_prepack *out,
+                                 tp_error *err) {
     memset(out, 0, sizeof *out);
-    prepack_ctx c;
-    tp_status s = ctx_init(g, block, &c, err);
-    if (s != TP_OK) return s;
-    size_t n_e = 0;
-    prepack_entry *e = tp_mem_alloc(c.a, 2 * c.cap * sizeof *e);
-    if (!e) s = tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (%u nodes)", c.x.n);
-    if (s == TP_OK)
-        s = prepack_entries(g, &c.x, c.key, c.uses, c.reader, c.packs, skip, e, &n_e, out, err);
-    uint8_t *seen = s == TP_OK ? tp_mem_calloc(c.a, c.cap, 1) : NULL;
-    if (s == TP_OK && !seen)
-        s = tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (%u nodes)", c.x.n);
-    if (s == TP_OK) {
-        /* a weight several kernels pack keeps the first one's copy; the others' are freed at once
-         * (Session 15's traces): in the pass's order, only the first entry's copy stays */
-        qsort(e, n_e, sizeof *e, by_key_desc);
-        for (size_t i = n_e; i-- > 0;) {
-            if (seen[e[i].weight]) e[i].packed = 0;
-            seen[e[i].weight] = 1;
-        }
-        uint64_t after = 0; /* packed copies made after the entry: resident at the peak */
-        for (size_t i = 0; i < n_e; i++) {
-            uint64_t t = tp_sat_sub_u64(e[i].bytes, after);
-            if (t > out->transient_bytes) out->transient_bytes = t;
-            if (!tp_add_u64(after, e[i].packed, &after)) after = UINT64_MAX;
-        }
-    }
-    tp_mem_free(c.a, e, 2 * c.cap * sizeof *e);
-    tp_mem_free(c.a, seen, seen ? c.cap : 0);
-    ctx_free(g, &c);
+    tp_ort_pack_steps steps;
+    tp_status s = tp_ort_pack_steps_compute(g, block, &steps, err);
+    if (s == TP_OK) s = tp_ort_prepack_of_steps(g, &steps, NULL, out, err);
+    tp_ort_pack_steps_free(g, &steps);
     return s;
 }
 
@@ -317,20 +273,31 @@ tp_status tp_ort_pack_steps_compute(const tp_graph *g, uint32_t block, tp_ort_pa
             if ((s = tp_graph_node_bytes(g, w, &bytes, err)) != TP_OK) break;
             uint64_t packed = tp_ort_packed_bytes(g, nd, tp_graph_node(g, w), bytes);
             if (!packed) continue;
-            st[n++] = (tp_ort_pack_step){
-                runner_key(g, &c.x, c.key, c.uses, c.reader, (tp_node_id)id), w, packed, false};
+            st[n++] =
+                (tp_ort_pack_step){runner_key(g, &c.x, c.key, c.uses, c.reader, (tp_node_id)id),
+                                   w,
+                                   bytes,
+                                   packed,
+                                   false,
+                                   false};
         }
     }
     if (s == TP_OK) {
         qsort(st, n, sizeof *st, step_by_key);
         /* a weight every use of which is packed is erased after its last packing (c.packs is
-         * spent from here: the steps left for each weight) */
+         * spent from here: marks); the first packing of a weight keeps its copy (c.uses, no longer
+         * read, marks the weights packed so far) */
         for (size_t i = n; i-- > 0;) {
             tp_node_id w = st[i].weight;
             if (c.packs[w] >= c.uses[w] && c.packs[w] != UINT32_MAX) {
                 st[i].erases = true;
                 c.packs[w] = UINT32_MAX;
             }
+        }
+        for (size_t i = 0; i < n; i++) {
+            tp_node_id w = st[i].weight;
+            st[i].first = c.uses[w] != UINT32_MAX;
+            c.uses[w] = UINT32_MAX;
         }
         out->steps = st;
         out->n = n;

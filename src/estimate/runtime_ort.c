@@ -211,12 +211,7 @@ static tp_status classify_weights(const tp_graph *g, const uint8_t *emulated,
     const tp_allocator *a = tp_graph_allocator(g);
     size_t cap = (size_t)n + 1;
     uint8_t *cls = tp_mem_alloc(a, cap);
-    uint64_t *pk = tp_mem_calloc(a, cap, sizeof *pk); /* packed size by the first packing reader */
-    if (!cls || !pk) {
-        tp_mem_free(a, cls, cap);
-        tp_mem_free(a, pk, cap * sizeof *pk);
-        return tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (%u nodes)", n);
-    }
+    if (!cls) return tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (%u nodes)", n);
     memset(cls, 0, cap);
     tp_status s = TP_OK;
     for (uint32_t id = 0; id < n && s == TP_OK; id++) {
@@ -230,12 +225,6 @@ static tp_status classify_weights(const tp_graph *g, const uint8_t *emulated,
             if (!conv && !packs) continue; /* a MatMul/Gemm bias: not packed */
             uint8_t c = conv ? conv_class(g, node, tp_graph_node(g, in)) : W_GEMM;
             if (c > cls[in]) cls[in] = c;
-            if (!packs) continue;
-            uint64_t bytes;
-            if ((s = tp_graph_node_bytes(g, in, &bytes, err)) != TP_OK) break;
-            uint64_t size = tp_ort_packed_bytes(g, node, tp_graph_node(g, in), bytes);
-            if (!size) continue;
-            if (!pk[in]) pk[in] = size;
         }
     }
     /* a tied copy's readers read its original (one tensor): the class goes to the original */
@@ -245,7 +234,6 @@ static tp_status classify_weights(const tp_graph *g, const uint8_t *emulated,
         tp_node_id to = node->op.attrs.param.tied_to;
         if (to < 0 || (uint32_t)to >= n) continue;
         if (cls[id] > cls[to]) cls[to] = cls[id];
-        if (!pk[to]) pk[to] = pk[id];
     }
     for (uint32_t id = 0; id < n && s == TP_OK; id++) {
         const tp_node *node = tp_graph_node(g, (tp_node_id)id);
@@ -268,7 +256,6 @@ static tp_status classify_weights(const tp_graph *g, const uint8_t *emulated,
             s = tp_error_set(err, TP_ERR_OVERFLOW, "runtime: body weight bytes overflow 64 bits");
     }
     tp_mem_free(a, cls, cap);
-    tp_mem_free(a, pk, cap * sizeof *pk);
     return s;
 }
 
@@ -308,8 +295,8 @@ static tp_status plan_noinplace(const tp_graph *g, uint64_t *out, tp_error *err)
 }
 
 static tp_status ort_terms(const tp_graph *g, const tp_estimate *e, const tp_ort_options *oo,
-                           const uint8_t *emulated, const tp_ort_load *ld, tp_runtime_estimate *r,
-                           tp_error *err) {
+                           const tp_ort_pack_steps *steps, const uint8_t *emulated,
+                           const tp_ort_load *ld, tp_runtime_estimate *r, tp_error *err) {
     /* the model file less the weights the heap emulation covers (ort_load.c): what the rules
      * below see as the parsed file */
     uint64_t file = tp_sat_sub_u64(oo->model_file_bytes, ld->weight_bytes);
@@ -370,10 +357,7 @@ static tp_status ort_terms(const tp_graph *g, const tp_estimate *e, const tp_ort
     /* pre-packing (ort_prepack.c): its transient at creation, a weight in an external data
      * file being unmapped after its packing; and the initializers it erases */
     tp_ort_prepack pp;
-    memset(&pp, 0, sizeof pp);
-    if (oo->prepacking &&
-        (s = tp_ort_prepack_compute_skip(g, ORT_NCHWC_BLOCK, emulated, &pp, err)) != TP_OK)
-        return s;
+    if ((s = tp_ort_prepack_of_steps(g, steps, emulated, &pp, err)) != TP_OK) return s;
     uint64_t pack_t = 0, emb = 0;
     if (total_w > 0) {
         emb = file < total_w ? file : total_w;
@@ -450,11 +434,9 @@ static tp_status ort_estimate(const tp_graph *g, const tp_estimate *e, const tp_
     memset(&ld, 0, sizeof ld);
     tp_status s =
         oo->prepacking ? tp_ort_pack_steps_compute(g, ORT_NCHWC_BLOCK, &steps, err) : TP_OK;
-    if (s == TP_OK)
-        s = tp_ort_load_emulate(g, oo->model_file_bytes, emulated, oo->prepacking ? &steps : NULL,
-                                &ld, err);
+    if (s == TP_OK) s = tp_ort_load_emulate(g, oo->model_file_bytes, emulated, &steps, &ld, err);
+    if (s == TP_OK) s = ort_terms(g, e, oo, &steps, emulated, &ld, r, err);
     tp_ort_pack_steps_free(g, &steps);
-    if (s == TP_OK) s = ort_terms(g, e, oo, emulated, &ld, r, err);
     tp_mem_free(a, emulated, n);
     return s;
 }
