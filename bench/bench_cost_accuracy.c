@@ -6,7 +6,8 @@
  * MEASURED.jsonl comes from bench/accuracy/measure_ort.js (onnxruntime on this
  * machine): one line {"model":NAME,"threads":T,"median_ms":X,"min_ms":Y,...} per
  * model. For each model this program imports MODELS_DIR/NAME.onnx (default
- * .fixtures/models), binds the sizes of NAME.inputs.json ("bind"), predicts one
+ * .fixtures/models) with the values NAME.inputs.json gives for inputs ("values": an If on
+ * one takes its branch), binds its sizes ("bind"), predicts one
  * forward pass on this CPU calibrated with the same thread count (cached
  * calibration; --quick / --force as in `tensorplan calibrate`), and prints per
  * model predicted vs measured, then the mean absolute percentage error (MAPE)
@@ -136,6 +137,58 @@ static tp_status bind_inputs(tp_graph *g, const char *path, tp_error *err) {
     return s;
 }
 
+/* The values NAME.inputs.json gives for graph inputs ("inputs": {"sr": {..., "values": [16000]}}):
+ * the run's own values, known to a user before running (an If on `sr` then takes its branch).
+ * Integers only; at most MAX_VALUE_INPUTS inputs of MAX_VALUES values. */
+#define MAX_VALUE_INPUTS 8
+#define MAX_VALUES 16
+typedef struct input_values {
+    char names[MAX_VALUE_INPUTS][128];
+    int64_t values[MAX_VALUE_INPUTS][MAX_VALUES];
+    tp_onnx_input_value iv[MAX_VALUE_INPUTS];
+    uint32_t n;
+} input_values;
+
+static void read_input_values(const char *path, input_values *out) {
+    memset(out, 0, sizeof *out);
+    char *text = read_text(path);
+    if (!text) return;
+    const char *inputs = strstr(text, "\"inputs\"");
+    for (const char *p = inputs ? strstr(inputs, "\"values\"") : NULL;
+         p && out->n < MAX_VALUE_INPUTS; p = strstr(p + 1, "\"values\"")) {
+        /* the input's name: the key before the object holding "values" */
+        const char *brace = p;
+        while (brace > inputs && *brace != '{')
+            brace--;
+        const char *k1 = brace;
+        while (k1 > inputs && *k1 != '"')
+            k1--;
+        const char *k0 = k1 > inputs ? k1 - 1 : k1;
+        while (k0 > inputs && *k0 != '"')
+            k0--;
+        size_t len = (size_t)(k1 - k0 - 1);
+        const char *open = strchr(p, '[');
+        if (k0 <= inputs || k1 <= k0 || len == 0 || len >= sizeof out->names[0] || !open) break;
+        uint32_t k = out->n, count = 0;
+        memcpy(out->names[k], k0 + 1, len);
+        out->names[k][len] = '\0';
+        const char *q = open + 1;
+        while (*q && *q != ']' && count < MAX_VALUES) {
+            char *end = NULL;
+            long long v = strtoll(q, &end, 10);
+            if (end == q) break;
+            out->values[k][count++] = (int64_t)v;
+            q = end;
+            while (*q == ' ' || *q == ',')
+                q++;
+        }
+        if (*q != ']') continue; /* not a list of integers: not given */
+        out->iv[k] = (tp_onnx_input_value){out->names[k], out->values[k], NULL, count};
+        out->n++;
+    }
+    free(text);
+}
+
 static void ranks(const double *v, int n, double *r) {
     for (int i = 0; i < n; i++) {
         int less = 0, eq = 0;
@@ -172,6 +225,13 @@ static void predict(row *r, const char *dir, const tp_device_model *dev) {
     tp_onnx_options opt;
     tp_onnx_options_init(&opt);
     tp_status s = TP_OK;
+    input_values given;
+    if ((size_t)snprintf(path, sizeof path, "%s/%s.inputs.json", dir, r->name) < sizeof path)
+        read_input_values(path, &given);
+    else
+        memset(&given, 0, sizeof given);
+    opt.input_values = given.iv;
+    opt.n_input_values = given.n;
     if ((size_t)snprintf(path, sizeof path, "%s/%s.onnx", dir, r->name) >= sizeof path)
         s = tp_error_set(&err, TP_ERR_INVALID, "path too long");
     if (s == TP_OK) s = tp_onnx_load(path, &opt, NULL, &g, &err);

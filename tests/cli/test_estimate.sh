@@ -292,6 +292,22 @@ run "estimate NonZero --dim" 0 "$TP" estimate "$C/test_nonzero_example.onnx" --b
 json "--dim overrides the bound" 'd["bounded_dims"] == [] and d["activations_bytes"] == 16'
 run "estimate If" 0 "$TP" estimate "$C/test_if.onnx" --budget 1GiB --json
 json "If note json" 'len(d["notes"]) == 1 and "both branches planned" in d["notes"][0]'
+# --input-value: the If on a given input plans the branch taken (each value its own)
+run "If on a given input: true" 0 "$TP" estimate "$C/test_if.onnx" --budget 1GiB --json --input-value cond=1
+json "then_branch planned" 'len(d["notes"]) == 1 and "is true at plan time" in d["notes"][0] and "then_branch only" in d["notes"][0]'
+run "If on a given input: false" 0 "$TP" estimate "$C/test_if.onnx" --budget 1GiB --json --input-value cond=0
+json "else_branch planned" 'len(d["notes"]) == 1 and "is false at plan time" in d["notes"][0] and "else_branch only" in d["notes"][0]'
+run "the last value given wins" 0 "$TP" estimate "$C/test_if.onnx" --budget 1GiB --json \
+    --input-value cond=1 --input-value cond=0
+json "the last one's branch" '"else_branch only" in d["notes"][0]'
+run "--input-value for a name that is no input" 1 "$TP" estimate "$C/test_if.onnx" --budget 1GiB --input-value nope=1
+has "names the value" "a value is given for 'nope', which is not a graph input" "$tmp/err"
+run "--input-value with too many values" 1 "$TP" estimate "$C/test_if.onnx" --budget 1GiB --input-value cond=1,2
+has "names the count" "'cond' has 2 elements" "$tmp/err"
+for bad in cond cond= =1 cond=abc cond=1e999 "cond=1,,2"; do
+    run "--input-value $bad is a usage error" 2 "$TP" estimate "$C/test_if.onnx" --input-value "$bad"
+done
+has "says which value" "value 2 \\(''\\) is not a number" "$tmp/err"
 
 echo "$pass passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -14,7 +14,8 @@
 
 typedef tp_status (*model_loader)(const tp_cli_model_args *a, tp_graph **out, tp_error *err);
 
-/* --dim values are known while converting: an If on a bound dim takes its branch. */
+/* --dim values and --input-value values are known while converting: an If on a bound dim or
+ * a given input takes its branch. */
 static tp_status load_onnx(const tp_cli_model_args *a, tp_graph **out, tp_error *err) {
     tp_onnx_options opt;
     tp_onnx_options_init(&opt);
@@ -29,6 +30,8 @@ static tp_status load_onnx(const tp_cli_model_args *a, tp_graph **out, tp_error 
     }
     opt.dims = dims;
     opt.n_dims = (uint32_t)a->dims.n;
+    opt.input_values = a->values.items;
+    opt.n_input_values = (uint32_t)a->values.n; /* each a command-line argument: < 2^32 */
     tp_status st = tp_onnx_load(a->path, &opt, NULL, out, err);
     free(dims);
     return st;
@@ -51,6 +54,7 @@ void tp_cli_model_args_init(tp_cli_model_args *a) {
 
 void tp_cli_model_args_free(tp_cli_model_args *a) {
     tp_cli_dims_free(&a->dims);
+    tp_cli_input_values_free(&a->values);
 }
 
 /* An LLM for the llama.cpp estimate: a .gguf, a Hugging Face config.json, a folder
@@ -110,6 +114,7 @@ const tp_cli_opt tp_cli_model_opts[] = {
      .apply = apply_demo,
      .help = "the built-in GPT-2-small-like demo decoder (default without MODEL)"},
     TP_OPT_GROUP_ROW(tp_cli_dims_opts, tp_cli_model_args, dims, NULL),
+    TP_OPT_GROUP_ROW(tp_cli_input_values_opts, tp_cli_model_args, values, NULL),
     TP_CLI_END,
 };
 

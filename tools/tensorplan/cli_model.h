@@ -1,6 +1,6 @@
 /* The CLI's model loader, shared by every subcommand that takes a model:
  *
- *   [MODEL | --demo] [--dim name=value]...
+ *   [MODEL | --demo] [--dim name=value]... [--input-value name=v[,v...]]...
  *
  * No model or --demo gives the built-in demo transformer (tensorplan/demo.h);
  * a file path is dispatched by its extension through the table in
@@ -12,19 +12,21 @@
 #define TP_CLI_MODEL_H
 
 #include "cli_dims.h"
+#include "cli_input_values.h"
 
 typedef struct tp_cli_model_args {
     const char *path; /* NULL: the demo */
     bool demo;
     bool accept_gguf; /* set before parsing: a MODEL.gguf goes to `gguf` (LLM mode) */
     const char *gguf;
-    tp_cli_dims dims; /* --dim / --dims, in order */
+    tp_cli_dims dims;           /* --dim / --dims, in order */
+    tp_cli_input_values values; /* --input-value, in order (ONNX only) */
 } tp_cli_model_args;
 
 void tp_cli_model_args_init(tp_cli_model_args *a);
 void tp_cli_model_args_free(tp_cli_model_args *a);
 
-/* The rows MODEL (positional, one only), --demo, --dim, --dims, listed under
+/* The rows MODEL (positional, one only), --demo, --dim, --dims, --input-value, listed under
  * "model:" in --help: TP_CLI_MODEL(args_type, model_field) in a table. */
 extern const tp_cli_opt tp_cli_model_opts[];
 #define TP_CLI_MODEL(type, field) TP_OPT_GROUP_ROW(tp_cli_model_opts, type, field, "model")
