@@ -6,8 +6,9 @@ Usage: /usr/bin/python3 bench/ort_memory/compare.py TENSORPLAN MEASURED.jsonl [-
                                                     [--session-constant BYTES]
 Runs `TENSORPLAN estimate MODEL --dim ... --runtime onnxruntime --json` for every measured model
 (dims from its inputs.json "bind") and prints the table: model, set, predicted, ORT RSS growth,
-error = predicted / measured - 1 (negative = below = a miss). Exits 1 when a model is predicted
-below its measurement, or (with --max-over) above it by more than FRACTION. --terms prints the profile's raw terms as JSON lines instead (for fitting).
+error = predicted / measured - 1 (negative = below = a miss), and the error against the highest
+of the measured runs ("vs high"). Exits 1 when a model is predicted below its measurement or any
+of its runs, or (with --max-over) above it by more than FRACTION. --terms prints the profile's raw terms as JSON lines instead (for fitting).
 
 --session-constant BYTES: onnxruntime's session constant measured on this machine (the growth of
 a one-Neg model, as the profile's session_fixed_bytes was measured). Most of it is onnxruntime's
@@ -80,25 +81,30 @@ def main():
         if constant is not None:
             adjusted += profile_constant - constant
         rows.append((name, m['set'], rt['peak_bytes'], m['growth_bytes'], e['peak_bytes'], adjusted,
-                     m.get('file_growth_bytes')))
+                     m.get('file_growth_bytes'), max(m.get('runs', [m['growth_bytes']]))))
     if terms:
         return 0
     mib = 1 << 20
     if constant is not None:
         print('session constant on this machine: %.2f MiB (the profile\'s: %.2f MiB)' % (
             constant / mib, profile_constant / mib))
-    print('%-16s %-12s %9s %10s %10s %10s %8s %9s %8s' % (
+    print('%-16s %-12s %9s %10s %10s %10s %8s %9s %9s %8s' % (
         'model', 'set', 'plan MiB', 'predicted', 'ORT growth', 'ORT adj', 'error', 'adj error',
-        'file MiB'))
-    errs = {}
-    for name, s, pred, meas, extra, adjusted, file_growth in rows:
+        'vs high', 'file MiB'))
+    errs, high_errs = {}, {}
+    for name, s, pred, meas, extra, adjusted, file_growth, highest in rows:
         if pred is None:
             print('%-16s %-12s %9s %10s %10s %10.1f  not estimated: %s' % (name, s, '-', '-', '-',
                                                                           meas / mib, extra))
             continue
         err = pred / meas - 1
         adj_err = pred / adjusted - 1
+        # the highest of the measured runs, shifted like the median: onnxruntime's own figure varies
+        # from run to run (glibc's reuse of heap holes, docs/runtime.md), and a user must provision
+        # for its highest run, so the error against it is shown beside the median's
+        high_err = pred / (highest + adjusted - meas) - 1
         errs.setdefault(s, []).append(adj_err)
+        high_errs.setdefault(s, []).append(high_err)
         flag = ''
         if pred < meas:
             misses += 1
@@ -106,16 +112,23 @@ def main():
         elif pred < adjusted:
             misses += 1
             flag = '  BELOW (adjusted: a model term short)'
+        elif pred < highest:
+            misses += 1
+            flag = '  BELOW (its highest run)'
         elif max_over is not None and adj_err > max_over:
             misses += 1
             flag = '  OVER BAND'
-        print('%-16s %-12s %9.1f %10.1f %10.1f %10.1f %+7.1f%% %+8.1f%% %8s%s' % (
+        print('%-16s %-12s %9.1f %10.1f %10.1f %10.1f %+7.1f%% %+8.1f%% %+8.1f%% %8s%s' % (
             name, s, extra / mib, pred / mib, meas / mib, adjusted / mib, err * 100, adj_err * 100,
-            '-' if file_growth is None else '%.1f' % (file_growth / mib), flag))
+            high_err * 100, '-' if file_growth is None else '%.1f' % (file_growth / mib), flag))
     for s, v in errs.items():
         print('%s (adjusted): %d models, error min %+.1f%% max %+.1f%% mean |error| %.1f%%, %d within +10%%' % (
             s, len(v), min(v) * 100, max(v) * 100, sum(abs(x) for x in v) / len(v) * 100,
             sum(1 for x in v if 0 <= x <= 0.10)))
+        h = high_errs[s]
+        print('%s (adjusted, against the highest run): error min %+.1f%% max %+.1f%% mean |error| %.1f%%, %d within +10%%' % (
+            s, min(h) * 100, max(h) * 100, sum(abs(x) for x in h) / len(h) * 100,
+            sum(1 for x in h if 0 <= x <= 0.10)))
     return 1 if misses else 0
 
 
