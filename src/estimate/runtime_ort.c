@@ -60,8 +60,20 @@ typedef struct ort_coeffs {
  * grid with which every run of heldout4 and heldout5 is covered (resnet101's upper mode, 316.2
  * MiB, was 0.9 MiB above session 12's prediction; docs/runtime.md, Session 14: glibc's dynamic
  * mmap threshold, heap kept in proportion to the Conv weights' freed copies), margin 5.5 % as
- * shipped, the intercept re-derived below: 24 of 39 within +10 % (25 at 1450). */
-static const ort_coeffs ORT_DEFAULT = {0, 1475, 1010, 0, 1000, 1000, 3461};
+ * shipped, the intercept re-derived below: 24 of 39 within +10 % (25 at 1450).
+ * Session 16 (2026-11-27): heldout10, fixed before it ran, had a model above the prediction in
+ * two of its five runs (regnet_x_3_2gf: 132-134 MiB in three runs, 162 MiB in two, 4.2 % above
+ * the profile's 155 MiB): the Conv weights' memory has an upper mode the factor did not cover.
+ * Traced (docs/runtime.md, Session 16), the NCHWc transformer allocates four buffers per Conv
+ * weight and keeps one, and onnxruntime's 64-byte-aligned copies cannot reuse a hole of their
+ * own size, so what the Conv weights leave resident depends on the holes' order: measured
+ * 1.25x (resnet152) to 1.9x (regnet_x_3_2gf's upper mode) of their bytes. Chosen the same way
+ * as session 14's step, on every run of every measured set (the 11 sets, 111 models and
+ * batches, all fitting material now; heldout11 fixed after this choice): the 25-per-mille grid
+ * of the Conv factor with the intercept covering every run; 1.65 is the smallest factor of the
+ * plateau of the smallest mean error (15.3 % over the medians of the 111 rows, against 25.3 %
+ * at 1.475 with the intercept that covers every run, 16.1 MB), and brings the intercept down. */
+static const ort_coeffs ORT_DEFAULT = {0, 1650, 1010, 0, 1000, 1000, 3461};
 /* The same choice's intercept above the measured session cost: the smallest constant that keeps
  * every run of every fitted model at or below the prediction with the margin below (set by
  * mobilenet_v2_embedded's highest run, 84.34 MiB, 3.05 MiB above its median: with its classifier
@@ -72,7 +84,10 @@ static const ort_coeffs ORT_DEFAULT = {0, 1475, 1010, 0, 1000, 1000, 3461};
  * Conv taken by the heap emulation (ort_load.c): 8,973,380 bytes, the same run setting it
  * (fit.py --sets calibration,seen,heldout2,heldout3 --runs-design --model 1000 --node 3461 --fix
  * 1475,1010,0,55 on compare.py --terms of this build; its classifier's terms moved 54 KB). */
-#define ORT_CALIBRATION_MARGIN_BYTES 8973380u
+/* Session 16's, with the Conv factor 1.65: 6,357,616 bytes, the smallest that keeps every run of
+ * every measured set at or below the prediction (mobilenet_v2_embedded's highest run sets it
+ * again; regnet_x_3_2gf's upper mode needs 5.58 MB of it). */
+#define ORT_CALIBRATION_MARGIN_BYTES 6357616u
 /* Relative margin on the model-dependent terms only (graph, model copy, weights, pre-packed
  * copies, arena, inputs; not the measured session cost nor the intercept): the same choice's,
  * 5.5 % (session 11: 0.5 %, session 10: 10 %). */

@@ -22,6 +22,9 @@
 # weight, the packed weights out of the arena emulation; 2026-11-27 09:03 UTC, load 3-4, adjusted):
 # +21.2 % (unet_tiny), +15.5 % (mobilenet_v2), +9.4 % (efficientnet_b0), +19.7 % (dif2_16),
 # +31.0 % (ifs_201); the band stays 35 %.
+# Session 16 (the Conv factor 1.65x, a 6.06 MiB intercept, chosen on every run of all 11 measured
+# sets; 2026-11-27 12:25 UTC, load 1, adjusted): +15.0 % (unet_tiny), +13.6 % (mobilenet_v2),
+# +10.8 % (efficientnet_b0), +15.0 % (dif2_16), +23.5 % (ifs_201); the band stays 35 %.
 # Two synthetic control-flow models (bench/ort_memory/synth_body.py, written here) check the
 # body terms: dif2_16 (initializers two If bodies deep: onnxruntime holds 4.4x their bytes; the
 # profile before the body-copy term was far below) and ifs_201 (400 one-node bodies: a session
