@@ -308,6 +308,8 @@ for bad in cond cond= =1 cond=abc cond=1e999 "cond=1,,2"; do
     run "--input-value $bad is a usage error" 2 "$TP" estimate "$C/test_if.onnx" --input-value "$bad"
 done
 has "says which value" "value 2 \\(''\\) is not a number" "$tmp/err"
+run "--input-value with the demo" 1 "$TP" estimate --demo --budget 1GiB --input-value x=1
+has "says it applies to ONNX models" "applies to an ONNX model" "$tmp/err"
 
 echo "$pass passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -17,7 +17,8 @@ typedef struct tp_cli_input_values {
 
 /* Parse "NAME=V[,V...]" and append it: integers when every value is one (int64), else every
  * value as a double. TP_ERR_INVALID (malformed, with what was wrong and where), TP_ERR_NOMEM;
- * the list is unchanged on error. A name given twice keeps both (the importer takes the last). */
+ * the list is unchanged on error. A name given twice keeps both (the importer takes the last).
+ * tp_cli_model_load refuses values for the demo (an API-built graph has no ONNX inputs). */
 tp_status tp_cli_input_values_add(tp_cli_input_values *v, const char *assignment, tp_error *err);
 void tp_cli_input_values_free(tp_cli_input_values *v);
 

@@ -143,6 +143,9 @@ static tp_status load_file(const tp_cli_model_args *a, tp_graph **out, tp_error 
 tp_status tp_cli_model_load(const tp_cli_model_args *a, tp_graph **out, tp_error *err) {
     *out = NULL;
     tp_graph *g = NULL;
+    if (a->values.n && !a->path) /* the demo is built through the API: it has no such input */
+        return tp_error_set(err, TP_ERR_INVALID,
+                            "--input-value applies to an ONNX model, not to the demo");
     tp_status st = a->path ? load_file(a, &g, err) : tp_demo_transformer(NULL, NULL, &g, err);
     if (st != TP_OK) return st;
     if ((st = tp_cli_dims_bind(&a->dims, g, err)) != TP_OK) {
