@@ -66,13 +66,15 @@ typedef struct ort_coeffs {
  * the profile's 155 MiB): the Conv weights' memory has an upper mode the factor did not cover.
  * Traced (docs/runtime.md, Session 16), the NCHWc transformer allocates four buffers per Conv
  * weight and keeps one, and onnxruntime's 64-byte-aligned copies cannot reuse a hole of their
- * own size, so what the Conv weights leave resident depends on the holes' order: measured
- * 1.25x (resnet152) to 1.9x (regnet_x_3_2gf's upper mode) of their bytes. Chosen the same way
+ * own size, so what the Conv weights leave resident depends on the holes' order: the factor
+ * that covers a Conv-heavy model's highest run (no intercept, no margin: conv_grid.py --needed)
+ * is 1.25 for resnet152, 1.89 for regnet_x_3_2gf's upper mode. Chosen the same way
  * as session 14's step, on every run of every measured set (the 11 sets, 111 models and
  * batches, all fitting material now; heldout11 fixed after this choice): the 25-per-mille grid
  * of the Conv factor with the intercept covering every run; 1.65 is the smallest factor of the
  * plateau of the smallest mean error (15.3 % over the medians of the 111 rows, against 25.3 %
- * at 1.475 with the intercept that covers every run, 16.1 MB), and brings the intercept down. */
+ * at 1.475 with the intercept that covers every run, 16.1 MB), and brings the intercept down
+ * (bench/ort_memory/conv_grid.py prints the grid). */
 static const ort_coeffs ORT_DEFAULT = {0, 1650, 1010, 0, 1000, 1000, 3461};
 /* The same choice's intercept above the measured session cost: the smallest constant that keeps
  * every run of every fitted model at or below the prediction with the margin below (set by
