@@ -96,19 +96,11 @@ def models():
     import torchvision.models as tv
     import torchvision.models.video as tvv
 
-    def mc3():
-        torch.manual_seed(0)
-        m = tvv.mc3_18(weights=None).eval()
-        x = torch.randn(1, 3, 16, 112, 112)
-        return m, (x,), ["clip"], ["logits"], {"clip": {0: "batch"}, "logits": {0: "batch"}}, {
-            "clip": ([1, 3, 16, 112, 112], "float32")
-        }, {"batch": 1}
-
     return {
         "regnet_x_800mf": (em.vision(tv.regnet_x_800mf), False),
         "regnet_x_3_2gf": (em.vision(tv.regnet_x_3_2gf), False),
         "vgg13_bn": (em.vision(tv.vgg13_bn), False),
-        "mc3_18": (mc3, False),
+        "mc3_18": (em.video(tvv.mc3_18, 16), False),
         "conv_autoencoder": (conv_autoencoder, True),
         "audio_transformer": (audio_transformer, True),
         "bigram_mlp": (bigram_mlp, True),

@@ -107,19 +107,11 @@ def models():
     import torchvision.models as tv
     import torchvision.models.video as tvv
 
-    def r2plus1d():
-        torch.manual_seed(0)
-        m = tvv.r2plus1d_18(weights=None).eval()
-        x = torch.randn(1, 3, 8, 112, 112)
-        return m, (x,), ["clip"], ["logits"], {"clip": {0: "batch"}, "logits": {0: "batch"}}, {
-            "clip": ([1, 3, 8, 112, 112], "float32")
-        }, {"batch": 1}
-
     return {
         "regnet_y_8gf": (em.vision(tv.regnet_y_8gf), False),
         "resnext101_32x8d": (em.vision(tv.resnext101_32x8d), False),
         "efficientnet_b5": (em.vision(tv.efficientnet_b5, 256), False),
-        "r2plus1d_18": (r2plus1d, False),
+        "r2plus1d_18": (em.video(tvv.r2plus1d_18, 8), False),
         "conv_denoiser": (conv_denoiser, True),
         "dilated_tcn": (dilated_tcn, True),
         "gated_conv_lm": (gated_conv_lm, True),
