@@ -99,10 +99,8 @@ static bool json_str(const char *line, const char *key, char *buf, size_t cap) {
     return true;
 }
 
-/* Bind every "name": value pair of the "bind" object of NAME.inputs.json. */
-static tp_status bind_inputs(tp_graph *g, const char *path, tp_error *err) {
-    char *text = read_text(path);
-    if (!text) return tp_error_set(err, TP_ERR_IO, "cannot read %s", path);
+/* Bind every "name": value pair of the "bind" object of NAME.inputs.json (its text). */
+static tp_status bind_inputs(tp_graph *g, const char *text, tp_error *err) {
     tp_status s = TP_OK;
     const char *p = strstr(text, "\"bind\"");
     p = p ? strchr(p, '{') : NULL;
@@ -133,7 +131,6 @@ static tp_status bind_inputs(tp_graph *g, const char *path, tp_error *err) {
             p++;
         if (p && *p == ',') p++;
     }
-    free(text);
     return s;
 }
 
@@ -149,10 +146,8 @@ typedef struct input_values {
     uint32_t n;
 } input_values;
 
-static void read_input_values(const char *path, input_values *out) {
+static void read_input_values(const char *text, input_values *out) {
     memset(out, 0, sizeof *out);
-    char *text = read_text(path);
-    if (!text) return;
     const char *inputs = strstr(text, "\"inputs\"");
     for (const char *p = inputs ? strstr(inputs, "\"values\"") : NULL;
          p && out->n < MAX_VALUE_INPUTS; p = strstr(p + 1, "\"values\"")) {
@@ -186,7 +181,6 @@ static void read_input_values(const char *path, input_values *out) {
         out->iv[k] = (tp_onnx_input_value){out->names[k], out->values[k], NULL, count};
         out->n++;
     }
-    free(text);
 }
 
 static void ranks(const double *v, int n, double *r) {
@@ -225,22 +219,23 @@ static void predict(row *r, const char *dir, const tp_device_model *dev) {
     tp_onnx_options opt;
     tp_onnx_options_init(&opt);
     tp_status s = TP_OK;
+    /* NAME.inputs.json, read once: the input values before the import, the sizes after */
+    char *spec = NULL;
+    if ((size_t)snprintf(path, sizeof path, "%s/%s.inputs.json", dir, r->name) >= sizeof path)
+        s = tp_error_set(&err, TP_ERR_INVALID, "path too long");
+    else if (!(spec = read_text(path)))
+        s = tp_error_set(&err, TP_ERR_IO, "cannot read %s", path);
     input_values given;
-    if ((size_t)snprintf(path, sizeof path, "%s/%s.inputs.json", dir, r->name) < sizeof path)
-        read_input_values(path, &given);
-    else
-        memset(&given, 0, sizeof given);
+    memset(&given, 0, sizeof given);
+    if (s == TP_OK) read_input_values(spec, &given);
     opt.input_values = given.iv;
     opt.n_input_values = given.n;
-    if ((size_t)snprintf(path, sizeof path, "%s/%s.onnx", dir, r->name) >= sizeof path)
+    if (s == TP_OK &&
+        (size_t)snprintf(path, sizeof path, "%s/%s.onnx", dir, r->name) >= sizeof path)
         s = tp_error_set(&err, TP_ERR_INVALID, "path too long");
     if (s == TP_OK) s = tp_onnx_load(path, &opt, NULL, &g, &err);
-    if (s == TP_OK) {
-        if ((size_t)snprintf(path, sizeof path, "%s/%s.inputs.json", dir, r->name) >= sizeof path)
-            s = tp_error_set(&err, TP_ERR_INVALID, "path too long");
-        else
-            s = bind_inputs(g, path, &err);
-    }
+    if (s == TP_OK) s = bind_inputs(g, spec, &err);
+    free(spec);
     tp_graph_cost gc;
     memset(&gc, 0, sizeof gc);
     struct timespec t0, t1;
