@@ -27,11 +27,30 @@ typedef struct tp_py_model {
     PyObject *defaults; /* list of the dim names bound to 1 by default (new reference) */
 } tp_py_model;
 
-/* Load a model from a path (str) or its bytes, bind dims ({name: int} or None) and
- * the default bindings. 0, or -1 with the exception set (nothing to release). */
-int tp_py_model_load(PyObject *model, PyObject *dims, tp_py_model *m);
-/* Bind dims and the defaults on m->g (already loaded); fills m->defaults. 0, or -1 with
- * the exception set (the caller releases m). */
+/* What the importer is told before converting: dims known before loading ("name=value",
+ * tp_onnx_options.dims) and values of graph inputs (tp_onnx_options.input_values). Every
+ * array is owned; names of values are borrowed from the Python dict given. */
+typedef struct tp_py_load {
+    tp_onnx_options opt;
+    char **dims;
+    uint32_t n_dims;
+    tp_onnx_input_value *values;
+    uint32_t n_values;
+} tp_py_load;
+
+/* Read load, a dims dict ({name: int} or None) or a tuple (dims, input_values) where
+ * input_values is None or {name: [int, ...] | [float, ...]} (tensorplan/_api.py makes it),
+ * into l (opt ready to pass) and *dims (borrowed; NULL for none). 0, or -1 with the exception
+ * set (nothing to release). Release l with tp_py_load_free once the importer returned. */
+int tp_py_load_read(PyObject *load, tp_py_load *l, PyObject **dims);
+void tp_py_load_free(tp_py_load *l);
+
+/* Load a model from a path (str) or its bytes with load's importer options, bind its dims
+ * and the default bindings. 0, or -1 with the exception set (nothing to release). */
+int tp_py_model_load(PyObject *model, PyObject *load, tp_py_model *m);
+/* Bind dims ({name: int} or NULL, as tp_py_load_read gives it) and the defaults on m->g
+ * (already loaded); fills m->defaults. 0, or -1 with the exception set (the caller releases
+ * m). */
 int tp_py_model_bind(tp_py_model *m, PyObject *dims);
 void tp_py_model_release(tp_py_model *m);
 

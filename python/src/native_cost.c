@@ -265,12 +265,12 @@ int tp_py_predict(const tp_graph *g, PyObject *devices, const char *dtype, int q
 
 PyObject *tp_py_cost(PyObject *self, PyObject *args) {
     (void)self;
-    PyObject *model, *dims, *devices;
+    PyObject *model, *load, *devices;
     const char *dtype = NULL;
     int quick = 0;
-    if (!PyArg_ParseTuple(args, "OOO|zp", &model, &dims, &devices, &dtype, &quick)) return NULL;
+    if (!PyArg_ParseTuple(args, "OOO|zp", &model, &load, &devices, &dtype, &quick)) return NULL;
     tp_py_model m;
-    if (tp_py_model_load(model, dims, &m) != 0) return NULL;
+    if (tp_py_model_load(model, load, &m) != 0) return NULL;
     PyObject *list, *choice;
     PyObject *d =
         tp_py_predict(m.g, devices, dtype, quick, &list, &choice) == 0 ? PyDict_New() : NULL;

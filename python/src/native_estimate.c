@@ -122,11 +122,11 @@ static int put_estimate_terms(PyObject *d, const tp_estimate *e) {
 
 PyObject *tp_py_estimate(PyObject *self, PyObject *args) {
     (void)self;
-    PyObject *model, *dims, *budget_obj, *ort_obj = Py_None;
+    PyObject *model, *load, *budget_obj, *ort_obj = Py_None;
     const char *algo = NULL, *runtime = NULL;
     unsigned long long align = 0;
     double time_limit = -1;
-    if (!PyArg_ParseTuple(args, "OOO|zKzOd", &model, &dims, &budget_obj, &algo, &align, &runtime,
+    if (!PyArg_ParseTuple(args, "OOO|zKzOd", &model, &load, &budget_obj, &algo, &align, &runtime,
                           &ort_obj, &time_limit))
         return NULL;
     tp_estimate_options eo;
@@ -144,7 +144,7 @@ PyObject *tp_py_estimate(PyObject *self, PyObject *args) {
     char how[256];
     if (tp_py_budget(budget_obj, &budget, how, sizeof how) != 0) return NULL;
     tp_py_model m;
-    if (tp_py_model_load(model, dims, &m) != 0) return NULL;
+    if (tp_py_model_load(model, load, &m) != 0) return NULL;
     ro.ort.model_file_bytes = m.file_bytes;
     tp_estimate e;
     tp_runtime_estimate rt;
@@ -168,11 +168,11 @@ PyObject *tp_py_estimate(PyObject *self, PyObject *args) {
 
 PyObject *tp_py_fit(PyObject *self, PyObject *args) {
     (void)self;
-    PyObject *model, *dims, *budget_obj;
+    PyObject *model, *load, *budget_obj;
     const char *symbol, *algo = NULL;
     unsigned long long align = 0;
     long long lo = 0, hi = 0;
-    if (!PyArg_ParseTuple(args, "OOsO|LLzK", &model, &dims, &symbol, &budget_obj, &lo, &hi, &algo,
+    if (!PyArg_ParseTuple(args, "OOsO|LLzK", &model, &load, &symbol, &budget_obj, &lo, &hi, &algo,
                           &align))
         return NULL;
     tp_estimate_options eo;
@@ -188,7 +188,7 @@ PyObject *tp_py_fit(PyObject *self, PyObject *args) {
     if (tp_py_budget(budget_obj, &budget, how, sizeof how) != 0) return NULL;
     fo.budget_bytes = budget;
     tp_py_model m;
-    if (tp_py_model_load(model, dims, &m) != 0) return NULL;
+    if (tp_py_model_load(model, load, &m) != 0) return NULL;
     tp_fit_result fr;
     memset(&fr, 0, sizeof fr);
     tp_error err;

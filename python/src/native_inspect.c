@@ -80,8 +80,8 @@ static int put_info(PyObject *d, const tp_onnx_info *in, const tp_graph *g) {
 
 PyObject *tp_py_inspect(PyObject *self, PyObject *args) {
     (void)self;
-    PyObject *model, *dims;
-    if (!PyArg_ParseTuple(args, "OO", &model, &dims)) return NULL;
+    PyObject *model, *load, *dims;
+    if (!PyArg_ParseTuple(args, "OO", &model, &load)) return NULL;
     const char *path = NULL;
     char *data = NULL;
     Py_ssize_t size = 0;
@@ -92,6 +92,8 @@ PyObject *tp_py_inspect(PyObject *self, PyObject *args) {
             PyErr_SetString(PyExc_TypeError, "model must be a path (str) or the model's bytes");
         return NULL;
     }
+    tp_py_load l;
+    if (tp_py_load_read(load, &l, &dims) != 0) return NULL;
     tp_onnx_model *om = NULL;
     tp_onnx_info info;
     tp_py_model m = {NULL, 0, NULL};
@@ -100,11 +102,12 @@ PyObject *tp_py_inspect(PyObject *self, PyObject *args) {
     tp_error_clear(&conv);
     tp_status st, cs = TP_OK;
     Py_BEGIN_ALLOW_THREADS;
-    st = path ? tp_onnx_model_open(path, NULL, NULL, &om, &err)
-              : tp_onnx_model_open_memory(data, (size_t)size, NULL, NULL, &om, &err);
+    st = path ? tp_onnx_model_open(path, &l.opt, NULL, &om, &err)
+              : tp_onnx_model_open_memory(data, (size_t)size, &l.opt, NULL, &om, &err);
     if (st == TP_OK) st = tp_onnx_model_info(om, &info, &err);
-    if (st == TP_OK) cs = tp_onnx_model_to_graph(om, NULL, NULL, &m.g, &conv);
+    if (st == TP_OK) cs = tp_onnx_model_to_graph(om, &l.opt, NULL, &m.g, &conv);
     Py_END_ALLOW_THREADS;
+    tp_py_load_free(&l);
     if (st != TP_OK) {
         tp_onnx_model_destroy(om);
         return tp_py_raise(&err, st);

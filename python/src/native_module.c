@@ -1,8 +1,8 @@
-/* tensorplan._native: the module, errors, model loading and small helpers, plan and alloc. */
+/* tensorplan._native: the module, errors and small helpers, plan and alloc (model loading:
+ * native_load.c). */
 #include "native.h"
 
 #include <stdlib.h>
-#include <sys/stat.h>
 #include <string.h>
 
 static PyObject *error_class = NULL;
@@ -115,89 +115,6 @@ int tp_py_budget(PyObject *budget, unsigned long long *out, char *how, size_t ca
     return 0;
 }
 
-/* ---- a graph from a path or bytes, with bindings ---- */
-
-static int bind_dims(tp_graph *g, PyObject *dims) {
-    if (!dims || dims == Py_None) return 0;
-    if (!PyDict_Check(dims)) {
-        PyErr_SetString(PyExc_TypeError, "dims must be a dict {name: int}");
-        return -1;
-    }
-    PyObject *k, *v;
-    Py_ssize_t pos = 0;
-    while (PyDict_Next(dims, &pos, &k, &v)) {
-        const char *name = PyUnicode_Check(k) ? PyUnicode_AsUTF8AndSize(k, NULL) : NULL;
-        long long val = PyLong_Check(v) ? PyLong_AsLongLong(v) : -1;
-        if (!name || PyErr_Occurred() || val < 0) {
-            if (!PyErr_Occurred())
-                PyErr_SetString(PyExc_ValueError, "dims: names are str, values ints >= 0");
-            return -1;
-        }
-        tp_error err;
-        tp_error_clear(&err);
-        tp_status st = tp_graph_bind(g, name, (int64_t)val, &err);
-        if (st != TP_OK) {
-            tp_error_prefix(&err, "dims[%s]: ", name);
-            tp_py_raise(&err, st);
-            return -1;
-        }
-    }
-    return 0;
-}
-
-int tp_py_model_load(PyObject *model, PyObject *dims, tp_py_model *m) {
-    memset(m, 0, sizeof *m);
-    const char *path = NULL;
-    char *data = NULL;
-    Py_ssize_t size = 0;
-    if (PyBytes_Check(model)) {
-        if (PyBytes_AsStringAndSize(model, &data, &size) != 0) return -1;
-    } else if (PyUnicode_Check(model)) {
-        if (!(path = PyUnicode_AsUTF8AndSize(model, NULL))) return -1;
-    } else {
-        PyErr_SetString(PyExc_TypeError, "model must be a path (str) or the model's bytes");
-        return -1;
-    }
-    tp_error err;
-    tp_error_clear(&err);
-    tp_status st;
-    Py_BEGIN_ALLOW_THREADS;
-    if (path)
-        st = tp_onnx_load(path, NULL, NULL, &m->g, &err);
-    else
-        st = tp_onnx_load_memory(data, (size_t)size, NULL, NULL, &m->g, &err);
-    Py_END_ALLOW_THREADS;
-    if (st != TP_OK) return tp_py_raise(&err, st), -1;
-    m->file_bytes = (uint64_t)size;
-    struct stat sb;
-    if (path && stat(path, &sb) == 0 && sb.st_size > 0) m->file_bytes = (uint64_t)sb.st_size;
-    if (tp_py_model_bind(m, dims) != 0) {
-        tp_py_model_release(m);
-        return -1;
-    }
-    return 0;
-}
-
-int tp_py_model_bind(tp_py_model *m, PyObject *dims) {
-    if (bind_dims(m->g, dims) != 0) return -1;
-    tp_error err;
-    tp_error_clear(&err);
-    uint32_t bound[64], n = 0;
-    tp_status st = tp_graph_bind_defaults(m->g, bound, 64, &n, &err);
-    if (st != TP_OK) return tp_py_raise(&err, st), -1;
-    if (!(m->defaults = PyList_New(0))) return -1;
-    for (uint32_t i = 0; i < n && i < 64; i++)
-        if (tp_py_append(m->defaults, PyUnicode_FromString(tp_graph_symbol_name(m->g, bound[i]))))
-            return -1;
-    return 0;
-}
-
-void tp_py_model_release(tp_py_model *m) {
-    tp_graph_destroy(m->g);
-    Py_CLEAR(m->defaults);
-    m->g = NULL;
-}
-
 int tp_py_plan_options(const char *algo, unsigned long long align, double time_limit,
                        tp_plan_options *po) {
     tp_plan_options_default(po);
@@ -250,11 +167,11 @@ static PyObject *plan_dict(const tp_graph *g, const tp_plan *p, const tp_plan_op
 
 PyObject *tp_py_plan(PyObject *self, PyObject *args) {
     (void)self;
-    PyObject *model, *dims;
+    PyObject *model, *load;
     const char *algo = NULL;
     unsigned long long align = 0;
     double time_limit = -1;
-    if (!PyArg_ParseTuple(args, "OO|zKd", &model, &dims, &algo, &align, &time_limit)) return NULL;
+    if (!PyArg_ParseTuple(args, "OO|zKd", &model, &load, &algo, &align, &time_limit)) return NULL;
     tp_plan_options po;
     if (tp_py_plan_options(algo, align, time_limit, &po) != 0) return NULL;
     /* as `tensorplan plan`: the best heuristic, then a short exact search (0.25 s unless
@@ -266,7 +183,7 @@ PyObject *tp_py_plan(PyObject *self, PyObject *args) {
         po.time_limit_s = 0.25;
     }
     tp_py_model m;
-    if (tp_py_model_load(model, dims, &m) != 0) return NULL;
+    if (tp_py_model_load(model, load, &m) != 0) return NULL;
     tp_plan *p = NULL;
     tp_error err;
     tp_error_clear(&err);
@@ -386,14 +303,14 @@ static PyObject *py_default_budget(PyObject *self, PyObject *noargs) {
 
 static PyMethodDef methods[] = {
     {"_set_error_class", set_error_class, METH_O, "Register the exception class."},
-    {"plan", tp_py_plan, METH_VARARGS, "plan(model, dims, algo, align, time_limit) -> dict"},
+    {"plan", tp_py_plan, METH_VARARGS, "plan(model, load, algo, align, time_limit) -> dict"},
     {"estimate", tp_py_estimate, METH_VARARGS,
-     "estimate(model, dims, budget, algo, align, runtime, ort) -> dict"},
-    {"fit", tp_py_fit, METH_VARARGS, "fit(model, dims, symbol, budget, lo, hi) -> dict"},
+     "estimate(model, load, budget, algo, align, runtime, ort) -> dict"},
+    {"fit", tp_py_fit, METH_VARARGS, "fit(model, load, symbol, budget, lo, hi) -> dict"},
     {"alloc", tp_py_alloc, METH_VARARGS, "alloc(buffers, algo=None, align=0) -> dict"},
-    {"inspect", tp_py_inspect, METH_VARARGS, "inspect(model, dims) -> dict"},
-    {"cost", tp_py_cost, METH_VARARGS, "cost(model, dims, devices, dtype, quick) -> dict"},
-    {"report", tp_py_report, METH_VARARGS, "report(model, dims, budget, devices, top) -> dict"},
+    {"inspect", tp_py_inspect, METH_VARARGS, "inspect(model, load) -> dict"},
+    {"cost", tp_py_cost, METH_VARARGS, "cost(model, load, devices, dtype, quick) -> dict"},
+    {"report", tp_py_report, METH_VARARGS, "report(model, load, budget, devices, top) -> dict"},
     {"html_page", tp_py_html_page, METH_VARARGS, "html_page(title, svg, tables) -> str"},
     {"default_budget", py_default_budget, METH_NOARGS, "(bytes, where it came from)"},
     {"version", py_version, METH_NOARGS, "The C library's version."},

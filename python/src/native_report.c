@@ -176,18 +176,18 @@ static int put_peak(PyObject *d, const tp_graph *g, const gathered *r, uint32_t 
 
 PyObject *tp_py_report(PyObject *self, PyObject *args) {
     (void)self;
-    PyObject *model, *dims, *budget_obj, *devices;
+    PyObject *model, *load, *budget_obj, *devices;
     const char *dtype = NULL;
     unsigned int top = 8;
     int want_svg = 0, quick = 0;
-    if (!PyArg_ParseTuple(args, "OOOO|Ippz", &model, &dims, &budget_obj, &devices, &top, &want_svg,
+    if (!PyArg_ParseTuple(args, "OOOO|Ippz", &model, &load, &budget_obj, &devices, &top, &want_svg,
                           &quick, &dtype))
         return NULL;
     unsigned long long budget = 0;
     char how[256];
     if (tp_py_budget(budget_obj, &budget, how, sizeof how) != 0) return NULL;
     tp_py_model m;
-    if (tp_py_model_load(model, dims, &m) != 0) return NULL;
+    if (tp_py_model_load(model, load, &m) != 0) return NULL;
     gathered r;
     memset(&r, 0, sizeof r);
     tp_error err;

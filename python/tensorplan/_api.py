@@ -3,6 +3,8 @@ while it works) and returns a dataclass of ._types."""
 from __future__ import annotations
 
 import dataclasses
+import math
+import numbers
 import os
 from typing import Any, Iterable, Mapping, Optional, Sequence, Tuple, Union
 
@@ -13,6 +15,8 @@ from ._types import (Alloc, Cost, DeviceCost, Estimate, Fit, ModelInfo, OrtOptio
 
 Dims = Optional[Mapping[str, int]]
 Size = Union[int, str]
+Number = Union[int, float]
+InputValues = Optional[Mapping[str, Union[Number, Sequence[Number], Any]]]
 
 
 def _dims(dims: Dims) -> dict:
@@ -26,6 +30,44 @@ def _dims(dims: Dims) -> dict:
             raise TypeError(f"dims[{k!r}]: an int, not {type(v).__name__}")
         out[str(k)] = v
     return out
+
+
+def _number(name: str, x: Any) -> Number:
+    if isinstance(x, numbers.Integral):  # bool included: a bool input's True is 1
+        return int(x)
+    if isinstance(x, numbers.Real):
+        if not math.isfinite(float(x)):
+            raise ValueError(f"input_values[{name!r}]: {x!r} is not finite")
+        return float(x)
+    raise TypeError(f"input_values[{name!r}]: numbers, not {type(x).__name__}")
+
+
+def _flat(v: Any) -> list:
+    """v's values in order: a number, a (nested) sequence, or a NumPy array or scalar."""
+    v = v.tolist() if callable(getattr(v, "tolist", None)) else v
+    if isinstance(v, (list, tuple)):
+        return [x for item in v for x in _flat(item)]
+    return [v]
+
+
+def _load(dims: Dims, input_values: InputValues = None) -> tuple:
+    """What the native loader takes: the dims and the known values of graph inputs, each
+    input's values as a flat list of ints (every value integral) or of floats."""
+    if input_values is None:
+        return (_dims(dims), None)
+    if not isinstance(input_values, Mapping):
+        raise TypeError("input_values: a mapping such as {'sr': 16000}, not "
+                        f"{type(input_values).__name__}")
+    values = {}
+    for k, v in input_values.items():
+        name = str(k)
+        row = [_number(name, x) for x in _flat(v)]
+        if not row:
+            raise ValueError(f"input_values[{name!r}]: at least one value")
+        if not all(isinstance(x, int) for x in row):
+            row = [float(x) for x in row]
+        values[name] = row
+    return (_dims(dims), values)
 
 
 def _seconds(t: Optional[float]) -> float:
@@ -48,7 +90,7 @@ def _with_model(d: dict, label: str) -> dict:
 def estimate(model: ModelLike, dims: Dims = None, budget: Optional[Size] = None,
              runtime: str = "plan", *, ort: Union[OrtOptions, Mapping[str, Any], None] = None,
              algo: Optional[str] = None, alignment: int = 0,
-             time_limit: Optional[float] = None) -> Estimate:
+             time_limit: Optional[float] = None, input_values: InputValues = None) -> Estimate:
     """Peak memory (weights + activations + inputs) of one forward pass, and whether it
     fits a budget.
 
@@ -61,18 +103,24 @@ def estimate(model: ModelLike, dims: Dims = None, budget: Optional[Size] = None,
     fit. ``algo`` picks the activation planner (``"greedy"``, ``"bestfit"``, ``"exact"``,
     ``"auto"``, ``"noreuse"``), ``alignment`` the arena alignment in bytes and
     ``time_limit`` the search budget in seconds of ``"exact"`` and ``"auto"``.
+    ``input_values`` gives graph inputs' values known before running (``{"sr": 16000}``,
+    a number, a sequence or a NumPy array per input; as the CLI's ``--input-value``): an If
+    on such an input is converted for it (the branch taken is the one planned and priced)
+    and a Reshape or Resize reading it gets static shapes. Every function that loads a model
+    takes ``input_values``; ``dims`` also decide an If on a dim, as the CLI's ``--dim``.
 
     Raises :class:`tensorplan.Error` for a bad model, an unbound dim or a bad option."""
     src, label = model_source(model)
     if isinstance(ort, OrtOptions):
         ort = dataclasses.asdict(ort)
-    d = _native.estimate(src, _dims(dims), _budget(budget), algo, int(alignment), str(runtime),
-                         None if ort is None else dict(ort), _seconds(time_limit))
+    d = _native.estimate(src, _load(dims, input_values), _budget(budget), algo, int(alignment),
+                         str(runtime), None if ort is None else dict(ort), _seconds(time_limit))
     return Estimate._from(_with_model(d, label))
 
 
 def plan(model: ModelLike, dims: Dims = None, *, algo: Optional[str] = None,
-         alignment: int = 0, time_limit: Optional[float] = None) -> Plan:
+         alignment: int = 0, time_limit: Optional[float] = None,
+         input_values: InputValues = None) -> Plan:
     """Place every tensor of the model (weights and inputs included, as a runtime arena
     would) in one arena: each :class:`Slot` has its offset, size and live steps.
 
@@ -81,20 +129,20 @@ def plan(model: ModelLike, dims: Dims = None, *, algo: Optional[str] = None,
     (``optimal``). ``algo``: ``"auto"``, ``"greedy"``, ``"bestfit"``, ``"exact"``,
     ``"noreuse"``."""
     src, label = model_source(model)
-    d = _native.plan(src, _dims(dims), algo, int(alignment), _seconds(time_limit))
+    d = _native.plan(src, _load(dims, input_values), algo, int(alignment), _seconds(time_limit))
     return Plan._from(_with_model(d, label))
 
 
 def fit(model: ModelLike, dim: str, budget: Optional[Size] = None, dims: Dims = None, *,
         min_value: int = 1, max_value: int = 0, algo: Optional[str] = None,
-        alignment: int = 0) -> Fit:
+        alignment: int = 0, input_values: InputValues = None) -> Fit:
     """The largest value of ``dim`` (``"batch"``, ``"seq"``, ...) whose peak fits
     ``budget`` (default: this machine's soft budget), searched over
     ``min_value..max_value`` (0 = 2^40) with O(log value) plans. Other symbolic dims
     are bound by ``dims``. ``fits`` is False (not an exception) when even ``min_value``
     does not fit."""
     src, label = model_source(model)
-    d = _native.fit(src, _dims(dims), str(dim), _budget(budget), int(min_value),
+    d = _native.fit(src, _load(dims, input_values), str(dim), _budget(budget), int(min_value),
                     int(max_value), algo, int(alignment))
     return Fit._from(_with_model(d, label))
 
@@ -121,11 +169,12 @@ def alloc(buffers: Union[Iterable[Tuple[int, int, int]], Any], *, algo: Optional
     return Alloc._from(d)
 
 
-def inspect(model: ModelLike, dims: Dims = None) -> ModelInfo:
+def inspect(model: ModelLike, dims: Dims = None, *,
+            input_values: InputValues = None) -> ModelInfo:
     """What is in an ONNX file: producer, opsets, inputs and outputs (with their sizes
     once shapes are inferred and dims bound), op histogram, parameters."""
     src, label = model_source(model)
-    return ModelInfo._from(_with_model(_native.inspect(src, _dims(dims)), label))
+    return ModelInfo._from(_with_model(_native.inspect(src, _load(dims, input_values)), label))
 
 
 def _devices(devices: Union[str, Sequence[str]]) -> list:
@@ -136,7 +185,7 @@ def _devices(devices: Union[str, Sequence[str]]) -> list:
 
 def cost(model: ModelLike, dims: Dims = None,
          devices: Union[str, Sequence[str]] = ("cpu", "cuda"), *, dtype: Optional[str] = None,
-         quick: bool = False) -> Cost:
+         quick: bool = False, input_values: InputValues = None) -> Cost:
     """Predicted latency of one forward pass on each device, and the device to use.
 
     ``devices``: ``"cpu"`` (this machine, calibrated once and cached; ``quick=True``
@@ -145,7 +194,7 @@ def cost(model: ModelLike, dims: Dims = None,
     data/devices/catalog.csv) or ``"all"``. Unavailable devices are listed with their
     ``reason``. ``dtype`` is the GEMM precision on catalog devices (default f32)."""
     src, label = model_source(model)
-    d = _native.cost(src, _dims(dims), _devices(devices), dtype, bool(quick))
+    d = _native.cost(src, _load(dims, input_values), _devices(devices), dtype, bool(quick))
     ok, choice = d.pop("choice")
     d["choice" if ok else "choice_error"] = choice
     return Cost(model=label, devices=tuple(DeviceCost._from(r) for r in d["devices"]),
@@ -157,7 +206,7 @@ def report(model: ModelLike, dims: Dims = None, budget: Optional[Size] = None, *
            devices: Union[str, Sequence[str], None] = ("cpu", "cuda"), top: int = 8,
            html: Union[str, "os.PathLike[str]", None] = None,
            svg: Union[str, "os.PathLike[str]", None] = None, dtype: Optional[str] = None,
-           quick: bool = False) -> Report:
+           quick: bool = False, input_values: InputValues = None) -> Report:
     """Everything ``tensorplan report`` shows: memory (weights, activations with and
     without reuse, lower bound, inputs, peak against ``budget``, what onnxruntime would
     take), the ``top`` largest activations, the peak step, the IO profile, predicted
@@ -169,7 +218,7 @@ def report(model: ModelLike, dims: Dims = None, budget: Optional[Size] = None, *
         raise ValueError("top: 1..64")
     src, label = model_source(model)
     want_svg = html is not None or svg is not None
-    d = _native.report(src, _dims(dims), _budget(budget),
+    d = _native.report(src, _load(dims, input_values), _budget(budget),
                        None if devices is None else _devices(devices), int(top), want_svg,
                        bool(quick), dtype)
     ok_choice = d.pop("choice")
