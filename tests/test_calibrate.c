@@ -82,6 +82,7 @@ static tp_device_model sample(void) {
     d.vector_floats = 16;
     d.runtime_node_ns = 412.5;
     d.runtime_run_ns = 17250;
+    d.runtime_group_ns = 131.25;
     snprintf(d.gemm_impl, sizeof d.gemm_impl, "builtin");
     return d;
 }
@@ -215,7 +216,8 @@ TP_TEST(quick_calibration_and_cache) {
     TP_CHECK_STR(info.cache_path, path);
     /* the runtime's overheads are cached (measured in steps of this core's interpreter
        micro-benchmark since session 15): a loaded model carries the file's */
-    TP_CHECK(again.runtime_node_ns == 412.5 && again.runtime_run_ns == 17250);
+    TP_CHECK(again.runtime_node_ns == 412.5 && again.runtime_run_ns == 17250 &&
+             again.runtime_group_ns == 131.25);
     TP_CHECK(memcmp(&full, &again, sizeof full) == 0);
     /* a cache written before the op-class micro-benchmarks (no depthwise rate) is stale */
     full.dwconv_gflops = 0;
@@ -278,6 +280,16 @@ TP_TEST(quick_calibration_and_cache) {
     TP_CHECK_OK(tp_calibrate_cpu_cached(&o, &again, &info, err), err);
     TP_CHECK(!info.from_cache && again.runtime_node_ns > 0 && isfinite(again.runtime_node_ns));
     TP_CHECK(again.runtime_run_ns > again.runtime_node_ns && isfinite(again.runtime_run_ns));
+    /* and one without the per-group convolution cost (saved before session 17): measured, a
+       group costs less than a node */
+    full.runtime_node_ns = 412.5;
+    full.runtime_run_ns = 17250;
+    full.runtime_group_ns = 0;
+    TP_CHECK_OK(tp_device_model_save(&full, key, path, err), err);
+    unlink(qpath);
+    TP_CHECK_OK(tp_calibrate_cpu_cached(&o, &again, &info, err), err);
+    TP_CHECK(!info.from_cache && again.runtime_group_ns > 0 && isfinite(again.runtime_group_ns));
+    TP_CHECK(again.runtime_group_ns < again.runtime_node_ns);
 }
 
 /* The interpreter step behind the runtime's overheads: a positive, finite figure, quick or full

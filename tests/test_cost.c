@@ -785,6 +785,84 @@ TP_TEST(node_grouped_conv) {
     TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, 0.5 * (double)oc.flops / gf, 1e-6);
 }
 
+/* The group walk of a grouped or depthwise convolution on onnxruntime's generic path: every group
+   costs runtime_group_ns on the calling thread (one im2col and one small GEMM call each), on top
+   of the arithmetic; none in NCHWc, none for a dense one, none on a GPU, and not scaled when a
+   small node runs on one thread of several. */
+TP_TEST(group_walk_on_the_generic_path) {
+    tp_device_model d = flat_model(1, 1);
+    d.n_gemm = 2;
+    d.gemm[0] = (tp_gemm_point){2, 1};
+    d.gemm[1] = (tp_gemm_point){64, 32};
+    d.vector_floats = 16;
+    d.dwconv_gflops = 8;
+    d.im2col_gbps = 1000;
+    /* silero_vad's first depthwise convolution: 258 channels of 8 samples, kernel 5 (1-D) */
+    tp_op_cost oc = {.cls = TP_COST_GEMM,
+                     .launches = 1,
+                     .flops = 2 * 258 * 8 * 5,
+                     .gemm_m = 8,
+                     .gemm_k = 5,
+                     .conv_cin = 1,
+                     .gemm_n = 258,
+                     .gemm_batch = 258,
+                     .compute_dtype = TP_DTYPE_F32,
+                     .kernel = TP_KERNEL_DEPTHWISE,
+                     .spatial_rank = 1,
+                     .conv_expands = true};
+    tp_node_cost without = tp_node_cost_eval(&d, 0, &oc);
+    d.runtime_group_ns = 150;
+    tp_node_cost with = tp_node_cost_eval(&d, 0, &oc);
+    TP_CHECK_NEAR(with.compute_ns - without.compute_ns, 258 * 150.0, 1e-6);
+    TP_CHECK_NEAR(with.total_ns - without.total_ns, 258 * 150.0, 1e-6);
+    /* two threads: the node is too small to split and runs on one of them, its arithmetic at
+       that thread's share of the throughput; the walk is the same */
+    d.threads = 2;
+    d.dispatch_ns = 5000;
+    d.runtime_group_ns = 0;
+    without = tp_node_cost_eval(&d, 0, &oc);
+    d.runtime_group_ns = 150;
+    with = tp_node_cost_eval(&d, 0, &oc);
+    TP_CHECK_NEAR(with.total_ns - without.total_ns, 258 * 150.0, 1e-6);
+    d.threads = 1;
+    d.dispatch_ns = 0;
+    /* the same as a 2-D depthwise convolution of 16-aligned channels: NCHWc, no walk */
+    oc.spatial_rank = 2;
+    oc.gemm_n = oc.gemm_batch = 256;
+    oc.flops = 2 * 256 * 8 * 5;
+    d.runtime_group_ns = 0;
+    without = tp_node_cost_eval(&d, 0, &oc);
+    d.runtime_group_ns = 150;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).total_ns, without.total_ns, 1e-9);
+    /* 4 groups of 8 filters of 8 channels (2-D): not aligned to the block of 16, the walk */
+    oc.kernel = TP_KERNEL_GROUPED;
+    oc.gemm_m = 8;
+    oc.gemm_k = 72;
+    oc.conv_cin = 8;
+    oc.gemm_n = 64;
+    oc.gemm_batch = 4;
+    oc.flops = 2 * 32 * 72 * 64;
+    d.runtime_group_ns = 0;
+    without = tp_node_cost_eval(&d, 0, &oc);
+    d.runtime_group_ns = 150;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).total_ns - without.total_ns, 4 * 150.0, 1e-6);
+    /* a dense convolution, one group: no walk */
+    oc.kernel = TP_KERNEL_GENERIC;
+    oc.gemm_batch = 1;
+    d.runtime_group_ns = 0;
+    without = tp_node_cost_eval(&d, 0, &oc);
+    d.runtime_group_ns = 150;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).total_ns, without.total_ns, 1e-9);
+    /* a GPU runs no MLAS convolution */
+    oc.kernel = TP_KERNEL_GROUPED;
+    oc.gemm_batch = 4;
+    d.kind = TP_DEVICE_GPU;
+    d.runtime_group_ns = 0;
+    without = tp_node_cost_eval(&d, 0, &oc);
+    d.runtime_group_ns = 150;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).total_ns, without.total_ns, 1e-9);
+}
+
 /* A dense convolution that onnxruntime's NCHWc transformer leaves plain (input channels neither
    under the block nor aligned to 4, or not 2-D) runs MLAS's generic convolution: im2col of
    output pixels × patch elements first, at the im2col rate. */
@@ -1355,6 +1433,7 @@ int main(void) {
     TP_RUN(gemm_curve_interpolation);
     TP_RUN(node_roofline);
     TP_RUN(node_grouped_conv);
+    TP_RUN(group_walk_on_the_generic_path);
     TP_RUN(node_dense_conv_expands_unless_blocked);
     TP_RUN(recurrent_steps_read_r_every_step);
     TP_RUN(graph_cost_hand_computed);

@@ -256,6 +256,11 @@ typedef struct tp_device_model {
      * a measured interpreter step (the multiples from the probe of bench/accuracy; docs/cost.md,
      * "Runtime overheads"); cached since session 15. 0 = none. */
     double runtime_node_ns, runtime_run_ns;
+    /* The same runtime's cost per group of a grouped or depthwise convolution that it runs on
+     * its generic path (not in its NCHWc layout: every 1-D one, and 2-D ones whose groups do not
+     * fit its channel blocks): onnxruntime's MLAS expands and multiplies group by group, one
+     * small GEMM call each (docs/cost.md, "Session 17"). Cached since session 17; 0 = none. */
+    double runtime_group_ns;
     /* Read bandwidth by working-set size (tp_device_read_gbps), measured by the CPU
      * calibration with `threads` threads, sorted by bytes; 0 points = not measured (catalog,
      * default, CUDA): mem_gbps at every size. */

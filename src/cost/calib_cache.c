@@ -106,13 +106,15 @@ tp_status tp_device_model_save(const tp_device_model *d, const char *key, const 
             "memory_bytes=%llu\nefficiency=%.17g\ndwconv_gflops=%.17g\nresize_gbps=%.17g\n"
             "cache_gbps=%.17g\ncache_bytes=%llu\nmem_set_bytes=%llu\nbarrier_ns=%.17g\n"
             "wake_ns=%.17g\ngemm_stream_gbps=%.17g\nnorm_gbps=%.17g\nint8_dot_gops=%.17g\n"
-            "vector_floats=%u\nim2col_gbps=%.17g\nruntime_node_ns=%.17g\nruntime_run_ns=%.17g\n",
+            "vector_floats=%u\nim2col_gbps=%.17g\nruntime_node_ns=%.17g\nruntime_run_ns=%.17g\n"
+            "runtime_group_ns=%.17g\n",
             d->f16_speedup, d->bf16_speedup, d->int8_speedup, d->dispatch_ns, d->round_trip_ns,
             d->mem_gbps, d->readback_gbps, d->unified ? 1 : 0, d->threads,
             (unsigned long long)d->memory_bytes, d->efficiency, d->dwconv_gflops, d->resize_gbps,
             d->cache_gbps, (unsigned long long)d->cache_bytes, (unsigned long long)d->mem_set_bytes,
             d->barrier_ns, d->wake_ns, d->gemm_stream_gbps, d->norm_gbps, d->int8_dot_gops,
-            d->vector_floats, d->im2col_gbps, d->runtime_node_ns, d->runtime_run_ns);
+            d->vector_floats, d->im2col_gbps, d->runtime_node_ns, d->runtime_run_ns,
+            d->runtime_group_ns);
     bool bad = ferror(f) != 0;
     if (fclose(f) != 0) bad = true;
     if (bad || rename(tmp, path) != 0) {
@@ -262,6 +264,8 @@ static tp_status parse_text(char *text, const char *path, const char *want_key, 
                 d->runtime_node_ns = x;
             else if (strcmp(k, "runtime_run_ns") == 0)
                 d->runtime_run_ns = x;
+            else if (strcmp(k, "runtime_group_ns") == 0)
+                d->runtime_group_ns = x;
             else if (strcmp(k, "int8_dot_gops") == 0)
                 d->int8_dot_gops = x;
             else if (strcmp(k, "dwconv_gflops") == 0)

@@ -444,11 +444,19 @@ static void fill(float *p, size_t n) {
 #define ORT_RUN_STEPS_1T 454.0
 #define ORT_NODE_STEPS_MT 16.8
 #define ORT_RUN_STEPS_MT 565.0
+/* Per group of a grouped convolution on onnxruntime's generic path (tp_device_model.
+ * runtime_group_ns), the same at every thread count (MLAS walks the groups on the calling thread
+ * when each is small). Measured on the same host (2026-11-27, docs/cost.md "Session 17"):
+ * depthwise 1-D convolutions of 256-1024 channels at lengths 8-64, the fastest run of each
+ * against a one-node model, above what the cost model priced without the term: 0.12-0.19 us per
+ * group at full speed (step 38-40 ns), about 4 steps. */
+#define ORT_GROUP_STEPS 4.0
 
 static void set_runtime_overheads(tp_device_model *d, double step_ns) {
     bool one = d->threads <= 1;
     d->runtime_node_ns = (one ? ORT_NODE_STEPS_1T : ORT_NODE_STEPS_MT) * step_ns;
     d->runtime_run_ns = (one ? ORT_RUN_STEPS_1T : ORT_RUN_STEPS_MT) * step_ns;
+    d->runtime_group_ns = ORT_GROUP_STEPS * step_ns;
 }
 
 /* The rate of one reference kernel (the built-in 64³ GEMM in batches on the calling thread, best
@@ -669,6 +677,8 @@ static bool load_cached(const char *path, const char *key, tp_device_model *out)
         return false; /* saved before the vector width or the im2col rate */
     if (!(d.runtime_node_ns > 0) || !(d.runtime_run_ns > 0))
         return false; /* saved before the runtime's overheads were measured (session 15) */
+    if (!(d.runtime_group_ns > 0))
+        return false; /* saved before its per-group convolution cost (session 17) */
     *out = d;
     return true;
 }

@@ -52,6 +52,18 @@ static double im2col_ns(const tp_device_model *d, const tp_op_cost *oc) {
     return bytes / gbps;
 }
 
+/* The runtime's walk over the groups of a grouped or depthwise convolution on its generic path
+   (MLAS, not NCHWc): one im2col and one small GEMM call per group, whose fixed cost
+   (runtime_group_ns, calibrated) dwarfs the arithmetic of a short 1-D depthwise convolution
+   (docs/cost.md, "Session 17"). 0 for a dense or an NCHWc convolution, a non-CPU device. */
+static double group_walk_ns(const tp_device_model *d, const tp_op_cost *oc) {
+    if (d->kind != TP_DEVICE_CPU || !(d->runtime_group_ns > 0) || oc->spatial_rank == 0 ||
+        (oc->kernel != TP_KERNEL_GROUPED && oc->kernel != TP_KERNEL_DEPTHWISE) ||
+        oc->gemm_batch < 2 || nchwc_conv(d, oc))
+        return 0;
+    return (double)oc->gemm_batch * d->runtime_group_ns;
+}
+
 /* A depthwise output pixel at the left or right edge (its window in the padding) costs one
    channel as much as 108 flops at the calibrated rate, six interior 3×3 pixels: onnxruntime's
    NCHWc depthwise kernel computes the edges on a slower path. Measured on synthetic chains of
@@ -188,6 +200,10 @@ static tp_node_cost eval(const tp_device_model *d, tp_node_id id, const tp_op_co
         if (nc.compute_ns > 0) nc.compute_ns *= (double)d->threads;
         nc.memory_ns *= (double)d->threads;
     }
+    /* the group walk runs on the calling thread at any thread count: after the split */
+    double walk = oc->cls == TP_COST_GEMM ? group_walk_ns(d, oc) : 0;
+    nc.compute_ns += walk;
+    body += walk;
     nc.dispatch_ns = (fork + d->runtime_node_ns) * (double)oc->launches;
     nc.total_ns = body + nc.dispatch_ns;
     return nc;

@@ -227,6 +227,7 @@ void tp_cli_json_device(tp_json *j, const tp_device_model *m) {
     tp_json_kv_f64(j, "efficiency", m->efficiency);
     tp_json_kv_f64(j, "runtime_node_ns", m->runtime_node_ns);
     tp_json_kv_f64(j, "runtime_run_ns", m->runtime_run_ns);
+    tp_json_kv_f64(j, "runtime_group_ns", m->runtime_group_ns);
     tp_json_kv_f64(j, "dwconv_gflops", m->dwconv_gflops);
     tp_json_kv_f64(j, "resize_gbps", m->resize_gbps);
     tp_json_kv_f64(j, "cache_gbps", m->cache_gbps);
@@ -277,8 +278,10 @@ void tp_cli_print_device(FILE *f, const tp_device_model *m) {
     if (m->wake_ns > 0) fprintf(f, ", wake-up %.0f ns", m->wake_ns);
     fprintf(f, "\n");
     if (m->runtime_node_ns > 0 || m->runtime_run_ns > 0)
-        fprintf(f, "  runtime      %.0f ns per node, %.0f ns per run (onnxruntime's own)\n",
-                m->runtime_node_ns, m->runtime_run_ns);
+        fprintf(f,
+                "  runtime      %.0f ns per node, %.0f ns per run, %.0f ns per convolution group "
+                "on its generic path (onnxruntime's own)\n",
+                m->runtime_node_ns, m->runtime_run_ns, m->runtime_group_ns);
     if (m->threads) fprintf(f, "  threads      %u\n", m->threads);
     if (m->vector_floats)
         fprintf(f,
