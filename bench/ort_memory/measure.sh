@@ -3,7 +3,7 @@
 # each, default session options, 2 intra-op threads) and write one JSON line per model to
 # OUT (default bench/ort_memory/measured.jsonl). RUNS (default 1) fresh processes per model: the
 # median run's line is kept, every run's growth in "runs" (and its file-page growth in
-# "runs_file"), the load average in "load". SET=calibration (or seen, heldout2 … heldout12)
+# "runs_file"), the load average in "load". SET=calibration (or seen, heldout2 … heldout13)
 # measures that set only; the heldout models are written by
 # bench/ort_memory/export_heldout2.py … export_heldout9.py.
 # Usage: [RUNS=3] [SET=calibration] bash bench/ort_memory/measure.sh [OUT]

@@ -90,6 +90,19 @@ static const ort_coeffs ORT_DEFAULT = {0, 1650, 1010, 0, 1000, 1000, 3461};
  * every measured set at or below the prediction (mobilenet_v2_embedded's highest run sets it
  * again; regnet_x_3_2gf's upper mode needs 5.58 MB of it). */
 #define ORT_CALIBRATION_MARGIN_BYTES 6357616u
+/* Session 17: the intercept of a model with no Conv that onnxruntime converts to NCHWc
+ * (conv_nchwc_weight_bytes 0: transformers, MLPs, recurrent models, 1-D and 3-D convolutions):
+ * the smallest constant that keeps every run of every such measured model at or below the
+ * prediction, with the same margin and spread allowance: 67 of the 140 measured rows (the 12
+ * measured sets and the 17 synthetic control-flow models of synth_measured.jsonl), 3,141,322
+ * bytes, set by the synthetic iflstm_16 (an LSTM inside If bodies); the next are
+ * audio_transformer_embedded (heldout10, 2.01 MiB) and silero_vad (1.39 MiB). The models that
+ * set the larger intercept above are all NCHWc convnets (mobilenet_v2_embedded, regnet_x_3_2gf,
+ * shufflenet_v2_x0_5, ppocr_rec, squeezenet1_1): what they take beyond their terms comes with
+ * the NCHWc transformer (its per-weight buffers and the heap holes they leave, docs/runtime.md
+ * "Session 16"), which the others do not run. Over the 67 rows: mean error 17.3 % -> 11.2 %,
+ * 13 -> 26 within +10 %. heldout13 was fixed after this choice (docs/runtime.md, "Session 17"). */
+#define ORT_PLAIN_MARGIN_BYTES 3141322u
 /* Relative margin on the model-dependent terms only (graph, model copy, weights, pre-packed
  * copies, arena, inputs; not the measured session cost nor the intercept): the same choice's,
  * 5.5 % (session 11: 0.5 %, session 10: 10 %). */
@@ -422,16 +435,18 @@ static tp_status ort_terms(const tp_graph *g, const tp_estimate *e, const tp_ort
     r->arena_bytes = act > load ? act : load;
     r->input_bytes = e->input_bytes;
     /* the model-dependent part gets the relative margin; the measured session cost, the
-     * intercept and the spread allowance are added as they are (all three < 2^32) */
+     * intercept (by whether any Conv runs in NCHWc) and the spread allowance are added as they
+     * are (all three < 2^32) */
+    uint64_t intercept =
+        r->conv_nchwc_weight_bytes > 0 ? ORT_CALIBRATION_MARGIN_BYTES : ORT_PLAIN_MARGIN_BYTES;
     uint64_t p = r->graph_bytes, safety;
     if (!tp_add_u64(p, r->model_copy_bytes, &p) || !tp_add_u64(p, r->weight_bytes, &p) ||
         !tp_add_u64(p, r->prepacked_bytes, &p) || !tp_add_u64(p, r->arena_bytes, &p) ||
         !tp_add_u64(p, r->input_bytes, &p) || !scale_pm(p, ORT_SAFETY_MARGIN_PM, &safety) ||
         !tp_add_u64(p, safety, &p) || !tp_add_u64(p, r->session_fixed_bytes, &p) ||
-        !tp_add_u64(p, ORT_CALIBRATION_MARGIN_BYTES + (uint64_t)ORT_SPREAD_BYTES, &p))
+        !tp_add_u64(p, intercept + (uint64_t)ORT_SPREAD_BYTES, &p))
         return tp_error_set(err, TP_ERR_OVERFLOW, "runtime: onnxruntime peak overflows 64 bits");
-    r->calibration_margin_bytes =
-        ORT_CALIBRATION_MARGIN_BYTES + (uint64_t)ORT_SPREAD_BYTES + safety;
+    r->calibration_margin_bytes = intercept + (uint64_t)ORT_SPREAD_BYTES + safety;
     r->peak_bytes = p;
     return TP_OK;
 }
