@@ -13,6 +13,8 @@ tests/test_onnx_control.c (scripts/fixtures-onnx.sh), torch.jit.script exports (
                    x.size(0) trips (the value grows each iteration).
 - loop_grow_const: a constructed Loop with a constant trip count (5) concatenating onto its
                    carried value.
+- loop_iter_once:  a constructed Loop of one trip slicing its input by the iteration number
+                   (torchvision MViT's class-token split).
 - if_dim:          an If decided by x.size(1) > 512 (the taken branch depends on --dim).
 - heldout_decoder, heldout_unbind: written after the importer's sequence and loop-growth
                    code, run once and reported as held out (a greedy decoder loop
@@ -148,6 +150,43 @@ def grow_const_model(out):
         "acc0": {"dtype": "float32", "shape": [2, 8]}, "row": {"dtype": "float32", "shape": [3, 8]}}})
 
 
+def iter_once_model(out):
+    """A Loop of one trip whose body slices x[:, idx[i] : idx[i + 1]] by its iteration number
+    (torchvision's MViT splits its class token so): the slice is one row wide only when the
+    iteration number is known to be 0."""
+    body = helper.make_graph(
+        [helper.make_node("Gather", ["idx", "i"], ["s0"], name="start", axis=0),
+         helper.make_node("Add", ["i", "one"], ["i1"], name="next"),
+         helper.make_node("Gather", ["idx", "i1"], ["e0"], name="end", axis=0),
+         helper.make_node("Reshape", ["s0", "shape1"], ["s1"], name="start1"),
+         helper.make_node("Reshape", ["e0", "shape1"], ["e1"], name="end1"),
+         helper.make_node("Slice", ["x", "s1", "e1", "axis1"], ["part"], name="slice"),
+         helper.make_node("Relu", ["part"], ["r"], name="relu"),
+         helper.make_node("Identity", ["cond_in"], ["cond_out"], name="id")],
+        "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond_in", TensorProto.BOOL, [])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("r", TensorProto.FLOAT, [2, "w", 8])])
+    g = helper.make_graph(
+        [helper.make_node("Loop", ["trips", ""], ["parts"], name="loop", body=body),
+         helper.make_node("Sigmoid", ["parts"], ["out"], name="sig")],
+        "loop_iter_once",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 8])],
+        [helper.make_tensor_value_info("out", TensorProto.FLOAT, [1, 2, "w", 8])],
+        [helper.make_tensor("trips", TensorProto.INT64, [], [1]),
+         helper.make_tensor("idx", TensorProto.INT64, [2], [0, 1]),
+         helper.make_tensor("one", TensorProto.INT64, [], [1]),
+         helper.make_tensor("shape1", TensorProto.INT64, [1], [1]),
+         helper.make_tensor("axis1", TensorProto.INT64, [1], [1])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 16)])
+    m.ir_version = 8
+    onnx.checker.check_model(m)
+    onnx.save(m, os.path.join(out, "loop_iter_once.onnx"))
+    write_spec(out, "loop_iter_once", {"bind": {}, "inputs": {
+        "x": {"dtype": "float32", "shape": [2, 3, 8]}}})
+
+
 def optional_model(out):
     ot = helper.make_optional_type_proto(helper.make_tensor_type_proto(TensorProto.FLOAT, [3, 4]))
     then_g = helper.make_graph(
@@ -190,6 +229,7 @@ def main():
                 "inputs": {"x": {"dtype": "float32", "shape": [1, n, 16]}}})
     optional_model(out)
     grow_const_model(out)
+    iter_once_model(out)
     export(out, "heldout_decoder", HeldoutDecoder(),
            (torch.randn(2, 3, 16), torch.zeros(4, dtype=torch.long)), ["x", "steps"],
            {"x": {0: "b", 1: "t"}, "steps": {0: "n"}},

@@ -114,6 +114,12 @@ TP_TEST(loop_grow_const) {
     check_model_in("onnx2", "loop_grow_const", NULL, NULL);
 }
 
+/* A Loop of one trip slicing its input by the iteration number: the slice is one row (0 : 1),
+   as onnxruntime runs it, not a data-dependent width. */
+TP_TEST(loop_iter_once) {
+    check_model_in("onnx2", "loop_iter_once", NULL, NULL);
+}
+
 TP_TEST(if_dim_big) {
     check_if_dim("if_dim_big", "n=600", "then_branch");
 }
@@ -138,6 +144,7 @@ TP_TEST(sequence_allocation_failures) {
                            "seq_split",
                            "seq_optional",
                            "loop_grow_const",
+                           "loop_iter_once",
                            "if_dim_big",
                            "/node/test_optional_get_element_sequence",
                            "/node/test_sequence_map_identity_1_sequence_expanded",
@@ -259,6 +266,7 @@ int main(void) {
     TP_RUN(seq_optional);
     TP_RUN(loop_grow);
     TP_RUN(loop_grow_const);
+    TP_RUN(loop_iter_once);
     TP_RUN(if_dim_big);
     TP_RUN(if_dim_small);
     TP_RUN(heldout_decoder);

@@ -414,16 +414,20 @@ static tp_status cf_loop(control_conv *cv, tp_ox_ctx *c) {
     binds[0].elem = TP_ONNX_INT64;
     binds[1].shape.rank = 0;
     binds[1].elem = TP_ONNX_BOOL;
-    /* the iteration number: a symbol of at most trip - 1 (x[i : i + 1] is one row) */
+    /* the iteration number: a symbol of at most trip - 1 (x[i : i + 1] is one row); 0 itself
+     * when the trip count is 1 (a scripted loop over a one-element list: torchvision's MViT
+     * splits its class token so, slicing x[:, :, i : i + 1]) */
     tp_dim last_iter;
     if (!(binds[0].value = tp_ox_value_new(cv->a, 1, false))) {
         st = tp_ox_fail(c, TP_ERR_NOMEM, "out of memory");
         goto done;
     }
-    if ((st = tp_ox_dim(c, TP_SYM_MAX, trip, tp_dim_static(1), &last_iter)) != TP_OK ||
-        (st = tp_ox_dim(c, TP_SYM_SUB, last_iter, tp_dim_static(1), &last_iter)) != TP_OK ||
-        (st = tp_ox_data_dim_upper(c, "loop_iter", last_iter, "the trip count - 1",
-                                   &binds[0].value->d[0])) != TP_OK)
+    if (m_known && m == 1)
+        binds[0].value->d[0] = tp_dim_static(0);
+    else if ((st = tp_ox_dim(c, TP_SYM_MAX, trip, tp_dim_static(1), &last_iter)) != TP_OK ||
+             (st = tp_ox_dim(c, TP_SYM_SUB, last_iter, tp_dim_static(1), &last_iter)) != TP_OK ||
+             (st = tp_ox_data_dim_upper(c, "loop_iter", last_iter, "the trip count - 1",
+                                        &binds[0].value->d[0])) != TP_OK)
         goto done;
     for (uint32_t k = 0; k < n_carried; k++) {
         binds[2 + k].node = c->in[2 + k].node;
