@@ -25,6 +25,9 @@
 # Session 16 (the Conv factor 1.65x, a 6.06 MiB intercept, chosen on every run of all 11 measured
 # sets; 2026-11-27 12:25 UTC, load 1, adjusted): +15.0 % (unet_tiny), +13.6 % (mobilenet_v2),
 # +10.8 % (efficientnet_b0), +15.0 % (dif2_16), +23.5 % (ifs_201); the band stays 35 %.
+# Session 17 (the intercept 3.0 MiB for a model without an NCHWc Conv, 6.06 MiB with one;
+# 2026-11-27 14:41 UTC, load 2, adjusted): +14.0 % (unet_tiny), +14.0 % (mobilenet_v2), +10.9 %
+# (efficientnet_b0), +10.2 % (dif2_16), +13.7 % (ifs_201); the band stays 35 %.
 # Two synthetic control-flow models (bench/ort_memory/synth_body.py, written here) check the
 # body terms: dif2_16 (initializers two If bodies deep: onnxruntime holds 4.4x their bytes; the
 # profile before the body-copy term was far below) and ifs_201 (400 one-node bodies: a session
