@@ -106,6 +106,20 @@ static double recurrent_ns(const tp_device_model *d, const tp_op_cost *oc) {
     double rows_gf = tp__gemm_rows_gflops(d, oc->compute_dtype, oc->gemm_m, oc->gemm_k, oc->gemm_n);
     double step_ns = step_flops / rows_gf;
     double read_ns = r_bytes / tp_device_read_gbps(d, r_bytes);
+    if (d->kind == TP_DEVICE_CPU && d->threads == 1 && d->source == TP_SOURCE_MEASURED &&
+        d->runtime_node_ns > 0 && d->cache_gbps > 0) {
+        /* one thread of a measured CPU: R, read again at every step, stays in the caches while
+           it fits them; onnxruntime's step reads it at the cached-pass rate (the triad's, up
+           to cache_bytes: 768 KiB here; beyond, the pass rate at the read curve's first point
+           at once: an LSTM of H 256 reads its 1 MiB R at 24 GB/s) and pays about one node's
+           overhead (one GEMM call and the gates' loops): LSTM/GRU probes of H 32-256,
+           docs/cost.md "Session 17". The read curve's first point (4 MiB, its scalar kernel)
+           priced them 1.5-2.4x slow. */
+        uint64_t at = (uint64_t)r_bytes;
+        if (at > d->cache_bytes && d->n_read > 0 && (double)at < d->read[0].bytes)
+            at = (uint64_t)d->read[0].bytes; /* past the cache: the curve's level at once */
+        read_ns = d->runtime_node_ns + r_bytes / tp_device_mem_gbps(d, at);
+    }
     if (read_ns > step_ns) step_ns = read_ns;
     double steps = (double)oc->gemm_batch;
     double rest = (double)oc->flops - (double)oc->rec_proj_flops - steps * step_flops;
