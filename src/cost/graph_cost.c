@@ -55,7 +55,9 @@ static double im2col_ns(const tp_device_model *d, const tp_op_cost *oc) {
 /* The runtime's walk over the groups of a grouped or depthwise convolution on its generic path
    (MLAS, not NCHWc): one im2col and one small GEMM call per group, whose fixed cost
    (runtime_group_ns, calibrated) dwarfs the arithmetic of a short 1-D depthwise convolution
-   (docs/cost.md, "Session 17"). 0 for a dense or an NCHWc convolution, a non-CPU device. */
+   (docs/cost.md, "Session 17"). 0 for a dense or an NCHWc convolution, a non-CPU device.
+   Measured at batch 1: MLAS walks images × groups, and gemm_batch counts the groups only, so a
+   batch of N is priced one walk instead of N (under). */
 static double group_walk_ns(const tp_device_model *d, const tp_op_cost *oc) {
     if (d->kind != TP_DEVICE_CPU || !(d->runtime_group_ns > 0) || oc->spatial_rank == 0 ||
         (oc->kernel != TP_KERNEL_GROUPED && oc->kernel != TP_KERNEL_DEPTHWISE) ||
