@@ -785,6 +785,17 @@ TP_TEST(node_grouped_conv) {
     TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, 0.5 * (double)oc.flops / gf, 1e-6);
 }
 
+/* What runtime_group_ns = 150 ns adds to a node (its compute and total against none). */
+static tp_node_cost walk_added(tp_device_model d, const tp_op_cost *oc) {
+    d.runtime_group_ns = 0;
+    tp_node_cost without = tp_node_cost_eval(&d, 0, oc);
+    d.runtime_group_ns = 150;
+    tp_node_cost with = tp_node_cost_eval(&d, 0, oc);
+    with.compute_ns -= without.compute_ns;
+    with.total_ns -= without.total_ns;
+    return with;
+}
+
 /* The group walk of a grouped or depthwise convolution on onnxruntime's generic path: every group
    costs runtime_group_ns on the calling thread (one im2col and one small GEMM call each), on top
    of the arithmetic; none in NCHWc, none for a dense one, none on a GPU, and not scaled when a
@@ -810,30 +821,21 @@ TP_TEST(group_walk_on_the_generic_path) {
                      .kernel = TP_KERNEL_DEPTHWISE,
                      .spatial_rank = 1,
                      .conv_expands = true};
-    tp_node_cost without = tp_node_cost_eval(&d, 0, &oc);
-    d.runtime_group_ns = 150;
-    tp_node_cost with = tp_node_cost_eval(&d, 0, &oc);
-    TP_CHECK_NEAR(with.compute_ns - without.compute_ns, 258 * 150.0, 1e-6);
-    TP_CHECK_NEAR(with.total_ns - without.total_ns, 258 * 150.0, 1e-6);
+    tp_node_cost w = walk_added(d, &oc);
+    TP_CHECK_NEAR(w.compute_ns, 258 * 150.0, 1e-6);
+    TP_CHECK_NEAR(w.total_ns, 258 * 150.0, 1e-6);
     /* two threads: the node is too small to split and runs on one of them, its arithmetic at
        that thread's share of the throughput; the walk is the same */
     d.threads = 2;
     d.dispatch_ns = 5000;
-    d.runtime_group_ns = 0;
-    without = tp_node_cost_eval(&d, 0, &oc);
-    d.runtime_group_ns = 150;
-    with = tp_node_cost_eval(&d, 0, &oc);
-    TP_CHECK_NEAR(with.total_ns - without.total_ns, 258 * 150.0, 1e-6);
+    TP_CHECK_NEAR(walk_added(d, &oc).total_ns, 258 * 150.0, 1e-6);
     d.threads = 1;
     d.dispatch_ns = 0;
     /* the same as a 2-D depthwise convolution of 16-aligned channels: NCHWc, no walk */
     oc.spatial_rank = 2;
     oc.gemm_n = oc.gemm_batch = 256;
     oc.flops = 2 * 256 * 8 * 5;
-    d.runtime_group_ns = 0;
-    without = tp_node_cost_eval(&d, 0, &oc);
-    d.runtime_group_ns = 150;
-    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).total_ns, without.total_ns, 1e-9);
+    TP_CHECK_NEAR(walk_added(d, &oc).total_ns, 0, 1e-9);
     /* 4 groups of 8 filters of 8 channels (2-D): not aligned to the block of 16, the walk */
     oc.kernel = TP_KERNEL_GROUPED;
     oc.gemm_m = 8;
@@ -842,25 +844,16 @@ TP_TEST(group_walk_on_the_generic_path) {
     oc.gemm_n = 64;
     oc.gemm_batch = 4;
     oc.flops = 2 * 32 * 72 * 64;
-    d.runtime_group_ns = 0;
-    without = tp_node_cost_eval(&d, 0, &oc);
-    d.runtime_group_ns = 150;
-    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).total_ns - without.total_ns, 4 * 150.0, 1e-6);
+    TP_CHECK_NEAR(walk_added(d, &oc).total_ns, 4 * 150.0, 1e-6);
     /* a dense convolution, one group: no walk */
     oc.kernel = TP_KERNEL_GENERIC;
     oc.gemm_batch = 1;
-    d.runtime_group_ns = 0;
-    without = tp_node_cost_eval(&d, 0, &oc);
-    d.runtime_group_ns = 150;
-    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).total_ns, without.total_ns, 1e-9);
+    TP_CHECK_NEAR(walk_added(d, &oc).total_ns, 0, 1e-9);
     /* a GPU runs no MLAS convolution */
     oc.kernel = TP_KERNEL_GROUPED;
     oc.gemm_batch = 4;
     d.kind = TP_DEVICE_GPU;
-    d.runtime_group_ns = 0;
-    without = tp_node_cost_eval(&d, 0, &oc);
-    d.runtime_group_ns = 150;
-    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).total_ns, without.total_ns, 1e-9);
+    TP_CHECK_NEAR(walk_added(d, &oc).total_ns, 0, 1e-9);
 }
 
 /* A dense convolution that onnxruntime's NCHWc transformer leaves plain (input channels neither
