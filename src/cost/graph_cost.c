@@ -92,6 +92,12 @@ static bool wakes_pool(const tp_device_model *d, const tp_op_cost *oc) {
            oc->cls == TP_COST_GEMM && macs >= MLAS_GEMM_THREAD_MACS;
 }
 
+/* A measured CPU at one thread: onnxruntime creates no intra-op pool (OrtThreadPoolParams: a
+   pool size of 1 creates none) and runs every node and parallel-for on the calling thread. */
+static bool one_measured_thread(const tp_device_model *d) {
+    return d->kind == TP_DEVICE_CPU && d->threads == 1 && d->source == TP_SOURCE_MEASURED;
+}
+
 /* A recurrent node (TP_KERNEL_RECURRENT): the input projection of every step as one GEMM, then
    its steps one after another. A step is a roofline: the hidden state (gemm_m rows) by R at the
    rate of few activation rows against a weight (the arithmetic), or reading R (gemm_k × gemm_n,
@@ -108,13 +114,13 @@ static double recurrent_ns(const tp_device_model *d, const tp_op_cost *oc) {
     double rows_gf = tp__gemm_rows_gflops(d, oc->compute_dtype, oc->gemm_m, oc->gemm_k, oc->gemm_n);
     double step_ns = step_flops / rows_gf;
     double read_ns = r_bytes / tp_device_read_gbps(d, r_bytes);
-    if (d->kind == TP_DEVICE_CPU && d->threads == 1 && d->source == TP_SOURCE_MEASURED &&
-        d->runtime_node_ns > 0 && d->cache_gbps > 0) {
+    if (one_measured_thread(d) && d->runtime_node_ns > 0 && d->cache_gbps > 0) {
         /* one thread of a measured CPU: R, read again at every step, stays in the caches while
            it fits them; onnxruntime's step reads it at the cached-pass rate (the triad's, up
            to cache_bytes: 768 KiB here; beyond, the pass rate at the read curve's first point
            at once: an LSTM of H 256 reads its 1 MiB R at 24 GB/s) and pays about one node's
-           overhead (one GEMM call and the gates' loops): LSTM/GRU probes of H 32-256,
+           overhead (the probes' fixed part per step, 0.42 us against a 0.49 us node): LSTM/GRU
+           probes of H 32-256,
            docs/cost.md "Session 17". The read curve's first point (4 MiB, its scalar kernel)
            priced them 1.5-2.4x slow. */
         uint64_t at = (uint64_t)r_bytes;
@@ -199,13 +205,9 @@ static tp_node_cost eval(const tp_device_model *d, tp_node_id id, const tp_op_co
         (double)nc.bytes / d->norm_gbps > nc.memory_ns)
         nc.memory_ns = (double)nc.bytes / d->norm_gbps; /* a chain of dependent sums per row */
     double body = nc.compute_ns > nc.memory_ns ? nc.compute_ns : nc.memory_ns;
-    /* a measured CPU at one thread: onnxruntime creates no intra-op pool (OrtThreadPoolParams:
-       a pool size of 1 creates none) and runs every parallel-for inline, no fork/join to
-       charge; its per-node cost is runtime_node_ns (catalog and default models carry none, and
-       keep dispatch_ns as their per-kernel guess) */
-    bool inline_run =
-        d->kind == TP_DEVICE_CPU && d->threads == 1 && d->source == TP_SOURCE_MEASURED;
-    double fork = inline_run ? 0 : d->dispatch_ns;
+    /* one measured thread: no fork/join to charge; the per-node cost is runtime_node_ns
+       (catalog and default models carry none, and keep dispatch_ns as their per-kernel guess) */
+    double fork = one_measured_thread(d) ? 0 : d->dispatch_ns;
     double wake = wakes_pool(d, oc) ? d->wake_ns : 0;
     if (d->threads > 1 && !one_thread && body * (double)d->threads + wake < body + fork) {
         /* too small to split: the runtime runs it on the calling thread (no fork/join), at
