@@ -38,8 +38,8 @@ typedef struct tp_py_load {
     uint32_t n_values;
 } tp_py_load;
 
-/* Read load, a dims dict ({name: int} or None) or a tuple (dims, input_values) where
- * input_values is None or {name: [int, ...] | [float, ...]} (tensorplan/_api.py makes it),
+/* Read load, a tuple (dims, input_values): dims {name: int} or None, input_values None or
+ * {name: [int, ...] | [float, ...]} (tensorplan/_api.py's _load makes it),
  * into l (opt ready to pass) and *dims (borrowed; NULL for none). 0, or -1 with the exception
  * set (nothing to release). Release l with tp_py_load_free once the importer returned. */
 int tp_py_load_read(PyObject *load, tp_py_load *l, PyObject **dims);

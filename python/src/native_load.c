@@ -95,23 +95,19 @@ static int read_value(PyObject *name, PyObject *list, tp_onnx_input_value *iv) {
 
 int tp_py_load_read(PyObject *load, tp_py_load *l, PyObject **dims) {
     memset(l, 0, sizeof *l);
-    PyObject *values = NULL;
-    *dims = load;
-    if (load && PyTuple_Check(load)) {
-        if (PyTuple_Size(load) != 2) {
-            PyErr_SetString(PyExc_TypeError, "load: (dims, input_values)");
-            return -1;
-        }
-        *dims = PyTuple_GetItem(load, 0);
-        values = PyTuple_GetItem(load, 1);
+    if (!load || !PyTuple_Check(load) || PyTuple_Size(load) != 2) {
+        PyErr_SetString(PyExc_TypeError, "load: (dims, input_values)");
+        return -1;
     }
+    *dims = PyTuple_GetItem(load, 0);
+    PyObject *values = PyTuple_GetItem(load, 1);
     if (*dims == Py_None) *dims = NULL;
     if (*dims && !PyDict_Check(*dims)) {
         PyErr_SetString(PyExc_TypeError, "dims must be a dict {name: int}");
         return -1;
     }
     if (*dims && read_dims(*dims, l) != 0) goto fail;
-    if (values && values != Py_None) {
+    if (values != Py_None) {
         if (!PyDict_Check(values)) {
             PyErr_SetString(PyExc_TypeError, "input_values must be a dict {name: [numbers]}");
             goto fail;
