@@ -445,11 +445,11 @@ static void fill(float *p, size_t n) {
 #define ORT_NODE_STEPS_MT 16.8
 #define ORT_RUN_STEPS_MT 565.0
 /* Per group of a grouped convolution on onnxruntime's generic path (tp_device_model.
- * runtime_group_ns), the same at every thread count (MLAS walks the groups on the calling thread
- * when each is small). Measured on the same host (2026-11-27, docs/cost.md "Session 17"):
- * depthwise 1-D convolutions of 256-1024 channels at lengths 8-64, the fastest run of each
- * against a one-node model, above what the cost model priced without the term: 0.12-0.19 us per
- * group at full speed (step 38-40 ns), about 4 steps. */
+ * runtime_group_ns), the same at every thread count (at 2 threads the probes' fastest runs took
+ * what they took at 1: the walk was not split). Measured on the same host (2026-11-27, docs/cost.md
+ * "Session 17"): depthwise 1-D convolutions of 256-1024 channels at lengths 8-64, the fastest run
+ * of each against a one-node model, above what the cost model priced without the term: 0.12-0.19 us
+ * per group at full speed (step 38-40 ns), about 4 steps. */
 #define ORT_GROUP_STEPS 4.0
 
 static void set_runtime_overheads(tp_device_model *d, double step_ns) {

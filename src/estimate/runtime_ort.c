@@ -98,10 +98,11 @@ static const ort_coeffs ORT_DEFAULT = {0, 1650, 1010, 0, 1000, 1000, 3461};
  * bytes, set by the synthetic iflstm_16 (an LSTM inside If bodies); the next are
  * audio_transformer_embedded (heldout10, 2.01 MiB) and silero_vad (1.39 MiB). The models that
  * set the larger intercept above are all NCHWc convnets (mobilenet_v2_embedded, regnet_x_3_2gf,
- * shufflenet_v2_x0_5, ppocr_rec, squeezenet1_1): what they take beyond their terms comes with
- * the NCHWc transformer (its per-weight buffers and the heap holes they leave, docs/runtime.md
- * "Session 16"), which the others do not run. Over the 67 rows: mean error 17.3 % -> 11.2 %,
- * 13 -> 26 within +10 %. heldout13 was fixed after this choice (docs/runtime.md, "Session 17"). */
+ * shufflenet_v2_x0_5, ppocr_rec, squeezenet1_1). Suspected, not measured: what they take
+ * beyond their terms comes with the NCHWc transformer (its per-weight buffers and the heap holes
+ * they leave, docs/runtime.md "Session 16"), which the others do not run. Over the 67 rows: mean
+ * error 17.3 % -> 11.2 %, 13 -> 26 within +10 %. heldout13 was fixed after this choice
+ * (docs/runtime.md, "Session 17"). */
 #define ORT_PLAIN_MARGIN_BYTES 3141322u
 /* Relative margin on the model-dependent terms only (graph, model copy, weights, pre-packed
  * copies, arena, inputs; not the measured session cost nor the intercept): the same choice's,
