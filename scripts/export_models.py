@@ -205,15 +205,16 @@ def vision(ctor, size=224):
     return make
 
 
-def video(ctor, frames):
+def video(ctor, frames, size=112):
     """A torchvision video classifier (random weights, seed 0) on one clip of `frames` frames of
-    112 x 112: input "clip", output "logits" (the held-out sets' video models)."""
+    size x size (112 unless its stem needs more): input "clip", output "logits" (the held-out
+    sets' video models)."""
     def make():
         torch.manual_seed(0)
         m = ctor(weights=None).eval()
-        x = torch.randn(1, 3, frames, 112, 112)
+        x = torch.randn(1, 3, frames, size, size)
         return m, (x,), ["clip"], ["logits"], {"clip": {0: "batch"}, "logits": {0: "batch"}}, {
-            "clip": ([1, 3, frames, 112, 112], "float32")
+            "clip": ([1, 3, frames, size, size], "float32")
         }, {"batch": 1}
 
     return make

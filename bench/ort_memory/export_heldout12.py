@@ -85,24 +85,14 @@ def frame_mixer():
     }, {"batch": 2}
 
 
-def s3d():
-    """torchvision's S3D (separable 3-D convolutions) on one clip of 16 frames of 224 x 224: its
-    7 x 7 stem needs a larger frame than export_models.video's 112 x 112."""
-    import torchvision.models.video as tvv
-
-    torch.manual_seed(0)
-    x = torch.randn(1, 3, 16, 224, 224)
-    return tvv.s3d(weights=None).eval(), (x,), ["clip"], ["logits"], {"clip": {0: "batch"}, "logits": {0: "batch"}}, {
-        "clip": ([1, 3, 16, 224, 224], "float32")
-    }, {"batch": 1}
-
-
 def models():
     import torchvision.models as tv
+    import torchvision.models.video as tvv
+
     return {
         "resnext101_64x4d": (em.vision(tv.resnext101_64x4d), False),
         "wide_resnet101_2": (em.vision(tv.wide_resnet101_2), False),
-        "s3d": (s3d, False),
+        "s3d": (em.video(tvv.s3d, 16, 224), False),  # its 7 x 7 stem needs more than 112
         "asr_encoder144": (asr_encoder144, True),
         "frame_mixer": (frame_mixer, True),
     }

@@ -24,18 +24,6 @@ import export_models as em  # noqa: E402
 import heldout_export  # noqa: E402
 
 
-def mvit_v2_s():
-    """torchvision's MViT v2 S (a video transformer; its patch embedding is a Conv3d) on one clip
-    of 16 frames of 224 x 224."""
-    import torchvision.models.video as tvv
-
-    torch.manual_seed(0)
-    x = torch.randn(1, 3, 16, 224, 224)
-    return tvv.mvit_v2_s(weights=None).eval(), (x,), ["clip"], ["logits"], {"clip": {0: "batch"}, "logits": {0: "batch"}}, {
-        "clip": ([1, 3, 16, 224, 224], "float32")
-    }, {"batch": 1}
-
-
 class Encoder6(nn.Module):
     """A text encoder: an embedding of 8,000 x 256 and 256 positions, six pre-norm transformer
     layers (8 heads, feed-forward 1,024), a pooled 256 -> 4 classifier."""
@@ -137,8 +125,10 @@ def kws_conv_lstm():
 
 
 def models():
+    import torchvision.models.video as tvv
+
     return {
-        "mvit_v2_s": (mvit_v2_s, False),
+        "mvit_v2_s": (em.video(tvv.mvit_v2_s, 16, 224), False),
         "encoder6_d256": (encoder6_d256, True),
         "gru_denoiser256": (gru_denoiser256, True),
         "dlrm_small": (dlrm_small, True),
