@@ -369,6 +369,69 @@ TP_TEST(value_propagation_feeds_reshape) {
     tp_graph_destroy(gr);
 }
 
+/* What onnxruntime's graph knows (onnx_ort_known.c): a Reshape or Slice whose shape or bounds
+ * come from a Shape over a symbolic dim has dims computed at run time (TP_NODE_DIMS_AT_RUNTIME),
+ * even where tensorplan knows the value (a Gather of the dim that is a number: onnxruntime folds a
+ * Shape whole or not at all); a Reshape its ReshapeFusion makes constant ([0, 8, 16]) and one over
+ * a Shape of static dims (folded) do not. */
+TP_TEST(dims_computed_at_run_time_for_onnxruntime) {
+    pbuf g = {0}, n;
+    value_info(&g, 11, "x", 1, 3, (const char *const[]){"batch", "8", "16"});
+    value_info(&g, 11, "w", 1, 2, (const char *const[]){"4", "32"});
+    init_i64(&g, "i0", 0, NULL, 1, (const int64_t[]){0});
+    init_i64(&g, "i1", 0, NULL, 1, (const int64_t[]){1});
+    init_i64(&g, "i2", 0, NULL, 1, (const int64_t[]){2});
+    init_i64(&g, "ax0", 1, (const int64_t[]){1}, 1, (const int64_t[]){0});
+    init_i64(&g, "two", 0, NULL, 1, (const int64_t[]){2});
+    init_i64(&g, "m1", 1, (const int64_t[]){1}, 1, (const int64_t[]){-1});
+    init_i64(&g, "c8_16", 1, (const int64_t[]){2}, 2, (const int64_t[]){8, 16});
+    const char *const nodes[][3] = {
+        {"Shape", "x", "s"},
+        {"Gather", "s,i0", "b"},
+        {"Unsqueeze", "b,ax0", "bu"},
+        {"Concat", "bu,m1", "shape_m1"},
+        {"Reshape", "x,shape_m1", "y_m1"}, /* [batch, -1]: runtime */
+        {"Concat", "bu,c8_16", "shape_f"},
+        {"Reshape", "x,shape_f", "y_fused"}, /* [0, 8, 16] after ReshapeFusion: known */
+        {"Gather", "s,i2", "d2"},
+        {"Div", "d2,two", "half"},
+        {"Unsqueeze", "half,ax0", "hu"},
+        {"Unsqueeze", "i2,ax0", "axu"},
+        {"Unsqueeze", "i0,ax0", "zu"},
+        {"Slice", "x,zu,hu,axu", "y_slice"}, /* ends 8 from Shape(x): runtime */
+        {"Shape", "w", "sw"},
+        {"Gather", "sw,i1", "w1"},
+        {"Unsqueeze", "w1,ax0", "w1u"},
+        {"Concat", "m1,w1u", "shape_w"},
+        {"Reshape", "x,shape_w", "y_static"}, /* [-1, 32] from a folded Shape: constant */
+    };
+    for (size_t k = 0; k < sizeof nodes / sizeof nodes[0]; k++) {
+        n = node_begin(nodes[k][0], nodes[k][1], nodes[k][2], NULL);
+        if (strcmp(nodes[k][0], "Concat") == 0) attr_int(&n, "axis", 0);
+        f_msg(&g, 1, &n);
+    }
+    value_info(&g, 12, "y_m1", 1, -1, NULL);
+    value_info(&g, 12, "y_fused", 1, -1, NULL);
+    value_info(&g, 12, "y_slice", 1, -1, NULL);
+    value_info(&g, 12, "y_static", 1, -1, NULL);
+    pbuf m = model_of(&g, 17);
+    tp_graph *gr = NULL;
+    tp_error err;
+    TP_CHECK_OK(load(&m, NULL, &gr, &err), &err);
+    if (!gr) return;
+    const char *const runtime[] = {"y_m1", "y_slice"}, *const known[] = {"y_fused", "y_static"};
+    for (size_t k = 0; k < 2; k++) {
+        const tp_node *a = find(gr, runtime[k]), *b = find(gr, known[k]);
+        TP_CHECK(a && b);
+        if (a) TP_CHECK((a->flags & TP_NODE_DIMS_AT_RUNTIME) != 0);
+        if (b) TP_CHECK((b->flags & TP_NODE_DIMS_AT_RUNTIME) == 0);
+    }
+    const tp_node *sl = find(gr, "y_slice");
+    char buf[128];
+    if (sl) TP_CHECK_STR(tp_graph_shape_str(gr, &sl->shape, buf, sizeof buf), "[batch,8,8]");
+    tp_graph_destroy(gr);
+}
+
 TP_TEST(multi_output_nodes) {
     pbuf g = {0}, n;
     value_info(&g, 11, "x", 1, 2, (const char *const[]){"n", "10"});
@@ -780,6 +843,7 @@ int main(void) {
     TP_RUN(value_info_mismatch_is_an_error);
     TP_RUN(missing_input_is_an_error);
     TP_RUN(value_propagation_feeds_reshape);
+    TP_RUN(dims_computed_at_run_time_for_onnxruntime);
     TP_RUN(multi_output_nodes);
     TP_RUN(incompatible_shapes);
     TP_RUN(control_flow_bodies);

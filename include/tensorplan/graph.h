@@ -305,6 +305,11 @@ enum {
                                             standard op the IR cannot spell exactly, e.g. an ONNX
                                             Slice with symbolic bounds), not a host callback: never
                                             a sync point in the IO profile */
+    TP_NODE_DIMS_AT_RUNTIME = 1u << 4,   /* its output dims come from values computed while the
+                                            model runs (an ONNX Reshape whose shape is built from
+                                            Shape over a symbolic dim): onnxruntime's static
+                                            shape inference does not know them, so its planner
+                                            reuses no buffer by shape there (runtime_ort.c) */
 };
 
 /* A node as stored; read-only for callers. */

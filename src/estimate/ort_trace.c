@@ -51,6 +51,9 @@ static void ort_unknown(const tp_graph *g, uint8_t *unk) {
         /* pads computed at run time (swin_t's window padding from Shape, Mod and Sub): ONNX's
          * inference gives no output dims */
         if (k == TP_OP_PAD && !nd->op.attrs.pad.pads_const) unk[id] = 1;
+        /* dims from values computed at run time (the importer's TP_NODE_DIMS_AT_RUNTIME: a
+         * Reshape or Slice whose shape or bounds come from Shape over a symbolic dim) */
+        if (nd->flags & TP_NODE_DIMS_AT_RUNTIME) unk[id] = 1;
         for (uint32_t i = 0; i < nd->n_inputs && !unk[id]; i++)
             if (nd->inputs[i] >= 0 && (uint32_t)nd->inputs[i] < id && unk[nd->inputs[i]])
                 unk[id] = 1;

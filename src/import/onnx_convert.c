@@ -60,6 +60,8 @@ tp_status tp__ox_val_add(conv *cv, const char *name, tp_node_id node, const tp_s
         old->shape = *shape;
         old->elem = elem;
         old->value = value;
+        old->runtime = true;
+        old->dims_unknown = false;
         return TP_OK;
     }
     if (old) {
@@ -68,6 +70,8 @@ tp_status tp__ox_val_add(conv *cv, const char *name, tp_node_id node, const tp_s
         old->shape = *shape;
         old->elem = elem;
         old->value = value;
+        old->runtime = true;
+        old->dims_unknown = false;
         return TP_OK;
     }
     if ((cv->n_vals + 1) * 2 > cv->cap_slots) {
@@ -89,6 +93,8 @@ tp_status tp__ox_val_add(conv *cv, const char *name, tp_node_id node, const tp_s
     v->shape = *shape;
     v->elem = elem;
     v->value = value;
+    v->runtime = true; /* until known otherwise (an initializer, a folded node) */
+    v->dims_unknown = false;
     slots_insert(cv->slots, cv->cap_slots, cv->vals, (int32_t)cv->n_vals);
     cv->n_vals++;
     return TP_OK;
@@ -371,7 +377,9 @@ tp_status tp__ox_add_initializer(conv *cv, const tp_onnx_tensor *t) {
     tp_ox_value *v = NULL;
     st = tp_ox_value_from_tensor(cv->a, cv->m, t, &v, cv->err);
     if (st != TP_OK) return st;
-    return tp__ox_val_add(cv, t->name, id, &s, t->data_type, v);
+    if ((st = tp__ox_val_add(cv, t->name, id, &s, t->data_type, v)) != TP_OK) return st;
+    tp__ox_val_find(cv, t->name)->runtime = false;
+    return TP_OK;
 }
 
 /* The caller-given value of a graph input (tp_onnx_options.input_values). */
@@ -674,6 +682,8 @@ tp_status tp__ox_add_node(conv *cv, const tp_onnx_node *n, uint32_t index) {
         in->shape = v->shape;
         in->elem_type = v->elem;
         in->value = v->value;
+        in->runtime = v->runtime;
+        in->dims_unknown = v->dims_unknown;
         tp_onnx_elem_type_to_dtype(v->elem, &in->dtype, NULL);
     }
     c.op.kind = TP_OP_CUSTOM;
@@ -716,7 +726,18 @@ tp_status tp__ox_add_node(conv *cv, const tp_onnx_node *n, uint32_t index) {
     }
     if (c.op.kind == TP_OP_CUSTOM && fn)
         c.node_flags |= TP_NODE_DEVICE_KERNEL; /* a standard op, run as a normal kernel */
+    /* what onnxruntime's graph knows of the outputs (onnx_ort_known.c) */
+    bool runtime = tp_ox_value_at_runtime(&c), unknown = tp_ox_dims_from_runtime(&c);
+    if (unknown) c.node_flags |= TP_NODE_DIMS_AT_RUNTIME;
+    for (uint32_t i = 0; i < n->n_inputs && !(c.node_flags & TP_NODE_SHAPE_ONLY); i++)
+        if (cv->ins[i].present && cv->ins[i].dims_unknown) unknown = true;
     st = tp__ox_emit(cv, &c, cv->ids, n_ids);
+    for (uint32_t k = 0; st == TP_OK && k < n->n_outputs; k++) {
+        ox_val *v = n->outputs[k][0] ? tp__ox_val_find(cv, n->outputs[k]) : NULL;
+        if (!v) continue;
+        v->runtime = runtime;
+        v->dims_unknown = unknown;
+    }
 fail:
     for (uint32_t k = 0; k < n->n_outputs; k++) {
         tp_ox_value_free(cv->a, c.out[k].value);

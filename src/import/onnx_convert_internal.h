@@ -22,6 +22,10 @@ typedef struct ox_val {
     tp_shape shape;
     int32_t elem;
     tp_ox_value *value;
+    /* onnx_ort_known.c: computed while the model runs (true unless a constant or known to be
+     * folded), and dims onnxruntime's shape inference does not know */
+    bool runtime;
+    bool dims_unknown;
 } ox_val;
 
 typedef struct ox_rule_ix {

@@ -24,6 +24,10 @@ typedef struct tp_ox_in {
     tp_dtype dtype;
     int32_t elem_type;        /* ONNX element type */
     const tp_ox_value *value; /* known values, or NULL */
+    /* what onnxruntime's graph knows of it (onnx_ort_known.c): its value is computed while the
+     * model runs (not a constant onnxruntime folds), and its dims come from such a value */
+    bool runtime;
+    bool dims_unknown;
 } tp_ox_in;
 
 typedef struct tp_ox_out {
@@ -85,6 +89,14 @@ tp_status tp_ox_seq_loop(tp_ox_ctx *c, uint32_t out, const tp_ox_seq *init, cons
                          tp_dim trip, tp_ox_seq **last_in, bool *grows);
 /* The rule of a com.microsoft contrib op (onnx_ops_contrib.c), or NULL. */
 tp_ox_rule_fn tp__ox_contrib_rule(const char *op);
+
+/* What onnxruntime's graph knows (onnx_ort_known.c), for a node typed by its rule: its outputs'
+ * values are computed while the model runs (false for a Constant, a Shape over dims that are all
+ * numbers, a node whose inputs are all constants), and its output dims come from such a value (a
+ * Reshape, Slice, Expand, ... whose shape-giving input is computed at run time, a Reshape that
+ * onnxruntime's ReshapeFusion turns constant excepted). */
+bool tp_ox_value_at_runtime(const tp_ox_ctx *c);
+bool tp_ox_dims_from_runtime(const tp_ox_ctx *c);
 
 /* ---- helpers for rules (onnx_convert.c) ---- */
 
