@@ -186,13 +186,14 @@ TP_TEST(shared_weight_is_packed_once_and_erased_after_the_last) {
     TP_CHECK_OK(tp_ort_prepack_compute(g, 16, &pp, &err), &err);
     TP_CHECK_EQ_U64(pp.erased_bytes, W);
     /* embedded (Session 15): both through the heap emulation, the file no longer held; one
-     * packed copy stays beside the freed copy's hole (the worst case), not two */
+     * packed copy stays beside the freed copy's hole (the worst case), not two; session 18: and
+     * the second kernel's copy, freed at once, counted once more as a hole that may stay */
     o.ort.model_file_bytes = W + B;
     TP_CHECK_OK(tp_runtime_estimate_graph(g, &e, &o, &r, &err), &err);
     TP_CHECK_EQ_U64(r.heap_emulated_weight_bytes, W); /* the bias: under 64 KiB */
     TP_CHECK_EQ_U64(r.model_copy_bytes, B);
-    TP_CHECK(r.heap_emulated_bytes >= PACKED + W);
-    TP_CHECK(r.heap_emulated_bytes < 2u * PACKED + W);
+    TP_CHECK(r.heap_emulated_bytes >= 2u * PACKED + W);
+    TP_CHECK(r.heap_emulated_bytes < 3u * PACKED + W);
     /* without pre-packing: no packed copies at all */
     o.ort.prepacking = false;
     o.ort.model_file_bytes = 0;
