@@ -372,8 +372,8 @@ TP_TEST(value_propagation_feeds_reshape) {
 /* What onnxruntime's graph knows (onnx_ort_known.c): a Reshape or Slice whose shape or bounds
  * come from a Shape over a symbolic dim has dims computed at run time (TP_NODE_DIMS_AT_RUNTIME),
  * even where tensorplan knows the value (a Gather of the dim that is a number: onnxruntime folds a
- * Shape whole or not at all); a Reshape its ReshapeFusion makes constant ([0, 8, 16]) and one over
- * a Shape of static dims (folded) do not. */
+ * Shape whole or not at all), and so has a NonZero (its size comes from the values); a Reshape its
+ * ReshapeFusion makes constant ([0, 8, 16]) and one over a Shape of static dims (folded) do not. */
 TP_TEST(dims_computed_at_run_time_for_onnxruntime) {
     pbuf g = {0}, n;
     value_info(&g, 11, "x", 1, 3, (const char *const[]){"batch", "8", "16"});
@@ -404,6 +404,7 @@ TP_TEST(dims_computed_at_run_time_for_onnxruntime) {
         {"Unsqueeze", "w1,ax0", "w1u"},
         {"Concat", "m1,w1u", "shape_w"},
         {"Reshape", "x,shape_w", "y_static"}, /* [-1, 32] from a folded Shape: constant */
+        {"NonZero", "x", "y_nz"},             /* a data-dependent size */
     };
     for (size_t k = 0; k < sizeof nodes / sizeof nodes[0]; k++) {
         n = node_begin(nodes[k][0], nodes[k][1], nodes[k][2], NULL);
@@ -414,6 +415,7 @@ TP_TEST(dims_computed_at_run_time_for_onnxruntime) {
     value_info(&g, 12, "y_fused", 1, -1, NULL);
     value_info(&g, 12, "y_slice", 1, -1, NULL);
     value_info(&g, 12, "y_static", 1, -1, NULL);
+    value_info(&g, 12, "y_nz", 7, -1, NULL);
     pbuf m = model_of(&g, 17);
     tp_graph *gr = NULL;
     tp_error err;
@@ -426,6 +428,8 @@ TP_TEST(dims_computed_at_run_time_for_onnxruntime) {
         if (a) TP_CHECK((a->flags & TP_NODE_DIMS_AT_RUNTIME) != 0);
         if (b) TP_CHECK((b->flags & TP_NODE_DIMS_AT_RUNTIME) == 0);
     }
+    const tp_node *nz = find(gr, "y_nz");
+    TP_CHECK(nz && (nz->flags & TP_NODE_DIMS_AT_RUNTIME));
     const tp_node *sl = find(gr, "y_slice");
     char buf[128];
     if (sl) TP_CHECK_STR(tp_graph_shape_str(gr, &sl->shape, buf, sizeof buf), "[batch,8,8]");

@@ -16,7 +16,8 @@
 
 #include "import/onnx_ops.h"
 
-/* Ops whose output dims come from the values of their inputs from index `first` on. */
+/* Ops whose output dims come from the values of their inputs from index `first` on (0: every
+ * input's, the data-dependent sizes). */
 typedef struct shape_param_op {
     const char *op;
     uint32_t first;
@@ -48,6 +49,11 @@ static const shape_param_op SHAPE_PARAM_OPS[] = {
     {"ReduceLogSum", 1},
     {"ReduceLogSumExp", 1},
     {"ReduceSumSquare", 1},
+    /* data-dependent sizes: from the values of every input */
+    {"NonZero", 0},
+    {"Compress", 0},
+    {"Unique", 0},
+    {"NonMaxSuppression", 0},
 };
 
 bool tp_ox_value_at_runtime(const tp_ox_ctx *c) {
