@@ -957,6 +957,52 @@ TP_TEST(recurrent_steps_read_r_every_step) {
     tp_graph_destroy(g);
 }
 
+/* Several threads of a measured CPU (a pool with a measured wake-up): MLAS splits a step's GEMM
+   over the pool when it has at least 65,536 multiply-adds, each thread reading its share of R
+   (half, at two threads) at the cached-pass rate while it fits the triad's working set, past the
+   read curve's first point at its part of the curve's bandwidth, log-linearly in between; a split
+   step pays two wake-ups. A smaller step runs on the calling thread and reads all of R. Ten steps
+   of a GRU of hidden 256 (R = 256 x 768 floats) and of hidden 64 (64 x 192), batch 1. */
+TP_TEST(recurrent_steps_split_over_a_pool) {
+    tp_device_model d = flat_model(1, 1);
+    d.threads = 2;
+    d.runtime_node_ns = 50;
+    d.wake_ns = 10;
+    d.cache_gbps = 0.01;
+    d.cache_bytes = 1 << 20;
+    d.n_read = 1;
+    d.read[0] = (tp_bw_point){4 << 20, 0.004};
+    tp_op_cost oc = {.cls = TP_COST_GEMM,
+                     .kernel = TP_KERNEL_RECURRENT,
+                     .launches = 1,
+                     .flops = 10 * 2 * 256 * 768,
+                     .gemm_m = 1,
+                     .gemm_k = 256,
+                     .gemm_n = 768,
+                     .gemm_batch = 10,
+                     .rec_proj_m = 1,
+                     .rec_input = 1,
+                     .compute_dtype = TP_DTYPE_F32};
+    double share = 256.0 * 768 * 4 / 2; /* 393,216 bytes a thread, in the cache */
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, 10 * (50 + share / 0.01 + 20), 1e-3);
+    /* past the curve's first point: a thread's part of its bandwidth (0.002 GB/s) */
+    d.cache_bytes = 1 << 16;
+    d.read[0].bytes = 1 << 18;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, 10 * (50 + share / 0.002 + 20), 1e-3);
+    /* in between (cache 128 KiB, first point 1 MiB): log(3) / log(8) of the way down */
+    d.cache_bytes = 1 << 17;
+    d.read[0].bytes = 1 << 20;
+    double rate = 0.01 + log(3.0) / log(8.0) * (0.002 - 0.01);
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, 10 * (50 + share / rate + 20), 1e-3);
+    /* hidden 64: 12,288 multiply-adds a step, not split: all of R (49,152 bytes), no wake-up */
+    d.cache_bytes = 1 << 20;
+    d.read[0].bytes = 4 << 20;
+    oc.gemm_k = 64;
+    oc.gemm_n = 192;
+    oc.flops = 10 * 2 * 64 * 192;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, 10 * (50 + 49152 / 0.01), 1e-3);
+}
+
 /* Weights streamed from memory (docs/cost.md): a GEMM with constant weights adds the share of
    its weight bytes that the run's weight set reads from memory, at gemm_stream_gbps, to its
    arithmetic at the square curve's rate (the skinny curve no longer applies). */
@@ -1448,6 +1494,7 @@ int main(void) {
     TP_RUN(group_walk_on_the_generic_path);
     TP_RUN(node_dense_conv_expands_unless_blocked);
     TP_RUN(recurrent_steps_read_r_every_step);
+    TP_RUN(recurrent_steps_split_over_a_pool);
     TP_RUN(graph_cost_hand_computed);
     TP_RUN(gemm_curve_envelope);
     TP_RUN(graph_cost_fusion);

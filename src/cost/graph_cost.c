@@ -2,6 +2,7 @@
  * Patterson, CACM 2009). */
 #include "tensorplan/cost.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "core/mem.h"
@@ -98,6 +99,26 @@ static bool one_measured_thread(const tp_device_model *d) {
     return d->kind == TP_DEVICE_CPU && d->threads == 1 && d->source == TP_SOURCE_MEASURED;
 }
 
+/* A measured CPU with a pool of several threads and the figures the recurrent rule needs. */
+static bool measured_pool(const tp_device_model *d) {
+    return d->kind == TP_DEVICE_CPU && d->threads > 1 && d->source == TP_SOURCE_MEASURED &&
+           d->runtime_node_ns > 0 && d->cache_gbps > 0 && d->wake_ns > 0;
+}
+
+/* The rate at which one of a measured pool's threads reads its share of a weight read again and
+   again: the cached-pass rate while the share fits the triad's working set; from the read curve's
+   first point on, the thread's part of the curve's bandwidth; in between, a log-linear step from
+   one to the other (a GRU of H 384 at 2 threads: 0.88 MB a thread, still about as fast as a
+   cached pass; an LSTM of H 512: 2.1 MB, about halfway). */
+static double thread_share_gbps(const tp_device_model *d, double share) {
+    double c = d->cache_gbps, cb = (double)d->cache_bytes, t = (double)d->threads;
+    if (share <= cb || d->n_read == 0) return c;
+    double first = d->read[0].bytes, r0 = tp_device_read_gbps(d, first) / t;
+    if (share >= first) return tp_device_read_gbps(d, share) / t;
+    if (!(first > cb) || !(r0 < c)) return r0 < c ? r0 : c;
+    return c + log(share / cb) / log(first / cb) * (r0 - c);
+}
+
 /* A recurrent node (TP_KERNEL_RECURRENT): the input projection of every step as one GEMM, then
    its steps one after another. A step is a roofline: the hidden state (gemm_m rows) by R at the
    rate of few activation rows against a weight (the arithmetic), or reading R (gemm_k × gemm_n,
@@ -127,6 +148,19 @@ static double recurrent_ns(const tp_device_model *d, const tp_op_cost *oc) {
         if (at > d->cache_bytes && d->n_read > 0 && (double)at < d->read[0].bytes)
             at = (uint64_t)d->read[0].bytes; /* past the cache: the curve's level at once */
         read_ns = d->runtime_node_ns + r_bytes / tp_device_mem_gbps(d, at);
+    } else if (measured_pool(d)) {
+        /* several threads of a measured CPU: MLAS splits a step's GEMM over the pool when it is
+           large enough (MLAS_GEMM_THREAD_MACS, as for any GEMM), each thread then reading its
+           share of R at one thread's cached-pass rate (the triad's at this thread count, whose
+           ~10 us pass the fork/join dominates, stands for one thread's) while it fits, and
+           the step pays a pool thread's wake-up and the caller's after the join (2 wake_ns).
+           A smaller step runs on the calling thread, as at one thread. LSTM/GRU probes of H
+           64-512 at 2 threads: onnxruntime gains from H 256 on, loses ~5 us a step on a split
+           LSTM of H 128, docs/cost.md "Session 18". */
+        bool split = m * k * n >= MLAS_GEMM_THREAD_MACS;
+        double share = split ? r_bytes / (double)d->threads : r_bytes;
+        double rate = thread_share_gbps(d, share);
+        read_ns = d->runtime_node_ns + share / rate + (split ? 2.0 * d->wake_ns : 0);
     }
     if (read_ns > step_ns) step_ns = read_ns;
     double steps = (double)oc->gemm_batch;
