@@ -57,25 +57,15 @@ static const shape_param_op SHAPE_PARAM_OPS[] = {
 };
 
 bool tp_ox_value_at_runtime(const tp_ox_ctx *c) {
-    const char *op = c->node->op_type;
-    if (strcmp(op, "Constant") == 0) return false;
-    if ((c->node_flags & TP_NODE_SHAPE_ONLY) && c->n_in > 0 && c->in[0].present) {
-        /* Shape (its start..end dims) or Size (every dim): folded when those are all numbers */
-        const tp_shape *x = &c->in[0].shape;
-        if (c->in[0].dims_unknown) return true;
-        int64_t r = x->rank, s = 0, e = r;
-        if (strcmp(op, "Shape") == 0) {
-            s = tp_ox_attr_int(c, "start", 0);
-            e = tp_ox_attr_int(c, "end", r);
-            s = s < 0 ? s + r : s;
-            e = e < 0 ? e + r : e;
-            s = s < 0 ? 0 : s > r ? r : s;
-            e = e < 0 ? 0 : e > r ? r : e;
-        }
-        for (int64_t k = s; k < e && k < TP_MAX_RANK; k++)
-            if (!tp_dim_is_static(x->dims[k])) return true;
+    if (c->node_flags & TP_NODE_SHAPE_ONLY) {
+        /* Shape or Size: folded when the dims it returns (its rule's value) are all numbers */
+        const tp_ox_value *v = c->n_out > 0 ? c->out[0].value : NULL;
+        if (!v || v->is_float || v->seq || (c->n_in > 0 && c->in[0].dims_unknown)) return true;
+        for (int64_t k = 0; k < v->n; k++)
+            if (!tp_dim_is_static(v->d[k])) return true;
         return false;
     }
+    /* a Constant has no inputs: folded */
     for (uint32_t i = 0; i < c->n_in; i++)
         if (c->in[i].present && c->in[i].runtime) return true;
     return false;
