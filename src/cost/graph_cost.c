@@ -109,7 +109,10 @@ static bool measured_pool(const tp_device_model *d) {
    again: the cached-pass rate while the share fits the triad's working set; from the read curve's
    first point on, the thread's part of the curve's bandwidth; in between, a log-linear step from
    one to the other (a GRU of H 384 at 2 threads: 0.88 MB a thread, still about as fast as a
-   cached pass; an LSTM of H 512: 2.1 MB, about halfway). */
+   cached pass; an LSTM of H 512: 2.1 MB, about halfway). The one-thread rule steps down at once
+   past the triad's working set instead (an LSTM of H 256 reads its 1 MiB R at the curve's rate):
+   both as measured, and both what a 1 MiB L2 per core would do, which the calibration does not
+   read. */
 static double thread_share_gbps(const tp_device_model *d, double share) {
     double c = d->cache_gbps, cb = (double)d->cache_bytes, t = (double)d->threads;
     if (share <= cb || d->n_read == 0) return c;
