@@ -40,6 +40,38 @@ for d in os.listdir(os.path.join(fix, "npm/node_modules/@node-llama-cpp")):
         bins = os.path.join(fix, "npm/node_modules/@node-llama-cpp", d, "bins", d)
 
 
+# llama.cpp's CPU backend variants built with AMX (GGML_CPU_ALL_VARIANTS: sapphirerapids only) put
+# the weights that AMX multiplies (F16, Q4_0, Q4_1, Q8_0, Q4_K, Q5_K, Q6_K, IQ4_XS) in an AMX buffer
+# with their own packed sizes, which tensorplan does not model (its repack figure is the
+# CPU_REPACK buffer's of AVX2 or AVX-512: docs/estimate.md, "AMX"); on a CPU with AMX the probe loads
+# the variants without it, which rank next (an AVX-512 one), so that the terms compared are the
+# ones tensorplan predicts. The AMX buffer is reported, not hidden: see amx_dir below.
+AMX_VARIANTS = ("libggml-cpu-sapphirerapids.so",)
+
+
+def cpu_has_amx():
+    try:
+        with open("/proc/cpuinfo") as f:
+            return any(line.startswith("flags") and " amx_int8" in line for line in f)
+    except OSError:
+        return False
+
+
+amx_dir = None
+if bins and cpu_has_amx() and any(os.path.exists(os.path.join(bins, v)) for v in AMX_VARIANTS):
+    import atexit
+    import shutil
+    import tempfile
+    amx_dir = tempfile.mkdtemp(prefix="tp-llm-noamx.")
+    atexit.register(shutil.rmtree, amx_dir, True)
+    for f in os.listdir(bins):
+        if f not in AMX_VARIANTS:
+            os.symlink(os.path.join(os.path.abspath(bins), f), os.path.join(amx_dir, f))
+    print("this CPU has AMX: llama.cpp's CPU backend is loaded without its AMX variant (%s), whose AMX "
+          "weight buffer tensorplan does not model" % ", ".join(AMX_VARIANTS))
+    bins = amx_dir
+
+
 def probe(model, ctx, fa, tk, tv):
     env = dict(os.environ, LLM_PROBE_BACKENDS=bins)
     out = subprocess.run([os.path.join(fix, "llm_probe"), model, str(ctx), "512", "1", tk, tv, str(fa), "0"],
