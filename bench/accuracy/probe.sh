@@ -29,7 +29,7 @@ NODE_PATH=.fixtures/ort/node_modules TP_BENCH_MIN_SECONDS=${TP_BENCH_MIN_SECONDS
   node bench/accuracy/measure_ort.js "$DIR" "$THREADS" probe_abs_1 probe_abs_201 |
   node -e '
     const l = require("fs").readFileSync(0, "utf8").trim().split("\n").map(JSON.parse);
-    // one thread: CPU time per run; several: the busiest thread's (what the model predicts)
+    // one thread: CPU time per run; several: the busiest thread CPU time (what the model predicts)
     const key = l[0].threads > 1 ? "busy_ms" : "cpu_ms";
     const t1 = l.find(r => r.model === "probe_abs_1")[key] * 1e6;
     const t201 = l.find(r => r.model === "probe_abs_201")[key] * 1e6;
