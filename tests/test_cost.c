@@ -1001,6 +1001,53 @@ TP_TEST(recurrent_steps_split_over_a_pool) {
     oc.gemm_n = 192;
     oc.flops = 10 * 2 * 64 * 192;
     TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, 10 * (50 + 49152 / 0.01), 1e-3);
+    /* with a small kernel call's cost (runtime_group_ns) a step pays that, not a node */
+    d.runtime_group_ns = 5;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, 10 * (5 + 49152 / 0.01), 1e-3);
+}
+
+/* A step of a recurrent node on a measured CPU that carries a small kernel call's cost
+   (runtime_group_ns): onnxruntime walks the steps inside one node, so a step pays one MLAS call
+   (20 ns here), not a node (50), and its arithmetic and the gates run at the rate of all steps'
+   rows as one product (the square curve's small points hold a call's overhead, now the fixed
+   cost). Hand-computed on the GRU of recurrent_steps_read_r_every_step (10 steps, batch 1, input
+   8, hidden 4), one thread; square curve 1 GFLOP/s at 4, 10 at 7: one step's 1 x 4 x 12
+   (cube root 3.6) at 1, all ten steps' rows (cube root 7.8) at 10. */
+TP_TEST(recurrent_step_pays_a_kernel_call) {
+    tp_device_model d = flat_model(1, 1);
+    d.n_gemm = 2;
+    d.gemm[0] = (tp_gemm_point){4, 1};
+    d.gemm[1] = (tp_gemm_point){7, 10};
+    d.n_skinny = 0;
+    d.threads = 1;
+    d.runtime_node_ns = 50;
+    d.mem_gbps = 1;
+    d.cache_gbps = 2;
+    d.cache_bytes = 4096;
+    d.mem_set_bytes = 1 << 20;
+    d.n_read = 1;
+    d.read[0] = (tp_bw_point){1 << 20, 0.5};
+    tp_op_cost oc = {.cls = TP_COST_GEMM,
+                     .kernel = TP_KERNEL_RECURRENT,
+                     .launches = 1,
+                     .flops = 1920 + 960 + 960,
+                     .gemm_m = 1,
+                     .gemm_k = 4,
+                     .gemm_n = 12,
+                     .gemm_batch = 10,
+                     .rec_proj_flops = 1920,
+                     .rec_proj_m = 10,
+                     .rec_input = 8,
+                     .compute_dtype = TP_DTYPE_F32};
+    /* no call cost: a node a step (50 + R's 192 bytes at 2 GB/s = 146 ns, against 96 flops at
+       1 GFLOP/s), the gates' 960 flops at 1; the projection (cube root 9.9) at 10: 192 ns */
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, 192 + 10 * 146.0 + 960, 1e-6);
+    /* a call a step: 20 + 96 = 116 ns against 9.6 of the arithmetic; the gates at 10: 96 ns */
+    d.runtime_group_ns = 20;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, 192 + 10 * 116.0 + 96, 1e-6);
+    /* a catalog or default model keeps one step's rows and no fixed cost of its own */
+    d.source = TP_SOURCE_CATALOG;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, 192 + 10 * 384.0 + 960, 1e-6);
 }
 
 /* Weights streamed from memory (docs/cost.md): a GEMM with constant weights adds the share of
@@ -1495,6 +1542,7 @@ int main(void) {
     TP_RUN(node_dense_conv_expands_unless_blocked);
     TP_RUN(recurrent_steps_read_r_every_step);
     TP_RUN(recurrent_steps_split_over_a_pool);
+    TP_RUN(recurrent_step_pays_a_kernel_call);
     TP_RUN(graph_cost_hand_computed);
     TP_RUN(gemm_curve_envelope);
     TP_RUN(graph_cost_fusion);

@@ -7,11 +7,14 @@
 - held out (written and committed before any of them ran in onnxruntime): rnn_gru320x2 (two GRU
   layers of 320, 80 steps of 40), rnn_lstm448 (LSTM 448, 60 steps of 128), rnn_bigru192
   (bidirectional GRU 192, 120 steps of 64), rnn_lstm160x3 (three LSTM layers of 160, 150 steps
-  of 40), rnn_gru640 (GRU 640, 50 steps of 256), rnn_lstm96 (LSTM 96, 200 steps of 32).
+  of 40), rnn_gru640 (GRU 640, 50 steps of 256), rnn_lstm96 (LSTM 96, 200 steps of 32);
+- step probes (a step's own fixed cost, session 19): a GRU or LSTM of hidden 8, 16 or 32 over 100
+  or 400 steps of 8 inputs, batch 1 (step_gru_hH_sS, step_lstm_hH_sS): R is at most 16 KiB, so
+  a step's time is its fixed cost; two step counts separate it from the run's.
 
 Run with Debian's /usr/bin/python3 (python3-torch, python3-onnx); time them with
 bench/accuracy/measure_ort.js OUTDIR THREADS NAME....
-Usage: export_rnn_probes.py OUTDIR [probes|heldout]
+Usage: export_rnn_probes.py OUTDIR [probes|heldout|steps]
 """
 import json
 import os
@@ -40,13 +43,15 @@ HELDOUT = {
     "rnn_gru640": ("gru", 256, 640, 1, False, 50),
     "rnn_lstm96": ("lstm", 32, 96, 1, False, 200),
 }
+STEPS = {"step_%s_h%d_s%d" % (k, h, s): (k, 8, h, 1, False, s)
+         for k in ("gru", "lstm") for h in (8, 16, 32) for s in (100, 400)}
 
 
 def main():
     out = sys.argv[1]
     which = sys.argv[2] if len(sys.argv) > 2 else "probes"
     os.makedirs(out, exist_ok=True)
-    for name, (kind, inputs, hidden, layers, bi, steps) in (PROBES if which == "probes" else HELDOUT).items():
+    for name, (kind, inputs, hidden, layers, bi, steps) in {"probes": PROBES, "heldout": HELDOUT, "steps": STEPS}[which].items():
         torch.manual_seed(0)
         x = torch.randn(1, steps, inputs)
         torch.onnx.export(Rnn(kind, inputs, hidden, layers, bi).eval(), (x,), os.path.join(out, name + ".onnx"),

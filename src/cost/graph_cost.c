@@ -122,6 +122,18 @@ static double thread_share_gbps(const tp_device_model *d, double share) {
     return c + log(share / cb) / log(first / cb) * (r0 - c);
 }
 
+/* The fixed cost of one step of a recurrent node on a measured CPU: onnxruntime's LSTM and GRU
+   kernels walk their steps inside one node, each step a small MLAS GEMM call on the calling
+   thread and the gates' loops, the same kind of call as a group of the generic convolution walk
+   (runtime_group_ns) and no executor step (runtime_node_ns). Step probes (session 19: a GRU or
+   LSTM of hidden 8-32, R at most 16 KiB, over 100 and 400 steps; docs/cost.md "Session 19"):
+   0.21-0.26 us a step at one and two threads while onnxruntime's node cost 0.65 us and the
+   calibration's step about 46 ns, about 4.5-5.5 steps; charging a node per step priced them
+   2.5-4x slow. A model without runtime_group_ns keeps the node's cost. */
+static double recurrent_step_fixed_ns(const tp_device_model *d) {
+    return d->runtime_group_ns > 0 ? d->runtime_group_ns : d->runtime_node_ns;
+}
+
 /* A recurrent node (TP_KERNEL_RECURRENT): the input projection of every step as one GEMM, then
    its steps one after another. A step is a roofline: the hidden state (gemm_m rows) by R at the
    rate of few activation rows against a weight (the arithmetic), or reading R (gemm_k × gemm_n,
@@ -135,35 +147,44 @@ static double recurrent_ns(const tp_device_model *d, const tp_op_cost *oc) {
     double m = (double)oc->gemm_m, k = (double)oc->gemm_k, n = (double)oc->gemm_n;
     double step_flops = 2.0 * m * k * n;
     double r_bytes = k * n * (double)esz;
-    double rows_gf = tp__gemm_rows_gflops(d, oc->compute_dtype, oc->gemm_m, oc->gemm_k, oc->gemm_n);
+    /* the arithmetic at the rate of all steps' rows as one product: a step's own call overhead,
+       which the square curve's small points hold (a 16³ product: ~1 us a call), is its fixed cost
+       (recurrent_step_fixed_ns) on a measured CPU; a step's few rows against R are bound by the
+       read of R, below */
+    uint64_t all_rows = tp_sat_mul_u64(oc->gemm_m, oc->gemm_batch > 0 ? oc->gemm_batch : 1);
+    bool fixed = d->kind == TP_DEVICE_CPU && d->source == TP_SOURCE_MEASURED &&
+                 d->runtime_group_ns > 0 && d->cache_gbps > 0;
+    double rows_gf = tp__gemm_rows_gflops(d, oc->compute_dtype, fixed ? all_rows : oc->gemm_m,
+                                          oc->gemm_k, oc->gemm_n);
     double step_ns = step_flops / rows_gf;
     double read_ns = r_bytes / tp_device_read_gbps(d, r_bytes);
     if (one_measured_thread(d) && d->runtime_node_ns > 0 && d->cache_gbps > 0) {
         /* one thread of a measured CPU: R, read again at every step, stays in the caches while
            it fits them; onnxruntime's step reads it at the cached-pass rate (the triad's, up
            to cache_bytes: 768 KiB here; beyond, the pass rate at the read curve's first point
-           at once: an LSTM of H 256 reads its 1 MiB R at 24 GB/s) and pays about one node's
-           overhead (the probes' fixed part per step, 0.42 us against a 0.49 us node): LSTM/GRU
-           probes of H 32-256,
-           docs/cost.md "Session 17". The read curve's first point (4 MiB, its scalar kernel)
-           priced them 1.5-2.4x slow. */
+           at once: an LSTM of H 256 reads its 1 MiB R at 24 GB/s) and pays a step's fixed
+           cost (recurrent_step_fixed_ns): LSTM/GRU probes of H 32-256, docs/cost.md "Session
+           17" (which read the fixed part as a node's, 0.42 us against a 0.49 us node; session
+           19's probes of H 8-32 measured it directly). The read curve's first point (4 MiB, its
+           scalar kernel) priced them 1.5-2.4x slow. */
         uint64_t at = (uint64_t)r_bytes;
         if (at > d->cache_bytes && d->n_read > 0 && (double)at < d->read[0].bytes)
             at = (uint64_t)d->read[0].bytes; /* past the cache: the curve's level at once */
-        read_ns = d->runtime_node_ns + r_bytes / tp_device_mem_gbps(d, at);
+        read_ns = recurrent_step_fixed_ns(d) + r_bytes / tp_device_mem_gbps(d, at);
     } else if (measured_pool(d)) {
         /* several threads of a measured CPU: MLAS splits a step's GEMM over the pool when it is
            large enough (MLAS_GEMM_THREAD_MACS, as for any GEMM), each thread then reading its
            share of R at one thread's cached-pass rate (the triad's at this thread count, whose
            ~10 us pass the fork/join dominates, stands for one thread's) while it fits, and
-           the step pays a pool thread's wake-up and the caller's after the join (2 wake_ns).
+           the step pays a pool thread's wake-up and the caller's after the join (2 wake_ns)
+           besides its fixed cost.
            A smaller step runs on the calling thread, as at one thread. LSTM/GRU probes of H
            64-512 at 2 threads: onnxruntime gains from H 256 on, loses ~5 us a step on a split
            LSTM of H 128, docs/cost.md "Session 18". */
         bool split = m * k * n >= MLAS_GEMM_THREAD_MACS;
         double share = split ? r_bytes / (double)d->threads : r_bytes;
         double rate = thread_share_gbps(d, share);
-        read_ns = d->runtime_node_ns + share / rate + (split ? 2.0 * d->wake_ns : 0);
+        read_ns = recurrent_step_fixed_ns(d) + share / rate + (split ? 2.0 * d->wake_ns : 0);
     }
     if (read_ns > step_ns) step_ns = read_ns;
     double steps = (double)oc->gemm_batch;
