@@ -498,12 +498,14 @@ static int32_t lg_ffn_moe(lg_ctx *x, int32_t in, bool norm_w) {
         lg_w(x, lg_op(x, TP_GG_OTHER, TP_DTYPE_F32, x->E, K, T, -1, glu, topk), TP_GG_W_EXPERT);
     int32_t weighted = lg_same(x, TP_GG_INPLACE, down, wn_r);
     tp__gg_expand(g, weighted);
+    /* the strides copied: the views below grow g->t, which moves it */
     const tp_gg_tensor *wt = &g->t[weighted < 0 ? 0 : weighted];
+    const uint64_t nb0 = wt->nb[0], nb1 = wt->nb[1], nb2 = wt->nb[2];
     int32_t acc = -1;
     for (int64_t k = 0; k < K; k++) {
         int64_t vne[4] = {x->E, T, 1, 1};
-        uint64_t vnb[4] = {wt->nb[0], wt->nb[2], wt->nb[2] * (uint64_t)T, wt->nb[2] * (uint64_t)T};
-        int32_t vk = tp__gg_view(g, weighted, vne, vnb, (uint64_t)k * wt->nb[1]);
+        uint64_t vnb[4] = {nb0, nb2, nb2 * (uint64_t)T, nb2 * (uint64_t)T};
+        int32_t vk = tp__gg_view(g, weighted, vne, vnb, (uint64_t)k * nb1);
         tp__gg_expand(g, vk);
         if (k == 0) {
             acc = vk;
