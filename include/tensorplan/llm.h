@@ -53,13 +53,16 @@ typedef enum tp_llm_repack {
     TP_LLM_REPACK_NONE,     /* no repack (llama.cpp --no-repack, or a GPU backend) */
     TP_LLM_REPACK_AVX2,     /* x86 with AVX2 */
     TP_LLM_REPACK_AVX512,   /* x86 with AVX-512 */
+    TP_LLM_REPACK_AMX,      /* x86 with AMX (a llama.cpp built with AMX: its AMX buffer first,
+                               then the AVX-512 rule for what AMX does not take) */
     TP_LLM_REPACK_COUNT
 } tp_llm_repack;
 
 /* The model buffers for one repack rule. */
 typedef struct tp_llm_model_layout {
     uint64_t mapped_bytes;     /* last - first byte of the tensors left in the mapping */
-    uint64_t repack_bytes;     /* repacked tensors, each padded to 32 bytes */
+    uint64_t repack_bytes;     /* repacked tensors (CPU_REPACK, and AMX under the AMX rule),
+                                  each padded to 32 bytes */
     uint64_t repacked_tensors; /* how many */
 } tp_llm_model_layout;
 
@@ -206,9 +209,10 @@ typedef struct tp_llm_options {
 
 TP_API void tp_llm_options_default(tp_llm_options *o);
 
-/* The repack rule of this host's CPU (AVX2/AVX-512 on x86; NONE elsewhere). */
+/* The repack rule of this host's CPU (AMX where the CPU and OS offer AMX-INT8 and AVX512-VNNI, else
+ * AVX-512 or AVX2 on x86; NONE elsewhere). */
 TP_API tp_llm_repack tp_llm_host_repack(void);
-/* "none", "avx2", "avx512" ("auto" for AUTO). */
+/* "none", "avx2", "avx512", "amx" ("auto" for AUTO; "?" out of range). */
 TP_API const char *tp_llm_repack_name(tp_llm_repack r);
 
 typedef struct tp_llm_estimate {

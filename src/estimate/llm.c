@@ -5,6 +5,7 @@
  * and llama_kv_cache_iswa (cells, streams, tensor shapes) and output_reserve. */
 #include <string.h>
 
+#include "tensorplan/cost.h"
 #include "tensorplan/llm.h"
 #include "estimate/llm_graph.h"
 #include "estimate/llm_kv.h"
@@ -27,6 +28,11 @@ void tp_llm_options_default(tp_llm_options *o) {
 
 tp_llm_repack tp_llm_host_repack(void) {
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+    /* a llama.cpp built for this CPU (a native build, or the prebuilt variant ggml picks for it)
+       uses AMX where the CPU and the OS offer AMX-INT8 and AVX512-VNNI */
+    tp_cpu_features f;
+    tp_cpu_features_detect(&f);
+    if (f.amx_int8 && f.avx512vnni) return TP_LLM_REPACK_AMX;
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx512f")) return TP_LLM_REPACK_AVX512;
     if (__builtin_cpu_supports("avx2")) return TP_LLM_REPACK_AVX2;
@@ -44,6 +50,8 @@ const char *tp_llm_repack_name(tp_llm_repack r) {
         return "avx2";
     case TP_LLM_REPACK_AVX512:
         return "avx512";
+    case TP_LLM_REPACK_AMX:
+        return "amx";
     default:
         return "?";
     }

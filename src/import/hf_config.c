@@ -8,6 +8,7 @@
 #include "core/mem.h"
 #include "core/open_file.h"
 #include "llm_config.h"
+#include "gguf_layout.h"
 #include "llm_tensors.h"
 #include "tensorplan/llm.h"
 #include "tensorplan/safetensors.h"
@@ -120,6 +121,44 @@ static tp_status gguf_converted_bytes(const char *st_path, tp_registry *reg, tp_
     return st;
 }
 
+/* The AMX rule's buffer (gguf_layout.c) for the converter's tensors (tp__hf_tensors): the copies
+ * AMX takes, as a GGUF of these tensors would give them. The converter's tensor order is not
+ * known, so the mapping stays whole (weight_bytes): an upper bound, since a copied tensor at
+ * either end of the file shortens llama.cpp's mapped range (docs/estimate.md, "AMX"). */
+static tp_status amx_rule(tp_llm_config *c, const tp_hf_shape *sh, const tp_allocator *a,
+                          tp_error *err) {
+    tp_llm_tensors l;
+    tp__llm_tensors_init(&l, a);
+    tp_gguf_layout *lay = tp_mem_alloc(a, sizeof *lay);
+    tp_llm_config *scratch = tp_mem_alloc(a, sizeof *scratch);
+    tp_status st = lay && scratch ? TP_OK : tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    if (st == TP_OK) st = tp__hf_tensors(c, sh, &l, err);
+    if (st == TP_OK) {
+        tp_gguf_layout_init(lay);
+        memset(scratch, 0, sizeof *scratch);
+        uint64_t offset = 0;
+        for (size_t i = 0; i < l.n && st == TP_OK; i++) {
+            const tp_llm_tensor *t = &l.t[i];
+            uint64_t bytes = 0;
+            if (!tp__llm_tensor_bytes(t, t->type, &bytes) ||
+                !tp_gguf_layout_add(lay, t->name, t->type, t->n_dims, t->ne, offset, bytes) ||
+                !tp_add_u64(offset, bytes, &offset))
+                st = tp_error_set(err, TP_ERR_OVERFLOW, "tensor '%s': bytes overflow", t->name);
+        }
+    }
+    if (st == TP_OK) {
+        tp_gguf_layout_finish(lay, scratch);
+        c->layout[TP_LLM_REPACK_AMX].repack_bytes = scratch->layout[TP_LLM_REPACK_AMX].repack_bytes;
+        c->layout[TP_LLM_REPACK_AMX].repacked_tensors =
+            scratch->layout[TP_LLM_REPACK_AMX].repacked_tensors;
+        c->tied_repacked |= (uint8_t)(scratch->tied_repacked & (1u << TP_LLM_REPACK_AMX));
+    }
+    tp__llm_tensors_free(&l);
+    tp_mem_free(a, lay, sizeof *lay);
+    tp_mem_free(a, scratch, sizeof *scratch);
+    return st;
+}
+
 static bool hf_ends_with(const char *s, const char *tail) {
     size_t n = strlen(s), t = strlen(tail);
     return n > t && strcmp(s + n - t, tail) == 0;
@@ -228,20 +267,22 @@ tp_status tp__hf_read_llm_shape(const char *path, tp_registry *reg, tp_llm_confi
     bool tied = tie && tie->type == TP_J_BOOL ? tie->b : false;
     uint64_t bpp = dtype_bytes(cfg);
     c->tied_output = tied || hf_families[fam].tied;
-    if (shape) {
+    tp_hf_shape sh;
+    {
         const tp_jv *t = tp__json_get(cfg, "torch_dtype");
-        memset(shape, 0, sizeof *shape);
-        shape->gated = hf_families[fam].gated;
-        shape->qkv_bias = hf_families[fam].qkv_bias;
-        shape->post_norms = hf_families[fam].norms == 4;
-        shape->fused = hf_families[fam].fused;
-        shape->tied = tied || hf_families[fam].tied;
-        shape->n_ff_exp = n_ff_exp;
-        shape->n_shared_ff = get_u64(cfg, "shared_expert_intermediate_size", 0);
-        shape->matrix_type = bpp == 4 ? TP_DTYPE_F32
-                             : t && t->type == TP_J_STR && strcmp(t->str, "bfloat16") == 0
-                                 ? TP_DTYPE_BF16
-                                 : TP_DTYPE_F16;
+        memset(&sh, 0, sizeof sh);
+        sh.gated = hf_families[fam].gated;
+        sh.qkv_bias = hf_families[fam].qkv_bias;
+        sh.post_norms = hf_families[fam].norms == 4;
+        sh.fused = hf_families[fam].fused;
+        sh.tied = tied || hf_families[fam].tied;
+        sh.n_ff_exp = n_ff_exp;
+        sh.n_shared_ff = get_u64(cfg, "shared_expert_intermediate_size", 0);
+        sh.matrix_type = bpp == 4 ? TP_DTYPE_F32
+                         : t && t->type == TP_J_STR && strcmp(t->str, "bfloat16") == 0
+                             ? TP_DTYPE_BF16
+                             : TP_DTYPE_F16;
+        if (shape) *shape = sh;
     }
     if (have) {
         if ((st = gguf_converted_bytes(st_path, reg, c, err)) != TP_OK) goto done;
@@ -255,9 +296,10 @@ tp_status tp__hf_read_llm_shape(const char *path, tp_registry *reg, tp_llm_confi
         c->expert_tensor_bytes = tp_sat_mul_u64(c->expert_bytes, c->n_expert * c->n_layer);
         if (c->expert_tensor_bytes > c->weight_bytes) c->expert_tensor_bytes = c->weight_bytes;
     }
-    /* f16/bf16/f32 weights: the CPU backend repacks none of them */
+    /* f16/bf16/f32 weights: the CPU backend repacks none of them; AMX copies f16 matrices */
     for (int k = 0; k < TP_LLM_REPACK_COUNT; k++)
         c->layout[k].mapped_bytes = c->weight_bytes;
+    if ((st = amx_rule(c, &sh, a, err)) != TP_OK) goto done;
     *out = *c;
 done:
     tp__json_free(doc);

@@ -34,6 +34,15 @@ tp_status tp__llm_tensors_add(tp_llm_tensors *l, const char *name, tp_dtype type
     return TP_OK;
 }
 
+bool tp__llm_tensor_bytes(const tp_llm_tensor *t, tp_dtype dt, uint64_t *out) {
+    tp_error e;
+    uint64_t row, rows = 1;
+    if (tp_dtype_bytes(dt, t->ne[0], &row, &e) != TP_OK) return false;
+    for (int d = 1; d < 4; d++)
+        if (!tp_mul_u64(rows, t->ne[d], &rows)) return false;
+    return tp_mul_u64(rows, row, out);
+}
+
 /* One tensor: prefix (blk.N. or ""), name, type and up to three dims. */
 static tp_status add_tensor(tp_llm_tensors *l, const char *blk, const char *name, tp_dtype type,
                             uint64_t d0, uint64_t d1, uint64_t d2, tp_error *err) {

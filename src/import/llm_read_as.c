@@ -60,16 +60,6 @@ static tp_status unknown_type(const char *name, tp_error *err) {
                         "unknown weights type '%.32s' (llama.cpp file types: %s)", name, list);
 }
 
-/* Bytes of tensor t at type dt: rows × row size. */
-static bool tensor_bytes(const tp_llm_tensor *t, tp_dtype dt, uint64_t *out) {
-    tp_error e;
-    uint64_t row, rows = 1;
-    if (tp_dtype_bytes(dt, t->ne[0], &row, &e) != TP_OK) return false;
-    for (int d = 1; d < 4; d++)
-        if (!tp_mul_u64(rows, t->ne[d], &rows)) return false;
-    return tp_mul_u64(rows, row, out);
-}
-
 /* The config's weight figures and model buffers for the tensors at `types`. */
 static tp_status lay_out(const tp_llm_tensors *l, const tp_dtype *types, const tp_allocator *a,
                          tp_llm_config *c, tp_error *err) {
@@ -81,7 +71,7 @@ static tp_status lay_out(const tp_llm_tensors *l, const tp_dtype *types, const t
     for (size_t i = 0; i < l->n && st == TP_OK; i++) {
         const tp_llm_tensor *t = &l->t[i];
         uint64_t bytes = 0, padded;
-        if (!tensor_bytes(t, types[i], &bytes) || !tp_add_u64(total, bytes, &total) ||
+        if (!tp__llm_tensor_bytes(t, types[i], &bytes) || !tp_add_u64(total, bytes, &total) ||
             !tp_align_up_u64(bytes, QUANT_ALIGN, &padded) ||
             !tp_gguf_layout_add(lay, t->name, types[i], t->n_dims, t->ne, offset, bytes) ||
             !tp_add_u64(offset, padded, &offset))

@@ -27,6 +27,10 @@ void tp__llm_tensors_free(tp_llm_tensors *l);
 tp_status tp__llm_tensors_add(tp_llm_tensors *l, const char *name, tp_dtype type, uint32_t n_dims,
                               const uint64_t *ne, tp_error *err);
 
+/* Bytes of tensor t at type dt: rows × row size. false on an overflow or a row that is not a
+ * whole number of blocks. */
+bool tp__llm_tensor_bytes(const tp_llm_tensor *t, tp_dtype dt, uint64_t *out);
+
 /* The tensors llama.cpp's converter writes for a Hugging Face config (hf_config.c reads it):
  * names and shapes from the hyper-parameters; matrices in `matrix_type`, norms, biases and
  * the MoE router in f32. */

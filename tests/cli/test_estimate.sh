@@ -170,7 +170,7 @@ write(sys.argv[1], kvs, tensors)
 PYEOF
 # weights: f16 256x1000 + 4 layers x q8_0 (2x65536 + 2x16384 + 3x176128 elements) / 32 x 34 bytes
 W=$((256 * 1000 * 2 + 4 * (2 * 65536 + 2 * 16384 + 3 * 176128) / 32 * 34))
-run "gguf estimate" 0 "$TP" estimate "$tmp/tiny.gguf" --budget 1GiB --json
+run "gguf estimate" 0 "$TP" estimate "$tmp/tiny.gguf" --budget 1GiB --json --repack avx512
 json "gguf weights" "d['weights_bytes'] == $W and d['llm']['tensors'] == 29"
 json "gguf kv cache" 'd["llm"]["kv_cache_bytes"] == 4 * 2 * 2048 * 2 * 32 * 2 and d["llm"]["n_ctx"] == 2048'
 json "gguf peak" 'd["peak_bytes"] == d["weights_bytes"] + d["llm"]["kv_cache_bytes"] + d["llm"]["output_bytes"] + d["llm"]["compute_bytes"] and d["inputs_bytes"] == 0'

@@ -149,7 +149,7 @@ for cmd in "${cmds[@]}"; do
         golden fit_seq fit --demo --dim seq --budget 1GiB
         golden fit_none fit --demo --dim seq --budget 100MiB
         golden fit_at_max fit --demo --dim batch --dim seq=64 --budget 100TiB --max 100
-        golden fit_gguf_ctx fit "$tmp/tiny.gguf" --dim ctx --budget 64MiB
+        golden fit_gguf_ctx fit "$tmp/tiny.gguf" --dim ctx --budget 64MiB --repack avx512
         ;;
     inspect)
         golden inspect_conv inspect $C/test_basic_conv_with_padding.onnx --nodes

@@ -39,9 +39,8 @@ static int apply_kv_type(const tp_cli_ctx *ctx, const tp_cli_opt *o, const char 
 }
 
 static int apply_repack(const tp_cli_ctx *ctx, const tp_cli_opt *o, const char *val, void *dest) {
-    static const char *const names[] = {"auto", "none", "avx2", "avx512"};
     for (int i = 0; i < TP_LLM_REPACK_COUNT; i++)
-        if (strcmp(val, names[i]) == 0) {
+        if (strcmp(val, tp_llm_repack_name((tp_llm_repack)i)) == 0) {
             ((tp_llm_options *)dest)->repack = (tp_llm_repack)i;
             return 0;
         }
@@ -78,9 +77,9 @@ const tp_cli_opt tp_cli_llm_opts[] = {
      .kind = TP_OPT_CUSTOM,
      .takes = true,
      .value = "R",
-     .what = "auto, none, avx2 or avx512",
-     .choices = "auto none avx2 avx512",
+     .what = "auto, none, avx2, avx512 or amx",
+     .choices = "auto none avx2 avx512 amx",
      .apply = apply_repack,
-     .help = ".gguf: CPU weight repack auto|none|avx2|avx512 (default auto)"},
+     .help = ".gguf: CPU weight repack auto|none|avx2|avx512|amx (default auto)"},
     TP_CLI_END,
 };

@@ -546,14 +546,6 @@ static void print_text(const est_args *a, const tp_graph *g, const tp_estimate *
                                                     : "interleaved layers");
         printf("runtime: llama.cpp (CPU backend, mmap; repack %s)\n",
                tp_llm_repack_name(le->repack));
-        tp_cpu_features cpu;
-        tp_cpu_features_detect(&cpu);
-        if (lv->o->repack == TP_LLM_REPACK_AUTO && cpu.amx_int8)
-            printf(
-                "  note: this CPU has AMX; a llama.cpp built with AMX (its sapphirerapids CPU "
-                "variant) copies the F16/Q4/Q5/Q6/Q8 weights it multiplies into an AMX buffer, "
-                "which is not modelled: its model figure can be above this one (docs/estimate.md, "
-                "\"AMX\")\n");
         if (a->wtypes.n == 1)
             printf("  weights as llama-quantize writes them in %s (--weights-type)\n",
                    a->wtypes.name[0]);
