@@ -12,7 +12,9 @@ model, KV or output
 figure differs from llama.cpp's by a single byte, or the total or the compute buffer falls below
 llama.cpp's (the estimate may be above, never below), or, with --compute-within PCT, the compute
 buffer is more than PCT % above llama.cpp's. Each row names where the compute figure came from
-(graph: the planned prefill graph; formula: the fitted formula)."""
+(graph: the planned prefill graph; formula: the fitted formula). On a CPU with AMX llama.cpp loads
+its AMX variant, whose AMX buffer counts as repacked; where that variant aborts (deepseek2), the
+run is compared again without it against --repack avx512, in a row marked "-amx"."""
 import json
 import os
 import subprocess
