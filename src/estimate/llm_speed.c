@@ -71,6 +71,31 @@ static const type_rate cpu_rates[] = {
  * +2 / +3 % that window, but one-thread runs of the same MoE moved by 1.6x between windows
  * (docs/estimate.md), so its band stays the one-thread one. */
 #define CPU_ERROR_BAND_DENSE_MT 0.25
+/* A CPU whose llama.cpp runs AMX kernels (tp_llm_host_repack() == AMX: ggml's sapphirerapids
+ * variant or a native build) for the weight types they take: the calibration has no AMX kernel,
+ * and on session 19's host (AMX, 300 MiB L3; bench/llm_speed.sh, one thread, fit-set models
+ * 20m_q4_0, 120m_q8_0 / q4_0 / f16) every rate was predicted below llama-bench: pp512 -47 ...
+ * -77 %, tg128 -22 ... -64 % (docs/estimate.md, "Not done"). Not a fit: the band says how far off
+ * the figure was there. */
+#define CPU_ERROR_BAND_AMX 0.80
+
+/* The weight types llama.cpp's AMX kernels multiply (ggml-cpu/amx: qtype_has_amx_kernels and
+   F16; the memory rule in src/import/gguf_layout.c) */
+static bool amx_kernel(tp_dtype t) {
+    switch (t) {
+    case TP_DTYPE_F16:
+    case TP_DTYPE_Q4_0:
+    case TP_DTYPE_Q4_1:
+    case TP_DTYPE_Q8_0:
+    case TP_DTYPE_Q4_K:
+    case TP_DTYPE_Q5_K:
+    case TP_DTYPE_Q6_K:
+    case TP_DTYPE_IQ4_XS:
+        return true;
+    default:
+        return false;
+    }
+}
 /* Decode with more than one thread: llama.cpp's decode step gains less from the second thread
  * than the calibration's reads and GEMM do (both 1.9-2.0x here; llama.cpp 1.5-1.75x, every
  * weight type). The step's arithmetic and reads are stretched by this factor: the geometric
@@ -344,6 +369,15 @@ static void describe(const tp_llm_config *c, const tp_device_model *d, tp_dtype 
     snprintf(s->error_source, sizeof s->error_source,
              "largest error on held-out %s models vs llama-bench -t %d, bench/llm_speed.sh",
              moe ? "MoE" : "dense", mt ? 2 : 1);
+    /* a measured CPU is this host: where its llama.cpp runs AMX kernels for this type, the band
+       is what the benchmark measured there */
+    if (d->source == TP_SOURCE_MEASURED && amx_kernel(t) &&
+        tp_llm_host_repack() == TP_LLM_REPACK_AMX) {
+        if (s->error_band < CPU_ERROR_BAND_AMX) s->error_band = CPU_ERROR_BAND_AMX;
+        snprintf(s->error_source, sizeof s->error_source,
+                 "this CPU has AMX: llama.cpp's AMX kernels are not calibrated; llama-bench ran "
+                 "1.3-4.4x faster than predicted on such a host (bench/llm_speed.sh)");
+    }
 }
 
 tp_status tp_llm_speed_predict(const tp_llm_config *c, const tp_registry *weights,

@@ -70,6 +70,7 @@ void tp_cli_llm_speed_print(const tp_cli_llm_speed *s) {
                r->prefill_bound ? r->prefill_bound : "-", r->decode_bound ? r->decode_bound : "-",
                band);
         printf("    basis   %s\n    kernel  %s\n", r->basis, r->kernel);
+        if (r->error_source[0]) printf("    error   %s\n", r->error_source);
         printf("    decode  %.1f MB weights + %.2f MB KV per token, from a %.1f MB working set\n",
                (double)r->decode_weight_bytes / 1e6, (double)r->decode_kv_bytes / 1e6,
                (double)r->decode_working_set_bytes / 1e6);
