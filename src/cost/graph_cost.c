@@ -147,18 +147,19 @@ static double recurrent_ns(const tp_device_model *d, const tp_op_cost *oc) {
     double m = (double)oc->gemm_m, k = (double)oc->gemm_k, n = (double)oc->gemm_n;
     double step_flops = 2.0 * m * k * n;
     double r_bytes = k * n * (double)esz;
-    /* the arithmetic at the rate of all steps' rows as one product: a step's own call overhead,
-       which the square curve's small points hold (a 16³ product: ~1 us a call), is its fixed cost
-       (recurrent_step_fixed_ns) on a measured CPU; a step's few rows against R are bound by the
-       read of R, below */
+    bool one = one_measured_thread(d) && d->runtime_node_ns > 0 && d->cache_gbps > 0;
+    bool pool = measured_pool(d);
+    /* where a step pays a small kernel call (one of the measured rules below, with
+       runtime_group_ns), the arithmetic runs at the rate of all steps' rows as one product: the
+       call's own overhead, which the square curve's small points hold (a 16³ product: ~1 us a
+       call), is that fixed cost; a step's few rows against R are bound by the read of R, below */
+    bool call = (one || pool) && d->runtime_group_ns > 0;
     uint64_t all_rows = tp_sat_mul_u64(oc->gemm_m, oc->gemm_batch > 0 ? oc->gemm_batch : 1);
-    bool fixed = d->kind == TP_DEVICE_CPU && d->source == TP_SOURCE_MEASURED &&
-                 d->runtime_group_ns > 0 && d->cache_gbps > 0;
-    double rows_gf = tp__gemm_rows_gflops(d, oc->compute_dtype, fixed ? all_rows : oc->gemm_m,
+    double rows_gf = tp__gemm_rows_gflops(d, oc->compute_dtype, call ? all_rows : oc->gemm_m,
                                           oc->gemm_k, oc->gemm_n);
     double step_ns = step_flops / rows_gf;
     double read_ns = r_bytes / tp_device_read_gbps(d, r_bytes);
-    if (one_measured_thread(d) && d->runtime_node_ns > 0 && d->cache_gbps > 0) {
+    if (one) {
         /* one thread of a measured CPU: R, read again at every step, stays in the caches while
            it fits them; onnxruntime's step reads it at the cached-pass rate (the triad's, up
            to cache_bytes: 768 KiB here; beyond, the pass rate at the read curve's first point
@@ -171,7 +172,7 @@ static double recurrent_ns(const tp_device_model *d, const tp_op_cost *oc) {
         if (at > d->cache_bytes && d->n_read > 0 && (double)at < d->read[0].bytes)
             at = (uint64_t)d->read[0].bytes; /* past the cache: the curve's level at once */
         read_ns = recurrent_step_fixed_ns(d) + r_bytes / tp_device_mem_gbps(d, at);
-    } else if (measured_pool(d)) {
+    } else if (pool) {
         /* several threads of a measured CPU: MLAS splits a step's GEMM over the pool when it is
            large enough (MLAS_GEMM_THREAD_MACS, as for any GEMM), each thread then reading its
            share of R at one thread's cached-pass rate (the triad's at this thread count, whose
