@@ -7,6 +7,7 @@
 
 #include "tensorplan/cost.h"
 #include "tensorplan/llm.h"
+#include "estimate/llm_amx.h"
 #include "estimate/llm_graph.h"
 #include "estimate/llm_kv.h"
 
@@ -38,6 +39,40 @@ tp_llm_repack tp_llm_host_repack(void) {
     if (__builtin_cpu_supports("avx2")) return TP_LLM_REPACK_AVX2;
 #endif
     return TP_LLM_REPACK_NONE;
+}
+
+bool tp__llm_amx_type(tp_dtype dt, uint64_t *align, uint64_t *extra) {
+    uint64_t al = 0, ex = 0;
+    switch (dt) {
+    case TP_DTYPE_F16:
+        al = 16;
+        break;
+    case TP_DTYPE_Q4_0:
+    case TP_DTYPE_Q4_1:
+        al = 32;
+        break;
+    case TP_DTYPE_Q8_0:
+        al = 32;
+        ex = 4;
+        break;
+    case TP_DTYPE_Q4_K:
+    case TP_DTYPE_Q5_K:
+        al = 256;
+        ex = 4;
+        break;
+    case TP_DTYPE_Q6_K:
+        al = 256;
+        break;
+    case TP_DTYPE_IQ4_XS:
+        al = 256;
+        ex = 2;
+        break;
+    default:
+        return false;
+    }
+    if (align) *align = al;
+    if (extra) *extra = ex;
+    return true;
 }
 
 const char *tp_llm_repack_name(tp_llm_repack r) {

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "estimate/llm_amx.h"
 #include "tensorplan/llm_speed.h"
 
 /* Graph nodes per layer of a llama-style decoder step (norm, mul, q/k/v
@@ -79,23 +80,6 @@ static const type_rate cpu_rates[] = {
  * the figure was there. */
 #define CPU_ERROR_BAND_AMX 0.80
 
-/* The weight types llama.cpp's AMX kernels multiply (ggml-cpu/amx: qtype_has_amx_kernels and
-   F16; the memory rule in src/import/gguf_layout.c) */
-static bool amx_kernel(tp_dtype t) {
-    switch (t) {
-    case TP_DTYPE_F16:
-    case TP_DTYPE_Q4_0:
-    case TP_DTYPE_Q4_1:
-    case TP_DTYPE_Q8_0:
-    case TP_DTYPE_Q4_K:
-    case TP_DTYPE_Q5_K:
-    case TP_DTYPE_Q6_K:
-    case TP_DTYPE_IQ4_XS:
-        return true;
-    default:
-        return false;
-    }
-}
 /* Decode with more than one thread: llama.cpp's decode step gains less from the second thread
  * than the calibration's reads and GEMM do (both 1.9-2.0x here; llama.cpp 1.5-1.75x, every
  * weight type). The step's arithmetic and reads are stretched by this factor: the geometric
@@ -371,7 +355,7 @@ static void describe(const tp_llm_config *c, const tp_device_model *d, tp_dtype 
              moe ? "MoE" : "dense", mt ? 2 : 1);
     /* a measured CPU is this host: where its llama.cpp runs AMX kernels for this type, the band
        is what the benchmark measured there */
-    if (d->source == TP_SOURCE_MEASURED && amx_kernel(t) &&
+    if (d->source == TP_SOURCE_MEASURED && tp__llm_amx_type(t, NULL, NULL) &&
         tp_llm_host_repack() == TP_LLM_REPACK_AMX) {
         if (s->error_band < CPU_ERROR_BAND_AMX) s->error_band = CPU_ERROR_BAND_AMX;
         snprintf(s->error_source, sizeof s->error_source,

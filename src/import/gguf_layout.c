@@ -21,6 +21,7 @@
  * (IQ4_XS). What AMX does not take goes to the AVX-512 rule. */
 #include <string.h>
 
+#include "estimate/llm_amx.h"
 #include "gguf_layout.h"
 
 #define REPACK_ALIGN 32 /* ggml TENSOR_ALIGNMENT */
@@ -43,34 +44,7 @@ static uint64_t amx_bytes(const char *name, tp_dtype dt, uint32_t n_dims, const 
     uint64_t k = dims[0], n = dims[1], slices = n_dims == 3 ? dims[2] : 1;
     if (n % 32 != 0) return 0;     /* the product's ne[0]: two tiles of 16 columns */
     uint64_t align = 0, extra = 0; /* elements; bytes per block beyond the block itself */
-    switch (dt) {
-    case TP_DTYPE_F16:
-        align = 16;
-        break;
-    case TP_DTYPE_Q4_0:
-    case TP_DTYPE_Q4_1:
-        align = 32;
-        break;
-    case TP_DTYPE_Q8_0:
-        align = 32;
-        extra = 4;
-        break;
-    case TP_DTYPE_Q4_K:
-    case TP_DTYPE_Q5_K:
-        align = 256;
-        extra = 4;
-        break;
-    case TP_DTYPE_Q6_K:
-        align = 256;
-        break;
-    case TP_DTYPE_IQ4_XS:
-        align = 256;
-        extra = 2;
-        break;
-    default:
-        return 0;
-    }
-    if (k % align != 0) return 0;
+    if (!tp__llm_amx_type(dt, &align, &extra) || k % align != 0) return 0;
     const tp_dtype_info *di = tp_dtype_get(dt);
     if (!di || di->block_elems == 0) return 0;
     uint64_t blocks = k / di->block_elems, row, all;

@@ -8,7 +8,6 @@
 #include "core/mem.h"
 #include "core/open_file.h"
 #include "llm_config.h"
-#include "gguf_layout.h"
 #include "llm_tensors.h"
 #include "tensorplan/llm.h"
 #include "tensorplan/safetensors.h"
@@ -129,32 +128,17 @@ static tp_status amx_rule(tp_llm_config *c, const tp_hf_shape *sh, const tp_allo
                           tp_error *err) {
     tp_llm_tensors l;
     tp__llm_tensors_init(&l, a);
-    tp_gguf_layout *lay = tp_mem_alloc(a, sizeof *lay);
-    tp_llm_config *scratch = tp_mem_alloc(a, sizeof *scratch);
-    tp_status st = lay && scratch ? TP_OK : tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-    if (st == TP_OK) st = tp__hf_tensors(c, sh, &l, err);
+    tp_llm_config *scratch = tp_mem_calloc(a, 1, sizeof *scratch);
+    tp_status st =
+        scratch ? tp__hf_tensors(c, sh, &l, err) : tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    if (st == TP_OK) st = tp__llm_tensors_lay_out(&l, NULL, a, scratch, err);
     if (st == TP_OK) {
-        tp_gguf_layout_init(lay);
-        memset(scratch, 0, sizeof *scratch);
-        uint64_t offset = 0;
-        for (size_t i = 0; i < l.n && st == TP_OK; i++) {
-            const tp_llm_tensor *t = &l.t[i];
-            uint64_t bytes = 0;
-            if (!tp__llm_tensor_bytes(t, t->type, &bytes) ||
-                !tp_gguf_layout_add(lay, t->name, t->type, t->n_dims, t->ne, offset, bytes) ||
-                !tp_add_u64(offset, bytes, &offset))
-                st = tp_error_set(err, TP_ERR_OVERFLOW, "tensor '%s': bytes overflow", t->name);
-        }
-    }
-    if (st == TP_OK) {
-        tp_gguf_layout_finish(lay, scratch);
-        c->layout[TP_LLM_REPACK_AMX].repack_bytes = scratch->layout[TP_LLM_REPACK_AMX].repack_bytes;
-        c->layout[TP_LLM_REPACK_AMX].repacked_tensors =
-            scratch->layout[TP_LLM_REPACK_AMX].repacked_tensors;
+        const tp_llm_model_layout *amx = &scratch->layout[TP_LLM_REPACK_AMX];
+        c->layout[TP_LLM_REPACK_AMX].repack_bytes = amx->repack_bytes;
+        c->layout[TP_LLM_REPACK_AMX].repacked_tensors = amx->repacked_tensors;
         c->tied_repacked |= (uint8_t)(scratch->tied_repacked & (1u << TP_LLM_REPACK_AMX));
     }
     tp__llm_tensors_free(&l);
-    tp_mem_free(a, lay, sizeof *lay);
     tp_mem_free(a, scratch, sizeof *scratch);
     return st;
 }

@@ -1,10 +1,14 @@
 /* The tensors of a Hugging Face checkpoint as llama.cpp's converter names and shapes them
- * (llm_tensors.h: tp__hf_tensors), from the config alone. */
+ * (llm_tensors.h: tp__hf_tensors), from the config alone; a tensor list's GGUF model buffers
+ * (tp__llm_tensors_lay_out). */
 #include <stdio.h>
 #include <string.h>
 
 #include "core/mem.h"
+#include "gguf_layout.h"
 #include "llm_tensors.h"
+
+#define QUANT_ALIGN 32 /* GGUF_DEFAULT_ALIGNMENT: llama-quantize's output */
 
 void tp__llm_tensors_init(tp_llm_tensors *l, const tp_allocator *a) {
     memset(l, 0, sizeof *l);
@@ -34,13 +38,47 @@ tp_status tp__llm_tensors_add(tp_llm_tensors *l, const char *name, tp_dtype type
     return TP_OK;
 }
 
-bool tp__llm_tensor_bytes(const tp_llm_tensor *t, tp_dtype dt, uint64_t *out) {
+/* Bytes of tensor t at type dt: rows × row size. false on an overflow or a row that is not a
+   whole number of blocks. */
+static bool tensor_bytes(const tp_llm_tensor *t, tp_dtype dt, uint64_t *out) {
     tp_error e;
     uint64_t row, rows = 1;
     if (tp_dtype_bytes(dt, t->ne[0], &row, &e) != TP_OK) return false;
     for (int d = 1; d < 4; d++)
         if (!tp_mul_u64(rows, t->ne[d], &rows)) return false;
     return tp_mul_u64(rows, row, out);
+}
+
+tp_status tp__llm_tensors_lay_out(const tp_llm_tensors *l, const tp_dtype *types,
+                                  const tp_allocator *a, tp_llm_config *c, tp_error *err) {
+    tp_gguf_layout *lay = tp_mem_alloc(a, sizeof *lay);
+    if (!lay) return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+    tp_gguf_layout_init(lay);
+    uint64_t offset = 0, total = 0, experts = 0;
+    tp_status st = TP_OK;
+    for (size_t i = 0; i < l->n && st == TP_OK; i++) {
+        const tp_llm_tensor *t = &l->t[i];
+        tp_dtype ty = types ? types[i] : t->type;
+        uint64_t bytes = 0, padded;
+        if (!tensor_bytes(t, ty, &bytes) || !tp_add_u64(total, bytes, &total) ||
+            !tp_align_up_u64(bytes, QUANT_ALIGN, &padded) ||
+            !tp_gguf_layout_add(lay, t->name, ty, t->n_dims, t->ne, offset, bytes) ||
+            !tp_add_u64(offset, padded, &offset))
+            st = tp_error_set(err, TP_ERR_OVERFLOW, "tensor '%s': bytes overflow", t->name);
+        if (st == TP_OK && strstr(t->name, "_exps")) experts += bytes; /* <= total */
+    }
+    if (st == TP_OK) {
+        c->weight_bytes = total;
+        c->n_tensors = l->n;
+        c->alignment = QUANT_ALIGN;
+        if (c->n_expert && c->moe_layers) {
+            c->expert_tensor_bytes = experts;
+            c->expert_bytes = experts / tp_sat_mul_u64(c->n_expert, c->moe_layers);
+        }
+        tp_gguf_layout_finish(lay, c);
+    }
+    tp_mem_free(a, lay, sizeof *lay);
+    return st;
 }
 
 /* One tensor: prefix (blk.N. or ""), name, type and up to three dims. */

@@ -8,13 +8,10 @@
 #include <string.h>
 
 #include "core/mem.h"
-#include "gguf_layout.h"
 #include "llm_quant.h"
 #include "llm_tensors.h"
 #include "tensorplan/llm.h"
 #include "tensorplan/registry.h"
-
-#define QUANT_ALIGN 32 /* GGUF_DEFAULT_ALIGNMENT: llama-quantize's output */
 
 /* llama_model_loader::weight_name_comparer: by blk.N (others first), then by name. */
 static int layer_key(const char *name) {
@@ -60,38 +57,6 @@ static tp_status unknown_type(const char *name, tp_error *err) {
                         "unknown weights type '%.32s' (llama.cpp file types: %s)", name, list);
 }
 
-/* The config's weight figures and model buffers for the tensors at `types`. */
-static tp_status lay_out(const tp_llm_tensors *l, const tp_dtype *types, const tp_allocator *a,
-                         tp_llm_config *c, tp_error *err) {
-    tp_gguf_layout *lay = tp_mem_alloc(a, sizeof *lay);
-    if (!lay) return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-    tp_gguf_layout_init(lay);
-    uint64_t offset = 0, total = 0, experts = 0;
-    tp_status st = TP_OK;
-    for (size_t i = 0; i < l->n && st == TP_OK; i++) {
-        const tp_llm_tensor *t = &l->t[i];
-        uint64_t bytes = 0, padded;
-        if (!tp__llm_tensor_bytes(t, types[i], &bytes) || !tp_add_u64(total, bytes, &total) ||
-            !tp_align_up_u64(bytes, QUANT_ALIGN, &padded) ||
-            !tp_gguf_layout_add(lay, t->name, types[i], t->n_dims, t->ne, offset, bytes) ||
-            !tp_add_u64(offset, padded, &offset))
-            st = tp_error_set(err, TP_ERR_OVERFLOW, "tensor '%s': bytes overflow", t->name);
-        if (st == TP_OK && strstr(t->name, "_exps")) experts += bytes; /* <= total */
-    }
-    if (st == TP_OK) {
-        c->weight_bytes = total;
-        c->n_tensors = l->n;
-        c->alignment = QUANT_ALIGN;
-        if (c->n_expert && c->moe_layers) {
-            c->expert_tensor_bytes = experts;
-            c->expert_bytes = experts / tp_sat_mul_u64(c->n_expert, c->moe_layers);
-        }
-        tp_gguf_layout_finish(lay, c);
-    }
-    tp_mem_free(a, lay, sizeof *lay);
-    return st;
-}
-
 tp_status tp_llm_read_as(const char *path, const char *weights_type, tp_registry *r,
                          tp_llm_config *out, tp_error *err) {
     if (!weights_type || !weights_type[0]) return tp_llm_read(path, r, out, err);
@@ -125,7 +90,7 @@ tp_status tp_llm_read_as(const char *path, const char *weights_type, tp_registry
         goto done;
     }
     st = tp__llm_quant_types(out, &l, ft, types, err);
-    if (st == TP_OK) st = lay_out(&l, types, a, out, err);
+    if (st == TP_OK) st = tp__llm_tensors_lay_out(&l, types, a, out, err);
     if (st != TP_OK) tp_error_prefix(err, "%s as %s: ", path, tp__llm_ftype_name(ft));
 done:
     if (types) tp_mem_free(a, types, (l.n ? l.n : 1) * sizeof *types);

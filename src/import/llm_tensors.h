@@ -27,9 +27,11 @@ void tp__llm_tensors_free(tp_llm_tensors *l);
 tp_status tp__llm_tensors_add(tp_llm_tensors *l, const char *name, tp_dtype type, uint32_t n_dims,
                               const uint64_t *ne, tp_error *err);
 
-/* Bytes of tensor t at type dt: rows × row size. false on an overflow or a row that is not a
- * whole number of blocks. */
-bool tp__llm_tensor_bytes(const tp_llm_tensor *t, tp_dtype dt, uint64_t *out);
+/* The weight figures (weight_bytes, n_tensors, alignment 32, the experts') and the model
+ * buffers of every repack rule (gguf_layout.c) of a GGUF holding the tensors of l back to back,
+ * each at types[i] (NULL: its own type), into c. TP_ERR_NOMEM, TP_ERR_OVERFLOW. */
+tp_status tp__llm_tensors_lay_out(const tp_llm_tensors *l, const tp_dtype *types,
+                                  const tp_allocator *a, tp_llm_config *c, tp_error *err);
 
 /* The tensors llama.cpp's converter writes for a Hugging Face config (hf_config.c reads it):
  * names and shapes from the hyper-parameters; matrices in `matrix_type`, norms, biases and
