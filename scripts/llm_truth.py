@@ -50,6 +50,16 @@ AMX_VARIANTS = ("libggml-cpu-sapphirerapids.so",)
 _noamx = []
 
 
+def amx_loaded():
+    """Whether ggml loads an AMX variant here: it is shipped and the CPU has AMX-INT8."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            amx = any(line.startswith("flags") and " amx_int8" in line for line in f)
+    except OSError:
+        amx = False
+    return amx and any(os.path.exists(os.path.join(bins, v)) for v in AMX_VARIANTS)
+
+
 def bins_without_amx():
     if not _noamx:
         import atexit
@@ -76,7 +86,7 @@ def probe(model, ctx, fa, tk, tv, backends=None):
         if "does not support" in out.stderr or "does not divide" in out.stderr:
             return None  # llama.cpp refuses these options for this model
         asserts = [line for line in out.stderr.splitlines() if "GGML_ASSERT" in line]
-        if asserts and backends is None and any(os.path.exists(os.path.join(bins, v)) for v in AMX_VARIANTS):
+        if asserts and backends is None and amx_loaded():
             raise Aborted(asserts[0].split("/")[-1])
         raise SystemExit("llm_probe failed on %s: %s" % (model, out.stderr[-2000:]))
     r = {"model": 0, "mapped": 0, "repack": 0, "context": 0, "compute": 0, "output": 0}

@@ -957,6 +957,25 @@ TP_TEST(recurrent_steps_read_r_every_step) {
     tp_graph_destroy(g);
 }
 
+/* A recurrent node's account, batch 1: `steps` steps against R (hidden k × gates n), `flops` in
+   all, of which `proj_flops` the input projection (proj_m rows of `input`). */
+static tp_op_cost recurrent_cost(uint64_t k, uint64_t n, uint64_t steps, uint64_t flops,
+                                 uint64_t proj_flops, uint64_t proj_m, uint64_t input) {
+    tp_op_cost oc = {.cls = TP_COST_GEMM,
+                     .kernel = TP_KERNEL_RECURRENT,
+                     .launches = 1,
+                     .flops = flops,
+                     .gemm_m = 1,
+                     .gemm_k = k,
+                     .gemm_n = n,
+                     .gemm_batch = steps,
+                     .rec_proj_flops = proj_flops,
+                     .rec_proj_m = proj_m,
+                     .rec_input = input,
+                     .compute_dtype = TP_DTYPE_F32};
+    return oc;
+}
+
 /* Several threads of a measured CPU (a pool with a measured wake-up): MLAS splits a step's GEMM
    over the pool when it has at least 65,536 multiply-adds, each thread reading its share of R
    (half, at two threads) at the cached-pass rate while it fits the triad's working set, past the
@@ -972,17 +991,7 @@ TP_TEST(recurrent_steps_split_over_a_pool) {
     d.cache_bytes = 1 << 20;
     d.n_read = 1;
     d.read[0] = (tp_bw_point){4 << 20, 0.004};
-    tp_op_cost oc = {.cls = TP_COST_GEMM,
-                     .kernel = TP_KERNEL_RECURRENT,
-                     .launches = 1,
-                     .flops = 10 * 2 * 256 * 768,
-                     .gemm_m = 1,
-                     .gemm_k = 256,
-                     .gemm_n = 768,
-                     .gemm_batch = 10,
-                     .rec_proj_m = 1,
-                     .rec_input = 1,
-                     .compute_dtype = TP_DTYPE_F32};
+    tp_op_cost oc = recurrent_cost(256, 768, 10, 10 * 2 * 256 * 768, 0, 1, 1);
     double share = 256.0 * 768 * 4 / 2; /* 393,216 bytes a thread, in the cache */
     TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, 10 * (50 + share / 0.01 + 20), 1e-3);
     /* past the curve's first point: a thread's part of its bandwidth (0.002 GB/s) */
@@ -1027,18 +1036,7 @@ TP_TEST(recurrent_step_pays_a_kernel_call) {
     d.mem_set_bytes = 1 << 20;
     d.n_read = 1;
     d.read[0] = (tp_bw_point){1 << 20, 0.5};
-    tp_op_cost oc = {.cls = TP_COST_GEMM,
-                     .kernel = TP_KERNEL_RECURRENT,
-                     .launches = 1,
-                     .flops = 1920 + 960 + 960,
-                     .gemm_m = 1,
-                     .gemm_k = 4,
-                     .gemm_n = 12,
-                     .gemm_batch = 10,
-                     .rec_proj_flops = 1920,
-                     .rec_proj_m = 10,
-                     .rec_input = 8,
-                     .compute_dtype = TP_DTYPE_F32};
+    tp_op_cost oc = recurrent_cost(4, 12, 10, 1920 + 960 + 960, 1920, 10, 8);
     /* no call cost: a node a step (50 + R's 192 bytes at 2 GB/s = 146 ns, against 96 flops at
        1 GFLOP/s), the gates' 960 flops at 1; the projection (cube root 9.9) at 10: 192 ns */
     TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, 192 + 10 * 146.0 + 960, 1e-6);

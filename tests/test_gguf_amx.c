@@ -7,18 +7,24 @@
 #include "harness.h"
 #include "import/gguf_layout.h"
 
-static void add(tp_gguf_layout *l, const char *name, tp_dtype dt, uint32_t n_dims, uint64_t d0,
+static void add(tp_gguf_layout *lay, const char *name, tp_dtype dt, uint32_t n_dims, uint64_t d0,
                 uint64_t d1, uint64_t d2, uint64_t *offset, uint64_t bytes) {
     uint64_t dims[3] = {d0, d1, d2};
-    TP_CHECK(tp_gguf_layout_add(l, name, dt, n_dims, dims, *offset, bytes));
+    TP_CHECK(tp_gguf_layout_add(lay, name, dt, n_dims, dims, *offset, bytes));
     *offset += bytes;
 }
 
-TP_TEST(amx_takes_the_matrices_its_kernels_multiply) {
-    static tp_gguf_layout l;
-    static tp_llm_config c;
+/* one layout and config for each test (large: static) */
+static tp_gguf_layout l;
+static tp_llm_config c;
+
+static void start(void) {
     memset(&c, 0, sizeof c);
     tp_gguf_layout_init(&l);
+}
+
+TP_TEST(amx_takes_the_matrices_its_kernels_multiply) {
+    start();
     uint64_t off = 0;
     /* a table read by rows: mapped (and, with no output.weight, its multiplied duplicate below) */
     add(&l, "token_embd.weight", TP_DTYPE_Q8_0, 2, 64, 64, 0, &off, 2 * 34 * 64);
@@ -60,10 +66,7 @@ TP_TEST(amx_takes_the_matrices_its_kernels_multiply) {
 /* A copied tensor at an end of the file shortens the mapped range, as llama.cpp maps only the
    span of the tensors left in the mapping. */
 TP_TEST(amx_copies_shorten_the_mapping) {
-    static tp_gguf_layout l;
-    static tp_llm_config c;
-    memset(&c, 0, sizeof c);
-    tp_gguf_layout_init(&l);
+    start();
     uint64_t off = 0;
     add(&l, "output_norm.weight", TP_DTYPE_F32, 1, 64, 1, 0, &off, 256);
     add(&l, "output.weight", TP_DTYPE_F16, 2, 64, 64, 0, &off, 64 * 64 * 2);

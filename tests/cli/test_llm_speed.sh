@@ -54,10 +54,11 @@ else
 fi
 # the error band says where it comes from; on a CPU with AMX (whose llama.cpp runs AMX kernels
 # the calibration does not measure) it says so, and the band is the one measured there
-band=$("$TP" estimate "$OUT/models/speed_20m_q4_0.gguf" --speed cpu --threads 1 --json |
-    /usr/bin/python3 -c 'import json, sys; s = json.load(sys.stdin)["speed"][0]
-print(s["error_band"], "AMX" in s["error_source"])')
-if grep -qw amx_int8 /proc/cpuinfo && grep -qw avx512_vnni /proc/cpuinfo; then want="0.8 True"; else want="0.25 False"; fi
+# (the estimate's own llama.cpp rule says whether this CPU's llama.cpp runs AMX: repack "amx")
+read -r band want < <("$TP" estimate "$OUT/models/speed_20m_q4_0.gguf" --speed cpu --threads 1 --json |
+    /usr/bin/python3 -c 'import json, sys; j = json.load(sys.stdin); s = j["speed"][0]
+amx = j["llm"]["repack"] == "amx"
+print("%s/%s" % (s["error_band"], "AMX" in s["error_source"]), "0.8/True" if amx else "0.25/False")')
 if [ "$band" = "$want" ]; then
     echo "ok error band: $band"
 else
