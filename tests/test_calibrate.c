@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cost/amx_dot.h"
 #include "cost/calib_barrier.h"
 #include "cost/calib_step.h"
 #include "cost/calib_wake.h"
@@ -173,6 +174,7 @@ TP_TEST(quick_calibration_and_cache) {
     /* second call: from the cache, identical figures */
     TP_CHECK_OK(tp_calibrate_cpu_cached(&o, &again, &info, err), err);
     TP_CHECK(info.from_cache);
+    TP_CHECK(info.read_kernel[0] != '\0'); /* named from the CPU on a cached run too */
     TP_CHECK(memcmp(&d, &again, sizeof d) == 0);
     /* another thread count is another key */
     o.threads = 1;
@@ -186,6 +188,12 @@ TP_TEST(quick_calibration_and_cache) {
     TP_CHECK_STR(again.gemm_impl, kname); /* no BLAS: the built-in kernel of this ISA */
     TP_CHECK_STR(info.builtin_kernel, kname);
     TP_CHECK(info.isa == feat.isa);
+    /* the read curve in the CPU's widest vector loads, whatever BLAS the GEMM took */
+    TP_CHECK_STR(info.read_kernel, feat.isa == TP_CPU_ISA_AVX512 ? "streams-avx512"
+                                   : feat.isa == TP_CPU_ISA_AVX2 ? "streams-avx2"
+                                   : feat.isa == TP_CPU_ISA_NEON ? "streams-neon"
+                                                                 : "streams-generic");
+    TP_CHECK(again.n_read == 3 && again.read[0].gbps > 0.01);
     TP_CHECK_EQ_U64(again.vector_floats,
                     tp_cpu_isa_floats(feat.isa)); /* the CPU's, not the GEMM's */
     TP_CHECK(info.blas_gflops == 0 && info.blas_name[0] == '\0');
@@ -531,6 +539,60 @@ TP_TEST(gemm_split_covers_the_product) {
     printf("  %u splits exact (%u by columns)\n", checked, column_splits);
 }
 
+/* A block-dot problem of m rows × n weight rows × k with the extreme values -127 and 127; c is
+   the kernel's output. */
+typedef struct q8_case {
+    int8_t *a, *w;
+    float *sa, *sw, *c;
+    tp_int8_dot_job job;
+} q8_case;
+
+static void q8_case_free(q8_case *q) {
+    free(q->a), free(q->w), free(q->sa), free(q->sw), free(q->c);
+}
+
+static bool q8_case_make(q8_case *q, uint32_t m, uint32_t k, uint32_t n) {
+    uint32_t nb = k / TP_Q8_BLOCK;
+    q->a = malloc((size_t)m * k), q->w = malloc((size_t)n * k);
+    q->sa = malloc(sizeof(float) * m * nb), q->sw = malloc(sizeof(float) * n * nb);
+    q->c = malloc(sizeof(float) * m * n);
+    if (!q->a || !q->w || !q->sa || !q->sw || !q->c) {
+        q8_case_free(q);
+        return false;
+    }
+    for (uint32_t i = 0; i < m * k; i++)
+        q->a[i] = (int8_t)(i % 5 == 0 ? -127 : (int)((i * 37u) % 255u) - 127);
+    for (uint32_t i = 0; i < n * k; i++)
+        q->w[i] = (int8_t)(i % 7 == 0 ? 127 : (int)((i * 53u) % 255u) - 127);
+    for (uint32_t i = 0; i < m * nb; i++)
+        q->sa[i] = 0.5f + 0.125f * (float)(i % 3);
+    for (uint32_t i = 0; i < n * nb; i++)
+        q->sw[i] = 0.25f + 0.0625f * (float)(i % 5);
+    q->job = (tp_int8_dot_job){q->a, q->sa, q->w, q->sw, q->c, m, k, n};
+    return true;
+}
+
+/* The largest relative error of q->c against the exact product (integer block sums, double
+   accumulation). */
+static double q8_case_worst(const q8_case *q) {
+    uint32_t m = q->job.m, k = q->job.k, n = q->job.n, nb = k / TP_Q8_BLOCK;
+    double worst = 0;
+    for (uint32_t i = 0; i < m; i++)
+        for (uint32_t r = 0; r < n; r++) {
+            double ref = 0;
+            for (uint32_t b = 0; b < nb; b++) {
+                long long dot = 0;
+                for (uint32_t e = 0; e < TP_Q8_BLOCK; e++)
+                    dot += (long long)q->a[i * k + b * TP_Q8_BLOCK + e] *
+                           q->w[r * k + b * TP_Q8_BLOCK + e];
+                ref += (double)q->sa[i * nb + b] * (double)q->sw[r * nb + b] * (double)dot;
+            }
+            double e = fabs(ref - (double)q->c[i * n + r]) / (fabs(ref) + 1.0);
+            if (e > worst) worst = e;
+        }
+    return worst;
+}
+
 /* Every int8 block-dot kernel this CPU can run equals the exact product (integer sums of the
  * blocks are exact; the float accumulation is checked to a relative 1e-5), on shapes that hit
  * the edges of the register blocks (rows and weight rows not multiples of 4, a split range),
@@ -546,46 +608,56 @@ TP_TEST(int8_dot_kernels_match_exact) {
     const uint32_t shapes[][3] = {{1, 32, 1}, {5, 64, 7}, {8, 96, 16}, {13, 256, 9}, {64, 128, 33}};
     for (uint32_t t = 0; t < nk; t++)
         for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
-            uint32_t m = shapes[s][0], k = shapes[s][1], n = shapes[s][2], nb = k / TP_Q8_BLOCK;
-            int8_t *a = malloc((size_t)m * k), *w = malloc((size_t)n * k);
-            float *sa = malloc(sizeof(float) * m * nb), *sw = malloc(sizeof(float) * n * nb);
-            float *c = malloc(sizeof(float) * m * n);
-            TP_CHECK(a && w && sa && sw && c);
-            if (!a || !w || !sa || !sw || !c) {
-                free(a), free(w), free(sa), free(sw), free(c);
-                return;
-            }
-            for (uint32_t i = 0; i < m * k; i++)
-                a[i] = (int8_t)(i % 5 == 0 ? -127 : (int)((i * 37u) % 255u) - 127);
-            for (uint32_t i = 0; i < n * k; i++)
-                w[i] = (int8_t)(i % 7 == 0 ? 127 : (int)((i * 53u) % 255u) - 127);
-            for (uint32_t i = 0; i < m * nb; i++)
-                sa[i] = 0.5f + 0.125f * (float)(i % 3);
-            for (uint32_t i = 0; i < n * nb; i++)
-                sw[i] = 0.25f + 0.0625f * (float)(i % 5);
-            tp_int8_dot_job j = {a, sa, w, sw, c, m, k, n};
+            q8_case q;
+            TP_CHECK(q8_case_make(&q, shapes[s][0], shapes[s][1], shapes[s][2]));
+            if (!q.a) return;
+            uint32_t n = q.job.n;
             /* two weight-row ranges, as two threads would run them */
-            fns[t](&j, 0, n / 2);
-            fns[t](&j, n / 2, n);
-            double worst = 0;
-            for (uint32_t i = 0; i < m; i++)
-                for (uint32_t q = 0; q < n; q++) {
-                    double ref = 0;
-                    for (uint32_t b = 0; b < nb; b++) {
-                        long long dot = 0;
-                        for (uint32_t e = 0; e < TP_Q8_BLOCK; e++)
-                            dot += (long long)a[i * k + b * TP_Q8_BLOCK + e] *
-                                   w[q * k + b * TP_Q8_BLOCK + e];
-                        ref += (double)sa[i * nb + b] * (double)sw[q * nb + b] * (double)dot;
-                    }
-                    double e = fabs(ref - (double)c[i * n + q]) / (fabs(ref) + 1.0);
-                    if (e > worst) worst = e;
-                }
+            fns[t](&q.job, 0, n / 2);
+            fns[t](&q.job, n / 2, n);
+            double worst = q8_case_worst(&q);
             if (worst > 1e-5)
-                fprintf(stderr, "%s at %ux%ux%u: relative error %g\n", names[t], m, k, n, worst);
+                fprintf(stderr, "%s at %ux%ux%u: relative error %g\n", names[t], q.job.m, q.job.k,
+                        n, worst);
             TP_CHECK(worst <= 1e-5);
-            free(a), free(w), free(sa), free(sw), free(c);
+            q8_case_free(&q);
         }
+}
+
+/* The AMX block-dot kernel (where this CPU and OS run AMX-INT8) equals the exact product, on
+ * shapes of one and several 32-row and 32-weight-row blocks, split in two weight-row ranges as
+ * two threads run them (the pack's layout is checked by the values: a misplaced byte changes
+ * the sums). */
+TP_TEST(amx_dot_matches_exact) {
+    tp_cpu_features f;
+    tp_cpu_features_detect(&f);
+    if (!tp_amx_dot_available(&f)) {
+        printf("  no AMX-INT8 on this CPU or OS: kernel not run (amx_tile %d amx_int8 %d)\n",
+               f.amx_tile, f.amx_int8);
+        return;
+    }
+    const uint32_t shapes[][3] = {{32, 32, 32}, {32, 96, 64}, {64, 256, 96}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        q8_case q;
+        TP_CHECK(q8_case_make(&q, shapes[s][0], shapes[s][1], shapes[s][2]));
+        if (!q.a) return;
+        uint32_t n = q.job.n;
+        size_t pb = (tp_amx_dot_packed_bytes(n, q.job.k) + 63) / 64 * 64;
+        void *packed = aligned_alloc(64, pb);
+        TP_CHECK(packed != NULL);
+        if (packed) {
+            tp_amx_dot_pack(&q.job, packed);
+            uint32_t half = n / TP_AMX_BLOCK / 2 * TP_AMX_BLOCK;
+            tp_amx_dot_run(&q.job, packed, 0, half);
+            tp_amx_dot_run(&q.job, packed, half, n);
+            double worst = q8_case_worst(&q);
+            if (worst > 1e-5)
+                fprintf(stderr, "amx at %ux%ux%u: relative error %g\n", q.job.m, q.job.k, n, worst);
+            TP_CHECK(worst <= 1e-5);
+        }
+        free(packed);
+        q8_case_free(&q);
+    }
 }
 
 int main(void) {
@@ -599,6 +671,7 @@ int main(void) {
     TP_RUN(cpu_features_match_cpuinfo);
     TP_RUN(gemm_kernels_match_naive);
     TP_RUN(int8_dot_kernels_match_exact);
+    TP_RUN(amx_dot_matches_exact);
     TP_RUN(gemm_split_covers_the_product);
     TP_RUN(quick_calibration_and_cache);
     TP_RUN(wake_up);

@@ -239,6 +239,11 @@ typedef struct tp_device_model {
      * AVX2, else plain C); 0 = not measured (catalog, default, older caches). LLM prefill of
      * quantized weights is priced from it (docs/estimate.md, "Throughput"). */
     double int8_dot_gops;
+    /* The same int8 block-dot products on AMX tiles (src/cost/amx_dot.h: TDPBSSD per block of 32,
+     * the sums scaled into float accumulators with AVX-512), as llama.cpp's AMX kernels run a
+     * quantized prefill; 0 = not measured (a CPU or OS without AMX-INT8, catalog, default, older
+     * caches). docs/estimate.md, "Session 20". */
+    double amx_int8_gops;
     /* Bandwidth of a pass whose data fits the caches: the triad over cache_bytes (read +
      * written) runs at cache_gbps; mem_gbps was measured over mem_set_bytes. 0 = not
      * measured (every pass at mem_gbps). tp_device_mem_gbps interpolates between them. */
@@ -266,6 +271,13 @@ typedef struct tp_device_model {
      * default, CUDA): mem_gbps at every size. */
     uint32_t n_read;
     tp_bw_point read[TP_READ_CURVE_MAX];
+    /* The same sizes read in several streams at once with the widest vector loads of the CPU
+     * (tp_device_read_streams_gbps; src/cost/calibrate_read.c): what a kernel that reads several
+     * weight panels side by side reaches (llama.cpp's AMX decode). read above is one stream of
+     * 8-byte words: what a kernel walking its weights row after row reaches (llama.cpp's other
+     * CPU decode kernels). 0 points = not measured (catalog, default, CUDA, older caches). */
+    uint32_t n_read_streams;
+    tp_bw_point read_streams[TP_READ_CURVE_MAX];
 } tp_device_model;
 
 /* A default (source TP_SOURCE_DEFAULT) model of the given kind: conservative
@@ -287,6 +299,8 @@ TP_API double tp_device_gemm_gflops(const tp_device_model *d, tp_dtype dtype, ui
  * log-linear interpolation of d->read in the size, clamped at the ends (the last point is
  * memory); mem_gbps when the model has no read curve. Never <= 0 for a valid model. */
 TP_API double tp_device_read_gbps(const tp_device_model *d, double bytes);
+/* The same for d->read_streams; tp_device_read_gbps where the model has no such curve. */
+TP_API double tp_device_read_streams_gbps(const tp_device_model *d, double bytes);
 
 /* Bandwidth in GB/s of a pass that reads and writes `bytes`: cache_gbps up to cache_bytes,
  * mem_gbps from mem_set_bytes on, log-linear in bytes between (docs/cost.md, "Op classes");
@@ -423,6 +437,7 @@ typedef struct tp_calib_info {
     char blas_name[TP_DEVICE_NAME_CAP];      /* "openblas", "" when none */
     char blas_core[TP_DEVICE_NAME_CAP];      /* OpenBLAS's own core name ("Haswell"), "" */
     char int8_kernel[TP_DEVICE_NAME_CAP];    /* the int8 dot kernel measured ("int8-avx2"), "" */
+    char read_kernel[TP_DEVICE_NAME_CAP];    /* read_streams' kernel ("streams-avx512"), "" */
     /* One reference kernel's rate (the built-in 64³ GEMM on one thread, GFLOP/s) when the
      * measurement started and when it ended (0 when not measured: a cached run). On a shared
      * host a core's speed can move by 40 % for minutes; figures whose two ends differ by more

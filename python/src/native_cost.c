@@ -93,8 +93,9 @@ static tp_status resolve(resolver *r, const char *name, tp_device_model *out, tp
 }
 
 static PyObject *device_dict(const tp_device_model *m) {
-    PyObject *gemm = PyList_New(0), *skinny = PyList_New(0), *read = PyList_New(0);
-    int bad = !gemm || !skinny || !read;
+    PyObject *gemm = PyList_New(0), *skinny = PyList_New(0), *read = PyList_New(0),
+             *streams = PyList_New(0);
+    int bad = !gemm || !skinny || !read || !streams;
     for (uint32_t i = 0; !bad && i < m->n_gemm; i++)
         bad = tp_py_append(
             gemm, Py_BuildValue("{sdsd}", "dim", m->gemm[i].dim, "gflops", m->gemm[i].gflops));
@@ -104,6 +105,9 @@ static PyObject *device_dict(const tp_device_model *m) {
     for (uint32_t i = 0; !bad && i < m->n_read; i++)
         bad = tp_py_append(
             read, Py_BuildValue("{sdsd}", "bytes", m->read[i].bytes, "gbps", m->read[i].gbps));
+    for (uint32_t i = 0; !bad && i < m->n_read_streams; i++)
+        bad = tp_py_append(streams, Py_BuildValue("{sdsd}", "bytes", m->read_streams[i].bytes,
+                                                  "gbps", m->read_streams[i].gbps));
     PyObject *d = bad ? NULL : PyDict_New();
     if (d &&
         (tp_py_put_str(d, "name", m->name) ||
@@ -113,6 +117,7 @@ static PyObject *device_dict(const tp_device_model *m) {
          tp_py_put_obj(d, "gemm_gflops", Py_NewRef(gemm)) ||
          tp_py_put_obj(d, "skinny_gflops", Py_NewRef(skinny)) ||
          tp_py_put_obj(d, "read_gbps", Py_NewRef(read)) ||
+         tp_py_put_obj(d, "read_streams_gbps", Py_NewRef(streams)) ||
          tp_py_put_f64(d, "f16_speedup", m->f16_speedup) ||
          tp_py_put_f64(d, "bf16_speedup", m->bf16_speedup) ||
          tp_py_put_f64(d, "int8_speedup", m->int8_speedup) ||
@@ -124,6 +129,7 @@ static PyObject *device_dict(const tp_device_model *m) {
          tp_py_put_f64(d, "gemm_stream_gbps", m->gemm_stream_gbps) ||
          tp_py_put_f64(d, "norm_gbps", m->norm_gbps) ||
          tp_py_put_f64(d, "int8_dot_gops", m->int8_dot_gops) ||
+         tp_py_put_f64(d, "amx_int8_gops", m->amx_int8_gops) ||
          tp_py_put_u64(d, "vector_floats", m->vector_floats) ||
          tp_py_put_f64(d, "im2col_gbps", m->im2col_gbps) ||
          tp_py_put_bool(d, "unified", m->unified) || tp_py_put_u64(d, "threads", m->threads) ||
@@ -133,6 +139,7 @@ static PyObject *device_dict(const tp_device_model *m) {
     Py_XDECREF(gemm);
     Py_XDECREF(skinny);
     Py_XDECREF(read);
+    Py_XDECREF(streams);
     return d;
 }
 

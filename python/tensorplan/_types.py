@@ -416,6 +416,7 @@ class DeviceModel:
     gemm_gflops: Tuple[GemmPoint, ...]
     skinny_gflops: Tuple[SkinnyPoint, ...]
     read_gbps: Tuple[ReadPoint, ...]
+    read_streams_gbps: Tuple[ReadPoint, ...]  # several streams at once, vector loads (LLM AMX decode)
     f16_speedup: float
     bf16_speedup: float
     int8_speedup: float
@@ -428,6 +429,7 @@ class DeviceModel:
     gemm_stream_gbps: float  # weight bytes/ns a few-row GEMM streams from memory (0: not measured)
     norm_gbps: float  # row normalization (LayerNorm) bytes read + written per ns (0: not measured)
     int8_dot_gops: float  # int8 block-dot products, 2 ops per multiply-add per ns (0: not measured)
+    amx_int8_gops: float  # the same on AMX tiles (0: no AMX-INT8 or not measured)
     vector_floats: int  # f32 lanes of the CPU's widest vector ISA (16 AVX-512, 8 AVX2; 0: unknown)
     im2col_gbps: float  # im2col of expand-then-GEMM convolutions, bytes written per ns (0: not measured)
     unified: bool
@@ -462,7 +464,8 @@ class DeviceCost:
     def _from(cls, d: Mapping[str, Any]) -> "DeviceCost":
         return _build(cls, d, model=lambda m: _build(
             DeviceModel, m, gemm_gflops=_tuple_of(GemmPoint),
-            skinny_gflops=_tuple_of(SkinnyPoint), read_gbps=_tuple_of(ReadPoint)))
+            skinny_gflops=_tuple_of(SkinnyPoint), read_gbps=_tuple_of(ReadPoint),
+            read_streams_gbps=_tuple_of(ReadPoint)))
 
 
 @dataclasses.dataclass(frozen=True)

@@ -72,6 +72,13 @@ static tp_status make_parents(const char *path, tp_error *err) {
     return TP_OK;
 }
 
+/* "\nNAME=bytes:gbps bytes:gbps ..." (nothing for an empty curve). */
+static void write_bw_curve(FILE *f, const char *name, const tp_bw_point *p, uint32_t n) {
+    if (n > 0) fprintf(f, "\n%s=", name);
+    for (uint32_t i = 0; i < n; i++)
+        fprintf(f, "%s%.17g:%.17g", i ? " " : "", p[i].bytes, p[i].gbps);
+}
+
 tp_status tp_device_model_save(const tp_device_model *d, const char *key, const char *path,
                                tp_error *err) {
     tp_status s = tp_device_model_validate(d, err);
@@ -97,9 +104,8 @@ tp_status tp_device_model_save(const tp_device_model *d, const char *key, const 
     if (d->n_skinny > 0) fprintf(f, "\nskinny=");
     for (uint32_t i = 0; i < d->n_skinny; i++)
         fprintf(f, "%s%.17g:%.17g", i ? " " : "", d->skinny[i].dim, d->skinny[i].gflops);
-    if (d->n_read > 0) fprintf(f, "\nread=");
-    for (uint32_t i = 0; i < d->n_read; i++)
-        fprintf(f, "%s%.17g:%.17g", i ? " " : "", d->read[i].bytes, d->read[i].gbps);
+    write_bw_curve(f, "read", d->read, d->n_read);
+    write_bw_curve(f, "read_streams", d->read_streams, d->n_read_streams);
     fprintf(f,
             "\nf16_speedup=%.17g\nbf16_speedup=%.17g\nint8_speedup=%.17g\ndispatch_ns=%.17g\n"
             "round_trip_ns=%.17g\nmem_gbps=%.17g\nreadback_gbps=%.17g\nunified=%d\nthreads=%u\n"
@@ -107,14 +113,14 @@ tp_status tp_device_model_save(const tp_device_model *d, const char *key, const 
             "cache_gbps=%.17g\ncache_bytes=%llu\nmem_set_bytes=%llu\nbarrier_ns=%.17g\n"
             "wake_ns=%.17g\ngemm_stream_gbps=%.17g\nnorm_gbps=%.17g\nint8_dot_gops=%.17g\n"
             "vector_floats=%u\nim2col_gbps=%.17g\nruntime_node_ns=%.17g\nruntime_run_ns=%.17g\n"
-            "runtime_group_ns=%.17g\n",
+            "runtime_group_ns=%.17g\namx_int8_gops=%.17g\n",
             d->f16_speedup, d->bf16_speedup, d->int8_speedup, d->dispatch_ns, d->round_trip_ns,
             d->mem_gbps, d->readback_gbps, d->unified ? 1 : 0, d->threads,
             (unsigned long long)d->memory_bytes, d->efficiency, d->dwconv_gflops, d->resize_gbps,
             d->cache_gbps, (unsigned long long)d->cache_bytes, (unsigned long long)d->mem_set_bytes,
             d->barrier_ns, d->wake_ns, d->gemm_stream_gbps, d->norm_gbps, d->int8_dot_gops,
             d->vector_floats, d->im2col_gbps, d->runtime_node_ns, d->runtime_run_ns,
-            d->runtime_group_ns);
+            d->runtime_group_ns, d->amx_int8_gops);
     bool bad = ferror(f) != 0;
     if (fclose(f) != 0) bad = true;
     if (bad || rename(tmp, path) != 0) {
@@ -153,6 +159,22 @@ static tp_status parse_curve(char *v, tp_gemm_point *pts, uint32_t *count, const
         if (s != TP_OK) return s;
         pts[(*count)++] = pt;
     }
+    return TP_OK;
+}
+
+/* A bandwidth curve: bytes:gbps pairs, the GEMM curve's syntax. */
+static tp_status parse_bw_curve(char *v, const char *k, tp_bw_point *out, uint32_t *count,
+                                const char *path, int line, tp_error *err) {
+    tp_gemm_point pts[TP_GEMM_CURVE_MAX];
+    uint32_t n = 0;
+    tp_status s = parse_curve(v, pts, &n, path, line, err);
+    if (s != TP_OK) return s;
+    if (n > TP_READ_CURVE_MAX)
+        return tp_error_set(err, TP_ERR_PARSE, "%s:%d: %s: more than %d points", path, line, k,
+                            TP_READ_CURVE_MAX);
+    for (uint32_t i = 0; i < n; i++)
+        out[i] = (tp_bw_point){pts[i].dim, pts[i].gflops};
+    *count = n;
     return TP_OK;
 }
 
@@ -212,16 +234,12 @@ static tp_status parse_text(char *text, const char *path, const char *want_key, 
             seen[F_GEMM] = true;
         } else if (strcmp(k, "skinny") == 0) {
             if ((s = parse_curve(v, d->skinny, &d->n_skinny, path, line, err)) != TP_OK) return s;
-        } else if (strcmp(k, "read") == 0) { /* bytes:gbps pairs, the same syntax */
-            tp_gemm_point pts[TP_GEMM_CURVE_MAX];
-            uint32_t n = 0;
-            if ((s = parse_curve(v, pts, &n, path, line, err)) != TP_OK) return s;
-            if (n > TP_READ_CURVE_MAX)
-                return tp_error_set(err, TP_ERR_PARSE, "%s:%d: read: more than %d points", path,
-                                    line, TP_READ_CURVE_MAX);
-            for (uint32_t i = 0; i < n; i++)
-                d->read[i] = (tp_bw_point){pts[i].dim, pts[i].gflops};
-            d->n_read = n;
+        } else if (strcmp(k, "read") == 0) {
+            if ((s = parse_bw_curve(v, k, d->read, &d->n_read, path, line, err)) != TP_OK) return s;
+        } else if (strcmp(k, "read_streams") == 0) {
+            if ((s = parse_bw_curve(v, k, d->read_streams, &d->n_read_streams, path, line, err)) !=
+                TP_OK)
+                return s;
         } else if (strcmp(k, "unified") == 0) {
             d->unified = strcmp(v, "1") == 0;
         } else {
@@ -268,6 +286,8 @@ static tp_status parse_text(char *text, const char *path, const char *want_key, 
                 d->runtime_group_ns = x;
             else if (strcmp(k, "int8_dot_gops") == 0)
                 d->int8_dot_gops = x;
+            else if (strcmp(k, "amx_int8_gops") == 0)
+                d->amx_int8_gops = x;
             else if (strcmp(k, "dwconv_gflops") == 0)
                 d->dwconv_gflops = x;
             else if (strcmp(k, "resize_gbps") == 0)

@@ -9,6 +9,7 @@
 
 #include "core/mem.h"
 #include "cost/gemm_kernels.h"
+#include "cost/amx_dot.h"
 #include "cost/int8_dot.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -374,31 +375,42 @@ enum { Q8_M = 64, Q8_N = 256, Q8_K = 2048, Q8_RN = 4 };
 
 typedef struct q8_run {
     tp_int8_dot_job job;
-    tp_int8_dot_fn fn;
+    tp_int8_dot_fn fn;  /* NULL: AMX tiles (amx_dot.h) on `packed` */
+    const void *packed; /* the weights packed for the tiles */
 } q8_run;
 
 static void q8_part(void *ctx, uint32_t part, uint32_t parts) {
     const q8_run *r = ctx;
-    uint32_t groups = r->job.n / Q8_RN;
+    uint32_t step = r->fn ? Q8_RN : TP_AMX_BLOCK, groups = r->job.n / step;
     uint32_t g0 = tp_pool_first(groups, part, parts), g1 = tp_pool_first(groups, part + 1, parts);
-    if (g1 > g0) r->fn(&r->job, g0 * Q8_RN, g1 * Q8_RN);
+    if (g1 <= g0) return;
+    if (r->fn)
+        r->fn(&r->job, g0 * step, g1 * step);
+    else
+        tp_amx_dot_run(&r->job, r->packed, g0 * step, g1 * step);
 }
 
-static double measure_int8_dot(tp_pool *pool, const tp_cpu_features *feat, int trials,
+/* amx: on AMX tiles, the weights packed first as the matrix unit reads them (llama.cpp packs
+   them when it loads the model); else with the int8 kernel for feat (*kernel: its name). */
+static double measure_int8_dot(tp_pool *pool, const tp_cpu_features *feat, bool amx, int trials,
                                double min_ns, const char **kernel) {
     size_t na = (size_t)Q8_M * Q8_K, nw = (size_t)Q8_N * Q8_K, nb = Q8_K / TP_Q8_BLOCK;
     size_t floats = (Q8_M + Q8_N) * nb + (size_t)Q8_M * Q8_N;
-    size_t bytes = na + nw + floats * sizeof(float) + 64;
+    size_t packed = amx ? tp_amx_dot_packed_bytes(Q8_N, Q8_K) : 0; /* a multiple of 64 */
+    size_t bytes = packed + floats * sizeof(float) + na + nw + 64;
     unsigned char *raw = tp_mem_alloc(NULL, bytes);
     if (!raw) return 0;
-    float *f = (float *)(raw + (64 - (uintptr_t)raw % 64) % 64); /* scales and C first */
+    unsigned char *p = raw + (64 - (uintptr_t)raw % 64) % 64; /* packed, scales and C first */
+    float *f = (float *)(p + packed);
     int8_t *a = (int8_t *)(f + floats), *w = a + na;
     for (size_t i = 0; i < floats; i++)
         f[i] = 0.01f * (float)(i % 13);
     for (size_t i = 0; i < na + nw; i++) /* q8_0 values lie in [-127, 127] */
         a[i] = (int8_t)((int)(i * 37u % 255u) - 127);
     q8_run r = {{a, f, w, f + Q8_M * nb, f + (Q8_M + Q8_N) * nb, Q8_M, Q8_K, Q8_N},
-                tp_int8_dot_kernel_for(feat, kernel)};
+                amx ? NULL : tp_int8_dot_kernel_for(feat, kernel),
+                p};
+    if (amx) tp_amx_dot_pack(&r.job, p);
     double ops = 2.0 * Q8_M * (double)Q8_N * Q8_K;
     double rate = op_bench(pool, false, q8_part, &r, ops, trials, min_ns);
     tp_mem_free(NULL, raw, bytes);
@@ -458,6 +470,8 @@ void tp_calib_measure_op_rates(tp_pool *pool, const tp_cpu_features *feat, bool 
         tp_mem_free(NULL, lb, lfloats * sizeof(float));
     }
     out->gemm_stream_gbps = measure_weight_stream(pool, isa, quick);
-    out->int8_dot_gops = measure_int8_dot(pool, feat, trials, min_ns, &out->int8_kernel);
+    out->int8_dot_gops = measure_int8_dot(pool, feat, false, trials, min_ns, &out->int8_kernel);
+    if (tp_amx_dot_available(feat))
+        out->amx_int8_gops = measure_int8_dot(pool, feat, true, trials, min_ns, NULL);
     out->elapsed_ms = (tp_now_ns() - start) / 1e6;
 }

@@ -24,6 +24,8 @@ typedef struct tp_calib_op_rates {
        multiply-add per ns, on every thread of the pool; and the kernel that ran it */
     double int8_dot_gops;
     const char *int8_kernel;
+    /* the same problem on AMX tiles (amx_dot.h); 0 where this CPU or OS has no AMX-INT8 */
+    double amx_int8_gops;
     double elapsed_ms; /* wall time the benchmarks took */
 } tp_calib_op_rates;
 

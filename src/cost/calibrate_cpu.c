@@ -588,7 +588,8 @@ tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_c
     if (!(d.mem_gbps > 0)) d.mem_gbps = 1;
     if (!(d.readback_gbps > 0)) d.readback_gbps = d.mem_gbps;
     /* Read bandwidth by working-set size (LLM decode streams its weights once per token). */
-    s = tp_calib_read_curve(&pool, o->quick, &d, err);
+    const char *read_kernel = NULL;
+    s = tp_calib_read_curve(&pool, &feat, o->quick, &d, &read_kernel, err);
     if (s != TP_OK) {
         tp_pool_stop(&pool);
         tp_mem_free(NULL, buf, 3 * mat * sizeof(float));
@@ -605,6 +606,7 @@ tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_c
     d.norm_gbps = rates.norm_gbps;
     d.im2col_gbps = rates.im2col_gbps;
     d.int8_dot_gops = rates.int8_dot_gops;
+    d.amx_int8_gops = rates.amx_int8_gops;
     d.vector_floats = tp_cpu_isa_floats(feat.isa);
     double steady_end = reference_rate(&bc, a, b, c);
 
@@ -637,6 +639,7 @@ tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_c
         info->steady_end_gflops = steady_end;
         if (rates.int8_kernel)
             snprintf(info->int8_kernel, sizeof info->int8_kernel, "%s", rates.int8_kernel);
+        if (read_kernel) snprintf(info->read_kernel, sizeof info->read_kernel, "%s", read_kernel);
         info->blas_gflops = have_blas ? blas_g[n_dims - 1] : 0;
         snprintf(info->builtin_kernel, sizeof info->builtin_kernel, "%s", kname);
         snprintf(info->blas_name, sizeof info->blas_name, "%s", have_blas ? bl.name : "");
@@ -651,8 +654,9 @@ tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_c
    (format 1: no depthwise rate) is stale and measured again, and so is one of an older
    TP_CALIB_FORMAT (the key differs): a benchmark that changed what it measures bumps it.
    2: the depthwise rate on one thread with independent accumulators; 3: its buffers 64-byte
-   aligned and its taps unrolled (2026-11-26). */
-enum { TP_CALIB_FORMAT = 3 };
+   aligned and its taps unrolled (2026-11-26); 4: the multi-stream read
+   curve and the AMX int8 rate (session 20). */
+enum { TP_CALIB_FORMAT = 4 };
 void tp_calib_cache_key(uint32_t threads, char *buf, size_t cap) {
     if (!buf || cap == 0) return;
     char model[128], fam[16] = "", mod[16] = "";
@@ -724,6 +728,8 @@ tp_status tp_calibrate_cpu_cached(const tp_calib_options *o, tp_device_model *ou
                 const char *kname = NULL;
                 (void)tp_gemm_kernel_for(feat.isa, &kname);
                 snprintf(info->builtin_kernel, sizeof info->builtin_kernel, "%s", kname);
+                snprintf(info->read_kernel, sizeof info->read_kernel, "%s",
+                         tp_calib_read_kernel_name(&feat));
             }
             return TP_OK;
         }

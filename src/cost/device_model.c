@@ -80,6 +80,26 @@ static bool pos_finite(double v) {
     return isfinite(v) && v > 0;
 }
 
+/* A bandwidth curve: at most TP_READ_CURVE_MAX points, positive, sorted by size. */
+static tp_status validate_bw_curve(const char *nm, const char *what, const tp_bw_point *p,
+                                   uint32_t n, tp_error *err) {
+    if (n > TP_READ_CURVE_MAX)
+        return tp_error_set(err, TP_ERR_INVALID, "device '%s': %s has %u points, need 0..%d", nm,
+                            what, n, TP_READ_CURVE_MAX);
+    for (uint32_t i = 0; i < n; i++) {
+        if (!pos_finite(p[i].bytes) || !pos_finite(p[i].gbps))
+            return tp_error_set(err, TP_ERR_INVALID,
+                                "device '%s': %s point %u (%g bytes, %g GB/s) must be "
+                                "positive and finite",
+                                nm, what, i, p[i].bytes, p[i].gbps);
+        if (i > 0 && !(p[i].bytes > p[i - 1].bytes))
+            return tp_error_set(err, TP_ERR_INVALID,
+                                "device '%s': %s points not sorted by size (%g after %g)", nm, what,
+                                p[i].bytes, p[i - 1].bytes);
+    }
+    return TP_OK;
+}
+
 tp_status tp_device_model_validate(const tp_device_model *d, tp_error *err) {
     if (!d) return tp_error_set(err, TP_ERR_INVALID, "device model is NULL");
     const char *nm = d->name;
@@ -117,20 +137,10 @@ tp_status tp_device_model_validate(const tp_device_model *d, tp_error *err) {
                                 "device '%s': skinny points not sorted by dim (%g after %g)", nm,
                                 d->skinny[i].dim, d->skinny[i - 1].dim);
     }
-    if (d->n_read > TP_READ_CURVE_MAX)
-        return tp_error_set(err, TP_ERR_INVALID, "device '%s': n_read = %u, need 0..%d", nm,
-                            d->n_read, TP_READ_CURVE_MAX);
-    for (uint32_t i = 0; i < d->n_read; i++) {
-        if (!pos_finite(d->read[i].bytes) || !pos_finite(d->read[i].gbps))
-            return tp_error_set(err, TP_ERR_INVALID,
-                                "device '%s': read point %u (%g bytes, %g GB/s) must be "
-                                "positive and finite",
-                                nm, i, d->read[i].bytes, d->read[i].gbps);
-        if (i > 0 && !(d->read[i].bytes > d->read[i - 1].bytes))
-            return tp_error_set(err, TP_ERR_INVALID,
-                                "device '%s': read points not sorted by size (%g after %g)", nm,
-                                d->read[i].bytes, d->read[i - 1].bytes);
-    }
+    tp_status st = validate_bw_curve(nm, "read", d->read, d->n_read, err);
+    if (st == TP_OK)
+        st = validate_bw_curve(nm, "read_streams", d->read_streams, d->n_read_streams, err);
+    if (st != TP_OK) return st;
     struct {
         const char *field;
         double v;
@@ -144,7 +154,7 @@ tp_status tp_device_model_validate(const tp_device_model *d, tp_error *err) {
         {"dwconv_gflops", d->dwconv_gflops, true}, {"resize_gbps", d->resize_gbps, true},
         {"cache_gbps", d->cache_gbps, true},       {"gemm_stream_gbps", d->gemm_stream_gbps, true},
         {"norm_gbps", d->norm_gbps, true},         {"int8_dot_gops", d->int8_dot_gops, true},
-        {"im2col_gbps", d->im2col_gbps, true},
+        {"im2col_gbps", d->im2col_gbps, true},     {"amx_int8_gops", d->amx_int8_gops, true},
     };
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
         bool ok = isfinite(f[i].v) && (f[i].allow_zero ? f[i].v >= 0 : f[i].v > 0);
@@ -247,15 +257,26 @@ double tp_device_gemm_gflops(const tp_device_model *d, tp_dtype dtype, uint64_t 
     return g > 0 && isfinite(g) ? g : 1e-9;
 }
 
-double tp_device_read_gbps(const tp_device_model *d, double bytes) {
-    if (!d) return 1e-9;
-    uint32_t n = d->n_read > TP_READ_CURVE_MAX ? TP_READ_CURVE_MAX : d->n_read;
-    if (n == 0) return d->mem_gbps > 0 ? d->mem_gbps : 1e-9;
+/* Log-linear interpolation of a bandwidth curve in the size, clamped at the ends. */
+static double bw_curve_at(const tp_bw_point *p, uint32_t n, double bytes) {
     tp_gemm_point pts[TP_READ_CURVE_MAX]; /* the same log-linear reading as the GEMM curve */
+    if (n > TP_READ_CURVE_MAX) n = TP_READ_CURVE_MAX;
     for (uint32_t i = 0; i < n; i++)
-        pts[i] = (tp_gemm_point){d->read[i].bytes, d->read[i].gbps};
+        pts[i] = (tp_gemm_point){p[i].bytes, p[i].gbps};
     double g = interp(pts, n, bytes);
     return g > 0 && isfinite(g) ? g : 1e-9;
+}
+
+double tp_device_read_gbps(const tp_device_model *d, double bytes) {
+    if (!d) return 1e-9;
+    if (d->n_read == 0) return d->mem_gbps > 0 ? d->mem_gbps : 1e-9;
+    return bw_curve_at(d->read, d->n_read, bytes);
+}
+
+double tp_device_read_streams_gbps(const tp_device_model *d, double bytes) {
+    if (!d) return 1e-9;
+    if (d->n_read_streams == 0) return tp_device_read_gbps(d, bytes);
+    return bw_curve_at(d->read_streams, d->n_read_streams, bytes);
 }
 
 /* Memory-bound passes: the triad's cache rate up to cache_bytes and its memory rate from

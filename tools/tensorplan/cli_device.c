@@ -174,6 +174,27 @@ static void json_accuracy(tp_json *j, const tp_device_model *m) {
     tp_json_end_object(j);
 }
 
+static void json_bw_curve(tp_json *j, const char *key, const tp_bw_point *p, uint32_t n) {
+    tp_json_key(j, key);
+    tp_json_begin_array(j);
+    for (uint32_t i = 0; i < n; i++) {
+        tp_json_begin_object(j);
+        tp_json_kv_f64(j, "bytes", p[i].bytes);
+        tp_json_kv_f64(j, "gbps", p[i].gbps);
+        tp_json_end_object(j);
+    }
+    tp_json_end_array(j);
+}
+
+static void print_bw_curve(FILE *f, const char *label, const tp_bw_point *p, uint32_t n,
+                           const char *how) {
+    if (n == 0) return;
+    fprintf(f, "  %s", label);
+    for (uint32_t i = 0; i < n; i++)
+        fprintf(f, " %.0fMiB->%.1f", p[i].bytes / 1048576.0, p[i].gbps);
+    fprintf(f, " GB/s (by working set; %s)\n", how);
+}
+
 void tp_cli_json_device(tp_json *j, const tp_device_model *m) {
     tp_json_begin_object(j);
     tp_json_kv_str(j, "name", m->name);
@@ -203,15 +224,8 @@ void tp_cli_json_device(tp_json *j, const tp_device_model *m) {
     tp_json_kv_f64(j, "int8_speedup", m->int8_speedup);
     tp_json_kv_f64(j, "mem_gbps", m->mem_gbps);
     tp_json_kv_f64(j, "readback_gbps", m->readback_gbps);
-    tp_json_key(j, "read_gbps");
-    tp_json_begin_array(j);
-    for (uint32_t i = 0; i < m->n_read; i++) {
-        tp_json_begin_object(j);
-        tp_json_kv_f64(j, "bytes", m->read[i].bytes);
-        tp_json_kv_f64(j, "gbps", m->read[i].gbps);
-        tp_json_end_object(j);
-    }
-    tp_json_end_array(j);
+    json_bw_curve(j, "read_gbps", m->read, m->n_read);
+    json_bw_curve(j, "read_streams_gbps", m->read_streams, m->n_read_streams);
     tp_json_kv_f64(j, "dispatch_ns", m->dispatch_ns);
     tp_json_kv_f64(j, "round_trip_ns", m->round_trip_ns);
     tp_json_kv_f64(j, "barrier_ns", m->barrier_ns);
@@ -219,6 +233,7 @@ void tp_cli_json_device(tp_json *j, const tp_device_model *m) {
     tp_json_kv_f64(j, "gemm_stream_gbps", m->gemm_stream_gbps);
     tp_json_kv_f64(j, "norm_gbps", m->norm_gbps);
     tp_json_kv_f64(j, "int8_dot_gops", m->int8_dot_gops);
+    tp_json_kv_f64(j, "amx_int8_gops", m->amx_int8_gops);
     tp_json_kv_u64(j, "vector_floats", m->vector_floats);
     tp_json_kv_f64(j, "im2col_gbps", m->im2col_gbps);
     tp_json_kv_bool(j, "unified", m->unified);
@@ -252,12 +267,9 @@ void tp_cli_print_device(FILE *f, const tp_device_model *m) {
     }
     fprintf(f, "  memory       %.2f GB/s, readback %.2f GB/s%s\n", m->mem_gbps, m->readback_gbps,
             m->unified ? " (unified)" : "");
-    if (m->n_read > 0) {
-        fprintf(f, "  read         ");
-        for (uint32_t i = 0; i < m->n_read; i++)
-            fprintf(f, " %.0fMiB->%.1f", m->read[i].bytes / 1048576.0, m->read[i].gbps);
-        fprintf(f, " GB/s (by working set)\n");
-    }
+    print_bw_curve(f, "read        ", m->read, m->n_read, "one stream");
+    print_bw_curve(f, "read streams", m->read_streams, m->n_read_streams,
+                   "several streams, vector loads");
     if (m->cache_gbps > 0)
         fprintf(f, "  cached pass  %.2f GB/s over %llu KiB (log-linear to the triad's %llu MiB)\n",
                 m->cache_gbps, (unsigned long long)(m->cache_bytes >> 10),
@@ -270,6 +282,7 @@ void tp_cli_print_device(FILE *f, const tp_device_model *m) {
         if (m->gemm_stream_gbps > 0 && m->gemm_stream_gbps < TP_STREAM_FREE_GBPS)
             fprintf(f, ", GEMM weight stream %.1f GB/s", m->gemm_stream_gbps);
         if (m->int8_dot_gops > 0) fprintf(f, ", int8 block dot %.1f GOP/s", m->int8_dot_gops);
+        if (m->amx_int8_gops > 0) fprintf(f, ", on AMX tiles %.1f GOP/s", m->amx_int8_gops);
         fprintf(f, "\n");
     }
     fprintf(f, "  overheads    dispatch %.0f ns, round trip %.0f ns", m->dispatch_ns,
