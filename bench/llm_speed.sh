@@ -7,7 +7,8 @@
 # (scripts/llama_bench_build.sh). llama-bench's wall clock, the median of the repetitions
 # (scripts/llm_speed.py): run it on a quiet machine, after `tensorplan calibrate --force`. Results are cached under
 # OUT (default .fixtures-local/llm_speed); delete a file to measure again.
-# usage: bash bench/llm_speed.sh [BUILD_DIR] [--threads 1,2] [--models a,b] [--fit]
+# usage: bash bench/llm_speed.sh [BUILD_DIR] [--threads 1,2] [--models a,b] [--fit] [--no-amx]
+# (--no-amx: on a CPU with AMX, llama.cpp without its AMX variant against --repack avx512)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=build

@@ -1,7 +1,7 @@
 """Predicted (tensorplan estimate --speed cpu) vs measured (llama-bench) LLM throughput.
 
 usage: /usr/bin/python3 scripts/llm_speed.py TENSORPLAN LLAMA_BENCH MODEL_DIR RESULT_DIR
-           [--models a,b,...] [--threads 1,2] [--reps N] [--check] [--fit]
+           [--models a,b,...] [--threads 1,2] [--reps N] [--check] [--fit] [--no-amx]
 
 For each model (MODEL_DIR/<name>.gguf) and thread count: llama-bench -p 512 -n 128 -r N -o jsonl
 (cached in RESULT_DIR/<name>-t<T>.jsonl; delete to measure again), the median sample of each test
@@ -15,12 +15,17 @@ prediction itself states (error_band). --fit: print, per weight type and test, t
 over the fit set of predicted / measured (MoE models apart for prefill: their expert GEMMs have
 their own factor). The refit divides each prefill factor by its ratio and scales each decode
 factor until its ratio is 1 (decode adds arithmetic and reads, so the ratio is not linear in the
-factor); docs/estimate.md, "Throughput"."""
+factor); docs/estimate.md, "Throughput".
+--no-amx: on a CPU with AMX, llama-bench without ggml's AMX variant (an AVX-512 one loads: the
+other CPU backend variants linked beside it in a temporary folder) against tensorplan's
+--repack avx512 (no AMX kernels); results cached as <name>-t<T>-noamx.jsonl."""
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 
 FIT = {"20m", "120m", "400m", "moe40m"}  # the fit set; 850m and moe are held out
 # llama-bench's weight loading: "none" reads the file into memory. With the default mmap the
@@ -32,14 +37,14 @@ LOAD_MODE = os.environ.get("LLM_SPEED_LOAD_MODE", "none")
 
 def args():
     a = sys.argv[1:]
-    opts = {"models": None, "threads": "1", "reps": "3", "check": False, "fit": False}
+    opts = {"models": None, "threads": "1", "reps": "3", "check": False, "fit": False, "no-amx": False}
     pos = []
     i = 0
     while i < len(a):
         if a[i] in ("--models", "--threads", "--reps"):
             opts[a[i][2:]] = a[i + 1]
             i += 2
-        elif a[i] in ("--check", "--fit"):
+        elif a[i] in ("--check", "--fit", "--no-amx"):
             opts[a[i][2:]] = True
             i += 1
         else:
@@ -105,9 +110,24 @@ def measure(lb, gguf, out, threads, reps):
     return pp, tg, load
 
 
-def predict(tp, gguf, threads):
-    r = subprocess.run([tp, "estimate", gguf, "--speed", "cpu", "--threads", str(threads), "--json", "-q"],
-                       capture_output=True, text=True)
+def without_amx(lb):
+    """llama-bench in a temporary folder whose CPU variants are the ones beside `lb` but ggml's
+    AMX one (sapphirerapids): ggml loads its variants from the folder of the executable's real
+    path, so the executable is copied (a link would resolve to `lb`'s folder) and the variants
+    linked."""
+    d = tempfile.mkdtemp(prefix="tp-llm-speed-noamx.")
+    src = os.path.dirname(os.path.abspath(lb))
+    for f in os.listdir(src):
+        if f == os.path.basename(lb):
+            shutil.copy2(os.path.join(src, f), os.path.join(d, f))
+        elif f != "libggml-cpu-sapphirerapids.so":
+            os.symlink(os.path.realpath(os.path.join(src, f)), os.path.join(d, f))
+    return d, os.path.join(d, os.path.basename(lb))
+
+
+def predict(tp, gguf, threads, no_amx):
+    r = subprocess.run([tp, "estimate", gguf, "--speed", "cpu", "--threads", str(threads), "--json", "-q"] +
+                       (["--repack", "avx512"] if no_amx else []), capture_output=True, text=True)
     if r.returncode not in (0, 3):
         sys.exit("tensorplan failed on %s:\n%s" % (gguf, r.stderr))
     return json.loads(r.stdout)["speed"][0]
@@ -116,6 +136,18 @@ def predict(tp, gguf, threads):
 def main():
     (tp, lb, mdir, rdir), o = args()
     os.makedirs(rdir, exist_ok=True)
+    tmp, tag = None, ""
+    if o["no-amx"]:
+        tmp, lb = without_amx(lb)
+        tag = "-noamx"
+    try:
+        return compare(tp, lb, mdir, rdir, o, tag)
+    finally:
+        if tmp:
+            shutil.rmtree(tmp)
+
+
+def compare(tp, lb, mdir, rdir, o, tag):
     models = o["models"].split(",") if o["models"] else sorted(
         f[:-5] for f in os.listdir(mdir) if f.startswith("speed_") and f.endswith(".gguf"))
     fails = 0
@@ -127,9 +159,9 @@ def main():
         size = m.split("_")[1]
         part = "fit" if size in FIT else "held-out"
         for t in o["threads"].split(","):
-            pp, tg, load = measure(lb, os.path.join(mdir, m + ".gguf"), os.path.join(rdir, "%s-t%s.jsonl" % (m, t)),
+            pp, tg, load = measure(lb, os.path.join(mdir, m + ".gguf"), os.path.join(rdir, "%s-t%s%s.jsonl" % (m, t, tag)),
                                    t, o["reps"])
-            p = predict(tp, os.path.join(mdir, m + ".gguf"), t)
+            p = predict(tp, os.path.join(mdir, m + ".gguf"), t, o["no-amx"])
             e_pp = p["prefill_tps"] / pp - 1
             e_tg = p["decode_tps"] / tg - 1
             errs[part] += [abs(e_pp), abs(e_tg)]

@@ -33,6 +33,24 @@ static void config(tp_llm_config *c, uint64_t experts) {
     c->expert_tensor_bytes = experts ? 1 : 0;
 }
 
+/* A one-layer model's two matrices of type t: output (256 x 1000) and ffn_up (256 x 512). */
+static tp_registry *two_matrices(tp_dtype t) {
+    tp_registry *r = NULL;
+    tp_error err;
+    TP_CHECK(tp_registry_create(NULL, &r, &err) == TP_OK);
+    if (!r) return NULL;
+    add(r, "output.weight", 256, 1000, 0, t);
+    add(r, "blk.0.ffn_up.weight", 256, 512, 0, t);
+    return r;
+}
+
+/* A calibration's figures at one thread (the default CPU model's, source measured). */
+static void measured_cpu(tp_device_model *cpu) {
+    tp_device_model_default(TP_DEVICE_CPU, cpu);
+    cpu->source = TP_SOURCE_MEASURED;
+    cpu->threads = 1;
+}
+
 TP_TEST(moe_reads_only_the_used_experts) {
     tp_registry *r;
     tp_error err;
@@ -75,17 +93,13 @@ TP_TEST(moe_reads_only_the_used_experts) {
    (the calibration's barrier_ns), not the fork/join that wakes sleeping threads (dispatch_ns),
    which is the fallback for a calibration without it. */
 TP_TEST(threads_pay_a_barrier_per_node) {
-    tp_registry *r;
     tp_error err;
-    TP_CHECK(tp_registry_create(NULL, &r, &err) == TP_OK);
-    add(r, "output.weight", 256, 1000, 0, TP_DTYPE_Q8_0);
-    add(r, "blk.0.ffn_up.weight", 256, 512, 0, TP_DTYPE_Q8_0);
+    tp_registry *r = two_matrices(TP_DTYPE_Q8_0);
+    if (!r) return;
     tp_llm_config c;
     config(&c, 0);
     tp_device_model cpu;
-    tp_device_model_default(TP_DEVICE_CPU, &cpu);
-    cpu.source = TP_SOURCE_MEASURED; /* a calibration's figures */
-    cpu.threads = 1;
+    measured_cpu(&cpu);
     cpu.dispatch_ns = 20000;
     cpu.barrier_ns = 0;
     tp_llm_speed one, b400, b800, fallback;
@@ -131,20 +145,17 @@ TP_TEST(threads_pay_a_barrier_per_node) {
    the GEMM time) and says so in the kernel line; f16 weights keep the f32 GEMM curve; without the
    rate (catalog, default, an older cache) quantized weights fall back to it too. */
 TP_TEST(quantized_prefill_follows_the_int8_dot_rate) {
-    tp_registry *q, *h;
     tp_error err;
-    TP_CHECK(tp_registry_create(NULL, &q, &err) == TP_OK);
-    TP_CHECK(tp_registry_create(NULL, &h, &err) == TP_OK);
-    add(q, "output.weight", 256, 1000, 0, TP_DTYPE_Q4_0);
-    add(q, "blk.0.ffn_up.weight", 256, 512, 0, TP_DTYPE_Q4_0);
-    add(h, "output.weight", 256, 1000, 0, TP_DTYPE_F16);
-    add(h, "blk.0.ffn_up.weight", 256, 512, 0, TP_DTYPE_F16);
+    tp_registry *q = two_matrices(TP_DTYPE_Q4_0), *h = two_matrices(TP_DTYPE_F16);
+    if (!q || !h) {
+        tp_registry_destroy(q);
+        tp_registry_destroy(h);
+        return;
+    }
     tp_llm_config c;
     config(&c, 0);
     tp_device_model cpu;
-    tp_device_model_default(TP_DEVICE_CPU, &cpu);
-    cpu.source = TP_SOURCE_MEASURED;
-    cpu.threads = 1;
+    measured_cpu(&cpu);
     cpu.mem_gbps = 1e6; /* the GEMMs, not the weight reads, bound the prefill */
     tp_llm_speed none, r50, r100, f50, f100;
     TP_CHECK_OK(tp_llm_speed_predict(&c, q, &cpu, NULL, &none, &err), &err);
@@ -163,6 +174,51 @@ TP_TEST(quantized_prefill_follows_the_int8_dot_rate) {
     TP_CHECK(strstr(f50.kernel, "int8 dot") == NULL);
     tp_registry_destroy(q);
     tp_registry_destroy(h);
+}
+
+/* A CPU measured with AMX tiles (amx_int8_gops > 0): the matrices llama.cpp's AMX buffer takes
+   (here ffn_up: q8_0, 256 x 512) run their prefill on the tiles' rate (time going as 1 / rate),
+   the others keep theirs (output: 1000 rows, not a multiple of 32; an f32 matrix); a decode
+   reads the AMX matrix in its packed layout (4 more bytes per q8_0 block of 32); --repack avx512
+   (a llama.cpp without its AMX variant) or a calibration without tiles prices as before. */
+TP_TEST(amx_tiles_price_what_the_amx_buffer_takes) {
+    tp_error err;
+    tp_registry *q = two_matrices(TP_DTYPE_Q8_0);
+    if (!q) return;
+    add(q, "blk.0.attn_q.weight", 256, 256, 0, TP_DTYPE_F32);
+    tp_llm_config c;
+    config(&c, 0);
+    tp_device_model cpu;
+    measured_cpu(&cpu);
+    cpu.mem_gbps = 1e6; /* the GEMMs, not the weight reads, bound the prefill */
+    cpu.int8_dot_gops = 50;
+    tp_llm_speed none, a100, a200, a400, off;
+    TP_CHECK_OK(tp_llm_speed_predict(&c, q, &cpu, NULL, &none, &err), &err);
+    cpu.amx_int8_gops = 100;
+    TP_CHECK_OK(tp_llm_speed_predict(&c, q, &cpu, NULL, &a100, &err), &err);
+    cpu.amx_int8_gops = 200;
+    TP_CHECK_OK(tp_llm_speed_predict(&c, q, &cpu, NULL, &a200, &err), &err);
+    cpu.amx_int8_gops = 400;
+    TP_CHECK_OK(tp_llm_speed_predict(&c, q, &cpu, NULL, &a400, &err), &err);
+    tp_llm_speed_options o;
+    tp_llm_speed_options_default(&o);
+    o.repack = TP_LLM_REPACK_AVX512;
+    TP_CHECK_OK(tp_llm_speed_predict(&c, q, &cpu, &o, &off, &err), &err);
+    double d1 = a100.prefill_gemm_ns - a200.prefill_gemm_ns;
+    double d2 = a200.prefill_gemm_ns - a400.prefill_gemm_ns;
+    TP_CHECK(d1 > 0 && d2 > 0);
+    TP_CHECK_NEAR(d1, 2 * d2, 1e-9 * d1);
+    TP_CHECK(a400.prefill_gemm_ns > d2); /* the output and the f32 matrix keep their time */
+    TP_CHECK_CONTAINS(a100.kernel, "AMX");
+    TP_CHECK_CONTAINS(a100.error_source, "AMX");
+    TP_CHECK(strstr(none.kernel, "AMX") == NULL);
+    /* packed q8_0: (256 x 512) / 32 blocks, 4 bytes more each */
+    TP_CHECK_EQ_U64(a100.decode_weight_bytes - none.decode_weight_bytes, 256 * 512 / 32 * 4);
+    TP_CHECK_EQ_U64(off.decode_weight_bytes, none.decode_weight_bytes);
+    TP_CHECK_NEAR(off.prefill_gemm_ns, none.prefill_gemm_ns, 1e-12 * none.prefill_gemm_ns);
+    TP_CHECK_NEAR(off.decode_ns, none.decode_ns, 1e-12 * none.decode_ns);
+    TP_CHECK(strstr(off.kernel, "AMX") == NULL);
+    tp_registry_destroy(q);
 }
 
 TP_TEST(tied_embedding_is_the_output_and_gpus_have_no_band) {
@@ -211,6 +267,7 @@ int main(void) {
     TP_RUN(moe_reads_only_the_used_experts);
     TP_RUN(threads_pay_a_barrier_per_node);
     TP_RUN(quantized_prefill_follows_the_int8_dot_rate);
+    TP_RUN(amx_tiles_price_what_the_amx_buffer_takes);
     TP_RUN(tied_embedding_is_the_output_and_gpus_have_no_band);
     TP_RUN(errors);
     return tp_test_finish();

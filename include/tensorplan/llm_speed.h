@@ -27,9 +27,12 @@
  * (llama.cpp's CPU backend, node-llama-cpp's build) on the random-weight GGUFs
  * of bench/llm_speed.sh (fit set: the ~20 M, ~120 M and ~400 M models and the
  * ~40 M MoE; held out: the ~850 M and ~330 M MoE models); types never benchmarked borrow the
- * nearest bench type's ratio and say so in `kernel`. GPUs (catalog or measured): decode at the
- * memory bandwidth, prefill at the f16 tensor throughput; never compared with llama.cpp here, so
- * their error band is 0 (unknown).
+ * nearest bench type's ratio and say so in `kernel`. On a CPU whose calibration measured AMX
+ * tiles (amx_int8_gops > 0) the matrices llama.cpp's AMX buffer takes have rates of their own:
+ * prefill per the tiles' rate, decode reads at the multi-stream read curve (read_streams),
+ * fitted on one AMX host (docs/estimate.md, "Session 20"). GPUs (catalog or measured): decode at
+ * the memory bandwidth, prefill at the f16 tensor throughput; never compared with llama.cpp here,
+ * so their error band is 0 (unknown).
  *
  * Ownership: plain structs; nothing is retained. Thread safety: reentrant.
  */
@@ -51,6 +54,11 @@ typedef struct tp_llm_speed_options {
     uint64_t n_ubatch; /* tokens per forward pass; default 512 */
     tp_dtype type_k;   /* KV cache types; default f16 */
     tp_dtype type_v;
+    /* The weight rule of the llama.cpp CPU variant that runs (tensorplan/llm.h, --repack): AUTO
+     * (default) and AMX: its AMX kernels for the matrices its AMX buffer takes, where the device
+     * model measured AMX tiles (tp_device_model.amx_int8_gops > 0); any other: no AMX kernels (a
+     * llama.cpp without its AMX variant). */
+    tp_llm_repack repack;
 } tp_llm_speed_options;
 
 TP_API void tp_llm_speed_options_default(tp_llm_speed_options *o);

@@ -73,12 +73,56 @@ static const type_rate cpu_rates[] = {
  * (docs/estimate.md), so its band stays the one-thread one. */
 #define CPU_ERROR_BAND_DENSE_MT 0.25
 /* A CPU whose llama.cpp runs AMX kernels (tp_llm_host_repack() == AMX: ggml's sapphirerapids
- * variant or a native build) for the weight types they take: the calibration has no AMX kernel,
- * and on session 19's host (AMX, 300 MiB L3; bench/llm_speed.sh, one thread, fit-set models
- * 20m_q4_0, 120m_q8_0 / q4_0 / f16) every rate was predicted below llama-bench: pp512 -47 ...
- * -77 %, tg128 -22 ... -64 % (docs/estimate.md, "Not done"). Not a fit: the band says how far off
- * the figure was there. The held-out models, measured after it was set: -33 ... -72 %. */
+ * variant or a native build) for the weight types they take, where the calibration could not run
+ * AMX tiles (the OS refused them; amx_int8_gops 0). On session 19's host (AMX, 300 MiB L3;
+ * bench/llm_speed.sh, one thread, fit-set models 20m_q4_0, 120m_q8_0 / q4_0 / f16), before the
+ * AMX rates below, every rate was predicted below llama-bench: pp512 -47 ... -77 %, tg128 -22 ...
+ * -64 %; held out -33 ... -72 %. Not a fit: the band says how far off the figure was there. */
 #define CPU_ERROR_BAND_AMX 0.80
+
+/* llama.cpp's AMX kernels (ggml-cpu/amx, read in its source) on a CPU whose calibration measured
+ * AMX tiles (tp_device_model.amx_int8_gops > 0), for the matrices its AMX buffer takes (the
+ * types of tp__llm_amx_type, ne[1] a multiple of 32, ne[0] of the type's alignment, not stacked
+ * experts: the memory rule of src/import/gguf_layout.c):
+ *   dec  decode (one row: AVX-512 VNNI dot products for the quantized types, AVX-512 for f16)
+ *        weight elements per ns of arithmetic per G, as cpu_rates; its reads are the packed
+ *        bytes (Q8_0 rows carry 4 bytes more per block), at the multi-stream read curve
+ *        (tp_device_read_streams_gbps: its kernels read four weight tiles side by side)
+ *   pp   prefill flops per ns: quantized types per amx_int8_gops (tiles per block of 32, the
+ *        sums scaled with AVX-512), f16 per G (its AMX kernel is AVX-512 floating point).
+ * Fitted on session 20's host (AMX-INT8, AVX512-FP16, 2 MiB L2 per core, 300 MiB L3), the fit set
+ * of bench/llm_speed.sh (20 M, 120 M, 400 M, one thread), llama.cpp's sapphirerapids variant;
+ * docs/estimate.md, "Session 20". Other types borrow by bits per weight, as cpu_rates.
+ * Fit (2026-11-27, 23:10-23:45 UTC): each factor scaled until its type's fit-set predicted /
+ * measured ratio (geometric mean) was 1, predictions the mean over four calibrations taken in
+ * the window, measurements the geometric mean of two or three llama-bench runs 15 minutes apart
+ * (the host's speed moved 1.5x within minutes: one calibration's reference kernel read 62 and
+ * 121 GFLOP/s at its two ends). Held out (850 M dense, 330 M MoE), the same way: pp / tg 850m_f16
+ * -20 / -33 %, 850m_q4_0 -16 / +6 %, 850m_q8_0 +2 / +4 %, moe_q4_0 -22 / +6 %, moe_q8_0 -4 / -1 %
+ * (before, without AMX rates: -33 ... -72 %). */
+#define AMX_DEC_F16 0.117
+#define AMX_PP_F16 0.492
+#define AMX_DEC_Q8_0 1.38
+#define AMX_PP_Q8_0 0.592
+#define AMX_DEC_Q4_0 1.13
+#define AMX_PP_Q4_0 0.534
+/* Dense: what one calibration gives. The figures above average four calibrations; each alone
+   put the held-out dense figures at -42 ... +61 % (the AMX tiles' rate read 195-550 GOP/s over
+   the session on this host, llama-bench's prefill moved far less), so the band is 0.60. MoE: the
+   CPU band (its expert tensors are not AMX's: the fit-set MoE was -21 ... -38 %). */
+#define AMX_ERROR_BAND_DENSE 0.60
+#define AMX_ERROR_BAND_MOE 0.80
+
+typedef struct amx_rate {
+    tp_dtype type;
+    double dec, pp;
+} amx_rate;
+
+static const amx_rate amx_rates[] = {
+    {TP_DTYPE_F16, AMX_DEC_F16, AMX_PP_F16},
+    {TP_DTYPE_Q8_0, AMX_DEC_Q8_0, AMX_PP_Q8_0},
+    {TP_DTYPE_Q4_0, AMX_DEC_Q4_0, AMX_PP_Q4_0},
+};
 
 /* Decode with more than one thread: llama.cpp's decode step gains less from the second thread
  * than the calibration's reads and GEMM do (both 1.9-2.0x here; llama.cpp 1.5-1.75x, every
@@ -106,6 +150,15 @@ static const type_rate *rate_for(tp_dtype t, bool *borrowed) {
     return &cpu_rates[0];
 }
 
+static const amx_rate *amx_rate_for(tp_dtype t) {
+    size_t n = sizeof amx_rates / sizeof amx_rates[0];
+    for (size_t i = 0; i < n; i++)
+        if (amx_rates[i].type == t) return &amx_rates[i];
+    const tp_dtype_info *di = tp_dtype_get(t);
+    double bits = di && di->block_elems > 0 ? 8.0 * (double)di->block_bytes / di->block_elems : 8;
+    return bits > 6.0 ? &amx_rates[1] : &amx_rates[2];
+}
+
 void tp_llm_speed_options_default(tp_llm_speed_options *o) {
     memset(o, 0, sizeof *o);
     o->n_prompt = 512;
@@ -123,6 +176,7 @@ typedef struct mat_use {
     double n;         /* output rows per token (elements / k) */
     bool output;      /* the output layer: one token in prefill */
     bool expert;      /* an MoE expert tensor (*_exps): each token runs only its experts */
+    bool amx;         /* in llama.cpp's AMX buffer (amx_mark) */
     tp_dtype type;
 } mat_use;
 
@@ -183,6 +237,28 @@ static bool mat_get(const tp_llm_config *c, const tp_registry *w, bool tied, uin
     return true;
 }
 
+/* Whether llama.cpp runs its AMX kernels on device d: a CPU calibrated with AMX tiles, and the
+   AMX variant not ruled out by o->repack. */
+static bool amx_runs(const tp_device_model *d, const tp_llm_speed_options *o) {
+    return !is_gpu(d) && d->amx_int8_gops > 0 &&
+           (o->repack == TP_LLM_REPACK_AUTO || o->repack == TP_LLM_REPACK_AMX);
+}
+
+/* Whether llama.cpp's AMX buffer takes matrix u on device d (see amx_rates); then u's bytes
+   become the packed ones. */
+static void amx_mark(const tp_device_model *d, const tp_llm_speed_options *o, mat_use *u) {
+    uint64_t align = 0, extra = 0;
+    u->amx = false;
+    if (!amx_runs(d, o) || u->expert || !tp__llm_amx_type(u->type, &align, &extra)) return;
+    if (fmod(u->n, 32.0) != 0 || align == 0 || fmod(u->k, (double)align) != 0) return;
+    const tp_dtype_info *di = tp_dtype_get(u->type);
+    if (!di || di->block_elems == 0) return;
+    u->amx = true;
+    double blocks = u->elements / (double)di->block_elems;
+    u->bytes += blocks * (double)extra;
+    u->all_bytes += blocks * (double)extra;
+}
+
 typedef struct mat_set {
     const tp_llm_config *c;
     const tp_registry *w;
@@ -220,15 +296,18 @@ static void decode_token(const speed_ctx *x, const mat_set *ms, double cells, tp
                          double *ns) {
     const tp_llm_config *c = x->c;
     const tp_device_model *d = x->d;
-    double wbytes = 0, set_bytes = 0, kernel = 0, kv = 0, attn_el = 0;
+    double wbytes = 0, amx_bytes = 0, set_bytes = 0, kernel = 0, kv = 0, attn_el = 0;
     mat_use m;
     for (uint32_t i = 0; i < tp_registry_count(ms->w); i++) {
         if (!mat_get(c, ms->w, ms->tied, i, &m)) continue;
+        amx_mark(d, x->o, &m);
         wbytes += m.bytes;
+        if (m.amx) amx_bytes += m.bytes;
         set_bytes += m.all_bytes;
         if (!is_gpu(d)) {
             bool borrowed;
-            kernel += m.elements / (rate_for(m.type, &borrowed)->dec * large_gemm(d));
+            double dec = m.amx ? amx_rate_for(m.type)->dec : rate_for(m.type, &borrowed)->dec;
+            kernel += m.elements / (dec * large_gemm(d));
         }
     }
     double attended = pad_cells(cells);
@@ -243,8 +322,12 @@ static void decode_token(const speed_ctx *x, const mat_set *ms, double cells, tp
     /* the bytes one token reads (weights and KV) at the bandwidth of the working set they come
        from: every matrix, experts included. An MoE token reads only its experts, but the next
        token's router picks others, so over a generation every expert passes through the caches
-       (llama-bench's tokens are random): the active bytes are no cache-resident set. */
-    double mem = (wbytes + kv) / tp_device_read_gbps(d, set_bytes + kv);
+       (llama-bench's tokens are random): the active bytes are no cache-resident set. The
+       matrices of llama.cpp's AMX buffer are read as its AMX kernels read them, several weight
+       tiles side by side (the multi-stream curve); the others row after row (one stream). */
+    double set = set_bytes + kv;
+    double mem = (wbytes - amx_bytes + kv) / tp_device_read_gbps(d, set) +
+                 amx_bytes / tp_device_read_streams_gbps(d, set);
     if (!is_gpu(d) && d->threads > 1 && d->source == TP_SOURCE_MEASURED) {
         mem *= CPU_DECODE_MT_FACTOR;
         kernel *= CPU_DECODE_MT_FACTOR;
@@ -263,12 +346,18 @@ static void decode_token(const speed_ctx *x, const mat_set *ms, double cells, tp
     *ns = body + over;
 }
 
-/* GEMM throughput for a weight type at an m×k by k×n shape. */
-static double gemm_rate(const tp_device_model *d, tp_dtype t, double m, double k, double n) {
+/* GEMM throughput for a weight type at an m×k by k×n shape; amx: a matrix in llama.cpp's AMX
+   buffer (amx_mark). */
+static double gemm_rate(const tp_device_model *d, tp_dtype t, bool amx, double m, double k,
+                        double n) {
     uint64_t mm = m < 1 ? 1 : (uint64_t)m, kk = k < 1 ? 1 : (uint64_t)k,
              nn = n < 1 ? 1 : (uint64_t)n;
     if (is_gpu(d)) /* llama.cpp's GPU backends run large batches on f16 tensor paths */
         return tp_device_gemm_gflops(d, TP_DTYPE_F16, mm, kk, nn);
+    if (amx) {
+        const amx_rate *a = amx_rate_for(t);
+        return t == TP_DTYPE_F16 ? a->pp * large_gemm(d) : a->pp * d->amx_int8_gops;
+    }
     bool borrowed;
     const type_rate *r = rate_for(t, &borrowed);
     if (r->ipp > 0 && d->int8_dot_gops > 0) return r->ipp * d->int8_dot_gops;
@@ -284,12 +373,13 @@ static void prefill_ubatch(const speed_ctx *x, const mat_set *ms, double t, doub
     mat_use m;
     for (uint32_t i = 0; i < tp_registry_count(ms->w); i++) {
         if (!mat_get(c, ms->w, ms->tied, i, &m)) continue;
+        amx_mark(d, x->o, &m);
         double tok = m.output ? 1 : t;
         /* MoE: every token runs its used experts; a ubatch reads every expert */
         double f = 2.0 * m.elements * tok;
         flops += f;
         bytes += m.all_bytes;
-        double rate = gemm_rate(d, m.type, tok, m.k, m.n);
+        double rate = gemm_rate(d, m.type, m.amx, tok, m.k, m.n);
         if (m.expert && !is_gpu(d)) rate *= CPU_MOE_PREFILL;
         gemm += f / rate;
     }
@@ -302,7 +392,7 @@ static void prefill_ubatch(const speed_ctx *x, const mat_set *ms, double t, doub
                tp_device_gemm_gflops(d, TP_DTYPE_F16, (uint64_t)t, c->head_dim_k,
                                      (uint64_t)(past + t));
     else /* KQ and KQV products: f16 GEMMs */
-        attn = 2 * attn_el / gemm_rate(d, TP_DTYPE_F16, t, (double)c->head_dim_k, past + t);
+        attn = 2 * attn_el / gemm_rate(d, TP_DTYPE_F16, false, t, (double)c->head_dim_k, past + t);
     flops += 2 * attn_el;
     double mem = bytes / d->mem_gbps;
     double over = x->nodes * x->node_ns + x->call_ns;
@@ -313,8 +403,8 @@ static void prefill_ubatch(const speed_ctx *x, const mat_set *ms, double t, doub
     s->prefill_bound = over > gemm + attn ? "overhead" : mem > gemm ? "memory" : "compute";
 }
 
-static void describe(const tp_llm_config *c, const tp_device_model *d, tp_dtype t,
-                     tp_llm_speed *s) {
+static void describe(const tp_llm_config *c, const tp_device_model *d,
+                     const tp_llm_speed_options *o, tp_dtype t, tp_llm_speed *s) {
     s->source = d->source;
     if (is_gpu(d)) {
         snprintf(s->kernel, sizeof s->kernel,
@@ -331,7 +421,21 @@ static void describe(const tp_llm_config *c, const tp_device_model *d, tp_dtype 
     }
     bool borrowed;
     const type_rate *r = rate_for(t, &borrowed);
-    if (r->ipp > 0 && d->int8_dot_gops > 0)
+    bool amx = amx_runs(d, o) && tp__llm_amx_type(t, NULL, NULL);
+    if (amx) {
+        const amx_rate *a = amx_rate_for(t);
+        if (t == TP_DTYPE_F16)
+            snprintf(s->kernel, sizeof s->kernel,
+                     "llama.cpp cpu AMX-buffer f16 kernel (AVX-512): decode %.3f, prefill %.3f x "
+                     "f32 GEMM (fitted on one AMX host)",
+                     a->dec, a->pp);
+        else
+            snprintf(s->kernel, sizeof s->kernel,
+                     "llama.cpp cpu AMX %s kernel%s%s: decode %.3f x f32 GEMM, prefill %.3f x "
+                     "AMX int8 tiles %.1f GOP/s (fitted on one AMX host)",
+                     tp_dtype_name(t), a->type != t ? " as " : "",
+                     a->type != t ? tp_dtype_name(a->type) : "", a->dec, a->pp, d->amx_int8_gops);
+    } else if (r->ipp > 0 && d->int8_dot_gops > 0)
         snprintf(s->kernel, sizeof s->kernel,
                  "llama.cpp cpu %s kernel%s%s: decode %.3f x f32 GEMM, prefill %.2f x int8 dot "
                  "%.1f GOP/s (fitted)",
@@ -353,10 +457,21 @@ static void describe(const tp_llm_config *c, const tp_device_model *d, tp_dtype 
     snprintf(s->error_source, sizeof s->error_source,
              "largest error on held-out %s models vs llama-bench -t %d, bench/llm_speed.sh",
              moe ? "MoE" : "dense", mt ? 2 : 1);
-    /* a measured CPU is this host: where its llama.cpp runs AMX kernels for this type, the band
-       is what the benchmark measured there */
+    if (amx) { /* the held-out error on the one AMX host the rates were fitted on */
+        s->error_band = moe ? AMX_ERROR_BAND_MOE : AMX_ERROR_BAND_DENSE;
+        if (mt && s->error_band < CPU_ERROR_BAND_DENSE_MT) s->error_band = CPU_ERROR_BAND_DENSE_MT;
+        snprintf(s->error_source, sizeof s->error_source,
+                 "largest error on held-out %s models vs llama-bench -t 1 with its AMX kernels, "
+                 "one AMX host (bench/llm_speed.sh)%s",
+                 moe ? "MoE" : "dense", mt ? "; more threads not measured with AMX" : "");
+        return;
+    }
+    /* a measured CPU is this host: where its llama.cpp runs AMX kernels for this type but the
+       calibration could not run AMX tiles (the OS refused them), the band is what the benchmark
+       measured there before the AMX rates */
     if (d->source == TP_SOURCE_MEASURED && tp__llm_amx_type(t, NULL, NULL) &&
-        tp_llm_host_repack() == TP_LLM_REPACK_AMX) {
+        tp_llm_host_repack() == TP_LLM_REPACK_AMX &&
+        (o->repack == TP_LLM_REPACK_AUTO || o->repack == TP_LLM_REPACK_AMX)) {
         if (s->error_band < CPU_ERROR_BAND_AMX) s->error_band = CPU_ERROR_BAND_AMX;
         snprintf(s->error_source, sizeof s->error_source,
                  "this CPU has AMX: llama.cpp's AMX kernels are not calibrated; llama-bench ran "
@@ -413,7 +528,7 @@ tp_status tp_llm_speed_predict(const tp_llm_config *c, const tp_registry *weight
         out->prefill_ns = out->prefill_gemm_ns + out->prefill_attn_ns + out->prefill_overhead_ns;
         out->prefill_tps = (double)o->n_prompt / out->prefill_ns * 1e9;
     }
-    describe(c, d, out->weight_type, out);
+    describe(c, d, o, out->weight_type, out);
     if (!(out->decode_ns >= 0) || !(out->prefill_ns >= 0) || !isfinite(out->decode_ns) ||
         !isfinite(out->prefill_ns))
         return tp_error_set(err, TP_ERR_OVERFLOW, "throughput prediction is not finite");

@@ -28,6 +28,7 @@ int tp_cli_llm_speed_run(const char *cmd, const char *path, const tp_llm_options
     if (s->n_gen) so.n_gen = s->n_gen;
     so.type_k = o->type_k;
     so.type_v = o->type_v;
+    so.repack = o->repack;
     tp_cli_devices devs;
     tp_cli_devices_init(&devs);
     devs.threads = s->threads;
