@@ -25,7 +25,8 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
+
+from llama_variants import folder_without_amx
 
 FIT = {"20m", "120m", "400m", "moe40m"}  # the fit set; 850m and moe are held out
 # llama-bench's weight loading: "none" reads the file into memory. With the default mmap the
@@ -110,21 +111,6 @@ def measure(lb, gguf, out, threads, reps):
     return pp, tg, load
 
 
-def without_amx(lb):
-    """llama-bench in a temporary folder whose CPU variants are the ones beside `lb` but ggml's
-    AMX one (sapphirerapids): ggml loads its variants from the folder of the executable's real
-    path, so the executable is copied (a link would resolve to `lb`'s folder) and the variants
-    linked."""
-    d = tempfile.mkdtemp(prefix="tp-llm-speed-noamx.")
-    src = os.path.dirname(os.path.abspath(lb))
-    for f in os.listdir(src):
-        if f == os.path.basename(lb):
-            shutil.copy2(os.path.join(src, f), os.path.join(d, f))
-        elif f != "libggml-cpu-sapphirerapids.so":
-            os.symlink(os.path.realpath(os.path.join(src, f)), os.path.join(d, f))
-    return d, os.path.join(d, os.path.basename(lb))
-
-
 def predict(tp, gguf, threads, no_amx):
     r = subprocess.run([tp, "estimate", gguf, "--speed", "cpu", "--threads", str(threads), "--json", "-q"] +
                        (["--repack", "avx512"] if no_amx else []), capture_output=True, text=True)
@@ -138,7 +124,8 @@ def main():
     os.makedirs(rdir, exist_ok=True)
     tmp, tag = None, ""
     if o["no-amx"]:
-        tmp, lb = without_amx(lb)
+        tmp = folder_without_amx(os.path.dirname(os.path.abspath(lb)), copy=(os.path.basename(lb),))
+        lb = os.path.join(tmp, os.path.basename(lb))
         tag = "-noamx"
     try:
         return compare(tp, lb, mdir, rdir, o, tag)

@@ -20,6 +20,8 @@ import os
 import subprocess
 import sys
 
+from llama_variants import AMX_VARIANTS, folder_without_amx
+
 args = sys.argv[1:]
 tp, fix = args[0], args[1]
 full = "--full" in args
@@ -46,7 +48,6 @@ for d in os.listdir(os.path.join(fix, "npm/node_modules/@node-llama-cpp")):
 # CPU with AMX, llama.cpp may abort on a model (deepseek2_mla_q8_0: GGML_ASSERT in its scheduler);
 # such a run is reported as llama.cpp's abort and compared again with the backend loaded without
 # its AMX variant (an AVX-512 one ranks next) against tensorplan's --repack avx512.
-AMX_VARIANTS = ("libggml-cpu-sapphirerapids.so",)
 _noamx = []
 
 
@@ -64,12 +65,8 @@ def bins_without_amx():
     if not _noamx:
         import atexit
         import shutil
-        import tempfile
-        d = tempfile.mkdtemp(prefix="tp-llm-noamx.")
+        d = folder_without_amx(bins)
         atexit.register(shutil.rmtree, d, True)
-        for f in os.listdir(bins):
-            if f not in AMX_VARIANTS:
-                os.symlink(os.path.join(os.path.abspath(bins), f), os.path.join(d, f))
         _noamx.append(d)
     return _noamx[0]
 
