@@ -134,19 +134,27 @@ static const amx_rate amx_rates[] = {
 #define CPU_DECODE_MT_FACTOR 1.27
 #define CPU_ERROR_BAND_MOE_MT 0.80
 
+/* A quantized type that no table lists borrows the rate of the benchmarked type nearest in bits
+   per weight: 8-bit-ish blocks like q8_0, smaller ones like q4_0. */
+static bool eight_bit_like(tp_dtype t) {
+    const tp_dtype_info *di = tp_dtype_get(t);
+    return !di || di->block_elems == 0 ||
+           8.0 * (double)di->block_bytes / (double)di->block_elems > 6.0;
+}
+
+static bool quantized(tp_dtype t) {
+    const tp_dtype_info *di = tp_dtype_get(t);
+    return di && di->block_elems > 1;
+}
+
 static const type_rate *rate_for(tp_dtype t, bool *borrowed) {
     size_t n = sizeof cpu_rates / sizeof cpu_rates[0];
     *borrowed = false;
     for (size_t i = 0; i < n; i++)
         if (cpu_rates[i].type == t) return &cpu_rates[i];
     *borrowed = true;
-    const tp_dtype_info *di = tp_dtype_get(t);
     if (t == TP_DTYPE_BF16) return &cpu_rates[1];
-    /* quantized: 8-bit-ish blocks like q8_0, smaller like q4_0 */
-    if (di && di->block_elems > 1) {
-        double bits = 8.0 * (double)di->block_bytes / (double)di->block_elems;
-        return bits > 6.0 ? &cpu_rates[2] : &cpu_rates[3];
-    }
+    if (quantized(t)) return eight_bit_like(t) ? &cpu_rates[2] : &cpu_rates[3];
     return &cpu_rates[0];
 }
 
@@ -154,9 +162,7 @@ static const amx_rate *amx_rate_for(tp_dtype t) {
     size_t n = sizeof amx_rates / sizeof amx_rates[0];
     for (size_t i = 0; i < n; i++)
         if (amx_rates[i].type == t) return &amx_rates[i];
-    const tp_dtype_info *di = tp_dtype_get(t);
-    double bits = di && di->block_elems > 0 ? 8.0 * (double)di->block_bytes / di->block_elems : 8;
-    return bits > 6.0 ? &amx_rates[1] : &amx_rates[2];
+    return eight_bit_like(t) ? &amx_rates[1] : &amx_rates[2];
 }
 
 void tp_llm_speed_options_default(tp_llm_speed_options *o) {
