@@ -251,7 +251,8 @@ typedef struct tp_device_model {
     uint64_t cache_bytes, mem_set_bytes;
     /* Weight bytes per ns that a few-row GEMM streams from memory on top of its arithmetic
      * (CPU calibration: 16 rows by packed weight panels beyond the caches, against the same
-     * panels in cache; TP_STREAM_FREE_GBPS: no measurable cost). A GEMM whose constant weights
+     * panels in cache, every thread streaming its share; TP_STREAM_FREE_GBPS: no measurable
+     * cost). A GEMM whose constant weights
      * do not stay in the caches between runs adds weight bytes / this rate to its arithmetic
      * (docs/cost.md, "Weights streamed from memory"). 0 = not measured (catalog and default
      * models, older caches): no stream term, the skinny curve prices few-row GEMMs. */

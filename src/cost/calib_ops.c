@@ -3,6 +3,8 @@
  * (docs/cost.md, "Op classes"). Each takes a few milliseconds. */
 #include "cost/calib_ops.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -324,13 +326,57 @@ static double op_bench(tp_pool *pool, bool caller_only, tp_pool_fn fn, void *ctx
     return best;
 }
 
-/* Bytes per ns of weights that a few-row GEMM streams from memory on top of its arithmetic:
-   1 / (cold ns per byte - hot ns per byte), best pass of each; TP_STREAM_FREE_GBPS when the cold
-   set is not slower (nothing to add); 0 when it could not be measured (out of memory).
-   On the calling thread alone, whatever the pool's size: onnxruntime's few-row GEMMs at 2
-   threads streamed their weights at 1.0-1.2x its 1-thread rate (probes probe_sk*, docs/cost.md),
-   and a 2-thread measurement of this benchmark swung from 29 to 80 GB/s between calibrations
-   minutes apart (two threads timed by their busy time need not stream at the same moment). */
+/* A pass of the pool's parts counts as streaming together when its wall clock is within this
+   factor of its busy time: parts that ran one after the other (a vCPU descheduled, another
+   process on a core) each had the memory to themselves, and their busy time says nothing of two
+   streams at once. */
+#define WS_TOGETHER 1.10
+
+/* ns per weight byte, by op_clock, of `reps` runs of j over its n_panels: on the calling thread
+   alone (!all) or on every part of the pool. *together: false when the pool's parts did not run
+   at the same time (WS_TOGETHER); always true on one thread. */
+static double ws_ns_per_byte(tp_pool *pool, bool all, ws_job *j, uint32_t reps, bool *together) {
+    double t0 = op_clock(pool), w0 = tp_now_ns();
+    for (uint32_t r = 0; r < reps; r++) {
+        if (all)
+            tp_pool_run(pool, ws_part, j);
+        else
+            tp_pool_run_caller(pool, ws_part, j);
+    }
+    double busy = op_clock(pool) - t0, wall = tp_now_ns() - w0;
+    *together = !all || pool->n < 2 || wall <= WS_TOGETHER * busy;
+    return busy / ((double)reps * j->n_panels * (double)WS_K * WS_NR * sizeof(float));
+}
+
+/* 1 / (cold ns per byte - hot ns per byte), best pass of each, the cold passes only where the
+   parts streamed together; TP_STREAM_FREE_GBPS when the cold set is not slower; 0 when no cold
+   pass counted. The hot set is WS_HOT_PANELS panels per part (each core's own caches). */
+static double ws_rate(tp_pool *pool, bool all, ws_job *j, uint32_t n_cold, int passes) {
+    uint32_t parts = all ? pool->n : 1;
+    double cold = 0, hot = 0; /* best ns per weight byte */
+    bool together;
+    for (int t = 0; t < passes; t++) {
+        j->n_panels = n_cold;
+        double per = ws_ns_per_byte(pool, all, j, 1, &together);
+        if (together && per > 0 && (cold == 0 || per < cold)) cold = per;
+        /* the hot set, again and again (as many bytes as ~1/8 of a cold pass) */
+        j->n_panels = WS_HOT_PANELS * parts < n_cold ? WS_HOT_PANELS * parts : n_cold;
+        uint32_t reps = n_cold / j->n_panels / 8;
+        per = ws_ns_per_byte(pool, all, j, reps ? reps : 1, &together);
+        if (per > 0 && (hot == 0 || per < hot)) hot = per;
+    }
+    if (!(cold > 0 && hot > 0)) return 0;
+    /* weights from memory at no measurable cost over cached ones: a rate that prices them at 0 */
+    return cold > hot + 1e-6 ? 1.0 / (cold - hot) : TP_STREAM_FREE_GBPS;
+}
+
+/* Bytes per ns of weights that a few-row GEMM streams from memory on top of its arithmetic, with
+   every thread of the pool streaming its share of the panels (ws_rate); 0 when it could not be
+   measured (out of memory). With several threads, only passes whose threads streamed together
+   count; where none did, the calling thread's rate stands in (the slower, safer figure).
+   Session 20's host (Intel Xeon, 2 vCPU): onnxruntime ran the few-row probes probe_sk8 / sk16 /
+   sk64 and the GEMV probe_mv768 1.7-2.2x faster per node at 2 threads than at 1, where the
+   session-7 host (AMD EPYC) gained 1.0-1.2x (docs/cost.md, "Weights streamed from memory"). */
 static double measure_weight_stream(tp_pool *pool, tp_cpu_isa isa, bool quick) {
     const char *kname = NULL;
     size_t panel = (size_t)WS_K * WS_NR;
@@ -344,28 +390,12 @@ static double measure_weight_stream(tp_pool *pool, tp_cpu_isa isa, bool quick) {
     ws_job j = {buf + (size_t)n_cold * panel, buf, buf + (size_t)n_cold * panel + WS_M * WS_K,
                 n_cold, tp_gemm_kernel_for(isa, &kname)};
     int passes = quick ? 2 : 6;
-    double cold = 0, hot = 0;              /* best ns per weight byte */
-    tp_pool_run_caller(pool, ws_part, &j); /* first touch */
-    for (int t = 0; t < passes; t++) {
-        j.n_panels = n_cold;
-        double t0 = op_clock(pool);
-        tp_pool_run_caller(pool, ws_part, &j);
-        double per = (op_clock(pool) - t0) / ((double)n_cold * (double)panel * sizeof(float));
-        if (per > 0 && (cold == 0 || per < cold)) cold = per;
-        /* the hot set: the first panels, again and again (as many bytes as ~1/8 of a pass) */
-        j.n_panels = WS_HOT_PANELS;
-        uint32_t reps = n_cold / WS_HOT_PANELS / 8;
-        t0 = op_clock(pool);
-        for (uint32_t r = 0; r < reps; r++)
-            tp_pool_run_caller(pool, ws_part, &j);
-        per =
-            (op_clock(pool) - t0) / ((double)reps * WS_HOT_PANELS * (double)panel * sizeof(float));
-        if (per > 0 && (hot == 0 || per < hot)) hot = per;
-    }
+    tp_pool_run(pool, ws_part, &j); /* first touch */
+    double rate = 0;
+    if (pool->n > 1) rate = ws_rate(pool, true, &j, n_cold, 2 * passes);
+    if (rate == 0) rate = ws_rate(pool, false, &j, n_cold, passes);
     tp_mem_free(NULL, buf, floats * sizeof(float));
-    if (!(cold > 0 && hot > 0)) return 0;
-    /* weights from memory at no measurable cost over cached ones: a rate that prices them at 0 */
-    return cold > hot + 1e-6 ? 1.0 / (cold - hot) : TP_STREAM_FREE_GBPS;
+    return rate;
 }
 
 /* The int8 block-dot problem: 64 activation rows (a prefill ubatch's share) against 256 weight

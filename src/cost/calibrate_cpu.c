@@ -655,8 +655,9 @@ tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_c
    TP_CALIB_FORMAT (the key differs): a benchmark that changed what it measures bumps it.
    2: the depthwise rate on one thread with independent accumulators; 3: its buffers 64-byte
    aligned and its taps unrolled (2026-11-26); 4: the multi-stream read
-   curve and the AMX int8 rate (session 20). */
-enum { TP_CALIB_FORMAT = 4 };
+   curve and the AMX int8 rate (session 20); 5: the weight stream on every thread of the pool
+   (session 21). */
+enum { TP_CALIB_FORMAT = 5 };
 void tp_calib_cache_key(uint32_t threads, char *buf, size_t cap) {
     if (!buf || cap == 0) return;
     char model[128], fam[16] = "", mod[16] = "";
