@@ -1101,6 +1101,42 @@ TP_TEST(weights_streamed_from_memory) {
     TP_CHECK_CONTAINS(err->msg, "gemm_stream_gbps");
 }
 
+/* A GEMM whose first operand a denormal-masked Softmax wrote (TP_NODE_DENORMAL_OUT) pays, at
+   TP_DENORMAL_SHARE of the operand's elements, ceil(n / lanes) assists of denormal_ns each, the
+   threads sharing them; no flag, or no measured cost, adds nothing (docs/cost.md, "Denormal
+   attention masks"). */
+TP_TEST(denormal_operand_assists) {
+    tp_graph *g = new_graph();
+    tp_node_id s = in(g, "s", TP_DTYPE_F32, 3, (int64_t[]){8, 49, 49});
+    tp_node_id v = in(g, "v", TP_DTYPE_F32, 3, (int64_t[]){8, 49, 40});
+    tp_op sm = {.kind = TP_OP_SOFTMAX};
+    sm.attrs.axis.axis = -1;
+    tp_node_id p = op(g, sm, (tp_node_id[]){s}, 1, TP_DTYPE_F32, 3, (int64_t[]){8, 49, 49});
+    tp_node_id y = op(g, (tp_op){.kind = TP_OP_MATMUL}, (tp_node_id[]){p, v}, 2, TP_DTYPE_F32, 3,
+                      (int64_t[]){8, 49, 40});
+    tp_op_cost plain = acc(g, y);
+    TP_CHECK_EQ_U64(plain.denormal_elems, 0);
+    TP_CHECK_OK(tp_graph_set_flags(g, p, TP_NODE_DENORMAL_OUT, err), err);
+    tp_op_cost oc = acc(g, y);
+    TP_CHECK_EQ_U64(oc.denormal_elems, (uint64_t)(8 * 49 * 49 * TP_DENORMAL_SHARE));
+    tp_device_model d = flat_model(100, 1);
+    d.vector_floats = 16;
+    double base = tp_node_cost_eval(&d, y, &oc).compute_ns;
+    TP_CHECK_NEAR(base, tp_node_cost_eval(&d, y, &plain).compute_ns, 1e-9); /* not measured */
+    d.denormal_ns = 50;
+    /* 40 columns: 3 vectors of 16 per element */
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, y, &oc).compute_ns - base,
+                  (double)oc.denormal_elems * 3 * 50, 1e-6);
+    d.threads = 2;
+    double base2 = tp_node_cost_eval(&d, y, &plain).compute_ns;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, y, &oc).compute_ns - base2,
+                  (double)oc.denormal_elems * 3 * 50 / 2, 1e-6);
+    d.denormal_ns = -1;
+    TP_CHECK_STATUS(tp_device_model_validate(&d, err), TP_ERR_INVALID);
+    TP_CHECK_CONTAINS(err->msg, "denormal_ns");
+    tp_graph_destroy(g);
+}
+
 /* Inside a graph, the run's weight set is every GEMM's weights: a 2-layer MLP whose weights
    together exceed the read curve's last point streams all of them, each layer alone would not. */
 TP_TEST(weight_set_of_a_run) {
@@ -1548,6 +1584,7 @@ int main(void) {
     TP_RUN(cache_bandwidth_curve);
     TP_RUN(cache_bandwidth_follows_the_read_curve);
     TP_RUN(weights_streamed_from_memory);
+    TP_RUN(denormal_operand_assists);
     TP_RUN(weight_set_of_a_run);
     TP_RUN(row_normalization_rate);
     TP_RUN(plain_global_average_pool_at_the_norm_rate);

@@ -840,6 +840,57 @@ TP_TEST(allocation_failure_sweep) {
     }
 }
 
+/* A Softmax over scores plus a mask filled with a value in exp's denormal band (Swin's -100)
+ * writes denormals (TP_NODE_DENORMAL_OUT), and so does the Dropout that passes them on to the
+ * MatMul; a fill of -1e4 (exp gives zeros) or a mask scaled by a Mul (the value is not known)
+ * does not. */
+TP_TEST(denormal_attention_mask) {
+    pbuf g = {0}, n;
+    value_info(&g, 11, "s", 1, 3, (const char *const[]){"2", "4", "4"});
+    value_info(&g, 11, "cond", 9, 2, (const char *const[]){"4", "4"});
+    value_info(&g, 11, "v", 1, 3, (const char *const[]){"2", "4", "8"});
+    init_f32_vals(&g, "neg100", 1, (const float[]){-100.0f});
+    init_f32_vals(&g, "neg1e4", 1, (const float[]){-1e4f});
+    init_f32_vals(&g, "zero", 1, (const float[]){0.0f});
+    init_f32_vals(&g, "two", 1, (const float[]){2.0f});
+    const char *const nodes[][3] = {
+        {"Where", "cond,neg100,zero", "mask"},
+        {"Add", "s,mask", "a"},
+        {"Softmax", "a", "p"},
+        {"Dropout", "p", "pd"},
+        {"MatMul", "pd,v", "y"},
+        {"Where", "cond,neg1e4,zero", "mask2"},
+        {"Add", "s,mask2", "a2"},
+        {"Softmax", "a2", "p2"},
+        {"Mul", "mask,two", "mask3"},
+        {"Add", "s,mask3", "a3"},
+        {"Softmax", "a3", "p3"},
+    };
+    for (size_t k = 0; k < sizeof nodes / sizeof nodes[0]; k++) {
+        n = node_begin(nodes[k][0], nodes[k][1], nodes[k][2], NULL);
+        if (strcmp(nodes[k][0], "Softmax") == 0) attr_int(&n, "axis", -1);
+        f_msg(&g, 1, &n);
+    }
+    value_info(&g, 12, "y", 1, -1, NULL);
+    value_info(&g, 12, "p2", 1, -1, NULL);
+    value_info(&g, 12, "p3", 1, -1, NULL);
+    pbuf m = model_of(&g, 17);
+    tp_graph *gr = NULL;
+    tp_error err;
+    TP_CHECK_OK(load(&m, NULL, &gr, &err), &err);
+    if (!gr) return;
+    const char *const denormal[] = {"p", "pd"}, *const normal[] = {"y", "p2", "p3", "a"};
+    for (size_t k = 0; k < 2; k++) {
+        const tp_node *x = find(gr, denormal[k]);
+        TP_CHECK(x && (x->flags & TP_NODE_DENORMAL_OUT));
+    }
+    for (size_t k = 0; k < 4; k++) {
+        const tp_node *x = find(gr, normal[k]);
+        TP_CHECK(x && !(x->flags & TP_NODE_DENORMAL_OUT));
+    }
+    tp_graph_destroy(gr);
+}
+
 int main(void) {
     TP_RUN(mapping_rules);
     TP_RUN(unsupported_op_names_context);
@@ -853,6 +904,7 @@ int main(void) {
     TP_RUN(control_flow_bodies);
     TP_RUN(graph_input_values);
     TP_RUN(float_size_arithmetic);
+    TP_RUN(denormal_attention_mask);
     TP_RUN(allocation_failure_sweep);
     TP_RUN(sequences);
     TP_RUN(if_merges_sequences);

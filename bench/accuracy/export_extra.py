@@ -48,6 +48,8 @@ def registry():
         "deeplabv3_mobilenet": s(seg.deeplabv3_mobilenet_v3_large, 320),
         "lraspp_mobilenet": lambda: (Out(seg.lraspp_mobilenet_v3_large(weights=None, weights_backbone=None), "out"), 320),
         "fcn_resnet50": s(seg.fcn_resnet50, 224),
+        # session 21: a Swin variant, held out for the denormal attention mask (docs/cost.md)
+        "swin_s": v(tv.swin_s),
     }
 
 

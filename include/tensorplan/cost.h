@@ -99,7 +99,16 @@ typedef struct tp_op_cost {
      * or padding beyond a 1×1, stride-1, unpadded one (which multiplies the input directly). */
     uint64_t conv_cin;
     bool conv_expands;
+    /* GEMM whose first operand holds denormal numbers (its producer has TP_NODE_DENORMAL_OUT: a
+     * Softmax over a mask in exp's denormal band): the operand's elements expected to be
+     * denormal, TP_DENORMAL_SHARE of them (the masked share is computed at run time); else 0. */
+    uint64_t denormal_elems;
 } tp_op_cost;
+
+/* The share of a denormal-masked Softmax's output taken as denormal: the masked share of an
+ * attention is known only at run time (a causal mask: about half; Swin's shifted windows: 0.12-0.74
+ * per window), so the midpoint (docs/cost.md, "Denormal attention masks"). */
+#define TP_DENORMAL_SHARE 0.5
 
 /* Account node `id` of a bound graph. TP_ERR_INVALID (bad id, missing attrs such
  * as attention heads), TP_ERR_UNBOUND, TP_ERR_OVERFLOW (flops beyond 64 bits),
@@ -244,6 +253,12 @@ typedef struct tp_device_model {
      * quantized prefill; 0 = not measured (a CPU or OS without AMX-INT8, catalog, default, older
      * caches). docs/estimate.md, "Session 20". */
     double amx_int8_gops;
+    /* What a denormal operand costs: extra ns per vector multiply-add whose broadcast operand is
+     * a denormal number, on one thread, with the CPU's default floating-point mode (no
+     * flush-to-zero, as onnxruntime runs); 0 = no measurable extra, or not measured (catalog,
+     * default, older caches). A GEMM with tp_op_cost.denormal_elems adds denormal_elems x
+     * ceil(n / lanes) of them (docs/cost.md, "Denormal attention masks"). */
+    double denormal_ns;
     /* Bandwidth of a pass whose data fits the caches: the triad over cache_bytes (read +
      * written) runs at cache_gbps; mem_gbps was measured over mem_set_bytes. 0 = not
      * measured (every pass at mem_gbps). tp_device_mem_gbps interpolates between them. */

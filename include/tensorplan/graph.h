@@ -310,6 +310,13 @@ enum {
                                             Shape over a symbolic dim): onnxruntime's static
                                             shape inference does not know them, so its planner
                                             reuses no buffer by shape there (runtime_ort.c) */
+    TP_NODE_DENORMAL_OUT = 1u << 5,      /* its float output holds denormal numbers: an ONNX
+                                            Softmax over scores plus a mask whose constant lies in
+                                            exp's denormal band (Swin's -100). On a CPU that does
+                                            not flush them to zero (onnxruntime's default), a
+                                            GEMM that multiplies by them takes a microcode assist
+                                            per vector operation (docs/cost.md, "Denormal
+                                            attention masks") */
 };
 
 /* A node as stored; read-only for callers. */

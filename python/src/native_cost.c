@@ -130,6 +130,7 @@ static PyObject *device_dict(const tp_device_model *m) {
          tp_py_put_f64(d, "norm_gbps", m->norm_gbps) ||
          tp_py_put_f64(d, "int8_dot_gops", m->int8_dot_gops) ||
          tp_py_put_f64(d, "amx_int8_gops", m->amx_int8_gops) ||
+         tp_py_put_f64(d, "denormal_ns", m->denormal_ns) ||
          tp_py_put_u64(d, "vector_floats", m->vector_floats) ||
          tp_py_put_f64(d, "im2col_gbps", m->im2col_gbps) ||
          tp_py_put_bool(d, "unified", m->unified) || tp_py_put_u64(d, "threads", m->threads) ||

@@ -430,6 +430,7 @@ class DeviceModel:
     norm_gbps: float  # row normalization (LayerNorm) bytes read + written per ns (0: not measured)
     int8_dot_gops: float  # int8 block-dot products, 2 ops per multiply-add per ns (0: not measured)
     amx_int8_gops: float  # the same on AMX tiles (0: no AMX-INT8 or not measured)
+    denormal_ns: float  # extra ns per vector multiply-add with a denormal operand (0: none / not measured)
     vector_floats: int  # f32 lanes of the CPU's widest vector ISA (16 AVX-512, 8 AVX2; 0: unknown)
     im2col_gbps: float  # im2col of expand-then-GEMM convolutions, bytes written per ns (0: not measured)
     unified: bool

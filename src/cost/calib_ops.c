@@ -3,8 +3,6 @@
  * (docs/cost.md, "Op classes"). Each takes a few milliseconds. */
 #include "cost/calib_ops.h"
 
-#include <stdio.h>
-#include <stdlib.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -398,6 +396,58 @@ static double measure_weight_stream(tp_pool *pool, tp_cpu_isa isa, bool quick) {
     return rate;
 }
 
+/* What a denormal operand costs (docs/cost.md, "Denormal attention masks"): the calibration's
+   GEMM kernel, DN_M rows of A by a K x DN_N panel in the caches, once with every other element of
+   A a denormal number (an attention's masked probabilities) and once with normal ones. The extra
+   time per vector multiply-add that broadcast a denormal (each meets ceil(DN_N / lanes) of them);
+   0 when the denormal run is not measurably slower (a CPU that handles them in hardware). On the
+   calling thread, in the process's floating-point mode (not flush-to-zero: onnxruntime's default).
+ */
+enum { DN_M = 16, DN_K = 512, DN_N = 32 };
+
+typedef struct dn_job {
+    tp_gemm_job g;
+    tp_gemm_rows_fn rows;
+} dn_job;
+
+static void dn_part(void *ctx, uint32_t part, uint32_t parts) {
+    const dn_job *j = ctx;
+    if (part == 0 && parts > 0) j->rows(&j->g, 0, DN_M);
+}
+
+static double measure_denormal(tp_pool *pool, tp_cpu_isa isa, int trials, double min_ns) {
+    const char *kname = NULL;
+    size_t na = (size_t)DN_M * DN_K, nb = (size_t)DN_K * DN_N, nc = (size_t)DN_M * DN_N;
+    size_t np = tp_gemm_packed_floats(isa, DN_K, DN_N);
+    size_t floats = na + nb + nc + np + 16;
+    float *buf = tp_mem_alloc(NULL, floats * sizeof(float));
+    if (!buf) return 0;
+    float *a = buf, *b = a + na, *c = b + nb;
+    float *packed = np ? c + nc + (16 - (uintptr_t)(c + nc) / sizeof(float) % 16) % 16 : NULL;
+    for (size_t i = 0; i < nb; i++)
+        b[i] = 0.25f + 0.001f * (float)(i % 7);
+    dn_job j = {{a, b, c, DN_M, DN_K, DN_N, NULL}, tp_gemm_kernel_for(isa, &kname)};
+    if (packed) {
+        tp_gemm_pack_b(isa, &j.g, packed);
+        j.g.packed_b = packed;
+    }
+    /* a denormal, made at run time (FLT_MIN / 4096): nothing may fold it */
+    volatile float tiny_scale = 1.0f / 4096.0f;
+    float tiny = 1.17549435e-38f * tiny_scale;
+    double per_call[2]; /* normal, denormal: ns per call */
+    for (int den = 0; den < 2; den++) {
+        for (size_t i = 0; i < na; i++) /* element 0 of each row normal: the sums stay normal */
+            a[i] = den && (i % 2) ? tiny : 1.0f - 0.001f * (float)(i % 5);
+        double calls_per_ns = op_bench(pool, true, dn_part, &j, 1.0, trials, min_ns);
+        per_call[den] = calls_per_ns > 0 ? 1.0 / calls_per_ns : 0;
+    }
+    tp_mem_free(NULL, buf, floats * sizeof(float));
+    uint32_t lanes = tp_cpu_isa_floats(isa);
+    double vectors = (double)((DN_N + lanes - 1) / lanes) * (double)(na / 2);
+    if (!(per_call[0] > 0) || !(per_call[1] > per_call[0] * 1.05)) return 0;
+    return (per_call[1] - per_call[0]) / vectors;
+}
+
 /* The int8 block-dot problem: 64 activation rows (a prefill ubatch's share) against 256 weight
    rows of 2048 (0.5 MiB of int8, in L2), the weight rows split across the pool's threads as
    llama.cpp splits a matrix's rows. */
@@ -500,6 +550,7 @@ void tp_calib_measure_op_rates(tp_pool *pool, const tp_cpu_features *feat, bool 
         tp_mem_free(NULL, lb, lfloats * sizeof(float));
     }
     out->gemm_stream_gbps = measure_weight_stream(pool, isa, quick);
+    out->denormal_ns = measure_denormal(pool, isa, trials, min_ns);
     out->int8_dot_gops = measure_int8_dot(pool, feat, false, trials, min_ns, &out->int8_kernel);
     if (tp_amx_dot_available(feat))
         out->amx_int8_gops = measure_int8_dot(pool, feat, true, trials, min_ns, NULL);

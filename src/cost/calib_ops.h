@@ -26,6 +26,9 @@ typedef struct tp_calib_op_rates {
     const char *int8_kernel;
     /* the same problem on AMX tiles (amx_dot.h); 0 where this CPU or OS has no AMX-INT8 */
     double amx_int8_gops;
+    /* extra ns per vector multiply-add whose broadcast operand is denormal (one thread); 0: no
+       measurable extra */
+    double denormal_ns;
     double elapsed_ms; /* wall time the benchmarks took */
 } tp_calib_op_rates;
 

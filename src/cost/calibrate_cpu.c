@@ -607,6 +607,7 @@ tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_c
     d.im2col_gbps = rates.im2col_gbps;
     d.int8_dot_gops = rates.int8_dot_gops;
     d.amx_int8_gops = rates.amx_int8_gops;
+    d.denormal_ns = rates.denormal_ns;
     d.vector_floats = tp_cpu_isa_floats(feat.isa);
     double steady_end = reference_rate(&bc, a, b, c);
 
@@ -656,7 +657,7 @@ tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_c
    2: the depthwise rate on one thread with independent accumulators; 3: its buffers 64-byte
    aligned and its taps unrolled (2026-11-26); 4: the multi-stream read
    curve and the AMX int8 rate (session 20); 5: the weight stream on every thread of the pool
-   (session 21). */
+   and the cost of a denormal operand (session 21). */
 enum { TP_CALIB_FORMAT = 5 };
 void tp_calib_cache_key(uint32_t threads, char *buf, size_t cap) {
     if (!buf || cap == 0) return;

@@ -207,6 +207,17 @@ static bool plain_global_avg(const tp_graph *g, tp_node_id id, const uint8_t *bl
            n->n_inputs > 0 && n->inputs[0] >= 0 && !blocked[n->inputs[0]];
 }
 
+/* A GEMM whose first operand holds denormals: a microcode assist per vector multiply-add that
+   broadcasts one (each element meets ceil(n / lanes) of them), the threads sharing the rows
+   (docs/cost.md, "Denormal attention masks"). */
+static double denormal_ns(const tp_device_model *d, const tp_op_cost *oc) {
+    if (oc->denormal_elems == 0 || !(d->denormal_ns > 0)) return 0;
+    uint64_t lanes = d->vector_floats ? d->vector_floats : 8;
+    double vectors = (double)((oc->gemm_n + lanes - 1) / lanes);
+    return (double)oc->denormal_elems * vectors * d->denormal_ns /
+           (double)(d->threads ? d->threads : 1);
+}
+
 /* `stream_share`: the share of the weights that a run reads from memory (tp__weight_stream_share
    of the run's weight set); a GEMM adds that share of its weight bytes at gemm_stream_gbps. */
 static tp_node_cost eval(const tp_device_model *d, tp_node_id id, const tp_op_cost *oc,
@@ -252,7 +263,7 @@ static tp_node_cost eval(const tp_device_model *d, tp_node_id id, const tp_op_co
             nc.compute_ns = ((double)oc->flops + border_flops) / gf; /* GFLOP/s = flops per ns */
             if (oc->tap_share > 0 && oc->tap_share < 1) nc.compute_ns *= oc->tap_share;
         }
-        nc.compute_ns += im2col_ns(d, oc);
+        nc.compute_ns += im2col_ns(d, oc) + denormal_ns(d, oc);
         if (stream && oc->weight_bytes > 0 && stream_share > 0)
             nc.compute_ns += (double)oc->weight_bytes * stream_share / d->gemm_stream_gbps;
     }

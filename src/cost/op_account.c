@@ -227,6 +227,12 @@ static tp_status account_matmul(const op_acct *a, uint64_t out_elems, tp_op_cost
     c->gemm_n = n;
     c->activation_rows = true;
     c->compute_dtype = A->dtype;
+    if ((A->flags & TP_NODE_DENORMAL_OUT) && n > 0) {
+        /* A's elements: out_elems / n rows of k */
+        uint64_t a_elems = 0;
+        if ((s = mul(a, out_elems / n, k, &a_elems)) != TP_OK) return s;
+        c->denormal_elems = (uint64_t)((double)a_elems * TP_DENORMAL_SHARE);
+    }
     return TP_OK;
 }
 

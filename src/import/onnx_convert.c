@@ -62,6 +62,7 @@ tp_status tp__ox_val_add(conv *cv, const char *name, tp_node_id node, const tp_s
         old->value = value;
         old->runtime = true;
         old->dims_unknown = false;
+        old->mask_min = tp_ox_value_mask_min(value);
         return TP_OK;
     }
     if (old) {
@@ -72,6 +73,7 @@ tp_status tp__ox_val_add(conv *cv, const char *name, tp_node_id node, const tp_s
         old->value = value;
         old->runtime = true;
         old->dims_unknown = false;
+        old->mask_min = tp_ox_value_mask_min(value);
         return TP_OK;
     }
     if ((cv->n_vals + 1) * 2 > cv->cap_slots) {
@@ -95,6 +97,7 @@ tp_status tp__ox_val_add(conv *cv, const char *name, tp_node_id node, const tp_s
     v->value = value;
     v->runtime = true; /* until known otherwise (an initializer, a folded node) */
     v->dims_unknown = false;
+    v->mask_min = tp_ox_value_mask_min(value);
     slots_insert(cv->slots, cv->cap_slots, cv->vals, (int32_t)cv->n_vals);
     cv->n_vals++;
     return TP_OK;
@@ -684,6 +687,7 @@ tp_status tp__ox_add_node(conv *cv, const tp_onnx_node *n, uint32_t index) {
         in->value = v->value;
         in->runtime = v->runtime;
         in->dims_unknown = v->dims_unknown;
+        in->mask_min = v->mask_min;
         tp_onnx_elem_type_to_dtype(v->elem, &in->dtype, NULL);
     }
     c.op.kind = TP_OP_CUSTOM;
@@ -729,6 +733,9 @@ tp_status tp__ox_add_node(conv *cv, const tp_onnx_node *n, uint32_t index) {
     /* what onnxruntime's graph knows of the outputs (onnx_ort_known.c) */
     bool runtime = tp_ox_value_at_runtime(&c), unknown = tp_ox_dims_from_runtime(&c);
     if (unknown) c.node_flags |= TP_NODE_DIMS_AT_RUNTIME;
+    /* attention masks in exp's denormal band (onnx_mask.c) */
+    double mask = tp_ox_mask_min(&c);
+    c.node_flags |= tp_ox_mask_flags(&c);
     for (uint32_t i = 0; i < n->n_inputs && !(c.node_flags & TP_NODE_SHAPE_ONLY); i++)
         if (cv->ins[i].present && cv->ins[i].dims_unknown) unknown = true;
     st = tp__ox_emit(cv, &c, cv->ids, n_ids);
@@ -737,6 +744,7 @@ tp_status tp__ox_add_node(conv *cv, const tp_onnx_node *n, uint32_t index) {
         if (!v) continue;
         v->runtime = runtime;
         v->dims_unknown = unknown;
+        if (mask < v->mask_min) v->mask_min = mask;
     }
 fail:
     for (uint32_t k = 0; k < n->n_outputs; k++) {

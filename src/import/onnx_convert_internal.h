@@ -26,6 +26,9 @@ typedef struct ox_val {
      * folded), and dims onnxruntime's shape inference does not know */
     bool runtime;
     bool dims_unknown;
+    /* onnx_mask.c: the most negative constant that reaches it through additions, selections and
+     * copies (an attention mask's fill value); +inf when none */
+    double mask_min;
 } ox_val;
 
 typedef struct ox_rule_ix {

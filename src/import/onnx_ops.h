@@ -28,6 +28,7 @@ typedef struct tp_ox_in {
      * model runs (not a constant onnxruntime folds), and its dims come from such a value */
     bool runtime;
     bool dims_unknown;
+    double mask_min; /* onnx_mask.c (ox_val.mask_min) */
 } tp_ox_in;
 
 typedef struct tp_ox_out {
@@ -97,6 +98,13 @@ tp_ox_rule_fn tp__ox_contrib_rule(const char *op);
  * onnxruntime's ReshapeFusion turns constant excepted). */
 bool tp_ox_value_at_runtime(const tp_ox_ctx *c);
 bool tp_ox_dims_from_runtime(const tp_ox_ctx *c);
+/* Attention masks (onnx_mask.c): the most negative constant among a value's elements (+inf when
+ * none is known or it is not floating point), the one that reaches a node's outputs through
+ * additions, selections and copies of its inputs, and the flags it gives the node
+ * (TP_NODE_DENORMAL_OUT on a Softmax whose input's mask lies in exp's denormal band). */
+double tp_ox_value_mask_min(const tp_ox_value *v);
+double tp_ox_mask_min(const tp_ox_ctx *c);
+uint32_t tp_ox_mask_flags(const tp_ox_ctx *c);
 
 /* ---- helpers for rules (onnx_convert.c) ---- */
 

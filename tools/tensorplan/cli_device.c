@@ -234,6 +234,7 @@ void tp_cli_json_device(tp_json *j, const tp_device_model *m) {
     tp_json_kv_f64(j, "norm_gbps", m->norm_gbps);
     tp_json_kv_f64(j, "int8_dot_gops", m->int8_dot_gops);
     tp_json_kv_f64(j, "amx_int8_gops", m->amx_int8_gops);
+    tp_json_kv_f64(j, "denormal_ns", m->denormal_ns);
     tp_json_kv_u64(j, "vector_floats", m->vector_floats);
     tp_json_kv_f64(j, "im2col_gbps", m->im2col_gbps);
     tp_json_kv_bool(j, "unified", m->unified);
@@ -283,6 +284,7 @@ void tp_cli_print_device(FILE *f, const tp_device_model *m) {
             fprintf(f, ", GEMM weight stream %.1f GB/s", m->gemm_stream_gbps);
         if (m->int8_dot_gops > 0) fprintf(f, ", int8 block dot %.1f GOP/s", m->int8_dot_gops);
         if (m->amx_int8_gops > 0) fprintf(f, ", on AMX tiles %.1f GOP/s", m->amx_int8_gops);
+        if (m->denormal_ns > 0) fprintf(f, ", denormal operand %.1f ns", m->denormal_ns);
         fprintf(f, "\n");
     }
     fprintf(f, "  overheads    dispatch %.0f ns, round trip %.0f ns", m->dispatch_ns,
