@@ -746,6 +746,18 @@ tp_status tp__ox_add_node(conv *cv, const tp_onnx_node *n, uint32_t index) {
         v->dims_unknown = unknown;
         if (mask < v->mask_min) v->mask_min = mask;
     }
+    if (st == TP_OK && !cv->dry && (c.node_flags & TP_NODE_DENORMAL_OUT) &&
+        strcmp(n->op_type, "Softmax") == 0) {
+        char msg[480]; /* identical notes are kept once: one per fill value */
+        snprintf(msg, sizeof msg,
+                 "a Softmax reads a mask filled with %g, in exp's denormal band: its masked "
+                 "probabilities are denormal numbers, which the GEMM after it multiplies slowly "
+                 "on a CPU that does not flush them to zero (onnxruntime's default; its session "
+                 "option session.set_denormal_as_zero=1 avoids it); priced with half of them "
+                 "masked",
+                 cv->ins[0].mask_min);
+        st = tp_graph_add_note(cv->g, msg, cv->err);
+    }
 fail:
     for (uint32_t k = 0; k < n->n_outputs; k++) {
         tp_ox_value_free(cv->a, c.out[k].value);

@@ -11,7 +11,7 @@
  *
  * The value followed here is the most negative constant that reaches a tensor through
  * additions, selections and copies: a constant's own elements (tensorplan tracks the values of
- * tensors up to TP_OX_MAX_VALUES elements), then Add / Where / Concat / Max / Min of them, and
+ * tensors up to TP_OX_MAX_VALUES elements), then Add / Sum / Where / Concat / Min of them, and
  * the ops that move or repeat elements without changing them. A multiplication or any other
  * arithmetic ends it (the scale is not known). */
 #include <math.h>
@@ -40,8 +40,8 @@ static bool op_is(const tp_ox_ctx *c, const char *const *ops) {
 }
 
 double tp_ox_mask_min(const tp_ox_ctx *c) {
-    /* every input's elements can reach the output */
-    static const char *const COMBINE[] = {"Add", "Concat", "Max", "Min", "Sum", NULL};
+    /* every input's elements can reach the output (not Max's: it keeps the larger values) */
+    static const char *const COMBINE[] = {"Add", "Concat", "Min", "Sum", NULL};
     /* the data input's (input 0; Where: inputs 1 and 2) elements, moved or repeated */
     static const char *const MOVE[] = {"Reshape", "Unsqueeze", "Squeeze", "Expand", "Transpose",
                                        "Cast",    "Slice",     "Gather",  "Tile",   "Identity",

@@ -141,6 +141,7 @@ static void print_json(const prof_args *a, const tp_graph *g, const tp_device_mo
     tp_json_kv_u64(&j, "host_readback_bytes", tp_io_host_readback_bytes(&gc->io, dev->unified));
     tp_json_kv_u64(&j, "metadata_nodes", gc->io.metadata_nodes);
     tp_json_end_object(&j);
+    tp_cli_model_json_assumptions(&j, g);
     tp_json_key(&j, "hotspots");
     tp_json_begin_array(&j);
     for (uint32_t i = 0; i < n_top; i++)
@@ -224,6 +225,9 @@ static void print_text(const prof_args *a, const tp_graph *g, const tp_device_mo
     if (gc->layout_copies)
         printf("# layout copies: %u NCHWc reorders onnxruntime adds (ReorderInput/Output)\n",
                gc->layout_copies);
+    /* what the importer assumed or found (e.g. a denormal attention mask, an If's branch) */
+    for (uint32_t k = 0; k < tp_graph_note_count(g); k++)
+        printf("# note: %s\n", tp_graph_note(g, k));
 }
 
 static int run(prof_args *a) {
