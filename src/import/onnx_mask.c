@@ -68,6 +68,8 @@ static const char *const PASS[] = {"Dropout", "Identity",  "Reshape", "Transpose
 uint32_t tp_ox_mask_flags(const tp_ox_ctx *c) {
     if (c->node->domain[0] || c->n_in < 1 || !c->in[0].present) return 0;
     if (strcmp(c->node->op_type, "Softmax") == 0) {
+        /* the band is float32's (fp16's denormals start far higher: exp(-100) is 0 there) */
+        if (c->in[0].elem_type != TP_ONNX_FLOAT) return 0;
         double m = c->in[0].mask_min;
         return m >= BAND_LO && m <= BAND_HI ? TP_NODE_DENORMAL_OUT : 0;
     }
