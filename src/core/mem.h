@@ -4,6 +4,8 @@
 #ifndef TP_CORE_MEM_H
 #define TP_CORE_MEM_H
 
+#include <stdint.h>
+
 #include "tensorplan/core.h"
 
 /* NULL -> the libc allocator. */
@@ -20,5 +22,10 @@ void tp_mem_free_str(const tp_allocator *a, char *s);
  * holds at least `need` elements; doubles. Returns false on NOMEM/overflow and
  * leaves the array untouched. */
 bool tp_mem_grow(const tp_allocator *a, void **items, size_t elem_size, size_t *cap, size_t need);
+/* The first 64-byte boundary at or after p (a cache line; what packed GEMM operands and the
+ * benchmarks' buffers need): allocate 64 bytes more than used. */
+static inline void *tp_mem_align64(void *p) {
+    return (unsigned char *)p + (64 - (uintptr_t)p % 64) % 64;
+}
 
 #endif

@@ -423,7 +423,7 @@ static double measure_denormal(tp_pool *pool, tp_cpu_isa isa, int trials, double
     float *buf = tp_mem_alloc(NULL, floats * sizeof(float));
     if (!buf) return 0;
     float *a = buf, *b = a + na, *c = b + nb;
-    float *packed = np ? c + nc + (16 - (uintptr_t)(c + nc) / sizeof(float) % 16) % 16 : NULL;
+    float *packed = np ? tp_mem_align64(c + nc) : NULL;
     for (size_t i = 0; i < nb; i++)
         b[i] = 0.25f + 0.001f * (float)(i % 7);
     dn_job j = {{a, b, c, DN_M, DN_K, DN_N, NULL}, tp_gemm_kernel_for(isa, &kname)};
@@ -480,7 +480,7 @@ static double measure_int8_dot(tp_pool *pool, const tp_cpu_features *feat, bool 
     size_t bytes = packed + floats * sizeof(float) + na + nw + 64;
     unsigned char *raw = tp_mem_alloc(NULL, bytes);
     if (!raw) return 0;
-    unsigned char *p = raw + (64 - (uintptr_t)raw % 64) % 64; /* packed, scales and C first */
+    unsigned char *p = tp_mem_align64(raw); /* packed, scales and C first */
     float *f = (float *)(p + packed);
     int8_t *a = (int8_t *)(f + floats), *w = a + na;
     for (size_t i = 0; i < floats; i++)
@@ -511,7 +511,7 @@ void tp_calib_measure_op_rates(tp_pool *pool, const tp_cpu_features *feat, bool 
        lines halves the rate (40-49 against 77-84 GFLOP/s) */
     float *raw = tp_mem_alloc(NULL, (dw_floats + DW_LANES) * sizeof(float));
     if (raw) {
-        float *buf = raw + (64 - (uintptr_t)raw % 64) % 64 / sizeof(float);
+        float *buf = tp_mem_align64(raw);
         for (size_t i = 0; i < dw_floats; i++)
             buf[i] = (float)(i % 11) * 0.1f - 0.5f;
         dw_run d = {{buf, buf + nx, buf + nx + nw}, dw_kernel_for(isa)};

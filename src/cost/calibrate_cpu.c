@@ -269,7 +269,7 @@ static double bench_gemm_mkn(const bench_ctx *bc, uint32_t m, uint32_t k, uint32
     size_t packed = bc->blas ? 0 : tp_gemm_packed_floats(bc->isa, k, n);
     void *raw = packed ? tp_mem_alloc(NULL, packed * sizeof(float) + 64) : NULL;
     if (raw) {
-        float *pb = (float *)(((uintptr_t)raw + 63) & ~(uintptr_t)63);
+        float *pb = tp_mem_align64(raw);
         tp_gemm_pack_b(bc->isa, &g.job, pb);
         g.job.packed_b = pb;
     }
