@@ -735,7 +735,8 @@ tp_status tp__ox_add_node(conv *cv, const tp_onnx_node *n, uint32_t index) {
     if (unknown) c.node_flags |= TP_NODE_DIMS_AT_RUNTIME;
     /* attention masks in exp's denormal band (onnx_mask.c) */
     double mask = tp_ox_mask_min(&c);
-    c.node_flags |= tp_ox_mask_flags(&c);
+    uint32_t mask_flags = tp_ox_mask_flags(&c);
+    c.node_flags |= mask_flags;
     for (uint32_t i = 0; i < n->n_inputs && !(c.node_flags & TP_NODE_SHAPE_ONLY); i++)
         if (cv->ins[i].present && cv->ins[i].dims_unknown) unknown = true;
     st = tp__ox_emit(cv, &c, cv->ids, n_ids);
@@ -746,18 +747,7 @@ tp_status tp__ox_add_node(conv *cv, const tp_onnx_node *n, uint32_t index) {
         v->dims_unknown = unknown;
         if (mask < v->mask_min) v->mask_min = mask;
     }
-    if (st == TP_OK && !cv->dry && (c.node_flags & TP_NODE_DENORMAL_OUT) &&
-        strcmp(n->op_type, "Softmax") == 0) {
-        char msg[480]; /* identical notes are kept once: one per fill value */
-        snprintf(msg, sizeof msg,
-                 "a Softmax reads a mask filled with %g, in exp's denormal band: its masked "
-                 "probabilities are denormal numbers, which the GEMM after it multiplies slowly "
-                 "on a CPU that does not flush them to zero (onnxruntime's default; its session "
-                 "option session.set_denormal_as_zero=1 avoids it); priced with half of them "
-                 "masked",
-                 cv->ins[0].mask_min);
-        st = tp_graph_add_note(cv->g, msg, cv->err);
-    }
+    if (st == TP_OK && !cv->dry) st = tp_ox_mask_note(&c, mask_flags);
 fail:
     for (uint32_t k = 0; k < n->n_outputs; k++) {
         tp_ox_value_free(cv->a, c.out[k].value);

@@ -15,6 +15,7 @@
  * the ops that move or repeat elements without changing them. A multiplication or any other
  * arithmetic ends it (the scale is not known). */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "import/onnx_ops.h"
@@ -39,13 +40,15 @@ static bool op_is(const tp_ox_ctx *c, const char *const *ops) {
     return false;
 }
 
+/* Ops that pass their data input's (input 0's) elements on unchanged, moved or repeated
+   (inference: Dropout is the identity): a mask's fill value and a Softmax's denormals alike */
+static const char *const MOVE[] = {"Reshape", "Unsqueeze", "Squeeze", "Expand", "Transpose",
+                                   "Cast",    "Slice",     "Gather",  "Tile",   "Identity",
+                                   "Flatten", "Pad",       "Dropout", NULL};
+
 double tp_ox_mask_min(const tp_ox_ctx *c) {
     /* every input's elements can reach the output (not Max's: it keeps the larger values) */
     static const char *const COMBINE[] = {"Add", "Concat", "Min", "Sum", NULL};
-    /* the data input's (input 0; Where: inputs 1 and 2) elements, moved or repeated */
-    static const char *const MOVE[] = {"Reshape", "Unsqueeze", "Squeeze", "Expand", "Transpose",
-                                       "Cast",    "Slice",     "Gather",  "Tile",   "Identity",
-                                       "Flatten", "Pad",       "Sub",     NULL};
     double lo = c->n_out > 0 ? tp_ox_value_mask_min(c->out[0].value) : INFINITY;
     if (c->node->domain[0]) return lo;
     uint32_t first = 0, last = 0; /* inputs [first, last) */
@@ -60,19 +63,31 @@ double tp_ox_mask_min(const tp_ox_ctx *c) {
     return lo;
 }
 
-/* Ops that pass their data input's elements on unchanged (inference: Dropout is the identity) */
-static const char *const PASS[] = {"Dropout", "Identity",  "Reshape", "Transpose",
-                                   "Squeeze", "Unsqueeze", "Flatten", "Expand",
-                                   "Tile",    "Slice",     "Gather",  NULL};
+static bool is_softmax(const tp_ox_ctx *c) {
+    return !c->node->domain[0] && strcmp(c->node->op_type, "Softmax") == 0;
+}
 
 uint32_t tp_ox_mask_flags(const tp_ox_ctx *c) {
     if (c->node->domain[0] || c->n_in < 1 || !c->in[0].present) return 0;
-    if (strcmp(c->node->op_type, "Softmax") == 0) {
-        /* the band is float32's (fp16's denormals start far higher: exp(-100) is 0 there) */
-        if (c->in[0].elem_type != TP_ONNX_FLOAT) return 0;
+    /* float32's band and float32's denormals (fp16's start far higher: exp(-100) is 0 there; a
+       Cast to another type ends them) */
+    if (c->n_out < 1 || c->out[0].elem_type != TP_ONNX_FLOAT) return 0;
+    if (is_softmax(c)) {
         double m = c->in[0].mask_min;
         return m >= BAND_LO && m <= BAND_HI ? TP_NODE_DENORMAL_OUT : 0;
     }
     const tp_node *in = c->in[0].node >= 0 ? tp_graph_node(c->g, c->in[0].node) : NULL;
-    return in && (in->flags & TP_NODE_DENORMAL_OUT) && op_is(c, PASS) ? TP_NODE_DENORMAL_OUT : 0;
+    return in && (in->flags & TP_NODE_DENORMAL_OUT) && op_is(c, MOVE) ? TP_NODE_DENORMAL_OUT : 0;
+}
+
+tp_status tp_ox_mask_note(const tp_ox_ctx *c, uint32_t flags) {
+    if (!(flags & TP_NODE_DENORMAL_OUT) || !is_softmax(c)) return TP_OK;
+    char msg[480]; /* identical notes are kept once: one per fill value */
+    snprintf(msg, sizeof msg,
+             "a Softmax reads a mask filled with %g, in exp's denormal band: its masked "
+             "probabilities are denormal numbers, which the GEMM after it multiplies slowly on a "
+             "CPU that does not flush them to zero (onnxruntime's default; its session option "
+             "session.set_denormal_as_zero=1 avoids it); priced with half of them masked",
+             c->in[0].mask_min);
+    return tp_graph_add_note(c->g, msg, c->err);
 }

@@ -105,6 +105,9 @@ bool tp_ox_dims_from_runtime(const tp_ox_ctx *c);
 double tp_ox_value_mask_min(const tp_ox_value *v);
 double tp_ox_mask_min(const tp_ox_ctx *c);
 uint32_t tp_ox_mask_flags(const tp_ox_ctx *c);
+/* The graph note of a Softmax given TP_NODE_DENORMAL_OUT by tp_ox_mask_flags (`flags`): the fill
+ * value and onnxruntime's option that avoids the cost; TP_OK and nothing for any other node. */
+tp_status tp_ox_mask_note(const tp_ox_ctx *c, uint32_t flags);
 
 /* ---- helpers for rules (onnx_convert.c) ---- */
 
