@@ -5,9 +5,11 @@
  * value propagation, data-dependent dims, error messages (unsupported op,
  * value_info mismatch, missing input), allow_unknown_ops, and an
  * allocation-failure sweep over a whole import. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "onnx_alloc_sweep.h"
@@ -131,8 +133,11 @@ static void init_i64(pbuf *g, const char *name, int rank, const int64_t *dims, i
     f_str(&t, 8, name);
     f_msg(g, 5, &t);
 }
-static void init_f32_raw(pbuf *g, const char *name, int rank, const int64_t *dims) {
-    pbuf t = {0};
+/* A float initializer of dims with values v, in raw_data or, with `location`, in an external
+   data file at offset 0. */
+static void init_f32_tensor(pbuf *g, const char *name, int rank, const int64_t *dims,
+                            const float *v, const char *location) {
+    pbuf t = {0}, kv = {0};
     size_t n = 1;
     for (int i = 0; i < rank; i++) {
         f_int(&t, 1, dims[i]);
@@ -140,10 +145,24 @@ static void init_f32_raw(pbuf *g, const char *name, int rank, const int64_t *dim
     }
     f_int(&t, 2, 1);
     f_str(&t, 8, name);
-    float *raw = calloc(n, sizeof *raw);
-    f_bytes(&t, 9, raw, n * sizeof *raw);
-    free(raw);
+    if (location) {
+        f_int(&t, 14, 1);
+        f_str(&kv, 1, "location");
+        f_str(&kv, 2, location);
+        f_msg(&t, 13, &kv);
+    } else {
+        f_bytes(&t, 9, v, n * sizeof *v);
+    }
     f_msg(g, 5, &t);
+}
+
+static void init_f32_raw(pbuf *g, const char *name, int rank, const int64_t *dims) {
+    size_t n = 1;
+    for (int i = 0; i < rank; i++)
+        n *= (size_t)dims[i];
+    float *zeros = calloc(n, sizeof *zeros);
+    init_f32_tensor(g, name, rank, dims, zeros, NULL);
+    free(zeros);
 }
 
 static pbuf model_of(pbuf *graph, int64_t opset) {
@@ -840,10 +859,19 @@ TP_TEST(allocation_failure_sweep) {
     }
 }
 
+/* Each named node exists and has `flag` set (or, with set false, clear). */
+static void flags_are(tp_graph *g, const char *const *names, size_t n, uint32_t flag, bool set) {
+    for (size_t k = 0; k < n; k++) {
+        const tp_node *x = find(g, names[k]);
+        TP_CHECK(x && ((x->flags & flag) != 0) == set);
+    }
+}
+
 /* A Softmax over scores plus a mask filled with a value in exp's denormal band (Swin's -100)
  * writes denormals (TP_NODE_DENORMAL_OUT), and so does the Dropout that passes them on to the
  * MatMul; a fill of -1e4 (exp gives zeros) or a mask scaled by a Mul (the value is not known)
- * does not. */
+ * does not. Both fills underflow exp() in the Softmax (TP_NODE_EXP_UNDERFLOW); the scaled mask
+ * does not say so. */
 TP_TEST(denormal_attention_mask) {
     pbuf g = {0}, n;
     value_info(&g, 11, "s", 1, 3, (const char *const[]){"2", "4", "4"});
@@ -879,22 +907,88 @@ TP_TEST(denormal_attention_mask) {
     tp_error err;
     TP_CHECK_OK(load(&m, NULL, &gr, &err), &err);
     if (!gr) return;
-    const char *const denormal[] = {"p", "pd"}, *const normal[] = {"y", "p2", "p3", "a"};
-    for (size_t k = 0; k < 2; k++) {
-        const tp_node *x = find(gr, denormal[k]);
-        TP_CHECK(x && (x->flags & TP_NODE_DENORMAL_OUT));
-    }
-    for (size_t k = 0; k < 4; k++) {
-        const tp_node *x = find(gr, normal[k]);
-        TP_CHECK(x && !(x->flags & TP_NODE_DENORMAL_OUT));
-    }
-    /* one note says so, with the fill value and onnxruntime's option that avoids it */
-    TP_CHECK_EQ_U64(tp_graph_note_count(gr), 1);
-    if (tp_graph_note_count(gr) == 1) {
-        TP_CHECK_CONTAINS(tp_graph_note(gr, 0), "mask filled with -100");
+    flags_are(gr, (const char *const[]){"p", "pd"}, 2, TP_NODE_DENORMAL_OUT, true);
+    flags_are(gr, (const char *const[]){"y", "p2", "p3", "a"}, 4, TP_NODE_DENORMAL_OUT, false);
+    flags_are(gr, (const char *const[]){"p", "p2"}, 2, TP_NODE_EXP_UNDERFLOW, true);
+    flags_are(gr, (const char *const[]){"pd", "p3", "y"}, 3, TP_NODE_EXP_UNDERFLOW, false);
+    /* a note per fill value: -100 with onnxruntime's option that avoids it, -1e4 */
+    TP_CHECK_EQ_U64(tp_graph_note_count(gr), 2);
+    if (tp_graph_note_count(gr) == 2) {
+        TP_CHECK_CONTAINS(tp_graph_note(gr, 0), "mask filled with -100,");
         TP_CHECK_CONTAINS(tp_graph_note(gr, 0), "session.set_denormal_as_zero");
+        TP_CHECK_CONTAINS(tp_graph_note(gr, 1), "mask filled with -10000:");
     }
     tp_graph_destroy(gr);
+}
+
+/* A mask too large to be value-tracked (a module's registered buffer: 40 x 40 scores) is read
+ * where an Add carries it to a Softmax: -inf above the diagonal underflows exp()
+ * (TP_NODE_EXP_UNDERFLOW), -100 also writes denormals, a mask of zeros and 0.5s neither; the
+ * same -inf mask in an external data file is read from it when the model came from a file. */
+TP_TEST(registered_buffer_mask) {
+    enum { S = 40 };
+    static float causal[S * S], band[S * S], plain[S * S];
+    for (int i = 0; i < S; i++)
+        for (int j = 0; j < S; j++) {
+            causal[i * S + j] = j > i ? -INFINITY : 0.0f;
+            band[i * S + j] = j > i ? -100.0f : 0.0f;
+            plain[i * S + j] = j > i ? 0.5f : 0.0f;
+        }
+    const int64_t dims[] = {1, S, S};
+    const char *const names[] = {"causal", "band", "plain"};
+    const float *const vals[] = {causal, band, plain};
+    for (int ext = 0; ext < 2; ext++) {
+        pbuf g = {0}, n;
+        value_info(&g, 11, "s", 1, 4, (const char *const[]){"2", "4", "40", "40"});
+        for (int k = 0; k < 3; k++) {
+            char a[16], p[16];
+            snprintf(a, sizeof a, "a%d", k);
+            snprintf(p, sizeof p, "p%d", k);
+            init_f32_tensor(&g, names[k], 3, dims, vals[k], ext && k == 0 ? "mask.bin" : NULL);
+            char ins[32];
+            snprintf(ins, sizeof ins, "s,%s", names[k]);
+            n = node_begin("Add", ins, a, NULL);
+            f_msg(&g, 1, &n);
+            n = node_begin("Softmax", a, p, NULL);
+            attr_int(&n, "axis", -1);
+            f_msg(&g, 1, &n);
+            value_info(&g, 12, p, 1, -1, NULL);
+        }
+        pbuf m = model_of(&g, 17);
+        tp_graph *gr = NULL;
+        tp_error err;
+        char dir[] = "/tmp/tp_mask_ext_XXXXXX", path[64];
+        if (!ext) {
+            TP_CHECK_OK(load(&m, NULL, &gr, &err), &err);
+        } else {
+            TP_CHECK(mkdtemp(dir) != NULL);
+            snprintf(path, sizeof path, "%s/mask.bin", dir);
+            FILE *f = fopen(path, "wb");
+            TP_CHECK(f && fwrite(causal, sizeof causal, 1, f) == 1);
+            if (f) fclose(f);
+            snprintf(path, sizeof path, "%s/m.onnx", dir);
+            f = fopen(path, "wb");
+            TP_CHECK(f && fwrite(m.p, m.n, 1, f) == 1);
+            if (f) fclose(f);
+            free(m.p);
+            TP_CHECK_OK(tp_onnx_load(path, NULL, NULL, &gr, &err), &err);
+            remove(path);
+            snprintf(path, sizeof path, "%s/mask.bin", dir);
+            remove(path);
+            rmdir(dir);
+        }
+        if (!gr) return;
+        const tp_node *p0 = find(gr, "p0"), *p1 = find(gr, "p1"), *p2 = find(gr, "p2");
+        TP_CHECK(p0 && p1 && p2);
+        if (p0 && p1 && p2) {
+            TP_CHECK_EQ_U64(p0->flags & (TP_NODE_EXP_UNDERFLOW | TP_NODE_DENORMAL_OUT),
+                            TP_NODE_EXP_UNDERFLOW);
+            TP_CHECK_EQ_U64(p1->flags & (TP_NODE_EXP_UNDERFLOW | TP_NODE_DENORMAL_OUT),
+                            TP_NODE_EXP_UNDERFLOW | TP_NODE_DENORMAL_OUT);
+            TP_CHECK_EQ_U64(p2->flags & (TP_NODE_EXP_UNDERFLOW | TP_NODE_DENORMAL_OUT), 0);
+        }
+        tp_graph_destroy(gr);
+    }
 }
 
 int main(void) {
@@ -911,6 +1005,7 @@ int main(void) {
     TP_RUN(graph_input_values);
     TP_RUN(float_size_arithmetic);
     TP_RUN(denormal_attention_mask);
+    TP_RUN(registered_buffer_mask);
     TP_RUN(allocation_failure_sweep);
     TP_RUN(sequences);
     TP_RUN(if_merges_sequences);

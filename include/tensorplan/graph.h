@@ -317,6 +317,13 @@ enum {
                                             GEMM that multiplies by them takes a microcode assist
                                             per vector operation (docs/cost.md, "Denormal
                                             attention masks") */
+    TP_NODE_EXP_UNDERFLOW = 1u << 6,     /* a float Softmax whose input carries a mask constant
+                                            at or below -87 (a denormal-band fill, -1e4, the
+                                            float minimum Hugging Face's causal masks use, -inf):
+                                            exp() of its masked scores leaves the normal range,
+                                            which onnxruntime's exp kernel pays in microcode
+                                            assists on a CPU that does not flush denormals
+                                            (docs/cost.md, "Masked Softmax") */
 };
 
 /* A node as stored; read-only for callers. */

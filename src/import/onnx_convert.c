@@ -63,6 +63,7 @@ tp_status tp__ox_val_add(conv *cv, const char *name, tp_node_id node, const tp_s
         old->runtime = true;
         old->dims_unknown = false;
         old->mask_min = tp_ox_value_mask_min(value);
+        old->unscanned = NULL;
         return TP_OK;
     }
     if (old) {
@@ -74,6 +75,7 @@ tp_status tp__ox_val_add(conv *cv, const char *name, tp_node_id node, const tp_s
         old->runtime = true;
         old->dims_unknown = false;
         old->mask_min = tp_ox_value_mask_min(value);
+        old->unscanned = NULL;
         return TP_OK;
     }
     if ((cv->n_vals + 1) * 2 > cv->cap_slots) {
@@ -98,6 +100,7 @@ tp_status tp__ox_val_add(conv *cv, const char *name, tp_node_id node, const tp_s
     v->runtime = true; /* until known otherwise (an initializer, a folded node) */
     v->dims_unknown = false;
     v->mask_min = tp_ox_value_mask_min(value);
+    v->unscanned = NULL;
     slots_insert(cv->slots, cv->cap_slots, cv->vals, (int32_t)cv->n_vals);
     cv->n_vals++;
     return TP_OK;
@@ -381,7 +384,9 @@ tp_status tp__ox_add_initializer(conv *cv, const tp_onnx_tensor *t) {
     st = tp_ox_value_from_tensor(cv->a, cv->m, t, &v, cv->err);
     if (st != TP_OK) return st;
     if ((st = tp__ox_val_add(cv, t->name, id, &s, t->data_type, v)) != TP_OK) return st;
-    tp__ox_val_find(cv, t->name)->runtime = false;
+    ox_val *val = tp__ox_val_find(cv, t->name);
+    val->runtime = false;
+    if (!v) val->unscanned = t;
     return TP_OK;
 }
 
@@ -674,7 +679,7 @@ tp_status tp__ox_add_node(conv *cv, const tp_onnx_node *n, uint32_t index) {
         memset(in, 0, sizeof *in);
         in->name = n->inputs[i];
         if (!n->inputs[i][0]) continue;
-        const ox_val *v = tp__ox_val_find(cv, n->inputs[i]);
+        ox_val *v = tp__ox_val_find(cv, n->inputs[i]);
         if (!v)
             return tp_error_setx(cv->err, TP_ERR_PARSE, n->offset, TP_NO_NODE,
                                  "onnx: node %u '%s' (%s): input '%s' is not defined by a graph "
@@ -687,6 +692,11 @@ tp_status tp__ox_add_node(conv *cv, const tp_onnx_node *n, uint32_t index) {
         in->value = v->value;
         in->runtime = v->runtime;
         in->dims_unknown = v->dims_unknown;
+        if (v->unscanned && tp_ox_mask_reads(n, i)) {
+            if ((st = tp_ox_tensor_mask_min(cv->m, v->unscanned, &v->mask_min, cv->err)) != TP_OK)
+                return st;
+            v->unscanned = NULL;
+        }
         in->mask_min = v->mask_min;
         tp_onnx_elem_type_to_dtype(v->elem, &in->dtype, NULL);
     }

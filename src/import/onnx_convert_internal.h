@@ -29,6 +29,9 @@ typedef struct ox_val {
     /* onnx_mask.c: the most negative constant that reaches it through additions, selections and
      * copies (an attention mask's fill value); +inf when none */
     double mask_min;
+    /* an initializer too large for its values to be tracked: mask_min is read from it when an op
+     * that carries a mask's fill first reads it (onnx_mask.c); NULL once read, or for others */
+    const tp_onnx_tensor *unscanned;
 } ox_val;
 
 typedef struct ox_rule_ix {

@@ -561,8 +561,10 @@ static void convert_scalar(int32_t dt, uint64_t w, double *d, int64_t *i) {
         *i = (int64_t)*d;
 }
 
+/* Up to cap values into oi / od (either may be NULL); where omin is not NULL, the least of them
+   (never a NaN) into it. */
 static tp_status read_values(const tp_onnx_model *m, const tp_onnx_tensor *t, int64_t *oi,
-                             double *od, uint64_t cap, uint64_t *n, tp_error *err) {
+                             double *od, double *omin, uint64_t cap, uint64_t *n, tp_error *err) {
     int32_t dt = t->data_type;
     uint32_t es = tp__onnx_elem_size(dt);
     bool numeric = dt == TP_ONNX_FLOAT || dt == TP_ONNX_DOUBLE || dt == TP_ONNX_FLOAT16 ||
@@ -591,6 +593,7 @@ static tp_status read_values(const tp_onnx_model *m, const tp_onnx_tensor *t, in
             convert_scalar(dt, le_word(t->raw + k * es, es), &d, &i);
             if (oi) oi[k] = i;
             if (od) od[k] = d;
+            if (omin && d < *omin) *omin = d;
         }
         return TP_OK;
     }
@@ -631,6 +634,7 @@ static tp_status read_values(const tp_onnx_model *m, const tp_onnx_tensor *t, in
             convert_scalar(dt, v, &d, &i);
             if (oi) oi[k] = i;
             if (od) od[k] = d;
+            if (omin && d < *omin) *omin = d;
             k++;
         } while (w != ew && !tp__pb_done(&run) && k < want);
         if (w == ew) r.pos = run.pos;
@@ -644,10 +648,17 @@ static tp_status read_values(const tp_onnx_model *m, const tp_onnx_tensor *t, in
 
 tp_status tp__onnx_tensor_read_i64(const tp_onnx_model *m, const tp_onnx_tensor *t, int64_t *out,
                                    uint64_t cap, uint64_t *n, tp_error *err) {
-    return read_values(m, t, out, NULL, cap, n, err);
+    return read_values(m, t, out, NULL, NULL, cap, n, err);
 }
 
 tp_status tp__onnx_tensor_read_f64(const tp_onnx_model *m, const tp_onnx_tensor *t, double *out,
                                    uint64_t cap, uint64_t *n, tp_error *err) {
-    return read_values(m, t, NULL, out, cap, n, err);
+    return read_values(m, t, NULL, out, NULL, cap, n, err);
+}
+
+tp_status tp__onnx_tensor_min_f64(const tp_onnx_model *m, const tp_onnx_tensor *t, double *min,
+                                  tp_error *err) {
+    uint64_t n = 0;
+    *min = INFINITY;
+    return read_values(m, t, NULL, NULL, min, t->n_elements, &n, err);
 }

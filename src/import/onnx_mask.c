@@ -7,17 +7,25 @@
  * the Softmax's output denormal, where -1e4, -1e9, -inf or FLT_MIN leave zeros. Measured with
  * onnxruntime 1.30 on an Intel Xeon (docs/cost.md, "Denormal attention masks"): the MatMul that
  * multiplies the probabilities by V ran 55x slower with a -90 or -100 mask than without, and
- * 1.3-1.9x with -120, -1e4, -inf or FLT_MIN.
+ * 1.3-1.9x with -120, -1e4, -inf or FLT_MIN. The Softmax itself pays for every fill at or below
+ * the band's top, where exp() leaves the normal range (docs/cost.md, "Masked Softmax"): a
+ * causal Softmax of 12 x 512 x 512 took 10-14 ms with -1e4, the float minimum or -inf, 21-22 ms
+ * with -100, against 1.4-1.9 ms unmasked.
  *
  * The value followed here is the most negative constant that reaches a tensor through
  * additions, selections and copies: a constant's own elements (tensorplan tracks the values of
- * tensors up to TP_OX_MAX_VALUES elements), then Add / Sum / Where / Concat / Min of them, and
+ * tensors up to TP_OX_MAX_VALUES elements; a larger initializer, such as a mask registered as a
+ * module's buffer, is read once when such an op reads it, from the model file or its external
+ * data file),
+ * then Add / Sum / Where / Concat / Min of them, and
  * the ops that move or repeat elements without changing them. A multiplication or any other
  * arithmetic ends it (the scale is not known). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "import/file_map.h"
 #include "import/onnx_ops.h"
 
 /* exp() of a mask in [BAND_LO, BAND_HI] is denormal (float32: ln(2^-149) = -103.28 up to
@@ -34,9 +42,9 @@ double tp_ox_value_mask_min(const tp_ox_value *v) {
     return lo;
 }
 
-static bool op_is(const tp_ox_ctx *c, const char *const *ops) {
+static bool op_in(const char *op_type, const char *const *ops) {
     for (; *ops; ops++)
-        if (strcmp(c->node->op_type, *ops) == 0) return true;
+        if (strcmp(op_type, *ops) == 0) return true;
     return false;
 }
 
@@ -46,21 +54,97 @@ static const char *const MOVE[] = {"Reshape", "Unsqueeze", "Squeeze", "Expand", 
                                    "Cast",    "Slice",     "Gather",  "Tile",   "Identity",
                                    "Flatten", "Pad",       "Dropout", NULL};
 
-double tp_ox_mask_min(const tp_ox_ctx *c) {
-    /* every input's elements can reach the output (not Max's: it keeps the larger values) */
+/* The inputs [*first, *last) of a node whose elements reach its first output unchanged: every
+   input of Add, Concat, Min and Sum (not Max's: it keeps the larger values), Where's two
+   branches, the data input of the ops that move elements; none for any other op. */
+static void carried_inputs(const char *domain, const char *op_type, uint32_t n_in, uint32_t *first,
+                           uint32_t *last) {
     static const char *const COMBINE[] = {"Add", "Concat", "Min", "Sum", NULL};
+    *first = *last = 0;
+    if (domain[0]) return;
+    if (op_in(op_type, COMBINE))
+        *last = n_in;
+    else if (strcmp(op_type, "Where") == 0)
+        *first = 1, *last = n_in;
+    else if (op_in(op_type, MOVE))
+        *last = n_in > 0 ? 1 : 0;
+}
+
+double tp_ox_mask_min(const tp_ox_ctx *c) {
     double lo = c->n_out > 0 ? tp_ox_value_mask_min(c->out[0].value) : INFINITY;
-    if (c->node->domain[0]) return lo;
-    uint32_t first = 0, last = 0; /* inputs [first, last) */
-    if (op_is(c, COMBINE))
-        last = c->n_in;
-    else if (strcmp(c->node->op_type, "Where") == 0)
-        first = 1, last = c->n_in;
-    else if (op_is(c, MOVE))
-        last = c->n_in > 0 ? 1 : 0;
+    uint32_t first, last;
+    carried_inputs(c->node->domain, c->node->op_type, c->n_in, &first, &last);
     for (uint32_t i = first; i < last; i++)
         if (c->in[i].present && c->in[i].mask_min < lo) lo = c->in[i].mask_min;
     return lo;
+}
+
+bool tp_ox_mask_reads(const tp_onnx_node *n, uint32_t input) {
+    /* a Gather's table is an embedding, not a mask: not read */
+    if (!n->domain[0] && strcmp(n->op_type, "Gather") == 0) return false;
+    uint32_t first, last;
+    carried_inputs(n->domain, n->op_type, n->n_inputs, &first, &last);
+    return input >= first && input < last;
+}
+
+/* The largest initializer read for its least value: 16 Mi elements (a 4,096 x 4,096 mask), so
+   that no weight of gigabytes is read where a copy op moves it */
+#define MASK_READ_MAX (16ull << 20)
+
+/* The path of t's external data, in the model's directory or, for a model file that is a
+   symbolic link, in the directory of the file it names (the data beside the real model); NULL
+   where neither holds it (tp__onnx_external_path). */
+static const char *external_path(const tp_onnx_model *m, const tp_onnx_tensor *t) {
+    const char *path = NULL;
+    tp_error e;
+    if (tp__onnx_external_path(m, t, &path, &e) == TP_OK) return path;
+    char *real = realpath(m->path, NULL);
+    char *slash = real ? strrchr(real, '/') : NULL;
+    if (slash) {
+        slash[slash == real ? 1 : 0] = 0; /* "/x" -> "/" */
+        tp_onnx_model beside = *m;
+        beside.base_dir = real;
+        if (tp__onnx_external_path(&beside, t, &path, &e) != TP_OK) path = NULL;
+    }
+    free(real);
+    return path;
+}
+
+/* An external tensor's data, read from its file when the model came from one (a model read from
+   memory opens no file for this), mapped for the scan only. Data it cannot read, or that lies
+   outside the model's directory, leaves the mask unknown. */
+static tp_status external_min(const tp_onnx_model *m, const tp_onnx_tensor *t, double *min,
+                              tp_error *err) {
+    uint64_t end;
+    if (!m->path[0] || !tp_add_u64(t->ext_offset, t->n_bytes, &end)) return TP_OK;
+    const char *path = external_path(m, t);
+    tp_file_map *map = NULL;
+    tp_error e;
+    if (!path || tp__file_map_open(path, m->alloc, &map, &e) != TP_OK) return TP_OK;
+    tp_status s = TP_OK;
+    if (end <= map->size) {
+        tp_onnx_tensor raw = *t;
+        raw.location = TP_ONNX_DATA_RAW;
+        raw.raw = map->data + t->ext_offset;
+        raw.raw_offset = t->ext_offset;
+        raw.raw_size = t->n_bytes;
+        s = tp__onnx_tensor_min_f64(m, &raw, min, err);
+    }
+    tp__file_map_close(map);
+    return s;
+}
+
+tp_status tp_ox_tensor_mask_min(const tp_onnx_model *m, const tp_onnx_tensor *t, double *min,
+                                tp_error *err) {
+    *min = INFINITY;
+    bool is_float = t->data_type == TP_ONNX_FLOAT || t->data_type == TP_ONNX_FLOAT16 ||
+                    t->data_type == TP_ONNX_BFLOAT16 || t->data_type == TP_ONNX_DOUBLE;
+    if (!is_float || t->location == TP_ONNX_DATA_NONE || t->n_elements > MASK_READ_MAX)
+        return TP_OK;
+    tp_status s = t->location == TP_ONNX_DATA_EXTERNAL ? external_min(m, t, min, err)
+                                                       : tp__onnx_tensor_min_f64(m, t, min, err);
+    if (s == TP_ERR_UNSUPPORTED) *min = INFINITY, s = TP_OK;
+    return s;
 }
 
 static bool is_softmax(const tp_ox_ctx *c) {
@@ -74,20 +158,32 @@ uint32_t tp_ox_mask_flags(const tp_ox_ctx *c) {
     if (c->n_out < 1 || c->out[0].elem_type != TP_ONNX_FLOAT) return 0;
     if (is_softmax(c)) {
         double m = c->in[0].mask_min;
-        return m >= BAND_LO && m <= BAND_HI ? TP_NODE_DENORMAL_OUT : 0;
+        if (!(m <= BAND_HI)) return 0;
+        return TP_NODE_EXP_UNDERFLOW | (m >= BAND_LO ? TP_NODE_DENORMAL_OUT : 0);
     }
     const tp_node *in = c->in[0].node >= 0 ? tp_graph_node(c->g, c->in[0].node) : NULL;
-    return in && (in->flags & TP_NODE_DENORMAL_OUT) && op_is(c, MOVE) ? TP_NODE_DENORMAL_OUT : 0;
+    return in && (in->flags & TP_NODE_DENORMAL_OUT) && op_in(c->node->op_type, MOVE)
+               ? TP_NODE_DENORMAL_OUT
+               : 0;
 }
 
 tp_status tp_ox_mask_note(const tp_ox_ctx *c, uint32_t flags) {
-    if (!(flags & TP_NODE_DENORMAL_OUT) || !is_softmax(c)) return TP_OK;
-    char msg[480]; /* identical notes are kept once: one per fill value */
-    snprintf(msg, sizeof msg,
-             "a Softmax reads a mask filled with %g, in exp's denormal band: its masked "
-             "probabilities are denormal numbers, which the GEMM after it multiplies slowly on a "
-             "CPU that does not flush them to zero (onnxruntime's default; its session option "
-             "session.set_denormal_as_zero=1 avoids it); priced with half of them masked",
-             c->in[0].mask_min);
+    if (!(flags & TP_NODE_EXP_UNDERFLOW) || !is_softmax(c)) return TP_OK;
+    char msg[560]; /* identical notes are kept once: one per fill value */
+    if (flags & TP_NODE_DENORMAL_OUT)
+        snprintf(msg, sizeof msg,
+                 "a Softmax reads a mask filled with %g, in exp's denormal band: its masked "
+                 "probabilities are denormal numbers, which it and the GEMM after it compute "
+                 "slowly on a CPU that does not flush them to zero (onnxruntime's default; its "
+                 "session option session.set_denormal_as_zero=1 avoids it); priced with a causal "
+                 "mask's share of the scores masked",
+                 c->in[0].mask_min);
+    else
+        snprintf(msg, sizeof msg,
+                 "a Softmax reads a mask filled with %g: exp() of its masked scores underflows, "
+                 "which onnxruntime's exp kernel pays in microcode assists on a CPU that does not "
+                 "flush denormals to zero (its default); priced with a causal mask's share of the "
+                 "scores masked",
+                 c->in[0].mask_min);
     return tp_graph_add_note(c->g, msg, c->err);
 }

@@ -236,5 +236,13 @@ tp_status tp__onnx_tensor_read_i64(const tp_onnx_model *m, const tp_onnx_tensor 
 /* As above, values as double (float16/bfloat16 converted). */
 tp_status tp__onnx_tensor_read_f64(const tp_onnx_model *m, const tp_onnx_tensor *t, double *out,
                                    uint64_t cap, uint64_t *n, tp_error *err);
+/* The path of t's external data file (in the model's arena), after checking that it stays in
+ * the model's directory (TP_ERR_PARSE naming the tensor otherwise). */
+tp_status tp__onnx_external_path(const tp_onnx_model *m, const tp_onnx_tensor *t, const char **path,
+                                 tp_error *err);
+/* The least value of t (+inf when it has none; NaN is never the least), reading every element
+ * once: the same data and errors as above. */
+tp_status tp__onnx_tensor_min_f64(const tp_onnx_model *m, const tp_onnx_tensor *t, double *min,
+                                  tp_error *err);
 
 #endif

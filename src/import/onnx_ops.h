@@ -101,12 +101,24 @@ bool tp_ox_dims_from_runtime(const tp_ox_ctx *c);
 /* Attention masks (onnx_mask.c): the most negative constant among a value's elements (+inf when
  * none is known or it is not floating point), the one that reaches a node's outputs through
  * additions, selections and copies of its inputs, and the flags it gives the node
- * (TP_NODE_DENORMAL_OUT on a Softmax whose input's mask lies in exp's denormal band). */
+ * (TP_NODE_EXP_UNDERFLOW on a float32 Softmax whose input's mask is at or below -87, with
+ * TP_NODE_DENORMAL_OUT where it lies in exp's denormal band, and on the ops passing that on). */
 double tp_ox_value_mask_min(const tp_ox_value *v);
 double tp_ox_mask_min(const tp_ox_ctx *c);
 uint32_t tp_ox_mask_flags(const tp_ox_ctx *c);
-/* The graph note of a Softmax given TP_NODE_DENORMAL_OUT by tp_ox_mask_flags (`flags`): the fill
- * value and onnxruntime's option that avoids the cost; TP_OK and nothing for any other node. */
+/* Whether input `input` of n can carry a mask's fill to its output, so that an initializer too
+ * large to be value-tracked is read there for its least value (tp_ox_tensor_mask_min): the
+ * inputs tp_ox_mask_min follows, but a Gather's table (an embedding). */
+bool tp_ox_mask_reads(const tp_onnx_node *n, uint32_t input);
+/* The least value of an initializer t (+inf when it is not floating point, has more than 16 Mi
+ * elements, its type cannot be read, or its data is in an external file that the model, read from
+ * memory, or the file system does not give); errors of inconsistent data and of an external
+ * location outside the model's directory, as tp__onnx_tensor_read_f64 and tp__onnx_external_path.
+ */
+tp_status tp_ox_tensor_mask_min(const tp_onnx_model *m, const tp_onnx_tensor *t, double *min,
+                                tp_error *err);
+/* The graph note of a Softmax given TP_NODE_EXP_UNDERFLOW by tp_ox_mask_flags (`flags`): the
+ * fill value and what it costs; TP_OK and nothing for any other node. */
 tp_status tp_ox_mask_note(const tp_ox_ctx *c, uint32_t flags);
 
 /* ---- helpers for rules (onnx_convert.c) ---- */
