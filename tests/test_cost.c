@@ -1102,9 +1102,9 @@ TP_TEST(weights_streamed_from_memory) {
 }
 
 /* A GEMM whose first operand a denormal-masked Softmax wrote (TP_NODE_DENORMAL_OUT) pays, at
-   TP_DENORMAL_SHARE of the operand's elements, ceil(n / lanes) assists of denormal_ns each, the
-   threads sharing them; no flag, or no measured cost, adds nothing (docs/cost.md, "Denormal
-   attention masks"). */
+   the masked share of the operand's elements (a causal mask's: (q - 1) / 2k of q x k scores),
+   ceil(n / lanes) assists of denormal_ns each, the threads sharing them; no flag, or no
+   measured cost, adds nothing (docs/cost.md, "Denormal attention masks"). */
 TP_TEST(denormal_operand_assists) {
     tp_graph *g = new_graph();
     tp_node_id s = in(g, "s", TP_DTYPE_F32, 3, (int64_t[]){8, 49, 49});
@@ -1118,7 +1118,7 @@ TP_TEST(denormal_operand_assists) {
     TP_CHECK_EQ_U64(plain.denormal_elems, 0);
     TP_CHECK_OK(tp_graph_set_flags(g, p, TP_NODE_DENORMAL_OUT, err), err);
     tp_op_cost oc = acc(g, y);
-    TP_CHECK_EQ_U64(oc.denormal_elems, (uint64_t)(8 * 49 * 49 * TP_DENORMAL_SHARE));
+    TP_CHECK_EQ_U64(oc.denormal_elems, (uint64_t)(8 * 49 * 49 * (48.0 / 98.0)));
     tp_device_model d = flat_model(100, 1);
     d.vector_floats = 16;
     double base = tp_node_cost_eval(&d, y, &oc).compute_ns;
@@ -1134,6 +1134,48 @@ TP_TEST(denormal_operand_assists) {
     d.denormal_ns = -1;
     TP_CHECK_STATUS(tp_device_model_validate(&d, err), TP_ERR_INVALID);
     TP_CHECK_CONTAINS(err->msg, "denormal_ns");
+    tp_graph_destroy(g);
+}
+
+/* A Softmax whose mask underflows exp() (TP_NODE_EXP_UNDERFLOW) pays 1.3 assists of
+   denormal_ns per vector of its masked scores (3.3 with a fill in exp's denormal band) and 2.5
+   per row holding some, the threads sharing them; the masked share is a causal mask's, none for one
+   query row (a decode step); no flag, or no measured cost, adds nothing (docs/cost.md, "Masked
+   Softmax"). */
+TP_TEST(masked_softmax_underflow) {
+    tp_graph *g = new_graph();
+    tp_node_id s = in(g, "s", TP_DTYPE_F32, 3, (int64_t[]){12, 64, 64});
+    tp_node_id s1 = in(g, "s1", TP_DTYPE_F32, 3, (int64_t[]){12, 1, 65});
+    tp_op sm = {.kind = TP_OP_SOFTMAX};
+    sm.attrs.axis.axis = -1;
+    tp_node_id p = op(g, sm, (tp_node_id[]){s}, 1, TP_DTYPE_F32, 3, (int64_t[]){12, 64, 64});
+    tp_node_id p1 = op(g, sm, (tp_node_id[]){s1}, 1, TP_DTYPE_F32, 3, (int64_t[]){12, 1, 65});
+    tp_op_cost plain = acc(g, p);
+    TP_CHECK_EQ_U64(plain.underflow_elems, 0);
+    TP_CHECK_OK(tp_graph_set_flags(g, p, TP_NODE_EXP_UNDERFLOW, err), err);
+    TP_CHECK_OK(tp_graph_set_flags(g, p1, TP_NODE_EXP_UNDERFLOW, err), err);
+    tp_op_cost oc = acc(g, p);
+    TP_CHECK_EQ_U64(oc.underflow_elems, 12 * 63 * 64 / 2); /* the strict upper triangle */
+    TP_CHECK_EQ_U64(oc.underflow_rows, 12 * 63);           /* every row but the first */
+    TP_CHECK(!oc.exp_denormal);
+    TP_CHECK_EQ_U64(acc(g, p1).underflow_elems, 0);
+    TP_CHECK_EQ_U64(acc(g, p1).underflow_rows, 0);
+    tp_device_model d = flat_model(100, 1);
+    d.vector_floats = 16;
+    double base = tp_node_cost_eval(&d, p, &plain).total_ns;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, p, &oc).total_ns, base, 1e-9); /* not measured */
+    d.denormal_ns = 50;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, p, &oc).total_ns - base,
+                  ((double)oc.underflow_elems / 16 * 1.3 + 12 * 63 * 2.5) * 50, 1e-6);
+    TP_CHECK_OK(tp_graph_set_flags(g, p, TP_NODE_EXP_UNDERFLOW | TP_NODE_DENORMAL_OUT, err), err);
+    tp_op_cost band = acc(g, p);
+    TP_CHECK(band.exp_denormal);
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, p, &band).total_ns - base,
+                  ((double)band.underflow_elems / 16 * 3.3 + 12 * 63 * 2.5) * 50, 1e-6);
+    d.threads = 2;
+    double base2 = tp_node_cost_eval(&d, p, &plain).total_ns;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, p, &band).total_ns - base2,
+                  ((double)band.underflow_elems / 16 * 3.3 + 12 * 63 * 2.5) * 50 / 2, 1e-6);
     tp_graph_destroy(g);
 }
 
@@ -1585,6 +1627,7 @@ int main(void) {
     TP_RUN(cache_bandwidth_follows_the_read_curve);
     TP_RUN(weights_streamed_from_memory);
     TP_RUN(denormal_operand_assists);
+    TP_RUN(masked_softmax_underflow);
     TP_RUN(weight_set_of_a_run);
     TP_RUN(row_normalization_rate);
     TP_RUN(plain_global_average_pool_at_the_norm_rate);

@@ -101,14 +101,21 @@ typedef struct tp_op_cost {
     bool conv_expands;
     /* GEMM whose first operand holds denormal numbers (its producer has TP_NODE_DENORMAL_OUT: a
      * Softmax over a mask in exp's denormal band): the operand's elements expected to be
-     * denormal, TP_DENORMAL_SHARE of them (the masked share is computed at run time); else 0. */
+     * denormal, its masked share (TP_MASK_SHARE); else 0. */
     uint64_t denormal_elems;
+    /* Softmax with TP_NODE_EXP_UNDERFLOW: its elements expected to be masked (TP_MASK_SHARE),
+     * whose exp() underflows; `exp_denormal` when the fill is in exp's denormal band (the
+     * Softmax then also writes denormals: TP_NODE_DENORMAL_OUT); else 0 / false. */
+    uint64_t underflow_elems;
+    uint64_t underflow_rows; /* its rows holding masked scores (causal: q - 1 of every q) */
+    bool exp_denormal;
 } tp_op_cost;
 
-/* The share of a denormal-masked Softmax's output taken as denormal: the masked share of an
- * attention is known only at run time (a causal mask: about half; Swin's shifted windows: 0.12-0.74
- * per window), so the midpoint (docs/cost.md, "Denormal attention masks"). */
-#define TP_DENORMAL_SHARE 0.5
+/* The share of a masked Softmax's q x k scores (q rows of k) taken as masked: the mask's values
+ * are known only at run time, so a causal mask's, (q - 1) / (2k): about half of a square one
+ * (Swin's shifted windows mask 0.12-0.43 of theirs, by geometry), none for one query row (a
+ * decode step's) (docs/cost.md, "Masked Softmax"). 0 when k is 0. */
+#define TP_MASK_SHARE(q, k) ((k) > 0 && (q) > 0 ? ((double)(q)-1.0) / (2.0 * (double)(k)) : 0.0)
 
 /* Account node `id` of a bound graph. TP_ERR_INVALID (bad id, missing attrs such
  * as attention heads), TP_ERR_UNBOUND, TP_ERR_OVERFLOW (flops beyond 64 bits),
@@ -257,7 +264,9 @@ typedef struct tp_device_model {
      * a denormal number, on one thread, with the CPU's default floating-point mode (no
      * flush-to-zero, as onnxruntime runs); 0 = no measurable extra, or not measured (catalog,
      * default, older caches). A GEMM with tp_op_cost.denormal_elems adds denormal_elems x
-     * ceil(n / lanes) of them (docs/cost.md, "Denormal attention masks"). */
+     * ceil(n / lanes) of them (docs/cost.md, "Denormal attention masks"); a Softmax with
+     * tp_op_cost.underflow_elems 1.3 of them per vector of those elements (3.3 where it writes
+     * denormals) and 2.5 per row holding them (docs/cost.md, "Masked Softmax"). */
     double denormal_ns;
     /* Bandwidth of a pass whose data fits the caches: the triad over cache_bytes (read +
      * written) runs at cache_gbps; mem_gbps was measured over mem_set_bytes. 0 = not

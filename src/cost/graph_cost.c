@@ -218,6 +218,24 @@ static double denormal_ns(const tp_device_model *d, const tp_op_cost *oc) {
            (double)(d->threads ? d->threads : 1);
 }
 
+/* A Softmax whose masked scores underflow exp(): onnxruntime's exp kernel takes microcode assists
+   on the vectors of them (more where it writes denormals than where it ends at zero) and on
+   every row that holds some (its sums); the counts were measured against the calibrated assist
+   (denormal_ns) on causal Softmaxes of 8 to 512 scores a row, the threads sharing the rows
+   (docs/cost.md, "Masked Softmax"). */
+#define EXP_UNDERFLOW_ASSISTS 1.3 /* per vector: -1e4, the float minimum, -inf */
+#define EXP_DENORMAL_ASSISTS 3.3  /* per vector: a fill in exp's denormal band (-100) */
+#define EXP_ROW_ASSISTS 2.5       /* per row holding masked scores */
+
+static double underflow_ns(const tp_device_model *d, const tp_op_cost *oc) {
+    if (oc->underflow_elems == 0 || !(d->denormal_ns > 0)) return 0;
+    double lanes = d->vector_floats ? (double)d->vector_floats : 8;
+    double per_vector = oc->exp_denormal ? EXP_DENORMAL_ASSISTS : EXP_UNDERFLOW_ASSISTS;
+    double assists = (double)oc->underflow_elems / lanes * per_vector +
+                     (double)oc->underflow_rows * EXP_ROW_ASSISTS;
+    return assists * d->denormal_ns / (double)(d->threads ? d->threads : 1);
+}
+
 /* `stream_share`: the share of the weights that a run reads from memory (tp__weight_stream_share
    of the run's weight set); a GEMM adds that share of its weight bytes at gemm_stream_gbps. */
 static tp_node_cost eval(const tp_device_model *d, tp_node_id id, const tp_op_cost *oc,
@@ -274,6 +292,7 @@ static tp_node_cost eval(const tp_device_model *d, tp_node_id id, const tp_op_co
     if (oc->kernel == TP_KERNEL_ROWNORM && d->norm_gbps > 0 &&
         (double)nc.bytes / d->norm_gbps > nc.memory_ns)
         nc.memory_ns = (double)nc.bytes / d->norm_gbps; /* a chain of dependent sums per row */
+    nc.memory_ns += underflow_ns(d, oc);
     double body = nc.compute_ns > nc.memory_ns ? nc.compute_ns : nc.memory_ns;
     /* one measured thread: no fork/join to charge; the per-node cost is runtime_node_ns
        (catalog and default models carry none, and keep dispatch_ns as their per-kernel guess) */

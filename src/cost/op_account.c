@@ -228,10 +228,10 @@ static tp_status account_matmul(const op_acct *a, uint64_t out_elems, tp_op_cost
     c->activation_rows = true;
     c->compute_dtype = A->dtype;
     if ((A->flags & TP_NODE_DENORMAL_OUT) && n > 0) {
-        /* A's elements: out_elems / n rows of k */
+        /* A's elements: out_elems / n rows of k, m of them per instance (A's q x k scores) */
         uint64_t a_elems = 0;
         if ((s = mul(a, out_elems / n, k, &a_elems)) != TP_OK) return s;
-        c->denormal_elems = (uint64_t)((double)a_elems * TP_DENORMAL_SHARE);
+        c->denormal_elems = (uint64_t)((double)a_elems * TP_MASK_SHARE(m, k));
     }
     return TP_OK;
 }
@@ -539,6 +539,19 @@ static tp_status account_memory(const op_acct *a, uint64_t out_elems, tp_op_cost
         if (op->sub != TP_NORM_BATCH && op->sub != TP_NORM_LRN) c->kernel = TP_KERNEL_ROWNORM;
         return per_elem(a, out_elems, norm_flops(op->sub), c);
     case TP_OP_SOFTMAX:
+        if (a->n->flags & TP_NODE_EXP_UNDERFLOW) {
+            /* the masked share of its rows of k scores, q rows to a mask (docs/cost.md, "Masked
+               Softmax"); one row alone is taken as square */
+            uint64_t q = 0, k = 0;
+            if ((s = dim_of(a, a->n, -1, &k)) != TP_OK) return s;
+            if (a->n->shape.rank < 2)
+                q = k;
+            else if ((s = dim_of(a, a->n, -2, &q)) != TP_OK)
+                return s;
+            c->underflow_elems = (uint64_t)((double)out_elems * TP_MASK_SHARE(q, k));
+            c->underflow_rows = k && q ? out_elems / k / q * (q - 1) : 0;
+            c->exp_denormal = (a->n->flags & TP_NODE_DENORMAL_OUT) != 0;
+        }
         return per_elem(a, out_elems, 5, c);
     case TP_OP_REDUCE:
         return per_elem(a, in_elems, reduce_flops(op->sub), c);
