@@ -26,6 +26,21 @@ class Out(nn.Module):
         return y[self.key] if self.key is not None else y
 
 
+class CausalEncoder(nn.Module):
+    """A decoder-only stack as torch's own layers build it: nn.TransformerEncoder under a causal
+    mask registered as a buffer (-inf above the diagonal), so the export holds the mask as a
+    [tokens, tokens] initializer."""
+
+    def __init__(self, tokens=200, width=256, heads=8, layers=4):
+        super().__init__()
+        layer = nn.TransformerEncoderLayer(width, heads, 4 * width, dropout=0.0, batch_first=True)
+        self.enc = nn.TransformerEncoder(layer, layers)
+        self.register_buffer("mask", nn.Transformer.generate_square_subsequent_mask(tokens))
+
+    def forward(self, x):
+        return self.enc(x, mask=self.mask)
+
+
 def registry():
     import torchvision.models as tv
     import torchvision.models.segmentation as seg
@@ -50,6 +65,9 @@ def registry():
         "fcn_resnet50": s(seg.fcn_resnet50, 224),
         # session 21: a Swin variant, held out for the denormal attention mask (docs/cost.md)
         "swin_s": v(tv.swin_s),
+        # session 22: a causal mask registered as a buffer, held out for the masked Softmax
+        # (docs/cost.md, "Masked Softmax"); its input is [1, 200, 256] token features
+        "causal_encoder": lambda: (CausalEncoder(), (1, 200, 256)),
     }
 
 
@@ -60,7 +78,8 @@ def export(name, make, outdir):
     torch.manual_seed(0)
     model, size = make()
     model.eval()
-    x = torch.randn(1, 3, size, size)
+    shape = list(size) if isinstance(size, tuple) else [1, 3, size, size]
+    x = torch.randn(*shape)
     tmp = base + ".tmp.onnx"
     torch.onnx.export(model, (x,), tmp, input_names=["input"], output_names=["out"],
                       opset_version=17, do_constant_folding=True)
@@ -70,7 +89,7 @@ def export(name, make, outdir):
                     location=name + ".onnx.data", size_threshold=1024)
     with open(base + ".inputs.json", "w") as f:
         json.dump({"model": name, "bind": {},
-                   "inputs": {"input": {"shape": [1, 3, size, size], "dtype": "float32"}}}, f)
+                   "inputs": {"input": {"shape": shape, "dtype": "float32"}}}, f)
     return True
 
 
