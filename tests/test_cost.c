@@ -1179,6 +1179,33 @@ TP_TEST(masked_softmax_underflow) {
     tp_graph_destroy(g);
 }
 
+/* Where is priced as onnxruntime's CPU kernel runs it on a measured CPU: three passes' bytes
+   (cond and X into an output-sized selection, cond and Y into one of their broadcast shape, the
+   merge into the output), on the calling thread alone, without a fork; a catalog device keeps
+   one pass over the pool (docs/cost.md, "Where"). */
+TP_TEST(where_as_onnxruntime_runs_it) {
+    tp_graph *g = new_graph();
+    tp_node_id c = in(g, "c", TP_DTYPE_BOOL, 4, (int64_t[]){1, 1, 64, 64});
+    tp_node_id x = in(g, "x", TP_DTYPE_F32, 4, (int64_t[]){1, 12, 64, 64});
+    tp_node_id y = in(g, "y", TP_DTYPE_F32, 0, NULL);
+    tp_node_id w = op(g, (tp_op){.kind = TP_OP_WHERE}, (tp_node_id[]){c, x, y}, 3, TP_DTYPE_F32, 4,
+                      (int64_t[]){1, 12, 64, 64});
+    tp_op_cost oc = acc(g, w);
+    const uint64_t cb = 64 * 64, xb = 12 * 64 * 64 * 4, ysel = 64 * 64 * 4;
+    TP_CHECK_EQ_U64(oc.bytes_read + oc.bytes_written, cb + xb + 4 + xb); /* one pass */
+    TP_CHECK_EQ_U64(oc.select_bytes, (cb + xb + xb) + (cb + 4 + ysel) + (xb + ysel + xb));
+    tp_device_model d = flat_model(100, 10);
+    d.threads = 2;
+    d.runtime_node_ns = 500;
+    tp_node_cost nc = tp_node_cost_eval(&d, w, &oc);
+    TP_CHECK_NEAR(nc.memory_ns, (double)oc.select_bytes / 10 * 2, 1e-6);
+    TP_CHECK_NEAR(nc.dispatch_ns, 500, 1e-9); /* no fork */
+    d.source = TP_SOURCE_CATALOG;
+    nc = tp_node_cost_eval(&d, w, &oc);
+    TP_CHECK_NEAR(nc.memory_ns, (double)(oc.bytes_read + oc.bytes_written) / 10, 1e-6);
+    tp_graph_destroy(g);
+}
+
 /* Inside a graph, the run's weight set is every GEMM's weights: a 2-layer MLP whose weights
    together exceed the read curve's last point streams all of them, each layer alone would not. */
 TP_TEST(weight_set_of_a_run) {
@@ -1628,6 +1655,7 @@ int main(void) {
     TP_RUN(weights_streamed_from_memory);
     TP_RUN(denormal_operand_assists);
     TP_RUN(masked_softmax_underflow);
+    TP_RUN(where_as_onnxruntime_runs_it);
     TP_RUN(weight_set_of_a_run);
     TP_RUN(row_normalization_rate);
     TP_RUN(plain_global_average_pool_at_the_norm_rate);

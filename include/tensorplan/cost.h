@@ -58,10 +58,12 @@ typedef enum tp_cost_kernel {
     TP_KERNEL_GROUPED,   /* grouped convolution (groups > 1, not depthwise): one GEMM per group
                             of gemm_m = the group's filters (rows) by gemm_n = output pixels,
                             after an im2col pass of gemm_batch · gemm_k · gemm_n elements */
-    TP_KERNEL_RECURRENT  /* LSTM / GRU / RNN: the input projection of every step at once
+    TP_KERNEL_RECURRENT, /* LSTM / GRU / RNN: the input projection of every step at once
                             (rec_proj_*), then gemm_batch steps one after another, each the
                             hidden state (gemm_m rows) by R (gemm_k × gemm_n), which it reads
                             again at every step */
+    TP_KERNEL_SELECT     /* Where: on a measured CPU, onnxruntime's kernel: select_bytes on one
+                            thread, no pool (docs/cost.md, "Where") */
 } tp_cost_kernel;
 
 /* Flops and bytes of one node (docs/cost.md lists the per-element counts).
@@ -108,6 +110,10 @@ typedef struct tp_op_cost {
      * Softmax then also writes denormals: TP_NODE_DENORMAL_OUT); else 0 / false. */
     uint64_t underflow_elems;
     uint64_t underflow_rows; /* its rows holding masked scores (causal: q - 1 of every q) */
+    /* Where (TP_KERNEL_SELECT): the bytes onnxruntime's CPU kernel moves, three passes one after
+     * another: cond and X into an output-sized selection, cond and Y into one of their
+     * broadcast shape, and the merge of the two into the output; else 0. */
+    uint64_t select_bytes;
     bool exp_denormal;
 } tp_op_cost;
 

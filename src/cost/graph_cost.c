@@ -286,6 +286,15 @@ static tp_node_cost eval(const tp_device_model *d, tp_node_id id, const tp_op_co
             nc.compute_ns += (double)oc->weight_bytes * stream_share / d->gemm_stream_gbps;
     }
     nc.memory_ns = (double)nc.bytes / tp_device_mem_gbps(d, nc.bytes); /* GB/s = bytes per ns */
+    bool serial = false; /* on the calling thread alone, without the pool */
+    if (oc->kernel == TP_KERNEL_SELECT && oc->select_bytes > 0 && d->kind == TP_DEVICE_CPU &&
+        d->source == TP_SOURCE_MEASURED) {
+        /* onnxruntime's Where: three passes, none of them split among the threads; one thread's
+           share of the calibrated bandwidth, as a node too small to split */
+        nc.memory_ns = (double)oc->select_bytes / tp_device_mem_gbps(d, oc->select_bytes) *
+                       (double)(d->threads ? d->threads : 1);
+        serial = true;
+    }
     if (oc->kernel == TP_KERNEL_RESIZE && d->resize_gbps > 0 &&
         (double)nc.bytes / d->resize_gbps > nc.memory_ns)
         nc.memory_ns = (double)nc.bytes / d->resize_gbps; /* interpolation, not a stream */
@@ -296,9 +305,10 @@ static tp_node_cost eval(const tp_device_model *d, tp_node_id id, const tp_op_co
     double body = nc.compute_ns > nc.memory_ns ? nc.compute_ns : nc.memory_ns;
     /* one measured thread: no fork/join to charge; the per-node cost is runtime_node_ns
        (catalog and default models carry none, and keep dispatch_ns as their per-kernel guess) */
-    double fork = one_measured_thread(d) ? 0 : d->dispatch_ns;
+    double fork = one_measured_thread(d) || serial ? 0 : d->dispatch_ns;
     double wake = wakes_pool(d, oc) ? d->wake_ns : 0;
-    if (d->threads > 1 && !one_thread && body * (double)d->threads + wake < body + fork) {
+    if (d->threads > 1 && !one_thread && !serial &&
+        body * (double)d->threads + wake < body + fork) {
         /* too small to split: the runtime runs it on the calling thread (no fork/join), at
            about one thread's share of the calibrated multi-thread throughput, after waking a
            pool thread for nothing when it hands GEMMs of this size to its pool */

@@ -514,6 +514,35 @@ static tp_status account_signal(const op_acct *a, uint64_t out_elems, tp_op_cost
     }
 }
 
+/* Where as onnxruntime's CPU kernel runs it (where_op.cc): X_selection = cond ? X : 0 over the
+   broadcast of cond and X (the output's shape), Y_selection = cond ? 0 : Y over the broadcast
+   of cond and Y, then output = X_selection != 0 ? X_selection : Y_selection; each pass reads
+   its two inputs and writes its result. */
+static tp_status account_select(const op_acct *a, tp_op_cost *c) {
+    const tp_node *cond = input_node(a, 0), *x = input_node(a, 1), *y = input_node(a, 2);
+    if (!cond || !x || !y) return bad_shape(a, "where needs three inputs");
+    uint64_t cb = 0, xb = 0, yb = 0, out = c->bytes_written, ysel = 1, es = 0;
+    tp_status s;
+    if ((s = bytes_of(a, a->n->inputs[0], &cb)) != TP_OK ||
+        (s = bytes_of(a, a->n->inputs[1], &xb)) != TP_OK ||
+        (s = bytes_of(a, a->n->inputs[2], &yb)) != TP_OK)
+        return s;
+    int32_t r = cond->shape.rank > y->shape.rank ? cond->shape.rank : y->shape.rank;
+    for (int32_t i = 1; i <= r; i++) { /* dims from the right, broadcast */
+        uint64_t dc = 1, dy = 1;
+        if (i <= cond->shape.rank && (s = dim_of(a, cond, -i, &dc)) != TP_OK) return s;
+        if (i <= y->shape.rank && (s = dim_of(a, y, -i, &dy)) != TP_OK) return s;
+        if ((s = mul(a, ysel, dc > dy ? dc : dy, &ysel)) != TP_OK) return s;
+    }
+    if ((s = tp_dtype_bytes(a->n->dtype, ysel, &es, a->err)) != TP_OK) return s;
+    uint64_t parts[] = {cb, xb, out, cb, yb, es, out, es, out}, total = 0;
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        if ((s = add(a, total, parts[i], &total)) != TP_OK) return s;
+    c->kernel = TP_KERNEL_SELECT;
+    c->select_bytes = total;
+    return TP_OK;
+}
+
 static tp_status account_memory(const op_acct *a, uint64_t out_elems, tp_op_cost *c) {
     const tp_op *op = &a->n->op;
     uint64_t in_elems = 0;
@@ -524,8 +553,10 @@ static tp_status account_memory(const op_acct *a, uint64_t out_elems, tp_op_cost
         return per_elem(a, out_elems, unary_flops(op->sub), c);
     case TP_OP_BINARY:
         return per_elem(a, out_elems, op->sub == TP_BINARY_POW ? 4 : 1, c);
-    case TP_OP_COMPARE:
     case TP_OP_WHERE:
+        if ((s = account_select(a, c)) != TP_OK) return s;
+        return per_elem(a, out_elems, 1, c);
+    case TP_OP_COMPARE:
     case TP_OP_CAST:
     case TP_OP_CUMSUM:
         return per_elem(a, out_elems, 1, c);
