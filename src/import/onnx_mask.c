@@ -175,8 +175,9 @@ tp_status tp_ox_mask_note(const tp_ox_ctx *c, uint32_t flags) {
                  "a Softmax reads a mask filled with %g, in exp's denormal band: its masked "
                  "probabilities are denormal numbers, which it and the GEMM after it compute "
                  "slowly on a CPU that does not flush them to zero (onnxruntime's default; its "
-                 "session option session.set_denormal_as_zero=1 avoids it); priced with a causal "
-                 "mask's share of the scores masked",
+                 "session option session.set_denormal_as_zero=1 flushes them on its pool's "
+                 "threads only, not on the calling thread, which runs everything at 1 thread); "
+                 "priced with a causal mask's share of the scores masked",
                  c->in[0].mask_min);
     else
         snprintf(msg, sizeof msg,
