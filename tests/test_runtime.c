@@ -143,7 +143,24 @@ TP_TEST(onnxruntime_terms) {
     TP_CHECK(r.session_fixed_bytes > 20u << 20); /* measured: about 26 MiB */
     TP_CHECK_EQ_U64(r.peak_bytes, r.session_fixed_bytes + r.graph_bytes + r.model_copy_bytes +
                                       r.calibration_margin_bytes + r.weight_bytes +
-                                      r.prepacked_bytes + r.arena_bytes + r.input_bytes);
+                                      r.prepacked_bytes + r.arena_bytes + r.input_bytes +
+                                      r.output_copy_bytes);
+    /* the binding's copies of the outputs (node, Python), each output once; none for a C
+       caller */
+    uint64_t outs = 0;
+    for (uint32_t i = 0; i < tp_graph_output_count(g); i++) {
+        uint64_t b = 0;
+        TP_CHECK_OK(tp_graph_node_bytes(g, tp_graph_output(g, i), &b, &err), &err);
+        outs += b;
+    }
+    TP_CHECK(outs > 0);
+    TP_CHECK_EQ_U64(r.output_copy_bytes, outs);
+    tp_runtime_options c_caller = o;
+    c_caller.ort.copy_outputs = false;
+    tp_runtime_estimate rc;
+    TP_CHECK_OK(tp_runtime_estimate_graph(g, &e, &c_caller, &rc, &err), &err);
+    TP_CHECK_EQ_U64(rc.output_copy_bytes, 0);
+    TP_CHECK(rc.peak_bytes < r.peak_bytes);
     TP_CHECK_EQ_U64(r.node_count, 4);       /* conv, reshape, matmul, gather */
     TP_CHECK_EQ_U64(r.model_copy_bytes, 0); /* no model file given */
     TP_CHECK(r.peak_bytes > e.peak_bytes);
@@ -600,6 +617,44 @@ TP_TEST(prepacked_weights_are_not_in_the_arena) {
     tp_graph_destroy(g);
 }
 
+/* Where asks the arena for its two selections while it runs (where_op.cc): cond ? X : 0 in the
+ * output's shape and cond ? 0 : Y in the broadcast shape of cond and Y; both are scratch (not
+ * in the memory pattern), alive at the Where's step only. */
+TP_TEST(ort_where_selections_are_scratch) {
+    tp_error err;
+    tp_graph *g = NULL;
+    TP_CHECK_OK(tp_graph_create(NULL, &g, &err), &err);
+    if (!g) return;
+    tp_shape cs = tp_shape_of(4, (int64_t[]){1, 1, 64, 64});
+    tp_shape xs = tp_shape_of(4, (int64_t[]){1, 12, 64, 64});
+    tp_shape ys = tp_shape_of(0, NULL);
+    tp_node_id c, x, y, w;
+    TP_CHECK_OK(tp_graph_add_input(g, "c", TP_DTYPE_BOOL, &cs, &c, &err), &err);
+    TP_CHECK_OK(tp_graph_add_input(g, "x", TP_DTYPE_F32, &xs, &x, &err), &err);
+    TP_CHECK_OK(tp_graph_add_input(g, "y", TP_DTYPE_F32, &ys, &y, &err), &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &(tp_op){.kind = TP_OP_WHERE}, (tp_node_id[]){c, x, y}, 3, "w",
+                                &w, &err),
+                &err);
+    TP_CHECK_OK(tp_graph_mark_output(g, w, &err), &err);
+    size_t nb = 0;
+    tp_ort_buf *bufs = ort_trace(g, 16, &nb);
+    uint64_t scratch[2] = {0, 0};
+    int n_scratch = 0;
+    for (size_t i = 0; i < nb; i++)
+        if (bufs[i].id == w && bufs[i].scratch && n_scratch < 2) {
+            TP_CHECK_EQ_U64((uint64_t)bufs[i].birth, (uint64_t)bufs[i].death);
+            scratch[n_scratch++] = bufs[i].bytes;
+        }
+    TP_CHECK_EQ_U64(n_scratch, 2);
+    TP_CHECK_EQ_U64(scratch[0], 12 * 64 * 64 * 4); /* X's selection: the output's bytes */
+    TP_CHECK_EQ_U64(scratch[1], 64 * 64 * 4);      /* Y's: cond's shape, Y's type */
+    free(bufs);
+    tp_ort_arena_sim s;
+    TP_CHECK_OK(tp_ort_arena_simulate(g, false, true, 16, &s, &err), &err);
+    TP_CHECK(s.first_run_bytes >= (uint64_t)(12 + 12 + 1) * 64 * 64 * 4);
+    tp_graph_destroy(g);
+}
+
 /* The planner's in-place reuse: in x -neg-> a -relu-> b -neg-> c, the Relu (MayInplace) is a's
  * only reader and has a's static shape, so b is written into a's buffer: a, b, c are traced,
  * b reuses a, and only a and c reach the arena. */
@@ -903,6 +958,7 @@ int main(void) {
     TP_RUN(ort_reorder_input_frees_its_source);
     TP_RUN(ort_pattern_tail_gap);
     TP_RUN(ort_reorder_input_shared);
+    TP_RUN(ort_where_selections_are_scratch);
     TP_RUN(ort_gelu_is_fused_before_a_matmul_scale);
     return tp_test_finish();
 }

@@ -63,6 +63,10 @@ typedef struct tp_ort_options {
     tp_ort_arena_extend arena_extend; /* arena_extend_strategy (default next power of two) */
     bool prepacking;                  /* !session.disable_prepacking (default true) */
     uint32_t intra_op_threads;        /* intra_op_num_threads (default 2; 0 = 1 per core) */
+    bool copy_outputs;                /* the caller copies every graph output into its own
+                                         buffers, as onnxruntime-node and onnxruntime's Python
+                                         binding do (default true); false for a C/C++ caller,
+                                         whose outputs stay onnxruntime's tensors */
     uint64_t model_file_bytes;        /* size of the model file (.onnx, without external data):
                                          onnxruntime parses it whole and holds the parsed model,
                                          embedded weights included, beside its own copies; the
@@ -96,6 +100,8 @@ typedef struct tp_runtime_estimate {
                                           (run 1 tensor by tensor + the memory-pattern block) and
                                           the load's transient: what the runs add to the peak */
     uint64_t input_bytes;              /* the caller's input tensors */
+    uint64_t output_copy_bytes;        /* the caller's copies of the graph outputs, each output
+                                          once (tp_ort_options.copy_outputs); 0 without */
     uint64_t calibration_margin_bytes; /* in peak_bytes: the fitted intercept + the allowance
                                           for run-to-run spread + the relative safety margin
                                           on the terms above but the session's (docs/runtime.md) */

@@ -4,16 +4,16 @@
 #include <string.h>
 
 /* onnxruntime options from a dict {mem_pattern, cpu_arena, arena_extend_strategy,
- * prepacking, intra_op_threads} (missing keys keep the defaults). 0 or -1. */
+ * prepacking, intra_op_threads, copy_outputs} (missing keys keep the defaults). 0 or -1. */
 static int ort_options(PyObject *o, tp_ort_options *ort) {
     if (!o || o == Py_None) return 0;
     if (!PyDict_Check(o)) {
         PyErr_SetString(PyExc_TypeError, "ort options must be a dict");
         return -1;
     }
-    static const char *const flags[] = {"mem_pattern", "cpu_arena", "prepacking"};
-    bool *dst[] = {&ort->mem_pattern, &ort->cpu_arena, &ort->prepacking};
-    for (int i = 0; i < 3; i++) {
+    static const char *const flags[] = {"mem_pattern", "cpu_arena", "prepacking", "copy_outputs"};
+    bool *dst[] = {&ort->mem_pattern, &ort->cpu_arena, &ort->prepacking, &ort->copy_outputs};
+    for (int i = 0; i < 4; i++) {
         PyObject *v = PyDict_GetItemString(o, flags[i]); /* borrowed */
         if (!v) continue;
         int t = PyObject_IsTrue(v);
@@ -61,6 +61,7 @@ static PyObject *runtime_dict(const tp_runtime_estimate *rt, const tp_ort_option
     bad = bad || tp_py_put_u64(terms, "prepacked_bytes", rt->prepacked_bytes);
     bad = bad || tp_py_put_u64(terms, "arena_bytes", rt->arena_bytes);
     bad = bad || tp_py_put_u64(terms, "input_bytes", rt->input_bytes);
+    bad = bad || tp_py_put_u64(terms, "output_copy_bytes", rt->output_copy_bytes);
     bad = bad || tp_py_put_u64(terms, "calibration_margin_bytes", rt->calibration_margin_bytes);
     if (!bad) bad = tp_py_put_obj(d, "terms", Py_NewRef(terms));
     if (!bad && rt->runtime == TP_RUNTIME_ONNXRUNTIME) {
@@ -81,16 +82,17 @@ static PyObject *runtime_dict(const tp_runtime_estimate *rt, const tp_ort_option
         bad = bad || tp_py_put_u64(d, "heap_emulated_bytes", rt->heap_emulated_bytes);
         bad = bad || tp_py_put_u64(d, "arena_reserved_bytes", rt->arena_reserved_bytes);
         bad = bad || tp_py_put_str(d, "session_fixed_source", rt->fixed_source);
-        bad = bad || tp_py_put_obj(d, "options",
-                                   Py_BuildValue("{sOsOsssOsI}", "mem_pattern",
-                                                 ort->mem_pattern ? Py_True : Py_False, "cpu_arena",
-                                                 ort->cpu_arena ? Py_True : Py_False,
-                                                 "arena_extend_strategy",
-                                                 ort->arena_extend == TP_ORT_ARENA_NEXT_POWER_OF_TWO
-                                                     ? "next-power-of-two"
-                                                     : "same-as-requested",
-                                                 "prepacking", ort->prepacking ? Py_True : Py_False,
-                                                 "intra_op_threads", ort->intra_op_threads));
+        bad =
+            bad ||
+            tp_py_put_obj(
+                d, "options",
+                Py_BuildValue(
+                    "{sOsOsssOsIsO}", "mem_pattern", ort->mem_pattern ? Py_True : Py_False,
+                    "cpu_arena", ort->cpu_arena ? Py_True : Py_False, "arena_extend_strategy",
+                    ort->arena_extend == TP_ORT_ARENA_NEXT_POWER_OF_TWO ? "next-power-of-two"
+                                                                        : "same-as-requested",
+                    "prepacking", ort->prepacking ? Py_True : Py_False, "intra_op_threads",
+                    ort->intra_op_threads, "copy_outputs", ort->copy_outputs ? Py_True : Py_False));
     }
     Py_XDECREF(terms);
     if (bad) Py_CLEAR(d);

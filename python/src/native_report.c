@@ -99,14 +99,15 @@ static void gathered_free(gathered *r) {
 
 static PyObject *ort_dict(const tp_runtime_estimate *o) {
     return Py_BuildValue(
-        "{sKsKsKsKsKsKsKsKsKsK}", "peak_bytes", (unsigned long long)o->peak_bytes,
+        "{sKsKsKsKsKsKsKsKsKsKsK}", "peak_bytes", (unsigned long long)o->peak_bytes,
         "over_plan_bytes", (unsigned long long)tp_sat_sub_u64(o->peak_bytes, o->plan_peak_bytes),
         "session_fixed_bytes", (unsigned long long)o->session_fixed_bytes, "graph_bytes",
         (unsigned long long)o->graph_bytes, "model_copy_bytes",
         (unsigned long long)o->model_copy_bytes, "weight_bytes",
         (unsigned long long)o->weight_bytes, "prepacked_bytes",
         (unsigned long long)o->prepacked_bytes, "arena_bytes", (unsigned long long)o->arena_bytes,
-        "input_bytes", (unsigned long long)o->input_bytes, "calibration_margin_bytes",
+        "input_bytes", (unsigned long long)o->input_bytes, "output_copy_bytes",
+        (unsigned long long)o->output_copy_bytes, "calibration_margin_bytes",
         (unsigned long long)o->calibration_margin_bytes);
 }
 

@@ -23,6 +23,7 @@ def _runtime_bars(out: List[str], r: "Report") -> None:
         ("weights", "#4e79a7", r.weights_bytes, o.weight_bytes),
         ("activations / arena", "#f28e2b", r.activations_bytes, o.arena_bytes),
         ("inputs", "#76b7b2", r.inputs_bytes, o.input_bytes),
+        ("output copies", "#59a14f", 0, o.output_copy_bytes),
         ("pre-packed copies", "#e15759", 0, o.prepacked_bytes),
         ("session + nodes + model copy + margin", "#bab0ac", 0,
          o.session_fixed_bytes + o.graph_bytes + o.model_copy_bytes

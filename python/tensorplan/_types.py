@@ -111,6 +111,9 @@ class OrtOptions:
     arena_extend_strategy: str = "next-power-of-two"  # or "same-as-requested"
     prepacking: bool = True
     intra_op_threads: int = 2  # 0 = one per core
+    # the caller copies every output into its own buffers (onnxruntime-node, Python's
+    # onnxruntime); False for a C/C++ caller
+    copy_outputs: bool = True
 
 
 @dataclasses.dataclass(frozen=True)
@@ -123,6 +126,7 @@ class RuntimeTerms:
     prepacked_bytes: int
     arena_bytes: int
     input_bytes: int
+    output_copy_bytes: int  # the binding's copies of the outputs (node, Python)
     calibration_margin_bytes: int
 
 
@@ -506,6 +510,7 @@ class OnnxruntimeFigure:
     prepacked_bytes: int
     arena_bytes: int
     input_bytes: int
+    output_copy_bytes: int  # the binding's copies of the outputs (node, Python)
     calibration_margin_bytes: int
 
 

@@ -177,6 +177,27 @@ void tp_runtime_options_default(tp_runtime_options *o) {
     o->ort.arena_extend = TP_ORT_ARENA_NEXT_POWER_OF_TWO;
     o->ort.prepacking = true;
     o->ort.intra_op_threads = 2;
+    o->ort.copy_outputs = true;
+}
+
+/* The bytes of the graph's outputs, each output node once: what a binding copies into its own
+   buffers after a run (onnxruntime-node: a JavaScript buffer per output tensor). */
+static tp_status output_bytes(const tp_graph *g, uint64_t *out, tp_error *err) {
+    *out = 0;
+    uint32_t n = tp_graph_output_count(g);
+    for (uint32_t i = 0; i < n; i++) {
+        tp_node_id id = tp_graph_output(g, i);
+        bool seen = false;
+        for (uint32_t j = 0; j < i && !seen; j++)
+            seen = tp_graph_output(g, j) == id;
+        uint64_t b = 0;
+        if (seen) continue;
+        tp_status s = tp_graph_node_bytes(g, id, &b, err);
+        if (s != TP_OK) return s;
+        if (!tp_add_u64(*out, b, out))
+            return tp_error_set(err, TP_ERR_OVERFLOW, "runtime: output bytes overflow 64 bits");
+    }
+    return TP_OK;
 }
 
 static bool is_weight(const tp_node *n) {
@@ -346,6 +367,7 @@ static tp_status ort_terms(const tp_graph *g, const tp_estimate *e, const tp_ort
      * Without the CPU arena (oo->cpu_arena false) onnxruntime took -6.6 ... +4.0 MiB of what it
      * takes with it on four models (docs/runtime.md, Session 15): the same emulation stands. */
     tp_ort_arena_sim sim;
+    memset(&sim, 0, sizeof sim);
     if (s == TP_OK)
         s = tp_ort_arena_simulate(g, oo->mem_pattern,
                                   oo->arena_extend == TP_ORT_ARENA_NEXT_POWER_OF_TWO,
@@ -437,6 +459,8 @@ static tp_status ort_terms(const tp_graph *g, const tp_estimate *e, const tp_ort
     /* the process peak is the load's transient or the runs' arena, whichever is larger */
     r->arena_bytes = act > load ? act : load;
     r->input_bytes = e->input_bytes;
+    r->output_copy_bytes = 0;
+    if (oo->copy_outputs && (s = output_bytes(g, &r->output_copy_bytes, err)) != TP_OK) return s;
     /* the model-dependent part gets the relative margin; the measured session cost, the
      * intercept (by whether any Conv runs in NCHWc) and the spread allowance are added as they
      * are (all three < 2^32) */
@@ -445,8 +469,9 @@ static tp_status ort_terms(const tp_graph *g, const tp_estimate *e, const tp_ort
     uint64_t p = r->graph_bytes, safety;
     if (!tp_add_u64(p, r->model_copy_bytes, &p) || !tp_add_u64(p, r->weight_bytes, &p) ||
         !tp_add_u64(p, r->prepacked_bytes, &p) || !tp_add_u64(p, r->arena_bytes, &p) ||
-        !tp_add_u64(p, r->input_bytes, &p) || !scale_pm(p, ORT_SAFETY_MARGIN_PM, &safety) ||
-        !tp_add_u64(p, safety, &p) || !tp_add_u64(p, r->session_fixed_bytes, &p) ||
+        !tp_add_u64(p, r->input_bytes, &p) || !tp_add_u64(p, r->output_copy_bytes, &p) ||
+        !scale_pm(p, ORT_SAFETY_MARGIN_PM, &safety) || !tp_add_u64(p, safety, &p) ||
+        !tp_add_u64(p, r->session_fixed_bytes, &p) ||
         !tp_add_u64(p, intercept + (uint64_t)ORT_SPREAD_BYTES, &p))
         return tp_error_set(err, TP_ERR_OVERFLOW, "runtime: onnxruntime peak overflows 64 bits");
     r->calibration_margin_bytes = intercept + (uint64_t)ORT_SPREAD_BYTES + safety;

@@ -213,6 +213,11 @@ static const tp_cli_opt estimate_opts[] = {
      .kind = TP_OPT_UNSET,
      .dest = ORT_OFF(prepacking),
      .help = "onnxruntime session without weight pre-packing"},
+    {.name = "ort-no-output-copy",
+     .kind = TP_OPT_UNSET,
+     .dest = ORT_OFF(copy_outputs),
+     .help = "onnxruntime called from C/C++: no binding copies the outputs\n"
+             "(onnxruntime-node and Python copy them: counted by default)"},
     {.name = "ort-arena-extend",
      .kind = TP_OPT_CUSTOM,
      .takes = true,
@@ -390,6 +395,7 @@ static void json_runtime(tp_json *j, const est_args *a, const tp_runtime_estimat
     tp_json_kv_u64(j, "prepacked_bytes", rt->prepacked_bytes);
     tp_json_kv_u64(j, "arena_bytes", rt->arena_bytes);
     tp_json_kv_u64(j, "input_bytes", rt->input_bytes);
+    tp_json_kv_u64(j, "output_copy_bytes", rt->output_copy_bytes);
     tp_json_kv_u64(j, "calibration_margin_bytes", rt->calibration_margin_bytes);
     tp_json_end_object(j);
     if (rt->runtime == TP_RUNTIME_ONNXRUNTIME) {
@@ -420,6 +426,7 @@ static void json_runtime(tp_json *j, const est_args *a, const tp_runtime_estimat
                            : "same-as-requested");
         tp_json_kv_bool(j, "prepacking", a->ro.ort.prepacking);
         tp_json_kv_u64(j, "intra_op_threads", a->ro.ort.intra_op_threads);
+        tp_json_kv_bool(j, "copy_outputs", a->ro.ort.copy_outputs);
         tp_json_end_object(j);
     }
     tp_json_end_object(j);
@@ -524,7 +531,7 @@ static void print_json(const est_args *a, const tp_graph *g, const tp_estimate *
 static void print_text(const est_args *a, const tp_graph *g, const tp_estimate *e, uint64_t budget,
                        const char *how, bool fits, const tp_deficit *d, const tp_moe_plan *m,
                        const char *msg, const llm_view *lv, const tp_runtime_estimate *rt) {
-    char b[8][32];
+    char b[9][32];
     printf("model: %s\n", model_label(a));
     printf("runtime: %s\n", tp_runtime_name(rt->runtime));
     tp_cli_model_print_assumptions(stdout, g);
@@ -592,7 +599,7 @@ static void print_text(const est_args *a, const tp_graph *g, const tp_estimate *
            tp_cli_fmt_bytes(e->peak_bytes, b[5], sizeof b[5]), (unsigned long long)e->peak_bytes);
     if (rt->runtime == TP_RUNTIME_ONNXRUNTIME) {
         printf("  onnxruntime  %12s  (session %s, model %s, weights %s, pre-packed %s, "
-               "arena %s, inputs %s, margin %s)\n",
+               "arena %s, inputs %s, output copies %s, margin %s)\n",
                tp_cli_fmt_bytes(rt->peak_bytes, b[0], sizeof b[0]),
                tp_cli_fmt_bytes(rt->session_fixed_bytes + rt->graph_bytes, b[1], sizeof b[1]),
                tp_cli_fmt_bytes(rt->model_copy_bytes, b[6], sizeof b[6]),
@@ -600,6 +607,7 @@ static void print_text(const est_args *a, const tp_graph *g, const tp_estimate *
                tp_cli_fmt_bytes(rt->prepacked_bytes, b[3], sizeof b[3]),
                tp_cli_fmt_bytes(rt->arena_bytes, b[4], sizeof b[4]),
                tp_cli_fmt_bytes(rt->input_bytes, b[5], sizeof b[5]),
+               tp_cli_fmt_bytes(rt->output_copy_bytes, b[8], sizeof b[8]),
                tp_cli_fmt_bytes(rt->calibration_margin_bytes, b[7], sizeof b[7]));
         printf("  over plan    %12s  (what onnxruntime takes beyond the best plan)\n",
                tp_cli_fmt_bytes(tp_sat_sub_u64(rt->peak_bytes, rt->plan_peak_bytes), b[0],

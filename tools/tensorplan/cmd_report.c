@@ -352,12 +352,13 @@ static void print_text(const report *r) {
     printf("  peak               %12s  (runtime: plan, the best plan)\n",
            tp_cli_fmt_bytes(r->est.peak_bytes, b[5], 32));
     printf("  onnxruntime (CPU)  %12s  (+%s over the best plan: session %s, pre-packed %s, "
-           "arena %s; docs/runtime.md)\n",
+           "arena %s, output copies %s; docs/runtime.md)\n",
            tp_cli_fmt_bytes(r->ort.peak_bytes, b[0], 32),
            tp_cli_fmt_bytes(tp_sat_sub_u64(r->ort.peak_bytes, r->ort.plan_peak_bytes), b[1], 32),
            tp_cli_fmt_bytes(r->ort.session_fixed_bytes, b[2], 32),
            tp_cli_fmt_bytes(r->ort.prepacked_bytes, b[3], 32),
-           tp_cli_fmt_bytes(r->ort.arena_bytes, b[4], 32));
+           tp_cli_fmt_bytes(r->ort.arena_bytes, b[4], 32),
+           tp_cli_fmt_bytes(r->ort.output_copy_bytes, b[5], 32));
     printf("  budget             %12s  (%s)\n", tp_cli_fmt_bytes(r->budget, b[6], 32),
            r->budget_how);
     if (r->fits)
@@ -470,6 +471,7 @@ static void print_json(const report *r) {
     tp_json_kv_u64(&j, "prepacked_bytes", r->ort.prepacked_bytes);
     tp_json_kv_u64(&j, "arena_bytes", r->ort.arena_bytes);
     tp_json_kv_u64(&j, "input_bytes", r->ort.input_bytes);
+    tp_json_kv_u64(&j, "output_copy_bytes", r->ort.output_copy_bytes);
     tp_json_kv_u64(&j, "calibration_margin_bytes", r->ort.calibration_margin_bytes);
     tp_json_end_object(&j);
     tp_json_key(&j, "largest_activations");
@@ -569,6 +571,7 @@ static void html_runtime_bars(FILE *f, const report *r) {
         {"weights", "#4e79a7", r->est.weight_bytes, r->ort.weight_bytes},
         {"activations / arena", "#f28e2b", r->est.activation_bytes, r->ort.arena_bytes},
         {"inputs", "#76b7b2", r->est.input_bytes, r->ort.input_bytes},
+        {"output copies", "#59a14f", 0, r->ort.output_copy_bytes},
         {"pre-packed copies", "#e15759", 0, r->ort.prepacked_bytes},
         {"session + nodes + model copy + margin", "#bab0ac", 0,
          r->ort.session_fixed_bytes + r->ort.graph_bytes + r->ort.model_copy_bytes +
