@@ -621,38 +621,42 @@ TP_TEST(prepacked_weights_are_not_in_the_arena) {
  * output's shape and cond ? 0 : Y in the broadcast shape of cond and Y; both are scratch (not
  * in the memory pattern), alive at the Where's step only. */
 TP_TEST(ort_where_selections_are_scratch) {
-    tp_error err;
-    tp_graph *g = NULL;
-    TP_CHECK_OK(tp_graph_create(NULL, &g, &err), &err);
-    if (!g) return;
-    tp_shape cs = tp_shape_of(4, (int64_t[]){1, 1, 64, 64});
-    tp_shape xs = tp_shape_of(4, (int64_t[]){1, 12, 64, 64});
-    tp_shape ys = tp_shape_of(0, NULL);
-    tp_node_id c, x, y, w;
-    TP_CHECK_OK(tp_graph_add_input(g, "c", TP_DTYPE_BOOL, &cs, &c, &err), &err);
-    TP_CHECK_OK(tp_graph_add_input(g, "x", TP_DTYPE_F32, &xs, &x, &err), &err);
-    TP_CHECK_OK(tp_graph_add_input(g, "y", TP_DTYPE_F32, &ys, &y, &err), &err);
-    TP_CHECK_OK(tp_graph_add_op(g, &(tp_op){.kind = TP_OP_WHERE}, (tp_node_id[]){c, x, y}, 3, "w",
-                                &w, &err),
-                &err);
-    TP_CHECK_OK(tp_graph_mark_output(g, w, &err), &err);
-    size_t nb = 0;
-    tp_ort_buf *bufs = ort_trace(g, 16, &nb);
-    uint64_t scratch[2] = {0, 0};
-    int n_scratch = 0;
-    for (size_t i = 0; i < nb; i++)
-        if (bufs[i].id == w && bufs[i].scratch && n_scratch < 2) {
-            TP_CHECK_EQ_U64((uint64_t)bufs[i].birth, (uint64_t)bufs[i].death);
-            scratch[n_scratch++] = bufs[i].bytes;
-        }
-    TP_CHECK_EQ_U64(n_scratch, 2);
-    TP_CHECK_EQ_U64(scratch[0], 12 * 64 * 64 * 4); /* X's selection: the output's bytes */
-    TP_CHECK_EQ_U64(scratch[1], 64 * 64 * 4);      /* Y's: cond's shape, Y's type */
-    free(bufs);
-    tp_ort_arena_sim s;
-    TP_CHECK_OK(tp_ort_arena_simulate(g, false, true, 16, &s, &err), &err);
-    TP_CHECK(s.first_run_bytes >= (uint64_t)(12 + 12 + 1) * 64 * 64 * 4);
-    tp_graph_destroy(g);
+    /* the mask as [1, 1, 64, 64] and as a plain [64, 64] broadcast onto the scores */
+    const tp_shape conds[] = {tp_shape_of(4, (int64_t[]){1, 1, 64, 64}),
+                              tp_shape_of(2, (int64_t[]){64, 64})};
+    for (size_t k = 0; k < 2; k++) {
+        tp_error err;
+        tp_graph *g = NULL;
+        TP_CHECK_OK(tp_graph_create(NULL, &g, &err), &err);
+        if (!g) return;
+        tp_shape xs = tp_shape_of(4, (int64_t[]){1, 12, 64, 64});
+        tp_shape ys = tp_shape_of(0, NULL);
+        tp_node_id c, x, y, w;
+        TP_CHECK_OK(tp_graph_add_input(g, "c", TP_DTYPE_BOOL, &conds[k], &c, &err), &err);
+        TP_CHECK_OK(tp_graph_add_input(g, "x", TP_DTYPE_F32, &xs, &x, &err), &err);
+        TP_CHECK_OK(tp_graph_add_input(g, "y", TP_DTYPE_F32, &ys, &y, &err), &err);
+        TP_CHECK_OK(tp_graph_add_op(g, &(tp_op){.kind = TP_OP_WHERE}, (tp_node_id[]){c, x, y}, 3,
+                                    "w", &w, &err),
+                    &err);
+        TP_CHECK_OK(tp_graph_mark_output(g, w, &err), &err);
+        size_t nb = 0;
+        tp_ort_buf *bufs = ort_trace(g, 16, &nb);
+        uint64_t scratch[2] = {0, 0};
+        int n_scratch = 0;
+        for (size_t i = 0; i < nb; i++)
+            if (bufs[i].id == w && bufs[i].scratch && n_scratch < 2) {
+                TP_CHECK_EQ_U64((uint64_t)bufs[i].birth, (uint64_t)bufs[i].death);
+                scratch[n_scratch++] = bufs[i].bytes;
+            }
+        TP_CHECK_EQ_U64(n_scratch, 2);
+        TP_CHECK_EQ_U64(scratch[0], 12 * 64 * 64 * 4); /* X's selection: the output's bytes */
+        TP_CHECK_EQ_U64(scratch[1], 64 * 64 * 4);      /* Y's: cond's shape, Y's type */
+        free(bufs);
+        tp_ort_arena_sim s;
+        TP_CHECK_OK(tp_ort_arena_simulate(g, false, true, 16, &s, &err), &err);
+        TP_CHECK(s.first_run_bytes >= (uint64_t)(12 + 12 + 1) * 64 * 64 * 4);
+        tp_graph_destroy(g);
+    }
 }
 
 /* The planner's in-place reuse: in x -neg-> a -relu-> b -neg-> c, the Relu (MayInplace) is a's

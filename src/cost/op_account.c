@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "ortgraph/ort_where.h"
 #include "ortgraph/ort_xform.h"
 
 /* ---- small checked helpers ---- */
@@ -514,27 +515,17 @@ static tp_status account_signal(const op_acct *a, uint64_t out_elems, tp_op_cost
     }
 }
 
-/* Where as onnxruntime's CPU kernel runs it (where_op.cc): X_selection = cond ? X : 0 over the
-   broadcast of cond and X (the output's shape), Y_selection = cond ? 0 : Y over the broadcast
-   of cond and Y, then output = X_selection != 0 ? X_selection : Y_selection; each pass reads
-   its two inputs and writes its result. */
+/* Where as onnxruntime's CPU kernel runs it (ortgraph/ort_where.h): each of its three passes
+   reads its two inputs and writes its result; nothing when a dim is not bound. */
 static tp_status account_select(const op_acct *a, tp_op_cost *c) {
-    const tp_node *cond = input_node(a, 0), *x = input_node(a, 1), *y = input_node(a, 2);
-    if (!cond || !x || !y) return bad_shape(a, "where needs three inputs");
-    uint64_t cb = 0, xb = 0, yb = 0, out = c->bytes_written, ysel = 1, es = 0;
+    uint64_t cb = 0, xb = 0, yb = 0, out = c->bytes_written, ysel = 0, es = 0;
     tp_status s;
+    if (a->n->n_inputs != 3 || !tp_ort_where_y_selection(a->g, a->n, &ysel)) return TP_OK;
     if ((s = bytes_of(a, a->n->inputs[0], &cb)) != TP_OK ||
         (s = bytes_of(a, a->n->inputs[1], &xb)) != TP_OK ||
-        (s = bytes_of(a, a->n->inputs[2], &yb)) != TP_OK)
+        (s = bytes_of(a, a->n->inputs[2], &yb)) != TP_OK ||
+        (s = tp_dtype_bytes(a->n->dtype, ysel, &es, a->err)) != TP_OK)
         return s;
-    int32_t r = cond->shape.rank > y->shape.rank ? cond->shape.rank : y->shape.rank;
-    for (int32_t i = 1; i <= r; i++) { /* dims from the right, broadcast */
-        uint64_t dc = 1, dy = 1;
-        if (i <= cond->shape.rank && (s = dim_of(a, cond, -i, &dc)) != TP_OK) return s;
-        if (i <= y->shape.rank && (s = dim_of(a, y, -i, &dy)) != TP_OK) return s;
-        if ((s = mul(a, ysel, dc > dy ? dc : dy, &ysel)) != TP_OK) return s;
-    }
-    if ((s = tp_dtype_bytes(a->n->dtype, ysel, &es, a->err)) != TP_OK) return s;
     uint64_t parts[] = {cb, xb, out, cb, yb, es, out, es, out}, total = 0;
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
         if ((s = add(a, total, parts[i], &total)) != TP_OK) return s;

@@ -16,6 +16,7 @@
 
 #include "core/mem.h"
 #include "estimate/ort_arena.h"
+#include "ortgraph/ort_where.h"
 
 /* unary kernels of the CPU provider declared MayInplace(0, 0) */
 static bool unary_inplace(int32_t fn) {
@@ -103,29 +104,20 @@ static bool convt_scratch(const tp_graph *g, const tp_node *n, uint64_t *out) {
     return tp_dtype_bytes(n->dtype, v, out, &e) == TP_OK;
 }
 
-/* Where's two selections (where_op.cc): cond ? X : 0 in the output's shape and cond ? 0 : Y in
- * the broadcast shape of cond and Y, asked of the arena while the kernel runs, both alive until
- * it merges them into the output; false on overflow, *xsel = *ysel = 0 for any other node or a
- * dim onnxruntime does not know. */
-static bool where_scratch(const tp_graph *g, const tp_node *n, uint64_t out_bytes, uint64_t *xsel,
+/* Where's two selections (ortgraph/ort_where.h): X's in the output's shape and Y's, asked of the
+ * arena while the kernel runs, both alive until it merges them into the output; *xsel = *ysel =
+ * 0 for any other node or an unbound dim. */
+static void where_scratch(const tp_graph *g, const tp_node *n, uint64_t out_bytes, uint64_t *xsel,
                           uint64_t *ysel) {
-    *xsel = *ysel = 0;
-    if (n->op.kind != TP_OP_WHERE || n->n_inputs != 3) return true;
-    const tp_node *c = tp_graph_node(g, n->inputs[0]), *y = tp_graph_node(g, n->inputs[2]);
-    if (!c || !y) return true;
-    int32_t r = c->shape.rank > y->shape.rank ? c->shape.rank : y->shape.rank;
-    uint64_t elems = 1;
-    for (int32_t i = 1; i <= r; i++) { /* dims from the right, broadcast */
-        int64_t dc = 1, dy = 1;
-        if (i <= c->shape.rank && !tp_ort_dim(g, c, c->shape.rank - i, &dc)) return true;
-        if (i <= y->shape.rank && !tp_ort_dim(g, y, y->shape.rank - i, &dy)) return true;
-        if (dc < 0 || dy < 0) return true;
-        if (!tp_mul_u64(elems, (uint64_t)(dc > dy ? dc : dy), &elems)) return false;
-    }
+    uint64_t elems;
     tp_error e;
-    if (tp_dtype_bytes(n->dtype, elems, ysel, &e) != TP_OK) return false;
+    *xsel = *ysel = 0;
+    if (!tp_ort_where_y_selection(g, n, &elems) ||
+        tp_dtype_bytes(n->dtype, elems, ysel, &e) != TP_OK) { /* <= out_bytes: no overflow */
+        *ysel = 0;
+        return;
+    }
     *xsel = out_bytes;
-    return true;
 }
 
 static bool trace_push(const tp_allocator *a, tp_ort_buf **b, size_t *n, size_t *cap,
@@ -293,9 +285,7 @@ static tp_status trace_emit(const tp_graph *g, const tp_liveness *l, uint32_t bl
             return tp_error_set(err, TP_ERR_OVERFLOW, "runtime: '%s': scratch overflows 64 bits",
                                 nd->name);
         uint64_t sel[2];
-        if (!where_scratch(g, nd, lv->bytes, &sel[0], &sel[1]))
-            return tp_error_set(err, TP_ERR_OVERFLOW, "runtime: '%s': selections overflow 64 bits",
-                                nd->name);
+        where_scratch(g, nd, lv->bytes, &sel[0], &sel[1]);
         uint64_t scratches[] = {scratch, sel[0], sel[1]};
         for (size_t k = 0; k < sizeof scratches / sizeof scratches[0]; k++) {
             if (!scratches[k]) continue;
