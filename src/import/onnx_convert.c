@@ -693,7 +693,8 @@ tp_status tp__ox_add_node(conv *cv, const tp_onnx_node *n, uint32_t index) {
         in->runtime = v->runtime;
         in->dims_unknown = v->dims_unknown;
         if (v->unscanned && tp_ox_mask_reads(n, i)) {
-            if ((st = tp_ox_tensor_mask_min(cv->m, v->unscanned, &v->mask_min, cv->err)) != TP_OK)
+            if ((st = tp_ox_tensor_mask_min(cv->m, v->unscanned, &cv->ext, &v->mask_min,
+                                            cv->err)) != TP_OK)
                 return st;
             v->unscanned = NULL;
         }
@@ -780,6 +781,7 @@ static void conv_free(conv *cv) {
     for (size_t i = 0; i < cv->n_undo; i++)
         tp_ox_value_free(cv->a, cv->undo[i].old.value);
     tp_mem_free(cv->a, cv->undo, cv->cap_undo * sizeof *cv->undo);
+    tp_ox_ext_close(&cv->ext);
 }
 
 /* A dim known before converting ("name=value", tp_onnx_options.dims): its value

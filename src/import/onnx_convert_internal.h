@@ -75,6 +75,7 @@ typedef struct tp_ox_conv {
     size_t cap_ids;
     ox_undo *undo;
     size_t n_undo, cap_undo;
+    tp_ox_ext ext; /* the external data file the mask scans read (onnx_mask.c) */
     ox_scope scopes[TP_OX_MAX_SCOPES];
     uint32_t depth; /* open scopes */
     uint32_t dry;   /* > 0: dry run, no IR nodes */

@@ -16,10 +16,9 @@
  * additions, selections and copies: a constant's own elements (tensorplan tracks the values of
  * tensors up to TP_OX_MAX_VALUES elements; a larger initializer, such as a mask registered as a
  * module's buffer, is read once when such an op reads it, from the model file or its external
- * data file),
- * then Add / Sum / Where / Concat / Min of them, and
- * the ops that move or repeat elements without changing them. A multiplication or any other
- * arithmetic ends it (the scale is not known). */
+ * data file), then Add / Sum / Where / Concat / Min of them, and the ops that move or repeat
+ * elements without changing them. A multiplication or any other arithmetic ends it (the scale
+ * is not known). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,38 +109,44 @@ static const char *external_path(const tp_onnx_model *m, const tp_onnx_tensor *t
     return path;
 }
 
-/* An external tensor's data, read from its file when the model came from one (a model read from
-   memory opens no file for this), mapped for the scan only. Data it cannot read, or that lies
-   outside the model's directory, leaves the mask unknown. */
-static tp_status external_min(const tp_onnx_model *m, const tp_onnx_tensor *t, double *min,
-                              tp_error *err) {
-    uint64_t end;
-    if (!m->path[0] || !tp_add_u64(t->ext_offset, t->n_bytes, &end)) return TP_OK;
-    const char *path = external_path(m, t);
-    tp_file_map *map = NULL;
-    tp_error e;
-    if (!path || tp__file_map_open(path, m->alloc, &map, &e) != TP_OK) return TP_OK;
-    tp_status s = TP_OK;
-    if (end <= map->size) {
-        tp_onnx_tensor raw = *t;
-        raw.location = TP_ONNX_DATA_RAW;
-        raw.raw = map->data + t->ext_offset;
-        raw.raw_offset = t->ext_offset;
-        raw.raw_size = t->n_bytes;
-        s = tp__onnx_tensor_min_f64(m, &raw, min, err);
-    }
-    tp__file_map_close(map);
-    return s;
+void tp_ox_ext_close(tp_ox_ext *x) {
+    if (!x) return;
+    tp__file_map_close(x->map);
+    x->map = NULL;
+    x->location = NULL;
 }
 
-tp_status tp_ox_tensor_mask_min(const tp_onnx_model *m, const tp_onnx_tensor *t, double *min,
-                                tp_error *err) {
+/* An external tensor's data, read from its file when the model came from one (a model read from
+   memory opens no file for this), mapped once per location (ext). Data it cannot read, or that
+   lies outside the model's directory, leaves the mask unknown. */
+static tp_status external_min(const tp_onnx_model *m, const tp_onnx_tensor *t, tp_ox_ext *ext,
+                              double *min, tp_error *err) {
+    uint64_t end;
+    if (!m->path[0] || !tp_add_u64(t->ext_offset, t->n_bytes, &end)) return TP_OK;
+    if (!ext->location || strcmp(ext->location, t->ext_location) != 0) {
+        tp_ox_ext_close(ext);
+        ext->location = t->ext_location;
+        const char *path = external_path(m, t);
+        tp_error e;
+        if (path && tp__file_map_open(path, m->alloc, &ext->map, &e) != TP_OK) ext->map = NULL;
+    }
+    if (!ext->map || end > ext->map->size) return TP_OK;
+    tp_onnx_tensor raw = *t;
+    raw.location = TP_ONNX_DATA_RAW;
+    raw.raw = ext->map->data + t->ext_offset;
+    raw.raw_offset = t->ext_offset;
+    raw.raw_size = t->n_bytes;
+    return tp__onnx_tensor_min_f64(m, &raw, min, err);
+}
+
+tp_status tp_ox_tensor_mask_min(const tp_onnx_model *m, const tp_onnx_tensor *t, tp_ox_ext *ext,
+                                double *min, tp_error *err) {
     *min = INFINITY;
     bool is_float = t->data_type == TP_ONNX_FLOAT || t->data_type == TP_ONNX_FLOAT16 ||
                     t->data_type == TP_ONNX_BFLOAT16 || t->data_type == TP_ONNX_DOUBLE;
     if (!is_float || t->location == TP_ONNX_DATA_NONE || t->n_elements > MASK_READ_MAX)
         return TP_OK;
-    tp_status s = t->location == TP_ONNX_DATA_EXTERNAL ? external_min(m, t, min, err)
+    tp_status s = t->location == TP_ONNX_DATA_EXTERNAL ? external_min(m, t, ext, min, err)
                                                        : tp__onnx_tensor_min_f64(m, t, min, err);
     if (s == TP_ERR_UNSUPPORTED) *min = INFINITY, s = TP_OK;
     return s;

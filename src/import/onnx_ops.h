@@ -110,13 +110,22 @@ uint32_t tp_ox_mask_flags(const tp_ox_ctx *c);
  * large to be value-tracked is read there for its least value (tp_ox_tensor_mask_min): the
  * inputs tp_ox_mask_min follows, but a Gather's table (an embedding). */
 bool tp_ox_mask_reads(const tp_onnx_node *n, uint32_t input);
-/* The least value of an initializer t (+inf when it is not floating point, has more than 16 Mi
- * elements, its type cannot be read, or its data is in an external file that the model, read from
- * memory, or the file system does not give); errors of inconsistent data and of an external
- * location outside the model's directory, as tp__onnx_tensor_read_f64 and tp__onnx_external_path.
- */
-tp_status tp_ox_tensor_mask_min(const tp_onnx_model *m, const tp_onnx_tensor *t, double *min,
-                                tp_error *err);
+/* The external data file the mask scans read, kept mapped for the conversion (a model keeps its
+ * initializers in one file, mostly): `location` as the tensors name it, NULL before the first;
+ * `map` NULL when it could not be read. Zero it before use; tp_ox_ext_close unmaps it. */
+typedef struct tp_ox_ext {
+    const char *location;
+    struct tp_file_map *map;
+} tp_ox_ext;
+void tp_ox_ext_close(tp_ox_ext *x);
+/* The least value of an initializer t: +inf when it is not floating point, has more than 16 Mi
+ * elements, its type cannot be read, or its data is in an external file that cannot be read
+ * (the model came from memory, the file is missing or short, or it lies outside the model's
+ * directory and outside the directory of the file a symbolic-link model names). An external
+ * file is mapped once per location through `ext`. Errors: those of inconsistent data in the
+ * model file or the external file, as tp__onnx_tensor_read_f64. */
+tp_status tp_ox_tensor_mask_min(const tp_onnx_model *m, const tp_onnx_tensor *t, tp_ox_ext *ext,
+                                double *min, tp_error *err);
 /* The graph note of a Softmax given TP_NODE_EXP_UNDERFLOW by tp_ox_mask_flags (`flags`): the
  * fill value and what it costs; TP_OK and nothing for any other node. */
 tp_status tp_ox_mask_note(const tp_ox_ctx *c, uint32_t flags);
