@@ -220,9 +220,9 @@ static double denormal_ns(const tp_device_model *d, const tp_op_cost *oc) {
 
 /* A Softmax whose masked scores underflow exp(): onnxruntime's exp kernel takes microcode assists
    on the vectors of them (more where it writes denormals than where it ends at zero) and on
-   every row that holds some (its sums); the counts were measured against the calibrated assist
-   (denormal_ns) on causal Softmaxes of 8 to 512 scores a row, the threads sharing the rows
-   (docs/cost.md, "Masked Softmax"). */
+   every row that holds some (its sums); the counts were fitted, in units of the calibrated
+   assist (denormal_ns), to onnxruntime's causal Softmaxes of 8 to 512 scores a row and checked
+   on models kept out of the fit; the threads share the rows (docs/cost.md, "Masked Softmax"). */
 #define EXP_UNDERFLOW_ASSISTS 1.3 /* per vector: -1e4, the float minimum, -inf */
 #define EXP_DENORMAL_ASSISTS 3.3  /* per vector: a fill in exp's denormal band (-100) */
 #define EXP_ROW_ASSISTS 2.5       /* per row holding masked scores */
