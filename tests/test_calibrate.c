@@ -85,6 +85,7 @@ static tp_device_model sample(void) {
     d.runtime_run_ns = 17250;
     d.runtime_group_ns = 131.25;
     d.denormal_ns = 62.5;
+    d.skip_norm_gbps = 1.625;
     snprintf(d.gemm_impl, sizeof d.gemm_impl, "builtin");
     return d;
 }
@@ -160,6 +161,7 @@ TP_TEST(quick_calibration_and_cache) {
     /* the op-class micro-benchmarks ran (docs/cost.md, "Op classes") */
     TP_CHECK(d.dwconv_gflops > 0.01 && d.resize_gbps > 0.01 && d.cache_gbps > 0.01);
     TP_CHECK(d.norm_gbps > 0.01 && d.gemm_stream_gbps > 0.01 && isfinite(d.gemm_stream_gbps));
+    TP_CHECK(d.skip_norm_gbps > 0.01 && isfinite(d.skip_norm_gbps));
     TP_CHECK(d.cache_bytes > 0 && d.mem_set_bytes > d.cache_bytes);
     TP_CHECK(d.denormal_ns >= 0 && isfinite(d.denormal_ns)); /* 0: no extra cost measured */
     TP_CHECK(info.op_rates_ms > 0 && info.op_rates_ms < info.elapsed_ms);

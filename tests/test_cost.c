@@ -1261,6 +1261,91 @@ TP_TEST(row_normalization_rate) {
     tp_graph_destroy(g);
 }
 
+/* x + r -> LayerNormalization, every node built on `s` (a [batch?, rows, 256] shape); the
+   normalization is the output. *add and *ln receive the two nodes. */
+static tp_graph *skip_norm_graph(bool batch_sym, bool rows_sym, tp_node_id *add, tp_node_id *ln) {
+    tp_graph *g = new_graph();
+    tp_dim b = tp_dim_static(1), r = tp_dim_static(200);
+    if (batch_sym) TP_CHECK_OK(tp_graph_symbol(g, "batch", &b, err), err);
+    if (rows_sym) TP_CHECK_OK(tp_graph_symbol(g, "seq", &r, err), err);
+    tp_shape s = tp_shape_make(3, (tp_dim[]){b, r, tp_dim_static(256)});
+    tp_node_id x = -1, y = -1;
+    TP_CHECK_OK(tp_graph_add_input(g, "x", TP_DTYPE_F32, &s, &x, err), err);
+    TP_CHECK_OK(tp_graph_add_input(g, "r", TP_DTYPE_F32, &s, &y, err), err);
+    tp_node_id ga = par(g, "g", TP_DTYPE_F32, 1, (int64_t[]){256});
+    tp_node_id be = par(g, "b", TP_DTYPE_F32, 1, (int64_t[]){256});
+    tp_op o = {.kind = TP_OP_BINARY, .sub = TP_BINARY_ADD};
+    TP_CHECK_OK(
+        tp_graph_add_op_shaped(g, &o, (tp_node_id[]){x, y}, 2, &s, TP_DTYPE_F32, NULL, add, err),
+        err);
+    tp_op n = {.kind = TP_OP_NORM, .sub = TP_NORM_LAYER};
+    n.attrs.norm.axis = -1;
+    TP_CHECK_OK(tp_graph_add_op_shaped(g, &n, (tp_node_id[]){*add, ga, be}, 3, &s, TP_DTYPE_F32,
+                                       NULL, ln, err),
+                err);
+    TP_CHECK_OK(tp_graph_mark_output(g, *ln, err), err);
+    if (batch_sym) TP_CHECK_OK(tp_graph_bind(g, "batch", 1, err), err);
+    if (rows_sym) TP_CHECK_OK(tp_graph_bind(g, "seq", 200, err), err);
+    return g;
+}
+
+/* onnxruntime fuses a residual Add of two rank-3 addends whose dims it knows into the layer
+   normalization after it (SkipLayerNormalization), whose row statistics are a running mean,
+   element after element: priced at the calibrated skip_norm_gbps over both addends and the
+   output, the Add gone (docs/cost.md, "SkipLayerNormalization"). A symbolic batch still fuses;
+   a symbolic row count (unknown to its shape inference) or an Add read twice does not. */
+TP_TEST(skip_layer_norm_fusion) {
+    tp_device_model d = flat_model(100, 10);
+    d.norm_gbps = 5;
+    d.skip_norm_gbps = 1.5;
+    double elems = 200.0 * 256, params = 2.0 * 256 * 4;
+    for (int sym = 0; sym < 2; sym++) {
+        tp_node_id add, ln;
+        tp_graph *g = skip_norm_graph(sym == 1, false, &add, &ln);
+        tp_graph_cost c;
+        TP_CHECK_OK(tp_graph_cost_compute(g, &d, NULL, NULL, &c, err), err);
+        TP_CHECK(c.nodes[add].fused && c.nodes[add].total_ns == 0);
+        TP_CHECK(!c.nodes[ln].fused);
+        TP_CHECK_EQ_U64(c.nodes[ln].bytes, (uint64_t)(3 * elems * 4 + params));
+        TP_CHECK_NEAR(c.nodes[ln].memory_ns, (3 * elems * 4 + params) / 1.5, 1e-6);
+        TP_CHECK_EQ_U64(c.fused_nodes, 1);
+        /* not measured: the normalization's rate over the same bytes */
+        tp_device_model old = d;
+        old.skip_norm_gbps = 0;
+        tp_graph_cost_destroy(&c);
+        TP_CHECK_OK(tp_graph_cost_compute(g, &old, NULL, NULL, &c, err), err);
+        TP_CHECK_NEAR(c.nodes[ln].memory_ns, (3 * elems * 4 + params) / 5, 1e-6);
+        tp_graph_cost_destroy(&c);
+        tp_graph_destroy(g);
+    }
+    /* rows onnxruntime's inference does not know: the Add and the normalization apart */
+    tp_node_id add, ln;
+    tp_graph *g = skip_norm_graph(false, true, &add, &ln);
+    tp_graph_cost c;
+    TP_CHECK_OK(tp_graph_cost_compute(g, &d, NULL, NULL, &c, err), err);
+    TP_CHECK(!c.nodes[add].fused && c.nodes[add].total_ns > 0);
+    TP_CHECK_NEAR(c.nodes[ln].memory_ns, (2 * elems * 4 + params) / 5, 1e-6);
+    tp_graph_cost_destroy(&c);
+    tp_graph_destroy(g);
+    /* an addend whose dims come from values computed at run time (vit_b_16's class token
+       expanded to a batch read by Shape): unknown to onnxruntime's inference, apart */
+    g = skip_norm_graph(true, false, &add, &ln);
+    TP_CHECK_OK(
+        tp_graph_set_flags(g, tp_graph_node(g, add)->inputs[1], TP_NODE_DIMS_AT_RUNTIME, err), err);
+    TP_CHECK_OK(tp_graph_cost_compute(g, &d, NULL, NULL, &c, err), err);
+    TP_CHECK(!c.nodes[add].fused);
+    tp_graph_cost_destroy(&c);
+    tp_graph_destroy(g);
+    /* the Add read twice (a pre-norm block's residual stream): apart */
+    g = skip_norm_graph(false, false, &add, &ln);
+    TP_CHECK_OK(tp_graph_mark_output(g, add, err), err);
+    TP_CHECK_OK(tp_graph_cost_compute(g, &d, NULL, NULL, &c, err), err);
+    TP_CHECK(!c.nodes[add].fused);
+    TP_CHECK_EQ_U64(c.fused_nodes, 0);
+    tp_graph_cost_destroy(&c);
+    tp_graph_destroy(g);
+}
+
 /* A global average pooling onnxruntime runs in plain NCHW sums each channel's pixels one add
    after another: priced at the row-normalization rate (docs/cost.md, "Session 15", probe
    probe_gapmul). One whose input is in the NCHWc layout (after a converted Conv) runs MLAS's
@@ -1658,6 +1743,7 @@ int main(void) {
     TP_RUN(where_as_onnxruntime_runs_it);
     TP_RUN(weight_set_of_a_run);
     TP_RUN(row_normalization_rate);
+    TP_RUN(skip_layer_norm_fusion);
     TP_RUN(plain_global_average_pool_at_the_norm_rate);
     TP_RUN(depthwise_at_several_threads);
     TP_RUN(wake_for_small_gemms);

@@ -3,7 +3,8 @@
 benchmark's held-out set (bench/accuracy/models.txt). Random weights (weights=None), batch 1,
 opset 17, fixed input sizes (bound dims). Writes NAME.onnx (+ .onnx.data) and NAME.inputs.json
 into OUTDIR (default .fixtures-local/accuracy); a model whose files exist is skipped.
-Run with Debian's /usr/bin/python3.  usage: export_extra.py [--out DIR] [NAME...]"""
+Run with Debian's /usr/bin/python3 (python3-torch, python3-torchvision, python3-onnx; wav2vec2_base
+also python3-torchaudio, skipped with a message where it is missing).  usage: export_extra.py [--out DIR] [NAME...]"""
 import argparse
 import json
 import os
@@ -68,7 +69,18 @@ def registry():
         # session 22: a causal mask registered as a buffer, held out for the masked Softmax
         # (docs/cost.md, "Masked Softmax"); its input is [1, 200, 256] token features
         "causal_encoder": lambda: (CausalEncoder(), (1, 200, 256)),
+        # session 23: torchaudio's wav2vec 2.0 (base: a convolutional feature encoder, then 12
+        # post-norm transformer layers whose residual Add + LayerNorm onnxruntime fuses into
+        # SkipLayerNormalization), held out for that kernel's rate (docs/cost.md,
+        # "SkipLayerNormalization"); its input is one second of 16 kHz audio
+        "wav2vec2_base": lambda: (Out(wav2vec2(), 0), (1, 16000)),
     }
+
+
+def wav2vec2():
+    import torchaudio
+
+    return torchaudio.models.wav2vec2_base()
 
 
 def export(name, make, outdir):

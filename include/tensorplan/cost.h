@@ -62,8 +62,12 @@ typedef enum tp_cost_kernel {
                             (rec_proj_*), then gemm_batch steps one after another, each the
                             hidden state (gemm_m rows) by R (gemm_k × gemm_n), which it reads
                             again at every step */
-    TP_KERNEL_SELECT     /* Where: on a measured CPU, onnxruntime's kernel: select_bytes on one
+    TP_KERNEL_SELECT,    /* Where: on a measured CPU, onnxruntime's kernel: select_bytes on one
                             thread, no pool (docs/cost.md, "Where") */
+    TP_KERNEL_SKIP_NORM  /* a layer normalization that runs as onnxruntime's
+                            SkipLayerNormalization, its residual Add taken in (the graph cost
+                            sets it; bytes count both addends): skip_norm_gbps, else norm_gbps
+                            (docs/cost.md, "SkipLayerNormalization") */
 } tp_cost_kernel;
 
 /* Flops and bytes of one node (docs/cost.md lists the per-element counts).
@@ -251,6 +255,11 @@ typedef struct tp_device_model {
     double dwconv_gflops; /* 3×3 depthwise convolution, channel-blocked (NCHWc) kernel */
     double resize_gbps;   /* bilinear 2× resize, bytes read + written per ns */
     double norm_gbps;     /* row normalization (LayerNorm), bytes read + written per ns */
+    /* A residual add and row normalization in one kernel whose row statistics are a running
+     * mean and variance, element after element (a subtract, a divide and an add each waiting on
+     * the last: onnxruntime 1.30's SkipLayerNormalization on a CPU), both addends read + the
+     * output written, per ns, on `threads` threads; 0 = not measured (then norm_gbps). */
+    double skip_norm_gbps;
     /* im2col of a convolution that runs as expand-then-GEMM (onnxruntime's generic MLAS
      * convolution: 1-D and 3-D ones, grouped ones, 2-D ones not in the NCHWc layout), bytes of
      * the column buffer written per ns; 0 = not measured (then mem_gbps' curve prices them). */

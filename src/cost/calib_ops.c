@@ -298,6 +298,41 @@ static void ln_part(void *ctx, uint32_t part, uint32_t parts) {
         ln_row(j->x + (size_t)r * LN_COLS, j->gamma, j->beta, j->y + (size_t)r * LN_COLS);
 }
 
+/* Residual add + row normalization as onnxruntime 1.30's SkipLayerNormalization runs it on a CPU
+   (its float kernel, disassembled from the npm package's libonnxruntime.so: docs/cost.md,
+   "SkipLayerNormalization"): per row one pass that adds the two addends, stores the sum and
+   updates a running mean and variance after every element (Welford: the mean's subtract, divide
+   and add wait on each other, a chain no compiler may break without reassociation), then one
+   vectorized pass that normalizes. Over the LayerNorm benchmark's rows. */
+typedef struct sn_job {
+    const float *x, *skip, *gamma, *beta;
+    float *y;
+} sn_job;
+
+static void sn_row(const float *restrict x, const float *restrict skip,
+                   const float *restrict gamma, const float *restrict beta, float *restrict y) {
+    float mean = 0, m2 = 0;
+    for (uint32_t h = 0; h < LN_COLS; h++) {
+        float v = x[h] + skip[h];
+        y[h] = v;
+        float delta = v - mean;
+        mean += delta / (float)(h + 1);
+        m2 += (v - mean) * delta;
+    }
+    float sd = sqrtf(m2 / LN_COLS + 1e-5f);
+    for (uint32_t h = 0; h < LN_COLS; h++)
+        y[h] = (y[h] - mean) / sd * gamma[h] + beta[h];
+}
+
+static void sn_part(void *ctx, uint32_t part, uint32_t parts) {
+    const sn_job *j = ctx;
+    uint32_t r0 = tp_pool_first(LN_ROWS, part, parts), r1 = tp_pool_first(LN_ROWS, part + 1, parts);
+    for (uint32_t r = r0; r < r1; r++) {
+        size_t o = (size_t)r * LN_COLS;
+        sn_row(j->x + o, j->skip + o, j->gamma, j->beta, j->y + o);
+    }
+}
+
 /* One thread: the thread's CPU time; several: the pool's busy time. */
 static double op_clock(const tp_pool *pool) {
     return pool->n > 1 ? pool->busy_ns : tp_thread_cpu_ns();
@@ -548,6 +583,16 @@ void tp_calib_measure_op_rates(tp_pool *pool, const tp_cpu_features *feat, bool 
         double bytes = 2.0 * (double)lx * sizeof(float);
         out->norm_gbps = op_bench(pool, false, ln_part, &l, bytes, trials, min_ns);
         tp_mem_free(NULL, lb, lfloats * sizeof(float));
+    }
+    size_t sfloats = 3 * lx + 2 * LN_COLS; /* x, skip, y, gamma, beta */
+    float *sb = tp_mem_alloc(NULL, sfloats * sizeof(float));
+    if (sb) {
+        for (size_t i = 0; i < sfloats; i++)
+            sb[i] = (float)(i % 13) * 0.125f - 0.75f;
+        sn_job sj = {sb, sb + lx, sb + 3 * lx, sb + 3 * lx + LN_COLS, sb + 2 * lx};
+        double bytes = 3.0 * (double)lx * sizeof(float); /* both addends read, the output written */
+        out->skip_norm_gbps = op_bench(pool, false, sn_part, &sj, bytes, trials, min_ns);
+        tp_mem_free(NULL, sb, sfloats * sizeof(float));
     }
     out->gemm_stream_gbps = measure_weight_stream(pool, isa, quick);
     out->denormal_ns = measure_denormal(pool, isa, trials, min_ns);

@@ -18,6 +18,9 @@ typedef struct tp_calib_op_rates {
        (packed weight panels beyond the caches against the same in cache) */
     double gemm_stream_gbps;
     double norm_gbps; /* row normalization (LayerNorm, 768 wide), bytes read + written per ns */
+    /* residual add + LayerNorm (768 wide) whose row statistics are a running mean and variance
+       (onnxruntime's SkipLayerNormalization): both addends read + the output written, per ns */
+    double skip_norm_gbps;
     /* im2col of a 3×3 convolution (32 channels of 28×28), column-buffer bytes written per ns */
     double im2col_gbps;
     /* int8 block-dot GEMM (int8_dot.h: 64 rows × 256 weight rows × 2048, in cache), 2 ops per

@@ -6,12 +6,26 @@
 
 #include "tensorplan/cost.h"
 
-/* fused[i] = 1 when node i is absorbed by the GEMM-class node it follows (docs/cost.md,
- * "Fusion"): a batch normalization, a bias or residual add, and an activation (relu, clip,
- * sigmoid, tanh, leaky relu, hard sigmoid) — at most one of each, in that order — whose
+/* What tp_cost_fusion_mark says of a node. */
+enum {
+    TP_FUSION_NONE = 0,     /* runs as its own kernel */
+    TP_FUSION_ABSORBED = 1, /* runs inside another node's kernel: no pass, no launch */
+    /* a layer normalization that runs as onnxruntime's SkipLayerNormalization, the residual Add
+       that feeds it absorbed (TP_FUSION_ABSORBED): its kernel reads both addends */
+    TP_FUSION_SKIP_NORM = 2
+};
+
+/* fused[i] = TP_FUSION_ABSORBED when node i is absorbed by the GEMM-class node it follows
+ * (docs/cost.md, "Fusion"): a batch normalization, a bias or residual add, and an activation (relu,
+ * clip, sigmoid, tanh, leaky relu, hard sigmoid) — at most one of each, in that order — whose
  * producer has no other consumer and is not a graph output; and an activation that follows
- * a batch normalization of its own (one pass: onnxruntime's NCHWc BatchNormalization). `fused` has
- * one entry per node and is owned by the caller. TP_ERR_NOMEM. */
+ * a batch normalization of its own (one pass: onnxruntime's NCHWc BatchNormalization).
+ * fused[i] = TP_FUSION_SKIP_NORM for a layer normalization whose data input is an Add that
+ * onnxruntime's SkipLayerNormFusion takes into it (the Add then TP_FUSION_ABSORBED): two float
+ * addends of rank 3 and the same shape, their last two dims numbers (dim 0 may be one named
+ * symbol), the Add read by the normalization alone and not a graph output (docs/cost.md,
+ * "SkipLayerNormalization"). `fused` has one entry per node and is owned by the caller.
+ * TP_ERR_NOMEM. */
 tp_status tp_cost_fusion_mark(const tp_graph *g, uint8_t *fused, const tp_allocator *alloc,
                               tp_error *err);
 

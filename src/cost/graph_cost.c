@@ -236,6 +236,19 @@ static double underflow_ns(const tp_device_model *d, const tp_op_cost *oc) {
     return assists * d->denormal_ns / (double)(d->threads ? d->threads : 1);
 }
 
+/* A layer normalization that onnxruntime runs as SkipLayerNormalization (fusion.h): its kernel
+   reads the residual Add's two addends where the normalization alone read their sum, and is
+   priced at the calibrated rate of that kernel (skip_norm_gbps; docs/cost.md,
+   "SkipLayerNormalization"). */
+static tp_status skip_norm(const tp_graph *g, tp_node_id id, tp_op_cost *oc, tp_error *err) {
+    uint64_t addend = 0;
+    tp_status s = tp_graph_node_bytes(g, tp_graph_node(g, id)->inputs[0], &addend, err);
+    if (s != TP_OK) return s;
+    oc->kernel = TP_KERNEL_SKIP_NORM;
+    oc->bytes_read = tp_sat_add_u64(oc->bytes_read, addend);
+    return TP_OK;
+}
+
 /* `stream_share`: the share of the weights that a run reads from memory (tp__weight_stream_share
    of the run's weight set); a GEMM adds that share of its weight bytes at gemm_stream_gbps. */
 static tp_node_cost eval(const tp_device_model *d, tp_node_id id, const tp_op_cost *oc,
@@ -301,6 +314,10 @@ static tp_node_cost eval(const tp_device_model *d, tp_node_id id, const tp_op_co
     if (oc->kernel == TP_KERNEL_ROWNORM && d->norm_gbps > 0 &&
         (double)nc.bytes / d->norm_gbps > nc.memory_ns)
         nc.memory_ns = (double)nc.bytes / d->norm_gbps; /* a chain of dependent sums per row */
+    double skip_rate = d->skip_norm_gbps > 0 ? d->skip_norm_gbps : d->norm_gbps;
+    if (oc->kernel == TP_KERNEL_SKIP_NORM && skip_rate > 0 &&
+        (double)nc.bytes / skip_rate > nc.memory_ns)
+        nc.memory_ns = (double)nc.bytes / skip_rate; /* a running mean, element after element */
     nc.memory_ns += underflow_ns(d, oc);
     double body = nc.compute_ns > nc.memory_ns ? nc.compute_ns : nc.memory_ns;
     /* one measured thread: no fork/join to charge; the per-node cost is runtime_node_ns
@@ -371,12 +388,15 @@ static tp_status run(const tp_graph *g, const tp_device_model *d, const tp_io_op
     for (uint32_t i = 0; i < count; i++) {
         if ((s = tp_op_account(g, (tp_node_id)i, &ocs[i], err)) != TP_OK) goto done;
         if (plain_global_avg(g, (tp_node_id)i, blocked)) ocs[i].kernel = TP_KERNEL_ROWNORM;
+        if (fused[i] == TP_FUSION_SKIP_NORM &&
+            (s = skip_norm(g, (tp_node_id)i, &ocs[i], err)) != TP_OK)
+            goto done;
         if (ocs[i].cls == TP_COST_GEMM) weight_set += (double)ocs[i].weight_bytes;
     }
     double share = tp__weight_stream_share(d, weight_set);
     for (uint32_t i = 0; i < count; i++) {
         tp_node_cost nc = eval(d, (tp_node_id)i, &ocs[i], share);
-        if (fused[i] && ocs[i].launches > 0) {
+        if (fused[i] == TP_FUSION_ABSORBED && ocs[i].launches > 0) {
             /* the epilogue of its producer's kernel: no pass over memory, no launch */
             nc.compute_ns = nc.memory_ns = nc.dispatch_ns = nc.total_ns = 0;
             nc.fused = true;
