@@ -11,6 +11,7 @@
 
 #include "cost/amx_dot.h"
 #include "cost/calib_barrier.h"
+#include "cost/calib_gelu.h"
 #include "cost/calib_step.h"
 #include "cost/calib_wake.h"
 #include "cost/cpu_pool.h"
@@ -86,6 +87,7 @@ static tp_device_model sample(void) {
     d.runtime_group_ns = 131.25;
     d.denormal_ns = 62.5;
     d.skip_norm_gbps = 1.625;
+    d.gelu_gbps = 3.25;
     snprintf(d.gemm_impl, sizeof d.gemm_impl, "builtin");
     return d;
 }
@@ -162,6 +164,7 @@ TP_TEST(quick_calibration_and_cache) {
     TP_CHECK(d.dwconv_gflops > 0.01 && d.resize_gbps > 0.01 && d.cache_gbps > 0.01);
     TP_CHECK(d.norm_gbps > 0.01 && d.gemm_stream_gbps > 0.01 && isfinite(d.gemm_stream_gbps));
     TP_CHECK(d.skip_norm_gbps > 0.01 && isfinite(d.skip_norm_gbps));
+    TP_CHECK(d.gelu_gbps > 0.01 && isfinite(d.gelu_gbps));
     TP_CHECK(d.cache_bytes > 0 && d.mem_set_bytes > d.cache_bytes);
     TP_CHECK(d.denormal_ns >= 0 && isfinite(d.denormal_ns)); /* 0: no extra cost measured */
     TP_CHECK(info.op_rates_ms > 0 && info.op_rates_ms < info.elapsed_ms);
@@ -632,6 +635,34 @@ TP_TEST(int8_dot_kernels_match_exact) {
  * shapes of one and several 32-row and 32-weight-row blocks, split in two weight-row ranges as
  * two threads run them (the pack's layout is checked by the values: a misplaced byte changes
  * the sums). */
+/* The GELU micro-benchmark computes GELU (its erf is a rough shape, within 0.07 of the exact
+   GELU over [-6, 6]) with every kernel this CPU runs, the chunks split between two parts. */
+TP_TEST(gelu_kernels_compute_gelu) {
+    tp_cpu_features f;
+    tp_cpu_features_detect(&f);
+    size_t n = 3 * (size_t)TP_GELU_CHUNK;
+    float *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+    TP_CHECK(x && y);
+    for (size_t i = 0; i < n; i++)
+        x[i] = -6.0f + 12.0f * (float)i / (float)n;
+    tp_gelu_kernel best = tp_gelu_kernel_for(&f);
+    for (int k = (int)best; k <= (int)TP_GELU_V4; k++) { /* the CPU's kernel and the plainer ones */
+        memset(y, 0xff, n * sizeof *y);
+        tp_gelu_job j = {x, y, n, (tp_gelu_kernel)k};
+        tp_gelu_part(&j, 0, 2);
+        tp_gelu_part(&j, 1, 2);
+        double worst = 0;
+        for (size_t i = 0; i < n; i++) {
+            double g = 0.5 * x[i] * (1.0 + erf(x[i] / sqrt(2.0)));
+            double e = fabs((double)y[i] - g);
+            if (!(e <= worst)) worst = e; /* NaN counts as worst */
+        }
+        TP_CHECK(worst < 0.07);
+    }
+    free(x);
+    free(y);
+}
+
 TP_TEST(amx_dot_matches_exact) {
     tp_cpu_features f;
     tp_cpu_features_detect(&f);
@@ -676,6 +707,7 @@ int main(void) {
     TP_RUN(gemm_kernels_match_naive);
     TP_RUN(int8_dot_kernels_match_exact);
     TP_RUN(amx_dot_matches_exact);
+    TP_RUN(gelu_kernels_compute_gelu);
     TP_RUN(gemm_split_covers_the_product);
     TP_RUN(quick_calibration_and_cache);
     TP_RUN(wake_up);

@@ -1346,6 +1346,50 @@ TP_TEST(skip_layer_norm_fusion) {
     tp_graph_destroy(g);
 }
 
+/* An erf GELU, x * 0.5 * (1 + erf(x / sqrt 2)) as PyTorch exports nn.GELU, runs in onnxruntime as
+   one Gelu kernel (GeluFusion): its Div, Erf, Add and first Mul cost nothing, the last Mul is
+   priced at the calibrated GELU rate over its input and output (docs/cost.md, "GELU"); without
+   the rate, one pass of the stream. A Mul read twice keeps the chain apart. */
+TP_TEST(gelu_fusion) {
+    for (int shared = 0; shared < 2; shared++) {
+        tp_graph *g = new_graph();
+        int64_t xs[] = {1, 64, 256};
+        tp_node_id x = in(g, "x", TP_DTYPE_F32, 3, xs);
+        tp_node_id c = par(g, "c", TP_DTYPE_F32, 1, (int64_t[]){1});
+        tp_node_id one = par(g, "one", TP_DTYPE_F32, 1, (int64_t[]){1});
+        tp_node_id half = par(g, "half", TP_DTYPE_F32, 1, (int64_t[]){1});
+        tp_op div = {.kind = TP_OP_BINARY, .sub = TP_BINARY_DIV};
+        tp_op add = {.kind = TP_OP_BINARY, .sub = TP_BINARY_ADD};
+        tp_op mul = {.kind = TP_OP_BINARY, .sub = TP_BINARY_MUL};
+        tp_node_id d = op(g, div, (tp_node_id[]){x, c}, 2, TP_DTYPE_F32, 3, xs);
+        tp_node_id e = op(g, (tp_op){.kind = TP_OP_UNARY, .sub = TP_UNARY_ERF}, (tp_node_id[]){d},
+                          1, TP_DTYPE_F32, 3, xs);
+        tp_node_id a = op(g, add, (tp_node_id[]){e, one}, 2, TP_DTYPE_F32, 3, xs);
+        tp_node_id m1 = op(g, mul, (tp_node_id[]){x, a}, 2, TP_DTYPE_F32, 3, xs);
+        tp_node_id m2 = op(g, mul, (tp_node_id[]){m1, half}, 2, TP_DTYPE_F32, 3, xs);
+        TP_CHECK_OK(tp_graph_mark_output(g, m2, err), err);
+        if (shared) TP_CHECK_OK(tp_graph_mark_output(g, m1, err), err);
+        tp_device_model dm = flat_model(100, 10);
+        dm.gelu_gbps = 2;
+        tp_graph_cost gc;
+        TP_CHECK_OK(tp_graph_cost_compute(g, &dm, NULL, NULL, &gc, err), err);
+        tp_node_id parts[] = {d, e, a, m1};
+        for (int k = 0; k < 4; k++)
+            TP_CHECK(gc.nodes[parts[k]].fused == !shared);
+        double bytes = (double)gc.nodes[m2].bytes;
+        TP_CHECK_NEAR(gc.nodes[m2].memory_ns, shared ? bytes / 10 : bytes / 2, 1e-6);
+        tp_graph_cost_destroy(&gc);
+        if (!shared) {
+            dm.gelu_gbps = 0; /* not measured: the stream */
+            TP_CHECK_OK(tp_graph_cost_compute(g, &dm, NULL, NULL, &gc, err), err);
+            TP_CHECK_NEAR(gc.nodes[m2].memory_ns, bytes / 10, 1e-6);
+            TP_CHECK_EQ_U64(gc.fused_nodes, 4);
+            tp_graph_cost_destroy(&gc);
+        }
+        tp_graph_destroy(g);
+    }
+}
+
 /* A global average pooling onnxruntime runs in plain NCHW sums each channel's pixels one add
    after another: priced at the row-normalization rate (docs/cost.md, "Session 15", probe
    probe_gapmul). One whose input is in the NCHWc layout (after a converted Conv) runs MLAS's
@@ -1744,6 +1788,7 @@ int main(void) {
     TP_RUN(weight_set_of_a_run);
     TP_RUN(row_normalization_rate);
     TP_RUN(skip_layer_norm_fusion);
+    TP_RUN(gelu_fusion);
     TP_RUN(plain_global_average_pool_at_the_norm_rate);
     TP_RUN(depthwise_at_several_threads);
     TP_RUN(wake_for_small_gemms);

@@ -64,6 +64,8 @@ typedef enum tp_cost_kernel {
                             again at every step */
     TP_KERNEL_SELECT,    /* Where: on a measured CPU, onnxruntime's kernel: select_bytes on one
                             thread, no pool (docs/cost.md, "Where") */
+    TP_KERNEL_GELU,      /* the last Mul of an erf GELU that onnxruntime runs as one Gelu kernel
+                            (the graph cost sets it): gelu_gbps (docs/cost.md, "GELU") */
     TP_KERNEL_SKIP_NORM  /* a layer normalization that runs as onnxruntime's
                             SkipLayerNormalization, its residual Add taken in (the graph cost
                             sets it; bytes count both addends): skip_norm_gbps, else norm_gbps
@@ -260,6 +262,10 @@ typedef struct tp_device_model {
      * the last: onnxruntime 1.30's SkipLayerNormalization on a CPU), both addends read + the
      * output written, per ns, on `threads` threads; 0 = not measured (then norm_gbps). */
     double skip_norm_gbps;
+    /* An erf GELU as one kernel (onnxruntime's Gelu / BiasGelu on a CPU: per task of 4096
+     * elements a scaling pass, a vectorized erf, the product; src/cost/calib_gelu.h), input read
+     * + output written per ns, on `threads` threads; 0 = not measured (then the stream). */
+    double gelu_gbps;
     /* im2col of a convolution that runs as expand-then-GEMM (onnxruntime's generic MLAS
      * convolution: 1-D and 3-D ones, grouped ones, 2-D ones not in the NCHWc layout), bytes of
      * the column buffer written per ns; 0 = not measured (then mem_gbps' curve prices them). */

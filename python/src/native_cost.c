@@ -129,6 +129,7 @@ static PyObject *device_dict(const tp_device_model *m) {
          tp_py_put_f64(d, "gemm_stream_gbps", m->gemm_stream_gbps) ||
          tp_py_put_f64(d, "norm_gbps", m->norm_gbps) ||
          tp_py_put_f64(d, "skip_norm_gbps", m->skip_norm_gbps) ||
+         tp_py_put_f64(d, "gelu_gbps", m->gelu_gbps) ||
          tp_py_put_f64(d, "int8_dot_gops", m->int8_dot_gops) ||
          tp_py_put_f64(d, "amx_int8_gops", m->amx_int8_gops) ||
          tp_py_put_f64(d, "denormal_ns", m->denormal_ns) ||

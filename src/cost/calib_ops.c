@@ -10,6 +10,7 @@
 #include "core/mem.h"
 #include "cost/gemm_kernels.h"
 #include "cost/amx_dot.h"
+#include "cost/calib_gelu.h"
 #include "cost/int8_dot.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -309,8 +310,8 @@ typedef struct sn_job {
     float *y;
 } sn_job;
 
-static void sn_row(const float *restrict x, const float *restrict skip,
-                   const float *restrict gamma, const float *restrict beta, float *restrict y) {
+static void sn_row(const float *restrict x, const float *restrict skip, const float *restrict gamma,
+                   const float *restrict beta, float *restrict y) {
     float mean = 0, m2 = 0;
     for (uint32_t h = 0; h < LN_COLS; h++) {
         float v = x[h] + skip[h];
@@ -593,6 +594,18 @@ void tp_calib_measure_op_rates(tp_pool *pool, const tp_cpu_features *feat, bool 
         double bytes = 3.0 * (double)lx * sizeof(float); /* both addends read, the output written */
         out->skip_norm_gbps = op_bench(pool, false, sn_part, &sj, bytes, trials, min_ns);
         tp_mem_free(NULL, sb, sfloats * sizeof(float));
+    }
+    /* GELU over 96 of onnxruntime's 4096-element tasks (1.5 MiB in, 1.5 out: a transformer's
+       feed-forward activations), inputs spread over [-3, 3] */
+    size_t gn = (size_t)96 * TP_GELU_CHUNK;
+    float *gb = tp_mem_alloc(NULL, 2 * gn * sizeof(float));
+    if (gb) {
+        for (size_t i = 0; i < gn; i++)
+            gb[i] = (float)(i % 97) * (6.0f / 96) - 3.0f;
+        tp_gelu_job gj = {gb, gb + gn, gn, tp_gelu_kernel_for(feat)};
+        double bytes = 2.0 * (double)gn * sizeof(float);
+        out->gelu_gbps = op_bench(pool, false, tp_gelu_part, &gj, bytes, trials, min_ns);
+        tp_mem_free(NULL, gb, 2 * gn * sizeof(float));
     }
     out->gemm_stream_gbps = measure_weight_stream(pool, isa, quick);
     out->denormal_ns = measure_denormal(pool, isa, trials, min_ns);

@@ -21,6 +21,9 @@ typedef struct tp_calib_op_rates {
     /* residual add + LayerNorm (768 wide) whose row statistics are a running mean and variance
        (onnxruntime's SkipLayerNormalization): both addends read + the output written, per ns */
     double skip_norm_gbps;
+    /* erf GELU as onnxruntime's Gelu kernel runs it (calib_gelu.h), input read + output written,
+       per ns */
+    double gelu_gbps;
     /* im2col of a 3×3 convolution (32 channels of 28×28), column-buffer bytes written per ns */
     double im2col_gbps;
     /* int8 block-dot GEMM (int8_dot.h: 64 rows × 256 weight rows × 2048, in cache), 2 ops per

@@ -609,6 +609,7 @@ tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_c
     d.amx_int8_gops = rates.amx_int8_gops;
     d.denormal_ns = rates.denormal_ns;
     d.skip_norm_gbps = rates.skip_norm_gbps;
+    d.gelu_gbps = rates.gelu_gbps;
     d.vector_floats = tp_cpu_isa_floats(feat.isa);
     double steady_end = reference_rate(&bc, a, b, c);
 
@@ -658,8 +659,8 @@ tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_c
    2: the depthwise rate on one thread with independent accumulators; 3: its buffers 64-byte
    aligned and its taps unrolled (2026-11-26); 4: the multi-stream read
    curve and the AMX int8 rate (session 20); 5: the weight stream on every thread of the pool
-   and the cost of a denormal operand (session 21); 6: the SkipLayerNormalization rate (session
-   23). */
+   and the cost of a denormal operand (session 21); 6: the SkipLayerNormalization and GELU rates
+   (session 23). */
 enum { TP_CALIB_FORMAT = 6 };
 void tp_calib_cache_key(uint32_t threads, char *buf, size_t cap) {
     if (!buf || cap == 0) return;
@@ -687,7 +688,8 @@ static bool load_cached(const char *path, const char *key, tp_device_model *out)
         return false; /* saved before the runtime's overheads were measured (session 15) */
     if (!(d.runtime_group_ns > 0))
         return false; /* saved before its per-group convolution cost (session 17) */
-    if (!(d.skip_norm_gbps > 0)) return false; /* saved before the skip-norm rate (session 23) */
+    if (!(d.skip_norm_gbps > 0) || !(d.gelu_gbps > 0))
+        return false; /* saved before the skip-norm and GELU rates (session 23) */
     *out = d;
     return true;
 }

@@ -12,7 +12,10 @@ enum {
     TP_FUSION_ABSORBED = 1, /* runs inside another node's kernel: no pass, no launch */
     /* a layer normalization that runs as onnxruntime's SkipLayerNormalization, the residual Add
        that feeds it absorbed (TP_FUSION_ABSORBED): its kernel reads both addends */
-    TP_FUSION_SKIP_NORM = 2
+    TP_FUSION_SKIP_NORM = 2,
+    /* the last Mul of an erf GELU that onnxruntime runs as one Gelu (or BiasGelu) kernel, its
+       other nodes (and a bias Add before it) absorbed */
+    TP_FUSION_GELU = 3
 };
 
 /* fused[i] = TP_FUSION_ABSORBED when node i is absorbed by the GEMM-class node it follows
@@ -24,8 +27,10 @@ enum {
  * onnxruntime's SkipLayerNormFusion takes into it (the Add then TP_FUSION_ABSORBED): two float
  * addends of rank 3 and the same shape, their last two dims numbers (dim 0 may be one named
  * symbol), the Add read by the normalization alone and not a graph output (docs/cost.md,
- * "SkipLayerNormalization"). `fused` has one entry per node and is owned by the caller.
- * TP_ERR_NOMEM. */
+ * "SkipLayerNormalization"). fused[i] = TP_FUSION_GELU for the last Mul of an erf GELU,
+ * x * 0.5 * (1 + erf(x / sqrt 2)) in onnxruntime's operand orders (tp_ort_xform's gelu_of), its
+ * other nodes absorbed (docs/cost.md, "GELU"). `fused` has one entry per node and is owned by
+ * the caller. TP_ERR_NOMEM. */
 tp_status tp_cost_fusion_mark(const tp_graph *g, uint8_t *fused, const tp_allocator *alloc,
                               tp_error *err);
 

@@ -314,6 +314,9 @@ static tp_node_cost eval(const tp_device_model *d, tp_node_id id, const tp_op_co
     if (oc->kernel == TP_KERNEL_ROWNORM && d->norm_gbps > 0 &&
         (double)nc.bytes / d->norm_gbps > nc.memory_ns)
         nc.memory_ns = (double)nc.bytes / d->norm_gbps; /* a chain of dependent sums per row */
+    if (oc->kernel == TP_KERNEL_GELU && d->gelu_gbps > 0 &&
+        (double)nc.bytes / d->gelu_gbps > nc.memory_ns)
+        nc.memory_ns = (double)nc.bytes / d->gelu_gbps; /* an erf polynomial per element */
     double skip_rate = d->skip_norm_gbps > 0 ? d->skip_norm_gbps : d->norm_gbps;
     if (oc->kernel == TP_KERNEL_SKIP_NORM && skip_rate > 0 &&
         (double)nc.bytes / skip_rate > nc.memory_ns)
@@ -388,6 +391,7 @@ static tp_status run(const tp_graph *g, const tp_device_model *d, const tp_io_op
     for (uint32_t i = 0; i < count; i++) {
         if ((s = tp_op_account(g, (tp_node_id)i, &ocs[i], err)) != TP_OK) goto done;
         if (plain_global_avg(g, (tp_node_id)i, blocked)) ocs[i].kernel = TP_KERNEL_ROWNORM;
+        if (fused[i] == TP_FUSION_GELU) ocs[i].kernel = TP_KERNEL_GELU;
         if (fused[i] == TP_FUSION_SKIP_NORM &&
             (s = skip_norm(g, (tp_node_id)i, &ocs[i], err)) != TP_OK)
             goto done;

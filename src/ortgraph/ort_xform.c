@@ -181,10 +181,14 @@ static void gelu_fuse(const tp_graph *g, const uint32_t *readers, tp_ort_xform *
             tp_node_id ad = m1->inputs[j], in = m1->inputs[1 - j];
             if (!erf_term(g, readers, ad, in, &erf, &dv)) continue;
             x->absorbed[m1_id] = x->absorbed[ad] = x->absorbed[erf] = x->absorbed[dv] = 1;
+            x->gelu_of[m1_id] = x->gelu_of[ad] = x->gelu_of[erf] = x->gelu_of[dv] = out;
+            x->gelu_of[out] = out;
             const tp_node *bias = binary_of(g, in, TP_BINARY_ADD);
             if (bias && readers[in] == 2 &&
-                (xform_is_weight(g, bias->inputs[0]) || xform_is_weight(g, bias->inputs[1])))
+                (xform_is_weight(g, bias->inputs[0]) || xform_is_weight(g, bias->inputs[1]))) {
                 x->absorbed[in] = 1;
+                x->gelu_of[in] = out;
+            }
             x->key[out] = (uint64_t)x->n + (uint64_t)out;
             x->stage[out] |= TP_ORT_MADE_FUSED;
             return;
@@ -322,6 +326,7 @@ void tp_ort_xform_free(const tp_graph *g, tp_ort_xform *x) {
     tp_mem_free(a, x->key, cap * sizeof *x->key);
     tp_mem_free(a, x->origin, cap * sizeof *x->origin);
     tp_mem_free(a, x->stage, cap);
+    tp_mem_free(a, x->gelu_of, cap * sizeof *x->gelu_of);
     memset(x, 0, sizeof *x);
 }
 
@@ -338,10 +343,11 @@ tp_status tp_ort_xform_compute(const tp_graph *g, uint32_t block, tp_ort_xform *
     x->key = tp_mem_calloc(a, cap, sizeof *x->key);
     x->origin = tp_mem_calloc(a, cap, sizeof *x->origin);
     x->stage = tp_mem_calloc(a, cap, 1);
+    x->gelu_of = tp_mem_calloc(a, cap, sizeof *x->gelu_of);
     uint8_t *unit = tp_mem_calloc(a, cap, 1);
     uint32_t *readers = tp_mem_calloc(a, cap, sizeof *readers);
-    if (!x->chain || !x->absorbed || !x->sum_of || !x->key || !x->origin || !x->stage || !unit ||
-        !readers) {
+    if (!x->chain || !x->absorbed || !x->sum_of || !x->key || !x->origin || !x->stage ||
+        !x->gelu_of || !unit || !readers) {
         tp_mem_free(a, unit, cap);
         tp_mem_free(a, readers, cap * sizeof *readers);
         tp_ort_xform_free(g, x);
@@ -359,6 +365,7 @@ tp_status tp_ort_xform_compute(const tp_graph *g, uint32_t block, tp_ort_xform *
         x->key[id] = id;
         x->origin[id] = (int32_t)id;
         x->sum_of[id] = -1;
+        x->gelu_of[id] = -1;
         if (!nd) continue;
         x->chain[id] = block > 0 && is_chain(g, x->chain, nd, block);
         if (silu_fuse(g, readers, x, (tp_node_id)id)) continue;

@@ -19,6 +19,10 @@ typedef struct tp_ort_xform {
     uint64_t *key;     /* > n: a node the optimizer creates (its order: tp_ort_exec_keys) */
     int32_t *origin;   /* the node a fused group is created at (its Conv), else itself */
     uint8_t *stage;    /* on origins: TP_ORT_MADE_* bits, the optimizer passes creating it */
+    /* a node of an erf GELU that onnxruntime fuses into one Gelu / BiasGelu node (gelu_fusion.cc,
+     * bias_gelu_fusion.cc): the GELU's last Mul, which becomes the fused node (its own entry
+     * too); else -1 */
+    int32_t *gelu_of;
 } tp_ort_xform;
 
 /* A node created by a level-extended fusion (FusedConv, Gelu, QuickGelu, FusedMatMul), by the

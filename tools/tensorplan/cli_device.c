@@ -233,6 +233,7 @@ void tp_cli_json_device(tp_json *j, const tp_device_model *m) {
     tp_json_kv_f64(j, "gemm_stream_gbps", m->gemm_stream_gbps);
     tp_json_kv_f64(j, "norm_gbps", m->norm_gbps);
     tp_json_kv_f64(j, "skip_norm_gbps", m->skip_norm_gbps);
+    tp_json_kv_f64(j, "gelu_gbps", m->gelu_gbps);
     tp_json_kv_f64(j, "int8_dot_gops", m->int8_dot_gops);
     tp_json_kv_f64(j, "amx_int8_gops", m->amx_int8_gops);
     tp_json_kv_f64(j, "denormal_ns", m->denormal_ns);
@@ -281,6 +282,7 @@ void tp_cli_print_device(FILE *f, const tp_device_model *m) {
                 m->resize_gbps);
         if (m->norm_gbps > 0) fprintf(f, ", layer norm %.2f GB/s", m->norm_gbps);
         if (m->skip_norm_gbps > 0) fprintf(f, ", skip layer norm %.2f GB/s", m->skip_norm_gbps);
+        if (m->gelu_gbps > 0) fprintf(f, ", gelu %.2f GB/s", m->gelu_gbps);
         if (m->im2col_gbps > 0) fprintf(f, ", im2col %.2f GB/s", m->im2col_gbps);
         if (m->gemm_stream_gbps > 0 && m->gemm_stream_gbps < TP_STREAM_FREE_GBPS)
             fprintf(f, ", GEMM weight stream %.1f GB/s", m->gemm_stream_gbps);
