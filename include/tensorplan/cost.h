@@ -262,9 +262,10 @@ typedef struct tp_device_model {
      * the last: onnxruntime 1.30's SkipLayerNormalization on a CPU), both addends read + the
      * output written, per ns, on `threads` threads; 0 = not measured (then norm_gbps). */
     double skip_norm_gbps;
-    /* An erf GELU as one kernel (onnxruntime's Gelu / BiasGelu on a CPU: per task of 4096
-     * elements a scaling pass, a vectorized erf, the product; src/cost/calib_gelu.h), input read
-     * + output written per ns, on `threads` threads; 0 = not measured (then the stream). */
+    /* An erf GELU as one kernel (onnxruntime's Gelu / BiasGelu on a CPU, with the kernel it picks
+     * for the CPU: one 16-lane pass on AVX-512, else a scaling pass, a vectorized erf and the
+     * product per task of 4096 elements; src/cost/calib_gelu.h), input read + output written per
+     * ns, on `threads` threads; 0 = not measured (then the stream). */
     double gelu_gbps;
     /* im2col of a convolution that runs as expand-then-GEMM (onnxruntime's generic MLAS
      * convolution: 1-D and 3-D ones, grouped ones, 2-D ones not in the NCHWc layout), bytes of

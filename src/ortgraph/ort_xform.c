@@ -353,6 +353,7 @@ tp_status tp_ort_xform_compute(const tp_graph *g, uint32_t block, tp_ort_xform *
         tp_ort_xform_free(g, x);
         return tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (%u nodes)", n);
     }
+    x->gelu_of[n] = -1; /* the spare last entry: no node */
     for (uint32_t id = 0; id < n; id++) {
         const tp_node *nd = tp_graph_node(g, (tp_node_id)id);
         if (!nd || tp_op_is_boundary(nd->op.kind)) continue;
