@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "core/mem.h"
-#include "ortgraph/ort_xform.h"
 
 enum { STEP_NORM = 1, STEP_ADD = 2, STEP_ACT = 4, HEAD_CONV = 8 };
 
@@ -74,8 +73,8 @@ static bool skip_norm_add(const tp_graph *g, const tp_node *add, const uint8_t *
     return true;
 }
 
-tp_status tp_cost_fusion_mark(const tp_graph *g, uint8_t *fused, const tp_allocator *alloc,
-                              tp_error *err) {
+tp_status tp_cost_fusion_mark(const tp_graph *g, const tp_ort_xform *x, uint8_t *fused,
+                              const tp_allocator *alloc, tp_error *err) {
     uint32_t count = tp_graph_node_count(g);
     if (count == 0) return TP_OK;
     memset(fused, 0, count);
@@ -136,20 +135,11 @@ tp_status tp_cost_fusion_mark(const tp_graph *g, uint8_t *fused, const tp_alloca
         }
     }
     /* erf GELUs: onnxruntime's GeluFusion / BiasGeluFusion, the memory profile's rule */
-    tp_ort_xform x;
-    tp_status s = tp_ort_xform_compute(g, 0, &x, err);
-    if (s != TP_OK) {
-        tp_mem_free(alloc, uses, (size_t)count * sizeof *uses);
-        tp_mem_free(alloc, chain, count);
-        tp_mem_free(alloc, late, count);
-        return s;
-    }
-    for (uint32_t i = 0; i < count; i++) {
-        int32_t root = x.gelu_of[i];
+    for (uint32_t i = 0; i < count && i < x->n; i++) {
+        int32_t root = x->gelu_of[i];
         if (root < 0 || fused[i] != TP_FUSION_NONE) continue;
         fused[i] = (uint32_t)root == i ? TP_FUSION_GELU : TP_FUSION_ABSORBED;
     }
-    tp_ort_xform_free(g, &x);
     for (uint32_t i = 0; i < count; i++) {
         const tp_node *n = tp_graph_node(g, (tp_node_id)i);
         if (n->op.kind != TP_OP_NORM || n->op.sub != TP_NORM_LAYER || n->n_inputs == 0) continue;

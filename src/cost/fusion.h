@@ -4,6 +4,7 @@
 #ifndef TP_COST_FUSION_H
 #define TP_COST_FUSION_H
 
+#include "ortgraph/ort_xform.h"
 #include "tensorplan/cost.h"
 
 /* What tp_cost_fusion_mark says of a node. */
@@ -28,10 +29,11 @@ enum {
  * addends of rank 3 and the same shape, their last two dims numbers (dim 0 may be one named
  * symbol), the Add read by the normalization alone and not a graph output (docs/cost.md,
  * "SkipLayerNormalization"). fused[i] = TP_FUSION_GELU for the last Mul of an erf GELU,
- * x * 0.5 * (1 + erf(x / sqrt 2)) in onnxruntime's operand orders (tp_ort_xform's gelu_of), its
+ * x * 0.5 * (1 + erf(x / sqrt 2)) in onnxruntime's operand orders (gelu_of of x, the graph's
+ * tp_ort_xform, any block), its
  * other nodes absorbed (docs/cost.md, "GELU"). `fused` has one entry per node and is owned by
  * the caller. TP_ERR_NOMEM. */
-tp_status tp_cost_fusion_mark(const tp_graph *g, uint8_t *fused, const tp_allocator *alloc,
-                              tp_error *err);
+tp_status tp_cost_fusion_mark(const tp_graph *g, const tp_ort_xform *x, uint8_t *fused,
+                              const tp_allocator *alloc, tp_error *err);
 
 #endif

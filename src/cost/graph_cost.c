@@ -359,6 +359,12 @@ static tp_status run(const tp_graph *g, const tp_device_model *d, const tp_io_op
     uint32_t count = tp_graph_node_count(g);
     uint8_t *fused = NULL, *blocked = NULL;
     tp_op_cost *ocs = NULL;
+    /* onnxruntime's optimized graph (ort_xform.h), once: its fusions for the cost model's and, on
+       a CPU, its NCHWc layout for the copies */
+    tp_ort_xform x;
+    if ((s = tp_ort_xform_compute(g, d->kind == TP_DEVICE_CPU ? (uint32_t)nchwc_block(d) : 0, &x,
+                                  err)) != TP_OK)
+        return s;
     if (count > 0) {
         fused = tp_mem_calloc(c->alloc, count, 1);
         ocs = tp_mem_calloc(c->alloc, count, sizeof *ocs);
@@ -367,7 +373,7 @@ static tp_status run(const tp_graph *g, const tp_device_model *d, const tp_io_op
             s = tp_error_set(err, TP_ERR_NOMEM, "graph cost: out of memory");
             goto done;
         }
-        if ((s = tp_cost_fusion_mark(g, fused, c->alloc, err)) != TP_OK) goto done;
+        if ((s = tp_cost_fusion_mark(g, &x, fused, c->alloc, err)) != TP_OK) goto done;
     }
     /* onnxruntime's NCHWc layout copies (layout_copies.h): nodes its optimizer adds
        (ReorderInput / ReorderOutput), run like any other, so in the total (docs/cost.md,
@@ -376,9 +382,7 @@ static tp_status run(const tp_graph *g, const tp_device_model *d, const tp_io_op
     if (d->kind == TP_DEVICE_CPU) {
         tp_op_cost *copies;
         uint32_t n_copies;
-        if ((s = tp__layout_copies(g, (uint32_t)nchwc_block(d), &copies, &n_copies, blocked,
-                                   err)) != TP_OK)
-            goto done;
+        if ((s = tp__layout_copies(g, &x, &copies, &n_copies, blocked, err)) != TP_OK) goto done;
         for (uint32_t k = 0; k < n_copies; k++) {
             tp_node_cost nc = eval(d, -1, &copies[k], 0); /* no weights */
             c->layout_ns += nc.total_ns;
@@ -412,6 +416,7 @@ static tp_status run(const tp_graph *g, const tp_device_model *d, const tp_io_op
         if (c->nodes) c->nodes[i] = nc;
     }
 done:
+    tp_ort_xform_free(g, &x);
     tp_mem_free(c->alloc, ocs, (size_t)count * sizeof *ocs);
     tp_mem_free(c->alloc, fused, count);
     tp_mem_free(c->alloc, blocked, count);

@@ -34,52 +34,47 @@ void tp__layout_copies_free(const tp_graph *g, tp_op_cost *copies, uint32_t n) {
     tp_mem_free(tp_graph_allocator(g), copies, (size_t)n * sizeof *copies);
 }
 
-tp_status tp__layout_copies(const tp_graph *g, uint32_t block, tp_op_cost **out, uint32_t *n_out,
-                            uint8_t *blocked, tp_error *err) {
+tp_status tp__layout_copies(const tp_graph *g, const tp_ort_xform *x, tp_op_cost **out,
+                            uint32_t *n_out, uint8_t *blocked, tp_error *err) {
     *out = NULL;
     *n_out = 0;
     if (blocked) memset(blocked, 0, tp_graph_node_count(g));
+    uint32_t block = x->block;
     if (block == 0) return TP_OK;
-    tp_ort_xform x;
-    tp_status s = tp_ort_xform_compute(g, block, &x, err);
-    if (s != TP_OK) return s;
-    if (blocked) memcpy(blocked, x.chain, x.n);
+    tp_status s = TP_OK;
+    if (blocked) memcpy(blocked, x->chain, x->n);
     const tp_allocator *a = tp_graph_allocator(g);
-    uint8_t *need = tp_mem_calloc(a, (size_t)x.n + 1, 1);
-    if (!need) {
-        tp_ort_xform_free(g, &x);
-        return tp_error_set(err, TP_ERR_NOMEM, "graph cost: out of memory (%u nodes)", x.n);
-    }
+    uint8_t *need = tp_mem_calloc(a, (size_t)x->n + 1, 1);
+    if (!need) return tp_error_set(err, TP_ERR_NOMEM, "graph cost: out of memory (%u nodes)", x->n);
     uint32_t count = 0;
-    for (uint32_t m = 0; m < x.n; m++) {
+    for (uint32_t m = 0; m < x->n; m++) {
         const tp_node *nd = tp_graph_node(g, (tp_node_id)m);
         if (!nd || tp_op_is_boundary(nd->op.kind) || nd->op.kind == TP_OP_OUTPUT_OF ||
             (nd->flags & TP_NODE_SHAPE_ONLY))
             continue;
-        if ((nd->flags & TP_NODE_OUTPUT) && x.chain[m]) need[m] |= COPY_OUTPUT;
+        if ((nd->flags & TP_NODE_OUTPUT) && x->chain[m]) need[m] |= COPY_OUTPUT;
         for (uint32_t i = 0; i < nd->n_inputs; i++) {
             tp_node_id in = nd->inputs[i];
-            if (in < 0 || (uint32_t)in >= x.n || x.absorbed[in]) continue;
+            if (in < 0 || (uint32_t)in >= x->n || x->absorbed[in]) continue;
             const tp_node *inn = tp_graph_node(g, in);
             if (!inn || inn->op.kind == TP_OP_PARAM || inn->op.kind == TP_OP_CONSTANT) continue;
-            tp_ort_read r = tp_ort_read_of(g, &x, (tp_node_id)m, i, in, in);
+            tp_ort_read r = tp_ort_read_of(g, x, (tp_node_id)m, i, in, in);
             if (r == TP_ORT_READ_REORDERED) need[in] |= COPY_OUTPUT;
             if (r == TP_ORT_READ_TO_BLOCKED) need[in] |= COPY_INPUT;
         }
     }
-    for (uint32_t id = 0; id < x.n; id++)
+    for (uint32_t id = 0; id < x->n; id++)
         count += (uint32_t)((need[id] & COPY_OUTPUT) != 0) + ((need[id] & COPY_INPUT) != 0);
     tp_op_cost *c = count ? tp_mem_calloc(a, count, sizeof *c) : NULL;
     if (count && !c)
         s = tp_error_set(err, TP_ERR_NOMEM, "graph cost: out of memory (%u copies)", count);
     uint32_t k = 0;
-    for (uint32_t id = 0; id < x.n && s == TP_OK && c; id++) {
+    for (uint32_t id = 0; id < x->n && s == TP_OK && c; id++) {
         if (need[id] & COPY_OUTPUT) s = copy_of(g, block, (tp_node_id)id, false, &c[k++], err);
         if (s == TP_OK && (need[id] & COPY_INPUT))
             s = copy_of(g, block, (tp_node_id)id, true, &c[k++], err);
     }
-    tp_mem_free(a, need, (size_t)x.n + 1);
-    tp_ort_xform_free(g, &x);
+    tp_mem_free(a, need, (size_t)x->n + 1);
     if (s != TP_OK) {
         tp__layout_copies_free(g, c, count);
         return s;

@@ -7,16 +7,18 @@
 #ifndef TP_COST_LAYOUT_COPIES_H
 #define TP_COST_LAYOUT_COPIES_H
 
+#include "ortgraph/ort_xform.h"
 #include "tensorplan/cost.h"
 
-/* The copies of bound graph g with NCHWc channel block `block` (0: none), each as a memory
+/* The copies of bound graph g in onnxruntime's optimized form x (tp_ort_xform_compute with the
+ * NCHWc channel block, the caller's; block 0: none), each as a memory
  * pass (TP_COST_MEMORY, one launch, plain bytes on one side and the channels padded to the
  * block on the other), for the caller to price: *out (*n_out entries, NULL when none) from g's
  * allocator, freed with tp__layout_copies_free. `blocked` (NULL, or one byte per node of g, the
  * caller's): set to 1 for every node whose output onnxruntime keeps in the blocked layout, 0 for
  * the others. TP_ERR_NOMEM, TP_ERR_UNBOUND, TP_ERR_OVERFLOW. */
-tp_status tp__layout_copies(const tp_graph *g, uint32_t block, tp_op_cost **out, uint32_t *n_out,
-                            uint8_t *blocked, tp_error *err);
+tp_status tp__layout_copies(const tp_graph *g, const tp_ort_xform *x, tp_op_cost **out,
+                            uint32_t *n_out, uint8_t *blocked, tp_error *err);
 void tp__layout_copies_free(const tp_graph *g, tp_op_cost *copies, uint32_t n);
 
 #endif
