@@ -878,13 +878,25 @@ TP_TEST(node_dense_conv_expands_unless_blocked) {
     double gemm = (double)oc.flops / tp_device_gemm_gflops(&d, TP_DTYPE_F32, 64, 522, 24);
     double cols = 64.0 * 522 * 4 / 4; /* bytes of the column buffer at 4 bytes per ns */
     TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, gemm + cols, 1e-6);
-    /* 3 input channels (under the block) are read in NCHW: NCHWc, no im2col */
+    /* 3 input channels (under the block) are read in NCHW: NCHWc, no im2col; its 24 filters
+       computed as 32 (whole blocks) */
     oc.conv_cin = 3;
-    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, gemm, 1e-6);
-    /* 20 input channels: aligned to 4, NCHWc (any output channels, padded) */
+    oc.gemm_k = 27;
+    oc.flops = 2 * 64 * 27 * 24;
+    double blocked = (double)oc.flops * 32 / 24 / tp_device_gemm_gflops(&d, TP_DTYPE_F32, 64, 27, 32);
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, blocked, 1e-6);
+    /* 20 input channels: aligned to 4, NCHWc (any output channels, padded), its blocked input
+       read as 32 channels */
     oc.conv_cin = 20;
-    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, gemm, 1e-6);
+    oc.gemm_k = 180;
+    oc.flops = 2 * 64 * 180 * 24;
+    blocked = (double)oc.flops * (32.0 / 24) * (32.0 / 20) /
+              tp_device_gemm_gflops(&d, TP_DTYPE_F32, 64, 288, 32);
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, blocked, 1e-6);
     /* a 1-D or 3-D convolution is never blocked */
+    oc.conv_cin = 58;
+    oc.gemm_k = 522;
+    oc.flops = 2 * 64 * 522 * 24;
     oc.spatial_rank = 3;
     TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, gemm + cols, 1e-6);
     /* 1x1, stride 1, unpadded: multiplies the input directly */
@@ -894,6 +906,79 @@ TP_TEST(node_dense_conv_expands_unless_blocked) {
     oc.conv_expands = true;
     d.kind = TP_DEVICE_GPU;
     TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, gemm, 1e-6);
+}
+
+/* A convolution in NCHWc computes whole channel blocks, and MLAS runs its filter blocks in sets
+   of up to four: a set of one block runs at the lower of the curve's rate and the calibrated
+   depthwise rate (the same six accumulator chains) times the threads (docs/cost.md, "Session
+   24"). Depthwise channels are padded too; an AVX2 block of 8 and a plain convolution keep the
+   full rate. */
+TP_TEST(nchwc_padded_channels_and_filter_sets) {
+    tp_device_model d = flat_model(1, 1);
+    d.n_gemm = 1;
+    d.gemm[0].gflops = 10; /* 10 flops per ns at every shape */
+    d.vector_floats = 16;
+    d.dwconv_gflops = 5; /* a set of one block: 5 flops per ns at one thread */
+    /* 3x3, 64 -> 64 channels, 64 output pixels: four blocks, one set of four */
+    tp_op_cost oc = {.cls = TP_COST_GEMM,
+                     .launches = 1,
+                     .flops = 2 * 64 * 576 * 64,
+                     .gemm_m = 64,
+                     .gemm_k = 576,
+                     .gemm_n = 64,
+                     .gemm_batch = 1,
+                     .compute_dtype = TP_DTYPE_F32,
+                     .spatial_rank = 2,
+                     .conv_cin = 64,
+                     .conv_expands = true};
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, (double)oc.flops / 10, 1e-6);
+    /* 48 filters: one set of three, full rate; 40 are computed as 48 */
+    oc.gemm_n = 48;
+    oc.flops = 2 * 64 * 576 * 48;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, (double)oc.flops / 10, 1e-6);
+    oc.gemm_n = 40;
+    oc.flops = 2 * 64 * 576 * 40;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, (double)oc.flops * 48 / 40 / 10, 1e-6);
+    /* 16 filters: one set of one block, at the depthwise rate */
+    oc.gemm_n = 16;
+    oc.flops = 2 * 64 * 576 * 16;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, (double)oc.flops / 5, 1e-6);
+    /* two threads: the dense kernel splits the set between them (10 flops per ns, the curve's) */
+    tp_device_model pool = d;
+    pool.threads = 2;
+    TP_CHECK_NEAR(tp_node_cost_eval(&pool, 0, &oc).compute_ns, (double)oc.flops / 10, 1e-6);
+    /* 80 filters: a set of four blocks at 10 and a set of one at 5 */
+    oc.gemm_n = 80;
+    oc.flops = 2 * 64 * 576 * 80;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns,
+                  (double)oc.flops * (4.0 / 5 / 10 + 1.0 / 5 / 5), 1e-6);
+    /* without a measured depthwise rate: the curve's */
+    d.dwconv_gflops = 0;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, (double)oc.flops / 10, 1e-6);
+    d.dwconv_gflops = 5;
+    /* 40 input channels of a blocked input are read as 48 (and 16 filters as one set) */
+    oc.gemm_n = 16;
+    oc.conv_cin = 40;
+    oc.gemm_k = 360;
+    oc.flops = 2 * 64 * 360 * 16;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, (double)oc.flops * 48 / 40 / 5, 1e-6);
+    /* AVX2's block of 8: no padding of 40 channels, the curve's rate */
+    d.vector_floats = 8;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, (double)oc.flops / 10, 1e-6);
+    /* a 1-D convolution is never blocked: im2col at the memory rate (1 byte per ns) */
+    d.vector_floats = 16;
+    oc.spatial_rank = 1;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns,
+                  (double)oc.flops / 10 + 64.0 * 360 * 4 / 1.0, 1e-6);
+    /* a depthwise one: its 24 channels computed as 32, at the depthwise rate */
+    oc.spatial_rank = 2;
+    oc.kernel = TP_KERNEL_DEPTHWISE;
+    oc.conv_cin = 1;
+    oc.gemm_n = 24;
+    oc.gemm_batch = 24;
+    oc.gemm_k = 9;
+    oc.flops = 2 * 64 * 9 * 24;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, (double)oc.flops * 32 / 24 / 5, 1e-6);
 }
 
 /* LSTM / GRU / RNN (a custom node of the ONNX importer): the input projection of every step as
@@ -1772,6 +1857,7 @@ int main(void) {
     TP_RUN(node_grouped_conv);
     TP_RUN(group_walk_on_the_generic_path);
     TP_RUN(node_dense_conv_expands_unless_blocked);
+    TP_RUN(nchwc_padded_channels_and_filter_sets);
     TP_RUN(recurrent_steps_read_r_every_step);
     TP_RUN(recurrent_steps_split_over_a_pool);
     TP_RUN(recurrent_step_pays_a_kernel_call);

@@ -37,6 +37,58 @@ static bool nchwc_conv(const tp_device_model *d, const tp_op_cost *oc) {
                                 cout, (uint32_t)nchwc_block(d));
 }
 
+/* The channels a convolution in NCHWc computes beyond the model's: MLAS works on whole blocks,
+   so onnxruntime pads the filters to a multiple of the block (nchwc_transformer.cc: a dense
+   24 -> 32, a depthwise 116 -> 128) and a blocked input to one too (40 input channels are read
+   as 48, zeros included); a dense convolution with fewer input channels than the block reads
+   them unpadded (NCHW). A grouped one converts only with whole blocks per group. Probes
+   (docs/cost.md, "Session 24"): 3×3 96 -> 24 took 96 -> 32's time (22.11 against 22.27 ms for
+   four), 40 -> 64 and 36 -> 64 took 48 -> 64's. Writes the padded output and input channels of
+   one group (*n_out, *k_in: gemm_n and gemm_k as padded) and returns the ratio of the padded
+   work to the model's; 1 when the convolution does not run in NCHWc. */
+static double nchwc_padding(const tp_device_model *d, const tp_op_cost *oc, uint64_t *n_out,
+                            uint64_t *k_in) {
+    *n_out = oc->gemm_n;
+    *k_in = oc->gemm_k;
+    if (!nchwc_conv(d, oc) || oc->kernel == TP_KERNEL_GROUPED || oc->gemm_n == 0) return 1.0;
+    uint64_t b = nchwc_block(d), c = oc->gemm_n;
+    uint64_t cp = tp_sat_mul_u64((c + b - 1) / b, b);
+    *n_out = cp;
+    double ratio = (double)cp / (double)c;
+    uint64_t cin = oc->conv_cin;
+    if (oc->kernel == TP_KERNEL_GENERIC && cin >= b && oc->gemm_k % cin == 0) {
+        uint64_t area = oc->gemm_k / cin, cinp = tp_sat_mul_u64((cin + b - 1) / b, b);
+        *k_in = tp_sat_mul_u64(cinp, area);
+        ratio *= (double)cinp / (double)cin;
+    }
+    return ratio;
+}
+
+/* MLAS's NCHWc convolution kernels compute the filter blocks of a dense convolution in sets of
+   up to four (FilterCount), six output pixels at a time: one accumulator per block and pixel.
+   A set of one block has six accumulators, too few to hide the multiply-add's latency
+   (SconvKernelAvx512F.S): the same six chains as MLAS's NCHWc depthwise kernel, whose rate the
+   calibration measures (dwconv_gflops, one thread's; the dense kernel splits among the threads).
+   That set runs at the lower of the GEMM curve's rate and that one. Probes (docs/cost.md,
+   "Session 24"; bench/accuracy/probe_nchwc.sh): at one thread a set of one block ran at 92-96
+   GFLOP/s in a fast and in a slow window of this host, where sets of four ran at 165 and 103 and
+   the calibration measured the depthwise kernel at 99; sets of two and three ran at 0.79-0.99 of
+   the four-block rate (twelve chains or more: no latency bound). Returns the factor on the
+   convolution's time at the curve's rate `gf` for its `n_out` filters (padded) in sets of four,
+   the last set the remainder; 1 without a set of one block, without a measured depthwise rate,
+   or on a CPU whose block is not AVX-512's 16 floats (not measured on an 8-float block). */
+static double nchwc_filter_sets(const tp_device_model *d, const tp_op_cost *oc, uint64_t n_out,
+                                double gf) {
+    uint64_t b = nchwc_block(d);
+    if (b != 16 || oc->kernel != TP_KERNEL_GENERIC || !nchwc_conv(d, oc) || n_out < b ||
+        !(d->dwconv_gflops > 0) || !(gf > 0))
+        return 1.0;
+    uint64_t blocks = n_out / b;
+    double one_set = d->dwconv_gflops * (double)(d->threads ? d->threads : 1);
+    if (blocks % 4 != 1 || one_set >= gf) return 1.0;
+    return ((double)(blocks - 1) + gf / one_set) / (double)blocks;
+}
+
 /* The im2col pass of a convolution that MLAS's generic convolution runs (not NCHWc): every one
    but a 1×1, stride-1, unpadded one (which multiplies the input directly) expands its patches
    before its GEMM (convolve.cpp): for every group (gemm_batch), its input channels × taps
@@ -264,7 +316,8 @@ static tp_node_cost eval(const tp_device_model *d, tp_node_id id, const tp_op_co
        depthwise kernel gains nothing from more threads, yet still forks them */
     bool one_thread = false;
     if (oc->cls == TP_COST_GEMM && oc->flops > 0) {
-        uint64_t m = oc->gemm_m, k = oc->gemm_k, n = oc->gemm_n;
+        uint64_t m = oc->gemm_m, k, n;
+        double padded = nchwc_padding(d, oc, &n, &k);
         if (oc->kernel == TP_KERNEL_GROUPED && nchwc_conv(d, oc)) {
             /* grouped in NCHWc: a dense convolution's shape (pixels × k × all filters) */
             m = oc->gemm_n;
@@ -278,6 +331,7 @@ static tp_node_cost eval(const tp_device_model *d, tp_node_id id, const tp_op_co
         double gf = stream && oc->activation_rows
                         ? tp__gemm_rows_gflops(d, oc->compute_dtype, m, k, n)
                         : tp_device_gemm_gflops(d, oc->compute_dtype, m, k, n);
+        padded *= nchwc_filter_sets(d, oc, n, gf);
         if (oc->kernel == TP_KERNEL_RECURRENT) {
             nc.compute_ns = recurrent_ns(d, oc);
             stream = false; /* R is read at every step: in recurrent_ns */
@@ -291,7 +345,8 @@ static tp_node_cost eval(const tp_device_model *d, tp_node_id id, const tp_op_co
                 one_thread = d->source == TP_SOURCE_MEASURED && nchwc_conv(d, oc);
                 border_flops = (double)oc->border_pixels * (double)oc->gemm_n * DW_BORDER_FLOPS;
             }
-            nc.compute_ns = ((double)oc->flops + border_flops) / gf; /* GFLOP/s = flops per ns */
+            /* GFLOP/s = flops per ns; NCHWc computes its padded channels too */
+            nc.compute_ns = ((double)oc->flops + border_flops) * padded / gf;
             if (oc->tap_share > 0 && oc->tap_share < 1) nc.compute_ns *= oc->tap_share;
         }
         nc.compute_ns += im2col_ns(d, oc) + denormal_ns(d, oc);
