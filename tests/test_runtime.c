@@ -888,6 +888,41 @@ TP_TEST(ort_gelu_is_fused_before_a_matmul_scale) {
     tp_graph_destroy(g);
 }
 
+/* SkipLayerNormFusion: a residual Add read only by the LayerNormalization after it becomes one
+ * SkipLayerNormalization; the sum is never allocated. a = Neg(x), b = Neg(a), s = a + b, y =
+ * LayerNorm(s), [1, 64, 256] floats (64 KiB each): s has no buffer, and the pattern holds a, b
+ * and y (192 KiB; 256 KiB while s had one). Read twice, the Add stays and keeps its buffer. */
+TP_TEST(ort_skip_norm_drops_the_residual_sum) {
+    for (int twice = 0; twice < 2; twice++) {
+        tp_error err;
+        tp_graph *g = NULL;
+        TP_CHECK_OK(tp_graph_create(NULL, &g, &err), &err);
+        if (!g) return;
+        tp_shape xs = tp_shape_of(3, (int64_t[]){1, 64, 256}), ps = tp_shape_of(1, (int64_t[]){256});
+        tp_op neg = {.kind = TP_OP_UNARY, .sub = TP_UNARY_NEG};
+        tp_op add = {.kind = TP_OP_BINARY, .sub = TP_BINARY_ADD};
+        tp_op ln = {.kind = TP_OP_NORM, .sub = TP_NORM_LAYER};
+        ln.attrs.norm.axis = -1;
+        ln.attrs.norm.eps = 1e-5;
+        tp_node_id x, gm, bt, a, b, sum, y, o;
+        TP_CHECK_OK(tp_graph_add_input(g, "x", TP_DTYPE_F32, &xs, &x, &err), &err);
+        TP_CHECK_OK(tp_graph_add_param(g, "gamma", TP_DTYPE_F32, &ps, &gm, &err), &err);
+        TP_CHECK_OK(tp_graph_add_param(g, "beta", TP_DTYPE_F32, &ps, &bt, &err), &err);
+        TP_CHECK_OK(tp_graph_add_op(g, &neg, (tp_node_id[]){x}, 1, "a", &a, &err), &err);
+        TP_CHECK_OK(tp_graph_add_op(g, &neg, (tp_node_id[]){a}, 1, "b", &b, &err), &err);
+        TP_CHECK_OK(tp_graph_add_op(g, &add, (tp_node_id[]){a, b}, 2, "s", &sum, &err), &err);
+        TP_CHECK_OK(tp_graph_add_op(g, &ln, (tp_node_id[]){sum, gm, bt}, 3, "y", &y, &err), &err);
+        TP_CHECK_OK(tp_graph_add_op(g, &neg, (tp_node_id[]){twice ? sum : y}, 1, "o", &o, &err),
+                    &err);
+        TP_CHECK_OK(tp_graph_mark_output(g, o, &err), &err);
+        if (twice) TP_CHECK_OK(tp_graph_mark_output(g, y, &err), &err);
+        int of_sum, own;
+        trace_counts(g, 0, sum, &of_sum, &own);
+        TP_CHECK_EQ_I64(of_sum, twice ? 1 : 0);
+        tp_graph_destroy(g);
+    }
+}
+
 TP_TEST(ort_reorder_input_shared) {
     tp_error err;
     tp_graph *g = NULL;
@@ -964,5 +999,6 @@ int main(void) {
     TP_RUN(ort_reorder_input_shared);
     TP_RUN(ort_where_selections_are_scratch);
     TP_RUN(ort_gelu_is_fused_before_a_matmul_scale);
+    TP_RUN(ort_skip_norm_drops_the_residual_sum);
     return tp_test_finish();
 }

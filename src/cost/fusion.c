@@ -42,37 +42,6 @@ static int fusion_step(const tp_node *n) {
     return 0;
 }
 
-static bool skip_norm_dtype(tp_dtype t) {
-    return t == TP_DTYPE_F32 || t == TP_DTYPE_F16 || t == TP_DTYPE_BF16;
-}
-
-/* An Add that onnxruntime's SkipLayerNormFusion (skip_layer_norm_fusion.cc, read) takes into the
-   layer normalization it feeds: two float addends of rank 3 whose dims its shape inference knows
-   equal: the last two numbers, the first a number or one named symbol (a batch). Derived symbolic
-   dims are unknown there (no data propagation), and so is every dim downstream of a node whose
-   output dims come from values computed at run time (`late`: TP_NODE_DIMS_AT_RUNTIME there or
-   upstream; vit_b_16's class token, expanded to a batch read by Shape, leaves its final Add and
-   LayerNormalization apart in onnxruntime's profile). The caller checks that the normalization is
-   the Add's only reader. */
-static bool skip_norm_add(const tp_graph *g, const tp_node *add, const uint8_t *late) {
-    if (add->op.kind != TP_OP_BINARY || add->op.sub != TP_BINARY_ADD || add->n_inputs != 2 ||
-        (add->flags & TP_NODE_OUTPUT) || !skip_norm_dtype(add->dtype))
-        return false;
-    const tp_node *a = tp_graph_node(g, add->inputs[0]), *b = tp_graph_node(g, add->inputs[1]);
-    if (!a || !b || late[add->inputs[0]] || late[add->inputs[1]] || a->shape.rank != 3 ||
-        b->shape.rank != 3 || !skip_norm_dtype(a->dtype) || !skip_norm_dtype(b->dtype))
-        return false;
-    for (int32_t k = 0; k < 3; k++) {
-        tp_dim x = a->shape.dims[k], y = b->shape.dims[k];
-        if (tp_dim_is_static(x) && tp_dim_is_static(y) && x.size == y.size) continue;
-        tp_sym_op op;
-        tp_dim l, r;
-        bool named = !tp_dim_is_static(x) && x.sym == y.sym && !tp_graph_dim_def(g, x, &op, &l, &r);
-        if (k > 0 || !named) return false;
-    }
-    return true;
-}
-
 tp_status tp_cost_fusion_mark(const tp_graph *g, const tp_ort_xform *x, uint8_t *fused,
                               const tp_allocator *alloc, tp_error *err) {
     uint32_t count = tp_graph_node_count(g);
@@ -80,21 +49,15 @@ tp_status tp_cost_fusion_mark(const tp_graph *g, const tp_ort_xform *x, uint8_t 
     memset(fused, 0, count);
     uint32_t *uses = tp_mem_calloc(alloc, count, sizeof *uses);
     uint8_t *chain = tp_mem_calloc(alloc, count, 1); /* steps taken by the chain ending here */
-    uint8_t *late = tp_mem_calloc(alloc, count, 1);  /* dims from run-time values, here or above */
-    if (!uses || !chain || !late) {
+    if (!uses || !chain) {
         tp_mem_free(alloc, uses, (size_t)count * sizeof *uses);
         tp_mem_free(alloc, chain, count);
-        tp_mem_free(alloc, late, count);
         return tp_error_set(err, TP_ERR_NOMEM, "graph cost: out of memory for the fusion pass");
     }
     for (uint32_t i = 0; i < count; i++) {
         const tp_node *n = tp_graph_node(g, (tp_node_id)i);
-        late[i] = (n->flags & TP_NODE_DIMS_AT_RUNTIME) != 0;
         for (uint32_t k = 0; k < n->n_inputs; k++)
-            if (n->inputs[k] >= 0 && (uint32_t)n->inputs[k] < count) {
-                uses[n->inputs[k]]++;
-                late[i] |= late[n->inputs[k]];
-            }
+            if (n->inputs[k] >= 0 && (uint32_t)n->inputs[k] < count) uses[n->inputs[k]]++;
     }
     /* nodes are topologically ordered: a producer is decided before its consumers */
     for (uint32_t i = 0; i < count; i++) {
@@ -140,18 +103,16 @@ tp_status tp_cost_fusion_mark(const tp_graph *g, const tp_ort_xform *x, uint8_t 
         if (root < 0 || fused[i] != TP_FUSION_NONE) continue;
         fused[i] = (uint32_t)root == i ? TP_FUSION_GELU : TP_FUSION_ABSORBED;
     }
-    for (uint32_t i = 0; i < count; i++) {
-        const tp_node *n = tp_graph_node(g, (tp_node_id)i);
-        if (n->op.kind != TP_OP_NORM || n->op.sub != TP_NORM_LAYER || n->n_inputs == 0) continue;
-        tp_node_id p = n->inputs[0];
-        if (p < 0 || (uint32_t)p >= count || uses[p] != 1 || fused[p] != TP_FUSION_NONE) continue;
-        if (skip_norm_add(g, tp_graph_node(g, p), late)) {
-            fused[p] = TP_FUSION_ABSORBED;
-            fused[i] = TP_FUSION_SKIP_NORM;
-        }
+    /* residual Add + LayerNormalization: onnxruntime's SkipLayerNormFusion, the memory
+       profile's rule (ort_xform.c); an Add this pass already took into a kernel stays there */
+    for (uint32_t i = 0; i < count && i < x->n; i++) {
+        if (x->skip_norm_of[i] != (int32_t)i || fused[i] != TP_FUSION_NONE) continue;
+        tp_node_id p = tp_graph_node(g, (tp_node_id)i)->inputs[0];
+        if (p < 0 || (uint32_t)p >= count || fused[p] != TP_FUSION_NONE) continue;
+        fused[p] = TP_FUSION_ABSORBED;
+        fused[i] = TP_FUSION_SKIP_NORM;
     }
     tp_mem_free(alloc, uses, (size_t)count * sizeof *uses);
     tp_mem_free(alloc, chain, count);
-    tp_mem_free(alloc, late, count);
     return TP_OK;
 }

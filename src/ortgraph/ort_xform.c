@@ -1,10 +1,13 @@
 /* The graph onnxruntime's CPU provider runs after its optimizer at the default level "all":
  * which tensors its fusions remove, which stay in the NCHWc blocked layout, and the node
  * indices of its optimized graph (for the execution order). Modelled from onnxruntime 1.30's
- * source (core/optimizer: conv_bn_fusion.cc, conv_activation_fusion.cc, nchwc_transformer.cc),
+ * source (core/optimizer: conv_bn_fusion.cc, conv_activation_fusion.cc, nchwc_transformer.cc,
+ * skip_layer_norm_fusion.cc),
  * not copied.
  *
- * Fusions: Gelu written as Erf (and a bias Add before it) becomes one node (gelu_fuse); x *
+ * Fusions: Gelu written as Erf (and a bias Add before it) becomes one node (gelu_fuse); a
+ * residual Add read only by the LayerNormalization after it becomes one SkipLayerNormalization
+ * with it (skip_norm_fuse); x *
  * Sigmoid(x) becomes QuickGelu (silu_fuse); a MatMul absorbs a Transpose of the last two axes or
  * a scaling by a constant on its inputs or output (matmul_fuse); a Conv
  * whose only reader is a BatchNormalization with constant parameters absorbs
@@ -196,6 +199,55 @@ static void gelu_fuse(const tp_graph *g, const uint32_t *readers, tp_ort_xform *
     }
 }
 
+static bool skip_norm_dtype(tp_dtype t) {
+    return t == TP_DTYPE_F32 || t == TP_DTYPE_F16 || t == TP_DTYPE_BF16;
+}
+
+/* An Add that onnxruntime's SkipLayerNormFusion (skip_layer_norm_fusion.cc, read) takes into the
+   layer normalization it feeds: two float addends of rank 3 whose dims its shape inference knows
+   equal: the last two numbers, the first a number or one named symbol (a batch). Derived symbolic
+   dims are unknown there (no data propagation), and so is every dim downstream of a node whose
+   output dims come from values computed at run time (`late`: TP_NODE_DIMS_AT_RUNTIME there or
+   upstream; vit_b_16's class token, expanded to a batch read by Shape, leaves its final Add and
+   LayerNormalization apart in onnxruntime's profile). The caller checks that the normalization is
+   the Add's only reader. */
+static bool skip_norm_add(const tp_graph *g, const tp_node *add, const uint8_t *late) {
+    if (add->op.kind != TP_OP_BINARY || add->op.sub != TP_BINARY_ADD || add->n_inputs != 2 ||
+        (add->flags & TP_NODE_OUTPUT) || !skip_norm_dtype(add->dtype))
+        return false;
+    const tp_node *a = tp_graph_node(g, add->inputs[0]), *b = tp_graph_node(g, add->inputs[1]);
+    if (!a || !b || late[add->inputs[0]] || late[add->inputs[1]] || a->shape.rank != 3 ||
+        b->shape.rank != 3 || !skip_norm_dtype(a->dtype) || !skip_norm_dtype(b->dtype))
+        return false;
+    for (int32_t k = 0; k < 3; k++) {
+        tp_dim x = a->shape.dims[k], y = b->shape.dims[k];
+        if (tp_dim_is_static(x) && tp_dim_is_static(y) && x.size == y.size) continue;
+        tp_sym_op op;
+        tp_dim l, r;
+        bool named = !tp_dim_is_static(x) && x.sym == y.sym && !tp_graph_dim_def(g, x, &op, &l, &r);
+        if (k > 0 || !named) return false;
+    }
+    return true;
+}
+
+/* skip_layer_norm_fusion.cc: a LayerNormalization whose data input is such an Add, read by it
+ * alone, becomes one SkipLayerNormalization node created by the fusion; the Add's tensor is
+ * never allocated. `late` as in skip_norm_add. */
+static void skip_norm_fuse(const tp_graph *g, const uint32_t *readers, const uint8_t *late,
+                           tp_ort_xform *x, tp_node_id id) {
+    const tp_node *nd = tp_graph_node(g, id);
+    if (!nd || nd->op.kind != TP_OP_NORM || nd->op.sub != TP_NORM_LAYER || nd->n_inputs == 0)
+        return;
+    tp_node_id add = nd->inputs[0];
+    if (add < 0 || (uint32_t)add >= x->n || readers[add] != 1 || x->absorbed[add] ||
+        x->gelu_of[add] >= 0 || !skip_norm_add(g, tp_graph_node(g, add), late))
+        return;
+    x->absorbed[add] = 1;
+    x->skip_norm_of[add] = x->skip_norm_of[id] = id;
+    x->key[id] = (uint64_t)x->n + (uint64_t)id;
+    x->stage[id] |= TP_ORT_MADE_FUSED;
+}
+
 /* A weight holding one value. */
 static bool scalar_weight(const tp_graph *g, tp_node_id id) {
     const tp_node *n = id >= 0 ? tp_graph_node(g, id) : NULL;
@@ -327,6 +379,7 @@ void tp_ort_xform_free(const tp_graph *g, tp_ort_xform *x) {
     tp_mem_free(a, x->origin, cap * sizeof *x->origin);
     tp_mem_free(a, x->stage, cap);
     tp_mem_free(a, x->gelu_of, cap * sizeof *x->gelu_of);
+    tp_mem_free(a, x->skip_norm_of, cap * sizeof *x->skip_norm_of);
     memset(x, 0, sizeof *x);
 }
 
@@ -344,16 +397,19 @@ tp_status tp_ort_xform_compute(const tp_graph *g, uint32_t block, tp_ort_xform *
     x->origin = tp_mem_calloc(a, cap, sizeof *x->origin);
     x->stage = tp_mem_calloc(a, cap, 1);
     x->gelu_of = tp_mem_calloc(a, cap, sizeof *x->gelu_of);
+    x->skip_norm_of = tp_mem_calloc(a, cap, sizeof *x->skip_norm_of);
     uint8_t *unit = tp_mem_calloc(a, cap, 1);
+    uint8_t *late = tp_mem_calloc(a, cap, 1); /* dims from run-time values, here or upstream */
     uint32_t *readers = tp_mem_calloc(a, cap, sizeof *readers);
     if (!x->chain || !x->absorbed || !x->sum_of || !x->key || !x->origin || !x->stage ||
-        !x->gelu_of || !unit || !readers) {
+        !x->gelu_of || !x->skip_norm_of || !unit || !late || !readers) {
         tp_mem_free(a, unit, cap);
+        tp_mem_free(a, late, cap);
         tp_mem_free(a, readers, cap * sizeof *readers);
         tp_ort_xform_free(g, x);
         return tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (%u nodes)", n);
     }
-    x->gelu_of[n] = -1; /* the spare last entry: no node */
+    x->gelu_of[n] = x->skip_norm_of[n] = -1; /* the spare last entry: no node */
     for (uint32_t id = 0; id < n; id++) {
         const tp_node *nd = tp_graph_node(g, (tp_node_id)id);
         if (!nd || tp_op_is_boundary(nd->op.kind)) continue;
@@ -363,10 +419,17 @@ tp_status tp_ort_xform_compute(const tp_graph *g, uint32_t block, tp_ort_xform *
     }
     for (uint32_t id = 0; id < n; id++) {
         const tp_node *nd = tp_graph_node(g, (tp_node_id)id);
+        if (!nd) continue;
+        late[id] = (nd->flags & TP_NODE_DIMS_AT_RUNTIME) != 0;
+        for (uint32_t i = 0; i < nd->n_inputs; i++)
+            if (nd->inputs[i] >= 0 && (uint32_t)nd->inputs[i] < n) late[id] |= late[nd->inputs[i]];
+    }
+    for (uint32_t id = 0; id < n; id++) {
+        const tp_node *nd = tp_graph_node(g, (tp_node_id)id);
         x->key[id] = id;
         x->origin[id] = (int32_t)id;
         x->sum_of[id] = -1;
-        x->gelu_of[id] = -1;
+        x->gelu_of[id] = x->skip_norm_of[id] = -1;
         if (!nd) continue;
         x->chain[id] = block > 0 && is_chain(g, x->chain, nd, block);
         if (silu_fuse(g, readers, x, (tp_node_id)id)) continue;
@@ -427,9 +490,13 @@ tp_status tp_ort_xform_compute(const tp_graph *g, uint32_t block, tp_ort_xform *
      * never a scaling a MatMul folds in (minilm_l6's profile: BiasGelu writes its own output) */
     for (uint32_t id = 0; id < n; id++)
         gelu_fuse(g, readers, x, (tp_node_id)id);
+    /* SkipLayerNormFusion runs after them (and before MatMulScaleFusion) in that list */
+    for (uint32_t id = 0; id < n; id++)
+        skip_norm_fuse(g, readers, late, x, (tp_node_id)id);
     for (uint32_t id = 0; id < n; id++)
         matmul_fuse(g, readers, x, (tp_node_id)id);
     tp_mem_free(a, unit, cap);
+    tp_mem_free(a, late, cap);
     tp_mem_free(a, readers, cap * sizeof *readers);
     return TP_OK;
 }

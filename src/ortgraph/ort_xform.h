@@ -23,6 +23,10 @@ typedef struct tp_ort_xform {
      * bias_gelu_fusion.cc): the GELU's last Mul, which becomes the fused node (its own entry
      * too); else -1 */
     int32_t *gelu_of;
+    /* a residual Add and the layer normalization it feeds that onnxruntime fuses into one
+     * SkipLayerNormalization (skip_layer_norm_fusion.cc): both map to the normalization, which
+     * becomes the fused node (the Add is absorbed: no tensor); else -1 */
+    int32_t *skip_norm_of;
 } tp_ort_xform;
 
 /* A node created by a level-extended fusion (FusedConv, Gelu, QuickGelu, FusedMatMul), by the
