@@ -1431,6 +1431,56 @@ TP_TEST(skip_layer_norm_fusion) {
     tp_graph_destroy(g);
 }
 
+/* A nearest resize by integer scales that onnxruntime runs as a copy is a stream, not priced at
+   the calibrated (bilinear) resize rate: the 2× one in plain NCHW (its Upsample 2× kernel), any
+   integer scale in the NCHWc layout (after a blocked Conv); a 3× one in plain NCHW, or one
+   without int_nearest (another mode or coordinates), keeps the resize rate (docs/cost.md,
+   "Session 24"). */
+TP_TEST(nearest_resize_copies) {
+    tp_device_model d = flat_model(100, 10);
+    d.resize_gbps = 1;
+    d.vector_floats = 16;
+    for (int k = 0; k < 4; k++) {
+        /* 0: plain 2×; 1: plain 3×; 2: plain 2× not int_nearest; 3: 3× after a blocked Conv */
+        int64_t f = k == 1 || k == 3 ? 3 : 2;
+        tp_graph *g = new_graph();
+        tp_shape xs = tp_shape_of(4, (int64_t[]){1, 16, 8, 8});
+        tp_node_id x = -1;
+        TP_CHECK_OK(tp_graph_add_input(g, "x", TP_DTYPE_F32, &xs, &x, err), err);
+        tp_node_id src = x;
+        if (k == 3) {
+            tp_node_id w = par(g, "w", TP_DTYPE_F32, 4, (int64_t[]){16, 16, 1, 1});
+            tp_op c = {.kind = TP_OP_CONV};
+            c.attrs.conv.spatial = 2;
+            c.attrs.conv.groups = 1;
+            for (int i = 0; i < 2; i++) {
+                c.attrs.conv.kernel[i] = 1;
+                c.attrs.conv.stride[i] = 1;
+                c.attrs.conv.dilation[i] = 1;
+            }
+            src = op(g, c, (tp_node_id[]){x, w}, 2, TP_DTYPE_F32, 4, (int64_t[]){1, 16, 8, 8});
+        }
+        tp_op r = {.kind = TP_OP_RESIZE};
+        r.attrs.resize.scales[0] = r.attrs.resize.scales[1] = 1;
+        r.attrs.resize.scales[2] = r.attrs.resize.scales[3] = (double)f;
+        r.attrs.resize.int_nearest = k != 2;
+        r.attrs.resize.nchwc = k != 2;
+        tp_node_id y = op(g, r, (tp_node_id[]){src}, 1, TP_DTYPE_F32, 4,
+                          (int64_t[]){1, 16, 8 * f, 8 * f});
+        tp_op neg = {.kind = TP_OP_UNARY, .sub = TP_UNARY_NEG};
+        tp_node_id z = op(g, neg, (tp_node_id[]){y}, 1, TP_DTYPE_F32, 4,
+                          (int64_t[]){1, 16, 8 * f, 8 * f});
+        TP_CHECK_OK(tp_graph_mark_output(g, z, err), err);
+        tp_graph_cost c;
+        TP_CHECK_OK(tp_graph_cost_compute(g, &d, NULL, NULL, &c, err), err);
+        double bytes = (double)c.nodes[y].bytes;
+        TP_CHECK(bytes > 0);
+        TP_CHECK_NEAR(c.nodes[y].memory_ns, bytes / (k == 0 || k == 3 ? 10 : 1), 1e-6);
+        tp_graph_cost_destroy(&c);
+        tp_graph_destroy(g);
+    }
+}
+
 /* An erf GELU, x * 0.5 * (1 + erf(x / sqrt 2)) as PyTorch exports nn.GELU, runs in onnxruntime as
    one Gelu kernel (GeluFusion): its Div, Erf, Add and first Mul cost nothing, the last Mul is
    priced at the calibrated GELU rate over its input and output (docs/cost.md, "GELU"); without
@@ -1875,6 +1925,7 @@ int main(void) {
     TP_RUN(row_normalization_rate);
     TP_RUN(skip_layer_norm_fusion);
     TP_RUN(gelu_fusion);
+    TP_RUN(nearest_resize_copies);
     TP_RUN(plain_global_average_pool_at_the_norm_rate);
     TP_RUN(depthwise_at_several_threads);
     TP_RUN(wake_for_small_gemms);

@@ -713,6 +713,64 @@ TP_TEST(float_size_arithmetic) {
     tp_graph_destroy(gr);
 }
 
+static void attr_str(pbuf *node, const char *name, const char *v) {
+    pbuf a = {0};
+    f_str(&a, 1, name);
+    f_str(&a, 4, v);
+    f_int(&a, 20, 3);
+    f_msg(node, 5, &a);
+}
+
+/* The forms of Resize onnxruntime 1.30 runs as a copy (int_nearest: nearest, integer scales,
+ * asymmetric coordinates, nearest_mode floor) and those its NCHWc layout converts (nchwc: those,
+ * and linear with integer scales and asymmetric, half_pixel or align_corners coordinates), as its
+ * optimized graphs show (docs/cost.md, "Session 24"). */
+TP_TEST(resize_forms_onnxruntime_copies_or_blocks) {
+    static const struct {
+        const char *mode, *ctm, *nearest_mode, *scales;
+        bool int_nearest, nchwc;
+    } cases[] = {
+        {"nearest", "asymmetric", "floor", "two", true, true},
+        {"nearest", "asymmetric", "floor", "three", true, true},
+        {"nearest", "asymmetric", NULL, "two", false, false}, /* round_prefer_floor */
+        {"nearest", "half_pixel", "floor", "two", false, false},
+        {"nearest", "asymmetric", "floor", "half", false, false}, /* 1.5: not an integer */
+        {"linear", "half_pixel", NULL, "two", false, true},
+        {"linear", "align_corners", NULL, "two", false, true},
+        {"linear", "asymmetric", NULL, "two", false, true},
+        {"linear", "pytorch_half_pixel", NULL, "two", false, false},
+        {"linear", "half_pixel", NULL, "half", false, false},
+        {"cubic", "asymmetric", NULL, "two", false, false},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        pbuf g = {0}, n;
+        value_info(&g, 11, "x", 1, 4, (const char *const[]){"1", "16", "8", "8"});
+        init_f32_vals(&g, "two", 4, (const float[]){1, 1, 2, 2});
+        init_f32_vals(&g, "three", 4, (const float[]){1, 1, 3, 3});
+        init_f32_vals(&g, "half", 4, (const float[]){1, 1, 1.5f, 1.5f});
+        char ins[32];
+        snprintf(ins, sizeof ins, "x,-,%s", cases[k].scales);
+        n = node_begin("Resize", ins, "y", NULL);
+        attr_str(&n, "mode", cases[k].mode);
+        attr_str(&n, "coordinate_transformation_mode", cases[k].ctm);
+        if (cases[k].nearest_mode) attr_str(&n, "nearest_mode", cases[k].nearest_mode);
+        f_msg(&g, 1, &n);
+        value_info(&g, 12, "y", 1, -1, NULL);
+        pbuf m = model_of(&g, 17);
+        tp_graph *gr = NULL;
+        tp_error err;
+        TP_CHECK_OK(load(&m, NULL, &gr, &err), &err);
+        const tp_node *y = gr ? find(gr, "y") : NULL;
+        TP_CHECK(y != NULL);
+        if (y) {
+            TP_CHECK_EQ_I64(y->op.attrs.resize.int_nearest, cases[k].int_nearest);
+            TP_CHECK_EQ_I64(y->op.attrs.resize.nchwc, cases[k].nchwc);
+        }
+        tp_graph_destroy(gr);
+        free(m.p);
+    }
+}
+
 /* Sequences: x [n,6] split into parts of 1, 2, 3 along axis 1; SequenceAt at 2
  * (exact) and at an index only known at run time (the largest part); the last
  * part erased; ConcatFromSequence; SequenceInsert of x; a sequence given to Add
@@ -1004,6 +1062,7 @@ int main(void) {
     TP_RUN(control_flow_bodies);
     TP_RUN(graph_input_values);
     TP_RUN(float_size_arithmetic);
+    TP_RUN(resize_forms_onnxruntime_copies_or_blocks);
     TP_RUN(denormal_attention_mask);
     TP_RUN(registered_buffer_mask);
     TP_RUN(allocation_failure_sweep);

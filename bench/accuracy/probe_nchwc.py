@@ -10,6 +10,12 @@ Each model: four 2-D convolutions reading one input, summed. The names say what 
   pad_CIN_COUT      3x3 whose channel counts are not whole blocks of 16 (a 1x1 convolution of 16
                     channels first, so that the probed one reads a blocked input): the padded
                     channels onnxruntime computes.
+  rs_FORM_C_H       a Resize by 2 of [1, C, H, 3H/4] between two Negs (plain NCHW) or two 1x1
+                    convolutions (FORM b...: its input blocked): FORM pn / bn nearest with
+                    asymmetric coordinates and nearest_mode floor (onnxruntime copies), pn_rpf
+                    and pn_hp nearest with round_prefer_floor or half_pixel (its generic nearest
+                    kernel), bl_hp / pl_hp linear with half_pixel (its NCHWc Upsample / generic
+                    bilinear kernel).
 usage: probe_nchwc.py DIR   (writes NAME.onnx and NAME.inputs.json for every probe; prints names)
 """
 import json
@@ -61,6 +67,19 @@ def main():
         nodes, inits = four_convs('h', cin, cout, 3, 0, rng)
         nodes.insert(0, helper.make_node('Conv', ['x', 'w_in'], ['h']))
         save(path, 'pad_%d_%d' % (cin, cout), nodes, [first] + inits, [2, 16, H + 2, W + 2])
+    sc = numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), 'sc')
+    forms = (('pn', 'nearest', 'asymmetric', 'floor', False), ('pn_rpf', 'nearest', 'asymmetric', 'round_prefer_floor', False),
+             ('pn_hp', 'nearest', 'half_pixel', 'round_prefer_floor', False), ('bn', 'nearest', 'asymmetric', 'floor', True),
+             ('bl_hp', 'linear', 'half_pixel', 'floor', True), ('pl_hp', 'linear', 'half_pixel', 'floor', False))
+    for c, h in ((96, 80), (32, 160)):
+        for tag, mode, ctm, nearest, blocked in forms:
+            w = numpy_helper.from_array((rng.standard_normal((c, c, 1, 1)) * 0.05).astype(np.float32), 'w')
+            first = helper.make_node('Conv', ['x', 'w'], ['h']) if blocked else helper.make_node('Neg', ['x'], ['h'])
+            last = helper.make_node('Conv', ['r', 'w'], ['out']) if blocked else helper.make_node('Neg', ['r'], ['out'])
+            resize = helper.make_node('Resize', ['h', '', 'sc'], ['r'], mode=mode,
+                                      coordinate_transformation_mode=ctm, nearest_mode=nearest)
+            save(path, 'rs_%s_%d_%d' % (tag, c, h), [first, resize, last], [sc, w] if blocked else [sc],
+                 [1, c, h, h * 3 // 4])
 
 
 if __name__ == '__main__':

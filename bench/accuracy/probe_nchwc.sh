@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# onnxruntime's NCHWc convolutions against the cost model (docs/cost.md, "Session 24"): the probe
+# onnxruntime's NCHWc convolutions and resizes against the cost model (docs/cost.md, "Session 24"): the probe
 # models of probe_nchwc.py, each measured with onnxruntime (CPU time per run at one thread, the
 # busiest thread's at several) and predicted by tensorplan with the cached calibration of the
 # same thread count. Read the ratios between probes (f_64_16_k3 against f_64_64_k3 per filter
-# block, pad_96_24 against pad_96_32), not the absolute figures: this host's speed moves.
+# block, pad_96_24 against pad_96_32, rs_pn against rs_pn_rpf), not the absolute figures: this
+# host's speed moves.
 # usage: bench/accuracy/probe_nchwc.sh [THREADS]   env: BUILD_DIR (default build-bench)
 set -euo pipefail
 cd "$(dirname "$0")/../.."

@@ -269,9 +269,14 @@ typedef struct tp_op {
         } axes; /* squeeze/unsqueeze */
         struct {
             double scales[TP_MAX_RANK];
-            /* nearest, asymmetric coordinates (opset 11+), constant scales of positive integers
-             * and no sizes input: the form onnxruntime's NCHWc layout runs as its Upsample */
+            /* nearest with constant scales of positive integers (batch and channels 1), no sizes
+             * input and, from opset 11, asymmetric coordinates and nearest_mode floor: every
+             * output element a copy of one input element (onnxruntime runs it as a copy) */
             bool int_nearest;
+            /* the forms onnxruntime 1.30's NCHWc layout runs as its Upsample on a blocked input:
+             * int_nearest, or linear with integer scales (from opset 11 with asymmetric,
+             * half_pixel or align_corners coordinates) */
+            bool nchwc;
         } resize;
         struct {
             int64_t k, axis;

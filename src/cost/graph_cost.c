@@ -259,6 +259,22 @@ static bool plain_global_avg(const tp_graph *g, tp_node_id id, const uint8_t *bl
            n->n_inputs > 0 && n->inputs[0] >= 0 && !blocked[n->inputs[0]];
 }
 
+/* A nearest resize by integer scales (attrs.resize.int_nearest: asymmetric coordinates and
+   nearest_mode floor from opset 11) that onnxruntime runs as a copy, priced as a stream rather
+   than at the calibrated (bilinear) resize rate: in the NCHWc layout (its Upsample copies each
+   pixel's channel block) and, in plain NCHW, its 2× kernel (upsample: scales 1, 1, 2, 2; the
+   generic nearest kernel, other scales or modes, computes an input index per output element).
+   Probes (docs/cost.md, "Session 24"): 2× of [1, 96, 80, 60] 0.67 ms plain and 0.68 ms NCHWc at
+   one thread (8.8 MiB: a stream), against 3.6-4.1 ms with half_pixel or round_prefer_floor.
+   `blocked`: tp__layout_copies's. */
+static bool copying_resize(const tp_graph *g, tp_node_id id, const uint8_t *blocked) {
+    const tp_node *n = tp_graph_node(g, id);
+    if (!n || n->op.kind != TP_OP_RESIZE || !n->op.attrs.resize.int_nearest) return false;
+    if (blocked && blocked[id]) return true;
+    const double *sc = n->op.attrs.resize.scales;
+    return n->shape.rank == 4 && sc[0] == 1.0 && sc[1] == 1.0 && sc[2] == 2.0 && sc[3] == 2.0;
+}
+
 /* A GEMM whose first operand holds denormals: a microcode assist per vector multiply-add that
    broadcasts one (each element meets ceil(n / lanes) of them), the threads sharing the rows
    (docs/cost.md, "Denormal attention masks"). */
@@ -450,6 +466,7 @@ static tp_status run(const tp_graph *g, const tp_device_model *d, const tp_io_op
     for (uint32_t i = 0; i < count; i++) {
         if ((s = tp_op_account(g, (tp_node_id)i, &ocs[i], err)) != TP_OK) goto done;
         if (plain_global_avg(g, (tp_node_id)i, blocked)) ocs[i].kernel = TP_KERNEL_ROWNORM;
+        if (copying_resize(g, (tp_node_id)i, blocked)) ocs[i].kernel = TP_KERNEL_GENERIC;
         if (fused[i] == TP_FUSION_GELU) ocs[i].kernel = TP_KERNEL_GELU;
         if (fused[i] == TP_FUSION_SKIP_NORM &&
             (s = skip_norm(g, (tp_node_id)i, &ocs[i], err)) != TP_OK)

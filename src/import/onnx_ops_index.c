@@ -365,17 +365,28 @@ static tp_status r_resize(tp_ox_ctx *c) {
         return tp_ox_fail(c, TP_ERR_SHAPE, "%lld scales for %lld axes", (long long)ns,
                           (long long)na);
     }
-    /* onnxruntime's NCHWc Upsample (nchwc_transformer.cc, TransformResize): nearest, no sizes
-     * input, asymmetric coordinates from opset 11, 4 integer scales, batch and channels 1 */
-    bool near = strcmp(tp_ox_attr_str(c, "mode", "nearest"), "nearest") == 0 && ns == 4 &&
-                x->rank == 4 && !have_sizes && scales[0] == 1.0 && scales[1] == 1.0;
-    if (!upsample && c->opset >= 11)
-        near = near && c->n_in == 3 &&
-               strcmp(tp_ox_attr_str(c, "coordinate_transformation_mode", "half_pixel"),
-                      "asymmetric") == 0;
-    for (int64_t k = 0; k < ns && near; k++)
-        near = scales[k] >= 1.0 && scales[k] == floor(scales[k]);
-    c->op.attrs.resize.int_nearest = near;
+    /* onnxruntime 1.30's NCHWc Upsample (nchwc_transformer.cc, TransformResize; which forms it
+     * converts checked on its optimized graphs, docs/runtime.md): 4 positive integer scales, batch
+     * and channels 1, no sizes input; mode nearest or linear; from opset 11 nearest only with
+     * asymmetric coordinates and nearest_mode floor, linear with asymmetric, half_pixel or
+     * align_corners coordinates (not pytorch_half_pixel); never cubic. */
+    const char *mode = tp_ox_attr_str(c, "mode", "nearest");
+    bool nearest = strcmp(mode, "nearest") == 0, linear = strcmp(mode, "linear") == 0;
+    bool whole = ns == 4 && x->rank == 4 && !have_sizes && scales[0] == 1.0 && scales[1] == 1.0;
+    for (int64_t k = 0; k < ns && whole; k++)
+        whole = scales[k] >= 1.0 && scales[k] == floor(scales[k]);
+    bool blocked = whole && (nearest || linear), copies = whole && nearest;
+    if (!upsample && c->opset >= 11) {
+        const char *ctm = tp_ox_attr_str(c, "coordinate_transformation_mode", "half_pixel");
+        bool asym = strcmp(ctm, "asymmetric") == 0;
+        copies = copies && c->n_in == 3 && asym &&
+                 strcmp(tp_ox_attr_str(c, "nearest_mode", "round_prefer_floor"), "floor") == 0;
+        blocked = copies || (blocked && linear && c->n_in == 3 &&
+                             (asym || strcmp(ctm, "half_pixel") == 0 ||
+                              strcmp(ctm, "align_corners") == 0));
+    }
+    c->op.attrs.resize.int_nearest = copies;
+    c->op.attrs.resize.nchwc = blocked;
     for (int64_t k = 0; k < na; k++) {
         double s = scales[k];
         tp_dim d = x->dims[axes[k]];

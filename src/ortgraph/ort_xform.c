@@ -118,7 +118,7 @@ static bool is_chain(const tp_graph *g, const uint8_t *chain, const tp_node *n, 
     case TP_OP_NORM:
         return n->op.sub == TP_NORM_BATCH;
     case TP_OP_RESIZE: /* TransformResize: its Upsample on blocked input */
-        return n->op.attrs.resize.int_nearest;
+        return n->op.attrs.resize.nchwc;
     case TP_OP_PAD: /* fused into its Conv or pooling reader (pad_fuse): the reader's layout */
         return true;
     case TP_OP_CONCAT: /* TransformConcat: channels, every input blocked with whole blocks */
