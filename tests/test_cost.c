@@ -883,7 +883,8 @@ TP_TEST(node_dense_conv_expands_unless_blocked) {
     oc.conv_cin = 3;
     oc.gemm_k = 27;
     oc.flops = 2 * 64 * 27 * 24;
-    double blocked = (double)oc.flops * 32 / 24 / tp_device_gemm_gflops(&d, TP_DTYPE_F32, 64, 27, 32);
+    double blocked =
+        (double)oc.flops * 32 / 24 / tp_device_gemm_gflops(&d, TP_DTYPE_F32, 64, 27, 32);
     TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, blocked, 1e-6);
     /* 20 input channels: aligned to 4, NCHWc (any output channels, padded), its blocked input
        read as 32 channels */
@@ -1465,11 +1466,11 @@ TP_TEST(nearest_resize_copies) {
         r.attrs.resize.scales[2] = r.attrs.resize.scales[3] = (double)f;
         r.attrs.resize.int_nearest = k != 2;
         r.attrs.resize.nchwc = k != 2;
-        tp_node_id y = op(g, r, (tp_node_id[]){src}, 1, TP_DTYPE_F32, 4,
-                          (int64_t[]){1, 16, 8 * f, 8 * f});
+        tp_node_id y =
+            op(g, r, (tp_node_id[]){src}, 1, TP_DTYPE_F32, 4, (int64_t[]){1, 16, 8 * f, 8 * f});
         tp_op neg = {.kind = TP_OP_UNARY, .sub = TP_UNARY_NEG};
-        tp_node_id z = op(g, neg, (tp_node_id[]){y}, 1, TP_DTYPE_F32, 4,
-                          (int64_t[]){1, 16, 8 * f, 8 * f});
+        tp_node_id z =
+            op(g, neg, (tp_node_id[]){y}, 1, TP_DTYPE_F32, 4, (int64_t[]){1, 16, 8 * f, 8 * f});
         TP_CHECK_OK(tp_graph_mark_output(g, z, err), err);
         tp_graph_cost c;
         TP_CHECK_OK(tp_graph_cost_compute(g, &d, NULL, NULL, &c, err), err);

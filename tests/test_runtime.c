@@ -898,7 +898,8 @@ TP_TEST(ort_skip_norm_drops_the_residual_sum) {
         tp_graph *g = NULL;
         TP_CHECK_OK(tp_graph_create(NULL, &g, &err), &err);
         if (!g) return;
-        tp_shape xs = tp_shape_of(3, (int64_t[]){1, 64, 256}), ps = tp_shape_of(1, (int64_t[]){256});
+        tp_shape xs = tp_shape_of(3, (int64_t[]){1, 64, 256}),
+                 ps = tp_shape_of(1, (int64_t[]){256});
         tp_op neg = {.kind = TP_OP_UNARY, .sub = TP_UNARY_NEG};
         tp_op add = {.kind = TP_OP_BINARY, .sub = TP_BINARY_ADD};
         tp_op ln = {.kind = TP_OP_NORM, .sub = TP_NORM_LAYER};

@@ -381,9 +381,9 @@ static tp_status r_resize(tp_ox_ctx *c) {
         bool asym = strcmp(ctm, "asymmetric") == 0;
         copies = copies && c->n_in == 3 && asym &&
                  strcmp(tp_ox_attr_str(c, "nearest_mode", "round_prefer_floor"), "floor") == 0;
-        blocked = copies || (blocked && linear && c->n_in == 3 &&
-                             (asym || strcmp(ctm, "half_pixel") == 0 ||
-                              strcmp(ctm, "align_corners") == 0));
+        blocked = copies ||
+                  (blocked && linear && c->n_in == 3 &&
+                   (asym || strcmp(ctm, "half_pixel") == 0 || strcmp(ctm, "align_corners") == 0));
     }
     c->op.attrs.resize.int_nearest = copies;
     c->op.attrs.resize.nchwc = blocked;
