@@ -366,10 +366,10 @@ static tp_status r_resize(tp_ox_ctx *c) {
                           (long long)na);
     }
     /* onnxruntime 1.30's NCHWc Upsample (nchwc_transformer.cc, TransformResize; which forms it
-     * converts checked on its optimized graphs, docs/runtime.md): 4 positive integer scales, batch
-     * and channels 1, no sizes input; mode nearest or linear; from opset 11 nearest only with
-     * asymmetric coordinates and nearest_mode floor, linear with asymmetric, half_pixel or
-     * align_corners coordinates (not pytorch_half_pixel); never cubic. */
+     * converts checked on its optimized graphs, docs/cost.md, session 24): 4 positive integer
+     * scales, batch and channels 1, no sizes input; mode nearest or linear; from opset 11 nearest
+     * only with asymmetric coordinates and nearest_mode floor, linear with asymmetric, half_pixel
+     * or align_corners coordinates (not pytorch_half_pixel); never cubic. */
     const char *mode = tp_ox_attr_str(c, "mode", "nearest");
     bool nearest = strcmp(mode, "nearest") == 0, linear = strcmp(mode, "linear") == 0;
     bool whole = ns == 4 && x->rank == 4 && !have_sizes && scales[0] == 1.0 && scales[1] == 1.0;

@@ -29,9 +29,9 @@
  * its Sum input, which the Conv overwrites in place; an activation after it is fused too. Where a
  * chain tensor is read by anything else (or is a graph output), a ReorderOutput node writes a plain
  * NCHW copy; where a converted Conv reading blocked input reads a plain tensor, a ReorderInput node
- * writes a blocked copy. A Resize stays blocked in onnxruntime's form of it (nearest, asymmetric,
- * constant integer scales: its NCHWc Upsample), else plain. A zero Pad read only by a Conv or
- * pooling is fused into it (pad_fusion.cc).
+ * writes a blocked copy. A Resize stays blocked in the forms onnxruntime runs as its NCHWc
+ * Upsample (attrs.resize.nchwc: constant integer scales, nearest or linear), else plain. A zero Pad
+ * read only by a Conv or pooling is fused into it (pad_fusion.cc).
  *
  * Indices: the optimizer's new nodes come after the model's; each pass creates them in the
  * execution order of the graph it starts from (tp_ort_exec_keys in ort_order.c); origin and
