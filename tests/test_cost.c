@@ -856,6 +856,22 @@ TP_TEST(group_walk_on_the_generic_path) {
     TP_CHECK_NEAR(walk_added(d, &oc).total_ns, 0, 1e-9);
 }
 
+/* A dense 2-D convolution's cost record: `pixels` output pixels, `cin` input channels, `taps`
+   kernel taps, `cout` filters (what tp_op_account writes for one; no bias). */
+static tp_op_cost dense_conv(uint64_t pixels, uint64_t cin, uint64_t taps, uint64_t cout) {
+    return (tp_op_cost){.cls = TP_COST_GEMM,
+                        .launches = 1,
+                        .flops = 2 * pixels * cin * taps * cout,
+                        .gemm_m = pixels,
+                        .gemm_k = cin * taps,
+                        .gemm_n = cout,
+                        .gemm_batch = 1,
+                        .compute_dtype = TP_DTYPE_F32,
+                        .spatial_rank = 2,
+                        .conv_cin = cin,
+                        .conv_expands = true};
+}
+
 /* A dense convolution that onnxruntime's NCHWc transformer leaves plain (input channels neither
    under the block nor aligned to 4, or not 2-D) runs MLAS's generic convolution: im2col of
    output pixels × patch elements first, at the im2col rate. */
@@ -864,17 +880,7 @@ TP_TEST(node_dense_conv_expands_unless_blocked) {
     d.vector_floats = 16;
     d.im2col_gbps = 4;
     /* 3x3, 58 -> 24 channels, 64 output pixels: k = 522 */
-    tp_op_cost oc = {.cls = TP_COST_GEMM,
-                     .launches = 1,
-                     .flops = 2 * 64 * 522 * 24,
-                     .gemm_m = 64,
-                     .gemm_k = 522,
-                     .gemm_n = 24,
-                     .gemm_batch = 1,
-                     .compute_dtype = TP_DTYPE_F32,
-                     .spatial_rank = 2,
-                     .conv_cin = 58,
-                     .conv_expands = true};
+    tp_op_cost oc = dense_conv(64, 58, 9, 24);
     double gemm = (double)oc.flops / tp_device_gemm_gflops(&d, TP_DTYPE_F32, 64, 522, 24);
     double cols = 64.0 * 522 * 4 / 4; /* bytes of the column buffer at 4 bytes per ns */
     TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, gemm + cols, 1e-6);
@@ -921,36 +927,22 @@ TP_TEST(nchwc_padded_channels_and_filter_sets) {
     d.vector_floats = 16;
     d.dwconv_gflops = 5; /* a set of one block: 5 flops per ns at one thread */
     /* 3x3, 64 -> 64 channels, 64 output pixels: four blocks, one set of four */
-    tp_op_cost oc = {.cls = TP_COST_GEMM,
-                     .launches = 1,
-                     .flops = 2 * 64 * 576 * 64,
-                     .gemm_m = 64,
-                     .gemm_k = 576,
-                     .gemm_n = 64,
-                     .gemm_batch = 1,
-                     .compute_dtype = TP_DTYPE_F32,
-                     .spatial_rank = 2,
-                     .conv_cin = 64,
-                     .conv_expands = true};
+    tp_op_cost oc = dense_conv(64, 64, 9, 64);
     TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, (double)oc.flops / 10, 1e-6);
     /* 48 filters: one set of three, full rate; 40 are computed as 48 */
-    oc.gemm_n = 48;
-    oc.flops = 2 * 64 * 576 * 48;
+    oc = dense_conv(64, 64, 9, 48);
     TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, (double)oc.flops / 10, 1e-6);
-    oc.gemm_n = 40;
-    oc.flops = 2 * 64 * 576 * 40;
+    oc = dense_conv(64, 64, 9, 40);
     TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, (double)oc.flops * 48 / 40 / 10, 1e-6);
     /* 16 filters: one set of one block, at the depthwise rate */
-    oc.gemm_n = 16;
-    oc.flops = 2 * 64 * 576 * 16;
+    oc = dense_conv(64, 64, 9, 16);
     TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, (double)oc.flops / 5, 1e-6);
     /* two threads: the dense kernel splits the set between them (10 flops per ns, the curve's) */
     tp_device_model pool = d;
     pool.threads = 2;
     TP_CHECK_NEAR(tp_node_cost_eval(&pool, 0, &oc).compute_ns, (double)oc.flops / 10, 1e-6);
     /* 80 filters: a set of four blocks at 10 and a set of one at 5 */
-    oc.gemm_n = 80;
-    oc.flops = 2 * 64 * 576 * 80;
+    oc = dense_conv(64, 64, 9, 80);
     TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns,
                   (double)oc.flops * (4.0 / 5 / 10 + 1.0 / 5 / 5), 1e-6);
     /* without a measured depthwise rate: the curve's */
@@ -958,10 +950,7 @@ TP_TEST(nchwc_padded_channels_and_filter_sets) {
     TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, (double)oc.flops / 10, 1e-6);
     d.dwconv_gflops = 5;
     /* 40 input channels of a blocked input are read as 48 (and 16 filters as one set) */
-    oc.gemm_n = 16;
-    oc.conv_cin = 40;
-    oc.gemm_k = 360;
-    oc.flops = 2 * 64 * 360 * 16;
+    oc = dense_conv(64, 40, 9, 16);
     TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, (double)oc.flops * 48 / 40 / 5, 1e-6);
     /* AVX2's block of 8: no padding of 40 channels, the curve's rate */
     d.vector_floats = 8;
@@ -1451,15 +1440,8 @@ TP_TEST(nearest_resize_copies) {
         tp_node_id src = x;
         if (k == 3) {
             tp_node_id w = par(g, "w", TP_DTYPE_F32, 4, (int64_t[]){16, 16, 1, 1});
-            tp_op c = {.kind = TP_OP_CONV};
-            c.attrs.conv.spatial = 2;
-            c.attrs.conv.groups = 1;
-            for (int i = 0; i < 2; i++) {
-                c.attrs.conv.kernel[i] = 1;
-                c.attrs.conv.stride[i] = 1;
-                c.attrs.conv.dilation[i] = 1;
-            }
-            src = op(g, c, (tp_node_id[]){x, w}, 2, TP_DTYPE_F32, 4, (int64_t[]){1, 16, 8, 8});
+            src = op(g, conv_op(TP_OP_CONV, 1, 1, 1, 0, 1), (tp_node_id[]){x, w}, 2, TP_DTYPE_F32,
+                     4, (int64_t[]){1, 16, 8, 8});
         }
         tp_op r = {.kind = TP_OP_RESIZE};
         r.attrs.resize.scales[0] = r.attrs.resize.scales[1] = 1;

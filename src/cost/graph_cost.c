@@ -38,19 +38,21 @@ static bool nchwc_conv(const tp_device_model *d, const tp_op_cost *oc) {
 }
 
 /* The channels a convolution in NCHWc computes beyond the model's: MLAS works on whole blocks,
-   so onnxruntime pads the filters to a multiple of the block (nchwc_transformer.cc: a dense
-   24 -> 32, a depthwise 116 -> 128) and a blocked input to one too (40 input channels are read
-   as 48, zeros included); a dense convolution with fewer input channels than the block reads
-   them unpadded (NCHW). A grouped one converts only with whole blocks per group. Probes
-   (docs/cost.md, "Session 24"): 3×3 96 -> 24 took 96 -> 32's time (22.11 against 22.27 ms for
-   four), 40 -> 64 and 36 -> 64 took 48 -> 64's. Writes the padded output and input channels of
-   one group (*n_out, *k_in: gemm_n and gemm_k as padded) and returns the ratio of the padded
-   work to the model's; 1 when the convolution does not run in NCHWc. */
-static double nchwc_padding(const tp_device_model *d, const tp_op_cost *oc, uint64_t *n_out,
-                            uint64_t *k_in) {
+   so onnxruntime pads the filters to a multiple of the block (nchwc_transformer.cc; its
+   optimized graphs read [32, 96, 3, 3] for 24 filters) and a blocked input to one too (40 input
+   channels are read as 48, zeros included); a dense convolution with fewer input channels than
+   the block reads them unpadded (NCHW). A depthwise one's channels are padded the same way (its
+   blocked tensor's; its time not probed). A grouped one converts only with whole blocks per
+   group. Probes (docs/cost.md, "Session 24"): 3×3 96 -> 24 took 96 -> 32's time (22.11 against
+   22.27 ms for four), 40 -> 64 and 36 -> 64 took 48 -> 64's. `in_nchwc`: nchwc_conv's answer,
+   which eval takes once per node for the helpers below. Writes the padded output and input
+   channels of one group (*n_out, *k_in: gemm_n and gemm_k as padded) and returns the ratio of
+   the padded work to the model's; 1 when the convolution does not run in NCHWc. */
+static double nchwc_padding(const tp_device_model *d, const tp_op_cost *oc, bool in_nchwc,
+                            uint64_t *n_out, uint64_t *k_in) {
     *n_out = oc->gemm_n;
     *k_in = oc->gemm_k;
-    if (!nchwc_conv(d, oc) || oc->kernel == TP_KERNEL_GROUPED || oc->gemm_n == 0) return 1.0;
+    if (!in_nchwc || oc->kernel == TP_KERNEL_GROUPED || oc->gemm_n == 0) return 1.0;
     uint64_t b = nchwc_block(d), c = oc->gemm_n;
     uint64_t cp = tp_sat_mul_u64((c + b - 1) / b, b);
     *n_out = cp;
@@ -77,10 +79,10 @@ static double nchwc_padding(const tp_device_model *d, const tp_op_cost *oc, uint
    convolution's time at the curve's rate `gf` for its `n_out` filters (padded) in sets of four,
    the last set the remainder; 1 without a set of one block, without a measured depthwise rate,
    or on a CPU whose block is not AVX-512's 16 floats (not measured on an 8-float block). */
-static double nchwc_filter_sets(const tp_device_model *d, const tp_op_cost *oc, uint64_t n_out,
-                                double gf) {
+static double nchwc_filter_sets(const tp_device_model *d, const tp_op_cost *oc, bool in_nchwc,
+                                uint64_t n_out, double gf) {
     uint64_t b = nchwc_block(d);
-    if (b != 16 || oc->kernel != TP_KERNEL_GENERIC || !nchwc_conv(d, oc) || n_out < b ||
+    if (b != 16 || oc->kernel != TP_KERNEL_GENERIC || !in_nchwc || n_out < b ||
         !(d->dwconv_gflops > 0) || !(gf > 0))
         return 1.0;
     uint64_t blocks = n_out / b;
@@ -95,8 +97,8 @@ static double nchwc_filter_sets(const tp_device_model *d, const tp_op_cost *oc, 
    (gemm_k) × the output pixels. x86 has no plain depthwise kernel, so a depthwise one not in
    NCHWc does the same, channel by channel. Priced at the calibrated im2col rate, without one a pass
    at the memory curve. 0 for anything else. */
-static double im2col_ns(const tp_device_model *d, const tp_op_cost *oc) {
-    if (!oc->conv_expands || d->kind != TP_DEVICE_CPU || nchwc_conv(d, oc)) return 0;
+static double im2col_ns(const tp_device_model *d, const tp_op_cost *oc, bool in_nchwc) {
+    if (!oc->conv_expands || d->kind != TP_DEVICE_CPU || in_nchwc) return 0;
     double pixels = (double)(oc->kernel == TP_KERNEL_GROUPED ? oc->gemm_n : oc->gemm_m);
     uint64_t esz = 0;
     if (tp_dtype_bytes(oc->compute_dtype, 1, &esz, NULL) != TP_OK || esz == 0) esz = 4;
@@ -111,10 +113,10 @@ static double im2col_ns(const tp_device_model *d, const tp_op_cost *oc) {
    (docs/cost.md, "Session 17"). 0 for a dense or an NCHWc convolution, a non-CPU device.
    Measured at batch 1: MLAS walks images × groups, and gemm_batch counts the groups only, so a
    batch of N is priced one walk instead of N (under). */
-static double group_walk_ns(const tp_device_model *d, const tp_op_cost *oc) {
+static double group_walk_ns(const tp_device_model *d, const tp_op_cost *oc, bool in_nchwc) {
     if (d->kind != TP_DEVICE_CPU || !(d->runtime_group_ns > 0) || oc->spatial_rank == 0 ||
         (oc->kernel != TP_KERNEL_GROUPED && oc->kernel != TP_KERNEL_DEPTHWISE) ||
-        oc->gemm_batch < 2 || nchwc_conv(d, oc))
+        oc->gemm_batch < 2 || in_nchwc)
         return 0;
     return (double)oc->gemm_batch * d->runtime_group_ns;
 }
@@ -328,13 +330,15 @@ static tp_node_cost eval(const tp_device_model *d, tp_node_id id, const tp_op_co
     nc.flops = oc->flops;
     nc.bytes = tp_sat_add_u64(oc->bytes_read, oc->bytes_written);
     if (oc->cls == TP_COST_METADATA || oc->launches == 0) return nc;
+    /* a convolution onnxruntime runs in its NCHWc layout (decided once for the helpers below) */
+    bool in_nchwc = oc->cls == TP_COST_GEMM && nchwc_conv(d, oc);
     /* a calibrated CPU's depthwise rate is one thread's (calib_ops.h): onnxruntime's NCHWc
        depthwise kernel gains nothing from more threads, yet still forks them */
     bool one_thread = false;
     if (oc->cls == TP_COST_GEMM && oc->flops > 0) {
         uint64_t m = oc->gemm_m, k, n;
-        double padded = nchwc_padding(d, oc, &n, &k);
-        if (oc->kernel == TP_KERNEL_GROUPED && nchwc_conv(d, oc)) {
+        double padded = nchwc_padding(d, oc, in_nchwc, &n, &k);
+        if (oc->kernel == TP_KERNEL_GROUPED && in_nchwc) {
             /* grouped in NCHWc: a dense convolution's shape (pixels × k × all filters) */
             m = oc->gemm_n;
             n = tp_sat_mul_u64(oc->gemm_m, oc->gemm_batch);
@@ -347,7 +351,7 @@ static tp_node_cost eval(const tp_device_model *d, tp_node_id id, const tp_op_co
         double gf = stream && oc->activation_rows
                         ? tp__gemm_rows_gflops(d, oc->compute_dtype, m, k, n)
                         : tp_device_gemm_gflops(d, oc->compute_dtype, m, k, n);
-        padded *= nchwc_filter_sets(d, oc, n, gf);
+        padded *= nchwc_filter_sets(d, oc, in_nchwc, n, gf);
         if (oc->kernel == TP_KERNEL_RECURRENT) {
             nc.compute_ns = recurrent_ns(d, oc);
             stream = false; /* R is read at every step: in recurrent_ns */
@@ -358,14 +362,14 @@ static tp_node_cost eval(const tp_device_model *d, tp_node_id id, const tp_op_co
             if (oc->kernel == TP_KERNEL_DEPTHWISE && d->dwconv_gflops > 0) {
                 gf = d->dwconv_gflops;
                 /* onnxruntime's NCHWc depthwise kernel: the calibration's one-thread rate */
-                one_thread = d->source == TP_SOURCE_MEASURED && nchwc_conv(d, oc);
+                one_thread = d->source == TP_SOURCE_MEASURED && in_nchwc;
                 border_flops = (double)oc->border_pixels * (double)oc->gemm_n * DW_BORDER_FLOPS;
             }
             /* GFLOP/s = flops per ns; NCHWc computes its padded channels too */
             nc.compute_ns = ((double)oc->flops + border_flops) * padded / gf;
             if (oc->tap_share > 0 && oc->tap_share < 1) nc.compute_ns *= oc->tap_share;
         }
-        nc.compute_ns += im2col_ns(d, oc) + denormal_ns(d, oc);
+        nc.compute_ns += im2col_ns(d, oc, in_nchwc) + denormal_ns(d, oc);
         if (stream && oc->weight_bytes > 0 && stream_share > 0)
             nc.compute_ns += (double)oc->weight_bytes * stream_share / d->gemm_stream_gbps;
     }
@@ -409,7 +413,7 @@ static tp_node_cost eval(const tp_device_model *d, tp_node_id id, const tp_op_co
         nc.memory_ns *= (double)d->threads;
     }
     /* the group walk runs on the calling thread at any thread count: after the split */
-    double walk = oc->cls == TP_COST_GEMM ? group_walk_ns(d, oc) : 0;
+    double walk = oc->cls == TP_COST_GEMM ? group_walk_ns(d, oc, in_nchwc) : 0;
     nc.compute_ns += walk;
     body += walk;
     nc.dispatch_ns = (fork + d->runtime_node_ns) * (double)oc->launches;

@@ -412,17 +412,16 @@ tp_status tp_ort_xform_compute(const tp_graph *g, uint32_t block, tp_ort_xform *
     x->gelu_of[n] = x->skip_norm_of[n] = -1; /* the spare last entry: no node */
     for (uint32_t id = 0; id < n; id++) {
         const tp_node *nd = tp_graph_node(g, (tp_node_id)id);
-        if (!nd || tp_op_is_boundary(nd->op.kind)) continue;
-        for (uint32_t i = 0; i < nd->n_inputs; i++)
-            if (nd->inputs[i] >= 0 && (uint32_t)nd->inputs[i] < n) readers[nd->inputs[i]]++;
-        if (nd->flags & TP_NODE_OUTPUT) readers[id] += 2; /* never fused away */
-    }
-    for (uint32_t id = 0; id < n; id++) {
-        const tp_node *nd = tp_graph_node(g, (tp_node_id)id);
         if (!nd) continue;
+        bool boundary = tp_op_is_boundary(nd->op.kind);
         late[id] = (nd->flags & TP_NODE_DIMS_AT_RUNTIME) != 0;
-        for (uint32_t i = 0; i < nd->n_inputs; i++)
-            if (nd->inputs[i] >= 0 && (uint32_t)nd->inputs[i] < n) late[id] |= late[nd->inputs[i]];
+        for (uint32_t i = 0; i < nd->n_inputs; i++) {
+            tp_node_id in = nd->inputs[i];
+            if (in < 0 || (uint32_t)in >= n) continue;
+            late[id] |= late[in];
+            if (!boundary) readers[in]++;
+        }
+        if (!boundary && (nd->flags & TP_NODE_OUTPUT)) readers[id] += 2; /* never fused away */
     }
     for (uint32_t id = 0; id < n; id++) {
         const tp_node *nd = tp_graph_node(g, (tp_node_id)id);
