@@ -69,8 +69,10 @@ static double nchwc_padding(const tp_device_model *d, const tp_op_cost *oc, bool
 /* MLAS's NCHWc convolution kernels compute the filter blocks of a dense convolution in sets of
    up to four (FilterCount), six output pixels at a time: one accumulator per block and pixel.
    A set of one block has six accumulators, too few to hide the multiply-add's latency
-   (SconvKernelAvx512F.S): the same six chains as MLAS's NCHWc depthwise kernel, whose rate the
-   calibration measures (dwconv_gflops, one thread's; the dense kernel splits among the threads).
+   (SconvKernelAvx512F.S): the shape of MLAS's NCHWc depthwise kernel (independent accumulators
+   per output pixel, a filter vector in a register; six there, four in the calibration's replica),
+   whose rate the calibration measures (dwconv_gflops, one thread's; the dense kernel splits
+   among the threads).
    That set runs at the lower of the GEMM curve's rate and that one. Probes (docs/cost.md,
    "Session 24"; bench/accuracy/probe_nchwc.sh): at one thread a set of one block ran at 92-96
    GFLOP/s in a fast and in a slow window of this host, where sets of four ran at 165 and 103 and
