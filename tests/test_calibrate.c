@@ -88,6 +88,7 @@ static tp_device_model sample(void) {
     d.denormal_ns = 62.5;
     d.skip_norm_gbps = 1.625;
     d.gelu_gbps = 3.25;
+    d.col2im_gbps = 1.875;
     snprintf(d.gemm_impl, sizeof d.gemm_impl, "builtin");
     return d;
 }
@@ -138,6 +139,19 @@ TP_TEST(model_file_round_trip) {
     TP_CHECK_CONTAINS(err->msg, "line break");
 }
 
+/* Save `full` as the cache at `path` (its quick file removed: it would serve the request), then
+   ask for a calibration: true when it measured again rather than load the file (a stale cache). */
+static bool stale_cache_measured(const tp_device_model *full, const char *key, const char *path,
+                                 const tp_calib_options *o, tp_device_model *again,
+                                 tp_calib_info *info) {
+    char qpath[520];
+    snprintf(qpath, sizeof qpath, "%.*s-quick.txt", (int)(strlen(path) - 4), path);
+    if (tp_device_model_save(full, key, path, err) != TP_OK) return false;
+    unlink(qpath);
+    if (tp_calibrate_cpu_cached(o, again, info, err) != TP_OK) return false;
+    return !info->from_cache;
+}
+
 TP_TEST(quick_calibration_and_cache) {
     tp_calib_options o;
     tp_calib_options_default(&o);
@@ -165,6 +179,7 @@ TP_TEST(quick_calibration_and_cache) {
     TP_CHECK(d.norm_gbps > 0.01 && d.gemm_stream_gbps > 0.01 && isfinite(d.gemm_stream_gbps));
     TP_CHECK(d.skip_norm_gbps > 0.01 && isfinite(d.skip_norm_gbps));
     TP_CHECK(d.gelu_gbps > 0.01 && isfinite(d.gelu_gbps));
+    TP_CHECK(d.col2im_gbps > 0.01 && isfinite(d.col2im_gbps));
     TP_CHECK(d.cache_bytes > 0 && d.mem_set_bytes > d.cache_bytes);
     TP_CHECK(d.denormal_ns >= 0 && isfinite(d.denormal_ns)); /* 0: no extra cost measured */
     TP_CHECK(info.op_rates_ms > 0 && info.op_rates_ms < info.elapsed_ms);
@@ -236,75 +251,60 @@ TP_TEST(quick_calibration_and_cache) {
     TP_CHECK(memcmp(&full, &again, sizeof full) == 0);
     /* a cache written before the op-class micro-benchmarks (no depthwise rate) is stale */
     full.dwconv_gflops = 0;
-    TP_CHECK_OK(tp_device_model_save(&full, key, path, err), err);
-    char qpath[520];
-    snprintf(qpath, sizeof qpath, "%.*s-quick.txt", (int)(strlen(path) - 4), path);
-    unlink(qpath); /* the quick file of the first call would serve the request */
-    TP_CHECK_OK(tp_calibrate_cpu_cached(&o, &again, &info, err), err);
-    TP_CHECK(!info.from_cache && info.quick && again.dwconv_gflops > 0);
+    TP_CHECK(stale_cache_measured(&full, key, path, &o, &again, &info));
+    TP_CHECK(info.quick && again.dwconv_gflops > 0);
     /* two threads measure the spinning barrier; a 2-thread cache without it is stale */
     TP_CHECK(again.barrier_ns > 0 && isfinite(again.barrier_ns)); /* a load-dependent figure */
     full.dwconv_gflops = 21.5;
     full.barrier_ns = 0;
-    TP_CHECK_OK(tp_device_model_save(&full, key, path, err), err);
-    unlink(qpath);
-    TP_CHECK_OK(tp_calibrate_cpu_cached(&o, &again, &info, err), err);
-    TP_CHECK(!info.from_cache && again.barrier_ns > 0);
+    TP_CHECK(stale_cache_measured(&full, key, path, &o, &again, &info));
+    TP_CHECK(again.barrier_ns > 0);
     /* likewise the wake-up of a sleeping pool thread */
     TP_CHECK(again.wake_ns > 0 && isfinite(again.wake_ns));
     full.barrier_ns = again.barrier_ns;
     full.wake_ns = 0;
-    TP_CHECK_OK(tp_device_model_save(&full, key, path, err), err);
-    unlink(qpath);
-    TP_CHECK_OK(tp_calibrate_cpu_cached(&o, &again, &info, err), err);
-    TP_CHECK(!info.from_cache && again.wake_ns > 0);
+    TP_CHECK(stale_cache_measured(&full, key, path, &o, &again, &info));
+    TP_CHECK(again.wake_ns > 0);
     /* a cache without the weight stream or the normalization rate is stale */
     full.wake_ns = again.wake_ns;
     full.gemm_stream_gbps = 0;
-    TP_CHECK_OK(tp_device_model_save(&full, key, path, err), err);
-    unlink(qpath);
-    TP_CHECK_OK(tp_calibrate_cpu_cached(&o, &again, &info, err), err);
-    TP_CHECK(!info.from_cache && again.gemm_stream_gbps > 0 && again.norm_gbps > 0);
+    TP_CHECK(stale_cache_measured(&full, key, path, &o, &again, &info));
+    TP_CHECK(again.gemm_stream_gbps > 0 && again.norm_gbps > 0);
     full.gemm_stream_gbps = 24;
     full.norm_gbps = 0;
-    TP_CHECK_OK(tp_device_model_save(&full, key, path, err), err);
-    unlink(qpath);
-    TP_CHECK_OK(tp_calibrate_cpu_cached(&o, &again, &info, err), err);
-    TP_CHECK(!info.from_cache && again.norm_gbps > 0);
+    TP_CHECK(stale_cache_measured(&full, key, path, &o, &again, &info));
+    TP_CHECK(again.norm_gbps > 0);
     /* and one without the int8 dot rate */
     full.norm_gbps = 9;
     full.int8_dot_gops = 0;
-    TP_CHECK_OK(tp_device_model_save(&full, key, path, err), err);
-    unlink(qpath);
-    TP_CHECK_OK(tp_calibrate_cpu_cached(&o, &again, &info, err), err);
-    TP_CHECK(!info.from_cache && again.int8_dot_gops > 0 && isfinite(again.int8_dot_gops));
+    TP_CHECK(stale_cache_measured(&full, key, path, &o, &again, &info));
+    TP_CHECK(again.int8_dot_gops > 0 && isfinite(again.int8_dot_gops));
     TP_CHECK(info.int8_kernel[0] != '\0');
     /* and one without the im2col rate */
     full.int8_dot_gops = 60;
     full.im2col_gbps = 0;
-    TP_CHECK_OK(tp_device_model_save(&full, key, path, err), err);
-    unlink(qpath);
-    TP_CHECK_OK(tp_calibrate_cpu_cached(&o, &again, &info, err), err);
-    TP_CHECK(!info.from_cache && again.im2col_gbps > 0 && isfinite(again.im2col_gbps));
+    TP_CHECK(stale_cache_measured(&full, key, path, &o, &again, &info));
+    TP_CHECK(again.im2col_gbps > 0 && isfinite(again.im2col_gbps));
     /* and one without the runtime's overheads (saved before session 15): measured, a run costs
        more than a node */
     full.im2col_gbps = 6;
     full.runtime_node_ns = full.runtime_run_ns = 0;
-    TP_CHECK_OK(tp_device_model_save(&full, key, path, err), err);
-    unlink(qpath);
-    TP_CHECK_OK(tp_calibrate_cpu_cached(&o, &again, &info, err), err);
-    TP_CHECK(!info.from_cache && again.runtime_node_ns > 0 && isfinite(again.runtime_node_ns));
+    TP_CHECK(stale_cache_measured(&full, key, path, &o, &again, &info));
+    TP_CHECK(again.runtime_node_ns > 0 && isfinite(again.runtime_node_ns));
     TP_CHECK(again.runtime_run_ns > again.runtime_node_ns && isfinite(again.runtime_run_ns));
     /* and one without the per-group convolution cost (saved before session 17): measured, a
        group costs less than a node */
     full.runtime_node_ns = 412.5;
     full.runtime_run_ns = 17250;
     full.runtime_group_ns = 0;
-    TP_CHECK_OK(tp_device_model_save(&full, key, path, err), err);
-    unlink(qpath);
-    TP_CHECK_OK(tp_calibrate_cpu_cached(&o, &again, &info, err), err);
-    TP_CHECK(!info.from_cache && again.runtime_group_ns > 0 && isfinite(again.runtime_group_ns));
+    TP_CHECK(stale_cache_measured(&full, key, path, &o, &again, &info));
+    TP_CHECK(again.runtime_group_ns > 0 && isfinite(again.runtime_group_ns));
     TP_CHECK(again.runtime_group_ns < again.runtime_node_ns);
+    /* and one without the col2im rate (saved before session 25) */
+    full.runtime_group_ns = 131.25;
+    full.col2im_gbps = 0;
+    TP_CHECK(stale_cache_measured(&full, key, path, &o, &again, &info));
+    TP_CHECK(again.col2im_gbps > 0 && isfinite(again.col2im_gbps));
 }
 
 /* The interpreter step behind the runtime's overheads: a positive, finite figure, quick or full

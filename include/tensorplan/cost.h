@@ -271,6 +271,11 @@ typedef struct tp_device_model {
      * convolution: 1-D and 3-D ones, grouped ones, 2-D ones not in the NCHWc layout), bytes of
      * the column buffer written per ns; 0 = not measured (then mem_gbps' curve prices them). */
     double im2col_gbps;
+    /* col2im of a transposed convolution (onnxruntime's ConvTranspose adds its column buffer
+     * back into the output one element at a time, on one thread, unless the stride along the
+     * width is 1 and nothing is padded), column-buffer bytes read per ns on one thread; 0 = not
+     * measured (then the memory curve prices the pass). */
+    double col2im_gbps;
     /* int8 block-dot products (blocks of 32 signed bytes with a float scale each, the arithmetic
      * of a quantized LLM's prefill on a CPU: src/cost/int8_dot.h), 2 ops per multiply-add per
      * ns with `threads` threads, on this CPU's integer dot-product instructions (AVX-512 VNNI,

@@ -240,6 +240,42 @@ static void ic_part(void *ctx, uint32_t part, uint32_t parts) {
     }
 }
 
+/* col2im of a transposed convolution: onnxruntime's ConvTranspose multiplies into a column
+   buffer, then adds every column element into its output pixel (math_cpu.cc Col2im, read, not
+   copied): one element at a time wherever the stride along the width is above 1 or there is
+   padding (its three loops differ in their bounds checks, not in that). A 2×2, stride-2 transposed
+   convolution of CT_C channels of CT_H × CT_W (the upsampling of a U-Net or a text detector:
+   0.6 MiB of columns into 0.6 MiB of output), on the calling thread alone as onnxruntime runs it
+   (its time did not fall at two threads: docs/cost.md, "Transposed convolutions"). The output
+   is zeroed once, outside the timing (the runtime's zeroing is priced as a stream); the stride
+   is read from the job, as onnxruntime reads it at run time, so that the compiler cannot
+   specialise the loop for it. */
+enum { CT_C = 16, CT_H = 48, CT_W = 48, CT_K = 2 };
+
+typedef struct ct_job {
+    const float *cols;
+    float *out;
+    int stride;
+} ct_job;
+
+static void ct_part(void *ctx, uint32_t part, uint32_t parts) {
+    const ct_job *j = ctx;
+    int s = j->stride, ow = (CT_W - 1) * s + CT_K, oh = (CT_H - 1) * s + CT_K;
+    uint32_t c0 = tp_pool_first(CT_C, part, parts), c1 = tp_pool_first(CT_C, part + 1, parts);
+    for (uint32_t c = c0; c < c1; c++)
+        for (int kh = 0; kh < CT_K; kh++)
+            for (int kw = 0; kw < CT_K; kw++) {
+                const float *col =
+                    j->cols + (((size_t)c * CT_K + (size_t)kh) * CT_K + (size_t)kw) * CT_H * CT_W;
+                float *img = j->out + (size_t)c * (size_t)oh * (size_t)ow;
+                for (int y = 0; y < CT_H; y++) {
+                    float *row = img + (size_t)(y * s + kh) * (size_t)ow + (size_t)kw;
+                    for (int x = 0; x < CT_W; x++)
+                        row[(size_t)x * (size_t)s] += col[(size_t)y * CT_W + (size_t)x];
+                }
+            }
+}
+
 /* Weight stream of a few-row GEMM: WS_M rows of activations (hot) times a K × N weight stored
    as contiguous K × WS_NR panels, the layout a runtime pre-packs constant weights into. Over a
    cold set of panels (more than any last-level cache) every weight byte comes from memory once
@@ -574,6 +610,19 @@ void tp_calib_measure_op_rates(tp_pool *pool, const tp_cpu_features *feat, bool 
         double bytes = (double)icols * sizeof(float); /* the buffer it writes */
         out->im2col_gbps = op_bench(pool, false, ic_part, &ij, bytes, trials, min_ns);
         tp_mem_free(NULL, ib, (ix + icols) * sizeof(float));
+    }
+    /* the column buffer, then the output of the stride-2 transposed convolution */
+    size_t cc = (size_t)CT_C * CT_K * CT_K * CT_H * CT_W;
+    size_t co = (size_t)CT_C * ((CT_H - 1) * 2 + CT_K) * ((CT_W - 1) * 2 + CT_K);
+    float *cb = tp_mem_alloc(NULL, (cc + co) * sizeof(float));
+    if (cb) {
+        for (size_t i = 0; i < cc; i++)
+            cb[i] = (float)(i % 9) * 0.125f - 0.5f; /* sums grow by 0.5 a pass at most */
+        memset(cb + cc, 0, co * sizeof(float));
+        ct_job cj = {cb, cb + cc, 2};
+        double bytes = (double)cc * sizeof(float); /* the columns it reads */
+        out->col2im_gbps = op_bench(pool, true, ct_part, &cj, bytes, trials, min_ns);
+        tp_mem_free(NULL, cb, (cc + co) * sizeof(float));
     }
     size_t lx = (size_t)LN_ROWS * LN_COLS, lfloats = 2 * lx + 2 * LN_COLS;
     float *lb = tp_mem_alloc(NULL, lfloats * sizeof(float));

@@ -26,6 +26,10 @@ typedef struct tp_calib_op_rates {
     double gelu_gbps;
     /* im2col of a 3×3 convolution (32 channels of 28×28), column-buffer bytes written per ns */
     double im2col_gbps;
+    /* col2im of a 2×2, stride-2 transposed convolution (16 channels of 48×48): column-buffer
+       bytes read and added into the output per ns, one element at a time, on the calling thread
+       alone (onnxruntime's ConvTranspose adds its columns back on one thread) */
+    double col2im_gbps;
     /* int8 block-dot GEMM (int8_dot.h: 64 rows × 256 weight rows × 2048, in cache), 2 ops per
        multiply-add per ns, on every thread of the pool; and the kernel that ran it */
     double int8_dot_gops;

@@ -605,6 +605,7 @@ tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_c
     d.gemm_stream_gbps = rates.gemm_stream_gbps;
     d.norm_gbps = rates.norm_gbps;
     d.im2col_gbps = rates.im2col_gbps;
+    d.col2im_gbps = rates.col2im_gbps;
     d.int8_dot_gops = rates.int8_dot_gops;
     d.amx_int8_gops = rates.amx_int8_gops;
     d.denormal_ns = rates.denormal_ns;
@@ -690,6 +691,7 @@ static bool load_cached(const char *path, const char *key, tp_device_model *out)
         return false; /* saved before its per-group convolution cost (session 17) */
     if (!(d.skip_norm_gbps > 0) || !(d.gelu_gbps > 0))
         return false; /* saved before the skip-norm and GELU rates (session 23) */
+    if (!(d.col2im_gbps > 0)) return false; /* saved before the col2im rate (session 25) */
     *out = d;
     return true;
 }

@@ -156,7 +156,7 @@ tp_status tp_device_model_validate(const tp_device_model *d, tp_error *err) {
         {"norm_gbps", d->norm_gbps, true},         {"int8_dot_gops", d->int8_dot_gops, true},
         {"im2col_gbps", d->im2col_gbps, true},     {"amx_int8_gops", d->amx_int8_gops, true},
         {"denormal_ns", d->denormal_ns, true},     {"skip_norm_gbps", d->skip_norm_gbps, true},
-        {"gelu_gbps", d->gelu_gbps, true},
+        {"gelu_gbps", d->gelu_gbps, true},         {"col2im_gbps", d->col2im_gbps, true},
     };
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
         bool ok = isfinite(f[i].v) && (f[i].allow_zero ? f[i].v >= 0 : f[i].v > 0);
