@@ -195,7 +195,28 @@ TP_TEST(conv_groups_dilation_transpose) {
     tp_node_id wt = par(g, "wt", TP_DTYPE_F32, 4, (int64_t[]){4, 2, 3, 3});
     tp_node_id yt = op(g, conv_op(TP_OP_CONV_TRANSPOSE, 3, 2, 1, 0, 1), (tp_node_id[]){xt, wt}, 2,
                        TP_DTYPE_F32, 4, (int64_t[]){1, 2, 9, 9});
-    TP_CHECK_EQ_U64(acc(g, yt).flops, 2304);
+    c = acc(g, yt);
+    TP_CHECK_EQ_U64(c.flops, 2304);
+    /* its column buffer: (2 filters · 9 taps) rows by 16 input pixels, added one element at a
+       time (stride 2), no bias */
+    TP_CHECK_EQ_U64(c.col2im_elems, 18 * 16);
+    TP_CHECK(!c.col2im_rows && !c.col2im_bias);
+    /* stride 1, unpadded, with a bias: a row at a time; padded: one element at a time again */
+    tp_node_id bt = par(g, "bt", TP_DTYPE_F32, 1, (int64_t[]){2});
+    tp_node_id y1 = op(g, conv_op(TP_OP_CONV_TRANSPOSE, 3, 1, 1, 0, 1), (tp_node_id[]){xt, wt, bt},
+                       3, TP_DTYPE_F32, 4, (int64_t[]){1, 2, 6, 6});
+    c = acc(g, y1);
+    TP_CHECK_EQ_U64(c.col2im_elems, 18 * 16);
+    TP_CHECK(c.col2im_rows && c.col2im_bias);
+    tp_node_id yp1 = op(g, conv_op(TP_OP_CONV_TRANSPOSE, 3, 1, 1, 1, 1), (tp_node_id[]){xt, wt}, 2,
+                        TP_DTYPE_F32, 4, (int64_t[]){1, 2, 4, 4});
+    TP_CHECK(!acc(g, yp1).col2im_rows);
+    /* two groups of 2 input channels: W[4,1,3,3], one filter per group, both groups' columns */
+    tp_node_id wt2 = par(g, "wt2", TP_DTYPE_F32, 4, (int64_t[]){4, 1, 3, 3});
+    tp_op o2 = conv_op(TP_OP_CONV_TRANSPOSE, 3, 2, 1, 0, 2);
+    tp_node_id yg = op(g, o2, (tp_node_id[]){xt, wt2}, 2, TP_DTYPE_F32, 4, (int64_t[]){1, 2, 9, 9});
+    TP_CHECK_EQ_U64(acc(g, yg).col2im_elems, 2 * 9 * 16);
+    TP_CHECK_EQ_U64(acc(g, y).col2im_elems, 0); /* not a transposed convolution */
     tp_graph_destroy(g);
 }
 
@@ -854,6 +875,56 @@ TP_TEST(group_walk_on_the_generic_path) {
     oc.gemm_batch = 4;
     d.kind = TP_DEVICE_GPU;
     TP_CHECK_NEAR(walk_added(d, &oc).total_ns, 0, 1e-9);
+}
+
+/* A transposed convolution's Col2im, as onnxruntime runs it: after the GEMM, on the calling
+   thread whatever the thread count, the output zeroed (a stream), the columns added one element at
+   a time at the calibrated col2im rate or a row at a time as a read of the columns, the bias a
+   read and a write of the output; the read of the columns without a col2im rate; nothing on a
+   GPU. */
+TP_TEST(transposed_conv_col2im_on_the_calling_thread) {
+    tp_device_model d = flat_model(1000, 4); /* the GEMM's memory dominates its arithmetic */
+    /* ppocr_det's first ConvTranspose: 24 -> 24 channels, 2×2 stride 2, 160×120 in */
+    tp_op_cost oc = {.cls = TP_COST_GEMM,
+                     .launches = 1,
+                     .flops = 2ull * 19200 * 24 * 96,
+                     .gemm_m = 19200,
+                     .gemm_k = 24,
+                     .gemm_n = 96,
+                     .gemm_batch = 1,
+                     .bytes_read = 19200 * 24 * 4,
+                     .bytes_written = 76800 * 24 * 4,
+                     .compute_dtype = TP_DTYPE_F32,
+                     .kernel = TP_KERNEL_GENERIC};
+    tp_node_cost base = tp_node_cost_eval(&d, 0, &oc); /* no column buffer: the GEMM alone */
+    oc.col2im_elems = 19200 * 96;
+    double cols = 19200.0 * 96 * 4, out = 76800.0 * 24 * 4;
+    /* without a col2im rate the columns are a stream */
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).total_ns - base.total_ns, cols / 4 + out / 4, 1e-3);
+    d.col2im_gbps = 2;
+    tp_node_cost elems = tp_node_cost_eval(&d, 0, &oc);
+    TP_CHECK_NEAR(elems.total_ns - base.total_ns, cols / 2 + out / 4, 1e-3);
+    TP_CHECK_NEAR(elems.compute_ns - base.compute_ns, cols / 2 + out / 4, 1e-3);
+    /* a row at a time, with a bias */
+    oc.col2im_rows = oc.col2im_bias = true;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).total_ns - base.total_ns,
+                  cols / 4 + out / 4 + 2 * out / 4, 1e-3);
+    oc.col2im_rows = oc.col2im_bias = false;
+    /* two threads, a fork dearer than the node: the GEMM runs on one thread at its share of the
+       two threads' throughput (doubled), the Col2im is what it was */
+    d.threads = 2;
+    d.dispatch_ns = 1e8;
+    oc.col2im_elems = 0;
+    tp_node_cost base2 = tp_node_cost_eval(&d, 0, &oc);
+    TP_CHECK(base2.total_ns > 1.9 * base.total_ns);
+    oc.col2im_elems = 19200 * 96;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).total_ns - base2.total_ns, cols / 2 + out / 4,
+                  1e-3);
+    /* a GPU runs no Col2im of onnxruntime's CPU provider */
+    d.kind = TP_DEVICE_GPU;
+    tp_node_cost gpu = tp_node_cost_eval(&d, 0, &oc);
+    oc.col2im_elems = 0;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).total_ns, gpu.total_ns, 1e-9);
 }
 
 /* A dense 2-D convolution's cost record: `pixels` output pixels, `cin` input channels, `taps`
@@ -1889,6 +1960,7 @@ int main(void) {
     TP_RUN(node_roofline);
     TP_RUN(node_grouped_conv);
     TP_RUN(group_walk_on_the_generic_path);
+    TP_RUN(transposed_conv_col2im_on_the_calling_thread);
     TP_RUN(node_dense_conv_expands_unless_blocked);
     TP_RUN(nchwc_padded_channels_and_filter_sets);
     TP_RUN(recurrent_steps_read_r_every_step);

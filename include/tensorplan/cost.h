@@ -121,6 +121,13 @@ typedef struct tp_op_cost {
      * broadcast shape, and the merge of the two into the output; else 0. */
     uint64_t select_bytes;
     bool exp_denormal;
+    /* Transposed convolution: the elements of its column buffer (every image and group), which
+     * the runtime adds back into the output after its GEMM, and whether onnxruntime adds them a
+     * row at a time (2-D, stride 1 along the width, nothing padded, no dilation: a vectorised
+     * loop) rather than one element at a time; else 0 / false. */
+    uint64_t col2im_elems;
+    bool col2im_rows;
+    bool col2im_bias; /* and whether it adds a bias, per channel, after them */
 } tp_op_cost;
 
 /* The share of a masked Softmax's q x k scores (q rows of k) taken as masked: the mask's values

@@ -74,7 +74,7 @@ static double nchwc_padding(const tp_device_model *d, const tp_op_cost *oc, bool
    whose rate the calibration measures (dwconv_gflops, one thread's; the dense kernel splits
    among the threads).
    That set runs at the lower of the GEMM curve's rate and that one. Probes (docs/cost.md,
-   "Session 24"; bench/accuracy/probe_nchwc.sh): at one thread a set of one block ran at 92-96
+   "Session 24"; bench/accuracy/probe_set.sh nchwc): at one thread a set of one block ran at 92-96
    GFLOP/s in a fast and in a slow window of this host, where sets of four ran at 165 and 103 and
    the calibration measured the depthwise kernel at 99; sets of two and three ran at 0.79-0.99 of
    the four-block rate (twelve chains or more: no latency bound). Returns the factor on the
@@ -121,6 +121,29 @@ static double group_walk_ns(const tp_device_model *d, const tp_op_cost *oc, bool
         oc->gemm_batch < 2 || in_nchwc)
         return 0;
     return (double)oc->gemm_batch * d->runtime_group_ns;
+}
+
+/* What a transposed convolution does after its GEMM, as onnxruntime's ConvTranspose runs it
+   (conv_transpose.cc, math_cpu.cc Col2im; read): it zeroes the output, adds every element of the
+   column buffer into its output pixel, then adds the bias per channel, all on the calling thread
+   (probes: the col2im time did not fall at two threads; docs/cost.md, "Transposed
+   convolutions"). The columns are added one element at a time, at the calibrated col2im rate,
+   unless the loop runs along rows (tp_op_cost.col2im_rows: a vectorised pass over the columns,
+   priced as their read at the memory curve, the pixels they add into staying in the caches: a
+   channel's image; probe k3s1_32 took 0.20 ms where reading its 4.7 MB of columns, read and
+   written again, would take 0.58); the zeroing writes the output, the bias reads and writes it,
+   both at the memory curve. Without a col2im rate the element-at-a-time pass is priced as the
+   rows one. 0 for other nodes and non-CPU devices. */
+static double col2im_ns(const tp_device_model *d, const tp_op_cost *oc) {
+    if (oc->col2im_elems == 0 || d->kind != TP_DEVICE_CPU) return 0;
+    uint64_t esz = 0;
+    if (tp_dtype_bytes(oc->compute_dtype, 1, &esz, NULL) != TP_OK || esz == 0) esz = 4;
+    double cols = (double)oc->col2im_elems * (double)esz, out = (double)oc->bytes_written;
+    double pass = oc->col2im_rows || !(d->col2im_gbps > 0)
+                      ? cols / tp_device_mem_gbps(d, (uint64_t)cols)
+                      : cols / d->col2im_gbps;
+    double stream = tp_device_mem_gbps(d, oc->bytes_written);
+    return pass + out / stream + (oc->col2im_bias ? 2.0 * out / stream : 0);
 }
 
 /* A depthwise output pixel at the left or right edge (its window in the padding) costs one
@@ -414,10 +437,12 @@ static tp_node_cost eval(const tp_device_model *d, tp_node_id id, const tp_op_co
         if (nc.compute_ns > 0) nc.compute_ns *= (double)d->threads;
         nc.memory_ns *= (double)d->threads;
     }
-    /* the group walk runs on the calling thread at any thread count: after the split */
-    double walk = oc->cls == TP_COST_GEMM ? group_walk_ns(d, oc, in_nchwc) : 0;
-    nc.compute_ns += walk;
-    body += walk;
+    /* the group walk and a transposed convolution's col2im run on the calling thread at any
+       thread count: after the split */
+    double on_caller =
+        oc->cls == TP_COST_GEMM ? group_walk_ns(d, oc, in_nchwc) + col2im_ns(d, oc) : 0;
+    nc.compute_ns += on_caller;
+    body += on_caller;
     nc.dispatch_ns = (fork + d->runtime_node_ns) * (double)oc->launches;
     nc.total_ns = body + nc.dispatch_ns;
     return nc;

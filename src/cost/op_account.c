@@ -408,6 +408,20 @@ static tp_status account_conv(const op_acct *a, uint64_t out_elems, tp_op_cost *
         c->gemm_m = cin ? x_elems / cin : 0;
         c->gemm_k = cin / g;
         c->gemm_n = cout * area;
+        /* the column buffer: (c_out / groups) · kernel area rows by the input's pixels, per group
+           and image (conv_transpose.cc); the rows path of Col2im (math_cpu.cc): 2-D, unit stride
+           along the width, no padding, no dilation */
+        if ((s = mul(a, c->gemm_m, c->gemm_n, &c->col2im_elems)) != TP_OK) return s;
+        if ((s = mul(a, c->col2im_elems, g, &c->col2im_elems)) != TP_OK) return s;
+        const tp_op *o = &a->n->op;
+        bool rows =
+            X->shape.rank == 4 && o->attrs.conv.spatial == 2 && o->attrs.conv.stride[1] <= 1;
+        for (int32_t i = 0; i < o->attrs.conv.spatial && i < 3; i++)
+            if (o->attrs.conv.pad_begin[i] != 0 || o->attrs.conv.pad_end[i] != 0 ||
+                o->attrs.conv.dilation[i] > 1)
+                rows = false;
+        c->col2im_rows = rows;
+        c->col2im_bias = a->n->n_inputs >= 3;
     }
     c->gemm_batch = g;
     if (a->n->n_inputs >= 3 && (s = add(a, c->flops, out_elems, &c->flops)) != TP_OK) return s;
