@@ -274,9 +274,10 @@ typedef struct tp_device_model {
      * product per task of 4096 elements; src/cost/calib_gelu.h), input read + output written per
      * ns, on `threads` threads; 0 = not measured (then the stream). */
     double gelu_gbps;
-    /* im2col of a convolution that runs as expand-then-GEMM (onnxruntime's generic MLAS
-     * convolution: 1-D and 3-D ones, grouped ones, 2-D ones not in the NCHWc layout), bytes of
-     * the column buffer written per ns; 0 = not measured (then mem_gbps' curve prices them). */
+    /* The expand pass of a convolution that runs as expand-then-GEMM (onnxruntime's generic MLAS
+     * convolution: 1-D and 3-D ones, grouped ones, 2-D ones not in the NCHWc layout): its im2col
+     * and the GEMM's packing of the column buffer, bytes of the column buffer per ns; 0 = not
+     * measured (then mem_gbps' curve prices them). */
     double im2col_gbps;
     /* col2im of a transposed convolution (onnxruntime's ConvTranspose adds its column buffer
      * back into the output one element at a time, on one thread, unless the stride along the

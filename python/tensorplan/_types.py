@@ -438,7 +438,7 @@ class DeviceModel:
     amx_int8_gops: float  # the same on AMX tiles (0: no AMX-INT8 or not measured)
     denormal_ns: float  # extra ns per vector multiply-add with a denormal operand (0: none / not measured)
     vector_floats: int  # f32 lanes of the CPU's widest vector ISA (16 AVX-512, 8 AVX2; 0: unknown)
-    im2col_gbps: float  # im2col of expand-then-GEMM convolutions, bytes written per ns (0: not measured)
+    im2col_gbps: float  # expand pass (im2col + packing) of expand-then-GEMM convolutions, column bytes per ns (0: not measured)
     col2im_gbps: float  # col2im of transposed convolutions, column bytes read per ns on one thread (0: not measured)
     unified: bool
     threads: int

@@ -204,17 +204,58 @@ static void rs_part(void *ctx, uint32_t part, uint32_t parts) {
     }
 }
 
-/* im2col (expand-then-GEMM convolutions): the patches of a 3×3, stride 1, padding 1 convolution
-   of IC_C channels of IC_H × IC_W into a column buffer of (IC_C · 9) rows by IC_H · IC_W pixels,
-   as MLAS's generic convolution writes them before its GEMM (convolve.cpp, MlasConvIm2Col; read,
-   not copied): per row of the buffer and output row, the taps in the top or bottom padding are
-   zero-filled, the others copied as one contiguous run between the left and right padding. */
-enum { IC_C = 32, IC_H = 28, IC_W = 28 };
+/* The expand pass of an expand-then-GEMM convolution, as MLAS's generic convolution runs it
+   (convolve.cpp MlasConvOperation, MlasConvIm2Col; its SGEMM's packing of B; read, not copied):
+   - im2col: the patches of a 3×3, stride 1, padding 1 convolution of IC_C channels of IC_H ×
+     IC_W into a column buffer of (IC_C · 9) rows by IC_H · IC_W pixels: per row of the buffer and
+     output row, the taps in the top or bottom padding zero-filled, the others copied as one run
+     between the left and right padding, four floats at a time (128-bit loads and stores) and the
+     rest one at a time;
+   - then, as the GEMM takes the buffer in slices of IC_SLICE pixels by IC_SLICE rows, each slice
+     packed into panels of 16 columns (every row's 16 floats in a row of the panel), which is
+     what MLAS's SGEMM does to a B it was not given packed.
+   Until session 25 the replica was the im2col alone, its runs a memcpy the compiler made
+   `rep movsq` (3.1 GB/s, where the vector moves run at 15-19): that slow copy stood in for the
+   packing by accident (docs/cost.md, "The expand pass"). */
+enum { IC_C = 32, IC_H = 28, IC_W = 28, IC_SLICE = 128, IC_PANEL = 16 };
+
+typedef float v4f __attribute__((vector_size(16)));
 
 typedef struct ic_job {
     const float *x;
-    float *cols;
+    float *cols, *packed; /* the column buffer; one packed slice per part */
 } ic_job;
+
+/* n floats from src to dst (unaligned), or zeros where src is NULL, as MLAS moves them. GCC would
+   turn the loop back into a library call (loop distribution): not here. */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-tree-loop-distribute-patterns")))
+#endif
+static void
+ic_run(float *dst, const float *src, int n) {
+    v4f zero = {0, 0, 0, 0}, v;
+    for (; n >= 4; n -= 4, dst += 4) {
+        if (src) {
+            memcpy(&v, src, sizeof v);
+            src += 4;
+        } else {
+            v = zero;
+        }
+        memcpy(dst, &v, sizeof v);
+    }
+    for (; n > 0; n--)
+        *dst++ = src ? *src++ : 0.0f;
+}
+
+/* rows k0..k0+kc of columns n0..n0+nc (nc a multiple of the panel) of the column buffer into
+   panels of IC_PANEL columns */
+static void ic_pack(const float *cols, float *packed, uint32_t k0, uint32_t kc, uint32_t n0,
+                    uint32_t nc) {
+    const size_t ld = (size_t)IC_H * IC_W;
+    for (uint32_t c = 0; c < nc; c += IC_PANEL)
+        for (uint32_t k = 0; k < kc; k++, packed += IC_PANEL)
+            ic_run(packed, cols + (size_t)(k0 + k) * ld + n0 + c, IC_PANEL);
+}
 
 static void ic_part(void *ctx, uint32_t part, uint32_t parts) {
     const ic_job *j = ctx;
@@ -228,16 +269,22 @@ static void ic_part(void *ctx, uint32_t part, uint32_t parts) {
                 for (int oh = 0; oh < IC_H; oh++, col += IC_W) {
                     int ih = oh + kh - 1;
                     if (ih < 0 || ih >= IC_H) {
-                        memset(col, 0, IC_W * sizeof(float));
+                        ic_run(col, NULL, IC_W);
                         continue;
                     }
                     if (lo) col[0] = 0;
-                    memcpy(col + lo, x + (size_t)ih * IC_W + lo + kw - 1,
-                           (size_t)(hi - lo) * sizeof(float));
+                    ic_run(col + lo, x + (size_t)ih * IC_W + lo + kw - 1, hi - lo);
                     if (hi < IC_W) col[IC_W - 1] = 0;
                 }
             }
     }
+    /* this part's rows, slice by slice (the last pixels beyond whole panels left out) */
+    float *packed = j->packed + (size_t)part * IC_SLICE * IC_SLICE;
+    uint32_t k_end = c1 * 9, n_end = IC_H * IC_W / IC_PANEL * IC_PANEL;
+    for (uint32_t n0 = 0; n0 < n_end; n0 += IC_SLICE)
+        for (uint32_t k0 = c0 * 9; k0 < k_end; k0 += IC_SLICE)
+            ic_pack(j->cols, packed, k0, k_end - k0 < IC_SLICE ? k_end - k0 : IC_SLICE, n0,
+                    n_end - n0 < IC_SLICE ? n_end - n0 : IC_SLICE);
 }
 
 /* col2im of a transposed convolution: onnxruntime's ConvTranspose multiplies into a column
@@ -602,14 +649,15 @@ void tp_calib_measure_op_rates(tp_pool *pool, const tp_cpu_features *feat, bool 
         tp_mem_free(NULL, rb, (rx + ry) * sizeof(float));
     }
     size_t ix = (size_t)IC_C * IC_H * IC_W, icols = ix * 9;
-    float *ib = tp_mem_alloc(NULL, (ix + icols) * sizeof(float));
+    size_t islices = (size_t)(pool->n ? pool->n : 1) * IC_SLICE * IC_SLICE; /* one per part */
+    float *ib = tp_mem_alloc(NULL, (ix + icols + islices) * sizeof(float));
     if (ib) {
         for (size_t i = 0; i < ix + icols; i++)
             ib[i] = (float)(i % 5) * 0.5f;
-        ic_job ij = {ib, ib + ix};
-        double bytes = (double)icols * sizeof(float); /* the buffer it writes */
+        ic_job ij = {ib, ib + ix, ib + ix + icols};
+        double bytes = (double)icols * sizeof(float); /* the column buffer, written and packed */
         out->im2col_gbps = op_bench(pool, false, ic_part, &ij, bytes, trials, min_ns);
-        tp_mem_free(NULL, ib, (ix + icols) * sizeof(float));
+        tp_mem_free(NULL, ib, (ix + icols + islices) * sizeof(float));
     }
     /* the column buffer, then the output of the stride-2 transposed convolution */
     size_t cc = (size_t)CT_C * CT_K * CT_K * CT_H * CT_W;

@@ -24,7 +24,8 @@ typedef struct tp_calib_op_rates {
     /* erf GELU as onnxruntime's Gelu kernel runs it (calib_gelu.h), input read + output written,
        per ns */
     double gelu_gbps;
-    /* im2col of a 3×3 convolution (32 channels of 28×28), column-buffer bytes written per ns */
+    /* im2col of a 3×3 convolution (32 channels of 28×28) and its packing for the GEMM,
+       column-buffer bytes per ns */
     double im2col_gbps;
     /* col2im of a 2×2, stride-2 transposed convolution (16 channels of 48×48): column-buffer
        bytes read and added into the output per ns, one element at a time, on the calling thread
