@@ -801,9 +801,14 @@ TP_TEST(node_grouped_conv) {
     oc.conv_cin = 16;
     oc.flops = 2 * 64 * 144 * 64;
     gf = tp_device_gemm_gflops(&d, TP_DTYPE_F32, 64, 144, 64);
-    /* the tap share scales the GEMM time */
+    /* the tap share scales the GEMM time in NCHWc, whose kernel skips the taps in the padding */
     oc.tap_share = 0.5;
     TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, 0.5 * (double)oc.flops / gf, 1e-6);
+    /* not on the expand-then-GEMM path (1-D here), whose GEMM multiplies the zeros of its im2col */
+    oc.spatial_rank = 1;
+    double halved = tp_node_cost_eval(&d, 0, &oc).compute_ns;
+    oc.tap_share = 1;
+    TP_CHECK_NEAR(halved, tp_node_cost_eval(&d, 0, &oc).compute_ns, 1e-6);
 }
 
 /* What runtime_group_ns = 150 ns adds to a node (its compute and total against none). */

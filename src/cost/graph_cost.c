@@ -93,11 +93,12 @@ static double nchwc_filter_sets(const tp_device_model *d, const tp_op_cost *oc, 
     return ((double)(blocks - 1) + gf / one_set) / (double)blocks;
 }
 
-/* The im2col pass of a convolution that MLAS's generic convolution runs (not NCHWc): every one
+/* The expand pass of a convolution that MLAS's generic convolution runs (not NCHWc): every one
    but a 1×1, stride-1, unpadded one (which multiplies the input directly) expands its patches
-   before its GEMM (convolve.cpp): for every group (gemm_batch), its input channels × taps
-   (gemm_k) × the output pixels. x86 has no plain depthwise kernel, so a depthwise one not in
-   NCHWc does the same, channel by channel. Priced at the calibrated im2col rate, without one a pass
+   before its GEMM (convolve.cpp), and the GEMM packs them: for every group (gemm_batch), its
+   input channels × taps (gemm_k) × the output pixels. x86 has no plain depthwise kernel, so a
+   depthwise one not in NCHWc does the same, channel by channel. Priced at the calibrated rate of
+   both (im2col_gbps; docs/cost.md, "The expand pass"), without one a pass
    at the memory curve. 0 for anything else. */
 static double im2col_ns(const tp_device_model *d, const tp_op_cost *oc, bool in_nchwc) {
     if (!oc->conv_expands || d->kind != TP_DEVICE_CPU || in_nchwc) return 0;
@@ -392,7 +393,9 @@ static tp_node_cost eval(const tp_device_model *d, tp_node_id id, const tp_op_co
             }
             /* GFLOP/s = flops per ns; NCHWc computes its padded channels too */
             nc.compute_ns = ((double)oc->flops + border_flops) * padded / gf;
-            if (oc->tap_share > 0 && oc->tap_share < 1) nc.compute_ns *= oc->tap_share;
+            /* onnxruntime's NCHWc kernel skips the taps in the padding; the expand-then-GEMM
+               path multiplies the zeros its im2col wrote (MlasConvIm2Col, read) */
+            if (in_nchwc && oc->tap_share > 0 && oc->tap_share < 1) nc.compute_ns *= oc->tap_share;
         }
         nc.compute_ns += im2col_ns(d, oc, in_nchwc) + denormal_ns(d, oc);
         if (stream && oc->weight_bytes > 0 && stream_share > 0)
