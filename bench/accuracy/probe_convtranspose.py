@@ -14,13 +14,13 @@ bias: the names say what varies in that second part.
   ..._b                 the same with a bias.
 usage: probe_convtranspose.py DIR   (writes NAME.onnx and NAME.inputs.json; prints names)
 """
-import json
 import os
 import sys
 
 import numpy as np
-import onnx
-from onnx import TensorProto, helper, numpy_helper
+from onnx import helper, numpy_helper
+
+from probe_nchwc import save
 
 # name, input channels, output channels, H, W, kernel, stride, pads (top, left, bottom, right), bias
 CASES = [
@@ -53,17 +53,9 @@ def main():
         if bias:
             inits.append(numpy_helper.from_array(rng.standard_normal(cout).astype(np.float32), 'b'))
             ins.append('b')
-        node = helper.make_node('ConvTranspose', ins, ['y'], strides=[s, s], kernel_shape=[k, k],
+        node = helper.make_node('ConvTranspose', ins, ['out'], strides=[s, s], kernel_shape=[k, k],
                                 pads=pads)
-        graph = helper.make_graph([node], name,
-                                  [helper.make_tensor_value_info('x', TensorProto.FLOAT, [1, cin, h, w])],
-                                  [helper.make_tensor_value_info('y', TensorProto.FLOAT, None)], inits)
-        m = helper.make_model(graph, opset_imports=[helper.make_opsetid('', 17)])
-        m.ir_version = 8
-        onnx.save(m, os.path.join(path, name + '.onnx'))
-        with open(os.path.join(path, name + '.inputs.json'), 'w') as f:
-            json.dump({'model': name, 'inputs': {'x': {'shape': [1, cin, h, w], 'dtype': 'float32'}}}, f)
-        print(name)
+        save(path, name, [node], inits, [1, cin, h, w])
 
 
 if __name__ == '__main__':

@@ -3,16 +3,17 @@
 # onnxruntime (CPU time per run at one thread, the busiest thread's at several) and predicted by
 # tensorplan with the cached calibration of the same thread count. Sets: nchwc (NCHWc
 # convolutions and resizes, docs/cost.md "Session 24"), convtranspose (docs/cost.md,
-# "Transposed convolutions"). Read the ratios between probes (f_64_16_k3 against f_64_64_k3 per
-# filter block, pad_96_24 against pad_96_32, rs_pn against rs_pn_rpf), not the absolute
-# figures: this host's speed moves. The convtranspose set compares kernel times instead: the
-# node's time in onnxruntime's profiler (mean of 40 runs) against the predicted nodes' time, as
-# its outputs are large (up to 7 MiB) and the harness's copy of an output into JavaScript would
-# dominate a run's CPU time.
+# "Transposed convolutions"), expand (docs/cost.md, "The expand pass"). Read the ratios between
+# probes (f_64_16_k3 against f_64_64_k3 per filter block, pad_96_24 against pad_96_32, rs_pn
+# against rs_pn_rpf, x_3d_64 against n_3d_64), not the absolute figures: this host's speed
+# moves. The convtranspose and expand sets compare kernel times instead: the node's time in
+# onnxruntime's profiler (mean of 40 runs) against the predicted nodes' time, as their outputs
+# are large (up to 7 MiB) and the harness's copy of an output into JavaScript would dominate a
+# run's CPU time.
 # usage: bench/accuracy/probe_set.sh SET [THREADS]   env: BUILD_DIR (default build-bench)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-SET=${1:?usage: probe_set.sh nchwc|convtranspose [THREADS]}
+SET=${1:?usage: probe_set.sh nchwc|convtranspose|expand [THREADS]}
 THREADS=${2:-1}
 DIR=.fixtures-local/probe_$SET
 BUILD=${BUILD_DIR:-build-bench}
@@ -21,7 +22,7 @@ cmake --build "$BUILD" -j2 --target tensorplan >/dev/null
 names=$(/usr/bin/python3 "bench/accuracy/probe_$SET.py" "$DIR")
 echo "# model	onnxruntime_ms	predicted_ms	(threads $THREADS)"
 for m in $names; do
-  if [ "$SET" = convtranspose ]; then
+  if [ "$SET" != nchwc ]; then
     ms=$(NODE_PATH=.fixtures/ort/node_modules TP_PROFILE_RUNS=40 \
       node bench/accuracy/ort_op_times.js "$DIR" "$THREADS" "$m" 2>/dev/null |
       node -e 'const l=JSON.parse(require("fs").readFileSync(0,"utf8"));console.log(l.total_ms.toFixed(3))')
