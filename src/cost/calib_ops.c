@@ -215,7 +215,7 @@ static void rs_part(void *ctx, uint32_t part, uint32_t parts) {
      packed into panels of 16 columns (every row's 16 floats in a row of the panel), which is
      what MLAS's SGEMM does to a B it was not given packed.
    Until session 25 the replica was the im2col alone, its runs a memcpy the compiler made
-   `rep movsq` (3.1 GB/s, where the vector moves run at 12-19): that slow copy stood in for the
+   `rep movsq` (3.1 GB/s, where the vector moves run at 11.8-19.1): that slow copy stood in for the
    packing by accident (docs/cost.md, "The expand pass"). */
 enum { IC_C = 32, IC_H = 28, IC_W = 28, IC_SLICE = 128, IC_PANEL = 16 };
 

@@ -662,7 +662,7 @@ tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_c
    curve and the AMX int8 rate (session 20); 5: the weight stream on every thread of the pool
    and the cost of a denormal operand (session 21); 6: the SkipLayerNormalization and GELU rates
    (session 23); 7: the expand replica as MLAS runs it, its im2col runs moved four floats at a
-   time (not by a memcpy the compiler made `rep movsq`: 3.1 against 12-19 GB/s) and the column
+   time (not by a memcpy the compiler made `rep movsq`: 3.1 against 11.8-19.1 GB/s) and the column
    buffer packed for the GEMM, and the col2im rate (session 25). */
 enum { TP_CALIB_FORMAT = 7 };
 void tp_calib_cache_key(uint32_t threads, char *buf, size_t cap) {

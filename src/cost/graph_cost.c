@@ -93,6 +93,13 @@ static double nchwc_filter_sets(const tp_device_model *d, const tp_op_cost *oc, 
     return ((double)(blocks - 1) + gf / one_set) / (double)blocks;
 }
 
+/* Bytes of one element of the node's GEMM operands; 4 (f32) for a dtype without a whole size. */
+static uint64_t operand_bytes(const tp_op_cost *oc) {
+    uint64_t esz = 0;
+    if (tp_dtype_bytes(oc->compute_dtype, 1, &esz, NULL) != TP_OK || esz == 0) esz = 4;
+    return esz;
+}
+
 /* The expand pass of a convolution that MLAS's generic convolution runs (not NCHWc): every one
    but a 1×1, stride-1, unpadded one (which multiplies the input directly) expands its patches
    before its GEMM (convolve.cpp), and the GEMM packs them: for every group (gemm_batch), its
@@ -103,8 +110,7 @@ static double nchwc_filter_sets(const tp_device_model *d, const tp_op_cost *oc, 
 static double im2col_ns(const tp_device_model *d, const tp_op_cost *oc, bool in_nchwc) {
     if (!oc->conv_expands || d->kind != TP_DEVICE_CPU || in_nchwc) return 0;
     double pixels = (double)(oc->kernel == TP_KERNEL_GROUPED ? oc->gemm_n : oc->gemm_m);
-    uint64_t esz = 0;
-    if (tp_dtype_bytes(oc->compute_dtype, 1, &esz, NULL) != TP_OK || esz == 0) esz = 4;
+    uint64_t esz = operand_bytes(oc);
     double bytes = (double)oc->gemm_batch * (double)oc->gemm_k * pixels * (double)esz;
     double gbps = d->im2col_gbps > 0 ? d->im2col_gbps : tp_device_mem_gbps(d, (uint64_t)bytes);
     return bytes / gbps;
@@ -131,14 +137,14 @@ static double group_walk_ns(const tp_device_model *d, const tp_op_cost *oc, bool
    convolutions"). The columns are added one element at a time, at the calibrated col2im rate,
    unless the loop runs along rows (tp_op_cost.col2im_rows: a vectorised pass over the columns,
    priced as their read at the memory curve, the pixels they add into staying in the caches: a
-   channel's image; probe k3s1_32 took 0.20 ms where reading its 4.7 MB of columns, read and
-   written again, would take 0.58); the zeroing writes the output, the bias reads and writes it,
+   channel's image; probe k3s1_32 took 0.20 ms beyond its GEMM, priced 0.13 ms so, 0.39 if its
+   pixels were read and written again per column element); the zeroing writes the output, the
+   bias reads and writes it,
    both at the memory curve. Without a col2im rate the element-at-a-time pass is priced as the
    rows one. 0 for other nodes and non-CPU devices. */
 static double col2im_ns(const tp_device_model *d, const tp_op_cost *oc) {
     if (oc->col2im_elems == 0 || d->kind != TP_DEVICE_CPU) return 0;
-    uint64_t esz = 0;
-    if (tp_dtype_bytes(oc->compute_dtype, 1, &esz, NULL) != TP_OK || esz == 0) esz = 4;
+    uint64_t esz = operand_bytes(oc);
     double cols = (double)oc->col2im_elems * (double)esz, out = (double)oc->bytes_written;
     double pass = oc->col2im_rows || !(d->col2im_gbps > 0)
                       ? cols / tp_device_mem_gbps(d, (uint64_t)cols)
@@ -220,8 +226,7 @@ static double recurrent_step_fixed_ns(const tp_device_model *d) {
    which every step reads again) at the read bandwidth of a working set of R's size, whichever
    takes longer; plus the gates' activations at the same arithmetic rate. */
 static double recurrent_ns(const tp_device_model *d, const tp_op_cost *oc) {
-    uint64_t esz = 0;
-    if (tp_dtype_bytes(oc->compute_dtype, 1, &esz, NULL) != TP_OK || esz == 0) esz = 4;
+    uint64_t esz = operand_bytes(oc);
     double proj_gf =
         tp_device_gemm_gflops(d, oc->compute_dtype, oc->rec_proj_m, oc->rec_input, oc->gemm_n);
     double m = (double)oc->gemm_m, k = (double)oc->gemm_k, n = (double)oc->gemm_n;

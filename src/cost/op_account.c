@@ -359,6 +359,21 @@ static tp_status account_recurrent(const op_acct *a, uint64_t gates, tp_op_cost 
     return TP_OK;
 }
 
+/* Whether any spatial dim of a convolution's window is strided, padded or dilated. */
+typedef struct conv_window {
+    bool strided, padded, dilated;
+} conv_window;
+
+static conv_window window_of(const tp_op *o) {
+    conv_window w = {false, false, false};
+    for (int32_t i = 0; i < o->attrs.conv.spatial && i < 3; i++) {
+        w.strided |= o->attrs.conv.stride[i] > 1;
+        w.padded |= o->attrs.conv.pad_begin[i] != 0 || o->attrs.conv.pad_end[i] != 0;
+        w.dilated |= o->attrs.conv.dilation[i] > 1;
+    }
+    return w;
+}
+
 static tp_status account_conv(const op_acct *a, uint64_t out_elems, tp_op_cost *c) {
     const tp_node *X = input_node(a, 0), *W = input_node(a, 1);
     if (!X || !W || X->shape.rank < 3 || W->shape.rank < 3)
@@ -369,6 +384,7 @@ static tp_status account_conv(const op_acct *a, uint64_t out_elems, tp_op_cost *
     if ((s = dim_of(a, X, 1, &cin)) != TP_OK) return s;
     if ((s = kernel_area(a, W, &area)) != TP_OK) return s;
     if (cin % g != 0) return bad_shape(a, "input channels not divisible by groups");
+    conv_window win = window_of(&a->n->op);
     if (a->n->op.kind == TP_OP_CONV) {
         /* 2 · out_elems · (c_in / groups) · kernel_area */
         if ((s = dim_of(a, a->n, 1, &cout)) != TP_OK) return s;
@@ -383,12 +399,7 @@ static tp_status account_conv(const op_acct *a, uint64_t out_elems, tp_op_cost *
         c->border_pixels = conv_border_pixels(a, out_elems, cout);
         c->conv_cin = cin / g;
         /* a generic kernel multiplies a 1×1, stride-1, unpadded one's input directly */
-        const tp_op *o = &a->n->op;
-        c->conv_expands = area > 1;
-        for (int32_t i = 0; i < o->attrs.conv.spatial && i < 3; i++)
-            if (o->attrs.conv.stride[i] > 1 || o->attrs.conv.pad_begin[i] != 0 ||
-                o->attrs.conv.pad_end[i] != 0)
-                c->conv_expands = true;
+        c->conv_expands = area > 1 || win.strided || win.padded;
         if (g > 1 && cin / g == 1) {
             c->kernel = TP_KERNEL_DEPTHWISE;
         } else if (g > 1) {
@@ -414,13 +425,8 @@ static tp_status account_conv(const op_acct *a, uint64_t out_elems, tp_op_cost *
         if ((s = mul(a, c->gemm_m, c->gemm_n, &c->col2im_elems)) != TP_OK) return s;
         if ((s = mul(a, c->col2im_elems, g, &c->col2im_elems)) != TP_OK) return s;
         const tp_op *o = &a->n->op;
-        bool rows =
-            X->shape.rank == 4 && o->attrs.conv.spatial == 2 && o->attrs.conv.stride[1] <= 1;
-        for (int32_t i = 0; i < o->attrs.conv.spatial && i < 3; i++)
-            if (o->attrs.conv.pad_begin[i] != 0 || o->attrs.conv.pad_end[i] != 0 ||
-                o->attrs.conv.dilation[i] > 1)
-                rows = false;
-        c->col2im_rows = rows;
+        c->col2im_rows = X->shape.rank == 4 && o->attrs.conv.spatial == 2 &&
+                         o->attrs.conv.stride[1] <= 1 && !win.padded && !win.dilated;
         c->col2im_bias = a->n->n_inputs >= 3;
     }
     c->gemm_batch = g;
