@@ -32,7 +32,7 @@ function classOf(op, ins) {
     if (cg < cin && cin > 0 && w[0] !== undefined && cg * 2 <= cin) return 'conv_group';
     return area === 1 ? 'conv_1x1' : 'conv';
   }
-  if (/^(MatMul|FusedMatMul|Gemm|MatMulInteger|QGemm|Attention|MultiHeadAttention|MatMulNBits)$/.test(op)) return 'matmul';
+  if (/^(MatMul|FusedMatMul|Gemm|MatMulInteger|QGemm|Attention|MultiHeadAttention|MatMulNBits|Einsum)$/.test(op)) return 'matmul';
   if (/Norm/.test(op)) return 'norm';
   if (/^(Softmax|LogSoftmax|Reduce.*|ArgMax|ArgMin|TopK|CumSum)$/.test(op)) return 'softmax_reduce';
   if (/Pool$/.test(op)) return 'pool';
