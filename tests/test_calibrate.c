@@ -89,6 +89,8 @@ static tp_device_model sample(void) {
     d.skip_norm_gbps = 1.625;
     d.gelu_gbps = 3.25;
     d.col2im_gbps = 1.875;
+    d.transpose_gbps = 0.875;
+    d.bias_gelu_gbps = 2.125;
     snprintf(d.gemm_impl, sizeof d.gemm_impl, "builtin");
     return d;
 }
@@ -180,6 +182,8 @@ TP_TEST(quick_calibration_and_cache) {
     TP_CHECK(d.skip_norm_gbps > 0.01 && isfinite(d.skip_norm_gbps));
     TP_CHECK(d.gelu_gbps > 0.01 && isfinite(d.gelu_gbps));
     TP_CHECK(d.col2im_gbps > 0.01 && isfinite(d.col2im_gbps));
+    TP_CHECK(d.transpose_gbps > 0.01 && isfinite(d.transpose_gbps));
+    TP_CHECK(d.bias_gelu_gbps > 0.01 && isfinite(d.bias_gelu_gbps));
     TP_CHECK(d.cache_bytes > 0 && d.mem_set_bytes > d.cache_bytes);
     TP_CHECK(d.denormal_ns >= 0 && isfinite(d.denormal_ns)); /* 0: no extra cost measured */
     TP_CHECK(info.op_rates_ms > 0 && info.op_rates_ms < info.elapsed_ms);
@@ -305,6 +309,16 @@ TP_TEST(quick_calibration_and_cache) {
     full.col2im_gbps = 0;
     TP_CHECK(stale_cache_measured(&full, key, path, &o, &again, &info));
     TP_CHECK(again.col2im_gbps > 0 && isfinite(again.col2im_gbps));
+    /* and one without the transpose walk (saved before session 26) */
+    full.col2im_gbps = 1.875;
+    full.transpose_gbps = 0;
+    TP_CHECK(stale_cache_measured(&full, key, path, &o, &again, &info));
+    TP_CHECK(again.transpose_gbps > 0 && isfinite(again.transpose_gbps));
+    /* and one without the BiasGelu rate (saved before session 26) */
+    full.transpose_gbps = 0.875;
+    full.bias_gelu_gbps = 0;
+    TP_CHECK(stale_cache_measured(&full, key, path, &o, &again, &info));
+    TP_CHECK(again.bias_gelu_gbps > 0 && isfinite(again.bias_gelu_gbps));
 }
 
 /* The interpreter step behind the runtime's overheads: a positive, finite figure, quick or full
@@ -636,7 +650,8 @@ TP_TEST(int8_dot_kernels_match_exact) {
  * two threads run them (the pack's layout is checked by the values: a misplaced byte changes
  * the sums). */
 /* The GELU micro-benchmark computes GELU (its erf is a rough shape, within 0.07 of the exact
-   GELU over [-6, 6]) with every kernel this CPU runs, the chunks split between two parts. */
+   GELU over [-6, 6]) with every kernel this CPU runs, the chunks split between two parts; and
+   BiasGelu, the rows split so, with the erf kernel onnxruntime's BiasGelu runs here. */
 TP_TEST(gelu_kernels_compute_gelu) {
     tp_cpu_features f;
     tp_cpu_features_detect(&f);
@@ -648,7 +663,7 @@ TP_TEST(gelu_kernels_compute_gelu) {
     tp_gelu_kernel best = tp_gelu_kernel_for(&f);
     for (int k = (int)best; k <= (int)TP_GELU_V4; k++) { /* the CPU's kernel and the plainer ones */
         memset(y, 0xff, n * sizeof *y);
-        tp_gelu_job j = {x, y, n, (tp_gelu_kernel)k};
+        tp_gelu_job j = {.x = x, .y = y, .n = n, .kernel = (tp_gelu_kernel)k};
         tp_gelu_part(&j, 0, 2);
         tp_gelu_part(&j, 1, 2);
         double worst = 0;
@@ -659,6 +674,30 @@ TP_TEST(gelu_kernels_compute_gelu) {
         }
         TP_CHECK(worst < 0.07);
     }
+    /* BiasGelu: rows of 1536 with a bias of -0.5 .. +0.5, MLAS's erf kernel for this CPU */
+    size_t bl = 1536;
+    float *b = malloc(bl * sizeof *b), *t = malloc(n * sizeof *t);
+    TP_CHECK(b && t);
+    tp_gelu_kernel erf_k = tp_bias_gelu_kernel_for(&f);
+    TP_CHECK(erf_k != TP_GELU_AVX512);
+    if (b && t && x && y) {
+        for (size_t i = 0; i < bl; i++)
+            b[i] = -0.5f + (float)i / (float)bl;
+        memset(y, 0xff, n * sizeof *y);
+        tp_gelu_job j = {
+            .x = x, .y = y, .n = n, .kernel = erf_k, .bias = b, .temp = t, .bias_len = bl};
+        tp_gelu_part(&j, 0, 2);
+        tp_gelu_part(&j, 1, 2);
+        double worst = 0;
+        for (size_t i = 0; i < n; i++) {
+            double v = (double)x[i] + b[i % bl];
+            double e = fabs((double)y[i] - 0.5 * v * (1.0 + erf(v / sqrt(2.0))));
+            if (!(e <= worst)) worst = e;
+        }
+        TP_CHECK(worst < 0.07);
+    }
+    free(b);
+    free(t);
     free(x);
     free(y);
 }

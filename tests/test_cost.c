@@ -6,6 +6,7 @@
 
 #include "tensorplan/cost.h"
 #include "cost/gemm_rate.h"
+#include "cost/op_class.h"
 
 static tp_error err_storage;
 static tp_error *err = &err_storage;
@@ -454,6 +455,102 @@ TP_TEST(views_and_free_transposes_are_metadata) {
                   TP_DTYPE_F32, 2, (int64_t[]){1, 6}));
     TP_CHECK(c.cls == TP_COST_METADATA);
     TP_CHECK_EQ_U64(c.launches, 0);
+    tp_graph_destroy(g);
+}
+
+/* A transpose's walk as onnxruntime's CPU Transpose takes it (transpose.cc): none for one axis
+   moved past single elements (MLAS's 2-D transpose), one step per element when the innermost
+   axis moves among others, one per block copied otherwise. */
+static tp_op_cost transposed(tp_graph *g, tp_dtype t, int32_t rank, const int64_t *dims,
+                             const int32_t *perm) {
+    char name[32];
+    snprintf(name, sizeof name, "t%u", tp_graph_node_count(g));
+    tp_node_id x = in(g, name, t, rank, dims);
+    tp_op tr = {.kind = TP_OP_TRANSPOSE};
+    int64_t out[TP_MAX_RANK];
+    for (int32_t i = 0; i < rank; i++) {
+        tr.attrs.transpose.perm[i] = perm[i];
+        out[i] = dims[perm[i]];
+    }
+    return acc(g, op(g, tr, (tp_node_id[]){x}, 1, t, rank, out));
+}
+
+TP_TEST(transpose_paths_as_onnxruntime_walks_them) {
+    tp_graph *g = new_graph();
+    static const struct {
+        tp_dtype t;
+        int32_t rank;
+        int64_t dims[6];
+        int32_t perm[6];
+        uint64_t steps;
+        bool by_element;
+    } cases[] = {
+        /* one axis moved past 4-byte elements: MLAS's 2-D transpose, no walk */
+        {TP_DTYPE_F32, 2, {2, 3}, {1, 0}, 0, false},
+        {TP_DTYPE_F32, 4, {1, 56, 56, 64}, {0, 3, 1, 2}, 0, false},
+        {TP_DTYPE_F32, 4, {1, 12, 128, 64}, {0, 1, 3, 2}, 0, false},
+        /* one axis moved past wider blocks: a memcpy per block (attention's heads) */
+        {TP_DTYPE_F32, 5, {1, 64, 49, 2, 32}, {0, 1, 3, 2, 4}, 64 * 49 * 2, false},
+        {TP_DTYPE_F32, 4, {1, 197, 12, 64}, {0, 2, 1, 3}, 197 * 12, false},
+        {TP_DTYPE_F64, 2, {4, 6}, {1, 0}, 0, false},
+        {TP_DTYPE_F64, 3, {4, 6, 2}, {1, 0, 2}, 24, false},
+        /* several axes moved, the innermost kept: a block per step of the multi-index */
+        {TP_DTYPE_F32, 6, {1, 8, 7, 8, 7, 32}, {0, 2, 4, 1, 3, 5}, 8 * 7 * 8 * 7, false},
+        /* the innermost moved among others: one element per step (maxvit_t's windows) */
+        {TP_DTYPE_F32, 6, {1, 8, 8, 7, 7, 64}, {0, 5, 1, 3, 2, 4}, 8 * 8 * 7 * 7 * 64, true},
+        {TP_DTYPE_F32, 4, {1, 32, 56, 56}, {0, 3, 2, 1}, 32 * 56 * 56, true},
+        {TP_DTYPE_F32, 3, {64, 96, 48}, {2, 1, 0}, 64 * 96 * 48, true},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        tp_op_cost c = transposed(g, cases[k].t, cases[k].rank, cases[k].dims, cases[k].perm);
+        TP_CHECK(c.cls == TP_COST_MEMORY);
+        TP_CHECK_EQ_U64(c.transpose_steps, cases[k].steps);
+        TP_CHECK_EQ_I64(c.transpose_by_element, cases[k].by_element);
+    }
+    /* no permutation: the dims reversed, [4, 5, 6] walked element by element */
+    tp_node_id x = in(g, "r", TP_DTYPE_F32, 3, (int64_t[]){4, 5, 6});
+    tp_op rev = {.kind = TP_OP_TRANSPOSE};
+    for (int i = 0; i < TP_MAX_RANK; i++)
+        rev.attrs.transpose.perm[i] = -1;
+    tp_op_cost c = acc(g, op(g, rev, (tp_node_id[]){x}, 1, TP_DTYPE_F32, 3, (int64_t[]){6, 5, 4}));
+    TP_CHECK_EQ_U64(c.transpose_steps, 120);
+    TP_CHECK(c.transpose_by_element);
+    tp_graph_destroy(g);
+}
+
+/* An Einsum that contracts two operands (the importer's axis roles) is a batched GEMM: maxvit_t's
+   q·kᵀ, "BGHID,BGHJD->BGHIJ" on [2,3,4,5,6] and [2,3,4,7,6]. */
+TP_TEST(einsum_contraction_is_a_batched_gemm) {
+    tp_graph *g = new_graph();
+    tp_node_id q = in(g, "q", TP_DTYPE_F32, 5, (int64_t[]){2, 3, 4, 5, 6});
+    tp_node_id k = in(g, "k", TP_DTYPE_F32, 5, (int64_t[]){2, 3, 4, 7, 6});
+    tp_op e = {.kind = TP_OP_CUSTOM};
+    e.attrs.custom.name = "Einsum";
+    e.attrs.custom.n_inputs = 2;
+    static const uint8_t roles[2][5] = {
+        {TP_EINSUM_BATCH, TP_EINSUM_BATCH, TP_EINSUM_BATCH, TP_EINSUM_ROWS, TP_EINSUM_SUM},
+        {TP_EINSUM_BATCH, TP_EINSUM_BATCH, TP_EINSUM_BATCH, TP_EINSUM_COLS, TP_EINSUM_SUM}};
+    for (int t = 0; t < 2; t++)
+        memcpy(e.attrs.custom.einsum_role[t], roles[t], 5);
+    tp_node_id y = op(g, e, (tp_node_id[]){q, k}, 2, TP_DTYPE_F32, 5, (int64_t[]){2, 3, 4, 5, 7});
+    tp_op_cost c = acc(g, y);
+    TP_CHECK(c.cls == TP_COST_GEMM);
+    TP_CHECK_EQ_U64(c.gemm_m, 5);
+    TP_CHECK_EQ_U64(c.gemm_k, 6);
+    TP_CHECK_EQ_U64(c.gemm_n, 7);
+    TP_CHECK_EQ_U64(c.gemm_batch, 24);
+    TP_CHECK_EQ_U64(c.flops, 2ull * 24 * 5 * 6 * 7);
+    TP_CHECK(tp_cost_op_class_of(tp_graph_node(g, y), &c) == TP_OPC_MATMUL);
+    /* without roles: a custom node, data movement only */
+    tp_op plain = {.kind = TP_OP_CUSTOM};
+    plain.attrs.custom.name = "Einsum";
+    plain.attrs.custom.n_inputs = 2;
+    tp_node_id z =
+        op(g, plain, (tp_node_id[]){q, k}, 2, TP_DTYPE_F32, 5, (int64_t[]){2, 3, 4, 5, 7});
+    c = acc(g, z);
+    TP_CHECK(c.cls == TP_COST_MEMORY);
+    TP_CHECK_EQ_U64(c.flops, 0);
+    TP_CHECK(tp_cost_op_class_of(tp_graph_node(g, z), &c) == TP_OPC_OTHER);
     tp_graph_destroy(g);
 }
 
@@ -929,6 +1026,43 @@ TP_TEST(transposed_conv_col2im_on_the_calling_thread) {
     d.kind = TP_DEVICE_GPU;
     tp_node_cost gpu = tp_node_cost_eval(&d, 0, &oc);
     oc.col2im_elems = 0;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).total_ns, gpu.total_ns, 1e-9);
+}
+
+/* A transpose's walk is priced at the calibrated walk rate on the calling thread: per element
+   it replaces the stream (the walk copies), per block it comes on top of the stream. */
+TP_TEST(transpose_walk_on_the_calling_thread) {
+    tp_device_model d = flat_model(1000, 4);
+    tp_op_cost oc = {.cls = TP_COST_MEMORY,
+                     .launches = 1,
+                     .bytes_read = 200704 * 4,
+                     .bytes_written = 200704 * 4,
+                     .compute_dtype = TP_DTYPE_F32};
+    tp_node_cost stream = tp_node_cost_eval(&d, 0, &oc);
+    double walk = 200704.0 * 4 / 2; /* 4-byte steps at 2 GB/s */
+    oc.transpose_steps = 200704;
+    oc.transpose_by_element = true;
+    /* without a walk rate (catalog, default, an older cache): the stream */
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).total_ns, stream.total_ns, 1e-9);
+    d.transpose_gbps = 2;
+    tp_node_cost byel = tp_node_cost_eval(&d, 0, &oc);
+    TP_CHECK_NEAR(byel.total_ns, walk + byel.dispatch_ns, 1e-6);
+    TP_CHECK_NEAR(byel.memory_ns, 0, 1e-12);
+    /* a block per step: the steps on top of the stream */
+    oc.transpose_steps = 6272;
+    oc.transpose_by_element = false;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).total_ns - stream.total_ns, 6272.0 * 4 / 2, 1e-6);
+    /* two threads: the walk is what it was (onnxruntime's Transpose runs on the calling thread) */
+    oc.transpose_steps = 200704;
+    oc.transpose_by_element = true;
+    d.threads = 2;
+    tp_node_cost two = tp_node_cost_eval(&d, 0, &oc);
+    TP_CHECK_NEAR(two.total_ns - two.dispatch_ns, walk, 1e-6);
+    /* a GPU walks nothing of onnxruntime's CPU provider */
+    d.kind = TP_DEVICE_GPU;
+    tp_node_cost gpu = tp_node_cost_eval(&d, 0, &oc);
+    oc.transpose_steps = 0;
+    oc.transpose_by_element = false;
     TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).total_ns, gpu.total_ns, 1e-9);
 }
 
@@ -1544,30 +1678,36 @@ TP_TEST(nearest_resize_copies) {
    one Gelu kernel (GeluFusion): its Div, Erf, Add and first Mul cost nothing, the last Mul is
    priced at the calibrated GELU rate over its input and output (docs/cost.md, "GELU"); without
    the rate, one pass of the stream. A Mul read twice keeps the chain apart. */
+/* PyTorch's erf GELU of x [1, 64, 256] as it exports it: Mul(Mul(x, Add(Erf(Div(x, c)), 1)),
+   0.5); parts receives the Div, Erf, Add and first Mul; returns the last Mul. */
+static tp_node_id erf_gelu(tp_graph *g, tp_node_id x, tp_node_id parts[4]) {
+    int64_t xs[] = {1, 64, 256};
+    tp_node_id c = par(g, "c", TP_DTYPE_F32, 1, (int64_t[]){1});
+    tp_node_id one = par(g, "one", TP_DTYPE_F32, 1, (int64_t[]){1});
+    tp_node_id half = par(g, "half", TP_DTYPE_F32, 1, (int64_t[]){1});
+    tp_op add = {.kind = TP_OP_BINARY, .sub = TP_BINARY_ADD};
+    tp_op mul = {.kind = TP_OP_BINARY, .sub = TP_BINARY_MUL};
+    parts[0] = op(g, (tp_op){.kind = TP_OP_BINARY, .sub = TP_BINARY_DIV}, (tp_node_id[]){x, c}, 2,
+                  TP_DTYPE_F32, 3, xs);
+    parts[1] = op(g, (tp_op){.kind = TP_OP_UNARY, .sub = TP_UNARY_ERF}, (tp_node_id[]){parts[0]}, 1,
+                  TP_DTYPE_F32, 3, xs);
+    parts[2] = op(g, add, (tp_node_id[]){parts[1], one}, 2, TP_DTYPE_F32, 3, xs);
+    parts[3] = op(g, mul, (tp_node_id[]){x, parts[2]}, 2, TP_DTYPE_F32, 3, xs);
+    return op(g, mul, (tp_node_id[]){parts[3], half}, 2, TP_DTYPE_F32, 3, xs);
+}
+
 TP_TEST(gelu_fusion) {
     for (int shared = 0; shared < 2; shared++) {
         tp_graph *g = new_graph();
-        int64_t xs[] = {1, 64, 256};
-        tp_node_id x = in(g, "x", TP_DTYPE_F32, 3, xs);
-        tp_node_id c = par(g, "c", TP_DTYPE_F32, 1, (int64_t[]){1});
-        tp_node_id one = par(g, "one", TP_DTYPE_F32, 1, (int64_t[]){1});
-        tp_node_id half = par(g, "half", TP_DTYPE_F32, 1, (int64_t[]){1});
-        tp_op div = {.kind = TP_OP_BINARY, .sub = TP_BINARY_DIV};
-        tp_op add = {.kind = TP_OP_BINARY, .sub = TP_BINARY_ADD};
-        tp_op mul = {.kind = TP_OP_BINARY, .sub = TP_BINARY_MUL};
-        tp_node_id d = op(g, div, (tp_node_id[]){x, c}, 2, TP_DTYPE_F32, 3, xs);
-        tp_node_id e = op(g, (tp_op){.kind = TP_OP_UNARY, .sub = TP_UNARY_ERF}, (tp_node_id[]){d},
-                          1, TP_DTYPE_F32, 3, xs);
-        tp_node_id a = op(g, add, (tp_node_id[]){e, one}, 2, TP_DTYPE_F32, 3, xs);
-        tp_node_id m1 = op(g, mul, (tp_node_id[]){x, a}, 2, TP_DTYPE_F32, 3, xs);
-        tp_node_id m2 = op(g, mul, (tp_node_id[]){m1, half}, 2, TP_DTYPE_F32, 3, xs);
+        tp_node_id x = in(g, "x", TP_DTYPE_F32, 3, (int64_t[]){1, 64, 256});
+        tp_node_id parts[4];
+        tp_node_id m2 = erf_gelu(g, x, parts);
         TP_CHECK_OK(tp_graph_mark_output(g, m2, err), err);
-        if (shared) TP_CHECK_OK(tp_graph_mark_output(g, m1, err), err);
+        if (shared) TP_CHECK_OK(tp_graph_mark_output(g, parts[3], err), err);
         tp_device_model dm = flat_model(100, 10);
         dm.gelu_gbps = 2;
         tp_graph_cost gc;
         TP_CHECK_OK(tp_graph_cost_compute(g, &dm, NULL, NULL, &gc, err), err);
-        tp_node_id parts[] = {d, e, a, m1};
         for (int k = 0; k < 4; k++)
             TP_CHECK(gc.nodes[parts[k]].fused == !shared);
         double bytes = (double)gc.nodes[m2].bytes;
@@ -1582,6 +1722,37 @@ TP_TEST(gelu_fusion) {
         }
         tp_graph_destroy(g);
     }
+}
+
+/* An erf GELU after a bias Add (a Linear's output before the activation): onnxruntime fuses both
+   into BiasGelu, priced at its own rate (three passes, a scratch tensor, MLAS's FMA3 erf), the
+   Gelu's rate without it; the bias Add costs nothing. */
+TP_TEST(bias_gelu_fusion) {
+    tp_graph *g = new_graph();
+    int64_t xs[] = {1, 64, 256};
+    tp_node_id x = in(g, "x", TP_DTYPE_F32, 3, xs);
+    tp_node_id bias = par(g, "bias", TP_DTYPE_F32, 1, (int64_t[]){256});
+    tp_node_id b = op(g, (tp_op){.kind = TP_OP_BINARY, .sub = TP_BINARY_ADD},
+                      (tp_node_id[]){x, bias}, 2, TP_DTYPE_F32, 3, xs);
+    tp_node_id gelu[4];
+    tp_node_id m2 = erf_gelu(g, b, gelu);
+    TP_CHECK_OK(tp_graph_mark_output(g, m2, err), err);
+    tp_device_model dm = flat_model(100, 10);
+    dm.gelu_gbps = 2;
+    dm.bias_gelu_gbps = 1;
+    tp_graph_cost gc;
+    TP_CHECK_OK(tp_graph_cost_compute(g, &dm, NULL, NULL, &gc, err), err);
+    TP_CHECK(gc.nodes[b].fused);
+    for (int k = 0; k < 4; k++)
+        TP_CHECK(gc.nodes[gelu[k]].fused);
+    double bytes = (double)gc.nodes[m2].bytes;
+    TP_CHECK_NEAR(gc.nodes[m2].memory_ns, bytes / 1, 1e-6);
+    tp_graph_cost_destroy(&gc);
+    dm.bias_gelu_gbps = 0; /* an older cache: the Gelu's rate */
+    TP_CHECK_OK(tp_graph_cost_compute(g, &dm, NULL, NULL, &gc, err), err);
+    TP_CHECK_NEAR(gc.nodes[m2].memory_ns, bytes / 2, 1e-6);
+    tp_graph_cost_destroy(&gc);
+    tp_graph_destroy(g);
 }
 
 /* A global average pooling onnxruntime runs in plain NCHW sums each channel's pixels one add
@@ -1959,6 +2130,8 @@ int main(void) {
     TP_RUN(gather_slice_read_only_what_they_copy);
     TP_RUN(quantized_sizes_not_four_bytes);
     TP_RUN(views_and_free_transposes_are_metadata);
+    TP_RUN(transpose_paths_as_onnxruntime_walks_them);
+    TP_RUN(einsum_contraction_is_a_batched_gemm);
     TP_RUN(fft_and_log_mel);
     TP_RUN(overflow_and_unbound_are_errors);
     TP_RUN(gemm_curve_interpolation);
@@ -1966,6 +2139,7 @@ int main(void) {
     TP_RUN(node_grouped_conv);
     TP_RUN(group_walk_on_the_generic_path);
     TP_RUN(transposed_conv_col2im_on_the_calling_thread);
+    TP_RUN(transpose_walk_on_the_calling_thread);
     TP_RUN(node_dense_conv_expands_unless_blocked);
     TP_RUN(nchwc_padded_channels_and_filter_sets);
     TP_RUN(recurrent_steps_read_r_every_step);
@@ -1985,6 +2159,7 @@ int main(void) {
     TP_RUN(row_normalization_rate);
     TP_RUN(skip_layer_norm_fusion);
     TP_RUN(gelu_fusion);
+    TP_RUN(bias_gelu_fusion);
     TP_RUN(nearest_resize_copies);
     TP_RUN(plain_global_average_pool_at_the_norm_rate);
     TP_RUN(depthwise_at_several_threads);

@@ -216,10 +216,24 @@ static tp_status load(pbuf *m, const tp_onnx_options *opt, tp_graph **g, tp_erro
     return st;
 }
 
+/* The graph of model graph `g` (opset 17; g's buffer is consumed) and its node `name` (NULL when
+   either failed to load or is absent: the check reports it). */
+static tp_graph *load_graph_find(pbuf *g, const char *name, const tp_node **node);
+
 static const tp_node *find(tp_graph *g, const char *name) {
     tp_node_id id;
     if (tp_graph_find(g, name, &id, NULL) != TP_OK) return NULL;
     return tp_graph_node(g, id);
+}
+
+static tp_graph *load_graph_find(pbuf *g, const char *name, const tp_node **node) {
+    pbuf m = model_of(g, 17);
+    tp_graph *gr = NULL;
+    tp_error err;
+    TP_CHECK_OK(load(&m, NULL, &gr, &err), &err); /* frees the model's bytes */
+    *node = gr ? find(gr, name) : NULL;
+    TP_CHECK(*node != NULL);
+    return gr;
 }
 
 TP_TEST(mapping_rules) {
@@ -756,18 +770,73 @@ TP_TEST(resize_forms_onnxruntime_copies_or_blocks) {
         if (cases[k].nearest_mode) attr_str(&n, "nearest_mode", cases[k].nearest_mode);
         f_msg(&g, 1, &n);
         value_info(&g, 12, "y", 1, -1, NULL);
-        pbuf m = model_of(&g, 17);
-        tp_graph *gr = NULL;
-        tp_error err;
-        TP_CHECK_OK(load(&m, NULL, &gr, &err), &err);
-        const tp_node *y = gr ? find(gr, "y") : NULL;
-        TP_CHECK(y != NULL);
+        const tp_node *y = NULL;
+        tp_graph *gr = load_graph_find(&g, "y", &y);
         if (y) {
             TP_CHECK_EQ_I64(y->op.attrs.resize.int_nearest, cases[k].int_nearest);
             TP_CHECK_EQ_I64(y->op.attrs.resize.nchwc, cases[k].nchwc);
         }
         tp_graph_destroy(gr);
-        free(m.p);
+    }
+}
+
+/* Einsum: the axis roles of a contraction of two operands (attention's q·kᵀ and scores·v as
+   maxvit_t writes them, a batched matmul under "...", the implicit output), none for what is no
+   contraction (one operand, a diagonal, a letter summed within one operand). */
+TP_TEST(einsum_contractions_have_axis_roles) {
+    enum { B_ = TP_EINSUM_BATCH, M_ = TP_EINSUM_ROWS, N_ = TP_EINSUM_COLS, K_ = TP_EINSUM_SUM };
+    static const struct {
+        const char *eq, *a_dims, *b_dims; /* "-": one operand */
+        int8_t ra[5], rb[5];              /* -1: no role expected (not a contraction) */
+    } cases[] = {
+        {"BGHID,BGHJD->BGHIJ",
+         "2,3,4,5,6",
+         "2,3,4,7,6",
+         {B_, B_, B_, M_, K_},
+         {B_, B_, B_, N_, K_}},
+        {"BGHIJ,BGHJD->BGHID",
+         "2,3,4,5,7",
+         "2,3,4,7,6",
+         {B_, B_, B_, M_, K_},
+         {B_, B_, B_, K_, N_}},
+        {"...ik,...kj->...ij", "2,3,5,6", "2,3,6,7", {B_, B_, M_, K_}, {B_, B_, K_, N_}},
+        {"ik,kj", "5,6", "6,7", {M_, K_}, {K_, N_}},
+        {"ij->ji", "5,6", "-", {-1}, {-1}},
+        {"ii,ij->ij", "5,5", "5,6", {-1}, {-1}},
+        {"ik,jl->ij", "5,6", "7,8", {-1}, {-1}},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        pbuf g = {0}, n;
+        const char *ad[5] = {0}, *bd[5] = {0};
+        char abuf[32], bbuf[32];
+        snprintf(abuf, sizeof abuf, "%s", cases[k].a_dims);
+        snprintf(bbuf, sizeof bbuf, "%s", cases[k].b_dims);
+        int ra = 0, rb = 0;
+        for (char *t = strtok(abuf, ","); t; t = strtok(NULL, ","))
+            ad[ra++] = t;
+        bool two = strcmp(cases[k].b_dims, "-") != 0;
+        value_info(&g, 11, "a", 1, ra, ad);
+        if (two) {
+            for (char *t = strtok(bbuf, ","); t; t = strtok(NULL, ","))
+                bd[rb++] = t;
+            value_info(&g, 11, "b", 1, rb, bd);
+        }
+        n = node_begin("Einsum", two ? "a,b" : "a", "y", NULL);
+        attr_str(&n, "equation", cases[k].eq);
+        f_msg(&g, 1, &n);
+        value_info(&g, 12, "y", 1, -1, NULL);
+        const tp_node *y = NULL;
+        tp_graph *gr = load_graph_find(&g, "y", &y);
+        TP_CHECK(!y || y->op.kind == TP_OP_CUSTOM);
+        if (y && y->op.kind == TP_OP_CUSTOM) {
+            for (int i = 0; i < TP_MAX_RANK; i++) {
+                int want_a = cases[k].ra[0] < 0 || i >= ra ? 0 : cases[k].ra[i];
+                int want_b = cases[k].rb[0] < 0 || i >= rb ? 0 : cases[k].rb[i];
+                TP_CHECK_EQ_I64(y->op.attrs.custom.einsum_role[0][i], want_a);
+                TP_CHECK_EQ_I64(y->op.attrs.custom.einsum_role[1][i], want_b);
+            }
+        }
+        tp_graph_destroy(gr);
     }
 }
 
@@ -1063,6 +1132,7 @@ int main(void) {
     TP_RUN(graph_input_values);
     TP_RUN(float_size_arithmetic);
     TP_RUN(resize_forms_onnxruntime_copies_or_blocks);
+    TP_RUN(einsum_contractions_have_axis_roles);
     TP_RUN(denormal_attention_mask);
     TP_RUN(registered_buffer_mask);
     TP_RUN(allocation_failure_sweep);

@@ -66,6 +66,8 @@ typedef enum tp_cost_kernel {
                             thread, no pool (docs/cost.md, "Where") */
     TP_KERNEL_GELU,      /* the last Mul of an erf GELU that onnxruntime runs as one Gelu kernel
                             (the graph cost sets it): gelu_gbps (docs/cost.md, "GELU") */
+    TP_KERNEL_BIAS_GELU, /* the last Mul of an erf GELU that onnxruntime fuses with the bias Add
+                            before it into one BiasGelu kernel: bias_gelu_gbps */
     TP_KERNEL_SKIP_NORM  /* a layer normalization that runs as onnxruntime's
                             SkipLayerNormalization, its residual Add taken in (the graph cost
                             sets it; bytes count both addends): skip_norm_gbps, else norm_gbps
@@ -128,6 +130,13 @@ typedef struct tp_op_cost {
     uint64_t col2im_elems;
     bool col2im_rows;
     bool col2im_bias; /* and whether it adds a bias, per channel, after them */
+    /* Transpose, by the path onnxruntime's CPU kernel takes for its permutation (transpose.cc,
+     * read): the steps of its source walk, one per element when the innermost axis moves among
+     * others (`transpose_by_element`), one per block copied (a memcpy) when the innermost axes
+     * stay in place or one axis moves past blocks wider than 8 bytes; 0 when one axis moves past
+     * single elements (MLAS's 2-D transpose, priced as a stream), for a copy and other nodes. */
+    uint64_t transpose_steps;
+    bool transpose_by_element;
 } tp_op_cost;
 
 /* The share of a masked Softmax's q x k scores (q rows of k) taken as masked: the mask's values
@@ -274,6 +283,11 @@ typedef struct tp_device_model {
      * product per task of 4096 elements; src/cost/calib_gelu.h), input read + output written per
      * ns, on `threads` threads; 0 = not measured (then the stream). */
     double gelu_gbps;
+    /* BiasGelu, the erf GELU that onnxruntime fuses with the bias Add before it (its contrib
+     * kernel: a scratch tensor and three passes per row, the erf on MLAS's FMA3 kernel even on
+     * AVX-512; src/cost/calib_gelu.h), input read + output written per ns, on `threads` threads;
+     * 0 = not measured (then gelu_gbps). */
+    double bias_gelu_gbps;
     /* The expand pass of a convolution that runs as expand-then-GEMM (onnxruntime's generic MLAS
      * convolution: 1-D and 3-D ones, grouped ones, 2-D ones not in the NCHWc layout): its im2col
      * and the GEMM's packing of the column buffer, bytes of the column buffer per ns; 0 = not
@@ -284,6 +298,12 @@ typedef struct tp_device_model {
      * width is 1 and nothing is padded), column-buffer bytes read per ns on one thread; 0 = not
      * measured (then the memory curve prices the pass). */
     double col2im_gbps;
+    /* A transpose that moves its innermost axis among other axes (onnxruntime's CPU Transpose
+     * walks it one element at a time with a multi-index, on the calling thread; a block at a
+     * time, one step of the walk each, when the innermost axes stay: src/cost/calib_transpose.h),
+     * element bytes copied per ns on one thread, the 4-byte elements of [2, 48, 32, 64] by
+     * (0, 3, 2, 1); 0 = not measured (then the memory curve prices transposes). */
+    double transpose_gbps;
     /* int8 block-dot products (blocks of 32 signed bytes with a float scale each, the arithmetic
      * of a quantized LLM's prefill on a CPU: src/cost/int8_dot.h), 2 ops per multiply-add per
      * ns with `threads` threads, on this CPU's integer dot-product instructions (AVX-512 VNNI,

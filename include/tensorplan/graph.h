@@ -191,6 +191,16 @@ typedef enum tp_mask_kind {
     TP_MASK_COUNT
 } tp_mask_kind;
 
+/* The role of an input axis of a contraction (an ONNX Einsum of two operands whose letters each
+ * appear in the other operand or in the output): tp_op.attrs.custom.einsum_role. */
+typedef enum tp_einsum_role {
+    TP_EINSUM_NONE = 0, /* not a contraction (attrs of any other custom node) */
+    TP_EINSUM_BATCH,    /* in both operands and the output (and "..." axes) */
+    TP_EINSUM_ROWS,     /* in operand 0 and the output: a GEMM's m */
+    TP_EINSUM_COLS,     /* in operand 1 and the output: a GEMM's n */
+    TP_EINSUM_SUM       /* in both operands, not the output: summed over, a GEMM's k */
+} tp_einsum_role;
+
 typedef struct tp_op {
     tp_op_kind kind;
     int32_t sub; /* tp_unary_fn / tp_binary_fn / tp_compare_fn / tp_pool_kind / tp_norm_kind /
@@ -288,6 +298,10 @@ typedef struct tp_op {
         struct {
             const char *name;
             int32_t n_inputs;
+            /* An ONNX Einsum of two operands that is a contraction: the tp_einsum_role of each
+             * axis of operand 0 and operand 1 (cost models price it as a batched GEMM); all
+             * TP_EINSUM_NONE for any other custom node. */
+            uint8_t einsum_role[2][TP_MAX_RANK];
         } custom; /* name copied by the graph */
         struct {
             int32_t index;

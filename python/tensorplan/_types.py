@@ -440,6 +440,8 @@ class DeviceModel:
     vector_floats: int  # f32 lanes of the CPU's widest vector ISA (16 AVX-512, 8 AVX2; 0: unknown)
     im2col_gbps: float  # expand pass (im2col + packing) of expand-then-GEMM convolutions, column bytes per ns (0: not measured)
     col2im_gbps: float  # col2im of transposed convolutions, column bytes read per ns on one thread (0: not measured)
+    bias_gelu_gbps: float  # BiasGelu (bias Add + erf GELU in one kernel), bytes read + written per ns (0: not measured)
+    transpose_gbps: float  # element-at-a-time transpose walk, element bytes copied per ns on one thread (0: not measured)
     unified: bool
     threads: int
     memory_bytes: int

@@ -149,6 +149,19 @@ tp_gelu_kernel tp_gelu_kernel_for(const tp_cpu_features *feat) {
     return TP_GELU_V4;
 }
 
+/* erf of y in place on the 8-lane FMA kernel or the 4-lane one (k: not TP_GELU_AVX512) */
+static void erf_in_place(float *y, size_t n, tp_gelu_kernel k) {
+#ifdef TP_HAVE_X86_GELU
+    if (k == TP_GELU_FMA8) {
+        erf_fma8(y, n);
+        return;
+    }
+#else
+    (void)k;
+#endif
+    erf_v4(y, n);
+}
+
 static void gelu_chunk(const float *restrict x, float *restrict y, size_t n, tp_gelu_kernel k) {
 #ifdef TP_HAVE_X86_GELU
     if (k == TP_GELU_AVX512) {
@@ -158,20 +171,43 @@ static void gelu_chunk(const float *restrict x, float *restrict y, size_t n, tp_
 #endif
     for (size_t i = 0; i < n; i++)
         y[i] = x[i] * 0.70710678f;
-#ifdef TP_HAVE_X86_GELU
-    if (k == TP_GELU_FMA8)
-        erf_fma8(y, n);
-    else
-        erf_v4(y, n);
-#else
-    erf_v4(y, n);
-#endif
+    erf_in_place(y, n, k);
     for (size_t i = 0; i < n; i++)
         y[i] = 0.5f * x[i] * (y[i] + 1.0f);
 }
 
+tp_gelu_kernel tp_bias_gelu_kernel_for(const tp_cpu_features *feat) {
+    tp_gelu_kernel k = tp_gelu_kernel_for(feat);
+#ifdef TP_HAVE_X86_GELU
+    if (k == TP_GELU_AVX512 && feat->avx2 && feat->fma) return TP_GELU_FMA8;
+#endif
+    return k == TP_GELU_AVX512 ? TP_GELU_V4 : k;
+}
+
+/* One row of BiasGelu: n elements, n a multiple of 8. */
+static void bias_gelu_row(const float *restrict x, const float *restrict b, float *restrict t,
+                          float *restrict y, size_t n, tp_gelu_kernel k) {
+    for (size_t i = 0; i < n; i++) {
+        float v = x[i] + b[i];
+        y[i] = v * 0.70710678f;
+        t[i] = v * 0.5f;
+    }
+    erf_in_place(y, n, k);
+    for (size_t i = 0; i < n; i++)
+        y[i] = t[i] * (y[i] + 1.0f);
+}
+
 void tp_gelu_part(void *ctx, uint32_t part, uint32_t parts) {
     const tp_gelu_job *j = ctx;
+    if (j->bias) {
+        uint32_t rows = (uint32_t)(j->n / j->bias_len);
+        uint32_t r0 = tp_pool_first(rows, part, parts), r1 = tp_pool_first(rows, part + 1, parts);
+        for (uint32_t r = r0; r < r1; r++) {
+            size_t o = (size_t)r * j->bias_len;
+            bias_gelu_row(j->x + o, j->bias, j->temp + o, j->y + o, j->bias_len, j->kernel);
+        }
+        return;
+    }
     uint32_t chunks = (uint32_t)(j->n / TP_GELU_CHUNK);
     uint32_t c0 = tp_pool_first(chunks, part, parts), c1 = tp_pool_first(chunks, part + 1, parts);
     for (uint32_t c = c0; c < c1; c++) {

@@ -11,6 +11,7 @@
 #include "cost/gemm_kernels.h"
 #include "cost/amx_dot.h"
 #include "cost/calib_gelu.h"
+#include "cost/calib_transpose.h"
 #include "cost/int8_dot.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -672,6 +673,17 @@ void tp_calib_measure_op_rates(tp_pool *pool, const tp_cpu_features *feat, bool 
         out->col2im_gbps = op_bench(pool, true, ct_part, &cj, bytes, trials, min_ns);
         tp_mem_free(NULL, cb, (cc + co) * sizeof(float));
     }
+    /* the input, then the output of the calibration's transpose */
+    float *tb = tp_mem_alloc(NULL, 2 * TP_TRANSPOSE_WALK_ELEMS * sizeof(float));
+    if (tb) {
+        for (size_t i = 0; i < TP_TRANSPOSE_WALK_ELEMS; i++)
+            tb[i] = (float)(i % 23);
+        tp_transpose_walk_job tj = {tb, tb + TP_TRANSPOSE_WALK_ELEMS};
+        double bytes = (double)TP_TRANSPOSE_WALK_ELEMS * sizeof(float); /* the elements copied */
+        out->transpose_gbps =
+            op_bench(pool, true, tp_transpose_walk_part, &tj, bytes, trials, min_ns);
+        tp_mem_free(NULL, tb, 2 * TP_TRANSPOSE_WALK_ELEMS * sizeof(float));
+    }
     size_t lx = (size_t)LN_ROWS * LN_COLS, lfloats = 2 * lx + 2 * LN_COLS;
     float *lb = tp_mem_alloc(NULL, lfloats * sizeof(float));
     if (lb) {
@@ -699,10 +711,30 @@ void tp_calib_measure_op_rates(tp_pool *pool, const tp_cpu_features *feat, bool 
     if (gb) {
         for (size_t i = 0; i < gn; i++)
             gb[i] = (float)(i % 97) * (6.0f / 96) - 3.0f;
-        tp_gelu_job gj = {gb, gb + gn, gn, tp_gelu_kernel_for(feat)};
+        tp_gelu_job gj = {.x = gb, .y = gb + gn, .n = gn, .kernel = tp_gelu_kernel_for(feat)};
         double bytes = 2.0 * (double)gn * sizeof(float);
         out->gelu_gbps = op_bench(pool, false, tp_gelu_part, &gj, bytes, trials, min_ns);
         tp_mem_free(NULL, gb, 2 * gn * sizeof(float));
+    }
+    /* BiasGelu over the same elements as rows of 1536 (a feed-forward's hidden width), with its
+       scratch tensor: the input read and the output written per ns, as for the GELU */
+    size_t bl = 1536, bfloats = 3 * gn + bl;
+    float *bb = tp_mem_alloc(NULL, bfloats * sizeof(float));
+    if (bb) {
+        for (size_t i = 0; i < gn; i++)
+            bb[i] = (float)(i % 97) * (6.0f / 96) - 3.0f;
+        for (size_t i = 0; i < bl; i++)
+            bb[3 * gn + i] = (float)(i % 7) * 0.01f;
+        tp_gelu_job bj = {.x = bb,
+                          .y = bb + gn,
+                          .n = gn,
+                          .kernel = tp_bias_gelu_kernel_for(feat),
+                          .bias = bb + 3 * gn,
+                          .temp = bb + 2 * gn,
+                          .bias_len = bl};
+        double bytes = 2.0 * (double)gn * sizeof(float);
+        out->bias_gelu_gbps = op_bench(pool, false, tp_gelu_part, &bj, bytes, trials, min_ns);
+        tp_mem_free(NULL, bb, bfloats * sizeof(float));
     }
     out->gemm_stream_gbps = measure_weight_stream(pool, isa, quick);
     out->denormal_ns = measure_denormal(pool, isa, trials, min_ns);

@@ -24,6 +24,10 @@ typedef struct tp_calib_op_rates {
     /* erf GELU as onnxruntime's Gelu kernel runs it (calib_gelu.h), input read + output written,
        per ns */
     double gelu_gbps;
+    /* BiasGelu as onnxruntime's kernel runs it (calib_gelu.h: a bias added per row of 1536, a
+       scratch tensor, three passes, MLAS's FMA3 or 4-lane erf), input read + output written per
+       ns */
+    double bias_gelu_gbps;
     /* im2col of a 3×3 convolution (32 channels of 28×28) and its packing for the GEMM,
        column-buffer bytes per ns */
     double im2col_gbps;
@@ -31,6 +35,10 @@ typedef struct tp_calib_op_rates {
        bytes read and added into the output per ns, one element at a time, on the calling thread
        alone (onnxruntime's ConvTranspose adds its columns back on one thread) */
     double col2im_gbps;
+    /* the element-at-a-time walk of a transpose that moves its innermost axis among others
+       (calib_transpose.h: [2, 48, 32, 64] by (0, 3, 2, 1)), element bytes copied per ns, on the
+       calling thread alone (onnxruntime's Transpose runs there) */
+    double transpose_gbps;
     /* int8 block-dot GEMM (int8_dot.h: 64 rows × 256 weight rows × 2048, in cache), 2 ops per
        multiply-add per ns, on every thread of the pool; and the kernel that ran it */
     double int8_dot_gops;

@@ -606,6 +606,8 @@ tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_c
     d.norm_gbps = rates.norm_gbps;
     d.im2col_gbps = rates.im2col_gbps;
     d.col2im_gbps = rates.col2im_gbps;
+    d.transpose_gbps = rates.transpose_gbps;
+    d.bias_gelu_gbps = rates.bias_gelu_gbps;
     d.int8_dot_gops = rates.int8_dot_gops;
     d.amx_int8_gops = rates.amx_int8_gops;
     d.denormal_ns = rates.denormal_ns;
@@ -694,6 +696,8 @@ static bool load_cached(const char *path, const char *key, tp_device_model *out)
     if (!(d.skip_norm_gbps > 0) || !(d.gelu_gbps > 0))
         return false; /* saved before the skip-norm and GELU rates (session 23) */
     if (!(d.col2im_gbps > 0)) return false; /* saved before the col2im rate (session 25) */
+    if (!(d.transpose_gbps > 0) || !(d.bias_gelu_gbps > 0))
+        return false; /* saved before the transpose walk and BiasGelu rates (session 26) */
     *out = d;
     return true;
 }

@@ -153,6 +153,23 @@ static double col2im_ns(const tp_device_model *d, const tp_op_cost *oc) {
     return pass + out / stream + (oc->col2im_bias ? 2.0 * out / stream : 0);
 }
 
+/* The walk of a transpose as onnxruntime's CPU Transpose runs it (transpose.cc, read), on the
+   calling thread at any thread count: its steps (tp_op_cost.transpose_steps) at the calibrated
+   walk's rate, a step per 4-byte element there (calib_transpose.h). A walk one element at a time
+   copies the data as it walks: its stream is in the walk's rate, and eval() drops it. 0 without a
+   walk, a walk rate (catalog, default, an older cache) or on a non-CPU device. */
+static double transpose_walk_ns(const tp_device_model *d, const tp_op_cost *oc) {
+    if (oc->transpose_steps == 0 || d->kind != TP_DEVICE_CPU || !(d->transpose_gbps > 0)) return 0;
+    return (double)oc->transpose_steps * (double)sizeof(float) / d->transpose_gbps;
+}
+
+/* The rate of onnxruntime's erf GELU kernels: BiasGelu's (three passes and a scratch tensor; the
+   Gelu's without it, an older cache's), the Gelu's; 0 for any other kernel. */
+static double gelu_rate(const tp_device_model *d, tp_cost_kernel k) {
+    if (k == TP_KERNEL_BIAS_GELU && d->bias_gelu_gbps > 0) return d->bias_gelu_gbps;
+    return k == TP_KERNEL_GELU || k == TP_KERNEL_BIAS_GELU ? d->gelu_gbps : 0;
+}
+
 /* A depthwise output pixel at the left or right edge (its window in the padding) costs one
    channel as much as 108 flops at the calibrated rate, six interior 3×3 pixels: onnxruntime's
    NCHWc depthwise kernel computes the edges on a slower path. Measured on synthetic chains of
@@ -422,14 +439,16 @@ static tp_node_cost eval(const tp_device_model *d, tp_node_id id, const tp_op_co
     if (oc->kernel == TP_KERNEL_ROWNORM && d->norm_gbps > 0 &&
         (double)nc.bytes / d->norm_gbps > nc.memory_ns)
         nc.memory_ns = (double)nc.bytes / d->norm_gbps; /* a chain of dependent sums per row */
-    if (oc->kernel == TP_KERNEL_GELU && d->gelu_gbps > 0 &&
-        (double)nc.bytes / d->gelu_gbps > nc.memory_ns)
-        nc.memory_ns = (double)nc.bytes / d->gelu_gbps; /* an erf polynomial per element */
+    double gelu = gelu_rate(d, oc->kernel);
+    if (gelu > 0 && (double)nc.bytes / gelu > nc.memory_ns)
+        nc.memory_ns = (double)nc.bytes / gelu; /* an erf polynomial per element */
     double skip_rate = d->skip_norm_gbps > 0 ? d->skip_norm_gbps : d->norm_gbps;
     if (oc->kernel == TP_KERNEL_SKIP_NORM && skip_rate > 0 &&
         (double)nc.bytes / skip_rate > nc.memory_ns)
         nc.memory_ns = (double)nc.bytes / skip_rate; /* a running mean, element after element */
     nc.memory_ns += underflow_ns(d, oc);
+    if (oc->transpose_by_element && transpose_walk_ns(d, oc) > 0)
+        nc.memory_ns = 0; /* the walk copies the elements: on the calling thread, below */
     double body = nc.compute_ns > nc.memory_ns ? nc.compute_ns : nc.memory_ns;
     /* one measured thread: no fork/join to charge; the per-node cost is runtime_node_ns
        (catalog and default models carry none, and keep dispatch_ns as their per-kernel guess) */
@@ -445,10 +464,10 @@ static tp_node_cost eval(const tp_device_model *d, tp_node_id id, const tp_op_co
         if (nc.compute_ns > 0) nc.compute_ns *= (double)d->threads;
         nc.memory_ns *= (double)d->threads;
     }
-    /* the group walk and a transposed convolution's col2im run on the calling thread at any
-       thread count: after the split */
-    double on_caller =
-        oc->cls == TP_COST_GEMM ? group_walk_ns(d, oc, in_nchwc) + col2im_ns(d, oc) : 0;
+    /* the group walk, a transposed convolution's col2im and a transpose's walk run on the
+       calling thread at any thread count: after the split */
+    double on_caller = oc->cls == TP_COST_GEMM ? group_walk_ns(d, oc, in_nchwc) + col2im_ns(d, oc)
+                                               : transpose_walk_ns(d, oc);
     nc.compute_ns += on_caller;
     body += on_caller;
     nc.dispatch_ns = (fork + d->runtime_node_ns) * (double)oc->launches;
@@ -506,7 +525,9 @@ static tp_status run(const tp_graph *g, const tp_device_model *d, const tp_io_op
         if ((s = tp_op_account(g, (tp_node_id)i, &ocs[i], err)) != TP_OK) goto done;
         if (plain_global_avg(g, (tp_node_id)i, blocked)) ocs[i].kernel = TP_KERNEL_ROWNORM;
         if (copying_resize(g, (tp_node_id)i, blocked)) ocs[i].kernel = TP_KERNEL_GENERIC;
-        if (fused[i] == TP_FUSION_GELU) ocs[i].kernel = TP_KERNEL_GELU;
+        if (fused[i] == TP_FUSION_GELU)
+            ocs[i].kernel =
+                (x.stage[i] & TP_ORT_MADE_BIAS_GELU) ? TP_KERNEL_BIAS_GELU : TP_KERNEL_GELU;
         if (fused[i] == TP_FUSION_SKIP_NORM &&
             (s = skip_norm(g, (tp_node_id)i, &ocs[i], err)) != TP_OK)
             goto done;

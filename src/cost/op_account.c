@@ -125,26 +125,38 @@ static uint64_t reduce_flops(int32_t fn) {
     }
 }
 
-/* True when a transpose only moves unit dims (no data movement). */
-static tp_status transpose_is_free(const op_acct *a, bool *out) {
+/* A transpose's input, rank and permutation (no permutation given: the dims reversed), each
+   entry checked to lie in range. */
+static tp_status transpose_perm(const op_acct *a, const tp_node **in_out, int32_t *rank,
+                                int32_t perm[TP_MAX_RANK]) {
     const tp_node *in = input_node(a, 0);
     if (!in) return bad_shape(a, "transpose without input");
     int32_t r = in->shape.rank;
-    int32_t perm[TP_MAX_RANK];
     bool all_neg = true;
     for (int32_t i = 0; i < r; i++)
         if (a->n->op.attrs.transpose.perm[i] >= 0) all_neg = false;
     bool all_zero = true;
     for (int32_t i = 0; i < r; i++)
         if (a->n->op.attrs.transpose.perm[i] != 0) all_zero = false;
-    for (int32_t i = 0; i < r; i++)
+    for (int32_t i = 0; i < r; i++) {
         perm[i] = (all_neg || (all_zero && r > 1)) ? r - 1 - i : a->n->op.attrs.transpose.perm[i];
+        if (perm[i] < 0 || perm[i] >= r) return bad_shape(a, "transpose permutation out of range");
+    }
+    *in_out = in;
+    *rank = r;
+    return TP_OK;
+}
+
+/* True when a transpose only moves unit dims (no data movement). */
+static tp_status transpose_is_free(const op_acct *a, bool *out) {
+    const tp_node *in = NULL;
+    int32_t r = 0, perm[TP_MAX_RANK];
+    tp_status s = transpose_perm(a, &in, &r, perm);
+    if (s != TP_OK) return s;
     int32_t last = -1;
     for (int32_t i = 0; i < r; i++) {
-        if (perm[i] < 0 || perm[i] >= r) return bad_shape(a, "transpose permutation out of range");
         uint64_t d = 0;
-        tp_status s = dim_of(a, in, perm[i], &d);
-        if (s != TP_OK) return s;
+        if ((s = dim_of(a, in, perm[i], &d)) != TP_OK) return s;
         if (d == 1) continue;
         if (perm[i] < last) {
             *out = false;
@@ -153,6 +165,75 @@ static tp_status transpose_is_free(const op_acct *a, bool *out) {
         last = perm[i];
     }
     *out = true;
+    return TP_OK;
+}
+
+/* Whether the permutation moves one axis alone, as onnxruntime's CPU Transpose decides it
+   (transpose.cc IsMovingSingleAxis, read): at the first slot that differs from its index, either
+   the axis found there moved outwards to it and the slots after it hold the others in order, or
+   the axis of that slot moved inwards and the others kept their order around it. */
+static bool single_axis_moved(const int32_t *perm, int32_t r, int32_t *from, int32_t *to) {
+    for (int32_t i = 0; i < r; i++) {
+        if (perm[i] == i) continue;
+        bool outwards = true;
+        for (int32_t cur = i + 1, expected = i; cur < r; cur++, expected++) {
+            if (perm[cur] != expected) {
+                outwards = false;
+                break;
+            }
+            if (cur == perm[i]) expected++;
+        }
+        if (outwards) {
+            *from = perm[i];
+            *to = i;
+            return true;
+        }
+        int32_t moved_to = -1;
+        for (int32_t cur = i, expected = i + 1; cur < r; cur++) {
+            if (perm[cur] == expected) {
+                expected++;
+                continue;
+            }
+            if (perm[cur] != i) return false;
+            moved_to = cur;
+        }
+        *from = i;
+        *to = moved_to;
+        return moved_to >= 0;
+    }
+    return false;
+}
+
+/* The walk of onnxruntime's CPU Transpose (tp_op_cost.transpose_steps): a single axis moved past
+   blocks of 1, 2, 4 or 8 bytes goes to MLAS's 2-D transpose or a plain loop (no walk counted),
+   past wider blocks to a memcpy per block; any other permutation to a multi-index walk over the
+   axes in front of the largest suffix that stays in place, copying that suffix per step, or one
+   element per step when the innermost axis moves. A permutation that keeps every axis above 1 in
+   order is a copy (transpose_is_free). */
+static tp_status account_transpose(const op_acct *a, uint64_t elems, tp_op_cost *c) {
+    const tp_node *in = NULL;
+    int32_t r = 0, perm[TP_MAX_RANK];
+    tp_status s = transpose_perm(a, &in, &r, perm);
+    if (s != TP_OK || elems == 0) return s;
+    uint64_t dims[TP_MAX_RANK];
+    for (int32_t i = 0; i < r; i++)
+        if ((s = dim_of(a, in, i, &dims[i])) != TP_OK) return s;
+    int32_t from = 0, to = 0;
+    uint64_t block = 1; /* elements copied per step */
+    if (single_axis_moved(perm, r, &from, &to)) {
+        for (int32_t i = (from > to ? from : to) + 1; i < r; i++)
+            if ((s = mul(a, block, dims[i], &block)) != TP_OK) return s;
+        uint64_t esz = 0;
+        tp_error e2;
+        if (tp_dtype_bytes(a->n->dtype, block, &esz, &e2) != TP_OK) return TP_OK;
+        if (esz == 1 || esz == 2 || esz == 4 || esz == 8) return TP_OK;
+    } else {
+        for (int32_t i = r - 1; i >= 0 && perm[i] == i; i--)
+            if ((s = mul(a, block, dims[i], &block)) != TP_OK) return s;
+        c->transpose_by_element = block == 1;
+    }
+    c->transpose_steps = block > 0 && elems > block ? elems / block : 0;
+    if (c->transpose_steps == 0) c->transpose_by_element = false;
     return TP_OK;
 }
 
@@ -234,6 +315,39 @@ static tp_status account_matmul(const op_acct *a, uint64_t out_elems, tp_op_cost
         if ((s = mul(a, out_elems / n, k, &a_elems)) != TP_OK) return s;
         c->denormal_elems = (uint64_t)((double)a_elems * TP_MASK_SHARE(m, k));
     }
+    return TP_OK;
+}
+
+/* A contraction of two operands (an ONNX Einsum with tp_op.attrs.custom.einsum_role set): a
+   batched GEMM whose m is the product of operand 0's row axes, n of operand 1's column axes and k
+   of operand 0's summed axes; the batch is what the output holds beyond m × n (its batch axes,
+   broadcast). onnxruntime's Einsum lays its operands out for a batched MatMul first (transposes
+   where the letters are out of that order), which is not counted. */
+static tp_status account_einsum(const op_acct *a, uint64_t out_elems, tp_op_cost *c) {
+    const tp_node *op[2] = {input_node(a, 0), input_node(a, 1)};
+    if (!op[0] || !op[1]) return bad_shape(a, "einsum contraction needs two inputs");
+    uint64_t m = 1, n = 1, k = 1;
+    tp_status s;
+    for (int t = 0; t < 2; t++)
+        for (int32_t i = 0; i < op[t]->shape.rank && i < TP_MAX_RANK; i++) {
+            uint8_t role = a->n->op.attrs.custom.einsum_role[t][i];
+            uint64_t *into = role == TP_EINSUM_ROWS            ? &m
+                             : role == TP_EINSUM_COLS          ? &n
+                             : role == TP_EINSUM_SUM && t == 0 ? &k
+                                                               : NULL;
+            if (!into) continue;
+            uint64_t d = 0;
+            if ((s = dim_of(a, op[t], i, &d)) != TP_OK) return s;
+            if ((s = mul(a, *into, d, into)) != TP_OK) return s;
+        }
+    if ((s = mul(a, out_elems, k, &c->flops)) != TP_OK) return s;
+    if ((s = mul(a, c->flops, 2, &c->flops)) != TP_OK) return s;
+    c->gemm_m = m;
+    c->gemm_k = k;
+    c->gemm_n = n;
+    c->gemm_batch = m && n ? out_elems / m / n : 0;
+    c->activation_rows = true;
+    c->compute_dtype = op[0]->dtype;
     return TP_OK;
 }
 
@@ -697,6 +811,11 @@ tp_status tp_op_account(const tp_graph *g, tp_node_id id, tp_op_cost *out, tp_er
         s = account_attention(&a, out_elems, &c);
         break;
     default: {
+        if (n->op.kind == TP_OP_CUSTOM && n->op.attrs.custom.einsum_role[0][0] != TP_EINSUM_NONE) {
+            c.cls = TP_COST_GEMM; /* an Einsum that contracts two operands */
+            s = account_einsum(&a, out_elems, &c);
+            break;
+        }
         /* a recurrent custom node (LSTM, GRU, RNN) is GEMMs; every other op moves memory */
         uint32_t gates = tp_ort_recurrent_gates(n);
         c.cls = gates ? TP_COST_GEMM : TP_COST_MEMORY;
@@ -705,6 +824,8 @@ tp_status tp_op_account(const tp_graph *g, tp_node_id id, tp_op_cost *out, tp_er
     }
     }
     if (s != TP_OK) return s;
+    if (n->op.kind == TP_OP_TRANSPOSE && (s = account_transpose(&a, out_elems, &c)) != TP_OK)
+        return s;
     if ((s = account_bytes(&a, &c)) != TP_OK) return s;
     *out = c;
     return TP_OK;

@@ -29,6 +29,9 @@ tp_cost_op_class tp_cost_op_class_of(const tp_node *n, const tp_op_cost *oc) {
     case TP_OP_FUSED_MATMUL:
     case TP_OP_ATTENTION:
         return TP_OPC_MATMUL;
+    case TP_OP_CUSTOM: /* an Einsum that contracts two operands is a batched GEMM */
+        return n->op.attrs.custom.einsum_role[0][0] != TP_EINSUM_NONE ? TP_OPC_MATMUL
+                                                                      : TP_OPC_OTHER;
     case TP_OP_NORM:
         return TP_OPC_NORM;
     case TP_OP_UNARY:

@@ -612,6 +612,7 @@ tp_status tp__ox_emit(conv *cv, tp_ox_ctx *c, const tp_node_id *ids, uint32_t n_
         c->op.sub = 0;
         c->op.attrs.custom.name = n->op_type;
         c->op.attrs.custom.n_inputs = (int32_t)n_ids;
+        memcpy(c->op.attrs.custom.einsum_role, c->einsum_role, sizeof c->einsum_role);
     }
     for (uint32_t k = 0; k < n->n_outputs; k++) {
         const char *oname = n->outputs[k];

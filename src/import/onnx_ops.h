@@ -57,6 +57,8 @@ typedef struct tp_ox_ctx {
     int32_t ir_in[64];
     bool ir_in_set;
     uint32_t node_flags; /* tp_graph node flags for output 0 (e.g. TP_NODE_SHAPE_ONLY) */
+    /* Set by the Einsum rule for a contraction of two operands: tp_op.attrs.custom.einsum_role */
+    uint8_t einsum_role[2][TP_MAX_RANK];
 } tp_ox_ctx;
 
 typedef tp_status (*tp_ox_rule_fn)(tp_ox_ctx *c);

@@ -76,6 +76,53 @@ static tp_status r_gemm(tp_ox_ctx *c) {
     return tp_ox_ir_shape(c, 0);
 }
 
+/* The axis roles of an Einsum of two operands that is a contraction (tp_einsum_role): every
+ * letter of a term appears once in it and also in the other operand or the output; "..." axes
+ * are batch axes. Any other equation (one operand, three, a diagonal, a letter summed within
+ * one operand) leaves the roles TP_EINSUM_NONE: a custom node without a cost. */
+static void einsum_roles(tp_ox_ctx *c, char terms[][64], uint32_t nt, const char *outs) {
+    if (nt != 2) return;
+    bool in_out[128] = {0}, in_term[2][128] = {{0}};
+    for (const char *q = outs; *q; q++)
+        if (*q != '.' && (unsigned char)*q < 128) in_out[(unsigned char)*q] = true;
+    for (uint32_t t = 0; t < 2; t++)
+        for (const char *q = terms[t]; *q; q++) {
+            unsigned char L = (unsigned char)*q;
+            if (L == '.' || L >= 128) continue;
+            if (in_term[t][L]) return; /* a diagonal */
+            in_term[t][L] = true;
+        }
+    uint8_t role[2][TP_MAX_RANK] = {{0}};
+    for (uint32_t t = 0; t < 2; t++) {
+        int32_t ax = 0, n_letters = 0;
+        for (const char *q = terms[t]; *q; q++)
+            if (*q != '.') n_letters++;
+        int32_t n_ell = strstr(terms[t], "...") ? c->in[t].shape.rank - n_letters : 0;
+        for (const char *q = terms[t]; *q; q++) {
+            unsigned char L = (unsigned char)*q;
+            if (L == '.') {
+                if (q[1] == '.' && q[2] == '.') {
+                    for (int32_t e = 0; e < n_ell && ax < TP_MAX_RANK; e++)
+                        role[t][ax++] = TP_EINSUM_BATCH;
+                    q += 2;
+                }
+                continue;
+            }
+            if (ax >= TP_MAX_RANK) return;
+            bool other = in_term[1 - t][L];
+            if (other && in_out[L])
+                role[t][ax++] = TP_EINSUM_BATCH;
+            else if (other)
+                role[t][ax++] = TP_EINSUM_SUM;
+            else if (in_out[L])
+                role[t][ax++] = t == 0 ? TP_EINSUM_ROWS : TP_EINSUM_COLS;
+            else
+                return; /* summed within one operand */
+        }
+    }
+    memcpy(c->einsum_role, role, sizeof role);
+}
+
 /* Einsum: output subscripts (explicit after "->" or implicit: letters used
  * once, sorted), with "..." broadcast over the inputs' leading dims. */
 static tp_status r_einsum(tp_ox_ctx *c) {
@@ -176,6 +223,14 @@ static tp_status r_einsum(tp_ox_ctx *c) {
         }
     }
     c->out[0].elem_type = c->in[0].elem_type;
+    if (!explicit_out) { /* the implicit output: "..." then the letters used once, sorted */
+        size_t w = 0;
+        if (eb.rank > 0) w += (size_t)snprintf(outs, sizeof outs, "...");
+        for (int L = 0; L < 128 && w + 1 < sizeof outs; L++)
+            if (count[L] == 1) outs[w++] = (char)L;
+        outs[w] = 0;
+    }
+    einsum_roles(c, terms, nt, outs);
     return TP_OK;
 }
 

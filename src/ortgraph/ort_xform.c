@@ -191,6 +191,7 @@ static void gelu_fuse(const tp_graph *g, const uint32_t *readers, tp_ort_xform *
                 (xform_is_weight(g, bias->inputs[0]) || xform_is_weight(g, bias->inputs[1]))) {
                 x->absorbed[in] = 1;
                 x->gelu_of[in] = out;
+                x->stage[out] |= TP_ORT_MADE_BIAS_GELU;
             }
             x->key[out] = (uint64_t)x->n + (uint64_t)out;
             x->stage[out] |= TP_ORT_MADE_FUSED;

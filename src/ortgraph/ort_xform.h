@@ -33,6 +33,8 @@ typedef struct tp_ort_xform {
  * NCHWc transformer (level all), or both (a FusedConv converted to NCHWc). */
 #define TP_ORT_MADE_FUSED 1u
 #define TP_ORT_MADE_NCHWC 2u
+/* A fused Gelu that took in the bias Add before it: onnxruntime's BiasGelu kernel. */
+#define TP_ORT_MADE_BIAS_GELU 4u
 
 /* block: NCHWc channel block (0: no layout transformation). TP_ERR_NOMEM. */
 tp_status tp_ort_xform_compute(const tp_graph *g, uint32_t block, tp_ort_xform *x, tp_error *err);

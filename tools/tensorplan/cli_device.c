@@ -234,12 +234,14 @@ void tp_cli_json_device(tp_json *j, const tp_device_model *m) {
     tp_json_kv_f64(j, "norm_gbps", m->norm_gbps);
     tp_json_kv_f64(j, "skip_norm_gbps", m->skip_norm_gbps);
     tp_json_kv_f64(j, "gelu_gbps", m->gelu_gbps);
+    tp_json_kv_f64(j, "bias_gelu_gbps", m->bias_gelu_gbps);
     tp_json_kv_f64(j, "int8_dot_gops", m->int8_dot_gops);
     tp_json_kv_f64(j, "amx_int8_gops", m->amx_int8_gops);
     tp_json_kv_f64(j, "denormal_ns", m->denormal_ns);
     tp_json_kv_u64(j, "vector_floats", m->vector_floats);
     tp_json_kv_f64(j, "im2col_gbps", m->im2col_gbps);
     tp_json_kv_f64(j, "col2im_gbps", m->col2im_gbps);
+    tp_json_kv_f64(j, "transpose_gbps", m->transpose_gbps);
     tp_json_kv_bool(j, "unified", m->unified);
     tp_json_kv_u64(j, "threads", m->threads);
     tp_json_kv_u64(j, "memory_bytes", m->memory_bytes);
@@ -284,8 +286,10 @@ void tp_cli_print_device(FILE *f, const tp_device_model *m) {
         if (m->norm_gbps > 0) fprintf(f, ", layer norm %.2f GB/s", m->norm_gbps);
         if (m->skip_norm_gbps > 0) fprintf(f, ", skip layer norm %.2f GB/s", m->skip_norm_gbps);
         if (m->gelu_gbps > 0) fprintf(f, ", gelu %.2f GB/s", m->gelu_gbps);
+        if (m->bias_gelu_gbps > 0) fprintf(f, ", bias gelu %.2f GB/s", m->bias_gelu_gbps);
         if (m->im2col_gbps > 0) fprintf(f, ", im2col %.2f GB/s", m->im2col_gbps);
         if (m->col2im_gbps > 0) fprintf(f, ", col2im %.2f GB/s", m->col2im_gbps);
+        if (m->transpose_gbps > 0) fprintf(f, ", transpose walk %.2f GB/s", m->transpose_gbps);
         if (m->gemm_stream_gbps > 0 && m->gemm_stream_gbps < TP_STREAM_FREE_GBPS)
             fprintf(f, ", GEMM weight stream %.1f GB/s", m->gemm_stream_gbps);
         if (m->int8_dot_gops > 0) fprintf(f, ", int8 block dot %.1f GOP/s", m->int8_dot_gops);
