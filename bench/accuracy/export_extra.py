@@ -3,8 +3,8 @@
 benchmark's held-out set (bench/accuracy/models.txt). Random weights (weights=None), batch 1,
 opset 17, fixed input sizes (bound dims). Writes NAME.onnx (+ .onnx.data) and NAME.inputs.json
 into OUTDIR (default .fixtures-local/accuracy); a model whose files exist is skipped.
-Run with Debian's /usr/bin/python3 (python3-torch, python3-torchvision, python3-onnx; wav2vec2_base
-also python3-torchaudio, skipped with a message where it is missing).  usage: export_extra.py [--out DIR] [NAME...]"""
+Run with Debian's /usr/bin/python3 (python3-torch, python3-torchvision, python3-onnx; the audio
+models also python3-torchaudio, skipped with a message where it is missing).  usage: export_extra.py [--out DIR] [NAME...]"""
 import argparse
 import json
 import os
@@ -83,6 +83,13 @@ def registry():
         "mobilenet_v3_small": v(tv.mobilenet_v3_small),
         "regnet_x_400mf": v(tv.regnet_x_400mf),
         "vgg11_bn": v(tv.vgg11_bn),
+        # session 26: exported after the Transpose walk, Einsum and BiasGelu rules were built
+        # (docs/cost.md, "Transposes", "Einsum", "BiasGelu"), held out for them: a ViT of
+        # 32-pixel patches and torchaudio's HuBERT (base: wav2vec 2.0's encoder, a
+        # group-normalized feature extractor). torchvision's swin_v2_t does not export
+        # (aten::zero at opset 17), and this torchaudio has no WavLM
+        "vit_b_32": v(tv.vit_b_32),
+        "hubert_base": lambda: (Out(audio().hubert_base(), 0), (1, 16000)),
     }
 
 
