@@ -66,12 +66,13 @@ typedef enum tp_cost_kernel {
                             thread, no pool (docs/cost.md, "Where") */
     TP_KERNEL_GELU,      /* the last Mul of an erf GELU that onnxruntime runs as one Gelu kernel
                             (the graph cost sets it): gelu_gbps (docs/cost.md, "GELU") */
-    TP_KERNEL_BIAS_GELU, /* the last Mul of an erf GELU that onnxruntime fuses with the bias Add
-                            before it into one BiasGelu kernel: bias_gelu_gbps */
-    TP_KERNEL_SKIP_NORM  /* a layer normalization that runs as onnxruntime's
+    TP_KERNEL_SKIP_NORM, /* a layer normalization that runs as onnxruntime's
                             SkipLayerNormalization, its residual Add taken in (the graph cost
                             sets it; bytes count both addends): skip_norm_gbps, else norm_gbps
                             (docs/cost.md, "SkipLayerNormalization") */
+    TP_KERNEL_BIAS_GELU  /* the last Mul of an erf GELU that onnxruntime fuses with the bias Add
+                            before it into one BiasGelu kernel (the graph cost sets it):
+                            bias_gelu_gbps, else gelu_gbps (docs/cost.md, "BiasGelu") */
 } tp_cost_kernel;
 
 /* Flops and bytes of one node (docs/cost.md lists the per-element counts).
