@@ -45,10 +45,9 @@ tp_gelu_kernel tp_bias_gelu_kernel_for(const tp_cpu_features *feat);
  * `part` of `parts`. The error function is a polynomial for small |x| and 1 - exp of another for
  * large |x|, both computed for every lane and one kept. Except on AVX-512, each chunk takes three
  * passes as onnxruntime's kernel makes them: the scaled input into y, the error function of y in
- * place, then the product. */
+ * place, then the product. With a bias (BiasGelu), the job's rows of bias_len elements instead, in
+ * three passes per row as onnxruntime's kernel makes them: value = x + bias into y scaled by
+ * 1/sqrt 2 and into temp halved, the error function of y in place, then y = temp · (y + 1). */
 void tp_gelu_part(void *ctx, uint32_t part, uint32_t parts);
-/* With a bias (BiasGelu), the job's rows of bias_len elements instead, in three passes per row as
- * onnxruntime's kernel makes them: value = x + bias into y scaled by 1/sqrt 2 and into temp
- * halved, the error function of y in place, then y = temp · (y + 1). */
 
 #endif

@@ -4,10 +4,11 @@
  * vectors indexed with bounds checks, and the source pointer goes through memory, passed by
  * reference): a step function kept out of line, bounds-checked arrays reached through a struct,
  * and the source position in memory. Inlined into the loop with its state in registers, the same
- * walk ran at 1.9-2.7 ns per element on this host where onnxruntime took 4.7-5.2 (docs/cost.md,
- * "Transposes"). */
+ * walk ran about twice as fast as onnxruntime's on this host (1.9-2.8 ns an element against
+ * 4.7-8.7 on the probes, not paired; docs/cost.md, "Transposes"). */
 #include "cost/calib_transpose.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 #if defined(__GNUC__) || defined(__clang__)

@@ -7,7 +7,6 @@
 #ifndef TP_COST_CALIB_TRANSPOSE_H
 #define TP_COST_CALIB_TRANSPOSE_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
