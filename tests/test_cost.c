@@ -1678,22 +1678,30 @@ TP_TEST(nearest_resize_copies) {
    one Gelu kernel (GeluFusion): its Div, Erf, Add and first Mul cost nothing, the last Mul is
    priced at the calibrated GELU rate over its input and output (docs/cost.md, "GELU"); without
    the rate, one pass of the stream. A Mul read twice keeps the chain apart. */
-/* PyTorch's erf GELU of x [1, 64, 256] as it exports it: Mul(Mul(x, Add(Erf(Div(x, c)), 1)),
-   0.5); parts receives the Div, Erf, Add and first Mul; returns the last Mul. */
+/* A node of shape `s` (static or symbolic dims). */
+static tp_node_id op_shaped(tp_graph *g, tp_op o, const tp_node_id *ins, uint32_t n,
+                            const tp_shape *s) {
+    tp_node_id id = -1;
+    TP_CHECK_OK(tp_graph_add_op_shaped(g, &o, ins, n, s, TP_DTYPE_F32, NULL, &id, err), err);
+    return id;
+}
+
+/* PyTorch's erf GELU of x as it exports it: Mul(Mul(x, Add(Erf(Div(x, c)), 1)), 0.5), every node of
+   x's shape; parts receives the Div, Erf, Add and first Mul; returns the last Mul. */
 static tp_node_id erf_gelu(tp_graph *g, tp_node_id x, tp_node_id parts[4]) {
-    int64_t xs[] = {1, 64, 256};
+    tp_shape xs = tp_graph_node(g, x)->shape;
     tp_node_id c = par(g, "c", TP_DTYPE_F32, 1, (int64_t[]){1});
     tp_node_id one = par(g, "one", TP_DTYPE_F32, 1, (int64_t[]){1});
     tp_node_id half = par(g, "half", TP_DTYPE_F32, 1, (int64_t[]){1});
     tp_op add = {.kind = TP_OP_BINARY, .sub = TP_BINARY_ADD};
     tp_op mul = {.kind = TP_OP_BINARY, .sub = TP_BINARY_MUL};
-    parts[0] = op(g, (tp_op){.kind = TP_OP_BINARY, .sub = TP_BINARY_DIV}, (tp_node_id[]){x, c}, 2,
-                  TP_DTYPE_F32, 3, xs);
-    parts[1] = op(g, (tp_op){.kind = TP_OP_UNARY, .sub = TP_UNARY_ERF}, (tp_node_id[]){parts[0]}, 1,
-                  TP_DTYPE_F32, 3, xs);
-    parts[2] = op(g, add, (tp_node_id[]){parts[1], one}, 2, TP_DTYPE_F32, 3, xs);
-    parts[3] = op(g, mul, (tp_node_id[]){x, parts[2]}, 2, TP_DTYPE_F32, 3, xs);
-    return op(g, mul, (tp_node_id[]){parts[3], half}, 2, TP_DTYPE_F32, 3, xs);
+    parts[0] = op_shaped(g, (tp_op){.kind = TP_OP_BINARY, .sub = TP_BINARY_DIV},
+                         (tp_node_id[]){x, c}, 2, &xs);
+    parts[1] = op_shaped(g, (tp_op){.kind = TP_OP_UNARY, .sub = TP_UNARY_ERF},
+                         (tp_node_id[]){parts[0]}, 1, &xs);
+    parts[2] = op_shaped(g, add, (tp_node_id[]){parts[1], one}, 2, &xs);
+    parts[3] = op_shaped(g, mul, (tp_node_id[]){x, parts[2]}, 2, &xs);
+    return op_shaped(g, mul, (tp_node_id[]){parts[3], half}, 2, &xs);
 }
 
 TP_TEST(gelu_fusion) {
@@ -1753,6 +1761,38 @@ TP_TEST(bias_gelu_fusion) {
     TP_CHECK_NEAR(gc.nodes[m2].memory_ns, bytes / 2, 1e-6);
     tp_graph_cost_destroy(&gc);
     tp_graph_destroy(g);
+}
+
+/* A Linear's MatMul + bias Add before the GELU: onnxruntime's MatMulAddFusion takes them into a
+   Gemm first when it knows the MatMul's input shape whole (then the GELU is a plain Gelu), not
+   when a dim is symbolic (then the bias goes into a BiasGelu). */
+TP_TEST(bias_gelu_only_without_a_gemm_before_it) {
+    for (int sym = 0; sym < 2; sym++) {
+        tp_graph *g = new_graph();
+        tp_dim batch = tp_dim_static(1);
+        if (sym) TP_CHECK_OK(tp_graph_symbol(g, "batch", &batch, err), err);
+        tp_shape xs = tp_shape_make(3, (tp_dim[]){batch, tp_dim_static(64), tp_dim_static(256)});
+        tp_node_id x = -1;
+        TP_CHECK_OK(tp_graph_add_input(g, "x", TP_DTYPE_F32, &xs, &x, err), err);
+        tp_node_id w = par(g, "w", TP_DTYPE_F32, 2, (int64_t[]){256, 256});
+        tp_node_id bias = par(g, "bias", TP_DTYPE_F32, 1, (int64_t[]){256});
+        tp_node_id mm = op_shaped(g, (tp_op){.kind = TP_OP_MATMUL}, (tp_node_id[]){x, w}, 2, &xs);
+        tp_node_id b = op_shaped(g, (tp_op){.kind = TP_OP_BINARY, .sub = TP_BINARY_ADD},
+                                 (tp_node_id[]){mm, bias}, 2, &xs);
+        tp_node_id gelu[4];
+        tp_node_id m2 = erf_gelu(g, b, gelu);
+        TP_CHECK_OK(tp_graph_mark_output(g, m2, err), err);
+        if (sym) TP_CHECK_OK(tp_graph_bind(g, "batch", 1, err), err);
+        tp_device_model dm = flat_model(100, 10);
+        dm.gelu_gbps = 2;
+        dm.bias_gelu_gbps = 1;
+        tp_graph_cost gc;
+        TP_CHECK_OK(tp_graph_cost_compute(g, &dm, NULL, NULL, &gc, err), err);
+        double bytes = (double)gc.nodes[m2].bytes;
+        TP_CHECK_NEAR(gc.nodes[m2].memory_ns, sym ? bytes / 1 : bytes / 2, 1e-6);
+        tp_graph_cost_destroy(&gc);
+        tp_graph_destroy(g);
+    }
 }
 
 /* A global average pooling onnxruntime runs in plain NCHW sums each channel's pixels one add
@@ -2160,6 +2200,7 @@ int main(void) {
     TP_RUN(skip_layer_norm_fusion);
     TP_RUN(gelu_fusion);
     TP_RUN(bias_gelu_fusion);
+    TP_RUN(bias_gelu_only_without_a_gemm_before_it);
     TP_RUN(nearest_resize_copies);
     TP_RUN(plain_global_average_pool_at_the_norm_rate);
     TP_RUN(depthwise_at_several_threads);

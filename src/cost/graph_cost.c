@@ -447,7 +447,8 @@ static tp_node_cost eval(const tp_device_model *d, tp_node_id id, const tp_op_co
         (double)nc.bytes / skip_rate > nc.memory_ns)
         nc.memory_ns = (double)nc.bytes / skip_rate; /* a running mean, element after element */
     nc.memory_ns += underflow_ns(d, oc);
-    if (oc->transpose_by_element && transpose_walk_ns(d, oc) > 0)
+    double walk = oc->cls == TP_COST_GEMM ? 0 : transpose_walk_ns(d, oc);
+    if (oc->transpose_by_element && walk > 0)
         nc.memory_ns = 0; /* the walk copies the elements: on the calling thread, below */
     double body = nc.compute_ns > nc.memory_ns ? nc.compute_ns : nc.memory_ns;
     /* one measured thread: no fork/join to charge; the per-node cost is runtime_node_ns
@@ -466,8 +467,8 @@ static tp_node_cost eval(const tp_device_model *d, tp_node_id id, const tp_op_co
     }
     /* the group walk, a transposed convolution's col2im and a transpose's walk run on the
        calling thread at any thread count: after the split */
-    double on_caller = oc->cls == TP_COST_GEMM ? group_walk_ns(d, oc, in_nchwc) + col2im_ns(d, oc)
-                                               : transpose_walk_ns(d, oc);
+    double on_caller =
+        oc->cls == TP_COST_GEMM ? group_walk_ns(d, oc, in_nchwc) + col2im_ns(d, oc) : walk;
     nc.compute_ns += on_caller;
     body += on_caller;
     nc.dispatch_ns = (fork + d->runtime_node_ns) * (double)oc->launches;

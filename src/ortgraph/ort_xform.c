@@ -170,9 +170,34 @@ static bool erf_term(const tp_graph *g, const uint32_t *readers, tp_node_id ad_i
     return false;
 }
 
+/* matmul_add_fusion.cc (read), which runs before BiasGeluFusion: a MatMul read only by an Add of a
+ * constant bias becomes a Gemm when its weight is a 2-D constant and its input is 2-D, or of a
+ * shape onnxruntime knows whole (reshaped to 2-D around the Gemm; then the bias must be 1-D). The
+ * GELU after such an Add is a plain Gelu: the bias went into the Gemm (onnxruntime 1.30's profiles:
+ * BiasGelu in vit_b_16, convnext_tiny, bert_base, exported with a symbolic batch; Gemm and Gelu in
+ * vit_b_32, wav2vec2_base, maxvit_t, exported with fixed sizes). */
+static bool matmul_add_fuses(const tp_graph *g, const uint32_t *readers, const tp_node *add) {
+    for (int k = 0; k < 2; k++) {
+        tp_node_id mm_id = add->inputs[k], bias_id = add->inputs[1 - k];
+        const tp_node *mm = mm_id >= 0 ? tp_graph_node(g, mm_id) : NULL;
+        if (!mm || mm->op.kind != TP_OP_MATMUL || mm->n_inputs != 2 || readers[mm_id] != 1 ||
+            (mm->flags & TP_NODE_OUTPUT) || !xform_is_weight(g, bias_id) ||
+            !xform_is_weight(g, mm->inputs[1]))
+            continue;
+        const tp_node *a = tp_graph_node(g, mm->inputs[0]), *w = tp_graph_node(g, mm->inputs[1]);
+        const tp_node *b = tp_graph_node(g, bias_id);
+        if (!a || w->shape.rank != 2 || !tp_shape_is_static(&w->shape)) continue;
+        if (a->shape.rank == 2) return b->shape.rank <= 2;
+        return b->shape.rank == 1 && tp_shape_is_static(&a->shape) &&
+               !(a->flags & TP_NODE_DIMS_AT_RUNTIME);
+    }
+    return false;
+}
+
 /* gelu_fusion.cc and bias_gelu_fusion.cc: Mul(Mul(x, Add(Erf(Div(x, c)), 1)), 0.5), in any operand
  * order, becomes one Gelu node (and an Add of a constant bias before it, read by nothing else,
- * becomes BiasGelu): the intermediate tensors are never allocated. out: the last Mul. */
+ * becomes BiasGelu unless MatMulAddFusion took it into a Gemm first): the intermediate tensors
+ * are never allocated. out: the last Mul. */
 static void gelu_fuse(const tp_graph *g, const uint32_t *readers, tp_ort_xform *x, tp_node_id out) {
     const tp_node *m2 = binary_of(g, out, TP_BINARY_MUL);
     if (!m2) return;
@@ -189,9 +214,9 @@ static void gelu_fuse(const tp_graph *g, const uint32_t *readers, tp_ort_xform *
             const tp_node *bias = binary_of(g, in, TP_BINARY_ADD);
             if (bias && readers[in] == 2 &&
                 (xform_is_weight(g, bias->inputs[0]) || xform_is_weight(g, bias->inputs[1]))) {
-                x->absorbed[in] = 1;
+                x->absorbed[in] = 1; /* into the BiasGelu, or into a Gemm before it */
                 x->gelu_of[in] = out;
-                x->stage[out] |= TP_ORT_MADE_BIAS_GELU;
+                if (!matmul_add_fuses(g, readers, bias)) x->stage[out] |= TP_ORT_MADE_BIAS_GELU;
             }
             x->key[out] = (uint64_t)x->n + (uint64_t)out;
             x->stage[out] |= TP_ORT_MADE_FUSED;
