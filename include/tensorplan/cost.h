@@ -71,7 +71,8 @@ typedef enum tp_cost_kernel {
                             sets it; bytes count both addends): skip_norm_gbps, else norm_gbps
                             (docs/cost.md, "SkipLayerNormalization") */
     TP_KERNEL_BIAS_GELU  /* the last Mul of an erf GELU that onnxruntime fuses with the bias Add
-                            before it into one BiasGelu kernel (the graph cost sets it):
+                            before it into one BiasGelu kernel (the graph cost sets it, where
+                            MatMulAddFusion did not take that Add into a Gemm first):
                             bias_gelu_gbps, else gelu_gbps (docs/cost.md, "BiasGelu") */
 } tp_cost_kernel;
 
