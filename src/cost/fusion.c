@@ -86,11 +86,14 @@ tp_status tp_cost_fusion_mark(const tp_graph *g, const tp_ort_xform *x, uint8_t 
             uint8_t conv =
                 head ? (pn->op.kind == TP_OP_CONV ? HEAD_CONV : 0) : (chain[p] & HEAD_CONV);
             if (step == STEP_ADD) {
-                /* the other operand: a bias (param/constant) or, for a conv, a residual of the
-                   same shape (onnxruntime's NCHWc Conv+Sum) */
+                /* the other operand: a bias (param/constant) or, for a 2-D conv, a residual of
+                   the same shape (onnxruntime's NCHWc Conv+Sum and ConvAddActivationFusion,
+                   both for 4-D tensors only: a 1-D or 3-D conv's residual Add runs alone) */
                 const tp_node *o = tp_graph_node(g, n->inputs[1 - k]);
                 bool bias = o->op.kind == TP_OP_PARAM || o->op.kind == TP_OP_CONSTANT;
-                if (!bias && !(conv && fusion_same_shape(g, &o->shape, &pn->shape))) continue;
+                bool sum =
+                    conv && pn->shape.rank == 4 && fusion_same_shape(g, &o->shape, &pn->shape);
+                if (!bias && !sum) continue;
             }
             fused[i] = TP_FUSION_ABSORBED;
             chain[i] = (uint8_t)(chain[p] | step | conv);
