@@ -1856,24 +1856,35 @@ TP_TEST(cache_bandwidth_curve) {
     TP_CHECK_CONTAINS(err->msg, "cache_gbps");
 }
 
-/* With a measured read curve, the passes between the cache point and memory follow the curve's
-   shape at the triad's level (scaled to meet mem_gbps at mem_set_bytes), not the log-linear line
-   to mem_set_bytes; below the curve's first point a log-linear step from the cache rate. */
+/* With a measured read curve, the passes between the cache point and memory follow the curve,
+   not the log-linear line to mem_set_bytes: where the curve is below the triad's memory rate, its
+   shape at the triad's level (scaled to meet mem_gbps at mem_set_bytes), at most mem_gbps; where
+   it is above (a cache still holds the pass), its own rate, unscaled; below the curve's first
+   point a log-linear step from the cache rate. */
 TP_TEST(cache_bandwidth_follows_the_read_curve) {
     tp_device_model d = flat_model(1, 1);
     d.cache_gbps = 4;
     d.cache_bytes = 1000;
     d.mem_set_bytes = 100000;
     d.n_read = 2;
-    d.read[0] = (tp_bw_point){10000, 1.0}; /* already at memory rates at 10,000 bytes */
+    d.read[0] = (tp_bw_point){10000, 0.7}; /* already at memory rates at 10,000 bytes */
     d.read[1] = (tp_bw_point){100000, 0.8};
     TP_CHECK_NEAR(tp_device_mem_gbps(&d, 1000), 4, 0);
-    TP_CHECK_NEAR(tp_device_mem_gbps(&d, 10000), 1.0 * (1 / 0.8), 1e-12); /* the line: 2.5 */
-    TP_CHECK_NEAR(tp_device_mem_gbps(&d, 3162), 4 + (log(3.162) / log(10)) * (1.25 - 4), 1e-9);
+    TP_CHECK_NEAR(tp_device_mem_gbps(&d, 10000), 0.7 * (1 / 0.8), 1e-12); /* the line: 2.5 */
+    TP_CHECK_NEAR(tp_device_mem_gbps(&d, 3162), 4 + (log(3.162) / log(10)) * (0.875 - 4), 1e-9);
     TP_CHECK_NEAR(tp_device_mem_gbps(&d, 100000), 1, 0);
     double mid = tp_device_read_gbps(&d, 40000) * 1.25;
     TP_CHECK_NEAR(tp_device_mem_gbps(&d, 40000), mid, 1e-12);
-    TP_CHECK(mid > 1 && mid < 1.25);
+    TP_CHECK(mid > 0.875 && mid < 1);
+    /* the scaled shape stops at the memory rate: a curve at 1.0 where memory reads 0.8 */
+    d.read[0] = (tp_bw_point){10000, 1.0};
+    TP_CHECK_NEAR(tp_device_mem_gbps(&d, 10000), 1, 1e-12); /* not 1.25 */
+    TP_CHECK_NEAR(tp_device_mem_gbps(&d, 40000), 1, 1e-12);
+    /* a curve above the memory rate is a cache's: its own rate (a pass there streams no faster
+       than a read), not scaled; 3.0 against the triad's 1 and memory's 0.8 reads 3.0, not 3.75 */
+    d.read[0] = (tp_bw_point){10000, 3.0};
+    TP_CHECK_NEAR(tp_device_mem_gbps(&d, 10000), 3.0, 1e-12);
+    TP_CHECK_NEAR(tp_device_mem_gbps(&d, 3162), 4 + (log(3.162) / log(10)) * (3.0 - 4), 1e-9);
     /* a curve faster than the cache point is capped by it */
     d.read[0] = (tp_bw_point){10000, 8};
     TP_CHECK_NEAR(tp_device_mem_gbps(&d, 10000), 4, 0);

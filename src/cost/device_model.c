@@ -296,13 +296,22 @@ double tp_device_read_streams_gbps(const tp_device_model *d, double bytes) {
 
 /* Memory-bound passes: the triad's cache rate up to cache_bytes and its memory rate from
    mem_set_bytes on. In between, with a measured read curve (the working-set sizes from 4 MiB
-   on), the curve's shape at the triad's level (the curve scaled so that it meets mem_gbps at
-   mem_set_bytes; the triad reads two arrays and writes one, the curve only reads), reached from
-   the cache rate by a log-linear step up to the curve's first point: where a machine's caches
-   stop holding a pass is what it measured, not a straight line to mem_set_bytes (on the
-   session-12/13 host the read curve is at DRAM rates from 4 MiB on while the line still gave
-   3.5x the memory rate there; held-out MAPE 28.3 -> 23.2 % at one thread, docs/cost.md,
-   "Session 13"). Without a curve (catalog, default devices): the log-linear line. */
+   on): where the curve is above the triad's memory rate (a cache still holds the pass), the
+   curve's own rate; where it is below, the curve's shape at the triad's level (scaled so that it
+   meets mem_gbps at mem_set_bytes; the triad's streams reach more of the memory's bandwidth than
+   one read does), at most mem_gbps. Up to the curve's first point, a log-linear step from the
+   cache rate. Where a machine's caches stop holding a pass is what it measured, not a straight
+   line to mem_set_bytes (session 13: held-out MAPE 28.3 -> 23.2 % at one thread). A pass in a
+   cache streams no faster than a read there: on the session-19+ host (a large L3) a vectorized
+   add of 6-48 MiB ran at 20-25 GB/s, onnxruntime's elementwise kernels of 2-32 MiB at 18-20,
+   the read curve 18-22, while its scaled shape (x1.7) gave 31-37 (docs/cost.md, "Session 27"). */
+static double curve_pass_gbps(const tp_device_model *d, double bytes, double scale) {
+    double r = tp_device_read_gbps(d, bytes);
+    if (r > d->mem_gbps) return r;
+    r *= scale;
+    return r < d->mem_gbps ? r : d->mem_gbps;
+}
+
 double tp_device_mem_gbps(const tp_device_model *d, uint64_t bytes) {
     if (!d || !(d->mem_gbps > 0)) return 1e-9;
     double m = d->mem_gbps, c = d->cache_gbps;
@@ -315,9 +324,9 @@ double tp_device_mem_gbps(const tp_device_model *d, uint64_t bytes) {
     double at_mem = n > 0 ? tp_device_read_gbps(d, (double)d->mem_set_bytes) : 0;
     if (first > cb && first < (double)d->mem_set_bytes && at_mem > 0) {
         double scale = m / at_mem;
-        double g = x >= first ? tp_device_read_gbps(d, x) * scale : 0;
+        double g = x >= first ? curve_pass_gbps(d, x, scale) : 0;
         if (x < first) {
-            double r0 = tp_device_read_gbps(d, first) * scale;
+            double r0 = curve_pass_gbps(d, first, scale);
             if (r0 > c) r0 = c;
             g = c + log(x / cb) / log(first / cb) * (r0 - c);
         }
