@@ -12,6 +12,7 @@
 #include "cost/amx_dot.h"
 #include "cost/calib_barrier.h"
 #include "cost/calib_gelu.h"
+#include "cost/calib_prelu.h"
 #include "cost/calib_step.h"
 #include "cost/calib_wake.h"
 #include "cost/cpu_pool.h"
@@ -91,6 +92,7 @@ static tp_device_model sample(void) {
     d.col2im_gbps = 1.875;
     d.transpose_gbps = 0.875;
     d.bias_gelu_gbps = 2.125;
+    d.prelu_gbps = 4.375;
     snprintf(d.gemm_impl, sizeof d.gemm_impl, "builtin");
     return d;
 }
@@ -184,6 +186,7 @@ TP_TEST(quick_calibration_and_cache) {
     TP_CHECK(d.col2im_gbps > 0.01 && isfinite(d.col2im_gbps));
     TP_CHECK(d.transpose_gbps > 0.01 && isfinite(d.transpose_gbps));
     TP_CHECK(d.bias_gelu_gbps > 0.01 && isfinite(d.bias_gelu_gbps));
+    TP_CHECK(d.prelu_gbps > 0.01 && isfinite(d.prelu_gbps));
     TP_CHECK(d.cache_bytes > 0 && d.mem_set_bytes > d.cache_bytes);
     TP_CHECK(d.denormal_ns >= 0 && isfinite(d.denormal_ns)); /* 0: no extra cost measured */
     TP_CHECK(info.op_rates_ms > 0 && info.op_rates_ms < info.elapsed_ms);
@@ -319,6 +322,11 @@ TP_TEST(quick_calibration_and_cache) {
     full.bias_gelu_gbps = 0;
     TP_CHECK(stale_cache_measured(&full, key, path, &o, &again, &info));
     TP_CHECK(again.bias_gelu_gbps > 0 && isfinite(again.bias_gelu_gbps));
+    /* and one without the PRelu rate (saved before session 27) */
+    full.bias_gelu_gbps = 2.125;
+    full.prelu_gbps = 0;
+    TP_CHECK(stale_cache_measured(&full, key, path, &o, &again, &info));
+    TP_CHECK(again.prelu_gbps > 0 && isfinite(again.prelu_gbps));
 }
 
 /* The interpreter step behind the runtime's overheads: a positive, finite figure, quick or full
@@ -652,6 +660,31 @@ TP_TEST(int8_dot_kernels_match_exact) {
 /* The GELU micro-benchmark computes GELU (its erf is a rough shape, within 0.07 of the exact
    GELU over [-6, 6]) with every kernel this CPU runs, the chunks split between two parts; and
    BiasGelu, the rows split so, with the erf kernel onnxruntime's BiasGelu runs here. */
+/* The PRelu kernel: x where x > 0, else x times the slope, each part its share (an odd count, so
+   that the last part takes the rest). */
+TP_TEST(prelu_kernel_computes_prelu) {
+    size_t n = 1001;
+    float *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+    TP_CHECK(x && y);
+    if (!x || !y) {
+        free(x);
+        free(y);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        x[i] = (float)((int)(i % 7) - 3) * 0.5f;
+    memset(y, 0xff, n * sizeof *y);
+    tp_prelu_job j = {.x = x, .y = y, .n = n, .slope = 0.25f};
+    for (uint32_t p = 0; p < 3; p++)
+        tp_prelu_part(&j, p, 3);
+    size_t wrong = 0;
+    for (size_t i = 0; i < n; i++)
+        if (y[i] != (x[i] > 0 ? x[i] : x[i] * 0.25f)) wrong++;
+    TP_CHECK_EQ_U64(wrong, 0);
+    free(x);
+    free(y);
+}
+
 TP_TEST(gelu_kernels_compute_gelu) {
     tp_cpu_features f;
     tp_cpu_features_detect(&f);
@@ -747,6 +780,7 @@ int main(void) {
     TP_RUN(int8_dot_kernels_match_exact);
     TP_RUN(amx_dot_matches_exact);
     TP_RUN(gelu_kernels_compute_gelu);
+    TP_RUN(prelu_kernel_computes_prelu);
     TP_RUN(gemm_split_covers_the_product);
     TP_RUN(quick_calibration_and_cache);
     TP_RUN(wake_up);

@@ -1763,6 +1763,38 @@ TP_TEST(bias_gelu_fusion) {
     tp_graph_destroy(g);
 }
 
+/* PRelu runs one element at a time with a branch (onnxruntime's CPU kernel): priced at the
+   calibrated PRelu rate where that is slower than the stream, as a stream without it. */
+TP_TEST(prelu_at_its_own_rate) {
+    tp_graph *g = new_graph();
+    int64_t xs[] = {1, 16, 4096};
+    tp_node_id x = in(g, "x", TP_DTYPE_F32, 3, xs);
+    tp_node_id s = par(g, "slope", TP_DTYPE_F32, 2, (int64_t[]){16, 1});
+    tp_node_id p = op(g, (tp_op){.kind = TP_OP_BINARY, .sub = TP_BINARY_PRELU},
+                      (tp_node_id[]){x, s}, 2, TP_DTYPE_F32, 3, xs);
+    TP_CHECK_OK(tp_graph_mark_output(g, p, err), err);
+    tp_op_cost oc;
+    TP_CHECK_OK(tp_op_account(g, p, &oc, err), err);
+    TP_CHECK(oc.kernel == TP_KERNEL_PRELU);
+    TP_CHECK_STR(tp_op_name(&tp_graph_node(g, p)->op), "binary.prelu");
+    tp_device_model dm = flat_model(100, 10);
+    dm.prelu_gbps = 2;
+    tp_graph_cost gc;
+    TP_CHECK_OK(tp_graph_cost_compute(g, &dm, NULL, NULL, &gc, err), err);
+    double bytes = (double)gc.nodes[p].bytes;
+    TP_CHECK_NEAR(gc.nodes[p].memory_ns, bytes / 2, 1e-6);
+    tp_graph_cost_destroy(&gc);
+    dm.prelu_gbps = 20; /* faster than the stream: the stream */
+    TP_CHECK_OK(tp_graph_cost_compute(g, &dm, NULL, NULL, &gc, err), err);
+    TP_CHECK_NEAR(gc.nodes[p].memory_ns, bytes / 10, 1e-6);
+    tp_graph_cost_destroy(&gc);
+    dm.prelu_gbps = 0; /* not measured: the stream */
+    TP_CHECK_OK(tp_graph_cost_compute(g, &dm, NULL, NULL, &gc, err), err);
+    TP_CHECK_NEAR(gc.nodes[p].memory_ns, bytes / 10, 1e-6);
+    tp_graph_cost_destroy(&gc);
+    tp_graph_destroy(g);
+}
+
 /* A Linear's MatMul + bias Add before the GELU: onnxruntime's MatMulAddFusion takes them into a
    Gemm first when it knows the MatMul's input shape whole (then the GELU is a plain Gelu), not
    when a dim is symbolic (then the bias goes into a BiasGelu). */
@@ -2241,6 +2273,7 @@ int main(void) {
     TP_RUN(skip_layer_norm_fusion);
     TP_RUN(gelu_fusion);
     TP_RUN(bias_gelu_fusion);
+    TP_RUN(prelu_at_its_own_rate);
     TP_RUN(bias_gelu_only_without_a_gemm_before_it);
     TP_RUN(nearest_resize_copies);
     TP_RUN(plain_global_average_pool_at_the_norm_rate);

@@ -780,6 +780,26 @@ TP_TEST(resize_forms_onnxruntime_copies_or_blocks) {
     }
 }
 
+/* PRelu imports as its own binary function (the cost model prices onnxruntime's scalar loop for
+   it), X's shape whatever the slope's (here one per channel, [16, 1, 1]). */
+TP_TEST(prelu_imports_as_its_own_function) {
+    pbuf g = {0}, n;
+    value_info(&g, 11, "x", 1, 4, (const char *const[]){"1", "16", "8", "8"});
+    init_f32_raw(&g, "slope", 3, (const int64_t[]){16, 1, 1});
+    n = node_begin("PRelu", "x,slope", "y", NULL);
+    f_msg(&g, 1, &n);
+    value_info(&g, 12, "y", 1, -1, NULL);
+    const tp_node *y = NULL;
+    tp_graph *gr = load_graph_find(&g, "y", &y);
+    if (y) {
+        TP_CHECK_EQ_I64(y->op.kind, TP_OP_BINARY);
+        TP_CHECK_EQ_I64(y->op.sub, TP_BINARY_PRELU);
+        TP_CHECK_EQ_I64(y->shape.rank, 4);
+        TP_CHECK_STR(tp_op_name(&y->op), "binary.prelu");
+    }
+    tp_graph_destroy(gr);
+}
+
 /* Einsum: the axis roles of a contraction of two operands (attention's q·kᵀ and scores·v as
    maxvit_t writes them, a batched matmul under "...", the implicit output), none for what is no
    contraction (one operand, a diagonal, a letter summed within one operand). */
@@ -1133,6 +1153,7 @@ int main(void) {
     TP_RUN(float_size_arithmetic);
     TP_RUN(resize_forms_onnxruntime_copies_or_blocks);
     TP_RUN(einsum_contractions_have_axis_roles);
+    TP_RUN(prelu_imports_as_its_own_function);
     TP_RUN(denormal_attention_mask);
     TP_RUN(registered_buffer_mask);
     TP_RUN(allocation_failure_sweep);

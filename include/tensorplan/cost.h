@@ -70,10 +70,11 @@ typedef enum tp_cost_kernel {
                             SkipLayerNormalization, its residual Add taken in (the graph cost
                             sets it; bytes count both addends): skip_norm_gbps, else norm_gbps
                             (docs/cost.md, "SkipLayerNormalization") */
-    TP_KERNEL_BIAS_GELU  /* the last Mul of an erf GELU that onnxruntime fuses with the bias Add
+    TP_KERNEL_BIAS_GELU, /* the last Mul of an erf GELU that onnxruntime fuses with the bias Add
                             before it into one BiasGelu kernel (the graph cost sets it, where
                             MatMulAddFusion did not take that Add into a Gemm first):
                             bias_gelu_gbps, else gelu_gbps (docs/cost.md, "BiasGelu") */
+    TP_KERNEL_PRELU      /* PRelu: prelu_gbps (docs/cost.md, "PRelu") */
 } tp_cost_kernel;
 
 /* Flops and bytes of one node (docs/cost.md lists the per-element counts).
@@ -290,6 +291,11 @@ typedef struct tp_device_model {
      * AVX-512; src/cost/calib_gelu.h), input read + output written per ns, on `threads` threads;
      * 0 = not measured (then gelu_gbps). */
     double bias_gelu_gbps;
+    /* PRelu as onnxruntime 1.30's CPU kernel runs it (one element at a time with a branch on its
+     * sign, no vector instructions; src/cost/calib_prelu.h), on inputs whose signs come in runs
+     * (the branch predicted), input read + output written per ns, on `threads` threads; 0 = not
+     * measured (then the stream). */
+    double prelu_gbps;
     /* The expand pass of a convolution that runs as expand-then-GEMM (onnxruntime's generic MLAS
      * convolution: 1-D and 3-D ones, grouped ones, 2-D ones not in the NCHWc layout): its im2col
      * and the GEMM's packing of the column buffer, bytes of the column buffer per ns; 0 = not

@@ -137,6 +137,7 @@ typedef enum tp_binary_fn {
     TP_BINARY_OR,
     TP_BINARY_XOR,
     TP_BINARY_OTHER,
+    TP_BINARY_PRELU, /* y = x > 0 ? x : x * slope (the slope broadcast to x) */
     TP_BINARY_COUNT
 } tp_binary_fn;
 

@@ -441,6 +441,7 @@ class DeviceModel:
     im2col_gbps: float  # expand pass (im2col + packing) of expand-then-GEMM convolutions, column bytes per ns (0: not measured)
     col2im_gbps: float  # col2im of transposed convolutions, column bytes read per ns on one thread (0: not measured)
     bias_gelu_gbps: float  # BiasGelu (bias Add + erf GELU in one kernel), bytes read + written per ns (0: not measured)
+    prelu_gbps: float  # PRelu (one element at a time, a branch on its sign), bytes read + written per ns (0: not measured)
     transpose_gbps: float  # element-at-a-time transpose walk, element bytes copied per ns on one thread (0: not measured)
     unified: bool
     threads: int

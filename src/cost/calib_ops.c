@@ -11,6 +11,7 @@
 #include "cost/gemm_kernels.h"
 #include "cost/amx_dot.h"
 #include "cost/calib_gelu.h"
+#include "cost/calib_prelu.h"
 #include "cost/calib_transpose.h"
 #include "cost/int8_dot.h"
 
@@ -735,6 +736,17 @@ void tp_calib_measure_op_rates(tp_pool *pool, const tp_cpu_features *feat, bool 
         double bytes = 2.0 * (double)gn * sizeof(float);
         out->bias_gelu_gbps = op_bench(pool, false, tp_gelu_part, &bj, bytes, trials, min_ns);
         tp_mem_free(NULL, bb, bfloats * sizeof(float));
+    }
+    /* PRelu over the same elements, their signs in runs of 512 (a channel's or a row's: the
+       branch mostly predicted), the input read and the output written per ns */
+    float *pb = tp_mem_alloc(NULL, 2 * gn * sizeof(float));
+    if (pb) {
+        for (size_t i = 0; i < gn; i++)
+            pb[i] = ((i / 512) % 2 ? -1.0f : 1.0f) * ((float)(i % 89) * 0.01f + 0.01f);
+        tp_prelu_job pj = {.x = pb, .y = pb + gn, .n = gn, .slope = 0.25f};
+        double bytes = 2.0 * (double)gn * sizeof(float);
+        out->prelu_gbps = op_bench(pool, false, tp_prelu_part, &pj, bytes, trials, min_ns);
+        tp_mem_free(NULL, pb, 2 * gn * sizeof(float));
     }
     out->gemm_stream_gbps = measure_weight_stream(pool, isa, quick);
     out->denormal_ns = measure_denormal(pool, isa, trials, min_ns);

@@ -28,6 +28,9 @@ typedef struct tp_calib_op_rates {
        scratch tensor, three passes, MLAS's FMA3 or 4-lane erf), input read + output written per
        ns */
     double bias_gelu_gbps;
+    /* PRelu as onnxruntime's kernel runs it (calib_prelu.h: one element at a time, a branch on
+       its sign), input read + output written per ns */
+    double prelu_gbps;
     /* im2col of a 3×3 convolution (32 channels of 28×28) and its packing for the GEMM,
        column-buffer bytes per ns */
     double im2col_gbps;

@@ -163,11 +163,29 @@ static double transpose_walk_ns(const tp_device_model *d, const tp_op_cost *oc) 
     return (double)oc->transpose_steps * (double)sizeof(float) / d->transpose_gbps;
 }
 
-/* The rate of onnxruntime's erf GELU kernels: BiasGelu's (three passes and a scratch tensor; the
-   Gelu's without it, an older cache's), the Gelu's; 0 for any other kernel. */
-static double gelu_rate(const tp_device_model *d, tp_cost_kernel k) {
-    if (k == TP_KERNEL_BIAS_GELU && d->bias_gelu_gbps > 0) return d->bias_gelu_gbps;
-    return k == TP_KERNEL_GELU || k == TP_KERNEL_BIAS_GELU ? d->gelu_gbps : 0;
+/* The calibrated rate of a memory-class kernel that is not a stream, 0 for a stream (or a rate
+   not measured): a node takes the slower of its stream and this rate. Resize: interpolation;
+   row normalizations: a chain of dependent sums per row; onnxruntime's erf GELU kernels: an erf
+   polynomial per element (BiasGelu: three passes and a scratch tensor; without its rate, an
+   older cache's, the Gelu's); SkipLayerNormalization: a running mean, element after element
+   (without its rate, the row normalization's); PRelu: one element at a time with a branch. */
+static double kernel_rate(const tp_device_model *d, tp_cost_kernel k) {
+    switch (k) {
+    case TP_KERNEL_RESIZE:
+        return d->resize_gbps;
+    case TP_KERNEL_ROWNORM:
+        return d->norm_gbps;
+    case TP_KERNEL_GELU:
+        return d->gelu_gbps;
+    case TP_KERNEL_BIAS_GELU:
+        return d->bias_gelu_gbps > 0 ? d->bias_gelu_gbps : d->gelu_gbps;
+    case TP_KERNEL_SKIP_NORM:
+        return d->skip_norm_gbps > 0 ? d->skip_norm_gbps : d->norm_gbps;
+    case TP_KERNEL_PRELU:
+        return d->prelu_gbps;
+    default:
+        return 0;
+    }
 }
 
 /* A depthwise output pixel at the left or right edge (its window in the padding) costs one
@@ -433,19 +451,8 @@ static tp_node_cost eval(const tp_device_model *d, tp_node_id id, const tp_op_co
                        (double)(d->threads ? d->threads : 1);
         serial = true;
     }
-    if (oc->kernel == TP_KERNEL_RESIZE && d->resize_gbps > 0 &&
-        (double)nc.bytes / d->resize_gbps > nc.memory_ns)
-        nc.memory_ns = (double)nc.bytes / d->resize_gbps; /* interpolation, not a stream */
-    if (oc->kernel == TP_KERNEL_ROWNORM && d->norm_gbps > 0 &&
-        (double)nc.bytes / d->norm_gbps > nc.memory_ns)
-        nc.memory_ns = (double)nc.bytes / d->norm_gbps; /* a chain of dependent sums per row */
-    double gelu = gelu_rate(d, oc->kernel);
-    if (gelu > 0 && (double)nc.bytes / gelu > nc.memory_ns)
-        nc.memory_ns = (double)nc.bytes / gelu; /* an erf polynomial per element */
-    double skip_rate = d->skip_norm_gbps > 0 ? d->skip_norm_gbps : d->norm_gbps;
-    if (oc->kernel == TP_KERNEL_SKIP_NORM && skip_rate > 0 &&
-        (double)nc.bytes / skip_rate > nc.memory_ns)
-        nc.memory_ns = (double)nc.bytes / skip_rate; /* a running mean, element after element */
+    double rate = kernel_rate(d, oc->kernel);
+    if (rate > 0 && (double)nc.bytes / rate > nc.memory_ns) nc.memory_ns = (double)nc.bytes / rate;
     nc.memory_ns += underflow_ns(d, oc);
     double walk = oc->cls == TP_COST_GEMM ? 0 : transpose_walk_ns(d, oc);
     if (oc->transpose_by_element && walk > 0)

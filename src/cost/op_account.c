@@ -677,6 +677,7 @@ static tp_status account_memory(const op_acct *a, uint64_t out_elems, tp_op_cost
     case TP_OP_UNARY:
         return per_elem(a, out_elems, unary_flops(op->sub), c);
     case TP_OP_BINARY:
+        if (op->sub == TP_BINARY_PRELU) c->kernel = TP_KERNEL_PRELU;
         return per_elem(a, out_elems, op->sub == TP_BINARY_POW ? 4 : 1, c);
     case TP_OP_WHERE:
         if ((s = account_select(a, c)) != TP_OK) return s;

@@ -25,8 +25,9 @@ static const char *const unary_names[TP_UNARY_COUNT] = {
     "unary.softplus", "unary.clip",       "unary.other",
 };
 static const char *const binary_names[TP_BINARY_COUNT] = {
-    "binary.add", "binary.sub", "binary.mul", "binary.div", "binary.pow", "binary.max",
-    "binary.min", "binary.mod", "binary.and", "binary.or",  "binary.xor", "binary.other",
+    "binary.add", "binary.sub",   "binary.mul",   "binary.div", "binary.pow",
+    "binary.max", "binary.min",   "binary.mod",   "binary.and", "binary.or",
+    "binary.xor", "binary.other", "binary.prelu",
 };
 static const char *const compare_names[TP_COMPARE_COUNT] = {
     "compare.eq", "compare.ne", "compare.lt", "compare.le", "compare.gt", "compare.ge",

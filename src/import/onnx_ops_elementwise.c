@@ -136,7 +136,7 @@ static const binary_map BINARY[] = {
     {"BitwiseAnd", TP_OP_BINARY, TP_BINARY_AND, 0},
     {"BitwiseOr", TP_OP_BINARY, TP_BINARY_OR, 0},
     {"BitwiseXor", TP_OP_BINARY, TP_BINARY_XOR, 0},
-    {"PRelu", TP_OP_BINARY, TP_BINARY_OTHER, 0},
+    {"PRelu", TP_OP_BINARY, TP_BINARY_PRELU, 0},
     {"Equal", TP_OP_COMPARE, TP_COMPARE_EQ, '='},
     {"Less", TP_OP_COMPARE, TP_COMPARE_LT, '<'},
     {"LessOrEqual", TP_OP_COMPARE, TP_COMPARE_LE, 0},
@@ -158,7 +158,7 @@ static tp_status r_binary(tp_ox_ctx *c) {
         /* the slope broadcasts to X (opset < 7: per channel): X's shape */
         tp_ox_same(c, 0, 0);
         c->op.kind = TP_OP_BINARY;
-        c->op.sub = TP_BINARY_OTHER;
+        c->op.sub = TP_BINARY_PRELU;
         if (c->opset < 7) c->op.kind = TP_OP_CUSTOM;
         return TP_OK;
     }
