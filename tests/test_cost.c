@@ -886,9 +886,11 @@ TP_TEST(node_grouped_conv) {
     d.im2col_gbps = 2;
     TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, (double)oc.flops / gf + im2col_ns / 2,
                   1e-6);
-    /* a 1x1, stride-1, unpadded one multiplies the input directly: no im2col */
+    /* a 1x1, stride-1, unpadded one multiplies the input directly: no im2col, but the GEMM
+       packs its input, read and written at the memory curve (1 byte per ns here) */
     oc.conv_expands = false;
-    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, (double)oc.flops / gf, 1e-6);
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, (double)oc.flops / gf + 2 * im2col_ns,
+                  1e-6);
     oc.conv_expands = true;
     d.im2col_gbps = 0;
     oc.spatial_rank = 2;
@@ -1116,9 +1118,21 @@ TP_TEST(node_dense_conv_expands_unless_blocked) {
     oc.flops = 2 * 64 * 522 * 24;
     oc.spatial_rank = 3;
     TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, gemm + cols, 1e-6);
-    /* 1x1, stride 1, unpadded: multiplies the input directly */
+    /* 1x1, stride 1, unpadded: multiplies the input directly, and the GEMM packs it (the
+       input's bytes read and written at the memory curve, 1 byte per ns here); not in NCHWc */
     oc.conv_expands = false;
-    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, gemm, 1e-6);
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, gemm + 2 * 64.0 * 522 * 4, 1e-6);
+    oc.spatial_rank = 2;
+    oc.conv_cin = 64; /* aligned: NCHWc's pointwise kernel, no packing */
+    oc.gemm_k = 64;
+    oc.flops = 2 * 64 * 64 * 24;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns,
+                  (double)oc.flops * (32.0 / 24) / tp_device_gemm_gflops(&d, TP_DTYPE_F32, 64, 64, 32),
+                  1e-6);
+    oc.spatial_rank = 3;
+    oc.conv_cin = 58;
+    oc.gemm_k = 522;
+    oc.flops = 2 * 64 * 522 * 24;
     /* a GPU runs no MLAS convolution */
     oc.conv_expands = true;
     d.kind = TP_DEVICE_GPU;

@@ -100,18 +100,24 @@ static uint64_t operand_bytes(const tp_op_cost *oc) {
     return esz;
 }
 
-/* The expand pass of a convolution that MLAS's generic convolution runs (not NCHWc): every one
-   but a 1×1, stride-1, unpadded one (which multiplies the input directly) expands its patches
-   before its GEMM (convolve.cpp), and the GEMM packs them: for every group (gemm_batch), its
-   input channels × taps (gemm_k) × the output pixels. x86 has no plain depthwise kernel, so a
-   depthwise one not in NCHWc does the same, channel by channel. Priced at the calibrated rate of
-   both (im2col_gbps; docs/cost.md, "The expand pass"), without one a pass
-   at the memory curve. 0 for anything else. */
+/* The passes before the GEMM of a convolution that MLAS's generic convolution runs (not NCHWc).
+   Every one but a 1×1, stride-1, unpadded one (which multiplies the input directly) expands its
+   patches (convolve.cpp), and the GEMM packs them: for every group (gemm_batch), its input
+   channels × taps (gemm_k) × the output pixels. x86 has no plain depthwise kernel, so a depthwise
+   one not in NCHWc does the same, channel by channel. Priced at the calibrated rate of both
+   (im2col_gbps; docs/cost.md, "The expand pass"), without one a pass at the memory curve. The
+   direct one's GEMM still packs its B, the input (MLAS's SGEMM copies a B it was not given
+   packed into panels): a copy, read and written, at the memory curve (docs/cost.md, "Session
+   27"). 0 for anything else. */
 static double im2col_ns(const tp_device_model *d, const tp_op_cost *oc, bool in_nchwc) {
-    if (!oc->conv_expands || d->kind != TP_DEVICE_CPU || in_nchwc) return 0;
+    if (d->kind != TP_DEVICE_CPU || in_nchwc || oc->spatial_rank == 0) return 0;
     double pixels = (double)(oc->kernel == TP_KERNEL_GROUPED ? oc->gemm_n : oc->gemm_m);
     uint64_t esz = operand_bytes(oc);
     double bytes = (double)oc->gemm_batch * (double)oc->gemm_k * pixels * (double)esz;
+    if (!oc->conv_expands) {
+        if (oc->kernel != TP_KERNEL_GENERIC && oc->kernel != TP_KERNEL_GROUPED) return 0;
+        return 2 * bytes / tp_device_mem_gbps(d, (uint64_t)(2 * bytes));
+    }
     double gbps = d->im2col_gbps > 0 ? d->im2col_gbps : tp_device_mem_gbps(d, (uint64_t)bytes);
     return bytes / gbps;
 }
