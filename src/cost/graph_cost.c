@@ -287,17 +287,16 @@ static double recurrent_ns(const tp_device_model *d, const tp_op_cost *oc) {
     double read_ns = r_bytes / tp_device_read_gbps(d, r_bytes);
     if (one) {
         /* one thread of a measured CPU: R, read again at every step, stays in the caches while
-           it fits them; onnxruntime's step reads it at the cached-pass rate (the triad's, up
-           to cache_bytes: 768 KiB here; beyond, the pass rate at the read curve's first point
-           at once: an LSTM of H 256 reads its 1 MiB R at 24 GB/s) and pays a step's fixed
-           cost (recurrent_step_fixed_ns): LSTM/GRU probes of H 32-256, docs/cost.md "Session
-           17" (which read the fixed part as a node's, 0.42 us against a 0.49 us node; session
-           19's probes of H 8-32 measured it directly). The read curve's first point (4 MiB, its
-           scalar kernel) priced them 1.5-2.4x slow. */
-        uint64_t at = (uint64_t)r_bytes;
-        if (at > d->cache_bytes && d->n_read > 0 && (double)at < d->read[0].bytes)
-            at = (uint64_t)d->read[0].bytes; /* past the cache: the curve's level at once */
-        read_ns = recurrent_step_fixed_ns(d) + r_bytes / tp_device_mem_gbps(d, at);
+           it fits them; onnxruntime's step reads it at the cached-pass rate of R's size (the
+           triad's up to cache_bytes, 768 KiB here, then the memory curve) and pays a step's
+           fixed cost (recurrent_step_fixed_ns): LSTM/GRU probes of H 32-256, docs/cost.md
+           "Session 17" (which read the fixed part as a node's, 0.42 us against a 0.49 us node;
+           session 19's probes of H 8-32 measured it directly). Sessions 17-26 stepped down to
+           the curve's first point (4 MiB) at once past cache_bytes, as the session-17 host (1
+           MiB of L2 a core) read an LSTM of H 256's 1 MiB R at 24 GB/s; this host (2 MiB of L2)
+           reads it at 65 GB/s, and R of 1.8-2.4 MB at 35-42 (docs/cost.md, "Recurrent steps",
+           session 27). */
+        read_ns = recurrent_step_fixed_ns(d) + r_bytes / tp_device_mem_gbps(d, (uint64_t)r_bytes);
     } else if (pool) {
         /* several threads of a measured CPU: MLAS splits a step's GEMM over the pool when it is
            large enough (MLAS_GEMM_THREAD_MACS, as for any GEMM), each thread then reading its
