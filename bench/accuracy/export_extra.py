@@ -42,6 +42,39 @@ class CausalEncoder(nn.Module):
         return self.enc(x, mask=self.mask)
 
 
+class PReluFaceNet(nn.Module):
+    """A MobileFaceNet-like embedding network written for the benchmark: 3x3 convolutions,
+    depthwise separable blocks with inverted residuals, a PReLU (one slope per channel) after
+    every convolution but the projections, a 7x7 depthwise head and a 128-wide embedding."""
+
+    def __init__(self):
+        super().__init__()
+
+        def cbp(cin, cout, k=1, s=1, g=1, act=True):
+            layers = [nn.Conv2d(cin, cout, k, s, k // 2, groups=g, bias=False), nn.BatchNorm2d(cout)]
+            return layers + [nn.PReLU(cout)] if act else layers
+
+        class Block(nn.Module):
+            def __init__(self, c, e):
+                super().__init__()
+                self.f = nn.Sequential(*cbp(c, c * e), *cbp(c * e, c * e, 3, 1, c * e),
+                                       *cbp(c * e, c, act=False))
+
+            def forward(self, x):
+                return x + self.f(x)
+
+        layers = cbp(3, 64, 3, 2) + cbp(64, 64, 3, 1, 64)
+        for cin, cout, n in ((64, 64, 4), (64, 128, 6), (128, 128, 2)):
+            layers += cbp(cin, cin * 2) + cbp(cin * 2, cin * 2, 3, 2, cin * 2) + cbp(cin * 2, cout, act=False)
+            layers += [Block(cout, 2) for _ in range(n)]
+        layers += cbp(128, 512) + cbp(512, 512, 7, 1, 512, act=False)
+        self.body = nn.Sequential(*layers)
+        self.head = nn.Linear(512 * 7 * 7, 128)
+
+    def forward(self, x):
+        return self.head(torch.flatten(self.body(x), 1))
+
+
 def registry():
     import torchvision.models as tv
     import torchvision.models.segmentation as seg
@@ -90,7 +123,23 @@ def registry():
         # (aten::zero at opset 17), and this torchaudio has no WavLM
         "vit_b_32": v(tv.vit_b_32),
         "hubert_base": lambda: (Out(audio().hubert_base(), 0), (1, 16000)),
+        # session 27: exported after the PRelu rate, the 1-D residual Add and the cache-level
+        # stream rule were built, held out for them: AlexNet (two large fully connected layers
+        # at batch 1), an R(2+1)D video network (3-D convolutions, 8 frames of 112x112), a
+        # MobileFaceNet-like CNN with a PReLU after every convolution, and torchaudio's
+        # DeepSpeech (fully connected layers and a bidirectional RNN over 200 frames)
+        "alexnet": v(tv.alexnet),
+        "r2plus1d_18": lambda: (video().r2plus1d_18(weights=None), (1, 3, 8, 112, 112)),
+        "prelu_facenet": lambda: (PReluFaceNet(), 112),
+        "deepspeech": lambda: (audio().DeepSpeech(n_feature=80, n_hidden=1024, n_class=40),
+                               (1, 1, 200, 80)),
     }
+
+
+def video():
+    import torchvision.models.video as vid
+
+    return vid
 
 
 def audio():

@@ -4,17 +4,18 @@
 # tensorplan with the cached calibration of the same thread count. Sets: nchwc (NCHWc
 # convolutions and resizes, docs/cost.md "Session 24"), convtranspose (docs/cost.md,
 # "Transposed convolutions"), expand (docs/cost.md, "The expand pass"), transpose (docs/cost.md,
-# "Transposes"). Read the ratios between
+# "Transposes"), elementwise (docs/cost.md, "PRelu", "Passes in a cache"). Read the ratios between
 # probes (f_64_16_k3 against f_64_64_k3 per filter block, pad_96_24 against pad_96_32, rs_pn
-# against rs_pn_rpf, x_3d_64 against n_3d_64), not the absolute figures: this host's speed
-# moves. The convtranspose, expand and transpose sets compare kernel times instead: the node's time in
+# against rs_pn_rpf, x_3d_64 against n_3d_64, pr_ against ad_), not the absolute figures: this
+# host's speed moves. The convtranspose, expand, transpose and elementwise sets compare kernel
+# times instead: the node's time in
 # onnxruntime's profiler (mean of 40 runs) against the predicted nodes' time, as their outputs
 # are large (up to 7 MiB) and the harness's copy of an output into JavaScript would dominate a
 # run's CPU time.
 # usage: bench/accuracy/probe_set.sh SET [THREADS]   env: BUILD_DIR (default build-bench)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-SET=${1:?usage: probe_set.sh nchwc|convtranspose|expand|transpose [THREADS]}
+SET=${1:?usage: probe_set.sh nchwc|convtranspose|expand|transpose|elementwise [THREADS]}
 THREADS=${2:-1}
 DIR=.fixtures-local/probe_$SET
 BUILD=${BUILD_DIR:-build-bench}
