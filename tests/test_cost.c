@@ -1280,16 +1280,17 @@ static tp_op_cost recurrent_cost(uint64_t k, uint64_t n, uint64_t steps, uint64_
 
 /* Several threads of a measured CPU (a pool with a measured wake-up): MLAS splits a step's GEMM
    over the pool when it has at least 65,536 multiply-adds, each thread reading its share of R
-   (half, at two threads) at the cached-pass rate while it fits the triad's working set, past the
-   read curve's first point at its part of the curve's bandwidth, log-linearly in between; a split
-   step pays two wake-ups. A smaller step runs on the calling thread and reads all of R. Ten steps
-   of a GRU of hidden 256 (R = 256 x 768 floats) and of hidden 64 (64 x 192), batch 1. */
+   (half, at two threads) at its part of the pool's cached-pass rate (cache_gbps / threads, since
+   session 27) while it fits the triad's working set, past the read curve's first point at its
+   part of the curve's bandwidth, log-linearly in between; a split step pays two wake-ups. A
+   smaller step runs on the calling thread and reads all of R. Ten steps of a GRU of hidden 256 (R
+   = 256 x 768 floats) and of hidden 64 (64 x 192), batch 1. */
 TP_TEST(recurrent_steps_split_over_a_pool) {
     tp_device_model d = flat_model(1, 1);
     d.threads = 2;
     d.runtime_node_ns = 50;
     d.wake_ns = 10;
-    d.cache_gbps = 0.01;
+    d.cache_gbps = 0.02; /* the pool's: 0.01 a thread */
     d.cache_bytes = 1 << 20;
     d.n_read = 1;
     d.read[0] = (tp_bw_point){4 << 20, 0.004};
@@ -1303,7 +1304,7 @@ TP_TEST(recurrent_steps_split_over_a_pool) {
     /* in between (cache 128 KiB, first point 1 MiB): log(3) / log(8) of the way down */
     d.cache_bytes = 1 << 17;
     d.read[0].bytes = 1 << 20;
-    double rate = 0.01 + log(3.0) / log(8.0) * (0.002 - 0.01);
+    double rate = 0.01 + log(3.0) / log(8.0) * (0.002 - 0.01); /* from a thread's 0.01 */
     TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, 10 * (50 + share / rate + 20), 1e-3);
     /* hidden 64: 12,288 multiply-adds a step, not split: all of R (49,152 bytes), no wake-up */
     d.cache_bytes = 1 << 20;

@@ -233,15 +233,16 @@ static bool measured_pool(const tp_device_model *d) {
 }
 
 /* The rate at which one of a measured pool's threads reads its share of a weight read again and
-   again: the cached-pass rate while the share fits the triad's working set; from the read curve's
-   first point on, the thread's part of the curve's bandwidth; in between, a log-linear step from
-   one to the other (a GRU of H 384 at 2 threads: 0.88 MB a thread, still about as fast as a
-   cached pass; an LSTM of H 512: 2.1 MB, about halfway). The one-thread rule steps down at once
-   past the triad's working set instead (an LSTM of H 256 reads its 1 MiB R at the curve's rate):
-   both as measured, and both what a 1 MiB L2 per core would do, which the calibration does not
-   read. */
+   again: its part of the pool's cached-pass rate (the triad's over the pool, cache_gbps, divided
+   by the threads) while the share fits the triad's working set; from the read curve's first point
+   on, the thread's part of the curve's bandwidth; in between, a log-linear step from one to the
+   other. Sessions 18-26 took the pool's cached-pass rate as one thread's (on the session-18 host
+   the triad's ~10 us pass at two threads was no faster than at one); on this host it is 1.8x one
+   thread's, and recurrent models at two threads were priced 38-58 % under (docs/cost.md,
+   "Recurrent steps", session 27). The one-thread rule reads R at the memory curve's rate of its
+   size. */
 static double thread_share_gbps(const tp_device_model *d, double share) {
-    double c = d->cache_gbps, cb = (double)d->cache_bytes, t = (double)d->threads;
+    double t = (double)d->threads, c = d->cache_gbps / t, cb = (double)d->cache_bytes;
     if (share <= cb || d->n_read == 0) return c;
     double first = d->read[0].bytes, r0 = tp_device_read_gbps(d, first) / t;
     if (share >= first) return tp_device_read_gbps(d, share) / t;
@@ -300,11 +301,10 @@ static double recurrent_ns(const tp_device_model *d, const tp_op_cost *oc) {
     } else if (pool) {
         /* several threads of a measured CPU: MLAS splits a step's GEMM over the pool when it is
            large enough (MLAS_GEMM_THREAD_MACS, as for any GEMM), each thread then reading its
-           share of R at one thread's cached-pass rate (the triad's at this thread count, whose
-           ~10 us pass the fork/join dominates, stands for one thread's) while it fits, and
-           the step pays a pool thread's wake-up and the caller's after the join (2 wake_ns)
-           besides its fixed cost.
-           A smaller step runs on the calling thread, as at one thread. LSTM/GRU probes of H
+           share of R at its part of the pool's cached-pass rate (thread_share_gbps) while it
+           fits, and the step pays a pool thread's wake-up and the caller's after the join (2
+           wake_ns) besides its fixed cost. A smaller step runs on the calling thread and reads
+           all of R at that rate. LSTM/GRU probes of H
            64-512 at 2 threads: onnxruntime gains from H 256 on, loses ~5 us a step on a split
            LSTM of H 128, docs/cost.md "Session 18". */
         bool split = m * k * n >= MLAS_GEMM_THREAD_MACS;
