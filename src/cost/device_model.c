@@ -305,7 +305,8 @@ double tp_device_read_streams_gbps(const tp_device_model *d, double bytes) {
    line to mem_set_bytes (session 13: held-out MAPE 28.3 -> 23.2 % at one thread). A pass in a
    cache streams no faster than a read there: on the session-19+ host (a large L3) a vectorized
    add of 6-48 MiB ran at 20-25 GB/s, onnxruntime's elementwise kernels of 2-32 MiB at 18-20,
-   the read curve 18-22, while its scaled shape (x1.7) gave 31-37 (docs/cost.md, "Session 27"). */
+   the read curve 18-22, while its scaled shape (x1.7) gave 31-37 (docs/cost.md, "Passes in a
+   cache"). */
 static double curve_pass_gbps(const tp_device_model *d, double bytes, double scale) {
     double r = tp_device_read_gbps(d, bytes);
     if (r > d->mem_gbps) return r;

@@ -107,8 +107,8 @@ static uint64_t operand_bytes(const tp_op_cost *oc) {
    one not in NCHWc does the same, channel by channel. Priced at the calibrated rate of both
    (im2col_gbps; docs/cost.md, "The expand pass"), without one a pass at the memory curve. The
    direct one's GEMM still packs its B, the input (MLAS's SGEMM copies a B it was not given
-   packed into panels): a copy, read and written, at the memory curve (docs/cost.md, "Session
-   27"). 0 for anything else. */
+   packed into panels): a copy, read and written, at the memory curve (docs/cost.md, "A direct
+   convolution's GEMM packs its input"). 0 for anything else. */
 static double im2col_ns(const tp_device_model *d, const tp_op_cost *oc, bool in_nchwc) {
     if (d->kind != TP_DEVICE_CPU || in_nchwc || oc->spatial_rank == 0) return 0;
     double pixels = (double)(oc->kernel == TP_KERNEL_GROUPED ? oc->gemm_n : oc->gemm_m);
@@ -239,8 +239,8 @@ static bool measured_pool(const tp_device_model *d) {
    other. Sessions 18-26 took the pool's cached-pass rate as one thread's (on the session-18 host
    the triad's ~10 us pass at two threads was no faster than at one); on this host it is 1.8x one
    thread's, and recurrent models at two threads were priced 38-58 % under (docs/cost.md,
-   "Recurrent steps", session 27). The one-thread rule reads R at the memory curve's rate of its
-   size. */
+   "Recurrent steps at one thread", its "Two threads"). The one-thread rule reads R at the memory
+   curve's rate of its size. */
 static double thread_share_gbps(const tp_device_model *d, double share) {
     double t = (double)d->threads, c = d->cache_gbps / t, cb = (double)d->cache_bytes;
     if (share <= cb || d->n_read == 0) return c;
@@ -295,8 +295,8 @@ static double recurrent_ns(const tp_device_model *d, const tp_op_cost *oc) {
            session 19's probes of H 8-32 measured it directly). Sessions 17-26 stepped down to
            the curve's first point (4 MiB) at once past cache_bytes, as the session-17 host (1
            MiB of L2 a core) read an LSTM of H 256's 1 MiB R at 24 GB/s; this host (2 MiB of L2)
-           reads it at 65 GB/s, and R of 1.8-2.4 MB at 35-42 (docs/cost.md, "Recurrent steps",
-           session 27). */
+           reads it at 65 GB/s, and R of 1.8-2.4 MB at 35-42 (docs/cost.md, "Recurrent steps at
+           one thread"). */
         read_ns = recurrent_step_fixed_ns(d) + r_bytes / tp_device_mem_gbps(d, (uint64_t)r_bytes);
     } else if (pool) {
         /* several threads of a measured CPU: MLAS splits a step's GEMM over the pool when it is
