@@ -265,6 +265,9 @@ static void predict(row *r, const char *dir, const tp_device_model *dev) {
         if (tp_op_account(g, (tp_node_id)i, &oc, NULL) == TP_OK)
             r->cls_ms[tp_cost_op_class_of(tp_graph_node(g, (tp_node_id)i), &oc)] += body / 1e6;
     }
+    /* onnxruntime's NCHWc layout copies (ReorderInput / ReorderOutput, no graph node here):
+       ort_op_times.js counts them as data movement */
+    r->cls_ms[TP_OPC_MOVE] += gc.layout_ns / 1e6;
     tp_graph_cost_destroy(&gc);
     tp_graph_destroy(g);
 }

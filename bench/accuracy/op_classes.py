@@ -9,7 +9,9 @@ Prints, per model and op class, onnxruntime's kernel time, the prediction and th
 (predicted / measured), the classes sorted by the time the prediction misses or adds. Kernel
 times leave out what runs between kernels (dispatch, the session's own work): the totals are
 below a run's wall time. Both sides use the same classes (ort_op_times.js classOf and
-src/cost/op_class.c); a class only one side has is printed with "-" on the other.
+src/cost/op_class.c; onnxruntime's NCHWc layout copies, ReorderInput and ReorderOutput, are
+"move" on both sides since session 27); a class only one side has is printed with "-" on the
+other.
 """
 import json
 import sys
