@@ -22,6 +22,7 @@
 # cache file name, calib-<slug>-t2.txt -> calib-<cpu>-t2.txt), and the numbers
 # of calibrate's "peak ... derived" line (from this CPU's clock) -> <derived>, the ISA
 # of calibrate's "isa" line (a cached run measured no kernel; the read-curve kernel it names) -> <isa>,
+# the ISA of the built-in GEMM kernel in the accuracy lines ("kernel builtin (avx2)") -> <isa>,
 # and the search time at the end of alloc's summary line -> <time>.
 #
 # Also checked: every subcommand has at least one golden case and no golden file
@@ -85,7 +86,8 @@ normalize() { # stdin -> stdout: the machine-specific bits named in the header
     sed -e "$s" -e 's|/calib-[a-z0-9-]*-t\([0-9]*\)\(-quick\)\{0,1\}\.txt|/calib-<cpu>-t\1\2.txt|g' \
         -e 's/^\(tensorplan alloc: .*\), [0-9.]* s$/\1, <time> s/' \
         -e 's/^\(  peak  *\)[0-9.]* GFLOP\/s derived\(.*\)reaches [0-9.]*%$/\1<derived> GFLOP\/s derived\2reaches <derived>%/' \
-        -e 's/^\(  isa  *\)[a-z0-9]*\(; read curve [a-z0-9-]*\)\{0,1\}$/\1<isa>/'
+        -e 's/^\(  isa  *\)[a-z0-9]*\(; read curve [a-z0-9-]*\)\{0,1\}$/\1<isa>/' \
+        -e 's/kernel builtin ([a-z0-9_]*)/kernel builtin (<isa>)/g'
 }
 
 declare -A covered=()
