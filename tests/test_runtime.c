@@ -1,8 +1,10 @@
 /* Tests of the runtime profiles (include/tensorplan/runtime.h): names, the plan profile, and
  * the onnxruntime profile's terms on a graph with a Conv, a MatMul and a Gather table. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "estimate/ort_arena.h"
+#include "estimate/ort_load.h"
 #include "harness.h"
 #include "tensorplan/demo.h"
 #include "tensorplan/runtime.h"
@@ -228,6 +230,49 @@ static tp_graph *two_matmuls(int64_t k0, int64_t k1, int64_t k2, tp_error *err) 
     return two_packed(TP_OP_MATMUL, false, k0, k1, k2, err);
 }
 
+/* Session 28: the arena's regions in the heap the creation left (ort_load.c): w0's erased copy
+ * (4,096,000 bytes) leaves a hole; a 1 MiB region fits it and adds nothing, a 2 MiB one then
+ * fits the rest, an 8 MiB one does not (mmapped: glibc's threshold is 4 MiB after the 4 MiB parse
+ * buffer was freed) and adds only the pages the runs touch in it. */
+TP_TEST(arena_regions_fill_the_creation_holes) {
+    tp_error err;
+    tp_graph *g = two_matmuls(1024, 1000, 24, &err);
+    TP_CHECK(g != NULL);
+    if (!g) return;
+    uint32_t n = tp_graph_node_count(g);
+    uint8_t *emulated = calloc(n + 1, 1);
+    TP_CHECK(emulated != NULL);
+    if (!emulated) {
+        tp_graph_destroy(g);
+        return;
+    }
+    tp_ort_load_select(g, 8u << 20, emulated);
+    tp_ort_pack_steps steps;
+    TP_CHECK_OK(tp_ort_pack_steps_compute(g, 16, &steps, &err), &err);
+    tp_ort_arena_sim sim;
+    memset(&sim, 0, sizeof sim);
+    sim.regions = 3;
+    sim.regions_listed = true;
+    sim.region_bytes[0] = 1u << 20, sim.region_touched[0] = 1u << 20;
+    sim.region_bytes[1] = 2u << 20, sim.region_touched[1] = 2u << 20;
+    sim.region_bytes[2] = 8u << 20, sim.region_touched[2] = 3u << 20;
+    tp_ort_load ld, alone;
+    TP_CHECK_OK(tp_ort_load_emulate(g, 8u << 20, emulated, &steps, NULL, &alone, &err), &err);
+    TP_CHECK(!alone.arena_placed);
+    TP_CHECK_OK(tp_ort_load_emulate(g, 8u << 20, emulated, &steps, &sim, &ld, &err), &err);
+    TP_CHECK(ld.arena_placed);
+    TP_CHECK_EQ_U64(ld.arena_growth_bytes, 3u << 20);
+    TP_CHECK_EQ_U64(ld.resident_bytes, alone.resident_bytes); /* the creation's figure stays */
+    /* regions not listed (same-as-requested beyond TP_ORT_ARENA_REGIONS_MAX): not placed */
+    sim.regions_listed = false;
+    TP_CHECK_OK(tp_ort_load_emulate(g, 8u << 20, emulated, &steps, &sim, &ld, &err), &err);
+    TP_CHECK(!ld.arena_placed);
+    TP_CHECK_EQ_U64(ld.arena_growth_bytes, 0);
+    tp_ort_pack_steps_free(g, &steps);
+    free(emulated);
+    tp_graph_destroy(g);
+}
+
 /* Pre-packing's creation transient (ort_prepack.c): while a weight is packed its original and
  * the packed copies made before it are resident, the ones after it not yet: the excess over all
  * packed copies is the largest original less the packed copies made after it. */
@@ -247,8 +292,9 @@ TP_TEST(onnxruntime_prepack_transient) {
     tp_runtime_options o;
     tp_runtime_estimate r;
     TP_CHECK_OK(ort_estimate_of(g, &e, &o, &r, &err), &err);
-    /* weights in an external file (no model file) */
+    /* weights in an external file (no model file): no heap emulated, no hole known */
     TP_CHECK_EQ_U64(r.load_transient_bytes, pp.transient_bytes);
+    TP_CHECK_EQ_U64(r.arena_in_holes_bytes, 0);
     TP_CHECK(r.arena_bytes >= pp.transient_bytes);
     /* Session 15: embedded weights (the file holds them all) go through the heap emulation
      * (ort_load.c): the 4 MiB parse buffer (at most), the parsed bytes, the copies, the packed
@@ -259,6 +305,10 @@ TP_TEST(onnxruntime_prepack_transient) {
     TP_CHECK_EQ_U64(r.heap_emulated_weight_bytes, pp.erased_bytes);
     TP_CHECK_EQ_U64(r.model_copy_bytes, (8u << 20) - pp.erased_bytes);
     TP_CHECK(r.heap_emulated_bytes >= 1024u * 1008 * 4 + 1000u * 32 * 4 + 1024u * 1000 * 4);
+    /* Session 28: the arena's one 1 MiB region is malloc'd in run 1 into the heap the creation
+     * left, where w0's erased copy (4 MB) is a hole: its pages are resident already */
+    TP_CHECK(r.arena_emulated_bytes > 0);
+    TP_CHECK_EQ_U64(r.arena_in_holes_bytes, r.arena_emulated_bytes);
     /* the parse held the 4 MiB buffer and w0's parsed bytes (8.39 MB), less than the worst case
      * keeps after packing (8.54 MB): no transient above it */
     TP_CHECK_EQ_U64(r.load_transient_bytes, 0);
@@ -450,6 +500,13 @@ TP_TEST(arena_emulation_by_hand) {
     TP_CHECK_EQ_U64(s.resident_bytes, 3u << 20);
     TP_CHECK_EQ_U64(s.reserved_bytes, 3u << 20);
     TP_CHECK_EQ_U64(s.regions, 2);
+    /* the regions as the arena asked for them, and the pages the runs touched in each: a and c
+     * in the first, b and then the pattern block in the second */
+    TP_CHECK(s.regions_listed);
+    TP_CHECK_EQ_U64(s.region_bytes[0], 1u << 20);
+    TP_CHECK_EQ_U64(s.region_bytes[1], 2u << 20);
+    TP_CHECK_EQ_U64(s.region_touched[0], 1u << 20);
+    TP_CHECK_EQ_U64(s.region_touched[1], 2u << 20);
     /* no memory pattern: run 2 repeats run 1 in the same chunks */
     TP_CHECK_OK(tp_ort_arena_simulate(g, false, true, 16, &s, &err), &err);
     TP_CHECK_EQ_U64(s.resident_bytes, 2u << 20);
@@ -1001,5 +1058,6 @@ int main(void) {
     TP_RUN(ort_where_selections_are_scratch);
     TP_RUN(ort_gelu_is_fused_before_a_matmul_scale);
     TP_RUN(ort_skip_norm_drops_the_residual_sum);
+    TP_RUN(arena_regions_fill_the_creation_holes);
     return tp_test_finish();
 }

@@ -138,6 +138,9 @@ typedef struct tp_runtime_estimate {
     uint64_t heap_emulated_bytes;        /* detail: what that emulation holds once the session is
                                             created (their copies, packed copies and the heap holes
                                             their frees left); part of weight_bytes */
+    uint64_t arena_in_holes_bytes;       /* detail: of arena_emulated_bytes, the pages that land
+                                            in holes that emulation left (resident already, so
+                                            not in arena_bytes; docs/runtime.md, Session 28) */
     const char *fixed_source;            /* where session_fixed_bytes was measured; never NULL */
 } tp_runtime_estimate;
 

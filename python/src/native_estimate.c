@@ -80,6 +80,7 @@ static PyObject *runtime_dict(const tp_runtime_estimate *rt, const tp_ort_option
         bad = bad || tp_py_put_u64(d, "body_weight_bytes", rt->body_weight_bytes);
         bad = bad || tp_py_put_u64(d, "heap_emulated_weight_bytes", rt->heap_emulated_weight_bytes);
         bad = bad || tp_py_put_u64(d, "heap_emulated_bytes", rt->heap_emulated_bytes);
+        bad = bad || tp_py_put_u64(d, "arena_in_holes_bytes", rt->arena_in_holes_bytes);
         bad = bad || tp_py_put_u64(d, "arena_reserved_bytes", rt->arena_reserved_bytes);
         bad = bad || tp_py_put_str(d, "session_fixed_source", rt->fixed_source);
         bad =

@@ -155,6 +155,7 @@ class Runtime:
     body_weight_bytes: Optional[int] = None
     heap_emulated_weight_bytes: Optional[int] = None
     heap_emulated_bytes: Optional[int] = None
+    arena_in_holes_bytes: Optional[int] = None
     arena_reserved_bytes: Optional[int] = None
     session_fixed_source: Optional[str] = None
     options: Optional[OrtOptions] = None

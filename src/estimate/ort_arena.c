@@ -53,6 +53,7 @@ typedef struct ort_sim {
     uint64_t next_base, curr_region, reserved;
     uint32_t regions;
     bool next_pow2;
+    uint64_t region_base[TP_ORT_ARENA_REGIONS_MAX]; /* the first regions' addresses */
 } ort_sim;
 
 static int ort_cmp_event(const void *pa, const void *pb) {
@@ -119,6 +120,7 @@ static tp_status sim_extend(ort_sim *s, uint64_t rounded, tp_error *err) {
         return tp_error_set(err, TP_ERR_OVERFLOW, "runtime: arena regions overflow 64 bits");
     s->chunks[h].ptr = s->next_base;
     s->chunks[h].size = bytes;
+    if (s->regions < TP_ORT_ARENA_REGIONS_MAX) s->region_base[s->regions] = s->next_base;
     s->next_base = end;
     s->regions++;
     return TP_OK;
@@ -194,6 +196,34 @@ static uint64_t sim_resident(ort_sim *s) {
         open = true;
     }
     return total + (hi - lo);
+}
+
+/* The touched pages of each listed region (the spans sorted by sim_resident first): the union
+ * of the spans, in whole pages, clipped to the region (regions are page-aligned and disjoint). */
+static void sim_region_touched(const ort_sim *s, tp_ort_arena_sim *out) {
+    uint32_t n = s->regions < TP_ORT_ARENA_REGIONS_MAX ? s->regions : TP_ORT_ARENA_REGIONS_MAX;
+    for (uint32_t r = 0; r < n; r++) {
+        uint64_t lo_r = s->region_base[r],
+                 hi_r = r + 1 < s->regions ? s->region_base[r + 1] : s->next_base;
+        uint64_t total = 0, lo = 0, hi = 0;
+        bool open = false;
+        for (size_t i = 0; i < s->n_touched; i++) {
+            uint64_t l = s->touched[i].lo / PAGE * PAGE;
+            uint64_t h = (s->touched[i].hi + PAGE - 1) / PAGE * PAGE;
+            if (l < lo_r) l = lo_r;
+            if (h > hi_r) h = hi_r;
+            if (l >= h) continue;
+            if (open && l <= hi) {
+                if (h > hi) hi = h;
+                continue;
+            }
+            if (open) total += hi - lo;
+            lo = l;
+            hi = h;
+            open = true;
+        }
+        out->region_touched[r] = open ? total + (hi - lo) : 0;
+    }
 }
 
 /* The memory-pattern planner over the trace: returns the block's size. live holds the
@@ -310,7 +340,7 @@ tp_status tp_ort_arena_simulate(const tp_graph *g, bool mem_pattern, bool next_p
     }
     size_t n_ev = 0, ev_cap = nb * 2;
     sim_event *ev = tp_mem_alloc(a, ev_cap * sizeof *ev + 1);
-    ort_sim s = {a, NULL, 0, 0, NULL, 0, 0, PAGE, BFC_INITIAL_REGION, 0, 0, next_pow2};
+    ort_sim s = {a, NULL, 0, 0, NULL, 0, 0, PAGE, BFC_INITIAL_REGION, 0, 0, next_pow2, {0}};
     if (!ev) {
         st = tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (%zu buffers)", nb);
         goto done;
@@ -335,9 +365,16 @@ tp_status tp_ort_arena_simulate(const tp_graph *g, bool mem_pattern, bool next_p
         sim_free(&s, h);
         out->mem_pattern_bytes = pblock;
     }
-    out->resident_bytes = sim_resident(&s);
+    out->resident_bytes = sim_resident(&s); /* sorts the spans */
     out->reserved_bytes = s.reserved;
     out->regions = s.regions;
+    out->regions_listed = s.regions <= TP_ORT_ARENA_REGIONS_MAX;
+    if (out->regions_listed) {
+        sim_region_touched(&s, out);
+        for (uint32_t r = 0; r < s.regions; r++)
+            out->region_bytes[r] =
+                (r + 1 < s.regions ? s.region_base[r + 1] : s.next_base) - s.region_base[r];
+    }
 done:
     tp_mem_free(a, ev, ev_cap * sizeof *ev + 1);
     tp_mem_free(a, bufs, bcap * sizeof *bufs);

@@ -15,6 +15,14 @@ typedef struct tp_ort_arena_sim {
     uint64_t resident_bytes;    /* pages touched after run 2: what the RSS sees */
     uint64_t reserved_bytes;    /* sum of the arena's regions (virtual) */
     uint32_t regions;           /* arena extensions */
+    /* The regions in the order the arena asked for them (each one malloc of region_bytes), and
+     * the pages of each that the two runs touched; listed only while regions <=
+     * TP_ORT_ARENA_REGIONS_MAX (regions_listed false beyond: same-as-requested can extend once
+     * per tensor). ort_load.c places them in the heap that the session's creation left. */
+#define TP_ORT_ARENA_REGIONS_MAX 64
+    bool regions_listed;
+    uint64_t region_bytes[TP_ORT_ARENA_REGIONS_MAX];
+    uint64_t region_touched[TP_ORT_ARENA_REGIONS_MAX];
 } tp_ort_arena_sim;
 
 /* One buffer of the run-1 trace: allocated at step birth, freed after step death (steps are

@@ -39,8 +39,30 @@ void tp_ort_load_select(const tp_graph *g, uint64_t model_file_bytes, uint8_t *e
     }
 }
 
+/* The arena's regions, in the order the runs ask for them, into the heap the creation left
+ * (onnxruntime's CPU allocator: one aligned malloc per region, on the thread that runs the session,
+ * as the creation's were: malloc_trace.sh, encoder6_d256_embedded, whose 1 and 2 MiB regions came
+ * from holes and whose 4 MiB region grew the heap). A region from a hole adds nothing; a region
+ * that grows the heap or is mmapped adds the pages the runs touch in it, no more than it grew. */
+static tp_status place_arena(tp_glibc_heap *h, const tp_ort_arena_sim *arena, tp_ort_load *out,
+                             tp_error *err) {
+    for (uint32_t r = 0; r < arena->regions; r++) {
+        uint64_t before = tp_glibc_heap_resident(h), grew;
+        uint32_t block;
+        tp_status s = tp_glibc_heap_alloc(h, arena->region_bytes[r], true, &block, err);
+        if (s != TP_OK) return s;
+        grew = tp_sat_sub_u64(tp_glibc_heap_resident(h), before);
+        if (grew > arena->region_touched[r]) grew = arena->region_touched[r];
+        if (!tp_add_u64(out->arena_growth_bytes, grew, &out->arena_growth_bytes))
+            return tp_error_set(err, TP_ERR_OVERFLOW, "runtime: arena bytes overflow 64 bits");
+    }
+    out->arena_placed = true;
+    return TP_OK;
+}
+
 tp_status tp_ort_load_emulate(const tp_graph *g, uint64_t model_file_bytes, const uint8_t *emulated,
-                              const tp_ort_pack_steps *steps, tp_ort_load *out, tp_error *err) {
+                              const tp_ort_pack_steps *steps, const tp_ort_arena_sim *arena,
+                              tp_ort_load *out, tp_error *err) {
     memset(out, 0, sizeof *out);
     uint32_t n = tp_graph_node_count(g);
     uint32_t count = 0;
@@ -96,6 +118,7 @@ tp_status tp_ort_load_emulate(const tp_graph *g, uint64_t model_file_bytes, cons
     if (s == TP_OK && (!tp_add_u64(tp_glibc_heap_resident(h), further_max, &out->resident_bytes) ||
                        !tp_add_u64(tp_glibc_heap_peak(h), further_max, &out->peak_bytes)))
         s = tp_error_set(err, TP_ERR_OVERFLOW, "runtime: embedded weight bytes overflow 64 bits");
+    if (s == TP_OK && arena && arena->regions_listed) s = place_arena(h, arena, out, err);
     tp_glibc_heap_destroy(h);
     tp_mem_free(a, raw, cap * sizeof *raw);
     tp_mem_free(a, copy, cap * sizeof *copy);

@@ -21,6 +21,12 @@ typedef struct tp_ort_load {
     uint64_t weight_bytes;   /* the emulated initializers' bytes, each once */
     uint64_t resident_bytes; /* what the emulated heap and mappings hold once packing is done */
     uint64_t peak_bytes;     /* the most they held while the session was created */
+    /* The arena's regions (run 1 and 2) malloc'd after creation into that heap: a region that
+     * fits a hole the creation left takes pages already resident, one at the top of the heap or
+     * mmapped adds the pages the runs touch in it. arena_growth_bytes: what they add; valid when
+     * arena_placed (weights were emulated and the arena's regions were listed). */
+    uint64_t arena_growth_bytes;
+    bool arena_placed;
 } tp_ort_load;
 
 /* Conv or ConvTranspose: the readers whose weights keep the Conv factor (runtime_ort.c). */
@@ -31,9 +37,11 @@ bool tp_ort_is_conv(tp_op_kind k);
  * has a byte per node of g; zeroed first). Nothing when model_file_bytes is 0 (a graph built
  * through the API: nothing is known of its storage). */
 void tp_ort_load_select(const tp_graph *g, uint64_t model_file_bytes, uint8_t *emulated);
-/* Emulate their load and packing (steps: tp_ort_pack_steps_compute). TP_ERR_NOMEM,
+/* Emulate their load and packing (steps: tp_ort_pack_steps_compute), then, when arena is not
+ * NULL and lists its regions, the arena's regions in the heap that leaves. TP_ERR_NOMEM,
  * TP_ERR_OVERFLOW, the graph's shape errors. */
 tp_status tp_ort_load_emulate(const tp_graph *g, uint64_t model_file_bytes, const uint8_t *emulated,
-                              const tp_ort_pack_steps *steps, tp_ort_load *out, tp_error *err);
+                              const tp_ort_pack_steps *steps, const tp_ort_arena_sim *arena,
+                              tp_ort_load *out, tp_error *err);
 
 #endif

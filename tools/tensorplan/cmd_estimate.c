@@ -414,6 +414,7 @@ static void json_runtime(tp_json *j, const est_args *a, const tp_runtime_estimat
         tp_json_kv_u64(j, "body_weight_bytes", rt->body_weight_bytes);
         tp_json_kv_u64(j, "heap_emulated_weight_bytes", rt->heap_emulated_weight_bytes);
         tp_json_kv_u64(j, "heap_emulated_bytes", rt->heap_emulated_bytes);
+        tp_json_kv_u64(j, "arena_in_holes_bytes", rt->arena_in_holes_bytes);
         tp_json_kv_u64(j, "arena_reserved_bytes", rt->arena_reserved_bytes);
         tp_json_kv_str(j, "session_fixed_source", rt->fixed_source);
         tp_json_key(j, "options");
