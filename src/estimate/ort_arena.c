@@ -177,15 +177,16 @@ static void sim_free(ort_sim *s, int32_t h) {
     if (pv >= 0 && !s->chunks[pv].used) sim_merge(s, pv, h);
 }
 
-/* Union of the touched spans, in whole pages. */
-static uint64_t sim_resident(ort_sim *s) {
-    if (s->n_touched == 0) return 0;
-    qsort(s->touched, s->n_touched, sizeof *s->touched, cmp_span);
+/* The union of the touched spans (sorted by address) in whole pages, clipped to [lo_c, hi_c). */
+static uint64_t span_pages(const ort_sim *s, uint64_t lo_c, uint64_t hi_c) {
     uint64_t total = 0, lo = 0, hi = 0;
     bool open = false;
     for (size_t i = 0; i < s->n_touched; i++) {
         uint64_t l = s->touched[i].lo / PAGE * PAGE;
         uint64_t h = (s->touched[i].hi + PAGE - 1) / PAGE * PAGE; /* regions < 2^64 - PAGE */
+        if (l < lo_c) l = lo_c;
+        if (h > hi_c) h = hi_c;
+        if (l >= h) continue;
         if (open && l <= hi) {
             if (h > hi) hi = h;
             continue;
@@ -195,34 +196,24 @@ static uint64_t sim_resident(ort_sim *s) {
         hi = h;
         open = true;
     }
-    return total + (hi - lo);
+    return open ? total + (hi - lo) : 0;
 }
 
-/* The touched pages of each listed region (the spans sorted by sim_resident first): the union
- * of the spans, in whole pages, clipped to the region (regions are page-aligned and disjoint). */
-static void sim_region_touched(const ort_sim *s, tp_ort_arena_sim *out) {
-    uint32_t n = s->regions < TP_ORT_ARENA_REGIONS_MAX ? s->regions : TP_ORT_ARENA_REGIONS_MAX;
-    for (uint32_t r = 0; r < n; r++) {
-        uint64_t lo_r = s->region_base[r],
-                 hi_r = r + 1 < s->regions ? s->region_base[r + 1] : s->next_base;
-        uint64_t total = 0, lo = 0, hi = 0;
-        bool open = false;
-        for (size_t i = 0; i < s->n_touched; i++) {
-            uint64_t l = s->touched[i].lo / PAGE * PAGE;
-            uint64_t h = (s->touched[i].hi + PAGE - 1) / PAGE * PAGE;
-            if (l < lo_r) l = lo_r;
-            if (h > hi_r) h = hi_r;
-            if (l >= h) continue;
-            if (open && l <= hi) {
-                if (h > hi) hi = h;
-                continue;
-            }
-            if (open) total += hi - lo;
-            lo = l;
-            hi = h;
-            open = true;
-        }
-        out->region_touched[r] = open ? total + (hi - lo) : 0;
+/* Union of the touched spans, in whole pages (sorts them). */
+static uint64_t sim_resident(ort_sim *s) {
+    if (s->n_touched == 0) return 0;
+    qsort(s->touched, s->n_touched, sizeof *s->touched, cmp_span);
+    return span_pages(s, 0, UINT64_MAX);
+}
+
+/* Each listed region's size and touched pages (the spans sorted by sim_resident first; regions
+ * are page-aligned and disjoint, each ending where the next begins). */
+static void sim_regions(const ort_sim *s, tp_ort_arena_sim *out) {
+    for (uint32_t r = 0; r < s->regions && r < TP_ORT_ARENA_REGIONS_MAX; r++) {
+        uint64_t lo = s->region_base[r],
+                 hi = r + 1 < s->regions ? s->region_base[r + 1] : s->next_base;
+        out->region_bytes[r] = hi - lo;
+        out->region_touched[r] = span_pages(s, lo, hi);
     }
 }
 
@@ -369,12 +360,7 @@ tp_status tp_ort_arena_simulate(const tp_graph *g, bool mem_pattern, bool next_p
     out->reserved_bytes = s.reserved;
     out->regions = s.regions;
     out->regions_listed = s.regions <= TP_ORT_ARENA_REGIONS_MAX;
-    if (out->regions_listed) {
-        sim_region_touched(&s, out);
-        for (uint32_t r = 0; r < s.regions; r++)
-            out->region_bytes[r] =
-                (r + 1 < s.regions ? s.region_base[r + 1] : s.next_base) - s.region_base[r];
-    }
+    if (out->regions_listed) sim_regions(&s, out);
 done:
     tp_mem_free(a, ev, ev_cap * sizeof *ev + 1);
     tp_mem_free(a, bufs, bcap * sizeof *bufs);
