@@ -1318,6 +1318,55 @@ TP_TEST(recurrent_steps_split_over_a_pool) {
     TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, 10 * (5 + 49152 / 0.01), 1e-3);
 }
 
+/* A step reads R with full-width vector loads (session 29): where the calibration's multi-stream
+   read curve is faster than the cached-pass rate of R's size, the step reads R at that curve's
+   rate at R's size, at least at its first point; where it is slower, nothing changes. One thread
+   of a measured CPU, then a pool of two whose split step reads a thread's part of the pool's
+   curve at the pool's working set. Ten steps of a GRU of hidden 256 (R = 786,432 bytes) and 1024
+   (R = 12 MiB), batch 1. */
+TP_TEST(recurrent_step_reads_r_with_vector_loads) {
+    tp_device_model d = flat_model(1000, 1); /* the arithmetic never decides */
+    d.threads = 1;
+    d.runtime_node_ns = 50;
+    d.runtime_group_ns = 5;
+    d.mem_gbps = 1;
+    d.cache_gbps = 2;
+    d.cache_bytes = 1 << 20; /* R fits: the cached-pass rate, 2 GB/s */
+    d.mem_set_bytes = 64 << 20;
+    d.n_read = 2;
+    d.read[0] = (tp_bw_point){4 << 20, 1.5};
+    d.read[1] = (tp_bw_point){16 << 20, 1.0};
+    tp_op_cost oc = recurrent_cost(256, 768, 10, 10 * 2 * 256 * 768, 0, 1, 1);
+    double r = 256.0 * 768 * 4;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, 10 * (5 + r / 2.0), 1e-3);
+    /* a multi-stream curve slower than the cache rate: unchanged */
+    d.n_read_streams = 2;
+    d.read_streams[0] = (tp_bw_point){4 << 20, 1.8};
+    d.read_streams[1] = (tp_bw_point){16 << 20, 1.2};
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, 10 * (5 + r / 2.0), 1e-3);
+    /* faster: R (below the curve's first point) at the first point's 3 GB/s */
+    d.read_streams[0].gbps = 3;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, 10 * (5 + r / 3.0), 1e-3);
+    /* an R of 12 MiB: the curve at its size (log-linear between 3 and 1.2), against the memory
+       pass rate there */
+    tp_op_cost big = recurrent_cost(1024, 3072, 10, 10 * 2 * 1024 * 3072, 0, 1, 1);
+    double rb = 1024.0 * 3072 * 4;
+    double vec = tp_device_read_streams_gbps(&d, rb);
+    TP_CHECK(vec > 1.2 && vec < 3 && vec > tp_device_mem_gbps(&d, (uint64_t)rb));
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &big).compute_ns, 10 * (5 + rb / vec), 1e-3);
+    /* a pool of two: the split step's thread reads half of R at half the pool's curve at R's
+       size (2 GB/s a thread here), above its part of the cached-pass rate (0.01) */
+    d.threads = 2;
+    d.wake_ns = 10;
+    d.cache_gbps = 0.02;
+    d.read_streams[0].gbps = 4;
+    double share = r / 2;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, 10 * (5 + share / 2.0 + 20), 1e-3);
+    /* without a multi-stream curve: its part of the cached-pass rate, as before */
+    d.n_read_streams = 0;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &oc).compute_ns, 10 * (5 + share / 0.01 + 20), 1e-3);
+}
+
 /* A step of a recurrent node on a measured CPU that carries a small kernel call's cost
    (runtime_group_ns): onnxruntime walks the steps inside one node, so a step pays one MLAS call
    (20 ns here), not a node (50), and its arithmetic and the gates run at the rate of all steps'
@@ -2274,6 +2323,7 @@ int main(void) {
     TP_RUN(nchwc_padded_channels_and_filter_sets);
     TP_RUN(recurrent_steps_read_r_every_step);
     TP_RUN(recurrent_steps_split_over_a_pool);
+    TP_RUN(recurrent_step_reads_r_with_vector_loads);
     TP_RUN(recurrent_step_pays_a_kernel_call);
     TP_RUN(graph_cost_hand_computed);
     TP_RUN(gemm_curve_envelope);
