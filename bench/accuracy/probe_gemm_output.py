@@ -1,7 +1,8 @@
-"""One-op probes: onnxruntime's time for a lone MatMul, or for one large output, against
-tensorplan's prediction and (MatMul) OpenBLAS on the same shape, measured in the same run.
+"""Lone-op probes beside bench/accuracy/probe_ops.sh (chains of one op: a node's cost): a lone MatMul
+at 18 shapes and one large graph output, onnxruntime's time against tensorplan's prediction and
+(MatMul) OpenBLAS on the same shape, measured in the same run.
 
-usage: /usr/bin/python3 bench/accuracy/probe_ops.py TENSORPLAN OUT_DIR [gemm|output]...
+usage: /usr/bin/python3 bench/accuracy/probe_gemm_output.py TENSORPLAN OUT_DIR [gemm|output]...
        (NODE_PATH must reach onnxruntime-node, as for measure_ort.js)
 
 gemm:   MatMuls x[M,K] · W[K,N], W a constant (onnxruntime pre-packs it), at the square sizes of
