@@ -270,9 +270,9 @@ static double recurrent_step_fixed_ns(const tp_device_model *d) {
    KiB) and the one-stream curve (8-byte words) understate it where the triad overflows a small L2
    and scalar loads cannot fill a cache's bandwidth (session 29, an AMD EPYC with 512 KiB of L2 a
    core: onnxruntime read a 256 KiB R at about 45 GB/s, a 4 MiB one at about 38, the triad 28.5, the
-   one-stream curve 24 at 4 MiB; docs/cost.md, "Session 29"). Where the curves agree (the
-   session-27 host: multi-stream 19-23 GB/s at 4 MiB, one-stream 16-23) the cached-pass rate
-   stays. */
+   one-stream curve 24 at 4 MiB; docs/cost.md, "Session 29"). Where the curves agree (session 20's
+   host: multi-stream 19-23 GB/s at 4 MiB, one-stream 16-23) the cached-pass rate stays. An R
+   larger than the caches (none measured) is read at the multi-stream curve's memory rate. */
 static double vector_reread_gbps(const tp_device_model *d, double bytes) {
     if (d->n_read_streams == 0) return 0;
     double at = bytes > d->read_streams[0].bytes ? bytes : d->read_streams[0].bytes;
@@ -313,7 +313,8 @@ static double recurrent_ns(const tp_device_model *d, const tp_op_cost *oc) {
            the curve's first point (4 MiB) at once past cache_bytes, as the session-17 host (1
            MiB of L2 a core) read an LSTM of H 256's 1 MiB R at 24 GB/s; this host (2 MiB of L2)
            reads it at 65 GB/s, and R of 1.8-2.4 MB at 35-42 (docs/cost.md, "Recurrent steps at
-           one thread"). */
+           one thread"). Since session 29 at the multi-stream curve's rate where that is faster
+           (vector_reread_gbps). */
         double rate = tp_device_mem_gbps(d, (uint64_t)r_bytes);
         double vec = vector_reread_gbps(d, r_bytes);
         read_ns = recurrent_step_fixed_ns(d) + r_bytes / (vec > rate ? vec : rate);
@@ -323,7 +324,8 @@ static double recurrent_ns(const tp_device_model *d, const tp_op_cost *oc) {
            share of R at its part of the pool's cached-pass rate (thread_share_gbps) while it
            fits, and the step pays a pool thread's wake-up and the caller's after the join (2
            wake_ns) besides its fixed cost. A smaller step runs on the calling thread and reads
-           all of R at that rate. LSTM/GRU probes of H
+           all of R at that rate (or at its part of the multi-stream curve, where faster:
+           vector_reread_gbps). LSTM/GRU probes of H
            64-512 at 2 threads: onnxruntime gains from H 256 on, loses ~5 us a step on a split
            LSTM of H 128, docs/cost.md "Session 18". */
         bool split = m * k * n >= MLAS_GEMM_THREAD_MACS;
