@@ -262,21 +262,23 @@ static double recurrent_step_fixed_ns(const tp_device_model *d) {
     return d->runtime_group_ns > 0 ? d->runtime_group_ns : d->runtime_node_ns;
 }
 
-/* The rate at which a measured CPU reads a weight of `bytes` again at every step with full-width
-   vector loads, as MLAS's kernel reads a recurrent step's packed R: the multi-stream read curve
-   (vector loads, calibrate_read.c) at its size, at least at the curve's first point (a weight that
-   fits a cache is read at least as fast as the curve's first working set); 0 without that curve.
-   The step takes it where it is faster than the cached-pass rate (below). The cache triad (3 x 256
-   KiB) and the one-stream curve (8-byte words) understate it where the triad overflows a small L2
-   and scalar loads cannot fill a cache's bandwidth (session 29, an AMD EPYC with 512 KiB of L2 a
-   core: onnxruntime read a 256 KiB R at about 45 GB/s, a 4 MiB one at about 38, the triad 28.5, the
-   one-stream curve 24 at 4 MiB; docs/cost.md, "Session 29"). Where the curves agree (session 20's
-   host: multi-stream 19-23 GB/s at 4 MiB, one-stream 16-23) the cached-pass rate stays. An R
-   larger than the caches (none measured) is read at the multi-stream curve's memory rate. */
-static double vector_reread_gbps(const tp_device_model *d, double bytes) {
-    if (d->n_read_streams == 0) return 0;
+/* The rate at which a measured CPU reads a weight again at every step, given its cached-pass rate
+   `cached` for a working set of `bytes`: MLAS's kernel reads a recurrent step's packed R with
+   full-width vector loads, which the multi-stream read curve measures (calibrate_read.c), so where
+   that curve at the working set (at least at its first point: a weight that fits a cache is read
+   at least as fast as the curve's first working set) is faster, its rate. The cache triad (3 x
+   256 KiB) and the one-stream curve (8-byte words) understate it where the triad overflows a small
+   L2 and scalar loads cannot fill a cache's bandwidth (session 29, an AMD EPYC with 512 KiB of L2 a
+   core: onnxruntime read a 4 MiB R at 38 GB/s or more and a 256 KiB one at 34 or more, a step's
+   whole time counted as the read, against the triad's 28.5 and the one-stream curve's 24 at 4 MiB;
+   docs/cost.md, "Session 29"). Where the curves agree (session 20's host: multi-stream 19-23 GB/s
+   at 4 MiB, one-stream 16-23) the cached-pass rate stays. An R larger than the caches (none
+   measured) is read at the multi-stream curve's memory rate. Without that curve: `cached`. */
+static double reread_gbps(const tp_device_model *d, double cached, double bytes) {
+    if (d->n_read_streams == 0) return cached;
     double at = bytes > d->read_streams[0].bytes ? bytes : d->read_streams[0].bytes;
-    return tp_device_read_streams_gbps(d, at);
+    double vec = tp_device_read_streams_gbps(d, at);
+    return vec > cached ? vec : cached;
 }
 
 /* A recurrent node (TP_KERNEL_RECURRENT): the input projection of every step as one GEMM, then
@@ -314,10 +316,9 @@ static double recurrent_ns(const tp_device_model *d, const tp_op_cost *oc) {
            MiB of L2 a core) read an LSTM of H 256's 1 MiB R at 24 GB/s; this host (2 MiB of L2)
            reads it at 65 GB/s, and R of 1.8-2.4 MB at 35-42 (docs/cost.md, "Recurrent steps at
            one thread"). Since session 29 at the multi-stream curve's rate where that is faster
-           (vector_reread_gbps). */
-        double rate = tp_device_mem_gbps(d, (uint64_t)r_bytes);
-        double vec = vector_reread_gbps(d, r_bytes);
-        read_ns = recurrent_step_fixed_ns(d) + r_bytes / (vec > rate ? vec : rate);
+           (reread_gbps). */
+        double rate = reread_gbps(d, tp_device_mem_gbps(d, (uint64_t)r_bytes), r_bytes);
+        read_ns = recurrent_step_fixed_ns(d) + r_bytes / rate;
     } else if (pool) {
         /* several threads of a measured CPU: MLAS splits a step's GEMM over the pool when it is
            large enough (MLAS_GEMM_THREAD_MACS, as for any GEMM), each thread then reading its
@@ -325,15 +326,14 @@ static double recurrent_ns(const tp_device_model *d, const tp_op_cost *oc) {
            fits, and the step pays a pool thread's wake-up and the caller's after the join (2
            wake_ns) besides its fixed cost. A smaller step runs on the calling thread and reads
            all of R at that rate (or at its part of the multi-stream curve, where faster:
-           vector_reread_gbps). LSTM/GRU probes of H
+           reread_gbps). LSTM/GRU probes of H
            64-512 at 2 threads: onnxruntime gains from H 256 on, loses ~5 us a step on a split
            LSTM of H 128, docs/cost.md "Session 18". */
         bool split = m * k * n >= MLAS_GEMM_THREAD_MACS;
         double share = split ? r_bytes / (double)d->threads : r_bytes;
-        double rate = thread_share_gbps(d, share);
-        /* the pool's multi-stream curve at the pool's working set, a thread's part of it */
-        double vec = vector_reread_gbps(d, share * (double)d->threads) / (double)d->threads;
-        if (vec > rate) rate = vec;
+        /* the pool's rates at the pool's working set, a thread's part of them */
+        double t = (double)d->threads;
+        double rate = reread_gbps(d, thread_share_gbps(d, share) * t, share * t) / t;
         read_ns = recurrent_step_fixed_ns(d) + share / rate + (split ? 2.0 * d->wake_ns : 0);
     }
     if (read_ns > step_ns) step_ns = read_ns;

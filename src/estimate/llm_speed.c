@@ -73,8 +73,9 @@ static const type_rate cpu_rates[] = {
  * (docs/estimate.md), so its band stays the one-thread one. On a CPU the factor was not fitted on
  * (session 29: an AMD EPYC with AVX2, ggml's haswell variant) held-out dense decode at 2 threads
  * was -17 ... -38 % (the stretch fitted on the Zen 5 VM does not carry: there llama.cpp gained
- * 1.5-1.75x from the second thread, here 1.6-1.8x, as the calibration's reads), prefill -18 ...
- * +15 %: the band is that host's largest held-out error, rounded up. */
+ * 1.5-1.75x from the second thread, here 1.6-1.85x, as the calibration's reads; without the
+ * stretch -21 ... +6 %), prefill -18 ... -8 %: the band is that host's largest held-out error,
+ * rounded up. */
 #define CPU_ERROR_BAND_DENSE_MT 0.40
 /* A CPU whose llama.cpp runs AMX kernels (tp_llm_host_repack() == AMX: ggml's sapphirerapids
  * variant or a native build) for the weight types they take, where the calibration could not run
