@@ -32,6 +32,10 @@ def estimate(tp, model, inputs):
     cmd = [tp, 'estimate', model, '--runtime', 'onnxruntime', '--json', '--budget', '1TiB']
     for k, v in spec.get('bind', {}).items():
         cmd += ['--dim', '%s=%d' % (k, v)]
+    # integer values the run feeds (a sample rate an If reads): known to a user before running
+    for k, v in spec.get('inputs', {}).items():
+        if v.get('values') and v.get('dtype', '').startswith('int'):
+            cmd += ['--input-value', '%s=%s' % (k, ','.join(str(int(x)) for x in v['values']))]
     out = subprocess.run(cmd, capture_output=True, text=True)
     if out.returncode not in (0, 3):
         return None, out.stderr.strip().splitlines()[-1] if out.stderr else 'failed'

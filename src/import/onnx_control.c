@@ -252,7 +252,10 @@ static tp_status cf_if(control_conv *cv, tp_ox_ctx *c) {
         }
         if (ot[k].elem != oe[k].elem || ot[k].shape.rank != oe[k].shape.rank) {
             st = tp_ox_fail(c, TP_ERR_UNSUPPORTED,
-                            "output %u: the branches differ in element type or rank", k);
+                            "output %u: the branches differ in element type or rank and the "
+                            "condition is unknown at plan time: bind what it depends on "
+                            "(--dim; unnamed dims: unk_<input>_<axis>; --input-value)",
+                            k);
             goto done;
         }
         for (int32_t d = 0; d < o->shape.rank; d++) {

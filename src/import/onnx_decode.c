@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "import/onnx_decode.h"
+#include "import/onnx_node_order.h"
 
 #define CHECK(expr)                                                                                \
     do {                                                                                           \
@@ -625,6 +626,7 @@ tp_status tp__onnx_decode_graph(tp_onnx_dctx *c, tp_pb r, const tp_onnx_graph *p
             break;
         }
     }
+    CHECK(tp__onnx_order_nodes(c->m->alloc, nodes, g->n_nodes, g->name ? g->name : "", c->err));
     c->cur_graph = parent;
     c->depth--;
     return TP_OK;

@@ -72,8 +72,10 @@ static tp_status r_unary(tp_ox_ctx *c) {
             return st;
         tp_ox_set_value(c, 0, v);
     }
-    /* Neg of known integers (torch exports -1 * dim chains) */
-    if (strcmp(c->node->op_type, "Neg") == 0 && c->in[0].value && !c->in[0].value->is_float) {
+    /* Neg of known integers (torch exports -1 * dim chains), Not of known booleans (an If on
+       Not(rank == 2): silero_vad v5's decoder) */
+    bool neg = strcmp(opn, "Neg") == 0, logical_not = strcmp(opn, "Not") == 0;
+    if ((neg || logical_not) && c->in[0].value && !c->in[0].value->is_float) {
         const tp_ox_value *x = c->in[0].value;
         tp_ox_value *v = tp_ox_value_new(c->alloc, x->n, false);
         if (!v) return tp_ox_fail(c, TP_ERR_NOMEM, "out of memory");
@@ -82,7 +84,7 @@ static tp_status r_unary(tp_ox_ctx *c) {
                 tp_ox_value_free(c->alloc, v);
                 return TP_OK;
             }
-            v->d[i] = tp_dim_static(-x->d[i].size);
+            v->d[i] = tp_dim_static(neg ? -x->d[i].size : x->d[i].size == 0);
         }
         tp_ox_set_value(c, 0, v);
     }

@@ -149,6 +149,11 @@ void tp_ox_syms_free(tp_ox_syms *s) {
     tp_mem_free(s->alloc, s->pre_bound, s->cap_pre_bound * sizeof *s->pre_bound);
     s->pre_bound = NULL;
     s->n_pre_bound = s->cap_pre_bound = 0;
+    tp_mem_free(s->alloc, s->pb_value, s->cap_pb_value * sizeof *s->pb_value);
+    tp_mem_free(s->alloc, s->pb_known, s->cap_pb_known * sizeof *s->pb_known);
+    s->pb_value = NULL;
+    s->pb_known = NULL;
+    s->pb_len = s->cap_pb_value = s->cap_pb_known = 0;
 }
 
 tp_status tp_ox_syms_pre_bound(tp_ox_syms *s, tp_dim d, int64_t value, tp_error *err) {
@@ -159,6 +164,7 @@ tp_status tp_ox_syms_pre_bound(tp_ox_syms *s, tp_dim d, int64_t value, tp_error 
     s->pre_bound[s->n_pre_bound].sym = d.sym;
     s->pre_bound[s->n_pre_bound].value = value;
     s->n_pre_bound++;
+    s->pb_len = 0; /* the values derived so far may change */
     return TP_OK;
 }
 
@@ -366,18 +372,65 @@ static int64_t ifloordiv(int64_t x, int64_t y) {
     return q;
 }
 
-/* A static dim, or a symbol bound before converting: its value. */
-static bool pre_bound_value(const tp_ox_syms *s, tp_dim d, int64_t *v) {
-    if (tp_dim_is_static(d)) {
-        *v = d.size;
-        return true;
-    }
-    for (size_t i = s->n_pre_bound; i > 0; i--) /* the last given wins */
-        if (s->pre_bound[i - 1].sym == d.sym) {
+/* A named symbol's value given before converting (the last given wins). */
+static bool given_value(const tp_ox_syms *s, tp_sym_id sym, int64_t *v) {
+    for (size_t i = s->n_pre_bound; i > 0; i--)
+        if (s->pre_bound[i - 1].sym == sym) {
             *v = s->pre_bound[i - 1].value;
             return true;
         }
     return false;
+}
+
+/* A static dim or a symbol pre_bound_value has already filled: its value. */
+static bool filled_value(const tp_ox_syms *s, tp_dim d, int64_t *v) {
+    if (tp_dim_is_static(d)) {
+        *v = d.size;
+        return true;
+    }
+    if ((size_t)d.sym >= s->pb_len || !s->pb_known[d.sym]) return false;
+    *v = s->pb_value[d.sym];
+    return true;
+}
+
+/* A static dim, or a symbol whose value follows from the dims bound before converting: a
+ * named one given, or an expression of such (the length of an STFT's frames computed from the
+ * samples, compared in an If: silero_vad v5). Out of memory: not known (a comparison then
+ * stays open, as without the values). */
+static bool pre_bound_value(tp_ox_syms *s, tp_dim d, int64_t *v) {
+    if (tp_dim_is_static(d)) {
+        *v = d.size;
+        return true;
+    }
+    if (!s->n_pre_bound || d.sym < 0) return false;
+    size_t want = (size_t)d.sym + 1;
+    if (want > s->pb_len) {
+        if (!tp_mem_grow(s->alloc, (void **)&s->pb_value, sizeof *s->pb_value, &s->cap_pb_value,
+                         want) ||
+            !tp_mem_grow(s->alloc, (void **)&s->pb_known, sizeof *s->pb_known, &s->cap_pb_known,
+                         want))
+            return false;
+        for (size_t id = s->pb_len; id < want; id++) {
+            tp_dim self = {0, (tp_sym_id)id}, a, b, r;
+            tp_sym_op op;
+            int64_t va, vb;
+            bool known;
+            if (!tp_graph_dim_def(s->g, self, &op, &a, &b)) {
+                known = given_value(s, (tp_sym_id)id, &s->pb_value[id]);
+            } else { /* its operands are static or earlier symbols, filled before it */
+                known = filled_value(s, a, &va) && filled_value(s, b, &vb) &&
+                        tp_graph_dim_expr(s->g, op, tp_dim_static(va), tp_dim_static(vb), &r,
+                                          NULL) == TP_OK &&
+                        tp_dim_is_static(r);
+                if (known) s->pb_value[id] = r.size;
+            }
+            s->pb_known[id] = known;
+            s->pb_len = id + 1;
+        }
+    }
+    if (!s->pb_known[d.sym]) return false;
+    *v = s->pb_value[d.sym];
+    return true;
 }
 
 /* One integer binary op; *known false when the result cannot be known. */

@@ -78,6 +78,12 @@ typedef struct tp_ox_syms {
         int64_t value;
     } * pre_bound;
     size_t n_pre_bound, cap_pre_bound;
+    /* every symbol's value under those dims, filled in id order as comparisons ask (a derived
+     * symbol refers to earlier ones only): pb_known[id] 1 when pb_value[id] holds it, 0 when it
+     * depends on a symbol not bound before converting */
+    int64_t *pb_value;
+    uint8_t *pb_known;
+    size_t pb_len, cap_pb_value, cap_pb_known;
 } tp_ox_syms;
 
 tp_status tp_ox_sym_expr(tp_ox_syms *s, tp_sym_op op, tp_dim a, tp_dim b, tp_dim *out,

@@ -1,6 +1,6 @@
 /* A small open-addressing hash index (linear probing) from hashes to ids. */
 #include "core/mem.h"
-#include "graph/graph_internal.h"
+#include "core/idmap.h"
 
 #include <string.h>
 
