@@ -6,7 +6,6 @@
 #include "core/idmap.h"
 #include "tensorplan/graph.h"
 
-
 /* Symbol table entry: a named symbol or a derived expression `a op b`. */
 enum { SYM_OK = 0, SYM_UNBOUND, SYM_OVERFLOW, SYM_DIV_ZERO, SYM_NEGATIVE };
 
