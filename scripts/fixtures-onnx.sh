@@ -28,11 +28,11 @@ for t in /usr/bin/python3 node npm; do
 done
 mkdir -p "$FIX/npm" "$FIX/models"
 
-npm_get() { # package, file inside it, destination
+npm_get() { # package, file inside it, destination[, version]
   if [ ! -f "$3" ]; then
     if [ ! -f "$FIX/npm/node_modules/$1/package.json" ]; then
-      echo "fixtures-onnx: npm install $1" >&2
-      (cd "$FIX/npm" && npm install --no-audit --no-fund --silent --ignore-scripts "$1" >/dev/null)
+      echo "fixtures-onnx: npm install $1${4:+@$4}" >&2
+      (cd "$FIX/npm" && npm install --no-audit --no-fund --silent --ignore-scripts "$1${4:+@$4}" >/dev/null)
     fi
     cp "$FIX/npm/node_modules/$1/$2" "$3"
   fi
@@ -44,6 +44,17 @@ cat > "$FIX/models/silero_vad.inputs.json" <<'JSON'
             "sr": {"dtype": "int64", "shape": [], "values": [16000]},
             "h": {"dtype": "float32", "shape": [2, 1, 64]},
             "c": {"dtype": "float32", "shape": [2, 1, 64]}}}
+JSON
+
+# Silero VAD v5 as @ricky0123/vad-web ships it (session 30): Ifs decided by the dims given
+# before loading (Shape -> Gather -> Equal through the STFT's frames; Not of a rank test), its
+# unnamed input dims bound by their importer names; vad-web feeds 512 samples + 64 of context
+npm_get @ricky0123/vad-web dist/silero_vad_v5.onnx "$FIX/models/silero_vad_v5.onnx" 0.0.31
+cat > "$FIX/models/silero_vad_v5.inputs.json" <<'JSON'
+{"bind": {"unk_input_0": 1, "unk_input_1": 576, "unk_state_1": 1},
+ "inputs": {"input": {"dtype": "float32", "shape": [1, 576]},
+            "state": {"dtype": "float32", "shape": [2, 1, 128]},
+            "sr": {"dtype": "int64", "shape": [], "values": [16000]}}}
 JSON
 
 # models the importer was not tuned on: PaddleOCR v4 (converted with paddle2onnx) and an

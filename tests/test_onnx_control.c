@@ -202,6 +202,32 @@ TP_TEST(silero_vad_bodies) {
     TP_CHECK_EQ_U64(by_depth[2], 1065568);
     tp_graph_destroy(g);
 }
+/* Silero VAD v5 as npm @ricky0123/vad-web ships it: an If on the sample rate holding the network,
+ * and inside it Ifs on shapes: Equal(Gather(Shape(encoder output)), 1) (a squeeze made
+ * conditional, branches of ranks 2 and 3) and Not(Size(Shape(x)) == 2). With the dims vad-web
+ * feeds given before loading (576 samples, unnamed dims named by the importer) and sr known,
+ * each If takes the branch onnxruntime runs; without the dims the rank-changing If is a clear
+ * error asking for them. */
+TP_TEST(silero_vad_v5) {
+    const char *dims[] = {"unk_input_0=1", "unk_input_1=576", "unk_state_1=1"};
+    const int64_t sr = 16000;
+    tp_onnx_input_value iv = {"sr", &sr, NULL, 1};
+    tp_onnx_options opt;
+    tp_onnx_options_init(&opt);
+    opt.dims = dims;
+    opt.n_dims = 3;
+    opt.input_values = &iv;
+    opt.n_input_values = 1;
+    check_model_opt("onnx", "silero_vad_v5", &opt, NULL, NULL);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/.fixtures/onnx/models/silero_vad_v5.onnx", TP_SOURCE_DIR);
+    tp_error err;
+    tp_graph *g = NULL;
+    TP_CHECK_STATUS(tp_onnx_load(path, NULL, NULL, &g, &err), TP_ERR_UNSUPPORTED);
+    TP_CHECK_CONTAINS(err.msg, "condition is unknown at plan time: bind what it depends on");
+    tp_graph_destroy(g);
+}
+
 TP_TEST(loop_rnn) {
     check_model("cf_loop_rnn", NULL, NULL);
 }
@@ -274,6 +300,7 @@ int main(void) {
     TP_RUN(sequence_allocation_failures);
     TP_RUN(silero_vad);
     TP_RUN(silero_vad_bodies);
+    TP_RUN(silero_vad_v5);
     TP_RUN(loop_rnn);
     TP_RUN(if_conv);
     TP_RUN(scan);

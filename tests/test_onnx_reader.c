@@ -476,6 +476,66 @@ TP_TEST(nested_graphs) {
     free(mm.p);
 }
 
+/* A node of op `op` named `name` reading `in` (and `in2` when given), writing `out`. */
+static void add_node(buf *g, const char *name, const char *op, const char *in, const char *in2,
+                     const char *out) {
+    buf n = {0};
+    b_str(&n, 1, in);
+    if (in2) b_str(&n, 1, in2);
+    b_str(&n, 2, out);
+    b_str(&n, 3, name);
+    b_str(&n, 4, op);
+    b_msg(g, 1, &n);
+}
+
+/* Nodes out of order (as a float16 converter leaves them: onnxruntime sorts them when it loads):
+ * each is moved after the producers of what it reads, a name read inside a subgraph included,
+ * the first ready in the file first; a cycle is a parse error at the node's offset. */
+TP_TEST(nodes_put_in_dependency_order) {
+    buf g = {0}, m = {0};
+    add_node(&g, "n0", "Relu", "b", NULL, "c");
+    add_node(&g, "n1", "Relu", "x", NULL, "b");
+    { /* n2: If(x) whose then_branch returns d, written by n3 */
+        buf n = {0}, a = {0}, body = {0}, out = {0};
+        add_node(&body, "t0", "Identity", "d", NULL, "t");
+        b_str(&out, 1, "t");
+        b_msg(&body, 12, &out);
+        b_str(&n, 1, "x");
+        b_str(&n, 2, "e");
+        b_str(&n, 3, "n2");
+        b_str(&n, 4, "If");
+        b_str(&a, 1, "then_branch");
+        b_int(&a, 20, TP_ONNX_ATTR_GRAPH);
+        b_msg(&a, 6, &body);
+        b_msg(&n, 5, &a);
+        b_msg(&g, 1, &n);
+    }
+    add_node(&g, "n3", "Relu", "x", NULL, "d");
+    b_int(&m, 1, 8);
+    b_msg(&m, 7, &g);
+    tp_onnx_model *om;
+    tp_error err;
+    TP_CHECK_OK(open_buf(&m, &om, &err), &err);
+    if (om) {
+        const char *want[] = {"n1", "n0", "n3", "n2"};
+        TP_CHECK_EQ_U64(om->graph->n_nodes, 4);
+        for (uint32_t i = 0; i < 4 && i < om->graph->n_nodes; i++)
+            TP_CHECK_STR(om->graph->nodes[i].name, want[i]);
+        tp_onnx_model_destroy(om);
+    }
+    free(m.p);
+    /* a cycle */
+    buf c = {0}, cm = {0};
+    add_node(&c, "p", "Add", "x", "b", "a");
+    add_node(&c, "q", "Relu", "a", NULL, "b");
+    b_int(&cm, 1, 8);
+    b_msg(&cm, 7, &c);
+    TP_CHECK_STATUS(open_buf(&cm, &om, &err), TP_ERR_PARSE);
+    TP_CHECK_CONTAINS(err.msg, "has a cycle: node 0 'p' (Add)");
+    TP_CHECK(err.offset != TP_NO_OFFSET && err.offset < cm.n);
+    free(cm.p);
+}
+
 /* Node counts are bounded before the node arrays are allocated: an empty NodeProto
  * is refused while counting, and the model's node total is limited (max_nodes). */
 TP_TEST(node_count_bounds) {
@@ -1019,6 +1079,7 @@ int main(void) {
     TP_RUN(external_data);
     TP_RUN(more_message_kinds);
     TP_RUN(nested_graphs);
+    TP_RUN(nodes_put_in_dependency_order);
     TP_RUN(node_count_bounds);
     TP_RUN(bad_inputs_each_a_clear_error);
     TP_RUN(every_truncation_is_an_error);

@@ -9,7 +9,10 @@ fitting on real models): every weight is a (1, 256, 64) float tensor (64 KiB) st
   lstm_N        a chain of N LSTMs (hidden 64) in the main graph (W, R pre-packed by onnxruntime);
   iflstm_N      an If whose two branches each hold a chain of N LSTMs;
   ifs_N         N Ifs, each branch one Identity/Neg node: the per-subgraph session cost;
-  ifsK_N        the same with K Neg nodes per branch: the per-node cost inside bodies.
+  ifsK_N        the same with K Neg nodes per branch: the per-node cost inside bodies;
+  constsum_N    sum_N with every weight a Constant node instead of an initializer (session 30);
+  ifconst_N     ifsum_N with every weight a Constant node inside the branches (silero_vad v5
+                keeps its weights so).
 The If condition comes from an int64 input 'ci' (1), so that no optimizer folds it.
 Usage: /usr/bin/python3 bench/ort_memory/synth_body.py OUTDIR (writes NAME.onnx, NAME.inputs.json)"""
 import json
@@ -53,6 +56,18 @@ def sum_chain(tag, x, n):
     return nodes, inits, prev
 
 
+def const_chain(tag, x, n):
+    """sum_chain with each weight a Constant node (its tensor an attribute of the node)."""
+    nodes, prev = [], x
+    for i in range(n):
+        w, r, o = '%sW%d' % (tag, i), '%sR%d' % (tag, i), '%ss%d' % (tag, i)
+        for name in (w, r):
+            nodes.append(helper.make_node('Constant', [], [name], value=weight(name)))
+        nodes.append(helper.make_node('Sum', [prev, w, r], [o]))
+        prev = o
+    return nodes, [], prev
+
+
 def lstm_chain(tag, x, n):
     nodes, inits, prev = [], [], x
     for i in range(n):
@@ -69,18 +84,22 @@ CI = vi('ci', [], TensorProto.INT64)
 FEED_CI = {'ci': {'dtype': 'int64', 'shape': [], 'values': [1]}}
 
 
-def main_chain(out, kind, n):
-    chain = sum_chain if kind == 'sum' else lstm_chain
-    shape = SHAPE if kind == 'sum' else [1, 1, HID]
+CHAINS = {'sum': sum_chain, 'lstm': lstm_chain, 'const': const_chain}
+
+
+def main_chain(out, kind, n, name=None):
+    chain = CHAINS[kind]
+    shape = [1, 1, HID] if kind == 'lstm' else SHAPE
     nodes, inits, y = chain('', 'x', n)
     nodes.append(helper.make_node('Identity', [y], ['y']))
-    save(nodes, inits, [vi('x', shape)], [vi('y', shape)], os.path.join(out, '%s_%d.onnx' % (kind, n)),
+    save(nodes, inits, [vi('x', shape)], [vi('y', shape)],
+         os.path.join(out, name or '%s_%d.onnx' % (kind, n)),
          {'x': {'dtype': 'float32', 'shape': shape}})
 
 
 def nested_if(out, name, depth, n, kind='sum'):
-    chain = sum_chain if kind == 'sum' else lstm_chain
-    shape = SHAPE if kind == 'sum' else [1, 1, HID]
+    chain = CHAINS[kind]
+    shape = [1, 1, HID] if kind == 'lstm' else SHAPE
 
     def branch(tag, d):
         if d == depth:
@@ -145,4 +164,7 @@ for n in (1, 32):
 for n in (1, 201):
     if_chain(out, n, 1)
 if_chain(out, 201, 5)
+for n in (1, 16):
+    main_chain(out, 'const', n, 'constsum_%d.onnx' % n)
+    nested_if(out, 'ifconst_%d.onnx' % n, 1, n, 'const')
 print('synth_body: models in', out)

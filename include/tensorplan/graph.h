@@ -215,8 +215,9 @@ typedef struct tp_op {
             bool external;
         } param;
         /* tied_to: node id of the Param this one aliases (counted once), or -1.
-           body_depth: 0 for a weight of the main graph; k for an initializer of a
-           control-flow body (If branch, Loop/Scan body) nested k bodies deep.
+           body_depth: 0 for a weight of the main graph; k for an initializer (or, on a
+           Constant, a Constant node) of a control-flow body (If branch, Loop/Scan body)
+           nested k bodies deep.
            data_offset/bytes: where the weight lives in its file (0 when unknown).
            external: its bytes are in an external data file, not in the model file
            (tp_graph_set_param_external; false by default). */
@@ -565,9 +566,9 @@ TP_API tp_status tp_graph_set_param_external(tp_graph *g, tp_node_id id, bool ex
 TP_API tp_status tp_graph_add_bodies(tp_graph *g, uint64_t bodies, uint64_t unplanned_nodes,
                                      tp_error *err);
 TP_API void tp_graph_bodies(const tp_graph *g, uint64_t *bodies, uint64_t *unplanned_nodes);
-/* Record that a Param is an initializer of a control-flow body nested depth bodies
- * deep (importers; 0 = the main graph, the default). TP_ERR_INVALID when id is not a
- * Param. Needs exclusive access. */
+/* Record that a Param is an initializer (or a Constant a constant node) of a control-flow
+ * body nested depth bodies deep (importers; 0 = the main graph, the default).
+ * TP_ERR_INVALID when id is neither a Param nor a Constant. Needs exclusive access. */
 TP_API tp_status tp_graph_set_param_body_depth(tp_graph *g, tp_node_id id, uint32_t depth,
                                                tp_error *err);
 

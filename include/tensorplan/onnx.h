@@ -93,8 +93,9 @@ typedef struct tp_onnx_options {
     const tp_onnx_input_value *input_values;
     uint32_t n_input_values;
     /* Symbolic dims known before loading, as "name=value" (the CLI's --dim).
-     * A comparison of such a dim of a graph input with a number or another
-     * given dim (an If on `x.size(1) > 512`) is decided while converting, so
+     * A comparison of such a dim of a graph input, or of a dim computed from
+     * such dims (an STFT's frame count from the samples), with a number or
+     * another such dim (an If on `x.size(1) > 512`) is decided while converting, so
      * the branch taken at these sizes is the one planned (the graph is then
      * specific to them). The graph is not bound by this: bind it after loading
      * (tp_graph_bind_str, which reports a malformed assignment). A name no

@@ -142,6 +142,10 @@ typedef struct tp_runtime_estimate {
                                             in holes that emulation left (resident already, so
                                             not in arena_bytes; docs/runtime.md, Session 28) */
     const char *fixed_source;            /* where session_fixed_bytes was measured; never NULL */
+    const char *not_modelled;            /* what the profile found in the graph and does not
+                                            model, so that the figure may be below what the
+                                            runtime takes (a sentence; static storage); ""
+                                            when nothing; never NULL */
 } tp_runtime_estimate;
 
 /* The runtime's figure for a bound graph whose plan estimate is e (from

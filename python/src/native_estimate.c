@@ -83,6 +83,7 @@ static PyObject *runtime_dict(const tp_runtime_estimate *rt, const tp_ort_option
         bad = bad || tp_py_put_u64(d, "arena_in_holes_bytes", rt->arena_in_holes_bytes);
         bad = bad || tp_py_put_u64(d, "arena_reserved_bytes", rt->arena_reserved_bytes);
         bad = bad || tp_py_put_str(d, "session_fixed_source", rt->fixed_source);
+        bad = bad || tp_py_put_str(d, "not_modelled", rt->not_modelled ? rt->not_modelled : "");
         bad =
             bad ||
             tp_py_put_obj(

@@ -158,6 +158,7 @@ class Runtime:
     arena_in_holes_bytes: Optional[int] = None
     arena_reserved_bytes: Optional[int] = None
     session_fixed_source: Optional[str] = None
+    not_modelled: Optional[str] = None
     options: Optional[OrtOptions] = None
 
     def __str__(self) -> str:

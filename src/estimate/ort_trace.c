@@ -104,6 +104,38 @@ static bool convt_scratch(const tp_graph *g, const tp_node *n, uint64_t *out) {
     return tp_dtype_bytes(n->dtype, v, out, &e) == TP_OK;
 }
 
+/* ConvInteger's column buffer (conv_integer.cc, onnxruntime 1.30): (input channels / group) x
+ * kernel area x output area bytes of uint8, asked of the arena's temporary space while the kernel
+ * runs, unless the kernel is 1x1 with strides 1 and no padding (it then reads its input in
+ * place: a 1x1 kernel whose output keeps the input's spatial dims). The importer keeps ConvInteger
+ * as a custom node; its weight W [M, C / group, k...] gives the kernel. *out 0 for any other node
+ * or an unbound dim. */
+static bool conv_integer_scratch(const tp_graph *g, const tp_node *n, uint64_t *out) {
+    *out = 0;
+    if (n->op.kind != TP_OP_CUSTOM || !n->op.attrs.custom.name ||
+        strcmp(n->op.attrs.custom.name, "ConvInteger") != 0 || n->n_inputs < 2)
+        return true;
+    const tp_node *x = tp_graph_node(g, n->inputs[0]), *w = tp_graph_node(g, n->inputs[1]);
+    const int32_t rank = n->shape.rank;
+    if (!x || !w || rank < 3 || x->shape.rank != rank || w->shape.rank != rank) return true;
+    int64_t cg;
+    tp_error e;
+    if (tp_graph_dim_value(g, w->shape.dims[1], &cg, &e) != TP_OK || cg < 1) return true;
+    uint64_t v = (uint64_t)cg;
+    bool pointwise = true;
+    for (int32_t i = 2; i < rank; i++) {
+        int64_t k, o, in;
+        if (tp_graph_dim_value(g, w->shape.dims[i], &k, &e) != TP_OK ||
+            tp_graph_dim_value(g, n->shape.dims[i], &o, &e) != TP_OK ||
+            tp_graph_dim_value(g, x->shape.dims[i], &in, &e) != TP_OK || k < 1 || o < 1)
+            return true;
+        if (!tp_mul_u64(v, (uint64_t)k, &v) || !tp_mul_u64(v, (uint64_t)o, &v)) return false;
+        pointwise = pointwise && k == 1 && o == in;
+    }
+    *out = pointwise ? 0 : v;
+    return true;
+}
+
 /* Where's two selections (ortgraph/ort_where.h): X's in the output's shape and Y's, asked of the
  * arena while the kernel runs, both alive until it merges them into the output; *xsel = *ysel =
  * 0 for any other node or an unbound dim. */
@@ -280,13 +312,13 @@ static tp_status trace_emit(const tp_graph *g, const tp_liveness *l, uint32_t bl
         }
         t->main_buf[id] = (int32_t)*nb;
         if (!trace_push(a, b, nb, bcap, v)) goto nomem;
-        uint64_t scratch;
-        if (!convt_scratch(g, nd, &scratch))
+        uint64_t scratch, cols;
+        if (!convt_scratch(g, nd, &scratch) || !conv_integer_scratch(g, nd, &cols))
             return tp_error_set(err, TP_ERR_OVERFLOW, "runtime: '%s': scratch overflows 64 bits",
                                 nd->name);
         uint64_t sel[2];
         where_scratch(g, nd, lv->bytes, &sel[0], &sel[1]);
-        uint64_t scratches[] = {scratch, sel[0], sel[1]};
+        uint64_t scratches[] = {scratch, cols, sel[0], sel[1]};
         for (size_t k = 0; k < sizeof scratches / sizeof scratches[0]; k++) {
             if (!scratches[k]) continue;
             tp_ort_buf sb = {(tp_node_id)id, scratches[k], 2 * p, 2 * p, -1, 0, 0, -1, -1,

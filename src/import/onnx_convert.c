@@ -629,6 +629,9 @@ tp_status tp__ox_emit(conv *cv, tp_ox_ctx *c, const tp_node_id *ids, uint32_t n_
             /* typed only */
         } else if (c->op.kind == TP_OP_CONSTANT) {
             st = tp_graph_add_constant(cv->g, irname, dt, &c->out[k].shape, &id, cv->err);
+            /* a body's Constant node: onnxruntime holds more copies of it (runtime_ort.c) */
+            if (st == TP_OK && cv->depth)
+                st = tp_graph_set_param_body_depth(cv->g, id, cv->depth, cv->err);
         } else if (first < 0) {
             st = tp_graph_add_op_shaped(cv->g, &c->op, ids, n_ids, &c->out[k].shape, dt, irname,
                                         &id, cv->err);

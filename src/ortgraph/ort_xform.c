@@ -106,9 +106,19 @@ static bool same_dims(const tp_graph *g, const tp_node *x, const tp_node *y) {
     return true;
 }
 
+bool tp_ort_pool_converts_plain(const tp_graph *g, const tp_node *n, uint32_t block) {
+    const tp_node *in;
+    int64_t c;
+    return block > 0 && n->op.kind == TP_OP_POOL && n->op.sub != TP_POOL_LP &&
+           n->dtype == TP_DTYPE_F32 && n->shape.rank == 4 && n->n_inputs >= 1 &&
+           n->inputs[0] >= 0 && (in = tp_graph_node(g, n->inputs[0])) != NULL &&
+           in->dtype == TP_DTYPE_F32 && tp_ort_dim(g, in, 1, &c) && c % (int64_t)block == 0;
+}
+
 static bool is_chain(const tp_graph *g, const uint8_t *chain, const tp_node *n, uint32_t block) {
     if (n->dtype != TP_DTYPE_F32 || n->shape.rank != 4) return false;
     if (n->op.kind == TP_OP_CONV) return tp_ort_conv_converted(g, n, block);
+    if (tp_ort_pool_converts_plain(g, n, block)) return true;
     if (n->n_inputs < 1 || n->inputs[0] < 0 || !chain[n->inputs[0]]) return false;
     switch (n->op.kind) {
     case TP_OP_UNARY:
@@ -531,7 +541,9 @@ tp_ort_read tp_ort_read_of(const tp_graph *g, const tp_ort_xform *x, tp_node_id 
     const tp_node *nd = tp_graph_node(g, m);
     bool is_conv = nd && nd->op.kind == TP_OP_CONV;
     bool nchw = is_conv && tp_ort_conv_reads_nchw(g, nd, x->block);
-    bool blocked_conv_input = is_conv && i == 0 && x->chain[m] && !nchw;
+    /* a blocked Conv, or a pooling converted on a plain input, reads a ReorderInput copy */
+    bool blocked_conv_input =
+        (is_conv || (nd && nd->op.kind == TP_OP_POOL)) && i == 0 && x->chain[m] && !nchw;
     if (x->chain[root])
         return root == in && x->chain[m] && (!is_conv || i == 0) && !nchw ? TP_ORT_READ_BLOCKED
                                                                           : TP_ORT_READ_REORDERED;

@@ -52,6 +52,11 @@ bool tp_ort_conv_converts(uint64_t spatial, uint64_t groups, uint64_t cin, uint6
 uint32_t tp_ort_recurrent_gates(const tp_node *n);
 /* tp_ort_conv_converts for a Conv node of g (false for another op or dtype, unbound channels). */
 bool tp_ort_conv_converted(const tp_graph *g, const tp_node *n, uint32_t block);
+/* A pooling (max, average, global; not Lp) of a float 4-D tensor whose channels are a multiple
+ * of the block: the NCHWc transformer converts it whatever its input's layout (TransformPool),
+ * inserting a ReorderInput copy of a plain input (isnet's MaxPools after ConvInteger's plain
+ * chain). False when block is 0 or the channels are unbound. */
+bool tp_ort_pool_converts_plain(const tp_graph *g, const tp_node *n, uint32_t block);
 /* A converted Conv with fewer input channels than the block reads its input in NCHW. */
 bool tp_ort_conv_reads_nchw(const tp_graph *g, const tp_node *n, uint32_t block);
 /* Dim axis of a 4-D node under the current bindings, when positive. */

@@ -417,6 +417,7 @@ static void json_runtime(tp_json *j, const est_args *a, const tp_runtime_estimat
         tp_json_kv_u64(j, "arena_in_holes_bytes", rt->arena_in_holes_bytes);
         tp_json_kv_u64(j, "arena_reserved_bytes", rt->arena_reserved_bytes);
         tp_json_kv_str(j, "session_fixed_source", rt->fixed_source);
+        tp_json_kv_str(j, "not_modelled", rt->not_modelled ? rt->not_modelled : "");
         tp_json_key(j, "options");
         tp_json_begin_object(j);
         tp_json_kv_bool(j, "mem_pattern", a->ro.ort.mem_pattern);
@@ -613,6 +614,8 @@ static void print_text(const est_args *a, const tp_graph *g, const tp_estimate *
         printf("  over plan    %12s  (what onnxruntime takes beyond the best plan)\n",
                tp_cli_fmt_bytes(tp_sat_sub_u64(rt->peak_bytes, rt->plan_peak_bytes), b[0],
                                 sizeof b[0]));
+        if (rt->not_modelled && rt->not_modelled[0])
+            printf("  not modelled %s: the onnxruntime figure may be low\n", rt->not_modelled);
     }
     printf("  budget       %12s  (%s)\n", tp_cli_fmt_bytes(budget, b[0], sizeof b[0]), how);
     if (m) {
@@ -644,6 +647,7 @@ static int run(est_args *a) {
     tp_runtime_estimate rt;
     memset(&rt, 0, sizeof rt);
     rt.fixed_source = "none";
+    rt.not_modelled = "";
     tp_status st;
     tp_graph *g = NULL;
     if (a->model.gguf) {
