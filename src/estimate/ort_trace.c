@@ -270,16 +270,21 @@ static tp_status trace_emit(const tp_graph *g, const tp_liveness *l, uint32_t bl
         if (!nd || !lv || tp_op_is_boundary(nd->op.kind) || lv->is_view ||
             lv->root != (tp_node_id)id || lv->bytes == 0 || x->absorbed[id] || p < 0)
             continue;
+        /* a half-precision tensor computed in float32 (tp_ort_widened): twice its bytes */
+        uint64_t bytes = lv->bytes;
+        if (tp_ort_widened(nd) && !tp_mul_u64(bytes, 2, &bytes))
+            return tp_error_set(err, TP_ERR_OVERFLOW, "runtime: '%s': bytes overflow 64 bits",
+                                nd->name);
         uint64_t key_plain = shape_key(g, nd, -1, t->unk[id]), pb;
         int64_t chan;
         bool out = t->output[id] != 0;
-        tp_ort_buf v = plain_buf((tp_node_id)id, lv->bytes, 2 * p, 2 * trace_max(t->death[id], p),
+        tp_ort_buf v = plain_buf((tp_node_id)id, bytes, 2 * p, 2 * trace_max(t->death[id], p),
                                  key_plain, out);
         /* read by its one ReorderInput copy, which every blocked Conv reading it shares
          * (nchwc_transformer.cc keeps the reordered input per tensor): written just before the
          * first of them, the plain tensor is not needed after it */
         if (t->ri_last[id] >= 0) v.death = trace_max(v.death, 2 * t->ri_first[id] - 1);
-        if (x->chain[id] && tp_ort_padded_bytes(g, nd, lv->bytes, block, &pb, &chan)) {
+        if (x->chain[id] && tp_ort_padded_bytes(g, nd, bytes, block, &pb, &chan)) {
             v.bytes = pb;
             v.shape_key = shape_key(g, nd, chan, t->unk[id]);
             v.output = false;
@@ -291,7 +296,7 @@ static tp_status trace_emit(const tp_graph *g, const tp_liveness *l, uint32_t bl
                 int64_t cb = t->ro[id] >= p ? 2 * t->ro[id] + 1
                                             : trace_max(2 * t->plain_first[id] - 1, 2 * p + 1);
                 tp_ort_buf copy =
-                    plain_buf((tp_node_id)id, lv->bytes, cb, 2 * t->plain_last[id], key_plain, out);
+                    plain_buf((tp_node_id)id, bytes, cb, 2 * t->plain_last[id], key_plain, out);
                 v.death = trace_max(v.death, cb);
                 t->copy_buf[id] = (int32_t)*nb;
                 if (!trace_push(a, b, nb, bcap, copy)) goto nomem;
@@ -317,7 +322,7 @@ static tp_status trace_emit(const tp_graph *g, const tp_liveness *l, uint32_t bl
             return tp_error_set(err, TP_ERR_OVERFLOW, "runtime: '%s': scratch overflows 64 bits",
                                 nd->name);
         uint64_t sel[2];
-        where_scratch(g, nd, lv->bytes, &sel[0], &sel[1]);
+        where_scratch(g, nd, bytes, &sel[0], &sel[1]);
         uint64_t scratches[] = {scratch, cols, sel[0], sel[1]};
         for (size_t k = 0; k < sizeof scratches / sizeof scratches[0]; k++) {
             if (!scratches[k]) continue;
@@ -325,7 +330,7 @@ static tp_status trace_emit(const tp_graph *g, const tp_liveness *l, uint32_t bl
                              true,           false};
             if (!trace_push(a, b, nb, bcap, sb)) goto nomem;
         }
-        if (t->ri_last[id] >= 0 && tp_ort_padded_bytes(g, nd, lv->bytes, block, &pb, &chan)) {
+        if (t->ri_last[id] >= 0 && tp_ort_padded_bytes(g, nd, bytes, block, &pb, &chan)) {
             tp_ort_buf ri = {(tp_node_id)id,
                              pb,
                              2 * t->ri_first[id] - 1,

@@ -73,8 +73,20 @@ bool tp_ort_conv_converts(uint64_t spatial, uint64_t groups, uint64_t cin, uint6
     return cin < b || cin % align == 0;
 }
 
+static bool half(tp_dtype t) {
+    return t == TP_DTYPE_F16 || t == TP_DTYPE_BF16;
+}
+
+bool tp_ort_widened(const tp_node *n) {
+    return n && half(n->dtype) && !tp_op_is_boundary(n->op.kind) && n->op.kind != TP_OP_CAST;
+}
+
+bool tp_ort_computes_f32(const tp_node *n) {
+    return n && (n->dtype == TP_DTYPE_F32 || tp_ort_widened(n));
+}
+
 bool tp_ort_conv_converted(const tp_graph *g, const tp_node *n, uint32_t block) {
-    if (n->op.kind != TP_OP_CONV || n->dtype != TP_DTYPE_F32 || n->n_inputs < 2) return false;
+    if (n->op.kind != TP_OP_CONV || !tp_ort_computes_f32(n) || n->n_inputs < 2) return false;
     const tp_node *x = tp_graph_node(g, n->inputs[0]);
     int64_t c, m, grp = n->op.attrs.conv.groups;
     if (!x || !tp_ort_dim(g, x, 1, &c) || !tp_ort_dim(g, n, 1, &m)) return false;
@@ -110,13 +122,13 @@ bool tp_ort_pool_converts_plain(const tp_graph *g, const tp_node *n, uint32_t bl
     const tp_node *in;
     int64_t c;
     return block > 0 && n->op.kind == TP_OP_POOL && n->op.sub != TP_POOL_LP &&
-           n->dtype == TP_DTYPE_F32 && n->shape.rank == 4 && n->n_inputs >= 1 &&
+           tp_ort_computes_f32(n) && n->shape.rank == 4 && n->n_inputs >= 1 &&
            n->inputs[0] >= 0 && (in = tp_graph_node(g, n->inputs[0])) != NULL &&
-           in->dtype == TP_DTYPE_F32 && tp_ort_dim(g, in, 1, &c) && c % (int64_t)block == 0;
+           tp_ort_dim(g, in, 1, &c) && c % (int64_t)block == 0;
 }
 
 static bool is_chain(const tp_graph *g, const uint8_t *chain, const tp_node *n, uint32_t block) {
-    if (n->dtype != TP_DTYPE_F32 || n->shape.rank != 4) return false;
+    if (!tp_ort_computes_f32(n) || n->shape.rank != 4) return false;
     if (n->op.kind == TP_OP_CONV) return tp_ort_conv_converted(g, n, block);
     if (tp_ort_pool_converts_plain(g, n, block)) return true;
     if (n->n_inputs < 1 || n->inputs[0] < 0 || !chain[n->inputs[0]]) return false;
@@ -469,7 +481,7 @@ tp_status tp_ort_xform_compute(const tp_graph *g, uint32_t block, tp_ort_xform *
         x->chain[id] = block > 0 && is_chain(g, x->chain, nd, block);
         if (silu_fuse(g, readers, x, (tp_node_id)id)) continue;
         tp_node_id in = nd->n_inputs > 0 ? nd->inputs[0] : -1;
-        bool f32 = nd->dtype == TP_DTYPE_F32;
+        bool f32 = tp_ort_computes_f32(nd);
         bool sole = in >= 0 && (uint32_t)in < n && readers[in] == 1;
         if (nd->op.kind == TP_OP_CONV && f32) {
             unit[id] = UNIT_CONV;
