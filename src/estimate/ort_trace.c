@@ -278,8 +278,8 @@ static tp_status trace_emit(const tp_graph *g, const tp_liveness *l, uint32_t bl
         uint64_t key_plain = shape_key(g, nd, -1, t->unk[id]), pb;
         int64_t chan;
         bool out = t->output[id] != 0;
-        tp_ort_buf v = plain_buf((tp_node_id)id, bytes, 2 * p, 2 * trace_max(t->death[id], p),
-                                 key_plain, out);
+        tp_ort_buf v =
+            plain_buf((tp_node_id)id, bytes, 2 * p, 2 * trace_max(t->death[id], p), key_plain, out);
         /* read by its one ReorderInput copy, which every blocked Conv reading it shares
          * (nchwc_transformer.cc keeps the reordered input per tensor): written just before the
          * first of them, the plain tensor is not needed after it */

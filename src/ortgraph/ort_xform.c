@@ -122,9 +122,9 @@ bool tp_ort_pool_converts_plain(const tp_graph *g, const tp_node *n, uint32_t bl
     const tp_node *in;
     int64_t c;
     return block > 0 && n->op.kind == TP_OP_POOL && n->op.sub != TP_POOL_LP &&
-           tp_ort_computes_f32(n) && n->shape.rank == 4 && n->n_inputs >= 1 &&
-           n->inputs[0] >= 0 && (in = tp_graph_node(g, n->inputs[0])) != NULL &&
-           tp_ort_dim(g, in, 1, &c) && c % (int64_t)block == 0;
+           tp_ort_computes_f32(n) && n->shape.rank == 4 && n->n_inputs >= 1 && n->inputs[0] >= 0 &&
+           (in = tp_graph_node(g, n->inputs[0])) != NULL && tp_ort_dim(g, in, 1, &c) &&
+           c % (int64_t)block == 0;
 }
 
 static bool is_chain(const tp_graph *g, const uint8_t *chain, const tp_node *n, uint32_t block) {
