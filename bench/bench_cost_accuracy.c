@@ -99,39 +99,53 @@ static bool json_str(const char *line, const char *key, char *buf, size_t cap) {
     return true;
 }
 
-/* Bind every "name": value pair of the "bind" object of NAME.inputs.json (its text). */
-static tp_status bind_inputs(tp_graph *g, const char *text, tp_error *err) {
-    tp_status s = TP_OK;
+/* The "name": value pairs of the "bind" object of NAME.inputs.json (its text), as "name=value"
+ * assignments: given to the importer before loading (tp_onnx_options.dims: an If on a dim
+ * computed from them takes its branch, silero_vad v5) and bound after it. At most MAX_BINDS. */
+#define MAX_BINDS 16
+typedef struct bind_list {
+    char text[MAX_BINDS][160];
+    const char *ptr[MAX_BINDS];
+    uint32_t n;
+} bind_list;
+
+static void read_binds(const char *text, bind_list *out) {
+    out->n = 0;
     const char *p = strstr(text, "\"bind\"");
     p = p ? strchr(p, '{') : NULL;
-    while (p && *p && *p != '}' && s == TP_OK) {
+    while (p && *p && *p != '}' && out->n < MAX_BINDS) {
         const char *k0 = strchr(p, '"');
         const char *close = strchr(p, '}');
         if (!k0 || (close && close < k0)) break;
         const char *k1 = strchr(k0 + 1, '"');
         if (!k1) break;
-        char name[128];
         size_t n = (size_t)(k1 - k0 - 1);
-        if (n >= sizeof name) break;
-        memcpy(name, k0 + 1, n);
-        name[n] = '\0';
+        if (n >= 128) break;
         const char *colon = strchr(k1, ':');
         if (!colon) break;
         char *end = NULL;
         long long v = strtoll(colon + 1, &end, 10);
-        /* a symbol the graph does not use is not an error */
-        tp_error e2;
-        tp_status bs = tp_graph_bind(g, name, (int64_t)v, &e2);
-        if (bs != TP_OK && bs != TP_ERR_NOT_FOUND) {
-            *err = e2;
-            s = bs;
-        }
+        snprintf(out->text[out->n], sizeof out->text[out->n], "%.*s=%lld", (int)n, k0 + 1, v);
+        out->ptr[out->n] = out->text[out->n];
+        out->n++;
         p = end;
         while (p && *p == ' ')
             p++;
         if (p && *p == ',') p++;
     }
-    return s;
+}
+
+/* Bind the assignments (a symbol the graph does not use is not an error). */
+static tp_status bind_inputs(tp_graph *g, const bind_list *b, tp_error *err) {
+    for (uint32_t i = 0; i < b->n; i++) {
+        tp_error e2;
+        tp_status bs = tp_graph_bind_str(g, b->ptr[i], &e2);
+        if (bs != TP_OK && bs != TP_ERR_NOT_FOUND) {
+            *err = e2;
+            return bs;
+        }
+    }
+    return TP_OK;
 }
 
 /* The values NAME.inputs.json gives for graph inputs ("inputs": {"sr": {..., "values": [16000]}}):
@@ -227,14 +241,21 @@ static void predict(row *r, const char *dir, const tp_device_model *dev) {
         s = tp_error_set(&err, TP_ERR_IO, "cannot read %s", path);
     input_values given;
     memset(&given, 0, sizeof given);
-    if (s == TP_OK) read_input_values(spec, &given);
+    bind_list binds;
+    memset(&binds, 0, sizeof binds);
+    if (s == TP_OK) {
+        read_input_values(spec, &given);
+        read_binds(spec, &binds);
+    }
     opt.input_values = given.iv;
     opt.n_input_values = given.n;
+    opt.dims = binds.ptr;
+    opt.n_dims = binds.n;
     if (s == TP_OK &&
         (size_t)snprintf(path, sizeof path, "%s/%s.onnx", dir, r->name) >= sizeof path)
         s = tp_error_set(&err, TP_ERR_INVALID, "path too long");
     if (s == TP_OK) s = tp_onnx_load(path, &opt, NULL, &g, &err);
-    if (s == TP_OK) s = bind_inputs(g, spec, &err);
+    if (s == TP_OK) s = bind_inputs(g, &binds, &err);
     free(spec);
     tp_graph_cost gc;
     memset(&gc, 0, sizeof gc);

@@ -765,9 +765,9 @@ TP_TEST(ort_where_selections_are_scratch) {
 }
 
 /* ConvInteger's column buffer (conv_integer.cc): (C / group) x kernel area x output area bytes,
- * asked of the arena while the kernel runs; none for a 1x1 kernel that keeps the input's spatial
- * dims (it reads its input in place). x u8 [1, 8, 16, 16], W u8 [4, 8, k, k], y i32 [1, 4, 16, 16]
- * (3x3 with padding 1; 1x1). */
+ * asked of the arena while the kernel runs; none for a 1x1 kernel with stride 1 and no padding
+ * (it reads its input in place). x u8 [1, 8, 16, 16], W u8 [4, 8, k, k], y i32 [1, 4, 16, 16]
+ * (the importer's ConvInteger: an int32 Conv of 8-bit inputs; 3x3 with padding 1, and 1x1). */
 TP_TEST(ort_conv_integer_columns_are_scratch) {
     for (int k = 1; k <= 3; k += 2) {
         tp_error err;
@@ -780,9 +780,14 @@ TP_TEST(ort_conv_integer_columns_are_scratch) {
         tp_node_id x, w, y;
         TP_CHECK_OK(tp_graph_add_input(g, "x", TP_DTYPE_U8, &xs, &x, &err), &err);
         TP_CHECK_OK(tp_graph_add_param(g, "w", TP_DTYPE_U8, &ws, &w, &err), &err);
-        tp_op ci = {.kind = TP_OP_CUSTOM};
-        ci.attrs.custom.name = "ConvInteger";
-        ci.attrs.custom.n_inputs = 2;
+        tp_op ci = {.kind = TP_OP_CONV};
+        ci.attrs.conv.spatial = 2;
+        ci.attrs.conv.groups = 1;
+        for (int i = 0; i < 2; i++) {
+            ci.attrs.conv.kernel[i] = k;
+            ci.attrs.conv.stride[i] = ci.attrs.conv.dilation[i] = 1;
+            ci.attrs.conv.pad_begin[i] = ci.attrs.conv.pad_end[i] = k / 2;
+        }
         TP_CHECK_OK(tp_graph_add_op_shaped(g, &ci, (tp_node_id[]){x, w}, 2, &ys, TP_DTYPE_I32, "y",
                                            &y, &err),
                     &err);
@@ -794,6 +799,13 @@ TP_TEST(ort_conv_integer_columns_are_scratch) {
             if (bufs[i].id == y && bufs[i].scratch) cols += bufs[i].bytes;
         TP_CHECK_EQ_U64(cols, k == 1 ? 0u : 8u * 9 * 16 * 16);
         free(bufs);
+        /* an int32 Conv of float inputs is refused: only 8-bit operands accumulate in int32 */
+        tp_node_id bad, xf, wf;
+        TP_CHECK_OK(tp_graph_add_input(g, "xf", TP_DTYPE_F32, &xs, &xf, &err), &err);
+        TP_CHECK_OK(tp_graph_add_param(g, "wf", TP_DTYPE_F32, &ws, &wf, &err), &err);
+        TP_CHECK_STATUS(tp_graph_add_op_shaped(g, &ci, (tp_node_id[]){xf, wf}, 2, &ys, TP_DTYPE_I32,
+                                               "bad", &bad, &err),
+                        TP_ERR_SHAPE);
         tp_graph_destroy(g);
     }
 }

@@ -55,7 +55,9 @@ typedef enum tp_op_kind {
     TP_OP_GEMM,           /* attrs.gemm: (A, B[, C]) 2-D with optional transposes */
     TP_OP_BATCHED_DOT,    /* (A[b,m,k], B[b,k,n]) -> [b,m,n] */
     TP_OP_FUSED_MATMUL,   /* matmul + optional bias (input 2) + activation attrs.fused */
-    TP_OP_CONV,           /* attrs.conv: (X[N,C,spatial...], W[M,C/g,k...][, B]) */
+    TP_OP_CONV,           /* attrs.conv: (X[N,C,spatial...], W[M,C/g,k...][, B]); of 8-bit
+                             X and W it may be given int32 (tp_graph_add_op_shaped: ONNX
+                             ConvInteger) */
     TP_OP_CONV_TRANSPOSE, /* attrs.conv (out_pad used) */
     TP_OP_POOL,           /* sub: tp_pool_kind; attrs.conv for window (groups unused) */
     TP_OP_NORM,           /* sub: tp_norm_kind; attrs.norm; inputs (x, scale?, bias?...) */

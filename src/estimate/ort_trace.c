@@ -107,30 +107,29 @@ static bool convt_scratch(const tp_graph *g, const tp_node *n, uint64_t *out) {
 /* ConvInteger's column buffer (conv_integer.cc, onnxruntime 1.30): (input channels / group) x
  * kernel area x output area bytes of uint8, asked of the arena's temporary space while the kernel
  * runs, unless the kernel is 1x1 with strides 1 and no padding (it then reads its input in
- * place: a 1x1 kernel whose output keeps the input's spatial dims). The importer keeps ConvInteger
- * as a custom node; its weight W [M, C / group, k...] gives the kernel. *out 0 for any other node
- * or an unbound dim. */
+ * place). A ConvInteger is the importer's int32 Conv of 8-bit inputs. *out 0 for any other node
+ * or an unbound dim; false on overflow. */
 static bool conv_integer_scratch(const tp_graph *g, const tp_node *n, uint64_t *out) {
     *out = 0;
-    if (n->op.kind != TP_OP_CUSTOM || !n->op.attrs.custom.name ||
-        strcmp(n->op.attrs.custom.name, "ConvInteger") != 0 || n->n_inputs < 2)
+    if (n->op.kind != TP_OP_CONV || n->dtype != TP_DTYPE_I32 || n->n_inputs < 2) return true;
+    const tp_node *x = tp_graph_node(g, n->inputs[0]);
+    const int32_t sp = n->op.attrs.conv.spatial, rank = n->shape.rank;
+    if (!x || (x->dtype != TP_DTYPE_U8 && x->dtype != TP_DTYPE_I8) || x->shape.rank != rank ||
+        sp < 1 || sp > 3 || sp != rank - 2 || n->op.attrs.conv.groups < 1)
         return true;
-    const tp_node *x = tp_graph_node(g, n->inputs[0]), *w = tp_graph_node(g, n->inputs[1]);
-    const int32_t rank = n->shape.rank;
-    if (!x || !w || rank < 3 || x->shape.rank != rank || w->shape.rank != rank) return true;
-    int64_t cg;
+    int64_t c;
     tp_error e;
-    if (tp_graph_dim_value(g, w->shape.dims[1], &cg, &e) != TP_OK || cg < 1) return true;
-    uint64_t v = (uint64_t)cg;
+    if (tp_graph_dim_value(g, x->shape.dims[1], &c, &e) != TP_OK || c < 1) return true;
+    uint64_t v = (uint64_t)(c / n->op.attrs.conv.groups);
     bool pointwise = true;
-    for (int32_t i = 2; i < rank; i++) {
-        int64_t k, o, in;
-        if (tp_graph_dim_value(g, w->shape.dims[i], &k, &e) != TP_OK ||
-            tp_graph_dim_value(g, n->shape.dims[i], &o, &e) != TP_OK ||
-            tp_graph_dim_value(g, x->shape.dims[i], &in, &e) != TP_OK || k < 1 || o < 1)
+    for (int32_t i = 0; i < sp; i++) {
+        int64_t o;
+        const int64_t k = n->op.attrs.conv.kernel[i];
+        if (tp_graph_dim_value(g, n->shape.dims[2 + i], &o, &e) != TP_OK || o < 1 || k < 1)
             return true;
         if (!tp_mul_u64(v, (uint64_t)k, &v) || !tp_mul_u64(v, (uint64_t)o, &v)) return false;
-        pointwise = pointwise && k == 1 && o == in;
+        pointwise = pointwise && k == 1 && n->op.attrs.conv.stride[i] == 1 &&
+                    n->op.attrs.conv.pad_begin[i] == 0 && n->op.attrs.conv.pad_end[i] == 0;
     }
     *out = pointwise ? 0 : v;
     return true;

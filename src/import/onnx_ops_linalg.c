@@ -425,10 +425,14 @@ static tp_status r_conv(tp_ox_ctx *c) {
     return conv_common(c, 0, 1, c->in[0].elem_type, true);
 }
 
+/* ConvInteger (x, w, x_zero_point, w_zero_point) -> int32: an IR convolution of x and w (its
+ * geometry for the cost model and onnxruntime's column buffer); the scalar zero points are not
+ * IR inputs. */
 static tp_status r_conv_integer(tp_ox_ctx *c) {
     tp_status st = tp_ox_arity(c, 2, 4);
     if (st != TP_OK) return st;
-    return conv_common(c, 0, 1, TP_ONNX_INT32, false);
+    tp_ox_ir_inputs(c, 2, (const int32_t[]){0, 1});
+    return conv_common(c, 0, 1, TP_ONNX_INT32, true);
 }
 
 static tp_status r_qlinear_conv(tp_ox_ctx *c) {
