@@ -465,7 +465,8 @@ TP_TEST(onnxruntime_body_terms) {
     TP_CHECK_EQ_U64(r.graph_bytes, r0.graph_bytes + 5 * 3461 + 3 * 10000);
     TP_CHECK(r.peak_bytes > r0.peak_bytes);
     TP_CHECK_STR(r.not_modelled, "");
-    /* a Constant node one body deep: BODY_CONST_PM more (3.26x against 3.03x, session 30) */
+    /* a Constant node one body deep: BODY_CONST_PM more (3.26x against 3.03x, session 30) and
+     * ORT_BODY_CONST_BYTES of its own state */
     tp_node_id k;
     tp_shape ks = tp_shape_of(1, (int64_t[]){1000});
     TP_CHECK_OK(tp_graph_add_constant(g, "k", TP_DTYPE_F32, &ks, &k, &err), &err);
@@ -474,6 +475,8 @@ TP_TEST(onnxruntime_body_terms) {
     TP_CHECK_OK(tp_runtime_estimate_graph(g, &e, &o, &rk, &err), &err);
     TP_CHECK_EQ_U64(rk.body_weight_bytes, 6400 + 4000);
     TP_CHECK_EQ_U64(rk.model_copy_bytes, r.model_copy_bytes + 4000 * (1030 + 230) / 1000);
+    /* and its own state: 2,884 B inside a body (1,937 B in the main graph) */
+    TP_CHECK_EQ_U64(rk.graph_bytes, r.graph_bytes + 2884);
     /* only Params and Constants have a body depth; a NULL graph has no bodies */
     tp_node_id conv;
     TP_CHECK_OK(tp_graph_find(g, "conv", &conv, &err), &err);

@@ -12,7 +12,10 @@ fitting on real models): every weight is a (1, 256, 64) float tensor (64 KiB) st
   ifsK_N        the same with K Neg nodes per branch: the per-node cost inside bodies;
   constsum_N    sum_N with every weight a Constant node instead of an initializer (session 30);
   ifconst_N     ifsum_N with every weight a Constant node inside the branches (silero_vad v5
-                keeps its weights so).
+                keeps its weights so);
+  tinyconst_N   a chain of N Adds each reading a one-float Constant node, in the main graph;
+  iftinyconst_N an If whose two branches each hold such a chain: the per-Constant cost (silero
+                v5 has 341 Constant nodes, most of a few bytes).
 The If condition comes from an int64 input 'ci' (1), so that no optimizer folds it.
 Usage: /usr/bin/python3 bench/ort_memory/synth_body.py OUTDIR (writes NAME.onnx, NAME.inputs.json)"""
 import json
@@ -68,6 +71,18 @@ def const_chain(tag, x, n):
     return nodes, [], prev
 
 
+def tiny_const_chain(tag, x, n):
+    """n Adds, each reading the previous value and a new one-float Constant node."""
+    nodes, prev = [], x
+    for i in range(n):
+        c, o = '%sc%d' % (tag, i), '%sa%d' % (tag, i)
+        nodes.append(helper.make_node('Constant', [], [c], value=numpy_helper.from_array(
+            np.array([0.5 + i], np.float32), c)))
+        nodes.append(helper.make_node('Add', [prev, c], [o]))
+        prev = o
+    return nodes, [], prev
+
+
 def lstm_chain(tag, x, n):
     nodes, inits, prev = [], [], x
     for i in range(n):
@@ -84,7 +99,7 @@ CI = vi('ci', [], TensorProto.INT64)
 FEED_CI = {'ci': {'dtype': 'int64', 'shape': [], 'values': [1]}}
 
 
-CHAINS = {'sum': sum_chain, 'lstm': lstm_chain, 'const': const_chain}
+CHAINS = {'sum': sum_chain, 'lstm': lstm_chain, 'const': const_chain, 'tiny': tiny_const_chain}
 
 
 def main_chain(out, kind, n, name=None):
@@ -167,4 +182,7 @@ if_chain(out, 201, 5)
 for n in (1, 16):
     main_chain(out, 'const', n, 'constsum_%d.onnx' % n)
     nested_if(out, 'ifconst_%d.onnx' % n, 1, n, 'const')
+for n in (1, 201):
+    main_chain(out, 'tiny', n, 'tinyconst_%d.onnx' % n)
+    nested_if(out, 'iftinyconst_%d.onnx' % n, 1, n, 'tiny')
 print('synth_body: models in', out)

@@ -146,6 +146,15 @@ static const ort_coeffs ORT_DEFAULT = {0, 1650, 1010, 0, 1000, 1000, 3461};
  * (constsum_16 - constsum_1: 1.98x, sum_N: 1.98x). Deeper bodies: not measured, taken as one
  * level. */
 #define BODY_CONST_PM 230u
+/* Each Constant node's own session state beyond its bytes (onnxruntime makes it an initializer:
+ * a tensor, its NodeArg, its entry in the session's tables), in the main graph and inside a
+ * body. Measured (synth_body.py, session 30; medians of 3 fresh processes): 200 Adds each
+ * reading a one-float Constant took 1,159,168 B more than one (tinyconst_201 - tinyconst_1),
+ * 5,796 B a pair, 1,937 B a Constant beyond the profile's node cost; inside both branches of an
+ * If (iftinyconst_201 - iftinyconst_1) 2,633,728 B for 400 pairs, 2,884 B a Constant beyond it.
+ * Silero VAD v5 has 341 Constant nodes, most of a few bytes. */
+#define ORT_CONST_BYTES 1937u
+#define ORT_BODY_CONST_BYTES 2884u
 #define BODY_NEST_PM 1370u
 /* glibc malloc's initial mmap threshold (M_MMAP_THRESHOLD, DEFAULT_MMAP_THRESHOLD_MIN): a
  * request at least this large is served by mmap and unmapped when freed. */
@@ -369,6 +378,18 @@ static bool computes_half(const tp_graph *g) {
     return false;
 }
 
+/* The Constant nodes' own state (ORT_CONST_BYTES, ORT_BODY_CONST_BYTES); counts of graph
+ * nodes times a few KiB: no overflow. */
+static uint64_t constant_bytes(const tp_graph *g) {
+    uint64_t b = 0;
+    for (uint32_t id = 0; id < tp_graph_node_count(g); id++) {
+        const tp_node *n = tp_graph_node(g, (tp_node_id)id);
+        if (n && n->op.kind == TP_OP_CONSTANT)
+            b += n->op.attrs.param.body_depth ? ORT_BODY_CONST_BYTES : ORT_CONST_BYTES;
+    }
+    return b;
+}
+
 static uint64_t op_nodes(const tp_graph *g) {
     uint64_t k = 0;
     for (uint32_t id = 0; id < tp_graph_node_count(g); id++) {
@@ -451,7 +472,8 @@ static tp_status ort_terms(const tp_graph *g, const tp_estimate *e, const tp_ort
         !tp_add_u64(r->model_copy_bytes, wx.body_copy, &r->model_copy_bytes) ||
         !tp_mul_u64(r->node_count, c.node_bytes, &r->graph_bytes) ||
         !tp_mul_u64(bodies, ORT_BODY_BYTES, &bodies) ||
-        !tp_add_u64(r->graph_bytes, bodies, &r->graph_bytes))
+        !tp_add_u64(r->graph_bytes, bodies, &r->graph_bytes) ||
+        !tp_add_u64(r->graph_bytes, constant_bytes(g), &r->graph_bytes))
         return tp_error_set(err, TP_ERR_OVERFLOW, "runtime: onnxruntime terms overflow 64 bits");
     /* pre-packing (ort_prepack.c): its transient at creation, a weight in an external data
      * file being unmapped after its packing; and the initializers it erases */
