@@ -72,7 +72,9 @@ static int parse_args(inspect_args *a, int argc, char **argv) {
 
 /* ---- value_info dims ---- */
 
-static void vi_shape_text(const tp_onnx_value_info *v, char *buf, size_t cap) {
+/* A value's shape as text; an unnamed dim of a graph input (input) shows the name the importer
+ * binds it by (unk_<input>_<axis>, for --dim), any other unknown dim "?". */
+static void vi_shape_text(const tp_onnx_value_info *v, bool input, char *buf, size_t cap) {
     size_t n = 0;
     if (v->rank < 0) {
         snprintf(buf, cap, "(unknown shape)");
@@ -81,10 +83,12 @@ static void vi_shape_text(const tp_onnx_value_info *v, char *buf, size_t cap) {
     n += (size_t)snprintf(buf + n, cap - n, "[");
     for (int32_t i = 0; i < v->rank && n < cap; i++) {
         const tp_onnx_dim *d = &v->dims[i];
-        if (d->param)
+        if (d->param && d->param[0])
             n += (size_t)snprintf(buf + n, cap - n, "%s%s", i ? "," : "", d->param);
         else if (d->value >= 0)
             n += (size_t)snprintf(buf + n, cap - n, "%s%" PRId64, i ? "," : "", d->value);
+        else if (input)
+            n += (size_t)snprintf(buf + n, cap - n, "%sunk_%s_%d", i ? "," : "", v->name, (int)i);
         else
             n += (size_t)snprintf(buf + n, cap - n, "%s?", i ? "," : "");
     }
@@ -211,14 +215,14 @@ static void print_text(const inspect_args *a, const tp_onnx_model *m, const tp_o
     printf("\n");
     printf("inputs (%u):\n", in->n_inputs);
     for (uint32_t i = 0; i < in->n_inputs; i++) {
-        vi_shape_text(in->inputs[i], sb, sizeof sb);
+        vi_shape_text(in->inputs[i], true, sb, sizeof sb);
         char sn[256];
         printf("  %-24s %-8s %s\n", tp_cli_safe(in->inputs[i]->name, sn, sizeof sn),
                tp_onnx_elem_type_name(in->inputs[i]->elem_type), sb);
     }
     printf("outputs (%u):\n", in->n_outputs);
     for (uint32_t i = 0; i < in->n_outputs; i++) {
-        vi_shape_text(&in->outputs[i], sb, sizeof sb);
+        vi_shape_text(&in->outputs[i], false, sb, sizeof sb);
         char sn[256];
         printf("  %-24s %-8s %s\n", tp_cli_safe(in->outputs[i].name, sn, sizeof sn),
                tp_onnx_elem_type_name(in->outputs[i].elem_type), sb);
