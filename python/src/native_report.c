@@ -99,7 +99,7 @@ static void gathered_free(gathered *r) {
 
 static PyObject *ort_dict(const tp_runtime_estimate *o) {
     return Py_BuildValue(
-        "{sKsKsKsKsKsKsKsKsKsKsK}", "peak_bytes", (unsigned long long)o->peak_bytes,
+        "{sKsKsKsKsKsKsKsKsKsKsKss}", "peak_bytes", (unsigned long long)o->peak_bytes,
         "over_plan_bytes", (unsigned long long)tp_sat_sub_u64(o->peak_bytes, o->plan_peak_bytes),
         "session_fixed_bytes", (unsigned long long)o->session_fixed_bytes, "graph_bytes",
         (unsigned long long)o->graph_bytes, "model_copy_bytes",
@@ -108,7 +108,8 @@ static PyObject *ort_dict(const tp_runtime_estimate *o) {
         (unsigned long long)o->prepacked_bytes, "arena_bytes", (unsigned long long)o->arena_bytes,
         "input_bytes", (unsigned long long)o->input_bytes, "output_copy_bytes",
         (unsigned long long)o->output_copy_bytes, "calibration_margin_bytes",
-        (unsigned long long)o->calibration_margin_bytes);
+        (unsigned long long)o->calibration_margin_bytes, "not_modelled",
+        o->not_modelled ? o->not_modelled : "");
 }
 
 static PyObject *io_dict(const tp_io_profile *io) {

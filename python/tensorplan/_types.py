@@ -520,6 +520,7 @@ class OnnxruntimeFigure:
     input_bytes: int
     output_copy_bytes: int  # the binding's copies of the outputs (node, Python)
     calibration_margin_bytes: int
+    not_modelled: Optional[str] = None  # what the profile leaves out ("" when nothing)
 
 
 @dataclasses.dataclass(frozen=True)

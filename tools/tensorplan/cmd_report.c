@@ -359,6 +359,9 @@ static void print_text(const report *r) {
            tp_cli_fmt_bytes(r->ort.prepacked_bytes, b[3], 32),
            tp_cli_fmt_bytes(r->ort.arena_bytes, b[4], 32),
            tp_cli_fmt_bytes(r->ort.output_copy_bytes, b[5], 32));
+    if (r->ort.not_modelled && r->ort.not_modelled[0])
+        printf("  not modelled       %s: the onnxruntime figure may be low\n",
+               r->ort.not_modelled);
     printf("  budget             %12s  (%s)\n", tp_cli_fmt_bytes(r->budget, b[6], 32),
            r->budget_how);
     if (r->fits)
@@ -473,6 +476,7 @@ static void print_json(const report *r) {
     tp_json_kv_u64(&j, "input_bytes", r->ort.input_bytes);
     tp_json_kv_u64(&j, "output_copy_bytes", r->ort.output_copy_bytes);
     tp_json_kv_u64(&j, "calibration_margin_bytes", r->ort.calibration_margin_bytes);
+    tp_json_kv_str(&j, "not_modelled", r->ort.not_modelled ? r->ort.not_modelled : "");
     tp_json_end_object(&j);
     tp_json_key(&j, "largest_activations");
     tp_json_begin_array(&j);
