@@ -360,8 +360,7 @@ static void print_text(const report *r) {
            tp_cli_fmt_bytes(r->ort.arena_bytes, b[4], 32),
            tp_cli_fmt_bytes(r->ort.output_copy_bytes, b[5], 32));
     if (r->ort.not_modelled && r->ort.not_modelled[0])
-        printf("  not modelled       %s: the onnxruntime figure may be low\n",
-               r->ort.not_modelled);
+        printf("  not modelled       %s: the onnxruntime figure may be low\n", r->ort.not_modelled);
     printf("  budget             %12s  (%s)\n", tp_cli_fmt_bytes(r->budget, b[6], 32),
            r->budget_how);
     if (r->fits)
