@@ -25,17 +25,37 @@ static bool output_eq(const void *ctx, int32_t id, const void *key) {
     return false;
 }
 
-static int32_t producer(const order_ctx *o, const char *name) {
-    if (!name[0]) return -1;
-    return tp_idmap_find(&o->producers, tp_hash_str(name), output_eq, o, name);
+/* A name's hash, 8 bytes a step (every node's inputs and outputs are hashed on every load: this
+ * index is private to the ordering, so it need not be tp_hash_str's). */
+static uint64_t name_hash(const char *s) {
+    size_t n = strlen(s);
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
+    for (; n >= 8; n -= 8, s += 8) {
+        memcpy(&w, s, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    w = 0;
+    memcpy(&w, s, n);
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+    return h ^ (h >> 29);
 }
 
-/* One name node i reads: pass 0 counts the edge and checks the order, pass 1 stores it. */
+static int32_t producer(const order_ctx *o, const char *name) {
+    if (!name[0]) return -1;
+    return tp_idmap_find(&o->producers, name_hash(name), output_eq, o, name);
+}
+
+/* One name node i reads. Pass CHECK only looks for a producer after i (o->sorted false), COUNT
+ * counts the edge, STORE stores it. */
+enum { CHECK, COUNT, STORE };
 static void edge(order_ctx *o, int pass, uint32_t i, const char *name) {
+    if (pass == CHECK && !o->sorted) return; /* decided: the rest is not looked at */
     int32_t p = producer(o, name);
     if (p < 0 || (uint32_t)p == i) return;
-    if (pass == 0) {
+    if (pass == CHECK) {
         if ((uint32_t)p > i) o->sorted = false;
+    } else if (pass == COUNT) {
         o->n_edges++;
         o->first[p + 1]++;
         o->indeg[i]++;
@@ -117,20 +137,24 @@ tp_status tp__onnx_order_nodes(const tp_allocator *a, tp_onnx_node *nodes, uint3
     for (uint32_t i = 0; i < n && st == TP_OK; i++)
         for (uint32_t k = 0; k < nodes[i].n_outputs && st == TP_OK; k++) {
             const char *name = nodes[i].outputs[k];
-            if (!name[0] || producer(&o, name) >= 0) continue;
+            if (!name[0]) continue;
+            uint64_t h = name_hash(name);
+            if (tp_idmap_find(&o.producers, h, output_eq, &o, name) >= 0) continue; /* the first */
             if (!tp_idmap_reserve(&o.producers, a))
                 st = tp_error_set(err, TP_ERR_NOMEM, "onnx: out of memory ordering the nodes");
             else
-                tp_idmap_insert(&o.producers, tp_hash_str(name), (int32_t)i);
+                tp_idmap_insert(&o.producers, h, (int32_t)i);
         }
-    if (st == TP_OK) {
+    /* the usual case, a graph in order, stops at the first pass (early at a later producer) */
+    if (st == TP_OK) all_edges(&o, CHECK);
+    if (st == TP_OK && !o.sorted) {
         o.first = tp_mem_calloc(a, words, sizeof *o.first);
         o.indeg = tp_mem_calloc(a, words, sizeof *o.indeg);
-        if (!o.first || !o.indeg)
+        if (!o.first || !o.indeg) {
             st = tp_error_set(err, TP_ERR_NOMEM, "onnx: out of memory ordering the nodes");
-    }
-    if (st == TP_OK) all_edges(&o, 0);
-    if (st == TP_OK && !o.sorted) {
+            goto done;
+        }
+        all_edges(&o, COUNT);
         if (o.n_edges > UINT32_MAX) {
             st = tp_error_set(err, TP_ERR_UNSUPPORTED,
                               "onnx: graph '%s': more than 2^32 edges to order", graph_name);
@@ -148,7 +172,7 @@ tp_status tp__onnx_order_nodes(const tp_allocator *a, tp_onnx_node *nodes, uint3
             goto done;
         }
         memcpy(o.fill, o.first, words * sizeof *o.fill);
-        all_edges(&o, 1);
+        all_edges(&o, STORE);
         uint32_t len = 0, done_n = 0;
         for (uint32_t i = 0; i < n; i++)
             if (!o.indeg[i]) heap_push(heap, &len, i);
