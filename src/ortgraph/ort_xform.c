@@ -81,6 +81,10 @@ bool tp_ort_widened(const tp_node *n) {
     return n && half(n->dtype) && !tp_op_is_boundary(n->op.kind) && n->op.kind != TP_OP_CAST;
 }
 
+bool tp_ort_weight_widened(const tp_node *reader, const tp_node *w) {
+    return w && half(w->dtype) && tp_ort_widened(reader);
+}
+
 bool tp_ort_computes_f32(const tp_node *n) {
     return n && (n->dtype == TP_DTYPE_F32 || tp_ort_widened(n));
 }

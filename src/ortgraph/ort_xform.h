@@ -51,6 +51,9 @@ bool tp_ort_computes_f32(const tp_node *n);
 /* A half-precision tensor n computes in float32 (tp_ort_computes_f32): onnxruntime holds it at
  * twice its bytes. */
 bool tp_ort_widened(const tp_node *n);
+/* A half-precision weight w read by such a node: converted to float32 when the session loads
+ * (its Cast folded), held at twice its bytes. */
+bool tp_ort_weight_widened(const tp_node *reader, const tp_node *w);
 /* Whether onnxruntime converts a float Conv of `spatial` dims, `groups` groups, cin input and
  * cout output channels to NCHWc (nchwc_transformer.cc, TransformConv, as onnxruntime 1.30 runs
  * it): 2-D, and groups 1 with input channels under the block (read in NCHW directly) or aligned
