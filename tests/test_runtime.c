@@ -529,8 +529,9 @@ TP_TEST(onnxruntime_names_float16_compute) {
 /* x[512,512] f32 (1 MiB) -neg-> a -neg-> b -neg-> c (output; Neg never runs in place). By the
  * BFC rules: a takes the first 1 MiB region whole; b extends by a 2 MiB region (split: 1 MiB
  * used); a is freed, c takes a's chunk (best fit). Run 1 touched 1 + 1 MiB. The pattern: a@0,
- * b@1M, c in a's gap @0: 2 MiB. Run 2's block: region 2 (2 MiB free after coalescing) fits
- * exactly, touching it all: 3 MiB resident in 3 MiB of regions. */
+ * b@1M (c, the graph output, is not in it): 2 MiB. Run 2's block: region 2 (2 MiB free after
+ * coalescing) fits exactly, touching it all; c comes from the arena beside it, region 1 again:
+ * 3 MiB resident in 3 MiB of regions. */
 TP_TEST(arena_emulation_by_hand) {
     tp_error err;
     tp_graph *g = NULL;
@@ -568,6 +569,67 @@ TP_TEST(arena_emulation_by_hand) {
     tp_graph_destroy(g);
 }
 
+/* Run 2 holds the pattern block while the graph output comes from the arena beside it.
+ * x[512,512] f32 -neg-> a (1 MiB) -neg-> b (1 MiB) -concat(b, b)-> c (2 MiB, output). Run 1:
+ * a takes region 1 (1 MiB); b splits region 2 (2 MiB); a is freed; c fits neither free chunk
+ * and extends by region 3 (4 MiB): 1 + 1 + 2 MiB touched. The pattern: a@0, b@1M: 2 MiB. Run 2:
+ * the block takes region 2 whole (best fit), touching its second MiB; c takes region 3's
+ * first 2 MiB again: 5 MiB resident, no new region. With c in the pattern (as before session
+ * 31) the block would be 4 MiB in region 3: 6 MiB. */
+TP_TEST(arena_run2_output_beside_pattern) {
+    tp_error err;
+    tp_graph *g = NULL;
+    TP_CHECK_OK(tp_graph_create(NULL, &g, &err), &err);
+    if (!g) return;
+    tp_shape xs = tp_shape_of(2, (int64_t[]){512, 512});
+    tp_op neg = {.kind = TP_OP_UNARY, .sub = TP_UNARY_NEG};
+    tp_op cat = {.kind = TP_OP_CONCAT};
+    cat.attrs.axis.axis = 0;
+    tp_node_id x, a, b, c;
+    TP_CHECK_OK(tp_graph_add_input(g, "x", TP_DTYPE_F32, &xs, &x, &err), &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &neg, (tp_node_id[]){x}, 1, "a", &a, &err), &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &neg, (tp_node_id[]){a}, 1, "b", &b, &err), &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &cat, (tp_node_id[]){b, b}, 2, "c", &c, &err), &err);
+    TP_CHECK_OK(tp_graph_mark_output(g, c, &err), &err);
+    tp_ort_arena_sim s;
+    TP_CHECK_OK(tp_ort_arena_simulate(g, true, true, 16, &s, &err), &err);
+    TP_CHECK_EQ_U64(s.first_run_bytes, 4u << 20);
+    TP_CHECK_EQ_U64(s.mem_pattern_bytes, 2u << 20);
+    TP_CHECK_EQ_U64(s.resident_bytes, 5u << 20);
+    TP_CHECK_EQ_U64(s.regions, 3);
+    TP_CHECK_EQ_U64(s.region_touched[1], 2u << 20);
+    TP_CHECK_EQ_U64(s.region_touched[2], 2u << 20);
+    tp_graph_destroy(g);
+}
+
+/* A ConvTranspose's transposed filter is packed into the arena when the session is created
+ * (onnxruntime 1.30's log: the arena extends by the filter's bytes before run 1). w[64,4096,1,1]
+ * f32 = 1 MiB fills the first 1 MiB region, untouched here (the weight terms count it), and run 1
+ * starts in a 2 MiB region. */
+TP_TEST(arena_convtranspose_pack_at_creation) {
+    tp_error err;
+    tp_graph *g = NULL;
+    TP_CHECK_OK(tp_graph_create(NULL, &g, &err), &err);
+    if (!g) return;
+    tp_shape xs = tp_shape_of(4, (int64_t[]){1, 64, 8, 8});
+    tp_shape ws = tp_shape_of(4, (int64_t[]){64, 4096, 1, 1});
+    tp_op ct = conv1x1_op();
+    ct.kind = TP_OP_CONV_TRANSPOSE;
+    tp_node_id x, w, y;
+    TP_CHECK_OK(tp_graph_add_input(g, "x", TP_DTYPE_F32, &xs, &x, &err), &err);
+    TP_CHECK_OK(tp_graph_add_param(g, "w", TP_DTYPE_F32, &ws, &w, &err), &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &ct, (tp_node_id[]){x, w}, 2, "y", &y, &err), &err);
+    TP_CHECK_OK(tp_graph_mark_output(g, y, &err), &err);
+    tp_ort_arena_sim s;
+    TP_CHECK_OK(tp_ort_arena_simulate(g, true, true, 16, &s, &err), &err);
+    TP_CHECK(s.regions_listed && s.regions >= 2);
+    TP_CHECK_EQ_U64(s.region_bytes[0], 1u << 20);
+    TP_CHECK_EQ_U64(s.region_touched[0], 0);
+    TP_CHECK_EQ_U64(s.region_bytes[1], 2u << 20);
+    TP_CHECK(s.first_run_bytes >= 1u << 20); /* y, 4096*8*8*4 = 1 MiB, and the column buffer */
+    tp_graph_destroy(g);
+}
+
 /* A 4-D Conv with 20 output channels runs in NCHWc blocks of 16: its output is padded to 32
  * channels, and the Sigmoid-free reader (Neg) needs a plain copy (ReorderOutput). */
 TP_TEST(nchwc_padding_and_reorder) {
@@ -589,10 +651,10 @@ TP_TEST(nchwc_padding_and_reorder) {
     tp_ort_arena_sim blocked, plain;
     TP_CHECK_OK(tp_ort_arena_simulate(g, true, true, 16, &blocked, &err), &err);
     TP_CHECK_OK(tp_ort_arena_simulate(g, true, true, 0, &plain, &err), &err);
-    /* plain: y and n, 20*64*64*4 = 320 KiB each, live together: 640 KiB pattern.
-     * blocked: y padded (512 KiB) + its plain copy (320 KiB) + n (320 KiB); the padded y dies
-     * after the reorder, before n is allocated: pattern 512 + 320 KiB */
-    TP_CHECK_EQ_U64(plain.mem_pattern_bytes, 640u << 10);
+    /* n is the graph output: allocated for the caller, not traced into the pattern
+     * (execution_frame.cc). plain: y, 20*64*64*4 = 320 KiB.
+     * blocked: y padded (512 KiB) + its plain copy (320 KiB) live together: 832 KiB */
+    TP_CHECK_EQ_U64(plain.mem_pattern_bytes, 320u << 10);
     TP_CHECK_EQ_U64(blocked.mem_pattern_bytes, 832u << 10);
     tp_graph_destroy(g);
 }
@@ -1142,6 +1204,8 @@ int main(void) {
     TP_RUN(onnxruntime_body_terms);
     TP_RUN(onnxruntime_names_float16_compute);
     TP_RUN(arena_emulation_by_hand);
+    TP_RUN(arena_run2_output_beside_pattern);
+    TP_RUN(arena_convtranspose_pack_at_creation);
     TP_RUN(ort_order_explores_highest_index_first);
     TP_RUN(conv_activation_fusion_removes_a_tensor);
     TP_RUN(ort_planner_reuses_in_place);
