@@ -790,6 +790,51 @@ TP_TEST(prepacked_weights_are_not_in_the_arena) {
 /* Where asks the arena for its two selections while it runs (where_op.cc): cond ? X : 0 in the
  * output's shape and cond ? 0 : Y in the broadcast shape of cond and Y; both are scratch (not
  * in the memory pattern), alive at the Where's step only. */
+/* A float16 Concat stays half in onnxruntime's CPU provider while its float16 neighbours compute
+ * in float32 (InsertCastTransformer; isnet_medium's optimized graph): x (f16) -neg-> a -concat(a,
+ * a)-> c -neg-> d. a is held as float32 (1 MiB) until a Cast makes its half copy (512 KiB) right
+ * after it; the copy lives to the Concat; c is half (1 MiB) until a Cast makes its float32 copy
+ * (2 MiB) right after it, which d reads. Steps: a 0, c 2, d 4 (odd: the Casts). */
+TP_TEST(ort_half_concat_between_casts) {
+    tp_error err;
+    tp_graph *g = NULL;
+    TP_CHECK_OK(tp_graph_create(NULL, &g, &err), &err);
+    if (!g) return;
+    tp_shape xs = tp_shape_of(4, (int64_t[]){1, 64, 64, 64});
+    tp_op neg = {.kind = TP_OP_UNARY, .sub = TP_UNARY_NEG};
+    tp_op cat = {.kind = TP_OP_CONCAT};
+    cat.attrs.axis.axis = 1;
+    tp_node_id x, a, c, d;
+    TP_CHECK_OK(tp_graph_add_input(g, "x", TP_DTYPE_F16, &xs, &x, &err), &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &neg, (tp_node_id[]){x}, 1, "a", &a, &err), &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &cat, (tp_node_id[]){a, a}, 2, "c", &c, &err), &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &neg, (tp_node_id[]){c}, 1, "d", &d, &err), &err);
+    TP_CHECK_OK(tp_graph_mark_output(g, d, &err), &err);
+    size_t nb = 0;
+    tp_ort_buf *bufs = ort_trace(g, 0, &nb);
+    struct {
+        tp_node_id id;
+        uint64_t bytes;
+        int64_t birth, death;
+    } want[] = {{a, 1u << 20, 0, 1},
+                {a, 512u << 10, 1, 2},
+                {c, 1u << 20, 2, 3},
+                {c, 2u << 20, 3, 4},
+                {d, 2u << 20, 4, -1}};
+    TP_CHECK_EQ_U64(nb, 5);
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+        bool found = false;
+        for (size_t i = 0; i < nb; i++)
+            if (bufs[i].id == want[k].id && bufs[i].bytes == want[k].bytes &&
+                bufs[i].birth == want[k].birth &&
+                (want[k].death < 0 || bufs[i].death == want[k].death))
+                found = true;
+        TP_CHECK(found);
+    }
+    free(bufs);
+    tp_graph_destroy(g);
+}
+
 TP_TEST(ort_where_selections_are_scratch) {
     /* the mask as [1, 1, 64, 64] and as a plain [64, 64] broadcast onto the scores */
     const tp_shape conds[] = {tp_shape_of(4, (int64_t[]){1, 1, 64, 64}),
@@ -1219,6 +1264,7 @@ int main(void) {
     TP_RUN(ort_pattern_tail_gap);
     TP_RUN(ort_reorder_input_shared);
     TP_RUN(ort_where_selections_are_scratch);
+    TP_RUN(ort_half_concat_between_casts);
     TP_RUN(ort_conv_integer_columns_are_scratch);
     TP_RUN(ort_gelu_is_fused_before_a_matmul_scale);
     TP_RUN(ort_skip_norm_drops_the_residual_sum);

@@ -62,11 +62,12 @@ static void ort_unknown(const tp_graph *g, uint8_t *unk) {
     }
 }
 
-/* The shape onnxruntime knows statically (channel dim replaced by chan when >= 0); 0 = unknown. */
-static uint64_t shape_key(const tp_graph *g, const tp_node *n, int64_t chan, bool unknown) {
+/* The shape onnxruntime knows statically, of element type dt (channel dim replaced by chan when
+ * >= 0); 0 = unknown. */
+static uint64_t shape_key_as(const tp_graph *g, const tp_node *n, tp_dtype dt, int64_t chan,
+                             bool unknown) {
     if (unknown) return 0;
-    uint64_t h =
-        key_mix(key_mix(14695981039346656037ull, (uint64_t)n->dtype), (uint64_t)n->shape.rank);
+    uint64_t h = key_mix(key_mix(14695981039346656037ull, (uint64_t)dt), (uint64_t)n->shape.rank);
     for (int32_t i = 0; i < n->shape.rank && i < TP_MAX_RANK; i++) {
         tp_dim d = n->shape.dims[i];
         uint64_t v;
@@ -83,6 +84,11 @@ static uint64_t shape_key(const tp_graph *g, const tp_node *n, int64_t chan, boo
         h = key_mix(h, v);
     }
     return h ? h : 1;
+}
+
+/* The same as onnxruntime holds n: a half tensor computed in float32 is a float32 one. */
+static uint64_t shape_key(const tp_graph *g, const tp_node *n, int64_t chan, bool unknown) {
+    return shape_key_as(g, n, tp_ort_widened(n) ? TP_DTYPE_F32 : n->dtype, chan, unknown);
 }
 
 /* bytes with dim 1 rounded up to block (bytes divide by the channel count exactly). */
@@ -171,12 +177,16 @@ typedef struct trace_life {
     int64_t *pos, *death, *chain_last, *plain_first, *plain_last, *ri_first, *ri_last;
     int64_t *run; /* the step its kernel runs at: a fused node's is the node it is fused into */
     int64_t *ro;  /* the step after which its blocked tensor's ReorderOutput runs, -1 none */
+    /* the Casts between float32 nodes and a half kernel (tp_ort_half_kernel): h16_last, the last
+     * half kernel reading the half copy of a float32-computed tensor; c32_last, the last plain
+     * float32 reader of a half kernel's float32 copy (-1 none) */
+    int64_t *h16_last, *c32_last;
     int32_t *main_buf, *copy_buf;
     uint8_t *output;
     uint8_t *unk; /* shape unknown to onnxruntime's static inference (ort_unknown) */
 } trace_life;
 
-#define TRACE_I64 9
+#define TRACE_I64 11
 
 static tp_node_id root_of(const tp_liveness *l, tp_node_id id) {
     const tp_live *lv = tp_liveness_get(l, id);
@@ -209,15 +219,29 @@ static void trace_readers(const tp_graph *g, const tp_liveness *l, const tp_ort_
         if (!nd || tp_op_is_boundary(nd->op.kind) || nd->op.kind == TP_OP_OUTPUT_OF ||
             t->pos[m] < 0 || (nd->flags & TP_NODE_SHAPE_ONLY))
             continue;
-        int64_t p = t->run[m];
+        bool half_reader = tp_ort_half_kernel(nd);
+        bool f32_reader = tp_ort_computes_f32(nd) && nd->op.kind != TP_OP_CAST;
         for (uint32_t i = 0; i < nd->n_inputs; i++) {
+            int64_t p = t->run[m];
             tp_node_id in = nd->inputs[i];
             if (in < 0 || (uint32_t)in >= n) continue;
             const tp_node *inn = tp_graph_node(g, in);
             if (!inn || tp_op_is_boundary(inn->op.kind)) continue;
             tp_node_id r = root_of(l, in);
             if (r < 0 || (uint32_t)r >= n || x->absorbed[r]) continue;
-            switch (tp_ort_read_of(g, x, (tp_node_id)m, i, in, r)) {
+            const tp_node *rn = tp_graph_node(g, r);
+            if (half_reader && tp_ort_widened(rn)) {
+                /* the kernel reads a half copy, which a Cast makes right after r is written */
+                t->h16_last[r] = trace_max(t->h16_last[r], p);
+                p = t->run[r];
+            }
+            tp_ort_read kind = tp_ort_read_of(g, x, (tp_node_id)m, i, in, r);
+            if (f32_reader && kind == TP_ORT_READ_PLAIN && tp_ort_half_kernel(rn)) {
+                /* reads the float32 copy a Cast makes right after the half kernel */
+                t->c32_last[r] = trace_max(t->c32_last[r], p);
+                continue;
+            }
+            switch (kind) {
             case TP_ORT_READ_BLOCKED:
                 t->chain_last[r] = trace_max(t->chain_last[r], p);
                 break;
@@ -282,7 +306,13 @@ static tp_status trace_emit(const tp_graph *g, const tp_liveness *l, uint32_t bl
         /* read by its one ReorderInput copy, which every blocked Conv reading it shares
          * (nchwc_transformer.cc keeps the reordered input per tensor): written just before the
          * first of them, the plain tensor is not needed after it */
-        if (t->ri_last[id] >= 0) v.death = trace_max(v.death, 2 * t->ri_first[id] - 1);
+        /* a half kernel read by float32 nodes: they (and its ReorderInput) read the float32 copy
+         * a Cast makes right after it */
+        bool c32 = tp_ort_half_kernel(nd) && (t->c32_last[id] >= 0 || t->ri_last[id] >= 0);
+        if (c32)
+            v.death = trace_max(v.death, 2 * p + 1);
+        else if (t->ri_last[id] >= 0)
+            v.death = trace_max(v.death, 2 * t->ri_first[id] - 1);
         if (x->chain[id] && tp_ort_padded_bytes(g, nd, bytes, block, &pb, &chan)) {
             v.bytes = pb;
             v.shape_key = shape_key(g, nd, chan, t->unk[id]);
@@ -294,12 +324,19 @@ static tp_status trace_emit(const tp_graph *g, const tp_liveness *l, uint32_t bl
                  * reader */
                 int64_t cb = t->ro[id] >= p ? 2 * t->ro[id] + 1
                                             : trace_max(2 * t->plain_first[id] - 1, 2 * p + 1);
-                tp_ort_buf copy =
-                    plain_buf((tp_node_id)id, bytes, cb, 2 * t->plain_last[id], key_plain, out);
+                tp_ort_buf copy = plain_buf((tp_node_id)id, bytes, cb,
+                                            trace_max(2 * t->plain_last[id], cb), key_plain, out);
                 v.death = trace_max(v.death, cb);
                 t->copy_buf[id] = (int32_t)*nb;
                 if (!trace_push(a, b, nb, bcap, copy)) goto nomem;
             }
+        }
+        /* the half copy a Cast makes for the half kernels reading the tensor: from its (plain)
+         * float32 form, right after that is written, alive to the last of them */
+        int64_t cs = -1;
+        if (t->h16_last[id] >= 0) {
+            cs = t->copy_buf[id] >= 0 ? (*b)[t->copy_buf[id]].birth : 2 * p + 1;
+            if (t->copy_buf[id] < 0) v.death = trace_max(v.death, cs);
         }
         /* in place: a MayInplace activation the optimizer left alone, or a Conv's Sum input */
         tp_node_id src = -1;
@@ -312,10 +349,29 @@ static tp_status trace_emit(const tp_graph *g, const tp_liveness *l, uint32_t bl
             if (r >= 0 && (uint32_t)r < x->n)
                 v.inplace_of = x->chain[id] && x->chain[r] ? t->main_buf[r]
                                : x->chain[r]               ? t->copy_buf[r]
+                               : t->copy_buf[r] >= 0       ? t->copy_buf[r] /* float32 copy */
                                                            : t->main_buf[r];
         }
         t->main_buf[id] = (int32_t)*nb;
         if (!trace_push(a, b, nb, bcap, v)) goto nomem;
+        if (cs >= 0) {
+            tp_ort_buf h =
+                plain_buf((tp_node_id)id, lv->bytes, cs, trace_max(2 * t->h16_last[id], cs),
+                          shape_key_as(g, nd, nd->dtype, -1, t->unk[id]), false);
+            if (!trace_push(a, b, nb, bcap, h)) goto nomem;
+        }
+        if (c32) {
+            uint64_t wide;
+            if (!tp_mul_u64(lv->bytes, 2, &wide))
+                return tp_error_set(err, TP_ERR_OVERFLOW, "runtime: '%s': bytes overflow 64 bits",
+                                    nd->name);
+            int64_t d = trace_max(2 * t->c32_last[id], 2 * p + 1);
+            if (t->ri_last[id] >= 0) d = trace_max(d, 2 * t->ri_first[id] - 1);
+            tp_ort_buf w = plain_buf((tp_node_id)id, wide, 2 * p + 1, d,
+                                     shape_key_as(g, nd, TP_DTYPE_F32, -1, t->unk[id]), false);
+            t->copy_buf[id] = (int32_t)*nb;
+            if (!trace_push(a, b, nb, bcap, w)) goto nomem;
+        }
         uint64_t scratch, cols;
         if (!convt_scratch(g, nd, &scratch) || !conv_integer_scratch(g, nd, &cols))
             return tp_error_set(err, TP_ERR_OVERFLOW, "runtime: '%s': scratch overflows 64 bits",
@@ -357,9 +413,9 @@ tp_status tp_ort_trace_buffers(const tp_graph *g, const tp_liveness *l, uint32_t
     if (st != TP_OK) return st;
     size_t cap = (size_t)x.n + 1;
     trace_life t;
-    int64_t **i64[TRACE_I64] = {&t.pos,         &t.death,      &t.chain_last,
-                                &t.plain_first, &t.plain_last, &t.ri_first,
-                                &t.ri_last,     &t.run,        &t.ro};
+    int64_t **i64[TRACE_I64] = {&t.pos,        &t.death,    &t.chain_last, &t.plain_first,
+                                &t.plain_last, &t.ri_first, &t.ri_last,    &t.run,
+                                &t.ro,         &t.h16_last, &t.c32_last};
     bool ok = true;
     for (int k = 0; k < TRACE_I64; k++)
         ok = (*i64[k] = tp_mem_alloc(a, cap * sizeof(int64_t))) && ok;
@@ -376,6 +432,7 @@ tp_status tp_ort_trace_buffers(const tp_graph *g, const tp_liveness *l, uint32_t
     }
     for (size_t i = 0; i < cap; i++) {
         t.death[i] = t.chain_last[i] = t.plain_last[i] = t.ri_last[i] = -1;
+        t.h16_last[i] = t.c32_last[i] = -1;
         t.plain_first[i] = t.ri_first[i] = INT64_MAX / 4;
         t.main_buf[i] = t.copy_buf[i] = -1;
     }

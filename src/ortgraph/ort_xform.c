@@ -77,8 +77,13 @@ static bool half(tp_dtype t) {
     return t == TP_DTYPE_F16 || t == TP_DTYPE_BF16;
 }
 
+bool tp_ort_half_kernel(const tp_node *n) {
+    return n && half(n->dtype) && n->op.kind == TP_OP_CONCAT;
+}
+
 bool tp_ort_widened(const tp_node *n) {
-    return n && half(n->dtype) && !tp_op_is_boundary(n->op.kind) && n->op.kind != TP_OP_CAST;
+    return n && half(n->dtype) && !tp_op_is_boundary(n->op.kind) && n->op.kind != TP_OP_CAST &&
+           !tp_ort_half_kernel(n);
 }
 
 bool tp_ort_weight_widened(const tp_node *reader, const tp_node *w) {

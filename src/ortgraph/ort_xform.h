@@ -40,14 +40,18 @@ typedef struct tp_ort_xform {
 tp_status tp_ort_xform_compute(const tp_graph *g, uint32_t block, tp_ort_xform *x, tp_error *err);
 void tp_ort_xform_free(const tp_graph *g, tp_ort_xform *x);
 /* Whether onnxruntime's CPU provider computes node n in float32: a float32 node, or a float16 /
- * bfloat16 operator node other than a Cast. The provider has no half-precision kernels for most
- * operators and runs them in float32 (InsertCastTransformer: Casts around them, their half
- * weights converted at load): isnet_medium's float16 Convs ran as float32 NCHWc Convs in
- * onnxruntime 1.30's optimized graph (docs/runtime.md, "Session 30"). The operators that have
- * half kernels (Concat, data movement) it keeps in float16 between a Cast of each float32 input
- * and a Cast back; they are taken as float32 here (one float32 tensor where onnxruntime holds
- * the float16 copies and the float32 one: isnet_medium stays 15 % below). */
+ * bfloat16 operator node other than a Cast or a half kernel. The provider has no half-precision
+ * kernels for most operators and runs them in float32 (InsertCastTransformer: Casts around them,
+ * their half weights converted at load): isnet_medium's float16 Convs ran as float32 NCHWc Convs
+ * in onnxruntime 1.30's optimized graph (docs/runtime.md, "Session 30"). */
 bool tp_ort_computes_f32(const tp_node *n);
+/* A half-precision node the provider keeps in half precision (tp_ort_half_kernel): a Concat.
+ * Between it and the float32 nodes onnxruntime inserts Casts: a half copy of each float32
+ * input, made right after that input is written, and a float32 copy of its output for its
+ * float32 readers (isnet_medium's optimized graph: ReorderOutput, Cast, Concat, Cast,
+ * ReorderInput; ort_trace.c traces both copies). Other type-generic kernels (data movement) may
+ * stay half too; only the Concat was seen. */
+bool tp_ort_half_kernel(const tp_node *n);
 /* A half-precision tensor n computes in float32 (tp_ort_computes_f32): onnxruntime holds it at
  * twice its bytes. */
 bool tp_ort_widened(const tp_node *n);
