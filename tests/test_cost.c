@@ -2217,6 +2217,36 @@ TP_TEST(layout_copies_around_plain_ops) {
     tp_graph_destroy(g);
 }
 
+/* A float16 Concat among float16 operators: onnxruntime's CPU provider keeps it half and computes
+   the others in float32, with a Cast to half of each float32-computed input and a Cast to float32
+   of its output for a float32 reader: x (f16 [1,16,8,8]) -neg-> a -concat(a, a)-> c -neg-> d.
+   a's Cast reads 4096 bytes and writes 2048, c's reads 4096 and writes 8192. The same graph in
+   float32 has no Cast. */
+TP_TEST(casts_around_a_half_concat) {
+    for (int half = 1; half >= 0; half--) {
+        tp_dtype t = half ? TP_DTYPE_F16 : TP_DTYPE_F32;
+        tp_graph *g = new_graph();
+        int64_t xs[] = {1, 16, 8, 8}, cs[] = {1, 32, 8, 8};
+        tp_node_id x = in(g, "x", t, 4, xs);
+        tp_op neg = {.kind = TP_OP_UNARY, .sub = TP_UNARY_NEG};
+        tp_node_id a = op(g, neg, (tp_node_id[]){x}, 1, t, 4, xs);
+        tp_op cat = {.kind = TP_OP_CONCAT};
+        cat.attrs.axis.axis = 1;
+        tp_node_id c = op(g, cat, (tp_node_id[]){a, a}, 2, t, 4, cs);
+        tp_node_id dn = op(g, neg, (tp_node_id[]){c}, 1, t, 4, cs);
+        TP_CHECK_OK(tp_graph_mark_output(g, dn, err), err);
+        tp_device_model d = flat_model(1, 2);
+        d.runtime_node_ns = 0;
+        d.vector_floats = 8;
+        tp_graph_cost gc;
+        TP_CHECK_OK(tp_graph_cost_compute(g, &d, NULL, NULL, &gc, err), err);
+        TP_CHECK_EQ_U64(gc.layout_copies, half ? 2 : 0);
+        TP_CHECK_NEAR(gc.layout_ns, half ? (6144.0 + 12288.0) / 2 : 0, 1e-6);
+        tp_graph_cost_destroy(&gc);
+        tp_graph_destroy(g);
+    }
+}
+
 /* A batch normalization of its own (after a concat) and its activation: one pass (onnxruntime's
    NCHWc BatchNormalization); a second activation or one after a shared BN is a pass of its own. */
 TP_TEST(graph_cost_fusion_batchnorm_activation) {
@@ -2302,6 +2332,7 @@ int main(void) {
     TP_RUN(fused_matmul_bias_act);
     TP_RUN(conv_groups_dilation_transpose);
     TP_RUN(layout_copies_around_plain_ops);
+    TP_RUN(casts_around_a_half_concat);
     TP_RUN(attention_grouped_kv);
     TP_RUN(memory_bound_ops);
     TP_RUN(per_element_counts);

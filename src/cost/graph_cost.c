@@ -22,7 +22,11 @@ static uint64_t nchwc_block(const tp_device_model *d) {
    as tp_op_account lays them out (dense: gemm_n filters; grouped: gemm_batch groups of gemm_m;
    depthwise: gemm_batch = gemm_n channels). */
 static bool nchwc_conv(const tp_device_model *d, const tp_op_cost *oc) {
-    if (d->kind != TP_DEVICE_CPU || oc->compute_dtype != TP_DTYPE_F32 || oc->spatial_rank == 0)
+    /* a half-precision convolution too: the CPU provider computes it in float32 (its Casts
+       around it; tp_ort_computes_f32), as an NCHWc Conv when the channels allow */
+    tp_dtype t = oc->compute_dtype;
+    if (d->kind != TP_DEVICE_CPU || oc->spatial_rank == 0 ||
+        (t != TP_DTYPE_F32 && t != TP_DTYPE_F16 && t != TP_DTYPE_BF16))
         return false;
     uint64_t groups = 1, cout = oc->gemm_n;
     if (oc->kernel == TP_KERNEL_GROUPED) {

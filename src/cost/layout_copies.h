@@ -3,7 +3,9 @@
  * ReorderOutput where a blocked tensor is read by an operator that runs in plain NCHW (or is a
  * graph output), and a ReorderInput where a blocked Conv reads a plain tensor. Each is a pass
  * of its own over memory that no node of the model stands for (docs/cost.md, "Session 11", **Layout
- * copies**). */
+ * copies**). So are the Casts it inserts around an operator it keeps in half precision (a
+ * float16 Concat, tp_ort_half_kernel, among float16 operators it computes in float32): one to
+ * half of each float32-computed input, one to float32 of its output for float32 readers. */
 #ifndef TP_COST_LAYOUT_COPIES_H
 #define TP_COST_LAYOUT_COPIES_H
 
