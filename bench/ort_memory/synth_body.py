@@ -15,7 +15,9 @@ fitting on real models): every weight is a (1, 256, 64) float tensor (64 KiB) st
                 keeps its weights so);
   tinyconst_N   a chain of N Adds each reading a one-float Constant node, in the main graph;
   iftinyconst_N an If whose two branches each hold such a chain: the per-Constant cost (silero
-                v5 has 341 Constant nodes, most of a few bytes).
+                v5 has 341 Constant nodes, most of a few bytes);
+  tinyfold_N, iftinyfold_N  the same with each Constant negated first (a node onnxruntime's
+                constant folding computes at creation: the per-folded-node cost, session 31).
 The If condition comes from an int64 input 'ci' (1), so that no optimizer folds it.
 Usage: /usr/bin/python3 bench/ort_memory/synth_body.py OUTDIR (writes NAME.onnx, NAME.inputs.json)"""
 import json
@@ -83,6 +85,20 @@ def tiny_const_chain(tag, x, n):
     return nodes, [], prev
 
 
+def tiny_fold_chain(tag, x, n):
+    """tiny_const_chain with each Constant negated first: a Neg of a constant, which
+    onnxruntime's constant folding computes at session creation (session 31)."""
+    nodes, prev = [], x
+    for i in range(n):
+        c, f, o = '%sc%d' % (tag, i), '%sf%d' % (tag, i), '%sa%d' % (tag, i)
+        nodes.append(helper.make_node('Constant', [], [c], value=numpy_helper.from_array(
+            np.array([0.5 + i], np.float32), c)))
+        nodes.append(helper.make_node('Neg', [c], [f]))
+        nodes.append(helper.make_node('Add', [prev, f], [o]))
+        prev = o
+    return nodes, [], prev
+
+
 def lstm_chain(tag, x, n):
     nodes, inits, prev = [], [], x
     for i in range(n):
@@ -99,7 +115,8 @@ CI = vi('ci', [], TensorProto.INT64)
 FEED_CI = {'ci': {'dtype': 'int64', 'shape': [], 'values': [1]}}
 
 
-CHAINS = {'sum': sum_chain, 'lstm': lstm_chain, 'const': const_chain, 'tiny': tiny_const_chain}
+CHAINS = {'sum': sum_chain, 'lstm': lstm_chain, 'const': const_chain, 'tiny': tiny_const_chain,
+          'tinyfold': tiny_fold_chain}
 
 
 def main_chain(out, kind, n, name=None):
@@ -185,4 +202,7 @@ for n in (1, 16):
 for n in (1, 201):
     main_chain(out, 'tiny', n, 'tinyconst_%d.onnx' % n)
     nested_if(out, 'iftinyconst_%d.onnx' % n, 1, n, 'tiny')
+for n in (1, 201):
+    main_chain(out, 'tinyfold', n, 'tinyfold_%d.onnx' % n)
+    nested_if(out, 'iftinyfold_%d.onnx' % n, 1, n, 'tinyfold')
 print('synth_body: models in', out)
