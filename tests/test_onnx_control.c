@@ -228,6 +228,62 @@ TP_TEST(silero_vad_v5) {
     tp_graph_destroy(g);
 }
 
+/* onnxruntime's constant folding in Silero v5's bodies (its graph optimized at level basic,
+ * scripts/ort_optimize.js, read with the onnx package): the decoder's LSTM weights, Constants of
+ * the sample-rate branches, are sliced into gates, concatenated back and unsqueezed inside each of
+ * the two branches of an inner If, and the folded results stay as initializers of those
+ * branches: eight of 262,144 B and four of 4,096 B, 2,113,536 B. The importer flags the folds of
+ * the planned branches (TP_NODE_FOLDED; TP_NODE_FOLDED_COPY when from an enclosing scope's
+ * weight) and counts those of the branches not planned, whose sizes it takes at the weight's:
+ * 528,384 B planned (two weights and the biases, read by the LSTM that runs) and 1,579,024 B not
+ * planned (the biases' concatenation taken at one bias, 2,048 B instead of 4,096, three times). */
+TP_TEST(silero_vad_v5_folds) {
+    const char *dims[] = {"unk_input_0=1", "unk_input_1=576", "unk_state_1=1"};
+    const int64_t sr = 16000;
+    tp_onnx_input_value iv = {"sr", &sr, NULL, 1};
+    tp_onnx_options opt;
+    tp_onnx_options_init(&opt);
+    opt.dims = dims;
+    opt.n_dims = 3;
+    opt.input_values = &iv;
+    opt.n_input_values = 1;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/.fixtures/onnx/models/silero_vad_v5.onnx", TP_SOURCE_DIR);
+    tp_error err;
+    tp_graph *g = NULL;
+    TP_CHECK_OK(tp_onnx_load(path, &opt, NULL, &g, &err), &err);
+    if (!g) return;
+    uint64_t main_nodes, body_nodes, unplanned_copy;
+    tp_graph_folded(g, &main_nodes, &body_nodes, &unplanned_copy);
+    TP_CHECK_EQ_U64(main_nodes, 0);
+    TP_CHECK(body_nodes > 0);
+    TP_CHECK_EQ_U64(unplanned_copy, 1579024);
+    uint32_t n = tp_graph_node_count(g);
+    uint8_t *read_by_kernel = calloc(n, 1);
+    TP_CHECK(read_by_kernel != NULL);
+    if (!read_by_kernel) {
+        tp_graph_destroy(g);
+        return;
+    }
+    for (uint32_t id = 0; id < n; id++) {
+        const tp_node *nd = tp_graph_node(g, (tp_node_id)id);
+        if (!nd || tp_op_is_boundary(nd->op.kind) || (nd->flags & TP_NODE_FOLDED)) continue;
+        for (uint32_t i = 0; i < nd->n_inputs; i++)
+            if (nd->inputs[i] >= 0) read_by_kernel[nd->inputs[i]] = 1;
+    }
+    uint64_t planned = 0;
+    for (uint32_t id = 0; id < n; id++) {
+        const tp_node *nd = tp_graph_node(g, (tp_node_id)id);
+        uint64_t b;
+        if (nd && (nd->flags & TP_NODE_FOLDED_COPY) && read_by_kernel[id] &&
+            tp_graph_node_bytes(g, (tp_node_id)id, &b, &err) == TP_OK)
+            planned += b;
+    }
+    TP_CHECK_EQ_U64(planned, 528384);
+    free(read_by_kernel);
+    tp_graph_destroy(g);
+}
+
 TP_TEST(loop_rnn) {
     check_model("cf_loop_rnn", NULL, NULL);
 }
@@ -301,6 +357,7 @@ int main(void) {
     TP_RUN(silero_vad);
     TP_RUN(silero_vad_bodies);
     TP_RUN(silero_vad_v5);
+    TP_RUN(silero_vad_v5_folds);
     TP_RUN(loop_rnn);
     TP_RUN(if_conv);
     TP_RUN(scan);

@@ -526,6 +526,48 @@ TP_TEST(onnxruntime_names_float16_compute) {
     }
 }
 
+/* Nodes onnxruntime folds at load (TP_NODE_FOLDED): priced as constants, not kernels; a body's
+ * fold from an enclosing weight (TP_NODE_FOLDED_COPY) that a running node reads is a copy the
+ * body keeps, at 1x, and so are the copies counted for bodies not planned (tp_graph_add_folded).
+ * w[256,256] f32 -neg-> u (flagged) -add x-> y: with the flags, the weights hold u's 262,144 B
+ * and the 1,000 B counted, and one operator node fewer. */
+TP_TEST(onnxruntime_folded_nodes) {
+    tp_runtime_estimate r[2];
+    for (int folded = 0; folded < 2; folded++) {
+        tp_error err;
+        tp_graph *g = NULL;
+        TP_CHECK_OK(tp_graph_create(NULL, &g, &err), &err);
+        if (!g) return;
+        tp_shape ws = tp_shape_of(2, (int64_t[]){256, 256});
+        tp_node_id x, w, u, y;
+        TP_CHECK_OK(tp_graph_add_input(g, "x", TP_DTYPE_F32, &ws, &x, &err), &err);
+        TP_CHECK_OK(tp_graph_add_param(g, "w", TP_DTYPE_F32, &ws, &w, &err), &err);
+        TP_CHECK_OK(tp_graph_add_op(g, &(tp_op){.kind = TP_OP_UNARY, .sub = TP_UNARY_NEG},
+                                    (tp_node_id[]){w}, 1, "u", &u, &err),
+                    &err);
+        TP_CHECK_OK(tp_graph_add_op(g, &(tp_op){.kind = TP_OP_BINARY, .sub = TP_BINARY_ADD},
+                                    (tp_node_id[]){x, u}, 2, "y", &y, &err),
+                    &err);
+        TP_CHECK_OK(tp_graph_mark_output(g, y, &err), &err);
+        if (folded) {
+            TP_CHECK_OK(tp_graph_set_flags(g, u, TP_NODE_FOLDED | TP_NODE_FOLDED_COPY, &err), &err);
+            TP_CHECK_OK(tp_graph_add_folded(g, 0, 1, 1000, &err), &err);
+        }
+        tp_estimate e;
+        tp_estimate_options eo;
+        tp_estimate_options_default(&eo);
+        TP_CHECK_OK(tp_estimate_graph(g, &eo, &e, &err), &err);
+        tp_runtime_options o;
+        tp_runtime_options_default(&o);
+        o.runtime = TP_RUNTIME_ONNXRUNTIME;
+        TP_CHECK_OK(tp_runtime_estimate_graph(g, &e, &o, &r[folded], &err), &err);
+        tp_graph_destroy(g);
+    }
+    TP_CHECK_EQ_U64(r[1].weight_bytes - r[0].weight_bytes, 262144 + 1000);
+    TP_CHECK_EQ_U64(r[0].node_count - r[1].node_count, 1);
+    TP_CHECK(r[1].graph_bytes < r[0].graph_bytes); /* a constant costs less than a kernel */
+}
+
 /* x[512,512] f32 (1 MiB) -neg-> a -neg-> b -neg-> c (output; Neg never runs in place). By the
  * BFC rules: a takes the first 1 MiB region whole; b extends by a 2 MiB region (split: 1 MiB
  * used); a is freed, c takes a's chunk (best fit). Run 1 touched 1 + 1 MiB. The pattern: a@0,
@@ -1248,6 +1290,7 @@ int main(void) {
     TP_RUN(onnxruntime_lstm_weights_are_prepacked);
     TP_RUN(onnxruntime_body_terms);
     TP_RUN(onnxruntime_names_float16_compute);
+    TP_RUN(onnxruntime_folded_nodes);
     TP_RUN(arena_emulation_by_hand);
     TP_RUN(arena_run2_output_beside_pattern);
     TP_RUN(arena_convtranspose_pack_at_creation);

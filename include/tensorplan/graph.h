@@ -347,6 +347,13 @@ enum {
                                             which onnxruntime's exp kernel pays in microcode
                                             assists on a CPU that does not flush denormals
                                             (docs/cost.md, "Masked Softmax") */
+    TP_NODE_FOLDED = 1u << 7,            /* every input a constant: onnxruntime's constant folding
+                                            computes it when the session loads and keeps its
+                                            output as an initializer (importers; runtime_ort.c
+                                            prices it as one, not as a kernel) */
+    TP_NODE_FOLDED_COPY = 1u << 8,       /* TP_NODE_FOLDED inside a control-flow body, from a
+                                            weight of an enclosing scope: when a node that runs
+                                            reads it, the body holds its own copy */
 };
 
 /* A node as stored; read-only for callers. */
@@ -568,6 +575,19 @@ TP_API tp_status tp_graph_set_param_external(tp_graph *g, tp_node_id id, bool ex
 TP_API tp_status tp_graph_add_bodies(tp_graph *g, uint64_t bodies, uint64_t unplanned_nodes,
                                      tp_error *err);
 TP_API void tp_graph_bodies(const tp_graph *g, uint64_t *bodies, uint64_t *unplanned_nodes);
+/* Operator nodes of the source model that a runtime computes once when it loads the model
+ * (onnxruntime's constant folding: every input a constant) and keeps as constants (importers):
+ * add main_nodes (in the main graph) and body_nodes (in control-flow bodies, planned or not) to
+ * the graph's counts, and copy_bytes: the copies such nodes of bodies not planned (If branches
+ * not taken, which are not graph nodes) keep of weights of enclosing scopes (the planned ones
+ * are graph nodes flagged TP_NODE_FOLDED_COPY). All 0 for a new graph. Planned folded nodes
+ * stay in the graph as operators (planners see them; runtime_ort.c prices them as constants).
+ * TP_ERR_INVALID (NULL g), TP_ERR_OVERFLOW. Needs exclusive access. tp_graph_folded reads
+ * them (NULL outputs skipped; 0 for a NULL graph); thread-safe. */
+TP_API tp_status tp_graph_add_folded(tp_graph *g, uint64_t main_nodes, uint64_t body_nodes,
+                                     uint64_t copy_bytes, tp_error *err);
+TP_API void tp_graph_folded(const tp_graph *g, uint64_t *main_nodes, uint64_t *body_nodes,
+                            uint64_t *copy_bytes);
 /* Record that a Param is an initializer (or a Constant a constant node) of a control-flow
  * body nested depth bodies deep (importers; 0 = the main graph, the default).
  * TP_ERR_INVALID when id is neither a Param nor a Constant. Needs exclusive access. */

@@ -155,6 +155,18 @@ static const ort_coeffs ORT_DEFAULT = {0, 1650, 1010, 0, 1000, 1000, 3461};
  * Silero VAD v5 has 341 Constant nodes, most of a few bytes. */
 #define ORT_CONST_BYTES 1937u
 #define ORT_BODY_CONST_BYTES 2884u
+/* A node onnxruntime's constant folding computes at load (tp_graph_folded): an initializer
+ * instead of a kernel. Measured (synth_body.py, session 31; medians of 3 fresh processes): a
+ * one-float Constant negated before its Add took 1,680 B more a step than the Constant read
+ * directly in the main graph (tinyfold_201 - tinyfold_1 against tinyconst_201 - tinyconst_1),
+ * 2,119 B inside both branches of an If (iftinyfold against iftinyconst), in place of an
+ * operator node's cost. A folded node inside a body that reads a weight of an enclosing scope
+ * holds its output as the body's initializer: about 1x its bytes per body (a 64 KiB weight read
+ * through an Unsqueeze in two branches took 1.93x its bytes more than one read directly, one
+ * body deep and two: foldouter / nestfold against outer / nest, scripts in docs/runtime.md,
+ * "Session 31"): tp_graph_folded's copy bytes, added to the weights at 1x. */
+#define ORT_FOLDED_BYTES 1680u
+#define ORT_BODY_FOLDED_BYTES 2119u
 #define BODY_NEST_PM 1370u
 /* glibc malloc's initial mmap threshold (M_MMAP_THRESHOLD, DEFAULT_MMAP_THRESHOLD_MIN): a
  * request at least this large is served by mmap and unmapped when freed. */
@@ -391,6 +403,42 @@ static node_census census_of(const tp_graph *g) {
     return c;
 }
 
+/* Adds to *bytes the outputs of the nodes flagged TP_NODE_FOLDED_COPY that a node onnxruntime
+ * runs (not folded itself) reads, or that are graph outputs: the copies the bodies keep as
+ * initializers (ORT_BODY_FOLDED_BYTES). A fold read only by further folds is a transient of the
+ * folding. TP_ERR_NOMEM, TP_ERR_OVERFLOW. */
+static tp_status folded_copies(const tp_graph *g, uint64_t *bytes, tp_error *err) {
+    uint32_t n = tp_graph_node_count(g);
+    bool any = false;
+    for (uint32_t id = 0; id < n && !any; id++) {
+        const tp_node *nd = tp_graph_node(g, (tp_node_id)id);
+        any = nd && (nd->flags & TP_NODE_FOLDED_COPY);
+    }
+    if (!any) return TP_OK;
+    const tp_allocator *a = tp_graph_allocator(g);
+    uint8_t *kept = tp_mem_calloc(a, (size_t)n + 1, 1);
+    if (!kept) return tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (%u nodes)", n);
+    for (uint32_t id = 0; id < n; id++) {
+        const tp_node *nd = tp_graph_node(g, (tp_node_id)id);
+        if (!nd) continue;
+        if (nd->flags & TP_NODE_OUTPUT) kept[id] = 1;
+        if (tp_op_is_boundary(nd->op.kind) || (nd->flags & TP_NODE_FOLDED)) continue;
+        for (uint32_t i = 0; i < nd->n_inputs; i++)
+            if (nd->inputs[i] >= 0 && (uint32_t)nd->inputs[i] < n) kept[nd->inputs[i]] = 1;
+    }
+    tp_status s = TP_OK;
+    for (uint32_t id = 0; id < n && s == TP_OK; id++) {
+        const tp_node *nd = tp_graph_node(g, (tp_node_id)id);
+        uint64_t b;
+        if (!nd || !kept[id] || !(nd->flags & TP_NODE_FOLDED_COPY)) continue;
+        if ((s = tp_graph_node_bytes(g, (tp_node_id)id, &b, err)) == TP_OK &&
+            !tp_add_u64(*bytes, b, bytes))
+            s = tp_error_set(err, TP_ERR_OVERFLOW, "runtime: folded copies overflow 64 bits");
+    }
+    tp_mem_free(a, kept, (size_t)n + 1);
+    return s;
+}
+
 /* tensorplan's own activation arena without in-place reuse (a detail, for comparison). */
 static tp_status plan_noinplace(const tp_graph *g, uint64_t *out, tp_error *err) {
     tp_plan_options po;
@@ -434,7 +482,12 @@ static tp_status ort_terms(const tp_graph *g, const tp_estimate *e, const tp_ort
     uint64_t bodies, unplanned;
     tp_graph_bodies(g, &bodies, &unplanned);
     node_census census = census_of(g);
-    r->node_count = census.ops + unplanned; /* both below 2^63: counts of graph nodes */
+    /* nodes onnxruntime folds at load are constants there, not kernels (tp_graph_folded), and
+     * the bodies' copies of enclosing weights that a running node reads */
+    uint64_t f_main, f_body, f_copy;
+    tp_graph_folded(g, &f_main, &f_body, &f_copy);
+    if ((s = folded_copies(g, &f_copy, err)) != TP_OK) return s;
+    r->node_count = tp_sat_sub_u64(census.ops + unplanned, f_main + f_body); /* node counts */
     ort_coeffs c = ORT_DEFAULT;
     if (!oo->prepacking) c.gemm_pm = 1000; /* no packed copy: the initializer itself */
     r->session_fixed_bytes = ORT_SESSION_FIXED_BYTES;
@@ -466,7 +519,11 @@ static tp_status ort_terms(const tp_graph *g, const tp_estimate *e, const tp_ort
         !tp_mul_u64(r->node_count, c.node_bytes, &r->graph_bytes) ||
         !tp_mul_u64(bodies, ORT_BODY_BYTES, &bodies) ||
         !tp_add_u64(r->graph_bytes, bodies, &r->graph_bytes) ||
-        !tp_add_u64(r->graph_bytes, census.const_bytes, &r->graph_bytes))
+        !tp_add_u64(r->graph_bytes, census.const_bytes, &r->graph_bytes) ||
+        !tp_add_u64(r->graph_bytes,
+                    tp_sat_add_u64(tp_sat_mul_u64(f_main, ORT_FOLDED_BYTES),
+                                   tp_sat_mul_u64(f_body, ORT_BODY_FOLDED_BYTES)),
+                    &r->graph_bytes))
         return tp_error_set(err, TP_ERR_OVERFLOW, "runtime: onnxruntime terms overflow 64 bits");
     /* pre-packing (ort_prepack.c): its transient at creation, a weight in an external data
      * file being unmapped after its packing; and the initializers it erases */
@@ -510,7 +567,8 @@ static tp_status ort_terms(const tp_graph *g, const tp_estimate *e, const tp_ort
     if (!tp_add_u64(min_u64(other, r->other_weight_bytes), min_u64(conv, r->conv_weight_bytes),
                     &r->weight_bytes) ||
         !tp_add_u64(r->weight_bytes, min_u64(gemm, r->gemm_weight_bytes), &r->weight_bytes) ||
-        !tp_add_u64(r->weight_bytes, ld->resident_bytes, &r->weight_bytes))
+        !tp_add_u64(r->weight_bytes, ld->resident_bytes, &r->weight_bytes) ||
+        !tp_add_u64(r->weight_bytes, f_copy, &r->weight_bytes))
         return tp_error_set(err, TP_ERR_OVERFLOW, "runtime: weight bytes overflow 64 bits");
     r->prepacked_bytes = tp_sat_sub_u64(other, r->other_weight_bytes) +
                          tp_sat_sub_u64(conv, r->conv_weight_bytes) +

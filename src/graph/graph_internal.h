@@ -40,8 +40,10 @@ struct tp_graph {
     tp_arena_chunk *arena;
     const char **notes; /* importer notes (text in the arena), notes.c */
     size_t n_notes, cap_notes;
-    uint64_t n_bodies;          /* control-flow bodies of the source model (bodies.c) */
-    uint64_t n_unplanned_nodes; /* nodes of bodies not planned (If branches not taken) */
+    uint64_t n_bodies;                     /* control-flow bodies of the source model (bodies.c) */
+    uint64_t n_unplanned_nodes;            /* nodes of bodies not planned (If branches not taken) */
+    uint64_t n_folded_main, n_folded_body; /* nodes a runtime folds into constants (bodies.c) */
+    uint64_t folded_copy_bytes;            /* their outputs' copies of outer-scope weights */
 };
 
 /* Bump allocation owned by the graph (names, input lists); freed at destroy

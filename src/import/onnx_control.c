@@ -114,6 +114,51 @@ static tp_status body_run(control_conv *cv, tp_ox_ctx *c, const char *what,
     return st;
 }
 
+/* A node of a body not planned that onnxruntime's constant folding computes at load (every
+ * input a constant in scope, or the output of such a node of the same body): its outputs are
+ * recorded as folded values, and the fold counted (tp_graph_add_folded). Their size is not
+ * known here (no shapes are inferred in a body not planned): one that comes from a weight of an
+ * enclosing scope is taken at that weight's bytes (silero's folds slice a weight into gates and
+ * concatenate them back). */
+static tp_status unplanned_fold(control_conv *cv, const tp_onnx_node *n) {
+    uint64_t bytes = 0;
+    bool outer = false, any = false;
+    for (uint32_t i = 0; i < n->n_inputs; i++) {
+        if (!n->inputs[i][0]) continue;
+        const ox_val *v = tp__ox_val_find(cv, n->inputs[i]);
+        if (!v || v->runtime) return TP_OK;
+        any = true;
+        if (!tp__ox_outer_value(cv, v)) continue;
+        outer = true;
+        uint64_t b = v->outer_bytes;
+        if (!v->outer_fold && tp_graph_node_bytes(cv->g, v->node, &b, NULL) != TP_OK) b = 0;
+        if (b > bytes) bytes = b;
+    }
+    if (!any) return TP_OK;
+    tp_shape none = tp_shape_of(0, NULL);
+    for (uint32_t k = 0; k < n->n_outputs; k++) {
+        if (!n->outputs[k][0]) continue;
+        tp_status st = tp__ox_val_add(cv, n->outputs[k], TP_NO_NODE, &none, 0, NULL);
+        if (st != TP_OK) return st;
+        ox_val *v = tp__ox_val_find(cv, n->outputs[k]);
+        if (!v) continue;
+        v->runtime = false;
+        v->outer_fold = outer;
+        v->outer_bytes = bytes;
+    }
+    return tp_graph_add_folded(cv->g, 0, 1, 0, cv->err);
+}
+
+/* The copies a body not planned keeps: each folded value from an enclosing scope's weight that
+ * a node running in the body (or the body's output) reads, once. */
+static tp_status unplanned_copy(control_conv *cv, const char *name) {
+    ox_val *v = name[0] ? tp__ox_val_find(cv, name) : NULL;
+    if (!v || !v->outer_fold || v->node != TP_NO_NODE || !v->outer_bytes) return TP_OK;
+    uint64_t b = v->outer_bytes;
+    v->outer_bytes = 0; /* counted */
+    return tp_graph_add_folded(cv->g, 0, 0, b, cv->err);
+}
+
 /* The weights of a body that is not planned (an If branch not taken): the
  * runtime still loads them, so its initializers and Constants (at any depth)
  * become Params and Constants that no node reads. */
@@ -130,6 +175,7 @@ static tp_status body_weights(control_conv *cv, const tp_onnx_graph *body) {
             st = tp__ox_add_node(cv, n, i);
         else /* a node the runtime loads though it never runs here */
             st = tp_graph_add_bodies(cv->g, 0, 1, cv->err);
+        if (st == TP_OK && !constant) st = unplanned_fold(cv, n);
         for (uint32_t j = 0; st == TP_OK && j < n->n_attrs; j++) {
             const tp_onnx_attr *a = &n->attrs[j];
             if (a->g) st = body_weights(cv, a->g);
@@ -137,6 +183,17 @@ static tp_status body_weights(control_conv *cv, const tp_onnx_graph *body) {
                 st = body_weights(cv, a->graphs[k]);
         }
     }
+    /* the folded values that a node running in the body, or the body's output, reads */
+    for (uint32_t i = 0; st == TP_OK && i < body->n_nodes; i++) {
+        const tp_onnx_node *n = &body->nodes[i];
+        const ox_val *o =
+            n->n_outputs && n->outputs[0][0] ? tp__ox_val_find(cv, n->outputs[0]) : NULL;
+        if (o && !o->runtime) continue; /* a Constant or a fold */
+        for (uint32_t j = 0; st == TP_OK && j < n->n_inputs; j++)
+            st = unplanned_copy(cv, n->inputs[j]);
+    }
+    for (uint32_t k = 0; st == TP_OK && k < body->n_outputs; k++)
+        st = unplanned_copy(cv, body->outputs[k].name);
     tp__ox_scope_close(cv);
     return st;
 }

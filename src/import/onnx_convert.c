@@ -99,6 +99,8 @@ tp_status tp__ox_val_add(conv *cv, const char *name, tp_node_id node, const tp_s
     v->value = value;
     v->runtime = true; /* until known otherwise (an initializer, a folded node) */
     v->dims_unknown = false;
+    v->outer_fold = false;
+    v->outer_bytes = 0;
     v->mask_min = tp_ox_value_mask_min(value);
     v->unscanned = NULL;
     slots_insert(cv->slots, cv->cap_slots, cv->vals, (int32_t)cv->n_vals);
@@ -661,6 +663,14 @@ tp_status tp__ox_emit(conv *cv, tp_ox_ctx *c, const tp_node_id *ids, uint32_t n_
     return TP_OK;
 }
 
+bool tp__ox_outer_value(const tp_ox_conv *cv, const ox_val *v) {
+    if (!v) return false;
+    if (v->outer_fold) return true;
+    const tp_node *w = v->node != TP_NO_NODE ? tp_graph_node(cv->g, v->node) : NULL;
+    return cv->depth > 0 && w && (w->op.kind == TP_OP_PARAM || w->op.kind == TP_OP_CONSTANT) &&
+           w->op.attrs.param.body_depth < cv->depth;
+}
+
 tp_status tp__ox_add_node(conv *cv, const tp_onnx_node *n, uint32_t index) {
     tp_status st = ensure_scratch(cv, n->n_inputs, n->n_outputs);
     if (st != TP_OK) return st;
@@ -754,15 +764,24 @@ tp_status tp__ox_add_node(conv *cv, const tp_onnx_node *n, uint32_t index) {
     c.node_flags |= mask_flags;
     for (uint32_t i = 0; i < n->n_inputs && !(c.node_flags & TP_NODE_SHAPE_ONLY); i++)
         if (cv->ins[i].present && cv->ins[i].dims_unknown) unknown = true;
+    /* onnxruntime's constant folding computes it at load (not a Constant node: those are
+     * initializers already) */
+    bool folded = !runtime && c.op.kind != TP_OP_CONSTANT, outer = false;
+    for (uint32_t i = 0; folded && cv->depth > 0 && i < n->n_inputs && !outer; i++)
+        outer = n->inputs[i][0] && tp__ox_outer_value(cv, tp__ox_val_find(cv, n->inputs[i]));
+    if (folded) c.node_flags |= TP_NODE_FOLDED | (outer ? TP_NODE_FOLDED_COPY : 0u);
     st = tp__ox_emit(cv, &c, cv->ids, n_ids);
     for (uint32_t k = 0; st == TP_OK && k < n->n_outputs; k++) {
         ox_val *v = n->outputs[k][0] ? tp__ox_val_find(cv, n->outputs[k]) : NULL;
         if (!v) continue;
         v->runtime = runtime;
         v->dims_unknown = unknown;
+        v->outer_fold = outer;
         if (mask < v->mask_min) v->mask_min = mask;
     }
     if (st == TP_OK && !cv->dry) st = tp_ox_mask_note(&c, mask_flags);
+    if (st == TP_OK && !cv->dry && folded)
+        st = tp_graph_add_folded(cv->g, cv->depth ? 0 : 1, cv->depth ? 1 : 0, 0, cv->err);
 fail:
     for (uint32_t k = 0; k < n->n_outputs; k++) {
         tp_ox_value_free(cv->a, c.out[k].value);

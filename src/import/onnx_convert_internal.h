@@ -26,6 +26,12 @@ typedef struct ox_val {
      * folded), and dims onnxruntime's shape inference does not know */
     bool runtime;
     bool dims_unknown;
+    /* folded by onnxruntime (runtime false) inside a body from a weight of an enclosing scope,
+     * directly or through other such folds: the body keeps a copy (TP_NODE_FOLDED_COPY) */
+    bool outer_fold;
+    /* in a body not planned (onnx_control.c): the bytes of the enclosing scope's weight such a
+     * folded value comes from, taken as its size */
+    uint64_t outer_bytes;
     /* onnx_mask.c: the most negative constant that reaches it through additions, selections and
      * copies (an attention mask's fill value); +inf when none */
     double mask_min;
@@ -86,6 +92,10 @@ typedef struct tp_ox_conv {
 } tp_ox_conv;
 
 ox_val *tp__ox_val_find(const tp_ox_conv *cv, const char *name);
+/* Whether value v, read inside a control-flow body, is a weight (initializer or Constant) of an
+ * enclosing scope or a value folded from one (ox_val.outer_fold): onnxruntime's constant
+ * folding of a node reading it makes the body its own copy. */
+bool tp__ox_outer_value(const tp_ox_conv *cv, const ox_val *v);
 /* Add or shadow a value; takes ownership of value (freed on error). */
 tp_status tp__ox_val_add(tp_ox_conv *cv, const char *name, tp_node_id node, const tp_shape *shape,
                          int32_t elem, tp_ox_value *value);
