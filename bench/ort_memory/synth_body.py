@@ -17,7 +17,11 @@ fitting on real models): every weight is a (1, 256, 64) float tensor (64 KiB) st
   iftinyconst_N an If whose two branches each hold such a chain: the per-Constant cost (silero
                 v5 has 341 Constant nodes, most of a few bytes);
   tinyfold_N, iftinyfold_N  the same with each Constant negated first (a node onnxruntime's
-                constant folding computes at creation: the per-folded-node cost, session 31).
+                constant folding computes at creation: the per-folded-node cost, session 31);
+  outer_N, foldouter_N  an If whose branches read N main-graph initializers directly, or through
+                an Unsqueeze that constant folding turns into a copy in each branch;
+  nest_N, nestfold_N  the same two levels down: Constant nodes of an If's branches read by an
+                inner If's branches (silero_vad v5's LSTM weights).
 The If condition comes from an int64 input 'ci' (1), so that no optimizer folds it.
 Usage: /usr/bin/python3 bench/ort_memory/synth_body.py OUTDIR (writes NAME.onnx, NAME.inputs.json)"""
 import json
@@ -179,6 +183,43 @@ def if_chain(out, n, k):
          dict({'x': {'dtype': 'float32', 'shape': [1, 16]}}, **FEED_CI))
 
 
+def outer_weights(out, name, n, fold, nested):
+    """n weights read inside If branches from an enclosing scope: the main graph's initializers
+    read one body deep (nested False), or Constant nodes of the outer If's branches read by an
+    inner If's branches (nested True); through an Unsqueeze (fold: onnxruntime's constant folding
+    makes each branch its own copy) or directly (session 31)."""
+    shape = [1] + SHAPE if fold else SHAPE
+
+    def reader(tag):
+        nodes, prev, binit = [], 'x', []
+        for i in range(n):
+            src = 'W%d' % i
+            if fold:
+                u = '%su%d' % (tag, i)
+                nodes.append(helper.make_node('Unsqueeze', [src, tag + 'ax'], [u]))
+                src = u
+            o = '%ss%d' % (tag, i)
+            nodes.append(helper.make_node('Add', [prev, src], [o]))
+            prev = o
+        nodes.append(helper.make_node('Identity', [prev], [tag + 'out']))
+        if fold:
+            binit = [helper.make_tensor(tag + 'ax', TensorProto.INT64, [1], [0])]
+        return helper.make_graph(nodes, tag, [], [vi(tag + 'out', shape)], binit)
+
+    def holder(tag):
+        nodes = [helper.make_node('Constant', [], ['W%d' % i], value=weight('W%d' % i))
+                 for i in range(n)]
+        nodes.append(helper.make_node('If', ['c'], [tag + 'out'], then_branch=reader(tag + 't'),
+                                      else_branch=reader(tag + 'e')))
+        return helper.make_graph(nodes, tag, [], [vi(tag + 'out', shape)])
+
+    branch = holder if nested else reader
+    inits = [] if nested else [weight('W%d' % i) for i in range(n)]
+    node = helper.make_node('If', ['c'], ['y'], then_branch=branch('T'), else_branch=branch('E'))
+    save(COND + [node], inits, [vi('x', shape), CI], [vi('y', shape)], os.path.join(out, name),
+         dict({'x': {'dtype': 'float32', 'shape': shape}}, **FEED_CI))
+
+
 out = sys.argv[1]
 os.makedirs(out, exist_ok=True)
 for n in (1, 33):
@@ -205,4 +246,9 @@ for n in (1, 201):
 for n in (1, 201):
     main_chain(out, 'tinyfold', n, 'tinyfold_%d.onnx' % n)
     nested_if(out, 'iftinyfold_%d.onnx' % n, 1, n, 'tinyfold')
+for n in (1, 16):
+    outer_weights(out, 'outer_%d.onnx' % n, n, False, False)
+    outer_weights(out, 'foldouter_%d.onnx' % n, n, True, False)
+    outer_weights(out, 'nest_%d.onnx' % n, n, False, True)
+    outer_weights(out, 'nestfold_%d.onnx' % n, n, True, True)
 print('synth_body: models in', out)
