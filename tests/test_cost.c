@@ -2247,6 +2247,34 @@ TP_TEST(casts_around_a_half_concat) {
     }
 }
 
+/* A node the runtime folds when it loads the model (TP_NODE_FOLDED: every input a constant) is
+   never run: metadata, no kernel, no time. */
+TP_TEST(folded_node_is_not_run) {
+    tp_graph *g = new_graph();
+    int64_t ws[] = {64, 64};
+    tp_node_id x = in(g, "x", TP_DTYPE_F32, 2, ws);
+    tp_node_id w = par(g, "w", TP_DTYPE_F32, 2, ws);
+    tp_op neg = {.kind = TP_OP_UNARY, .sub = TP_UNARY_NEG};
+    tp_node_id u = op(g, neg, (tp_node_id[]){w}, 1, TP_DTYPE_F32, 2, ws);
+    tp_op add = {.kind = TP_OP_BINARY, .sub = TP_BINARY_ADD};
+    tp_node_id y = op(g, add, (tp_node_id[]){x, u}, 2, TP_DTYPE_F32, 2, ws);
+    TP_CHECK_OK(tp_graph_mark_output(g, y, err), err);
+    bool meta = true;
+    TP_CHECK_OK(tp_op_is_metadata(g, u, &meta, err), err);
+    TP_CHECK(!meta);
+    tp_device_model d = flat_model(1, 2);
+    tp_graph_cost before, after;
+    TP_CHECK_OK(tp_graph_cost_compute(g, &d, NULL, NULL, &before, err), err);
+    TP_CHECK_OK(tp_graph_set_flags(g, u, TP_NODE_FOLDED, err), err);
+    TP_CHECK_OK(tp_op_is_metadata(g, u, &meta, err), err);
+    TP_CHECK(meta);
+    TP_CHECK_OK(tp_graph_cost_compute(g, &d, NULL, NULL, &after, err), err);
+    TP_CHECK(after.total_ns < before.total_ns);
+    tp_graph_cost_destroy(&before);
+    tp_graph_cost_destroy(&after);
+    tp_graph_destroy(g);
+}
+
 /* A batch normalization of its own (after a concat) and its activation: one pass (onnxruntime's
    NCHWc BatchNormalization); a second activation or one after a shared BN is a pass of its own. */
 TP_TEST(graph_cost_fusion_batchnorm_activation) {
@@ -2333,6 +2361,7 @@ int main(void) {
     TP_RUN(conv_groups_dilation_transpose);
     TP_RUN(layout_copies_around_plain_ops);
     TP_RUN(casts_around_a_half_concat);
+    TP_RUN(folded_node_is_not_run);
     TP_RUN(attention_grouped_kv);
     TP_RUN(memory_bound_ops);
     TP_RUN(per_element_counts);

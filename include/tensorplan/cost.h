@@ -154,8 +154,9 @@ typedef struct tp_op_cost {
 TP_API tp_status tp_op_account(const tp_graph *g, tp_node_id id, tp_op_cost *out, tp_error *err);
 
 /* True when the node moves no data: boundary ops, views (tp_graph_node_view),
- * transposes that keep the order of all non-unit dims, secondary outputs, and
- * identity (runtimes elide it). */
+ * transposes that keep the order of all non-unit dims, secondary outputs,
+ * identity (runtimes elide it), and nodes the runtime folds when it loads the
+ * model (TP_NODE_FOLDED: never run). */
 TP_API tp_status tp_op_is_metadata(const tp_graph *g, tp_node_id id, bool *out, tp_error *err);
 
 /* ---------------------------------------------------------------- IO profile */

@@ -246,7 +246,10 @@ tp_status tp_op_is_metadata(const tp_graph *g, tp_node_id id, bool *out, tp_erro
     /* identity: runtimes elide it (ONNX exports are full of them) */
     bool identity = n->op.kind == TP_OP_UNARY && n->op.sub == TP_UNARY_IDENTITY;
     bool shape_only = (n->flags & TP_NODE_SHAPE_ONLY) != 0;
-    if (tp_op_is_boundary(n->op.kind) || n->op.kind == TP_OP_OUTPUT_OF || identity || shape_only) {
+    /* computed once by the runtime's constant folding when it loads the model, never run */
+    bool folded = (n->flags & TP_NODE_FOLDED) != 0;
+    if (tp_op_is_boundary(n->op.kind) || n->op.kind == TP_OP_OUTPUT_OF || identity || shape_only ||
+        folded) {
         *out = true;
         return TP_OK;
     }
