@@ -123,6 +123,8 @@ static tp_status body_run(control_conv *cv, tp_ox_ctx *c, const char *what,
 static tp_status unplanned_fold(control_conv *cv, const tp_onnx_node *n) {
     uint64_t bytes = 0;
     bool outer = false, any = false;
+    for (uint32_t j = 0; j < n->n_attrs; j++)
+        if (n->attrs[j].g || n->attrs[j].n_graphs) return TP_OK; /* control flow: not folded */
     for (uint32_t i = 0; i < n->n_inputs; i++) {
         if (!n->inputs[i][0]) continue;
         const ox_val *v = tp__ox_val_find(cv, n->inputs[i]);
