@@ -581,9 +581,12 @@ TP_API void tp_graph_bodies(const tp_graph *g, uint64_t *bodies, uint64_t *unpla
  * the graph's counts, and copy_bytes: the copies such nodes of bodies not planned (If branches
  * not taken, which are not graph nodes) keep of weights of enclosing scopes (the planned ones
  * are graph nodes flagged TP_NODE_FOLDED_COPY). All 0 for a new graph. Planned folded nodes
- * stay in the graph as operators (planners see them; runtime_ort.c prices them as constants).
- * TP_ERR_INVALID (NULL g), TP_ERR_OVERFLOW. Needs exclusive access. tp_graph_folded reads
- * them (NULL outputs skipped; 0 for a NULL graph); thread-safe. */
+ * stay in the graph as operators (planners see them). The onnxruntime profile prices as
+ * constants the nodes counted here (the counts carry whether a fold is inside a body, which a
+ * node flag does not), so an importer that flags a graph node TP_NODE_FOLDED also counts it;
+ * the flags alone decide the cost model (not run) and the copies. TP_ERR_INVALID (NULL g),
+ * TP_ERR_OVERFLOW. Needs exclusive access. tp_graph_folded reads them (NULL outputs skipped; 0 for
+ * a NULL graph); thread-safe. */
 TP_API tp_status tp_graph_add_folded(tp_graph *g, uint64_t main_nodes, uint64_t body_nodes,
                                      uint64_t copy_bytes, tp_error *err);
 TP_API void tp_graph_folded(const tp_graph *g, uint64_t *main_nodes, uint64_t *body_nodes,

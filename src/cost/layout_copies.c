@@ -88,9 +88,8 @@ tp_status tp__layout_copies(const tp_graph *g, const tp_ort_xform *x, tp_op_cost
             if (r == TP_ORT_READ_REORDERED) need[in] |= COPY_OUTPUT;
             if (r == TP_ORT_READ_TO_BLOCKED) need[in] |= COPY_INPUT;
             /* the Casts around a half kernel (tp_ort_half_kernel) */
-            if (tp_ort_half_kernel(nd) && tp_ort_widened(inn)) need[in] |= CAST_TO_HALF;
-            if (tp_ort_half_kernel(inn) && tp_ort_computes_f32(nd) && nd->op.kind != TP_OP_CAST)
-                need[in] |= CAST_TO_F32;
+            if (tp_ort_casts_to_half(nd, inn)) need[in] |= CAST_TO_HALF;
+            if (tp_ort_casts_to_f32(nd, inn)) need[in] |= CAST_TO_F32;
         }
     }
     for (uint32_t id = 0; id < x->n; id++)

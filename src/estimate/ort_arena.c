@@ -310,6 +310,23 @@ tp_status tp_ort_pattern_block(const tp_allocator *a, tp_ort_buf *b, size_t n, u
     return st;
 }
 
+/* Replay the trace's allocation and free events through the arena: every buffer's (run 1), or
+ * only those the memory pattern does not hold (run 2, beside its block): kernels' scratch and
+ * the graph outputs. */
+static tp_status replay(ort_sim *s, tp_ort_buf *bufs, const sim_event *ev, size_t n_ev,
+                        bool beside_pattern, tp_error *err) {
+    tp_status st = TP_OK;
+    for (size_t e = 0; e < n_ev && st == TP_OK; e++) {
+        tp_ort_buf *b = &bufs[ev[e].buf];
+        if (beside_pattern && !b->scratch && !b->output) continue;
+        if (ev[e].kind == 0)
+            st = sim_alloc(s, b->bytes, true, &b->chunk, err);
+        else
+            sim_free(s, b->chunk);
+    }
+    return st;
+}
+
 /* The arena's chunks the session's creation leaves: a ConvTranspose's transposed copy of its
  * constant filter (conv_transpose.cc PrePack, from the kernel's allocator: onnxruntime 1.30's
  * verbose log extends the arena at creation by exactly each filter's bytes, conv_autoencoder of
@@ -324,8 +341,7 @@ static tp_status creation_packs(const tp_graph *g, ort_sim *s, tp_error *err) {
         tp_node_id wid = tp_ort_initializer_of(g, nd->inputs[1]);
         const tp_node *w = tp_graph_node(g, wid);
         uint64_t bytes;
-        tp_error e;
-        if (!w || w->op.kind != TP_OP_PARAM || tp_graph_node_bytes(g, wid, &bytes, &e) != TP_OK ||
+        if (!w || w->op.kind != TP_OP_PARAM || tp_graph_node_bytes(g, wid, &bytes, NULL) != TP_OK ||
             bytes == 0)
             continue;
         int32_t h;
@@ -368,14 +384,7 @@ tp_status tp_ort_arena_simulate(const tp_graph *g, bool mem_pattern, bool next_p
      * size the next region doubles from */
     if ((st = creation_packs(g, &s, err)) != TP_OK) goto done;
     /* run 1: tensor by tensor through the arena */
-    for (size_t e = 0; e < n_ev && st == TP_OK; e++) {
-        tp_ort_buf *b = &bufs[ev[e].buf];
-        if (ev[e].kind == 0)
-            st = sim_alloc(&s, b->bytes, true, &b->chunk, err);
-        else
-            sim_free(&s, b->chunk);
-    }
-    if (st != TP_OK) goto done;
+    if ((st = replay(&s, bufs, ev, n_ev, false, err)) != TP_OK) goto done;
     out->first_run_bytes = sim_resident(&s);
     if (mem_pattern && nb > 0) {
         /* run 2: one block for the whole pattern, asked of the arena that run 1 left */
@@ -387,15 +396,7 @@ tp_status tp_ort_arena_simulate(const tp_graph *g, bool mem_pattern, bool next_p
          * hold still comes from the arena beside it: kernels' scratch and the graph outputs.
          * They take the best-fitting free chunk, which can be the new region's tail after the
          * block rather than a chunk run 1 already touched. */
-        for (size_t e = 0; e < n_ev && st == TP_OK; e++) {
-            tp_ort_buf *b = &bufs[ev[e].buf];
-            if (!b->scratch && !b->output) continue;
-            if (ev[e].kind == 0)
-                st = sim_alloc(&s, b->bytes, true, &b->chunk, err);
-            else
-                sim_free(&s, b->chunk);
-        }
-        if (st != TP_OK) goto done;
+        if ((st = replay(&s, bufs, ev, n_ev, true, err)) != TP_OK) goto done;
         if (h >= 0) sim_free(&s, h);
         out->mem_pattern_bytes = pblock;
     }

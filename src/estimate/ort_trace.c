@@ -219,8 +219,6 @@ static void trace_readers(const tp_graph *g, const tp_liveness *l, const tp_ort_
         if (!nd || tp_op_is_boundary(nd->op.kind) || nd->op.kind == TP_OP_OUTPUT_OF ||
             t->pos[m] < 0 || (nd->flags & TP_NODE_SHAPE_ONLY))
             continue;
-        bool half_reader = tp_ort_half_kernel(nd);
-        bool f32_reader = tp_ort_computes_f32(nd) && nd->op.kind != TP_OP_CAST;
         for (uint32_t i = 0; i < nd->n_inputs; i++) {
             int64_t p = t->run[m];
             tp_node_id in = nd->inputs[i];
@@ -230,13 +228,13 @@ static void trace_readers(const tp_graph *g, const tp_liveness *l, const tp_ort_
             tp_node_id r = root_of(l, in);
             if (r < 0 || (uint32_t)r >= n || x->absorbed[r]) continue;
             const tp_node *rn = tp_graph_node(g, r);
-            if (half_reader && tp_ort_widened(rn)) {
+            if (tp_ort_casts_to_half(nd, rn)) {
                 /* the kernel reads a half copy, which a Cast makes right after r is written */
                 t->h16_last[r] = trace_max(t->h16_last[r], p);
                 p = t->run[r];
             }
             tp_ort_read kind = tp_ort_read_of(g, x, (tp_node_id)m, i, in, r);
-            if (f32_reader && kind == TP_ORT_READ_PLAIN && tp_ort_half_kernel(rn)) {
+            if (kind == TP_ORT_READ_PLAIN && tp_ort_casts_to_f32(nd, rn)) {
                 /* reads the float32 copy a Cast makes right after the half kernel */
                 t->c32_last[r] = trace_max(t->c32_last[r], p);
                 continue;

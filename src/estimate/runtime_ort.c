@@ -162,9 +162,9 @@ static const ort_coeffs ORT_DEFAULT = {0, 1650, 1010, 0, 1000, 1000, 3461};
  * 2,119 B inside both branches of an If (iftinyfold against iftinyconst), in place of an
  * operator node's cost. A folded node inside a body that reads a weight of an enclosing scope
  * holds its output as the body's initializer: about 1x its bytes per body (a 64 KiB weight read
- * through an Unsqueeze in two branches took 1.93x its bytes more than one read directly, one
- * body deep and two: foldouter / nestfold against outer / nest, scripts in docs/runtime.md,
- * "Session 31"): tp_graph_folded's copy bytes, added to the weights at 1x. */
+ * through an Unsqueeze in two branches took 1.97x its bytes more than one read directly one body
+ * deep, foldouter against outer; 1.9-2.7x two deep over two runs of the set, nestfold against
+ * nest; synth_body.py): tp_graph_folded's copy bytes, added to the weights at 1x. */
 #define ORT_FOLDED_BYTES 1680u
 #define ORT_BODY_FOLDED_BYTES 2119u
 #define BODY_NEST_PM 1370u
@@ -381,6 +381,7 @@ typedef struct node_census {
                              counts of graph nodes times a few KiB, no overflow */
     bool half;            /* a float16 or bfloat16 tensor computed by an operator node other than a
                              Cast (tp_ort_widened) */
+    bool folded_copy;     /* a node flagged TP_NODE_FOLDED_COPY (folded_copies) */
 } node_census;
 
 /* The census. The half-precision case is taken as float32, as onnxruntime's CPU provider runs
@@ -391,7 +392,7 @@ typedef struct node_census {
  * onnxruntime's run-1 peak in use is 615.6 MiB and its pattern block 788.8 MiB, the trace's 509.7
  * and 646 (docs/runtime.md, "Session 31"): not_modelled says so. */
 static node_census census_of(const tp_graph *g) {
-    node_census c = {0, 0, false};
+    node_census c = {0, 0, false, false};
     for (uint32_t id = 0; id < tp_graph_node_count(g); id++) {
         const tp_node *n = tp_graph_node(g, (tp_node_id)id);
         if (!n) continue;
@@ -399,6 +400,7 @@ static node_census census_of(const tp_graph *g) {
         if (n->op.kind == TP_OP_CONSTANT)
             c.const_bytes += n->op.attrs.param.body_depth ? ORT_BODY_CONST_BYTES : ORT_CONST_BYTES;
         c.half = c.half || tp_ort_widened(n);
+        c.folded_copy = c.folded_copy || (n->flags & TP_NODE_FOLDED_COPY);
     }
     return c;
 }
@@ -406,15 +408,9 @@ static node_census census_of(const tp_graph *g) {
 /* Adds to *bytes the outputs of the nodes flagged TP_NODE_FOLDED_COPY that a node onnxruntime
  * runs (not folded itself) reads, or that are graph outputs: the copies the bodies keep as
  * initializers (ORT_BODY_FOLDED_BYTES). A fold read only by further folds is a transient of the
- * folding. TP_ERR_NOMEM, TP_ERR_OVERFLOW. */
+ * folding. Called when the census saw such a node. TP_ERR_NOMEM, TP_ERR_OVERFLOW. */
 static tp_status folded_copies(const tp_graph *g, uint64_t *bytes, tp_error *err) {
     uint32_t n = tp_graph_node_count(g);
-    bool any = false;
-    for (uint32_t id = 0; id < n && !any; id++) {
-        const tp_node *nd = tp_graph_node(g, (tp_node_id)id);
-        any = nd && (nd->flags & TP_NODE_FOLDED_COPY);
-    }
-    if (!any) return TP_OK;
     const tp_allocator *a = tp_graph_allocator(g);
     uint8_t *kept = tp_mem_calloc(a, (size_t)n + 1, 1);
     if (!kept) return tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (%u nodes)", n);
@@ -486,7 +482,7 @@ static tp_status ort_terms(const tp_graph *g, const tp_estimate *e, const tp_ort
      * the bodies' copies of enclosing weights that a running node reads */
     uint64_t f_main, f_body, f_copy;
     tp_graph_folded(g, &f_main, &f_body, &f_copy);
-    if ((s = folded_copies(g, &f_copy, err)) != TP_OK) return s;
+    if (census.folded_copy && (s = folded_copies(g, &f_copy, err)) != TP_OK) return s;
     r->node_count = tp_sat_sub_u64(census.ops + unplanned, f_main + f_body); /* node counts */
     ort_coeffs c = ORT_DEFAULT;
     if (!oo->prepacking) c.gemm_pm = 1000; /* no packed copy: the initializer itself */

@@ -86,6 +86,15 @@ bool tp_ort_widened(const tp_node *n) {
            !tp_ort_half_kernel(n);
 }
 
+bool tp_ort_casts_to_half(const tp_node *reader, const tp_node *producer) {
+    return tp_ort_half_kernel(reader) && tp_ort_widened(producer);
+}
+
+bool tp_ort_casts_to_f32(const tp_node *reader, const tp_node *producer) {
+    return reader && tp_ort_half_kernel(producer) && tp_ort_computes_f32(reader) &&
+           reader->op.kind != TP_OP_CAST;
+}
+
 bool tp_ort_weight_widened(const tp_node *reader, const tp_node *w) {
     return w && half(w->dtype) && tp_ort_widened(reader);
 }

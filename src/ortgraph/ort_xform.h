@@ -52,6 +52,12 @@ bool tp_ort_computes_f32(const tp_node *n);
  * ReorderInput; ort_trace.c traces both copies). Other type-generic kernels (data movement) may
  * stay half too; only the Concat was seen. */
 bool tp_ort_half_kernel(const tp_node *n);
+/* The two Casts: whether reader reads producer's tensor through a half copy (a half kernel
+ * reading a tensor computed in float32), or through a float32 copy (a node computing in
+ * float32, not a Cast, reading a half kernel's output). Used by the trace (ort_trace.c) and the
+ * cost model (cost/layout_copies.c). */
+bool tp_ort_casts_to_half(const tp_node *reader, const tp_node *producer);
+bool tp_ort_casts_to_f32(const tp_node *reader, const tp_node *producer);
 /* A half-precision tensor n computes in float32 (tp_ort_computes_f32): onnxruntime holds it at
  * twice its bytes. */
 bool tp_ort_widened(const tp_node *n);
