@@ -202,6 +202,20 @@ TP_TEST(silero_vad_bodies) {
     TP_CHECK_EQ_U64(by_depth[2], 1065568);
     tp_graph_destroy(g);
 }
+/* The dims vad-web feeds Silero VAD v5 (576 samples; the unnamed dims as the importer names
+ * them) and its sample rate, given before loading. */
+static const char *const SILERO_V5_DIMS[] = {"unk_input_0=1", "unk_input_1=576", "unk_state_1=1"};
+static const int64_t SILERO_V5_SR = 16000;
+static const tp_onnx_input_value SILERO_V5_SR_VALUE = {"sr", &SILERO_V5_SR, NULL, 1};
+
+static void silero_v5_options(tp_onnx_options *opt) {
+    tp_onnx_options_init(opt);
+    opt->dims = SILERO_V5_DIMS;
+    opt->n_dims = 3;
+    opt->input_values = &SILERO_V5_SR_VALUE;
+    opt->n_input_values = 1;
+}
+
 /* Silero VAD v5 as npm @ricky0123/vad-web ships it: an If on the sample rate holding the network,
  * and inside it Ifs on shapes: Equal(Gather(Shape(encoder output)), 1) (a squeeze made
  * conditional, branches of ranks 2 and 3) and Not(Size(Shape(x)) == 2). With the dims vad-web
@@ -209,15 +223,8 @@ TP_TEST(silero_vad_bodies) {
  * each If takes the branch onnxruntime runs; without the dims the rank-changing If is a clear
  * error asking for them. */
 TP_TEST(silero_vad_v5) {
-    const char *dims[] = {"unk_input_0=1", "unk_input_1=576", "unk_state_1=1"};
-    const int64_t sr = 16000;
-    tp_onnx_input_value iv = {"sr", &sr, NULL, 1};
     tp_onnx_options opt;
-    tp_onnx_options_init(&opt);
-    opt.dims = dims;
-    opt.n_dims = 3;
-    opt.input_values = &iv;
-    opt.n_input_values = 1;
+    silero_v5_options(&opt);
     check_model_opt("onnx", "silero_vad_v5", &opt, NULL, NULL);
     char path[1024];
     snprintf(path, sizeof path, "%s/.fixtures/onnx/models/silero_vad_v5.onnx", TP_SOURCE_DIR);
@@ -238,15 +245,8 @@ TP_TEST(silero_vad_v5) {
  * 528,384 B planned (two weights and the biases, read by the LSTM that runs) and 1,579,024 B not
  * planned (the biases' concatenation taken at one bias, 2,048 B instead of 4,096, three times). */
 TP_TEST(silero_vad_v5_folds) {
-    const char *dims[] = {"unk_input_0=1", "unk_input_1=576", "unk_state_1=1"};
-    const int64_t sr = 16000;
-    tp_onnx_input_value iv = {"sr", &sr, NULL, 1};
     tp_onnx_options opt;
-    tp_onnx_options_init(&opt);
-    opt.dims = dims;
-    opt.n_dims = 3;
-    opt.input_values = &iv;
-    opt.n_input_values = 1;
+    silero_v5_options(&opt);
     char path[1024];
     snprintf(path, sizeof path, "%s/.fixtures/onnx/models/silero_vad_v5.onnx", TP_SOURCE_DIR);
     tp_error err;

@@ -510,14 +510,9 @@ TP_TEST(onnxruntime_names_float16_compute) {
                         &err);
         TP_CHECK_OK(tp_graph_mark_output(g, b, &err), &err);
         tp_estimate e;
-        tp_estimate_options eo;
-        tp_estimate_options_default(&eo);
-        TP_CHECK_OK(tp_estimate_graph(g, &eo, &e, &err), &err);
         tp_runtime_options o;
-        tp_runtime_options_default(&o);
-        o.runtime = TP_RUNTIME_ONNXRUNTIME;
         tp_runtime_estimate r;
-        TP_CHECK_OK(tp_runtime_estimate_graph(g, &e, &o, &r, &err), &err);
+        TP_CHECK_OK(ort_estimate_of(g, &e, &o, &r, &err), &err);
         if (half == 2)
             TP_CHECK_CONTAINS(r.not_modelled, "float16 compute");
         else
@@ -554,13 +549,8 @@ TP_TEST(onnxruntime_folded_nodes) {
             TP_CHECK_OK(tp_graph_add_folded(g, 0, 1, 1000, &err), &err);
         }
         tp_estimate e;
-        tp_estimate_options eo;
-        tp_estimate_options_default(&eo);
-        TP_CHECK_OK(tp_estimate_graph(g, &eo, &e, &err), &err);
         tp_runtime_options o;
-        tp_runtime_options_default(&o);
-        o.runtime = TP_RUNTIME_ONNXRUNTIME;
-        TP_CHECK_OK(tp_runtime_estimate_graph(g, &e, &o, &r[folded], &err), &err);
+        TP_CHECK_OK(ort_estimate_of(g, &e, &o, &r[folded], &err), &err);
         tp_graph_destroy(g);
     }
     TP_CHECK_EQ_U64(r[1].weight_bytes - r[0].weight_bytes, 262144 + 1000);
