@@ -106,6 +106,29 @@ def deeplabv3_resnet50():
     }, {"batch": 1}
 
 
+def half(t):
+    """A float32 TensorProto as float16."""
+    return numpy_helper.from_array(numpy_helper.to_array(t).astype(np.float16), t.name)
+
+
+def edge_casts(g, values, field, to, prefix):
+    """A Cast at each float32 graph input (field "input") or output ("output"): the graph's nodes
+    read (or write) NAME_fp16 instead, the Cast converts between NAME and NAME_fp16."""
+    casts = []
+    for v in values:
+        if v.type.tensor_type.elem_type != TensorProto.FLOAT:
+            continue
+        inner = v.name + "_fp16"
+        for n in g.node:
+            names = getattr(n, field)
+            for i, x in enumerate(names):
+                if x == v.name:
+                    names[i] = inner
+        src, dst = (v.name, inner) if field == "input" else (inner, v.name)
+        casts.append(helper.make_node("Cast", [src], [dst], to=to, name=prefix + v.name))
+    return casts
+
+
 def to_float16(src, dst):
     """A float32 model as npm's float16 models ship: float16 weights and compute, float32 inputs
     and outputs with a Cast at each (the converters' keep_io_types). Initializers a kernel needs
@@ -118,34 +141,16 @@ def to_float16(src, dst):
             keep.update(n.input[1:3])
     for t in g.initializer:
         if t.data_type == TensorProto.FLOAT and t.name not in keep:
-            t.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(t).astype(np.float16), t.name))
+            t.CopyFrom(half(t))
     for n in g.node:
         for a in n.attribute:
             if a.name == "to" and n.op_type == "Cast" and a.i == TensorProto.FLOAT:
                 a.i = TensorProto.FLOAT16
             if a.type == onnx.AttributeProto.TENSOR and a.t.data_type == TensorProto.FLOAT:
-                a.t.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(a.t).astype(np.float16), a.t.name))
+                a.t.CopyFrom(half(a.t))
     del g.value_info[:]
-    nodes = []
-    for vi in g.input:
-        if vi.type.tensor_type.elem_type == TensorProto.FLOAT:
-            inner = vi.name + "_fp16"
-            for n in g.node:
-                for i, x in enumerate(n.input):
-                    if x == vi.name:
-                        n.input[i] = inner
-            nodes.append(helper.make_node("Cast", [vi.name], [inner], to=TensorProto.FLOAT16,
-                                          name="graph_input_cast_" + vi.name))
-    tail = []
-    for vo in g.output:
-        if vo.type.tensor_type.elem_type == TensorProto.FLOAT:
-            inner = vo.name + "_fp16"
-            for n in g.node:
-                for i, x in enumerate(n.output):
-                    if x == vo.name:
-                        n.output[i] = inner
-            tail.append(helper.make_node("Cast", [inner], [vo.name], to=TensorProto.FLOAT,
-                                         name="graph_output_cast_" + vo.name))
+    nodes = edge_casts(g, g.input, "input", TensorProto.FLOAT16, "graph_input_cast_")
+    tail = edge_casts(g, g.output, "output", TensorProto.FLOAT, "graph_output_cast_")
     body = list(g.node)
     del g.node[:]
     g.node.extend(nodes + body + tail)
