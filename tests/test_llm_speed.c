@@ -116,10 +116,10 @@ TP_TEST(threads_pay_a_barrier_per_node) {
     TP_CHECK_NEAR(fallback.decode_overhead_ns - one.decode_overhead_ns, 50 * per400, 1e-3);
     TP_CHECK(b400.decode_tps > fallback.decode_tps);
     /* the same calibration figures at 2 threads: llama.cpp's decode step gains less than the
-       calibration from the second thread, its arithmetic and reads stretched by 1.27
+       calibration from the second thread, its arithmetic and reads stretched by 1.10
        (CPU_DECODE_MT_FACTOR); the overhead is the barrier's */
-    TP_CHECK_NEAR(b400.decode_memory_ns, 1.27 * one.decode_memory_ns, 1e-9 * one.decode_memory_ns);
-    TP_CHECK_NEAR(b400.decode_kernel_ns, 1.27 * one.decode_kernel_ns, 1e-9 * one.decode_kernel_ns);
+    TP_CHECK_NEAR(b400.decode_memory_ns, 1.10 * one.decode_memory_ns, 1e-9 * one.decode_memory_ns);
+    TP_CHECK_NEAR(b400.decode_kernel_ns, 1.10 * one.decode_kernel_ns, 1e-9 * one.decode_kernel_ns);
     /* a catalog CPU keeps its spec-sheet figures at any thread count */
     tp_llm_speed cat;
     cpu.source = TP_SOURCE_CATALOG;
@@ -141,10 +141,11 @@ TP_TEST(threads_pay_a_barrier_per_node) {
     tp_registry_destroy(r);
 }
 
-/* A measured int8 dot rate prices the prefill GEMMs of quantized weights (twice the rate: half
-   the GEMM time) and says so in the kernel line; f16 weights keep the f32 GEMM curve; without the
-   rate (catalog, default, an older cache) quantized weights fall back to it too. */
-TP_TEST(quantized_prefill_follows_the_int8_dot_rate) {
+/* A measured int8 dot rate prices the prefill GEMMs and the decode arithmetic of quantized
+   weights (twice the rate: half the GEMM time) and says so in the kernel line; f16 weights keep the
+   f32 GEMM curve; without the rate (catalog, default, an older cache) quantized weights fall back
+   to it too. */
+TP_TEST(quantized_work_follows_the_int8_dot_rate) {
     tp_error err;
     tp_registry *q = two_matrices(TP_DTYPE_Q4_0), *h = two_matrices(TP_DTYPE_F16);
     if (!q || !h) {
@@ -172,6 +173,16 @@ TP_TEST(quantized_prefill_follows_the_int8_dot_rate) {
     TP_CHECK(strstr(none.kernel, "int8 dot") == NULL);
     TP_CHECK_NEAR(f100.prefill_gemm_ns, f50.prefill_gemm_ns, 1e-12 * f50.prefill_gemm_ns);
     TP_CHECK(strstr(f50.kernel, "int8 dot") == NULL);
+    /* the decode step's arithmetic on quantized weights follows the same rate: its time goes as
+       a / rate plus the attention's (f16, priced by the f32 GEMM); f16 weights ignore the rate */
+    tp_llm_speed r200;
+    cpu.int8_dot_gops = 200;
+    TP_CHECK_OK(tp_llm_speed_predict(&c, q, &cpu, NULL, &r200, &err), &err);
+    double a100 = r50.decode_kernel_ns - r100.decode_kernel_ns;
+    TP_CHECK(a100 > 0);
+    TP_CHECK_NEAR(r100.decode_kernel_ns - r200.decode_kernel_ns, a100 / 2, 1e-9 * a100);
+    TP_CHECK(r50.decode_kernel_ns != none.decode_kernel_ns);
+    TP_CHECK_NEAR(f100.decode_kernel_ns, f50.decode_kernel_ns, 1e-12 * f50.decode_kernel_ns);
     tp_registry_destroy(q);
     tp_registry_destroy(h);
 }
@@ -266,7 +277,7 @@ TP_TEST(errors) {
 int main(void) {
     TP_RUN(moe_reads_only_the_used_experts);
     TP_RUN(threads_pay_a_barrier_per_node);
-    TP_RUN(quantized_prefill_follows_the_int8_dot_rate);
+    TP_RUN(quantized_work_follows_the_int8_dot_rate);
     TP_RUN(amx_tiles_price_what_the_amx_buffer_takes);
     TP_RUN(tied_embedding_is_the_output_and_gpus_have_no_band);
     TP_RUN(errors);
