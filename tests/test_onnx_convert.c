@@ -738,7 +738,7 @@ static void attr_str(pbuf *node, const char *name, const char *v) {
 /* The forms of Resize onnxruntime 1.30 runs as a copy (int_nearest: nearest, integer scales,
  * asymmetric coordinates, nearest_mode floor) and those its NCHWc layout converts (nchwc: those,
  * and linear with integer scales and asymmetric, half_pixel or align_corners coordinates), as its
- * optimized graphs show (docs/cost.md, "Session 24"). */
+ * optimized graphs show (docs/cost.md, "Session 24"), the scales given or from constant sizes. */
 TP_TEST(resize_forms_onnxruntime_copies_or_blocks) {
     static const struct {
         const char *mode, *ctm, *nearest_mode, *scales;
@@ -755,6 +755,13 @@ TP_TEST(resize_forms_onnxruntime_copies_or_blocks) {
         {"linear", "pytorch_half_pixel", NULL, "two", false, false},
         {"linear", "half_pixel", NULL, "half", false, false},
         {"cubic", "asymmetric", NULL, "two", false, false},
+        /* a constant sizes input (session 32: onnxruntime's one-Resize probes and isnet_medium):
+           its ratios to the input's dims are the scales */
+        {"linear", "half_pixel", NULL, "s16", false, true},
+        {"linear", "half_pixel", NULL, "s8", false, true},   /* 1x */
+        {"linear", "half_pixel", NULL, "s12", false, false}, /* 1.5x */
+        {"nearest", "asymmetric", "floor", "s16", true, true},
+        {"nearest", "half_pixel", "floor", "s16", false, false},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         pbuf g = {0}, n;
@@ -762,8 +769,12 @@ TP_TEST(resize_forms_onnxruntime_copies_or_blocks) {
         init_f32_vals(&g, "two", 4, (const float[]){1, 1, 2, 2});
         init_f32_vals(&g, "three", 4, (const float[]){1, 1, 3, 3});
         init_f32_vals(&g, "half", 4, (const float[]){1, 1, 1.5f, 1.5f});
+        init_i64(&g, "s16", 1, (const int64_t[]){4}, 4, (const int64_t[]){1, 16, 16, 16});
+        init_i64(&g, "s8", 1, (const int64_t[]){4}, 4, (const int64_t[]){1, 16, 8, 8});
+        init_i64(&g, "s12", 1, (const int64_t[]){4}, 4, (const int64_t[]){1, 16, 12, 12});
         char ins[32];
-        snprintf(ins, sizeof ins, "x,-,%s", cases[k].scales);
+        snprintf(ins, sizeof ins, cases[k].scales[0] == 's' ? "x,-,-,%s" : "x,-,%s",
+                 cases[k].scales);
         n = node_begin("Resize", ins, "y", NULL);
         attr_str(&n, "mode", cases[k].mode);
         attr_str(&n, "coordinate_transformation_mode", cases[k].ctm);

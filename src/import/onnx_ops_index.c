@@ -261,6 +261,35 @@ static tp_status r_eye_like(tp_ox_ctx *c) {
     return TP_OK;
 }
 
+/* onnxruntime 1.30's NCHWc Upsample (nchwc_transformer.cc, TransformResize; which forms it
+ * converts checked on its optimized graphs, docs/cost.md, session 24): 4 positive integer
+ * scales, batch and channels 1; mode nearest or linear; from opset 11 nearest only with
+ * asymmetric coordinates and nearest_mode floor, linear with asymmetric, half_pixel or
+ * align_corners coordinates (not pytorch_half_pixel); never cubic. The scales are the scales
+ * input's (inputs_ok: no sizes input) or a constant sizes input's ratios to static input dims
+ * (session 32: onnxruntime 1.30 converts those too, isnet_medium's 34 Upsamples and one-Resize
+ * probes, 2x and 1x yes, 1.5x no). Sets attrs.resize.nchwc and int_nearest. */
+static void resize_forms(tp_ox_ctx *c, const double *scales, int64_t ns, int32_t rank,
+                         bool upsample, bool inputs_ok) {
+    const char *mode = tp_ox_attr_str(c, "mode", "nearest");
+    bool nearest = strcmp(mode, "nearest") == 0, linear = strcmp(mode, "linear") == 0;
+    bool whole = inputs_ok && ns == 4 && rank == 4 && scales[0] == 1.0 && scales[1] == 1.0;
+    for (int64_t k = 0; k < ns && whole; k++)
+        whole = scales[k] >= 1.0 && scales[k] == floor(scales[k]);
+    bool blocked = whole && (nearest || linear), copies = whole && nearest;
+    if (!upsample && c->opset >= 11) {
+        const char *ctm = tp_ox_attr_str(c, "coordinate_transformation_mode", "half_pixel");
+        bool asym = strcmp(ctm, "asymmetric") == 0;
+        copies = copies && asym &&
+                 strcmp(tp_ox_attr_str(c, "nearest_mode", "round_prefer_floor"), "floor") == 0;
+        blocked = copies ||
+                  (blocked && linear &&
+                   (asym || strcmp(ctm, "half_pixel") == 0 || strcmp(ctm, "align_corners") == 0));
+    }
+    c->op.attrs.resize.int_nearest = copies;
+    c->op.attrs.resize.nchwc = blocked;
+}
+
 /* Resize (opset 10: X, scales; 11+: X, roi, scales, sizes) and Upsample. */
 static tp_status r_resize(tp_ox_ctx *c) {
     tp_status st = tp_ox_arity(c, 1, 4);
@@ -348,12 +377,17 @@ static tp_status r_resize(tp_ox_ctx *c) {
             }
             return TP_OK;
         }
+        bool ratios = sizes_static && x->rank <= TP_MAX_RANK;
         for (int64_t k = 0; k < na; k++) {
             o->dims[axes[k]] = sized[k];
             tp_dim d = x->dims[axes[k]];
             if (tp_dim_is_static(d) && d.size && tp_dim_is_static(sized[k]))
                 c->op.attrs.resize.scales[axes[k]] = (double)sizes[k] / (double)d.size;
+            else
+                ratios = false;
         }
+        if (ratios) /* every axis's scale known: the forms onnxruntime converts */
+            resize_forms(c, c->op.attrs.resize.scales, x->rank, x->rank, upsample, true);
         return TP_OK;
     }
     if (ns != na) {
@@ -365,28 +399,8 @@ static tp_status r_resize(tp_ox_ctx *c) {
         return tp_ox_fail(c, TP_ERR_SHAPE, "%lld scales for %lld axes", (long long)ns,
                           (long long)na);
     }
-    /* onnxruntime 1.30's NCHWc Upsample (nchwc_transformer.cc, TransformResize; which forms it
-     * converts checked on its optimized graphs, docs/cost.md, session 24): 4 positive integer
-     * scales, batch and channels 1, no sizes input; mode nearest or linear; from opset 11 nearest
-     * only with asymmetric coordinates and nearest_mode floor, linear with asymmetric, half_pixel
-     * or align_corners coordinates (not pytorch_half_pixel); never cubic. */
-    const char *mode = tp_ox_attr_str(c, "mode", "nearest");
-    bool nearest = strcmp(mode, "nearest") == 0, linear = strcmp(mode, "linear") == 0;
-    bool whole = ns == 4 && x->rank == 4 && !have_sizes && scales[0] == 1.0 && scales[1] == 1.0;
-    for (int64_t k = 0; k < ns && whole; k++)
-        whole = scales[k] >= 1.0 && scales[k] == floor(scales[k]);
-    bool blocked = whole && (nearest || linear), copies = whole && nearest;
-    if (!upsample && c->opset >= 11) {
-        const char *ctm = tp_ox_attr_str(c, "coordinate_transformation_mode", "half_pixel");
-        bool asym = strcmp(ctm, "asymmetric") == 0;
-        copies = copies && c->n_in == 3 && asym &&
-                 strcmp(tp_ox_attr_str(c, "nearest_mode", "round_prefer_floor"), "floor") == 0;
-        blocked = copies ||
-                  (blocked && linear && c->n_in == 3 &&
-                   (asym || strcmp(ctm, "half_pixel") == 0 || strcmp(ctm, "align_corners") == 0));
-    }
-    c->op.attrs.resize.int_nearest = copies;
-    c->op.attrs.resize.nchwc = blocked;
+    resize_forms(c, scales, ns, x->rank, upsample,
+                 !have_sizes && (upsample || c->opset < 11 || c->n_in == 3));
     for (int64_t k = 0; k < na; k++) {
         double s = scales[k];
         tp_dim d = x->dims[axes[k]];
