@@ -115,6 +115,9 @@ tp_status tp_cost_fusion_mark(const tp_graph *g, const tp_ort_xform *x, uint8_t 
         fused[p] = TP_FUSION_ABSORBED;
         fused[i] = TP_FUSION_SKIP_NORM;
     }
+    /* a Cast onnxruntime's optimizer removes (ort_xform.h, same_as): no kernel at all */
+    for (uint32_t i = 0; i < count && i < x->n; i++)
+        if (x->same_as[i] >= 0 && fused[i] == TP_FUSION_NONE) fused[i] = TP_FUSION_ABSORBED;
     tp_mem_free(alloc, uses, (size_t)count * sizeof *uses);
     tp_mem_free(alloc, chain, count);
     return TP_OK;

@@ -31,8 +31,9 @@ enum {
  * "SkipLayerNormalization"). fused[i] = TP_FUSION_GELU for the last Mul of an erf GELU,
  * x * 0.5 * (1 + erf(x / sqrt 2)) in onnxruntime's operand orders (gelu_of of x, the graph's
  * tp_ort_xform, any block), its
- * other nodes absorbed (docs/cost.md, "GELU"). `fused` has one entry per node and is owned by
- * the caller. TP_ERR_NOMEM. */
+ * other nodes absorbed (docs/cost.md, "GELU"). A Cast onnxruntime removes (tp_ort_cast_removed:
+ * x->same_as) is TP_FUSION_ABSORBED too: it runs no kernel. `fused` has one entry per node and is
+ * owned by the caller. TP_ERR_NOMEM. */
 tp_status tp_cost_fusion_mark(const tp_graph *g, const tp_ort_xform *x, uint8_t *fused,
                               const tp_allocator *alloc, tp_error *err);
 

@@ -21,7 +21,8 @@ typedef struct dfs_entry {
  * but a blocked one (a Conv reads its blocked input 0 unless it reads NCHW). */
 static bool order_reads_plain(const tp_graph *g, const tp_ort_xform *x, tp_node_id m,
                               const tp_node *nd, uint32_t i, tp_node_id in) {
-    if (!x || (uint32_t)in >= x->n || !x->chain[in] || x->absorbed[in]) return false;
+    if (!x || (uint32_t)in >= x->n || !x->chain[in] || x->absorbed[in] || x->same_as[m] >= 0)
+        return false; /* a removed Cast (same_as) runs nothing: it needs no copy */
     bool nchw = nd->op.kind == TP_OP_CONV && tp_ort_conv_reads_nchw(g, nd, x->block);
     return !(x->chain[m] && (nd->op.kind != TP_OP_CONV || i == 0) && !nchw);
 }

@@ -217,12 +217,13 @@ static void trace_readers(const tp_graph *g, const tp_liveness *l, const tp_ort_
     for (uint32_t m = 0; m < n; m++) {
         const tp_node *nd = tp_graph_node(g, (tp_node_id)m);
         if (!nd || tp_op_is_boundary(nd->op.kind) || nd->op.kind == TP_OP_OUTPUT_OF ||
-            t->pos[m] < 0 || (nd->flags & TP_NODE_SHAPE_ONLY))
+            t->pos[m] < 0 || (nd->flags & TP_NODE_SHAPE_ONLY) || x->same_as[m] >= 0)
             continue;
         for (uint32_t i = 0; i < nd->n_inputs; i++) {
             int64_t p = t->run[m];
             tp_node_id in = nd->inputs[i];
             if (in < 0 || (uint32_t)in >= n) continue;
+            if (x->same_as[in] >= 0) in = x->same_as[in]; /* a removed Cast: read its source */
             const tp_node *inn = tp_graph_node(g, in);
             if (!inn || tp_op_is_boundary(inn->op.kind)) continue;
             tp_node_id r = root_of(l, in);
@@ -289,7 +290,8 @@ static tp_status trace_emit(const tp_graph *g, const tp_liveness *l, uint32_t bl
         const tp_live *lv = tp_liveness_get(l, (tp_node_id)id);
         int64_t p = t->pos[id];
         if (!nd || !lv || tp_op_is_boundary(nd->op.kind) || lv->is_view ||
-            lv->root != (tp_node_id)id || lv->bytes == 0 || x->absorbed[id] || p < 0)
+            lv->root != (tp_node_id)id || lv->bytes == 0 || x->absorbed[id] || p < 0 ||
+            x->same_as[id] >= 0)
             continue;
         /* a half-precision tensor computed in float32 (tp_ort_widened): twice its bytes */
         uint64_t bytes = lv->bytes;

@@ -95,6 +95,50 @@ bool tp_ort_casts_to_f32(const tp_node *reader, const tp_node *producer) {
            reader->op.kind != TP_OP_CAST;
 }
 
+/* onnxruntime's type groups for Cast removal (insert_cast_transformer.cc, GetTypeGroup):
+   bool 0 < integers 1 < floats 2; -1 for any other type */
+static int cast_group(tp_dtype t) {
+    switch (t) {
+    case TP_DTYPE_BOOL:
+        return 0;
+    case TP_DTYPE_I8:
+    case TP_DTYPE_U8:
+    case TP_DTYPE_I16:
+    case TP_DTYPE_U16:
+    case TP_DTYPE_I32:
+    case TP_DTYPE_U32:
+    case TP_DTYPE_I64:
+    case TP_DTYPE_U64:
+        return 1;
+    case TP_DTYPE_F16:
+    case TP_DTYPE_BF16:
+    case TP_DTYPE_F32:
+    case TP_DTYPE_F64:
+        return 2;
+    default:
+        return -1;
+    }
+}
+
+bool tp_ort_cast_removed(const tp_graph *g, const tp_node *n, const tp_node *p,
+                         tp_node_id *target) {
+    if (!n || !p || n->op.kind != TP_OP_CAST || (n->flags & TP_NODE_OUTPUT) || n->n_inputs < 1 ||
+        n->inputs[0] < 0)
+        return false;
+    if (n->dtype == TP_DTYPE_F32 && tp_ort_widened(p)) { /* after its inserted Cast to half */
+        *target = n->inputs[0];
+        return true;
+    }
+    if (p->op.kind != TP_OP_CAST || p->n_inputs < 1 || p->inputs[0] < 0) return false;
+    const tp_node *src = tp_graph_node(g, p->inputs[0]);
+    int gs = src ? cast_group(src->dtype) : -1, gp = cast_group(p->dtype),
+        gn = cast_group(n->dtype);
+    if (!src || src->dtype != n->dtype || gs < 0 || gp < 0 || gn < 0 || (gs > gp && gn > gp))
+        return false;
+    *target = p->inputs[0];
+    return true;
+}
+
 bool tp_ort_weight_widened(const tp_node *reader, const tp_node *w) {
     return w && half(w->dtype) && tp_ort_widened(reader);
 }
@@ -446,6 +490,7 @@ void tp_ort_xform_free(const tp_graph *g, tp_ort_xform *x) {
     tp_mem_free(a, x->stage, cap);
     tp_mem_free(a, x->gelu_of, cap * sizeof *x->gelu_of);
     tp_mem_free(a, x->skip_norm_of, cap * sizeof *x->skip_norm_of);
+    tp_mem_free(a, x->same_as, cap * sizeof *x->same_as);
     memset(x, 0, sizeof *x);
 }
 
@@ -464,18 +509,19 @@ tp_status tp_ort_xform_compute(const tp_graph *g, uint32_t block, tp_ort_xform *
     x->stage = tp_mem_calloc(a, cap, 1);
     x->gelu_of = tp_mem_calloc(a, cap, sizeof *x->gelu_of);
     x->skip_norm_of = tp_mem_calloc(a, cap, sizeof *x->skip_norm_of);
+    x->same_as = tp_mem_calloc(a, cap, sizeof *x->same_as);
     uint8_t *unit = tp_mem_calloc(a, cap, 1);
     uint8_t *late = tp_mem_calloc(a, cap, 1); /* dims from run-time values, here or upstream */
     uint32_t *readers = tp_mem_calloc(a, cap, sizeof *readers);
     if (!x->chain || !x->absorbed || !x->sum_of || !x->key || !x->origin || !x->stage ||
-        !x->gelu_of || !x->skip_norm_of || !unit || !late || !readers) {
+        !x->gelu_of || !x->skip_norm_of || !x->same_as || !unit || !late || !readers) {
         tp_mem_free(a, unit, cap);
         tp_mem_free(a, late, cap);
         tp_mem_free(a, readers, cap * sizeof *readers);
         tp_ort_xform_free(g, x);
         return tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (%u nodes)", n);
     }
-    x->gelu_of[n] = x->skip_norm_of[n] = -1; /* the spare last entry: no node */
+    x->gelu_of[n] = x->skip_norm_of[n] = x->same_as[n] = -1; /* the spare last entry: no node */
     for (uint32_t id = 0; id < n; id++) {
         const tp_node *nd = tp_graph_node(g, (tp_node_id)id);
         if (!nd) continue;
@@ -494,8 +540,17 @@ tp_status tp_ort_xform_compute(const tp_graph *g, uint32_t block, tp_ort_xform *
         x->key[id] = id;
         x->origin[id] = (int32_t)id;
         x->sum_of[id] = -1;
-        x->gelu_of[id] = x->skip_norm_of[id] = -1;
+        x->gelu_of[id] = x->skip_norm_of[id] = x->same_as[id] = -1;
         if (!nd) continue;
+        tp_node_id src = nd->n_inputs > 0 ? nd->inputs[0] : -1, target;
+        if (src >= 0 && (uint32_t)src < n &&
+            tp_ort_cast_removed(g, nd, tp_graph_node(g, src), &target) && target >= 0 &&
+            (uint32_t)target < n) {
+            /* node ids are topological: the target's own entry is final */
+            x->same_as[id] = x->same_as[target] >= 0 ? x->same_as[target] : (int32_t)target;
+            x->chain[id] = x->chain[x->same_as[id]];
+            continue;
+        }
         x->chain[id] = block > 0 && is_chain(g, x->chain, nd, block);
         if (silu_fuse(g, readers, x, (tp_node_id)id)) continue;
         tp_node_id in = nd->n_inputs > 0 ? nd->inputs[0] : -1;

@@ -27,6 +27,10 @@ typedef struct tp_ort_xform {
      * SkipLayerNormalization (skip_layer_norm_fusion.cc): both map to the normalization, which
      * becomes the fused node (the Add is absorbed: no tensor); else -1 */
     int32_t *skip_norm_of;
+    /* a Cast onnxruntime removes (RemoveDuplicateCastTransformer, insert_cast_transformer.cc;
+     * tp_ort_cast_removed): the node whose tensor its readers read instead (never itself a
+     * removed Cast); else -1. The Cast runs no kernel and has no tensor. */
+    int32_t *same_as;
 } tp_ort_xform;
 
 /* A node created by a level-extended fusion (FusedConv, Gelu, QuickGelu, FusedMatMul), by the
@@ -61,6 +65,16 @@ bool tp_ort_casts_to_f32(const tp_node *reader, const tp_node *producer);
 /* A half-precision tensor n computes in float32 (tp_ort_computes_f32): onnxruntime holds it at
  * twice its bytes. */
 bool tp_ort_widened(const tp_node *n);
+/* Whether onnxruntime removes Cast node n, whose input is node p, and what its readers read
+ * instead (*target). Its optimizer first puts Casts around every half-precision node it runs in
+ * float32 (InsertCastTransformer), then removes a Cast that undoes the Cast before it
+ * (RemoveDuplicateCastTransformer): the second Cast's target type is the first one's source type,
+ * both within one type group (bool, integers, floats: float16 and float32 are one group), not a
+ * narrowing to another group undone, and the second Cast is not a graph output. So a model's Cast
+ * to float32 of a half tensor computed in float32 (tp_ort_widened) reads that float32 tensor (its
+ * inserted Cast to half and the model's Cast back cancel: isnet_medium's Resize inputs), and of a
+ * model's Cast pair the second reads the first one's input. */
+bool tp_ort_cast_removed(const tp_graph *g, const tp_node *n, const tp_node *p, tp_node_id *target);
 /* A half-precision weight w read by such a node: converted to float32 when the session loads
  * (its Cast folded), held at twice its bytes. */
 bool tp_ort_weight_widened(const tp_node *reader, const tp_node *w);
