@@ -385,14 +385,20 @@ static tp_status trace_emit(const tp_graph *g, const tp_liveness *l, uint32_t bl
                              true,           false};
             if (!trace_push(a, b, nb, bcap, sb)) goto nomem;
         }
-        if (t->ri_last[id] >= 0 && tp_ort_padded_bytes(g, nd, bytes, block, &pb, &chan)) {
+        /* a half kernel's ReorderInput reads its float32 copy: a blocked float32 tensor */
+        uint64_t ri_bytes = bytes;
+        if (c32 && !tp_mul_u64(lv->bytes, 2, &ri_bytes))
+            return tp_error_set(err, TP_ERR_OVERFLOW, "runtime: '%s': bytes overflow 64 bits",
+                                nd->name);
+        if (t->ri_last[id] >= 0 && tp_ort_padded_bytes(g, nd, ri_bytes, block, &pb, &chan)) {
             tp_ort_buf ri = {(tp_node_id)id,
                              pb,
                              2 * t->ri_first[id] - 1,
                              2 * t->ri_last[id],
                              -1,
                              0,
-                             shape_key(g, nd, chan, t->unk[id]),
+                             c32 ? shape_key_as(g, nd, TP_DTYPE_F32, chan, t->unk[id])
+                                 : shape_key(g, nd, chan, t->unk[id]),
                              -1,
                              -1,
                              false,
