@@ -51,8 +51,11 @@ static int dump(const tp_graph *g, const tp_ort_buf *b, size_t nb, int64_t show)
                    (double)live / MIB);
             if (b[i].reuses >= 0) {
                 const tp_node *r = tp_graph_node(g, b[b[i].reuses].id);
-                printf("\t%s %s", b[i].reuses == b[i].inplace_of ? "inplace" : "reuse",
-                       r && r->name ? r->name : "?");
+                const tp_ort_buf *o = &b[b[i].reuses];
+                printf("\t%s %s [%lld, %lld] %.3f MiB",
+                       b[i].reuses == b[i].inplace_of ? "inplace" : "reuse",
+                       r && r->name ? r->name : "?", (long long)o->birth, (long long)o->death,
+                       (double)o->bytes / MIB);
             }
             if (b[i].scratch) printf("\tscratch");
             printf("\n");

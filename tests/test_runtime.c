@@ -5,6 +5,7 @@
 
 #include "estimate/ort_arena.h"
 #include "estimate/ort_load.h"
+#include "ortgraph/ort_xform.h"
 #include "harness.h"
 #include "tensorplan/demo.h"
 #include "tensorplan/runtime.h"
@@ -867,6 +868,99 @@ TP_TEST(ort_half_concat_between_casts) {
     tp_graph_destroy(g);
 }
 
+/* onnxruntime removes a Cast that undoes the Cast before it (RemoveDuplicateCastTransformer):
+ * x (f16) -neg-> a, computed in float32 with a Cast to half after it, then the model's Cast of a
+ * to float32 (b), read by n: b is removed and n reads a's float32 tensor, alive at n's step. A
+ * model's pair int32 -> float32 -> int32 loses its second Cast (e2: its reader m reads i); a pair
+ * float32 -> int32 -> float32 narrows to another type group and back and stays (f2); a Cast that
+ * is a graph output stays (o). */
+TP_TEST(ort_cast_pairs_removed) {
+    tp_error err;
+    tp_graph *g = NULL;
+    TP_CHECK_OK(tp_graph_create(NULL, &g, &err), &err);
+    if (!g) return;
+    tp_shape xs = tp_shape_of(4, (int64_t[]){1, 16, 32, 32});
+    tp_op neg = {.kind = TP_OP_UNARY, .sub = TP_UNARY_NEG};
+    tp_op to32 = {.kind = TP_OP_CAST}, toi = {.kind = TP_OP_CAST}, to16 = {.kind = TP_OP_CAST};
+    to32.attrs.cast.to = TP_DTYPE_F32;
+    toi.attrs.cast.to = TP_DTYPE_I32;
+    to16.attrs.cast.to = TP_DTYPE_F16;
+    tp_node_id x, a, b, n, i, e1, e2, m, f1, f2, k, o;
+    TP_CHECK_OK(tp_graph_add_input(g, "x", TP_DTYPE_F16, &xs, &x, &err), &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &neg, (tp_node_id[]){x}, 1, "a", &a, &err), &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &to32, (tp_node_id[]){a}, 1, "b", &b, &err), &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &neg, (tp_node_id[]){b}, 1, "n", &n, &err), &err);
+    TP_CHECK_OK(tp_graph_add_input(g, "i", TP_DTYPE_I32, &xs, &i, &err), &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &to32, (tp_node_id[]){i}, 1, "e1", &e1, &err), &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &toi, (tp_node_id[]){e1}, 1, "e2", &e2, &err), &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &neg, (tp_node_id[]){e2}, 1, "m", &m, &err), &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &toi, (tp_node_id[]){n}, 1, "f1", &f1, &err), &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &to32, (tp_node_id[]){f1}, 1, "f2", &f2, &err), &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &neg, (tp_node_id[]){f2}, 1, "k", &k, &err), &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &to16, (tp_node_id[]){k}, 1, "o", &o, &err), &err);
+    TP_CHECK_OK(tp_graph_mark_output(g, m, &err), &err);
+    TP_CHECK_OK(tp_graph_mark_output(g, o, &err), &err);
+    tp_ort_xform x4;
+    TP_CHECK_OK(tp_ort_xform_compute(g, 0, &x4, &err), &err);
+    TP_CHECK_EQ_I64(x4.same_as[b], a);
+    TP_CHECK_EQ_I64(x4.same_as[e2], i);
+    TP_CHECK_EQ_I64(x4.same_as[e1], -1);
+    TP_CHECK_EQ_I64(x4.same_as[f2], -1);
+    TP_CHECK_EQ_I64(x4.same_as[o], -1);
+    tp_ort_xform_free(g, &x4);
+    size_t nb = 0;
+    tp_ort_buf *bufs = ort_trace(g, 0, &nb);
+    int64_t a_death = -1, n_birth = -2;
+    for (size_t q = 0; q < nb; q++) {
+        TP_CHECK(bufs[q].id != b && bufs[q].id != e2); /* removed: no tensor */
+        if (bufs[q].id == a) {
+            TP_CHECK_EQ_U64(bufs[q].bytes, 16u * 32 * 32 * 4); /* float32 */
+            a_death = bufs[q].death;
+        }
+        if (bufs[q].id == n) n_birth = bufs[q].birth;
+    }
+    TP_CHECK(n_birth > 0 && a_death >= n_birth); /* its planner may reuse it later */
+    free(bufs);
+    tp_graph_destroy(g);
+}
+
+/* A half Concat read by a converted Conv: the Conv reads a ReorderInput copy of the Concat's
+ * float32 copy, a blocked float32 tensor (isnet_medium's optimized graph: Concat, Cast,
+ * ReorderInput). c = concat(h, h) of a float16 Conv's output is 64 KiB in half precision; its
+ * float32 copy and the blocked copy are 128 KiB each (32 channels, whole blocks of 8). */
+TP_TEST(ort_half_concat_reorder_input_is_float32) {
+    tp_error err;
+    tp_graph *g = NULL;
+    TP_CHECK_OK(tp_graph_create(NULL, &g, &err), &err);
+    if (!g) return;
+    tp_shape xs = tp_shape_of(4, (int64_t[]){1, 16, 32, 32});
+    tp_shape w1s = tp_shape_of(4, (int64_t[]){16, 16, 1, 1});
+    tp_shape w2s = tp_shape_of(4, (int64_t[]){16, 32, 1, 1});
+    tp_op conv = conv1x1_op();
+    tp_op cat = {.kind = TP_OP_CONCAT};
+    cat.attrs.axis.axis = 1;
+    tp_node_id x, w1, w2, h, c, y;
+    TP_CHECK_OK(tp_graph_add_input(g, "x", TP_DTYPE_F16, &xs, &x, &err), &err);
+    TP_CHECK_OK(tp_graph_add_param(g, "w1", TP_DTYPE_F16, &w1s, &w1, &err), &err);
+    TP_CHECK_OK(tp_graph_add_param(g, "w2", TP_DTYPE_F16, &w2s, &w2, &err), &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &conv, (tp_node_id[]){x, w1}, 2, "h", &h, &err), &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &cat, (tp_node_id[]){h, h}, 2, "c", &c, &err), &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &conv, (tp_node_id[]){c, w2}, 2, "y", &y, &err), &err);
+    TP_CHECK_OK(tp_graph_mark_output(g, y, &err), &err);
+    size_t nb = 0;
+    tp_ort_buf *bufs = ort_trace(g, 8, &nb);
+    int half = 0, wide = 0;
+    for (size_t q = 0; q < nb; q++) {
+        if (bufs[q].id != c) continue;
+        if (bufs[q].bytes == 64u << 10) half++;
+        if (bufs[q].bytes == 128u << 10) wide++;
+    }
+    TP_CHECK_EQ_I64(half, 1);
+    TP_CHECK_EQ_I64(wide, 2);
+    free(bufs);
+    tp_graph_destroy(g);
+}
+
 TP_TEST(ort_where_selections_are_scratch) {
     /* the mask as [1, 1, 64, 64] and as a plain [64, 64] broadcast onto the scores */
     const tp_shape conds[] = {tp_shape_of(4, (int64_t[]){1, 1, 64, 64}),
@@ -1298,6 +1392,8 @@ int main(void) {
     TP_RUN(ort_reorder_input_shared);
     TP_RUN(ort_where_selections_are_scratch);
     TP_RUN(ort_half_concat_between_casts);
+    TP_RUN(ort_cast_pairs_removed);
+    TP_RUN(ort_half_concat_reorder_input_is_float32);
     TP_RUN(ort_conv_integer_columns_are_scratch);
     TP_RUN(ort_gelu_is_fused_before_a_matmul_scale);
     TP_RUN(ort_skip_norm_drops_the_residual_sum);
