@@ -393,6 +393,35 @@ TP_TEST(onnxruntime_prepack_keeps_a_weight_read_unpacked) {
     tp_graph_destroy(g);
 }
 
+/* A float16 Gemm computed in float32: onnxruntime folds the Cast of its half B at load and MLAS
+ * packs the float32 copy (heldout18's float16 MobileNetV3-Small, docs/runtime.md "Session 32"):
+ * B [24, 10] half (480 B) packs as float32 with its 10 columns rounded up to 16, 24 x 16 x 4 B; a
+ * float32 B of the same shape packs the same. */
+TP_TEST(onnxruntime_half_gemm_weight_packs_as_float32) {
+    tp_error err;
+    tp_graph *g = NULL;
+    TP_CHECK_OK(tp_graph_create(NULL, &g, &err), &err);
+    if (!g) return;
+    tp_shape xs = tp_shape_of(2, (int64_t[]){3, 24}), ws = tp_shape_of(2, (int64_t[]){24, 10});
+    tp_node_id x, w, y, x32, w32, y32;
+    TP_CHECK_OK(tp_graph_add_input(g, "x", TP_DTYPE_F16, &xs, &x, &err), &err);
+    TP_CHECK_OK(tp_graph_add_param(g, "w", TP_DTYPE_F16, &ws, &w, &err), &err);
+    TP_CHECK_OK(
+        tp_graph_add_op(g, &(tp_op){.kind = TP_OP_MATMUL}, (tp_node_id[]){x, w}, 2, "y", &y, &err),
+        &err);
+    TP_CHECK_OK(tp_graph_add_input(g, "x32", TP_DTYPE_F32, &xs, &x32, &err), &err);
+    TP_CHECK_OK(tp_graph_add_param(g, "w32", TP_DTYPE_F32, &ws, &w32, &err), &err);
+    TP_CHECK_OK(tp_graph_add_op(g, &(tp_op){.kind = TP_OP_MATMUL}, (tp_node_id[]){x32, w32}, 2,
+                                "y32", &y32, &err),
+                &err);
+    TP_CHECK_EQ_U64(tp_ort_packed_bytes(g, tp_graph_node(g, y), tp_graph_node(g, w), 24u * 10 * 2),
+                    24u * 16 * 4);
+    TP_CHECK_EQ_U64(
+        tp_ort_packed_bytes(g, tp_graph_node(g, y32), tp_graph_node(g, w32), 24u * 10 * 4),
+        24u * 16 * 4);
+    tp_graph_destroy(g);
+}
+
 /* onnxruntime's LSTM and GRU kernels pre-pack W and R (deep_cpu_lstm.cc, deep_cpu_gru.cc):
  * they are in the "gemm" class, packed per direction with gates x hidden rounded up to 16, and
  * erased after packing; the bias B is not packed. */
@@ -1393,6 +1422,7 @@ int main(void) {
     TP_RUN(ort_where_selections_are_scratch);
     TP_RUN(ort_half_concat_between_casts);
     TP_RUN(ort_cast_pairs_removed);
+    TP_RUN(onnxruntime_half_gemm_weight_packs_as_float32);
     TP_RUN(ort_half_concat_reorder_input_is_float32);
     TP_RUN(ort_conv_integer_columns_are_scratch);
     TP_RUN(ort_gelu_is_fused_before_a_matmul_scale);

@@ -41,6 +41,15 @@ bool tp_ort_packs_input(const tp_node *n, uint32_t i) {
 
 uint64_t tp_ort_packed_bytes(const tp_graph *g, const tp_node *reader, const tp_node *w,
                              uint64_t bytes) {
+    if (!is_rnn(reader) && tp_ort_weight_widened(reader, w)) {
+        /* a half B of a MatMul/Gemm computed in float32: its Cast is folded at load and MLAS
+           packs the float32 copy (heldout18's float16 MobileNetV3-Small: onnxruntime's arena
+           holds its two classifier weights at float32 size from run 1's first kernel) */
+        tp_node f = *w;
+        uint64_t wide;
+        f.dtype = TP_DTYPE_F32;
+        return tp_mul_u64(bytes, 2, &wide) ? tp_ort_packed_b_bytes(g, &f, wide) : 0;
+    }
     if (!is_rnn(reader)) return tp_ort_packed_b_bytes(g, w, bytes);
     /* W [directions, gates x hidden, input], R [directions, gates x hidden, hidden]: packed
      * transposed per direction, its gates x hidden (MLAS's N) rounded up to 16 */
