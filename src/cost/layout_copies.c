@@ -80,9 +80,7 @@ tp_status tp__layout_copies(const tp_graph *g, const tp_ort_xform *x, tp_op_cost
             continue;
         if ((nd->flags & TP_NODE_OUTPUT) && x->chain[m]) need[m] |= COPY_OUTPUT;
         for (uint32_t i = 0; i < nd->n_inputs; i++) {
-            tp_node_id in = nd->inputs[i];
-            if (in >= 0 && (uint32_t)in < x->n && x->same_as[in] >= 0)
-                in = x->same_as[in]; /* a removed Cast: its readers read its source */
+            tp_node_id in = tp_ort_source_of(x, nd->inputs[i]); /* a removed Cast: its source */
             if (in < 0 || (uint32_t)in >= x->n || x->absorbed[in]) continue;
             const tp_node *inn = tp_graph_node(g, in);
             if (!inn || inn->op.kind == TP_OP_PARAM || inn->op.kind == TP_OP_CONSTANT) continue;

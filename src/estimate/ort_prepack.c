@@ -17,14 +17,20 @@
 #include "core/mem.h"
 #include "estimate/ort_arena.h"
 
-uint64_t tp_ort_packed_b_bytes(const tp_graph *g, const tp_node *w, uint64_t bytes) {
+/* MLAS's packed copy of a float32 matrix of w's shape and `bytes` (float32 bytes): its columns
+   (the last dim) rounded up to 16; 0 when not a matrix. */
+static uint64_t packed_f32_bytes(const tp_graph *g, const tp_node *w, uint64_t bytes) {
     int64_t nn;
     tp_error e;
-    if (w->dtype != TP_DTYPE_F32 || w->shape.rank < 2 || w->shape.rank > TP_MAX_RANK ||
+    if (w->shape.rank < 2 || w->shape.rank > TP_MAX_RANK ||
         tp_graph_dim_value(g, w->shape.dims[w->shape.rank - 1], &nn, &e) != TP_OK || nn <= 0)
         return 0;
     uint64_t cols = ((uint64_t)nn + 15) / 16 * 16, out;
     return tp_mul_u64(bytes / (uint64_t)nn, cols, &out) ? out : 0;
+}
+
+uint64_t tp_ort_packed_b_bytes(const tp_graph *g, const tp_node *w, uint64_t bytes) {
+    return w->dtype == TP_DTYPE_F32 ? packed_f32_bytes(g, w, bytes) : 0;
 }
 
 /* LSTM and GRU: the deep_cpu kernels that pre-pack W and R (RNN's kernel packs nothing) */
@@ -45,10 +51,8 @@ uint64_t tp_ort_packed_bytes(const tp_graph *g, const tp_node *reader, const tp_
         /* a half B of a MatMul/Gemm computed in float32: its Cast is folded at load and MLAS
            packs the float32 copy (heldout18's float16 MobileNetV3-Small: onnxruntime's arena
            holds its two classifier weights at float32 size from run 1's first kernel) */
-        tp_node f = *w;
         uint64_t wide;
-        f.dtype = TP_DTYPE_F32;
-        return tp_mul_u64(bytes, 2, &wide) ? tp_ort_packed_b_bytes(g, &f, wide) : 0;
+        return tp_mul_u64(bytes, 2, &wide) ? packed_f32_bytes(g, w, wide) : 0;
     }
     if (!is_rnn(reader)) return tp_ort_packed_b_bytes(g, w, bytes);
     /* W [directions, gates x hidden, input], R [directions, gates x hidden, hidden]: packed

@@ -222,8 +222,8 @@ static void trace_readers(const tp_graph *g, const tp_liveness *l, const tp_ort_
         for (uint32_t i = 0; i < nd->n_inputs; i++) {
             int64_t p = t->run[m];
             tp_node_id in = nd->inputs[i];
+            in = tp_ort_source_of(x, in); /* a removed Cast: its readers read its source */
             if (in < 0 || (uint32_t)in >= n) continue;
-            if (x->same_as[in] >= 0) in = x->same_as[in]; /* a removed Cast: read its source */
             const tp_node *inn = tp_graph_node(g, in);
             if (!inn || tp_op_is_boundary(inn->op.kind)) continue;
             tp_node_id r = root_of(l, in);

@@ -96,28 +96,15 @@ bool tp_ort_casts_to_f32(const tp_node *reader, const tp_node *producer) {
 }
 
 /* onnxruntime's type groups for Cast removal (insert_cast_transformer.cc, GetTypeGroup):
-   bool 0 < integers 1 < floats 2; -1 for any other type */
+   bool 0 < integers 1 < floats 2 (float16, bfloat16, float32, float64: not the 8-bit floats);
+   -1 for any other type */
 static int cast_group(tp_dtype t) {
-    switch (t) {
-    case TP_DTYPE_BOOL:
-        return 0;
-    case TP_DTYPE_I8:
-    case TP_DTYPE_U8:
-    case TP_DTYPE_I16:
-    case TP_DTYPE_U16:
-    case TP_DTYPE_I32:
-    case TP_DTYPE_U32:
-    case TP_DTYPE_I64:
-    case TP_DTYPE_U64:
-        return 1;
-    case TP_DTYPE_F16:
-    case TP_DTYPE_BF16:
-    case TP_DTYPE_F32:
-    case TP_DTYPE_F64:
-        return 2;
-    default:
-        return -1;
-    }
+    const tp_dtype_info *di = tp_dtype_get(t);
+    if (!di || di->block_elems != 1) return -1;
+    return di->kind == 'B'                           ? 0
+           : di->kind == 'I'                         ? 1
+           : di->kind == 'F' && di->block_bytes >= 2 ? 2
+                                                     : -1;
 }
 
 bool tp_ort_cast_removed(const tp_graph *g, const tp_node *n, const tp_node *p,

@@ -75,6 +75,11 @@ bool tp_ort_widened(const tp_node *n);
  * inserted Cast to half and the model's Cast back cancel: isnet_medium's Resize inputs), and of a
  * model's Cast pair the second reads the first one's input. */
 bool tp_ort_cast_removed(const tp_graph *g, const tp_node *n, const tp_node *p, tp_node_id *target);
+/* The node whose tensor a reader of node `in` reads: the source of a removed Cast (same_as), else
+ * `in` itself (also when it is out of range). */
+static inline tp_node_id tp_ort_source_of(const tp_ort_xform *x, tp_node_id in) {
+    return in >= 0 && (uint32_t)in < x->n && x->same_as[in] >= 0 ? x->same_as[in] : in;
+}
 /* A half-precision weight w read by such a node: converted to float32 when the session loads
  * (its Cast folded), held at twice its bytes. */
 bool tp_ort_weight_widened(const tp_node *reader, const tp_node *w);
