@@ -46,9 +46,9 @@ typedef struct type_rate {
     /* decode arithmetic in int8 dot operations per ns (two per weight element) per calibrated
        int8 block-dot GOP/s, for the quantized types: their decode is llama.cpp's q8_0 × q8_0 (or
        q4_0 × q8_0) vector dot product, an integer kernel; dec × G (fitted on the Zen 5 VM's
-       AVX-512 kernels) put the 850 M q8_0 decode 22-37 % below llama-bench on an AVX2 host
-       whose f32 GEMM is OpenBLAS's. 0: priced by dec × G. Fitted on session 32's host
-       (docs/estimate.md, "Session 32"). */
+       AVX-512 kernels) put the 400 M and 850 M q8_0 decode 20-37 % below llama-bench (one thread,
+       two measurement passes) on an AVX2 host whose f32 GEMM is OpenBLAS's. 0: priced by dec × G.
+       Fitted on session 32's host (docs/estimate.md, "Session 32"). */
     double idec;
 } type_rate;
 
@@ -79,7 +79,7 @@ static const type_rate cpu_rates[] = {
  * the factor was fitted on, held-out dense decode was -11 ... +11 % (+12 ... +41 % without it).
  * On session 29's AVX2 EPYC, with that factor (1.27), -17 ... -38 %: the band was that host's
  * largest held-out error, rounded up. Session 32 refitted the factor there (1.10, with the
- * quantized decode per int8 dot rate): held-out dense decode -14 ... -27 % over two measurement
+ * quantized decode per int8 dot rate): held-out dense decode -14 ... -28 % over two measurement
  * windows and two calibrations. How the refit does on the Zen 5 VM is not measured, so the band
  * stays. MoE: one-thread runs of the same MoE moved by 1.6x between windows (docs/estimate.md),
  * so its band stays the one-thread one. */
@@ -144,7 +144,8 @@ static const amx_rate amx_rates[] = {
  * Session 32 prices the quantized types' arithmetic per int8 dot rate (idec) and refitted the
  * factor on its host (AMD EPYC Zen 3, AVX2; bench/llm_speed.sh --threads 1,2, 2026-11-29 11:22
  * UTC, every other job stopped): 1.10 (1.00 without the 20 M models, whose one-thread decode is
- * already 20-46 % over). Held out there: -9 ... -28 % at 2 threads (-17 ... -41 % with 1.27).
+ * already 20-46 % over). Held out there: -9 ... -28 % at 2 threads (the same measurements with
+ * 1.27 and the f32 GEMM pricing: -28 ... -41 %).
  * docs/estimate.md, "Session 32". Validated at 2 threads only, and relative to a measured
  * calibration: catalog CPUs keep their spec-sheet figures. */
 #define CPU_DECODE_MT_FACTOR 1.10
