@@ -141,6 +141,65 @@ TP_TEST(threads_pay_a_barrier_per_node) {
     tp_registry_destroy(r);
 }
 
+/* With a one-thread calibration of the same CPU, a measured CPU's decode at T threads is the
+   one-thread step's reads and arithmetic over llama.cpp's gain from the threads (1.65 a
+   doubling), whatever the T-thread calibration's own rates, never faster than reading the bytes
+   at the T-thread read rate; the overhead stays the T-thread one (its barrier). A one_thread
+   model that is not a one-thread measured CPU is ignored: the stretched T-thread figures. */
+TP_TEST(more_threads_divide_the_one_thread_step) {
+    tp_error err;
+    tp_registry *r = two_matrices(TP_DTYPE_Q8_0);
+    if (!r) return;
+    tp_llm_config c;
+    config(&c, 0);
+    tp_device_model one, two;
+    measured_cpu(&one);
+    two = one;
+    two.threads = 2;
+    two.barrier_ns = 400;
+    two.mem_gbps = 3 * one.mem_gbps; /* its own reads: only the floor */
+    two.int8_dot_gops = 5 * one.int8_dot_gops;
+    tp_llm_speed s1, s2, s4, stretched, ignored, floor;
+    TP_CHECK_OK(tp_llm_speed_predict(&c, r, &one, NULL, &s1, &err), &err);
+    tp_llm_speed_options o;
+    tp_llm_speed_options_default(&o);
+    o.one_thread = &one;
+    TP_CHECK_OK(tp_llm_speed_predict(&c, r, &two, &o, &s2, &err), &err);
+    TP_CHECK_NEAR(s2.decode_memory_ns, s1.decode_memory_ns / 1.65, 1e-9 * s1.decode_memory_ns);
+    TP_CHECK_NEAR(s2.decode_kernel_ns, s1.decode_kernel_ns / 1.65, 1e-9 * s1.decode_kernel_ns);
+    TP_CHECK(s2.decode_overhead_ns > s1.decode_overhead_ns);
+    TP_CHECK_CONTAINS(s2.basis, "1-thread step / 1.65");
+    if (!strstr(s2.error_source, "AMX")) TP_CHECK_NEAR(s2.error_band, 0.30, 1e-12);
+    two.threads = 4;
+    TP_CHECK_OK(tp_llm_speed_predict(&c, r, &two, &o, &s4, &err), &err);
+    TP_CHECK_NEAR(s4.decode_memory_ns, s1.decode_memory_ns / (1.65 * 1.65),
+                  1e-9 * s1.decode_memory_ns);
+    /* reads slower at 4 threads than the gain says: the bytes at those reads, nothing hidden */
+    two.mem_gbps = one.mem_gbps / 4;
+    TP_CHECK_OK(tp_llm_speed_predict(&c, r, &two, &o, &floor, &err), &err);
+    double bytes = (double)floor.decode_weight_bytes + (double)floor.decode_kv_bytes;
+    TP_CHECK_NEAR(floor.decode_memory_ns, bytes / two.mem_gbps, 1e-6 * floor.decode_memory_ns);
+    TP_CHECK(floor.decode_kernel_ns == 0);
+    TP_CHECK(strcmp(floor.decode_bound, "memory") == 0);
+    /* not a one-thread measured CPU: ignored */
+    two.threads = 2;
+    two.mem_gbps = 3 * one.mem_gbps;
+    TP_CHECK_OK(tp_llm_speed_predict(&c, r, &two, NULL, &stretched, &err), &err);
+    tp_device_model not_one = two;
+    o.one_thread = &not_one;
+    TP_CHECK_OK(tp_llm_speed_predict(&c, r, &two, &o, &ignored, &err), &err);
+    TP_CHECK_NEAR(ignored.decode_ns, stretched.decode_ns, 1e-12 * stretched.decode_ns);
+    TP_CHECK(strstr(ignored.basis, "1-thread") == NULL);
+    not_one = one;
+    not_one.source = TP_SOURCE_CATALOG;
+    TP_CHECK_OK(tp_llm_speed_predict(&c, r, &two, &o, &ignored, &err), &err);
+    TP_CHECK_NEAR(ignored.decode_ns, stretched.decode_ns, 1e-12 * stretched.decode_ns);
+    /* a one-thread device ignores it too */
+    TP_CHECK_OK(tp_llm_speed_predict(&c, r, &one, &o, &ignored, &err), &err);
+    TP_CHECK_NEAR(ignored.decode_ns, s1.decode_ns, 1e-12 * s1.decode_ns);
+    tp_registry_destroy(r);
+}
+
 /* A measured int8 dot rate prices the prefill GEMMs and the decode arithmetic of quantized
    weights (twice the rate: half the GEMM time) and says so in the kernel line; f16 weights keep the
    f32 GEMM curve; without the rate (catalog, default, an older cache) quantized weights fall back
@@ -277,6 +336,7 @@ TP_TEST(errors) {
 int main(void) {
     TP_RUN(moe_reads_only_the_used_experts);
     TP_RUN(threads_pay_a_barrier_per_node);
+    TP_RUN(more_threads_divide_the_one_thread_step);
     TP_RUN(quantized_work_follows_the_int8_dot_rate);
     TP_RUN(amx_tiles_price_what_the_amx_buffer_takes);
     TP_RUN(tied_embedding_is_the_output_and_gpus_have_no_band);

@@ -59,6 +59,14 @@ typedef struct tp_llm_speed_options {
      * model measured AMX tiles (tp_device_model.amx_int8_gops > 0); any other: no AMX kernels (a
      * llama.cpp without its AMX variant). */
     tp_llm_repack repack;
+    /* The same CPU calibrated with one thread (source TP_SOURCE_MEASURED, threads 1; borrowed,
+     * read during the call only; NULL = none, the default). Used when the device is a measured
+     * CPU with more threads: the decode step is then the one-thread step (its reads and
+     * arithmetic priced by this model) divided by llama.cpp's gain from more threads (1.65 per
+     * doubling, measured on two hosts), never faster than reading the weights at the device's
+     * own read curve. Without it, the device's figures with a fitted stretch (docs/estimate.md,
+     * "Session 33"). Ignored for other devices and when it is not a one-thread measured CPU. */
+    const tp_device_model *one_thread;
 } tp_llm_speed_options;
 
 TP_API void tp_llm_speed_options_default(tp_llm_speed_options *o);

@@ -55,7 +55,7 @@ fi
 # the error band says where it comes from. On a CPU with AMX llama.cpp runs AMX kernels: where
 # the calibration measured AMX tiles (cpu.amx_int8_gops > 0) the band is the AMX rates' held-out
 # one (0.6), else the one measured before those rates (0.8); both say AMX. Elsewhere the CPU's
-# (0.25). The estimate's own llama.cpp rule says whether this CPU's llama.cpp runs AMX (repack
+# (0.3). The estimate's own llama.cpp rule says whether this CPU's llama.cpp runs AMX (repack
 # "amx"); calibrate says whether its tiles were measured (the same cached calibration).
 tiles=$("$TP" calibrate --threads 1 --no-cuda --json |
     /usr/bin/python3 -c 'import json, sys; print(int(json.load(sys.stdin)["cpu"]["amx_int8_gops"] > 0))')
@@ -64,12 +64,28 @@ read -r band want < <("$TP" estimate "$OUT/models/speed_20m_q4_0.gguf" --speed c
 amx = j["llm"]["repack"] == "amx"
 tiles = os.environ["TILES"] == "1"
 print("%s/%s" % (s["error_band"], "AMX" in s["error_source"]),
-      ("0.6/True" if tiles else "0.8/True") if amx else "0.25/False")')
+      ("0.6/True" if tiles else "0.8/True") if amx else "0.3/False")')
 if [ "$band" = "$want" ]; then
     echo "ok error band: $band"
 else
     echo "FAIL error band: got '$band', want '$want'"
     fail=1
 fi
-echo "$((2 - fail)) passed, $fail failed"
+# two threads: the decode step is the one-thread calibration's over llama.cpp's thread gain, and
+# the basis says so; the band is the 2-thread benchmark's (0.3 without AMX); the 2-thread figure
+# is faster than the 1-thread one and no more than twice as fast
+read -r basis2 band2 tg1 tg2 < <(
+    "$TP" estimate "$OUT/models/speed_20m_q4_0.gguf" --speed cpu --threads 1 --json -q >"$res/one.json" &&
+    "$TP" estimate "$OUT/models/speed_20m_q4_0.gguf" --speed cpu --threads 2 --json -q |
+    /usr/bin/python3 -c 'import json, sys; s = json.load(sys.stdin)["speed"][0]
+o = json.load(open(sys.argv[1]))["speed"][0]
+print(int("1-thread step / 1.65" in s["basis"]), s["error_band"], o["decode_tps"], s["decode_tps"])' "$res/one.json")
+if [ "${basis2:-0}" = 1 ] && /usr/bin/python3 -c 'import sys; a, b = map(float, sys.argv[1:]); sys.exit(0 if a < b < 2 * a else 1)' "$tg1" "$tg2" &&
+    { [ "$tiles" = 1 ] || [ "$band2" = 0.3 ] || [ "$band2" = 0.8 ]; }; then
+    echo "ok two threads: decode $tg1 -> $tg2 t/s from the one-thread step, band $band2"
+else
+    echo "FAIL two threads: basis from the one-thread step $basis2, band $band2, decode $tg1 -> $tg2"
+    fail=1
+fi
+echo "$((3 - fail)) passed, $fail failed"
 exit $fail

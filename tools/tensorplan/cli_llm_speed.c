@@ -33,6 +33,14 @@ int tp_cli_llm_speed_run(const char *cmd, const char *path, const tp_llm_options
     tp_cli_devices_init(&devs);
     devs.threads = s->threads;
     devs.quick = s->quick;
+    /* the same CPU with one thread: a measured CPU's decode with more threads is priced from its
+       one-thread step (tp_llm_speed_options.one_thread); calibrated (or read from the cache)
+       only when such a device is asked for */
+    tp_cli_devices one_devs;
+    tp_cli_devices_init(&one_devs);
+    one_devs.threads = 1;
+    one_devs.quick = s->quick;
+    one_devs.quiet = devs.quiet;
     s->n = 0;
     const char *p = s->devices;
     while (p && *p && s->n < TP_SPEED_MAX_DEVICES) {
@@ -41,12 +49,21 @@ int tp_cli_llm_speed_run(const char *cmd, const char *path, const tp_llm_options
         snprintf(s->name[i], sizeof s->name[i], "%.*s", (int)(len < 63 ? len : 63), p);
         tp_error_clear(&err);
         st = tp_cli_device_resolve(&devs, s->name[i], &s->dev[i], &err);
+        so.one_thread = NULL;
+        if (st == TP_OK && s->dev[i].kind == TP_DEVICE_CPU &&
+            s->dev[i].source == TP_SOURCE_MEASURED && s->dev[i].threads > 1) {
+            tp_error one_err; /* none: the stretched figures below */
+            tp_device_model one;
+            if (!one_devs.cpu_tried) (void)tp_cli_device_resolve(&one_devs, "cpu", &one, &one_err);
+            if (one_devs.have_cpu) so.one_thread = &one_devs.cpu;
+        }
         if (st == TP_OK) st = tp_llm_speed_predict(c, w, &s->dev[i], &so, &s->speed[i], &err);
         snprintf(s->err[i], sizeof s->err[i], "%.150s", st == TP_OK ? "" : err.msg);
         p += len;
         if (*p == ',') p++;
     }
     tp_cli_devices_free(&devs);
+    tp_cli_devices_free(&one_devs);
     tp_registry_destroy(w);
     free(c);
     return 0;
