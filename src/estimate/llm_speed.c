@@ -166,16 +166,15 @@ static const amx_rate amx_rates[] = {
  * bench/llm_speed.sh (20 M, 120 M, 400 M dense, 40 M MoE; 26 decode figures over two windows
  * on session 33's host, an AMD EPYC Zen 3 with AVX2: session 32's 11:22 UTC measurements and
  * session 33's of 14:38-14:58 UTC, each with its own calibrations; bench/llm_thread_gain.py):
- * 1.67 (1.65 on the dense models of 120 M and more). Session 9 measured llama.cpp's gain
- * at 1.5-1.75x on the Zen 5 VM (docs/estimate.md, "Session 9"). Held out (850 M dense, 330 M MoE),
- * 2 threads, stretch 1.10
- * -> this rule: the 11:22 window -17.0, -27.1, -16.1, -14.4, -8.0 % -> -5.1, -18.4, -6.0, -9.2,
- * +3.0 %; the 14:38 window -26.1, -32.7, -32.1, -19.3, -18.4 % -> -24.0, -29.9, -29.3, -12.8,
- * -15.0 % (that window's one-thread calibration read 8.2 GB/s while llama.cpp read about 10:
- * its one-thread figures were -4.5, -26.6, -24.6, -5.1, -4.1 %, and the two-thread ones follow
- * them). A third window, measured after the choice (15:05-15:14 UTC, held-out models only):
- * -18, -30, -30, -11, -12 % -> -6, -20, -19, +1, +2 %. Measured at 2 threads only; more threads
- * extrapolate the gain per doubling, no faster than the T-thread calibration's reads.
+ * 1.67 (1.65 on the dense models of 120 M and more). Session 9 measured llama.cpp's gain at
+ * 1.5-1.75x on the Zen 5 VM (docs/estimate.md, "Session 9"). Held out (850 M dense, 330 M MoE),
+ * 2 threads, stretch 1.10 -> this rule: the 11:22 window -17.0, -27.1, -16.1, -14.4, -8.0 % ->
+ * -5.1, -18.4, -6.0, -9.2, +3.0 %; the 14:38 window -26.1, -32.7, -32.1, -19.3, -18.4 % -> -24.0,
+ * -29.9, -29.3, -12.8, -15.0 % (that window's one-thread calibration read 8.2 GB/s while llama.cpp
+ * read about 10: its one-thread figures were -4.5, -26.6, -24.6, -5.1, -4.1 %, and the two-thread
+ * ones follow them). A third window, measured after the choice (15:05-15:14 UTC, held-out models
+ * only): -18, -30, -30, -11, -12 % -> -6, -20, -19, +1, +2 %. Measured at 2 threads only; more
+ * threads extrapolate the gain per doubling, no faster than the T-thread calibration's reads.
  * docs/estimate.md, "Session 33". */
 #define CPU_DECODE_THREAD_GAIN 1.65
 /* The largest held-out dense error at 2 threads with the rule above (-29.9 %, rounded up). */
