@@ -78,7 +78,8 @@ def main():
                               # the model-dependent terms as the profile computes them (all but
                               # the session constant and the margins: body terms included)
                               'dep': rt['peak_bytes'] - rt['terms']['calibration_margin_bytes'] -
-                              rt['terms']['session_fixed_bytes']}))
+                              rt['terms']['session_fixed_bytes'],
+                              'session': rt['terms']['session_fixed_bytes']}))
             continue
         adjusted = m['growth_bytes']
         profile_constant = rt['terms']['session_fixed_bytes']
