@@ -32,8 +32,8 @@
  * docs/estimate.md has the table and the held-out errors. */
 #define TP_IPP_Q8_0 0.89
 #define TP_IPP_Q4_0 1.10
-#define TP_IDEC_Q8_0 0.509
-#define TP_IDEC_Q4_0 0.966
+#define TP_IDEC_Q8_0 0.54
+#define TP_IDEC_Q4_0 1.15
 typedef struct type_rate {
     tp_dtype type;
     double dec, pp;
@@ -48,7 +48,11 @@ typedef struct type_rate {
        q4_0 × q8_0) vector dot product, an integer kernel; dec × G (fitted on the Zen 5 VM's
        AVX-512 kernels) put the 400 M and 850 M q8_0 decode 20-37 % below llama-bench (one thread,
        two measurement passes) on an AVX2 host whose f32 GEMM is OpenBLAS's. 0: priced by dec × G.
-       Fitted on session 32's host (docs/estimate.md, "Session 32"). */
+       Fitted on session 32's host (docs/estimate.md, "Session 32": 0.509 and 0.966, one window);
+       session 33 refitted them the same way (each type's fit-set geometric mean of predicted /
+       measured one-thread decode is 1) over two windows of that host, each predicted with its
+       own calibration: q8_0 0.54, q4_0 1.15 (with session 32's: 0.979 and 0.935 over the two
+       windows). docs/estimate.md, "Session 33". */
     double idec;
 } type_rate;
 
@@ -173,8 +177,10 @@ static const amx_rate amx_rates[] = {
  * -29.9, -29.3, -12.8, -15.0 % (that window's one-thread calibration read 8.2 GB/s while llama.cpp
  * read about 10: its one-thread figures were -4.5, -26.6, -24.6, -5.1, -4.1 %, and the two-thread
  * ones follow them). A third window, measured after the choice (15:05-15:14 UTC, held-out models
- * only): -18, -30, -30, -11, -12 % -> -6, -20, -19, +1, +2 %. Measured at 2 threads only; more
- * threads extrapolate the gain per doubling, no faster than the T-thread calibration's reads.
+ * only): -18, -30, -30, -11, -12 % -> -6, -20, -19, +1, +2 %; with the refitted idec above,
+ * -6, -13, -17, +8, +5 % (the other windows: -13 ... +5 % and -28 ... -8 %). Measured at 2
+ * threads only; more threads extrapolate the gain per doubling, no faster than the T-thread
+ * calibration's reads.
  * docs/estimate.md, "Session 33". */
 #define CPU_DECODE_THREAD_GAIN 1.65
 /* The largest held-out dense error at 2 threads with the rule above (-29.9 %, rounded up). */
