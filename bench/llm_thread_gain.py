@@ -10,35 +10,22 @@ the fit set's decode figures, of measured (2t / 1t) over predicted (2t at gain 1
 the 2-thread step at gain g is the one-thread step (memory + arithmetic) / g plus the 2-thread
 overhead (the read-curve floor of src/estimate/llm_speed.c is left out). Then every model's
 2-thread decode error at G (env, default 1.65). docs/estimate.md, "Session 33"."""
-import json
-import math
 import os
 import statistics
-import subprocess
 import sys
 
-FIT = {"20m", "120m", "400m", "moe40m"}
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
+from llm_speed import FIT, measure, predict  # noqa: E402  (the benchmark's own reading and rules)
 
 
-def measured(rdir, m, t):
-    for line in open(os.path.join(rdir, "%s-t%d.jsonl" % (m, t))):
-        r = json.loads(line)
-        if r.get("n_gen", 0) > 0 and r.get("n_prompt", 1) == 0:
-            return statistics.median(r["samples_ts"])
-    return None
+def decode_tps(rdir, m, t):
+    """The stored llama-bench decode rate (never measures: the file must exist)."""
+    return measure(None, None, os.path.join(rdir, "%s-t%d.jsonl" % (m, t)), t, None)[1]
 
 
 def predicted(tp, cdir, gguf, t):
-    env = dict(os.environ, XDG_CACHE_HOME=cdir)
-    r = subprocess.run([tp, "estimate", gguf, "--speed", "cpu", "--threads", str(t), "--json", "-q"],
-                       capture_output=True, text=True, env=env)
-    if r.returncode not in (0, 3):
-        sys.exit("tensorplan failed on %s:\n%s" % (gguf, r.stderr))
-    return json.loads(r.stdout)["speed"][0]
-
-
-def gmean(xs):
-    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+    os.environ["XDG_CACHE_HOME"] = cdir  # the window's calibrations
+    return predict(tp, gguf, t, False)
 
 
 def main():
@@ -50,12 +37,13 @@ def main():
         rdir, cdir = win.split(":")
         for f in sorted(os.listdir(mdir)):
             m = f[:-5]
-            if not f.endswith(".gguf") or not os.path.exists(os.path.join(rdir, m + "-t2.jsonl")):
+            if not f.endswith(".gguf") or not all(
+                    os.path.exists(os.path.join(rdir, "%s-t%d.jsonl" % (m, t))) for t in (1, 2)):
                 continue
             p1 = predicted(tp, cdir, os.path.join(mdir, f), 1)
             p2 = predicted(tp, cdir, os.path.join(mdir, f), 2)
             rows.append(dict(win=os.path.basename(rdir.rstrip("/")), m=m, fit=m.split("_")[1] in FIT,
-                             t1m=measured(rdir, m, 1), t2m=measured(rdir, m, 2), t1p=p1["decode_tps"],
+                             t1m=decode_tps(rdir, m, 1), t2m=decode_tps(rdir, m, 2), t1p=p1["decode_tps"],
                              b1=p1["decode_memory_ns"] + p1["decode_kernel_ns"],
                              o2=p2["decode_overhead_ns"]))
 
@@ -66,7 +54,7 @@ def main():
                       ("fit set, dense >= 120 M", lambda r: r["fit"] and not r["m"].startswith(("speed_20m", "speed_moe40m")))):
         ratios = [(r["t2m"] / r["t1m"]) / (t2(r, 1.0) / r["t1p"]) for r in rows if sel(r)]
         if ratios:
-            print("%-24s gain %.3f over %d decode figures" % (name, gmean(ratios), len(ratios)))
+            print("%-24s gain %.3f over %d decode figures" % (name, statistics.geometric_mean(ratios), len(ratios)))
     g = float(os.environ.get("G", "1.65"))
     print("decode error at gain %.2f (1 thread, 2 threads):" % g)
     for r in rows:

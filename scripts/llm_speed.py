@@ -178,4 +178,5 @@ def compare(tp, lb, mdir, rdir, o, tag):
     return 0
 
 
-sys.exit(main())
+if __name__ == "__main__":
+    sys.exit(main())

@@ -77,7 +77,8 @@ static const type_rate cpu_rates[] = {
  * calibration in another window moves the prediction by up to 15 % (the host's memory
  * bandwidth moves); MoE (~330 M held out) decode of q8_0 +75 %. Session 33 (AMD EPYC Zen 3, three
  * windows, each with its own calibrations) measured -26.6 % (850m_q4_0 decode, a window whose
- * one-thread calibration read 8.2 GB/s while llama.cpp read about 10): 0.30. */
+ * one-thread calibration read 8.2 GB/s while llama.cpp read about 10; -23 % with the refitted
+ * idec): 0.30. */
 #define CPU_ERROR_BAND_DENSE 0.30
 #define CPU_ERROR_BAND_MOE 0.80
 /* More than one thread: the same benchmark at 2 threads (factors fitted at one thread, calibrated
@@ -158,8 +159,9 @@ static const amx_rate amx_rates[] = {
  * the two thread counts (predicted 2t/1t over measured 2t/1t, which cancels what the one-thread
  * step gets wrong): 0.98 over both windows' fit sets, against 1.27 on the Zen 5 VM. The factor
  * stretches the T-thread calibration's reads, whose gain from a second thread differs by host
- * (1.9-2.0x there, about 1.5x here), while llama.cpp's own gain does not (1.5-1.75x there,
- * 1.65x here): so with a one-thread calibration at hand the step is priced from it
+ * (1.9-2.0x there, 1.34-1.78x here by window, 256 MiB), while llama.cpp's own gain differs less
+ * (1.5-1.75x there, 1.64-2.08x on the 850 M models here; fitted over the fit set, 1.65): so
+ * with a one-thread calibration at hand the step is priced from it
  * (CPU_DECODE_THREAD_GAIN); the factor serves only callers that give none
  * (tp_llm_speed_options.one_thread). */
 #define CPU_DECODE_MT_FACTOR 1.10
@@ -183,7 +185,8 @@ static const amx_rate amx_rates[] = {
  * calibration's reads.
  * docs/estimate.md, "Session 33". */
 #define CPU_DECODE_THREAD_GAIN 1.65
-/* The largest held-out dense error at 2 threads with the rule above (-29.9 %, rounded up). */
+/* The largest held-out dense error at 2 threads with the rule above, rounded up: -29.9 % with
+   session 32's idec, -28.0 % with session 33's. */
 #define CPU_ERROR_BAND_DENSE_GAIN 0.30
 
 /* A quantized type that no table lists borrows the rate of the benchmarked type nearest in bits
@@ -355,9 +358,10 @@ typedef struct speed_ctx {
     const tp_llm_config *c;
     const tp_device_model *d;
     const tp_llm_speed_options *o;
-    double node_ns; /* one graph node */
-    double call_ns; /* one llama_decode call */
-    double nodes;   /* per forward */
+    const tp_device_model *one; /* o->one_thread where it prices d's decode (one_thread_of) */
+    double node_ns;             /* one graph node */
+    double call_ns;             /* one llama_decode call */
+    double nodes;               /* per forward */
 } speed_ctx;
 
 /* What one decode token reads and computes on device d. */
@@ -405,13 +409,21 @@ static void step_on(const speed_ctx *x, const mat_set *ms, const tp_device_model
     st->kernel = kernel;
 }
 
-/* Whether o->one_thread can price a decode step of device d (a measured CPU with more
-   threads): a measured one-thread CPU model. */
-static bool one_thread_model(const tp_device_model *d, const tp_llm_speed_options *o) {
+/* A CPU calibrated here with more than one thread: its decode step is priced from a one-thread
+   calibration (CPU_DECODE_THREAD_GAIN) or stretched (CPU_DECODE_MT_FACTOR). */
+static bool measured_threads(const tp_device_model *d) {
+    return !is_gpu(d) && d->threads > 1 && d->source == TP_SOURCE_MEASURED;
+}
+
+/* o->one_thread where it can price device d's decode step (d: measured_threads; it: a valid
+   measured one-thread CPU model), else NULL. */
+static const tp_device_model *one_thread_of(const tp_device_model *d,
+                                            const tp_llm_speed_options *o) {
     const tp_device_model *one = o->one_thread;
-    return one && !is_gpu(d) && d->threads > 1 && d->source == TP_SOURCE_MEASURED &&
-           one->kind == TP_DEVICE_CPU && one->source == TP_SOURCE_MEASURED && one->threads <= 1 &&
-           tp_device_model_validate(one, NULL) == TP_OK;
+    bool ok = one && measured_threads(d) && one->kind == TP_DEVICE_CPU &&
+              one->source == TP_SOURCE_MEASURED && one->threads <= 1 &&
+              tp_device_model_validate(one, NULL) == TP_OK;
+    return ok ? one : NULL;
 }
 
 /* Decode one token at `cells` context: fills the decode fields of s. */
@@ -421,11 +433,11 @@ static void decode_token(const speed_ctx *x, const mat_set *ms, double cells, tp
     step_terms st;
     step_on(x, ms, d, cells, &st);
     double mem = st.mem, kernel = st.kernel;
-    if (one_thread_model(d, x->o)) {
+    if (x->one) {
         /* the one-thread step over llama.cpp's gain from the threads, no faster than the
            device's own reads of the same bytes */
         step_terms one;
-        step_on(x, ms, x->o->one_thread, cells, &one);
+        step_on(x, ms, x->one, cells, &one);
         double g = pow(CPU_DECODE_THREAD_GAIN, log2((double)d->threads));
         mem = one.mem / g;
         kernel = one.kernel / g;
@@ -433,7 +445,7 @@ static void decode_token(const speed_ctx *x, const mat_set *ms, double cells, tp
             mem = st.mem;
             kernel = 0;
         }
-    } else if (!is_gpu(d) && d->threads > 1 && d->source == TP_SOURCE_MEASURED) {
+    } else if (measured_threads(d)) {
         mem *= CPU_DECODE_MT_FACTOR;
         kernel *= CPU_DECODE_MT_FACTOR;
     }
@@ -508,8 +520,9 @@ static void prefill_ubatch(const speed_ctx *x, const mat_set *ms, double t, doub
     s->prefill_bound = over > gemm + attn ? "overhead" : mem > gemm ? "memory" : "compute";
 }
 
+/* gain: the decode was priced from a one-thread calibration (speed_ctx.one) */
 static void describe(const tp_llm_config *c, const tp_device_model *d,
-                     const tp_llm_speed_options *o, tp_dtype t, tp_llm_speed *s) {
+                     const tp_llm_speed_options *o, bool gain, tp_dtype t, tp_llm_speed *s) {
     s->source = d->source;
     if (is_gpu(d)) {
         snprintf(s->kernel, sizeof s->kernel,
@@ -555,14 +568,13 @@ static void describe(const tp_llm_config *c, const tp_device_model *d,
              "%s %.24s, %u thread(s): f32 GEMM %.1f GFLOP/s (%.32s), %.1f GB/s",
              tp_model_source_name(d->source), d->name, d->threads ? d->threads : 1, large_gemm(d),
              d->gemm_impl, d->mem_gbps);
-    if (one_thread_model(d, o)) { /* the decode's basis: the one-thread calibration */
+    if (gain) { /* the decode's basis: the one-thread calibration */
         size_t n = strlen(s->basis);
         snprintf(s->basis + n, sizeof s->basis - n, "; decode: 1-thread step / %.2f a doubling",
                  CPU_DECODE_THREAD_GAIN);
     }
     bool moe = c->n_expert > 0 && c->expert_tensor_bytes > 0;
     bool mt = d->threads > 1;
-    bool gain = one_thread_model(d, o);
     s->error_band = moe ? (mt ? CPU_ERROR_BAND_MOE_MT : CPU_ERROR_BAND_MOE)
                         : (mt ? (gain ? CPU_ERROR_BAND_DENSE_GAIN : CPU_ERROR_BAND_DENSE_MT)
                               : CPU_ERROR_BAND_DENSE);
@@ -613,7 +625,7 @@ tp_status tp_llm_speed_predict(const tp_llm_config *c, const tp_registry *weight
     if (!dominant_type(&ms, &out->weight_type))
         return tp_error_set(err, TP_ERR_INVALID, "the model has no weight matrices to read");
 
-    speed_ctx x = {.c = c, .d = d, .o = o};
+    speed_ctx x = {.c = c, .d = d, .o = o, .one = one_thread_of(d, o)};
     x.nodes = NODES_PER_LAYER * (double)c->n_layer + NODES_OUTPUT;
     if (is_gpu(d)) {
         x.node_ns = d->dispatch_ns;
@@ -640,7 +652,7 @@ tp_status tp_llm_speed_predict(const tp_llm_config *c, const tp_registry *weight
         out->prefill_ns = out->prefill_gemm_ns + out->prefill_attn_ns + out->prefill_overhead_ns;
         out->prefill_tps = (double)o->n_prompt / out->prefill_ns * 1e9;
     }
-    describe(c, d, o, out->weight_type, out);
+    describe(c, d, o, x.one != NULL, out->weight_type, out);
     if (!(out->decode_ns >= 0) || !(out->prefill_ns >= 0) || !isfinite(out->decode_ns) ||
         !isfinite(out->prefill_ns))
         return tp_error_set(err, TP_ERR_OVERFLOW, "throughput prediction is not finite");

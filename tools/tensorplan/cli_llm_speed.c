@@ -52,9 +52,11 @@ int tp_cli_llm_speed_run(const char *cmd, const char *path, const tp_llm_options
         so.one_thread = NULL;
         if (st == TP_OK && s->dev[i].kind == TP_DEVICE_CPU &&
             s->dev[i].source == TP_SOURCE_MEASURED && s->dev[i].threads > 1) {
-            tp_error one_err; /* a failure leaves one_thread NULL: the stretched figures */
-            tp_device_model one;
-            if (!one_devs.cpu_tried) (void)tp_cli_device_resolve(&one_devs, "cpu", &one, &one_err);
+            /* calibrated once for every device asked for (one_devs keeps it); a failure leaves
+               one_thread NULL: the stretched figures */
+            tp_error one_err;
+            tp_device_model copy;
+            if (!one_devs.cpu_tried) (void)tp_cli_device_resolve(&one_devs, "cpu", &copy, &one_err);
             if (one_devs.have_cpu) so.one_thread = &one_devs.cpu;
         }
         if (st == TP_OK) st = tp_llm_speed_predict(c, w, &s->dev[i], &so, &s->speed[i], &err);
