@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # LLM throughput: tensorplan's predicted prefill / decode tokens per second (estimate --speed cpu)
 # against llama.cpp's llama-bench (pp512, tg128) on random-weight GGUFs of ~20 M, ~120 M, ~400 M
-# and ~850 M parameters (f32, f16, q8_0, q4_0) and two MoEs (8 experts, 2 used). Fit set: 20 M,
-# 120 M, 400 M and the 40 M MoE; held out: 850 M and the 330 M MoE. llama-bench is built
+# and ~850 M parameters (f32, f16, q8_0, q4_0) and MoEs (q8_0, q4_0): two of 8 experts, 2 used
+# (40 M, 330 M), and five probes added in session 34 (experts from 256 x 352 to 1536 x 2048;
+# 4, 8 and 16 experts: 256, 128 and 64 tokens per expert). Fit set: 20 M, 120 M, 400 M and the
+# 40 M MoE; held out: 850 M, the 330 M MoE and the probes. llama-bench is built
 # from node-llama-cpp's llama.cpp sources against its prebuilt CPU libraries
 # (scripts/llama_bench_build.sh). llama-bench's wall clock, the median of the repetitions
 # (scripts/llm_speed.py): run it on a quiet machine, after `tensorplan calibrate --force`. Results are cached under
@@ -23,7 +25,9 @@ for s in 20m 120m 400m 850m; do
     ALL="$ALL speed_${s}_$t"
   done
 done
-ALL="$ALL speed_moe40m_q8_0 speed_moe40m_q4_0 speed_moe_q8_0 speed_moe_q4_0"
+for s in moe40m moe moe20m moe100m moe16x moe4x moe1b; do
+  ALL="$ALL speed_${s}_q8_0 speed_${s}_q4_0"
+done
 # shellcheck disable=SC2086
 /usr/bin/python3 scripts/make_llm_gguf.py .fixtures/llm/llama.cpp/gguf-py "$OUT/models" $ALL
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"

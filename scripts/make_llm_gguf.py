@@ -71,7 +71,8 @@ MODELS.update({
 })
 
 # Throughput models (bench/llm_speed.sh, tests/cli/test_llm_speed.sh): llama-shaped, GQA, sized
-# ~20 M, ~120 M, ~400 M and ~850 M parameters, and two MoEs (8 experts, 2 used); "speed_<size>_<type>".
+# ~20 M, ~120 M, ~400 M and ~850 M parameters, and MoEs (two of 8 experts, 2 used, and probes of
+# the expert products: matrix widths, tokens per expert); "speed_<size>_<type>".
 SPEED_SIZES = {
     "20m": dict(arch="llama", L=4, E=512, H=8, KV=2, FF=1408, vocab=8192),
     "120m": dict(arch="llama", L=8, E=1024, H=16, KV=4, FF=2816, vocab=16384),
@@ -79,6 +80,13 @@ SPEED_SIZES = {
     "850m": dict(arch="llama", L=16, E=2048, H=32, KV=8, FF=5632, vocab=32000),
     "moe40m": dict(arch="llama", L=4, E=512, H=8, KV=2, FF=704, vocab=8192, experts=8, used=2),
     "moe": dict(arch="llama", L=8, E=1024, H=16, KV=4, FF=1408, vocab=16384, experts=8, used=2),
+    # MoE probes (held out): expert matrices of 256 x 352 to 1536 x 2048; 8, 16 and 4 experts,
+    # 2 used (128, 64 and 256 tokens per expert of a 512-token ubatch)
+    "moe20m": dict(arch="llama", L=4, E=256, H=4, KV=2, FF=352, vocab=8192, experts=8, used=2),
+    "moe100m": dict(arch="llama", L=4, E=768, H=12, KV=4, FF=1024, vocab=8192, experts=8, used=2),
+    "moe16x": dict(arch="llama", L=4, E=768, H=12, KV=4, FF=1024, vocab=8192, experts=16, used=2),
+    "moe4x": dict(arch="llama", L=4, E=768, H=12, KV=4, FF=1024, vocab=8192, experts=4, used=2),
+    "moe1b": dict(arch="llama", L=4, E=1536, H=12, KV=4, FF=2048, vocab=16384, experts=8, used=2),
 }
 SPEED_TYPES = {"f32": Q.F32, "f16": Q.F16, "q8_0": Q.Q8_0, "q4_0": Q.Q4_0}
 

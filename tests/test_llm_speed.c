@@ -89,6 +89,102 @@ TP_TEST(moe_reads_only_the_used_experts) {
     tp_registry_destroy(r);
 }
 
+/* An expert-only model (experts of 256 x 512, 8 of them, 2 used) of type t. */
+static tp_registry *experts_only(tp_dtype t) {
+    tp_registry *r = NULL;
+    tp_error err;
+    TP_CHECK(tp_registry_create(NULL, &r, &err) == TP_OK);
+    if (r) add(r, "blk.0.ffn_up_exps.weight", 256, 512, 8, t);
+    return r;
+}
+
+/* Prefill of the expert GEMMs alone (the graph's overhead and attention apart). */
+static double experts_prefill(const tp_llm_config *c, const tp_registry *r,
+                              const tp_device_model *d, const tp_llm_speed_options *o) {
+    tp_llm_speed s;
+    tp_error err;
+    TP_CHECK_OK(tp_llm_speed_predict(c, r, d, o, &s, &err), &err);
+    return s.prefill_gemm_ns;
+}
+
+/* A repacked type's experts (q4_0 under the AVX2 rule): llama.cpp multiplies every routed token
+   by its expert with the decode kernel, reading the expert's rows each time from the cache
+   level that holds one expert. Its arithmetic follows the int8 dot rate, its reads the read
+   curve at one expert's bytes, and the two add up; other rules (and q8_0 experts, which no x86
+   rule repacks) keep the blocked GEMM factor, and say nothing of it in the kernel line. */
+TP_TEST(repacked_experts_run_the_decode_kernel_per_token) {
+    tp_registry *r = experts_only(TP_DTYPE_Q4_0);
+    if (!r) return;
+    tp_llm_config c;
+    config(&c, 8);
+    tp_device_model cpu;
+    measured_cpu(&cpu);
+    cpu.mem_gbps = 1e6; /* the ubatch's one pass over the weights never binds */
+    cpu.int8_dot_gops = 100;
+    double one_expert = (double)tp_registry_find(r, "blk.0.ffn_up_exps.weight")->bytes / 8;
+    cpu.n_read = 2;
+    cpu.read[0] = (tp_bw_point){one_expert, 40};
+    cpu.read[1] = (tp_bw_point){1e9, 10};
+    tp_llm_speed_options o;
+    tp_llm_speed_options_default(&o);
+    o.repack = TP_LLM_REPACK_AVX2;
+    double t1 = experts_prefill(&c, r, &cpu, &o);
+    tp_device_model fast_reads = cpu;
+    fast_reads.read[0].gbps = 80;
+    double t2 = experts_prefill(&c, r, &fast_reads, &o);
+    tp_device_model fast_dots = cpu;
+    fast_dots.int8_dot_gops = 200;
+    double t3 = experts_prefill(&c, r, &fast_dots, &o);
+    /* 512 tokens x 2 experts each read one expert's bytes at 40 GB/s: half at 80 */
+    double reads = 512.0 * 2 * one_expert / 40;
+    TP_CHECK_NEAR(t1 - t2, reads / 2, 1e-9 * t1);
+    TP_CHECK_NEAR(t1, 2 * (t1 - t2) + 2 * (t1 - t3), 1e-9 * t1);
+    tp_llm_speed s;
+    tp_error err;
+    TP_CHECK_OK(tp_llm_speed_predict(&c, r, &cpu, &o, &s, &err), &err);
+    TP_CHECK_CONTAINS(s.kernel, "repacked MoE experts");
+    /* no repack rule: the blocked GEMM factor, the read curve plays no part */
+    o.repack = TP_LLM_REPACK_NONE;
+    TP_CHECK_NEAR(experts_prefill(&c, r, &cpu, &o), experts_prefill(&c, r, &fast_reads, &o),
+                  1e-12 * t1);
+    TP_CHECK_OK(tp_llm_speed_predict(&c, r, &cpu, &o, &s, &err), &err);
+    TP_CHECK(strstr(s.kernel, "repacked") == NULL);
+    tp_registry_destroy(r);
+    r = experts_only(TP_DTYPE_Q8_0);
+    if (!r) return;
+    o.repack = TP_LLM_REPACK_AVX2;
+    double q8 = experts_prefill(&c, r, &cpu, &o);
+    o.repack = TP_LLM_REPACK_NONE;
+    TP_CHECK_NEAR(q8, experts_prefill(&c, r, &cpu, &o), 1e-12 * q8);
+    tp_registry_destroy(r);
+}
+
+/* Experts that are not repacked are multiplied from L1 in blocks of 16 rows by 16 tokens, each
+   thread taking its own blocks: with a one-thread calibration, T threads divide its time by T
+   (the T-thread calibration's dot rate gains less from the second thread). */
+TP_TEST(blocked_experts_scale_with_the_threads) {
+    tp_registry *r = experts_only(TP_DTYPE_Q8_0);
+    if (!r) return;
+    tp_llm_config c;
+    config(&c, 8);
+    tp_device_model one, two;
+    measured_cpu(&one);
+    one.mem_gbps = 1e6;
+    one.int8_dot_gops = 100;
+    two = one;
+    two.threads = 2;
+    two.int8_dot_gops = 170;
+    tp_llm_speed_options o;
+    tp_llm_speed_options_default(&o);
+    o.repack = TP_LLM_REPACK_AVX2;
+    double t1 = experts_prefill(&c, r, &one, &o);
+    double own = experts_prefill(&c, r, &two, &o);
+    TP_CHECK_NEAR(own, t1 / 1.7, 1e-9 * t1);
+    o.one_thread = &one;
+    TP_CHECK_NEAR(experts_prefill(&c, r, &two, &o), t1 / 2, 1e-9 * t1);
+    tp_registry_destroy(r);
+}
+
 /* With more threads every node adds one meeting of the threads at llama.cpp's spinning barrier
    (the calibration's barrier_ns), not the fork/join that wakes sleeping threads (dispatch_ns),
    which is the fallback for a calibration without it. */
@@ -335,6 +431,8 @@ TP_TEST(errors) {
 
 int main(void) {
     TP_RUN(moe_reads_only_the_used_experts);
+    TP_RUN(repacked_experts_run_the_decode_kernel_per_token);
+    TP_RUN(blocked_experts_scale_with_the_threads);
     TP_RUN(threads_pay_a_barrier_per_node);
     TP_RUN(more_threads_divide_the_one_thread_step);
     TP_RUN(quantized_work_follows_the_int8_dot_rate);

@@ -57,7 +57,10 @@ typedef struct tp_llm_speed_options {
     /* The weight rule of the llama.cpp CPU variant that runs (tensorplan/llm.h, --repack): AUTO
      * (default) and AMX: its AMX kernels for the matrices its AMX buffer takes, where the device
      * model measured AMX tiles (tp_device_model.amx_int8_gops > 0); any other: no AMX kernels (a
-     * llama.cpp without its AMX variant). */
+     * llama.cpp without its AMX variant). The rule also says how an MoE's experts are
+     * multiplied in prefill: a type it repacks (x86: q4_0, q4_K, iq4_nl, mxfp4) one routed token
+     * at a time with the decode kernel, others in blocks of tokens. AUTO is this host's rule for a
+     * measured CPU; for a catalog CPU (rule unknown) the experts are priced as blocks. */
     tp_llm_repack repack;
     /* The same CPU calibrated with one thread (source TP_SOURCE_MEASURED, threads 1; borrowed,
      * read during the call only; NULL = none, the default). Used when the device is a measured
@@ -65,7 +68,9 @@ typedef struct tp_llm_speed_options {
      * arithmetic priced by this model) divided by llama.cpp's gain from more threads (1.65 per
      * doubling, measured on two hosts), never faster than reading the weights at the device's
      * own read curve. Without it, the device's figures with a fitted stretch (docs/estimate.md,
-     * "Session 33"). Ignored for other devices and when it is not a one-thread measured CPU. */
+     * "Session 33"). It also prices the prefill of MoE experts that are multiplied in blocks
+     * (not repacked): T threads at T times its rate ("Session 34"). Ignored for other devices
+     * and when it is not a one-thread measured CPU. */
     const tp_device_model *one_thread;
 } tp_llm_speed_options;
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "estimate/llm_amx.h"
+#include "estimate/llm_repack.h"
 #include "tensorplan/llm_speed.h"
 
 /* Graph nodes per layer of a llama-style decoder step (norm, mul, q/k/v
@@ -62,10 +63,25 @@ static const type_rate cpu_rates[] = {
     {TP_DTYPE_Q8_0, 0.1235, 0.6137, TP_IPP_Q8_0, TP_IDEC_Q8_0},
     {TP_DTYPE_Q4_0, 0.3577, 1.112, TP_IPP_Q4_0, TP_IDEC_Q4_0},
 };
-/* Prefill of MoE expert tensors: llama.cpp's mul_mat_id multiplies each expert by the tokens
- * routed to it (gathered rows, one GEMM per expert): its rate per flop relative to a dense GEMM
- * of the same type. Fitted on the ~40 M MoE of the fit set (the ~330 M MoE is held out). */
-#define CPU_MOE_PREFILL 0.4732
+/* Prefill of MoE expert tensors of a type the CPU backend does not repack (q8_0, f16, f32 on
+ * x86): llama.cpp's mul_mat_id multiplies each expert by the tokens routed to it (gathered rows,
+ * ggml_vec_dot in blocks of 16 rows by 16 tokens): its rate per flop relative to a dense GEMM of
+ * the same type. Fitted on the ~40 M MoE of the fit set (the ~330 M MoE is held out), first on
+ * the Zen 5 VM over both quantized types (0.4732). Session 34 prices the repacked types'
+ * experts by their own kernel (expert_gemv) and refitted this factor on the ~40 M q8_0 MoE alone,
+ * over four windows of the AMD EPYC Zen 3 host, each predicted with its own calibration (its
+ * one-thread prefill's predicted / measured, geometric mean: 1.034 with 0.4732): 0.458.
+ * docs/estimate.md, "Session 34". */
+#define CPU_MOE_PREFILL 0.458
+/* With T threads and a one-thread calibration (tp_llm_speed_options.one_thread), those blocks are
+ * priced at T times the one-thread rate: each thread takes its own blocks of an expert from a
+ * shared counter and multiplies them from its L1, with no barrier between experts, while the
+ * T-thread calibration's dot rate gained 1.57-2.10x from a second thread over six windows on
+ * session 34's host, llama.cpp's q8_0 MoE prefill 1.64-2.35x (about 2). There, at 2 threads, the
+ * ~40 M q8_0 MoE's prefill was -15 ... -17 % with the T-thread rate in four windows (predicted /
+ * measured 0.814), 0.932 with this rule (held out: 0.865 -> 1.001, mean |error| 23.9 -> 19.7 %);
+ * in a fifth window, measured after the choice, -14 -> -20 % (held out 20.1 -> 21.5 %: there the
+ * calibration gained 2.10x). Measured at 2 threads only. */
 /* Per graph node (ns) at one thread, and per llama_decode call. With more threads, llama.cpp's
  * threads meet at a spinning barrier after every node: the calibration's barrier_ns is added
  * (its fork/join dispatch_ns wakes sleeping threads, which llama.cpp's polling threads are not;
@@ -239,6 +255,7 @@ typedef struct mat_use {
     bool expert;      /* an MoE expert tensor (*_exps): each token runs only its experts */
     bool amx;         /* in llama.cpp's AMX buffer (amx_mark) */
     tp_dtype type;
+    const tp_weight_entry *e; /* the registry's entry */
 } mat_use;
 
 static bool is_matrix(const tp_weight_entry *w) {
@@ -295,6 +312,7 @@ static bool mat_get(const tp_llm_config *c, const tp_registry *w, bool tied, uin
     u->output = embd || strcmp(e->name, "output.weight") == 0;
     u->expert = frac < 1.0;
     u->type = e->dtype;
+    u->e = e;
     return true;
 }
 
@@ -359,6 +377,7 @@ typedef struct speed_ctx {
     const tp_device_model *d;
     const tp_llm_speed_options *o;
     const tp_device_model *one; /* o->one_thread where it prices d's decode (one_thread_of) */
+    tp_llm_repack rule;         /* the CPU repack rule that runs (cpu_rule) */
     double node_ns;             /* one graph node */
     double call_ns;             /* one llama_decode call */
     double nodes;               /* per forward */
@@ -481,6 +500,23 @@ static double gemm_rate(const tp_device_model *d, tp_dtype t, bool amx, double m
     return large_gemm(d) * r->pp;
 }
 
+/* The CPU repack rule of llama.cpp on device d: o->repack, AUTO resolved to this host's rule for
+   a CPU measured here; NONE (not known) for a catalog CPU and for GPUs. */
+static tp_llm_repack cpu_rule(const tp_device_model *d, const tp_llm_speed_options *o) {
+    if (is_gpu(d)) return TP_LLM_REPACK_NONE;
+    if (o->repack != TP_LLM_REPACK_AUTO) return o->repack;
+    return d->source == TP_SOURCE_MEASURED ? tp_llm_host_repack() : TP_LLM_REPACK_NONE;
+}
+
+/* Whether llama.cpp multiplies MoE expert matrix m by tokens one at a time with its decode kernel
+   (a repacked type's MUL_MAT_ID: ggml-cpu/repack.cpp runs one gemv per routed token over the
+   expert's rows, read, not copied), rather than by blocks of tokens (CPU_MOE_PREFILL). */
+static bool expert_gemv(const speed_ctx *x, const mat_use *m) {
+    return x->c->n_expert > 0 && m->e->rank >= 2 &&
+           tp__llm_repacked(x->rule, m->e->name, m->type, (uint32_t)m->e->rank,
+                            (uint64_t)m->e->dims[1]);
+}
+
 /* One ubatch of t tokens after `past` tokens. */
 static void prefill_ubatch(const speed_ctx *x, const mat_set *ms, double t, double past,
                            tp_llm_speed *s) {
@@ -496,7 +532,17 @@ static void prefill_ubatch(const speed_ctx *x, const mat_set *ms, double t, doub
         double f = 2.0 * m.elements * tok;
         flops += f;
         bytes += m.all_bytes;
+        if (m.expert && expert_gemv(x, &m)) {
+            /* each routed token: the decode kernel over its expert, whose rows are read again
+               for every token, from the cache level that holds one expert */
+            double one = m.all_bytes / (double)c->n_expert;
+            gemm += tok * (m.elements / decode_rate(d, m.type, false) +
+                           m.bytes / tp_device_read_gbps(d, one));
+            continue;
+        }
         double rate = gemm_rate(d, m.type, m.amx, tok, m.k, m.n);
+        if (m.expert && x->one) /* blocks from L1, each thread its own: T x one thread's rate */
+            rate = gemm_rate(x->one, m.type, m.amx, tok, m.k, m.n) * (double)d->threads;
         if (m.expert && !is_gpu(d)) rate *= CPU_MOE_PREFILL;
         gemm += f / rate;
     }
@@ -520,9 +566,19 @@ static void prefill_ubatch(const speed_ctx *x, const mat_set *ms, double t, doub
     s->prefill_bound = over > gemm + attn ? "overhead" : mem > gemm ? "memory" : "compute";
 }
 
-/* gain: the decode was priced from a one-thread calibration (speed_ctx.one) */
+/* Whether any expert matrix of the model is multiplied per routed token (expert_gemv). */
+static bool any_expert_gemv(const speed_ctx *x, const mat_set *ms) {
+    mat_use m;
+    for (uint32_t i = 0; i < tp_registry_count(ms->w); i++)
+        if (mat_get(x->c, ms->w, ms->tied, i, &m) && m.expert && expert_gemv(x, &m)) return true;
+    return false;
+}
+
+/* gain: the decode was priced from a one-thread calibration (speed_ctx.one); gemv: an MoE's
+   experts are multiplied per routed token (any_expert_gemv) */
 static void describe(const tp_llm_config *c, const tp_device_model *d,
-                     const tp_llm_speed_options *o, bool gain, tp_dtype t, tp_llm_speed *s) {
+                     const tp_llm_speed_options *o, bool gain, bool gemv, tp_dtype t,
+                     tp_llm_speed *s) {
     s->source = d->source;
     if (is_gpu(d)) {
         snprintf(s->kernel, sizeof s->kernel,
@@ -564,6 +620,11 @@ static void describe(const tp_llm_config *c, const tp_device_model *d,
                  "llama.cpp cpu %s kernel%s%s: decode %.3f, prefill %.2f x f32 GEMM (fitted)",
                  tp_dtype_name(t), borrowed ? " as " : "", borrowed ? tp_dtype_name(r->type) : "",
                  r->dec, r->pp);
+    if (gemv) {
+        size_t n = strlen(s->kernel);
+        snprintf(s->kernel + n, sizeof s->kernel - n,
+                 "; repacked MoE experts: decode kernel per token");
+    }
     snprintf(s->basis, sizeof s->basis,
              "%s %.24s, %u thread(s): f32 GEMM %.1f GFLOP/s (%.32s), %.1f GB/s",
              tp_model_source_name(d->source), d->name, d->threads ? d->threads : 1, large_gemm(d),
@@ -625,7 +686,7 @@ tp_status tp_llm_speed_predict(const tp_llm_config *c, const tp_registry *weight
     if (!dominant_type(&ms, &out->weight_type))
         return tp_error_set(err, TP_ERR_INVALID, "the model has no weight matrices to read");
 
-    speed_ctx x = {.c = c, .d = d, .o = o, .one = one_thread_of(d, o)};
+    speed_ctx x = {.c = c, .d = d, .o = o, .one = one_thread_of(d, o), .rule = cpu_rule(d, o)};
     x.nodes = NODES_PER_LAYER * (double)c->n_layer + NODES_OUTPUT;
     if (is_gpu(d)) {
         x.node_ns = d->dispatch_ns;
@@ -652,7 +713,7 @@ tp_status tp_llm_speed_predict(const tp_llm_config *c, const tp_registry *weight
         out->prefill_ns = out->prefill_gemm_ns + out->prefill_attn_ns + out->prefill_overhead_ns;
         out->prefill_tps = (double)o->n_prompt / out->prefill_ns * 1e9;
     }
-    describe(c, d, o, x.one != NULL, out->weight_type, out);
+    describe(c, d, o, x.one != NULL, any_expert_gemv(&x, &ms), out->weight_type, out);
     if (!(out->decode_ns >= 0) || !(out->prefill_ns >= 0) || !isfinite(out->decode_ns) ||
         !isfinite(out->prefill_ns))
         return tp_error_set(err, TP_ERR_OVERFLOW, "throughput prediction is not finite");

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# LLM throughput against llama.cpp: tensorplan estimate --speed cpu --threads 1 on one small
-# random-weight GGUF (speed_20m_q4_0, ~20 M parameters) against llama-bench pp512 / tg128 at one
-# thread, measured now by llama-bench's CPU time (scripts/llm_speed.py, LLM_SPEED_CPU=1). A run of
+# LLM throughput against llama.cpp: tensorplan estimate --speed cpu --threads 1 on two small
+# random-weight GGUFs (speed_20m_q4_0, ~20 M parameters, and the ~40 M MoE speed_moe40m_q4_0)
+# against llama-bench pp512 / tg128 at one thread, measured now by llama-bench's CPU time (scripts/llm_speed.py, LLM_SPEED_CPU=1). A run of
 # the comparison, not a timed assertion (see below). llama-bench is built by
 # scripts/llama_bench_build.sh from node-llama-cpp's llama.cpp (linux-x64 only; skipped elsewhere).
 # usage: test_llm_speed.sh /path/to/tensorplan
@@ -19,7 +19,7 @@ if ! bash scripts/fixtures-llm.sh || ! LB=$(bash scripts/llama_bench_build.sh "$
     echo "0 passed, 1 failed"
     exit 1
 fi
-/usr/bin/python3 scripts/make_llm_gguf.py .fixtures/llm/llama.cpp/gguf-py "$OUT/models" speed_20m_q4_0 || exit 1
+/usr/bin/python3 scripts/make_llm_gguf.py .fixtures/llm/llama.cpp/gguf-py "$OUT/models" speed_20m_q4_0 speed_moe40m_q4_0 || exit 1
 res=$(mktemp -d)
 trap 'rm -rf "$res"' EXIT
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -38,12 +38,12 @@ echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 sane() {
     rm -rf "${res:?}"/*
     out=$(LLM_SPEED_CPU=1 /usr/bin/python3 scripts/llm_speed.py "$TP" "$LB" "$OUT/models" "$res" \
-        --models speed_20m_q4_0 --threads 1 --reps 3) || return 1
+        --models speed_20m_q4_0,speed_moe40m_q4_0 --threads 1 --reps 3) || return 1
     echo "$out"
-    echo "$out" | awk '$1 == "20m_q4_0" { seen = 1
+    echo "$out" | awk '$1 == "20m_q4_0" || $1 == "moe40m_q4_0" { seen++
         if ($4 + 0 <= 0 || $5 + 0 <= 0 || $7 + 0 <= 0 || $8 + 0 <= 0) bad = 1
         else if ($4 > 4 * $5 || $5 > 4 * $4 || $7 > 4 * $8 || $8 > 4 * $7) bad = 1 }
-        END { exit (seen && !bad) ? 0 : 1 }'
+        END { exit (seen == 2 && !bad) ? 0 : 1 }'
 }
 fail=0
 if sane || { echo "not within 4x: measuring once more"; sane; }; then
@@ -86,5 +86,17 @@ else
     echo "FAIL two threads: basis from the one-thread step $basis2, band $band2, decode $tg1 -> $tg2"
     fail=$((fail + 1))
 fi
-echo "$((3 - fail)) passed, $fail failed"
+# the MoE's experts: where this host's llama.cpp repacks q4_0 (x86: avx2, avx512, amx) it
+# multiplies each routed token by its expert with the decode kernel, and the kernel line says so
+read -r rule gemv < <("$TP" estimate "$OUT/models/speed_moe40m_q4_0.gguf" --speed cpu --threads 1 --json -q |
+    /usr/bin/python3 -c 'import json, sys; j = json.load(sys.stdin)
+print(j["llm"]["repack"], int("repacked MoE experts" in j["speed"][0]["kernel"]))')
+case "$rule" in avx2 | avx512 | amx) want=1 ;; *) want=0 ;; esac
+if [ "${gemv:-x}" = "$want" ]; then
+    echo "ok MoE experts under repack rule $rule: decode kernel per token $gemv"
+else
+    echo "FAIL MoE experts under repack rule $rule: kernel line says decode kernel per token '$gemv', want $want"
+    fail=$((fail + 1))
+fi
+echo "$((4 - fail)) passed, $fail failed"
 [ "$fail" = 0 ]
