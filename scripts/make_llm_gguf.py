@@ -87,6 +87,9 @@ SPEED_SIZES = {
     "moe16x": dict(arch="llama", L=4, E=768, H=12, KV=4, FF=1024, vocab=8192, experts=16, used=2),
     "moe4x": dict(arch="llama", L=4, E=768, H=12, KV=4, FF=1024, vocab=8192, experts=4, used=2),
     "moe1b": dict(arch="llama", L=4, E=1536, H=12, KV=4, FF=2048, vocab=16384, experts=8, used=2),
+    # attention heads of 128 (the others: 64), in bench/llm_depth.py's fit; heads of 96, held out
+    "120mhd128": dict(arch="llama", L=8, E=1024, H=8, KV=2, FF=2816, vocab=16384),
+    "150mhd96": dict(arch="llama", L=6, E=1536, H=16, KV=4, FF=4096, vocab=16384),
 }
 SPEED_TYPES = {"f32": Q.F32, "f16": Q.F16, "q8_0": Q.Q8_0, "q4_0": Q.Q4_0}
 

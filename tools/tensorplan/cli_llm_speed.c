@@ -26,6 +26,7 @@ int tp_cli_llm_speed_run(const char *cmd, const char *path, const tp_llm_options
     tp_llm_speed_options_default(&so);
     if (s->n_prompt) so.n_prompt = s->n_prompt;
     if (s->n_gen) so.n_gen = s->n_gen;
+    so.n_depth = s->n_depth;
     so.type_k = o->type_k;
     so.type_v = o->type_v;
     so.repack = o->repack;
@@ -72,7 +73,11 @@ int tp_cli_llm_speed_run(const char *cmd, const char *path, const tp_llm_options
 }
 
 void tp_cli_llm_speed_print(const tp_cli_llm_speed *s) {
-    printf("throughput (llama-bench pp/tg; docs/estimate.md \"Throughput\"):\n");
+    printf("throughput (llama-bench pp%llu/tg%llu",
+           (unsigned long long)(s->n_prompt ? s->n_prompt : 512),
+           (unsigned long long)(s->n_gen ? s->n_gen : 128));
+    if (s->n_depth) printf(" @ d%llu", (unsigned long long)s->n_depth);
+    printf("; docs/estimate.md \"Throughput\"):\n");
     printf("  %-14s %12s %12s  %-8s %-8s %s\n", "device", "prefill t/s", "decode t/s", "pp bound",
            "tg bound", "error band");
     for (int i = 0; i < s->n; i++) {
@@ -111,6 +116,9 @@ void tp_cli_llm_speed_json(tp_json *j, const tp_cli_llm_speed *s) {
         }
         tp_json_kv_str(j, "source", tp_model_source_name(r->source));
         tp_json_kv_u64(j, "threads", s->dev[i].threads);
+        tp_json_kv_u64(j, "n_prompt", s->n_prompt ? s->n_prompt : 512);
+        tp_json_kv_u64(j, "n_gen", s->n_gen ? s->n_gen : 128);
+        tp_json_kv_u64(j, "n_depth", s->n_depth);
         tp_json_kv_f64(j, "prefill_tps", r->prefill_tps);
         tp_json_kv_f64(j, "decode_tps", r->decode_tps);
         tp_json_kv_str(j, "prefill_bound", r->prefill_bound ? r->prefill_bound : "");

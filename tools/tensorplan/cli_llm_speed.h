@@ -1,4 +1,5 @@
-/* The LLM throughput of `estimate` (--speed DEVICES [--threads N] [--prompt N] [--gen N]):
+/* The LLM throughput of `estimate` (--speed DEVICES [--threads N] [--prompt N] [--gen N]
+ * [--depth N]):
  * llama-bench's pp / tg tokens per second predicted per device (tensorplan/llm_speed.h). */
 #ifndef TP_CLI_LLM_SPEED_H
 #define TP_CLI_LLM_SPEED_H
@@ -14,6 +15,7 @@ typedef struct tp_cli_llm_speed {
     uint32_t threads;    /* --threads N: CPU calibration threads (0: default) */
     uint64_t n_prompt;   /* --prompt N (default 512) */
     uint64_t n_gen;      /* --gen N (default 128) */
+    uint64_t n_depth;    /* --depth N: tokens already in the KV cache (llama-bench -d; 0) */
     bool quick;          /* --quick: quick calibration when none is cached */
     /* results */
     int n;

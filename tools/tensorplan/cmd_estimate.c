@@ -190,6 +190,9 @@ static const tp_cli_opt estimate_opts[] = {
                    "--speed: prompt tokens of the prefill test (default 512)"),
     TP_OPT_INT_ROW("gen", est_args, speed.n_gen, "N", 1, 1 << 24,
                    "--speed: generated tokens of the decode test (default 128)"),
+    TP_OPT_INT_ROW("depth", est_args, speed.n_depth, "N", 0, 1 << 24,
+                   "--speed: tokens already in the KV cache before both tests\n"
+                   "(llama-bench -d; default 0)"),
     TP_CLI_PLAN(est_args, eo.plan),
     {.name = "runtime",
      .kind = TP_OPT_CUSTOM,
@@ -295,8 +298,9 @@ static int parse_args(est_args *a, int argc, char **argv) {
                                        "models");
     if (a->dev.devices && !a->model.gguf)
         return tp_cli_usage_error(cmd, "--devices places a .gguf model");
-    if (!a->speed.devices && (a->speed.threads || a->speed.n_prompt || a->speed.n_gen))
-        return tp_cli_usage_error(cmd, "--threads, --prompt and --gen go with --speed");
+    if (!a->speed.devices &&
+        (a->speed.threads || a->speed.n_prompt || a->speed.n_gen || a->speed.n_depth))
+        return tp_cli_usage_error(cmd, "--threads, --prompt, --gen and --depth go with --speed");
     if (a->speed.devices && (!a->model.gguf || a->dev.devices))
         return tp_cli_usage_error(cmd, "--speed predicts a .gguf model (without --devices)");
     if (a->has_budget && a->gpu)
