@@ -30,11 +30,20 @@
  * predicted / measured ratio (geometric mean) was 1, measured with the other jobs on the machine
  * stopped. f16 decode is bound by the bytes it reads: its arithmetic factor is large and says
  * little.
+ * Session 34 found the prefill's attention priced for one layer instead of n_layer and llama.cpp's
+ * flash attention far slower than the rates it was priced at (CPU_FA_PREFILL, CPU_FA_DECODE); with
+ * both corrected, the prefill factors (pp of f32 and f16, ipp) and the quantized decode factors
+ * (idec) were refitted by the same rule over session 32's and 33's windows of the AMD EPYC Zen 3
+ * host (fit-set geometric mean of predicted / measured one-thread figures 1, each window predicted
+ * with its own calibration): pp f32 0.3322 -> 0.363, f16 0.3627 -> 0.400, ipp q8_0 0.89 -> 0.959,
+ * q4_0 1.10 -> 1.095, idec q8_0 0.54 -> 0.63, q4_0 1.15 -> 1.60 (the decode attention of the first
+ * 128 tokens, now its own term, had been inside idec: the 20 M q4_0 model's decode is mostly
+ * arithmetic and attention).
  * docs/estimate.md has the table and the held-out errors. */
-#define TP_IPP_Q8_0 0.89
-#define TP_IPP_Q4_0 1.10
-#define TP_IDEC_Q8_0 0.54
-#define TP_IDEC_Q4_0 1.15
+#define TP_IPP_Q8_0 0.959
+#define TP_IPP_Q4_0 1.095
+#define TP_IDEC_Q8_0 0.57
+#define TP_IDEC_Q4_0 1.30
 typedef struct type_rate {
     tp_dtype type;
     double dec, pp;
@@ -58,8 +67,8 @@ typedef struct type_rate {
 } type_rate;
 
 static const type_rate cpu_rates[] = {
-    {TP_DTYPE_F32, 0.8985, 0.3322, 0, 0},
-    {TP_DTYPE_F16, 1.228, 0.3627, 0, 0},
+    {TP_DTYPE_F32, 0.8985, 0.363, 0, 0},
+    {TP_DTYPE_F16, 1.228, 0.400, 0, 0},
     {TP_DTYPE_Q8_0, 0.1235, 0.6137, TP_IPP_Q8_0, TP_IDEC_Q8_0},
     {TP_DTYPE_Q4_0, 0.3577, 1.112, TP_IPP_Q4_0, TP_IDEC_Q4_0},
 };
@@ -70,18 +79,61 @@ static const type_rate cpu_rates[] = {
  * the Zen 5 VM over both quantized types (0.4732). Session 34 prices the repacked types'
  * experts by their own kernel (expert_gemv) and refitted this factor on the ~40 M q8_0 MoE alone,
  * over four windows of the AMD EPYC Zen 3 host, each predicted with its own calibration (its
- * one-thread prefill's predicted / measured, geometric mean: 1.034 with 0.4732): 0.458.
- * docs/estimate.md, "Session 34". */
-#define CPU_MOE_PREFILL 0.458
+ * one-thread prefill's predicted / measured geometric mean 1), with attention counted in every
+ * layer: 0.508. docs/estimate.md, "Session 34". */
+#define CPU_MOE_PREFILL 0.508
+/* The repacked types' experts (expert_gemv): the decode kernel's arithmetic and the cache reads
+ * of one expert per routed token, sped up by this factor, fitted like CPU_MOE_PREFILL on the
+ * ~40 M q4_0 MoE (predicted / measured 0.880 without it once attention counted every layer). The
+ * held-out MoEs' q4_0 prefill at one thread: mean |error| 23.5 % before session 34, 7.5 % with
+ * this rule (five windows); 27.6 -> 8.0 % in a window no fit used. */
+#define CPU_MOE_GEMV 1.215
 /* With T threads and a one-thread calibration (tp_llm_speed_options.one_thread), those blocks are
  * priced at T times the one-thread rate: each thread takes its own blocks of an expert from a
  * shared counter and multiplies them from its L1, with no barrier between experts, while the
  * T-thread calibration's dot rate gained 1.57-2.10x from a second thread over six windows on
  * session 34's host, llama.cpp's q8_0 MoE prefill 1.64-2.35x (about 2). There, at 2 threads, the
  * ~40 M q8_0 MoE's prefill was -15 ... -17 % with the T-thread rate in four windows (predicted /
- * measured 0.814), 0.932 with this rule (held out: 0.865 -> 1.001, mean |error| 23.9 -> 19.7 %);
- * in a fifth window, measured after the choice, -14 -> -20 % (held out 20.1 -> 21.5 %: there the
- * calibration gained 2.10x). Measured at 2 threads only. */
+ * measured 0.814), 0.932 with this rule (held out: 0.865 -> 1.001, mean |error| 23.9 -> 19.7 %),
+ * both before attention counted every layer; in a fifth window, measured after the choice,
+ * -14 -> -20 % (held out 20.1 -> 21.5 %: there the calibration gained 2.10x). Measured at 2
+ * threads only. */
+/* llama.cpp's CPU flash attention (ggml-cpu/ops.cpp, read, not copied), which llama.cpp's auto
+ * setting turns on for the CPU. Prefill runs its tiled path: 64 queries by 64 keys, the K and V
+ * tiles converted from f16 to f32, the products in f32 SIMD, an online softmax. Decode runs one
+ * query at a time over every used cell: an f16 dot product, one expf, an f16 multiply-add of the
+ * V row, key after key (cells the mask rules out are skipped). Their costs relative to the
+ * large f32 GEMM rate G:
+ *   CPU_FA_*_SCORE  scores (one per query, key and head) per ns per G: the mask, the maximum,
+ *                   the exponential and the scaling of each score
+ *   CPU_FA_*_ELEM   elements of K and V (dk + dv per score) per ns per G: their conversion from
+ *                   f16, the products and the V accumulation
+ *   CPU_FA_DECODE_CELL  ns x G each decode score costs more per cell in the cache: llama-bench's
+ *                   decode took 60-90 ns per cell and head at -d 2048, 150-300 at -d 8192 (more
+ *                   with more KV heads); neither the KV bytes nor the read curve explained it
+ * Decode's KV bytes themselves are read at the working set's bandwidth (step_on). Fitted (least
+ * squares of the relative error) on the time the depth adds (prefill: attention alone; decode:
+ * less the KV bytes' read time) over bench/llm_depth.py's fit set: 20 M q4_0, 120 M q8_0 and f16,
+ * 400 M q4_0 (heads of 64) and 120 M q8_0 with heads of 128, which tells the per-score cost from
+ * the per-element one (prefill: about 13 ns per score plus 0.03 per element); llama-bench -d 2048
+ * and 8192 against -d 0, one thread, session 34's host (an AMD EPYC Zen 3 with AVX2) with one
+ * calibration of the same window. Fit set at depth: pp -9 ... +14 %, tg -23 ... +31 %; held out
+ * (the 330 M MoE at -d 2048 / 8192, a 150 M model with heads of 96 at -d 4096): pp -12 ... +8 %,
+ * tg -29 ... +27 %.
+ * Before, prefill attention was priced at the f16 GEMM rate for one layer (not n_layer) and
+ * decode attention at the f16 decode rate: at depth 8192, pp512 +252 ... +387 % and tg +468 ...
+ * +931 % over llama-bench. docs/estimate.md, "Session 34". */
+#define CPU_FA_PREFILL_SCORE 0.000967
+#define CPU_FA_PREFILL_ELEM 0.373
+#define CPU_FA_DECODE_SCORE 0.00164
+#define CPU_FA_DECODE_ELEM 0.0638
+#define CPU_FA_DECODE_CELL 1.61
+/* With tokens already in the cache (n_depth > 0) a CPU figure's band is at least the largest
+   error of bench/llm_depth.py at depth, rounded up: -29 ... +31 % in the window of the fit (fit
+   set and held out), but the 20 M model's decode at -d 4096 / 8192 was -31 / -34 % in a later
+   window and -46 % at -d 4096 (tg16, tests/cli/test_llm_speed.sh) in another: the cost per cell
+   moves with the host's cache state. One host, one thread, depths 1024-8192. */
+#define CPU_ERROR_BAND_DEPTH 0.50
 /* Per graph node (ns) at one thread, and per llama_decode call. With more threads, llama.cpp's
  * threads meet at a spinning barrier after every node: the calibration's barrier_ns is added
  * (its fork/join dispatch_ns wakes sleeping threads, which llama.cpp's polling threads are not;
@@ -407,11 +459,14 @@ static void step_on(const speed_ctx *x, const mat_set *ms, const tp_device_model
     double attended = pad_cells(cells);
     for (uint64_t il = 0; il < c->n_layer; il++) {
         kv += attended * kv_row_bytes(c, x->o, il);
-        attn_el += attended * (double)c->n_head * (double)(c->head_dim_k + c->head_dim_v);
+        /* flash attention visits the used cells only (the mask skips the padding) */
+        attn_el += cells * (double)c->n_head * (double)(c->head_dim_k + c->head_dim_v);
     }
     if (!is_gpu(d)) {
-        bool borrowed;
-        kernel += attn_el / (rate_for(TP_DTYPE_F16, &borrowed)->dec * large_gemm(d));
+        double scores = cells * (double)c->n_head * (double)c->n_layer;
+        kernel += scores / (CPU_FA_DECODE_SCORE * large_gemm(d)) +
+                  attn_el / (CPU_FA_DECODE_ELEM * large_gemm(d)) +
+                  scores * cells * CPU_FA_DECODE_CELL / large_gemm(d);
     }
     /* the bytes one token reads (weights and KV) at the bandwidth of the working set they come
        from: every matrix, experts included. An MoE token reads only its experts, but the next
@@ -536,8 +591,10 @@ static void prefill_ubatch(const speed_ctx *x, const mat_set *ms, double t, doub
             /* each routed token: the decode kernel over its expert, whose rows are read again
                for every token, from the cache level that holds one expert */
             double one = m.all_bytes / (double)c->n_expert;
-            gemm += tok * (m.elements / decode_rate(d, m.type, false) +
-                           m.bytes / tp_device_read_gbps(d, one));
+            gemm += tok *
+                    (m.elements / decode_rate(d, m.type, false) +
+                     m.bytes / tp_device_read_gbps(d, one)) /
+                    CPU_MOE_GEMV;
             continue;
         }
         double rate = gemm_rate(d, m.type, m.amx, tok, m.k, m.n);
@@ -546,16 +603,19 @@ static void prefill_ubatch(const speed_ctx *x, const mat_set *ms, double t, doub
         if (m.expert && !is_gpu(d)) rate *= CPU_MOE_PREFILL;
         gemm += f / rate;
     }
-    /* causal attention: query i attends past + i + 1 cells */
+    /* causal attention: query i attends past + i + 1 cells, in every layer */
     double pairs = t * past + t * (t + 1) / 2;
-    double attn_el = pairs * (double)c->n_head * (double)(c->head_dim_k + c->head_dim_v);
+    double attn_el =
+        pairs * (double)c->n_head * (double)(c->head_dim_k + c->head_dim_v) * (double)c->n_layer;
     double attn;
     if (is_gpu(d))
         attn = 2 * attn_el /
                tp_device_gemm_gflops(d, TP_DTYPE_F16, (uint64_t)t, c->head_dim_k,
                                      (uint64_t)(past + t));
-    else /* KQ and KQV products: f16 GEMMs */
-        attn = 2 * attn_el / gemm_rate(d, TP_DTYPE_F16, false, t, (double)c->head_dim_k, past + t);
+    else /* llama.cpp's tiled flash attention: per score, and per element of K and V */
+        attn = pairs * (double)c->n_head * (double)c->n_layer /
+                   (CPU_FA_PREFILL_SCORE * large_gemm(d)) +
+               attn_el / (CPU_FA_PREFILL_ELEM * large_gemm(d));
     flops += 2 * attn_el;
     double mem = bytes / d->mem_gbps;
     double over = x->nodes * x->node_ns + x->call_ns;
@@ -714,6 +774,11 @@ tp_status tp_llm_speed_predict(const tp_llm_config *c, const tp_registry *weight
         out->prefill_tps = (double)o->n_prompt / out->prefill_ns * 1e9;
     }
     describe(c, d, o, x.one != NULL, any_expert_gemv(&x, &ms), out->weight_type, out);
+    if (o->n_depth > 0 && !is_gpu(d) && out->error_band < CPU_ERROR_BAND_DEPTH) {
+        out->error_band = CPU_ERROR_BAND_DEPTH;
+        snprintf(out->error_source, sizeof out->error_source,
+                 "largest error at depth vs llama-bench -d 2048 / 8192, bench/llm_depth.py");
+    }
     if (!(out->decode_ns >= 0) || !(out->prefill_ns >= 0) || !isfinite(out->decode_ns) ||
         !isfinite(out->prefill_ns))
         return tp_error_set(err, TP_ERR_OVERFLOW, "throughput prediction is not finite");
