@@ -260,7 +260,11 @@ TP_TEST(threads_pay_a_barrier_per_node) {
        calibration from the second thread, its arithmetic and reads stretched by 1.10
        (CPU_DECODE_MT_FACTOR); the overhead is the barrier's */
     TP_CHECK_NEAR(b400.decode_memory_ns, 1.10 * one.decode_memory_ns, 1e-9 * one.decode_memory_ns);
-    TP_CHECK_NEAR(b400.decode_kernel_ns, 1.10 * one.decode_kernel_ns, 1e-9 * one.decode_kernel_ns);
+    TP_CHECK_NEAR(b400.decode_kernel_ns - b400.decode_attn_ns,
+                  1.10 * (one.decode_kernel_ns - one.decode_attn_ns), 1e-9 * one.decode_kernel_ns);
+    /* flash attention is not stretched: the same figures, the same attention time */
+    TP_CHECK(one.decode_attn_ns > 0);
+    TP_CHECK_NEAR(b400.decode_attn_ns, one.decode_attn_ns, 1e-9 * one.decode_attn_ns);
     /* a catalog CPU keeps its spec-sheet figures at any thread count */
     tp_llm_speed cat;
     cpu.source = TP_SOURCE_CATALOG;
@@ -307,7 +311,13 @@ TP_TEST(more_threads_divide_the_one_thread_step) {
     o.one_thread = &one;
     TP_CHECK_OK(tp_llm_speed_predict(&c, r, &two, &o, &s2, &err), &err);
     TP_CHECK_NEAR(s2.decode_memory_ns, s1.decode_memory_ns / 1.65, 1e-9 * s1.decode_memory_ns);
-    TP_CHECK_NEAR(s2.decode_kernel_ns, s1.decode_kernel_ns / 1.65, 1e-9 * s1.decode_kernel_ns);
+    TP_CHECK_NEAR(s2.decode_kernel_ns - s2.decode_attn_ns,
+                  (s1.decode_kernel_ns - s1.decode_attn_ns) / 1.65, 1e-9 * s1.decode_kernel_ns);
+    /* flash attention: each thread its share of the cells, the one-thread time / T */
+    TP_CHECK(s1.decode_attn_ns > 0);
+    TP_CHECK_NEAR(s2.decode_attn_ns, s1.decode_attn_ns / 2, 1e-9 * s1.decode_attn_ns);
+    TP_CHECK(s1.prefill_attn_ns > 0);
+    TP_CHECK_NEAR(s2.prefill_attn_ns, s1.prefill_attn_ns / 2, 1e-9 * s1.prefill_attn_ns);
     TP_CHECK(s2.decode_overhead_ns > s1.decode_overhead_ns);
     TP_CHECK_CONTAINS(s2.basis, "1-thread step / 1.65");
     if (!strstr(s2.error_source, "AMX")) TP_CHECK_NEAR(s2.error_band, 0.30, 1e-12);
@@ -320,7 +330,7 @@ TP_TEST(more_threads_divide_the_one_thread_step) {
     TP_CHECK_OK(tp_llm_speed_predict(&c, r, &two, &o, &floor, &err), &err);
     double bytes = (double)floor.decode_weight_bytes + (double)floor.decode_kv_bytes;
     TP_CHECK_NEAR(floor.decode_memory_ns, bytes / two.mem_gbps, 1e-6 * floor.decode_memory_ns);
-    TP_CHECK(floor.decode_kernel_ns == 0);
+    TP_CHECK(floor.decode_kernel_ns == floor.decode_attn_ns); /* only the attention's share */
     TP_CHECK(strcmp(floor.decode_bound, "memory") == 0);
     /* not a one-thread measured CPU: ignored */
     two.threads = 2;

@@ -91,7 +91,8 @@ typedef struct tp_llm_speed {
        an MoE's experts: successive tokens route to different ones) + the KV */
     uint64_t decode_working_set_bytes;
     double decode_memory_ns;   /* (weights + KV) / bandwidth */
-    double decode_kernel_ns;   /* weight elements / kernel rate (+ attention) */
+    double decode_kernel_ns;   /* weight elements / kernel rate + decode_attn_ns */
+    double decode_attn_ns;     /* of which llama.cpp's flash attention over the cells */
     double decode_overhead_ns; /* graph nodes and the per-call cost */
     const char *decode_bound;  /* "memory", "kernel" or "overhead" (static) */
     /* prefill, the whole prompt */

@@ -128,6 +128,13 @@ static const type_rate cpu_rates[] = {
 #define CPU_FA_DECODE_SCORE 0.00164
 #define CPU_FA_DECODE_ELEM 0.0638
 #define CPU_FA_DECODE_CELL 1.61
+/* FA_THREADS: with T threads and a one-thread calibration (tp_llm_speed_options.one_thread),
+ * flash attention takes the one-thread time / T: llama.cpp gives each thread its own queries
+ * (prefill) or its own share of the cells (decode), with no shared bandwidth to wait on. In one
+ * window (19:17 UTC, 20 M q4_0 and 120 M q8_0 at -d 4096) the time the depth added fell from one
+ * thread to two by 2.06x / 2.04x (prefill) and 2.9x / 2.2x (decode); priced with the 2-thread
+ * calibration (1.47x there) and the decode gain (1.65) the 2-thread figures were -33 / -24 % (pp)
+ * and -49 / -37 % (tg). Measured at 2 threads only. */
 /* With tokens already in the cache (n_depth > 0) a CPU figure's band is at least the largest
    error of bench/llm_depth.py at depth, rounded up: -29 ... +31 % in the window of the fit (fit
    set and held out), but the 20 M model's decode at -d 4096 / 8192 was -31 / -34 % in a later
@@ -438,7 +445,8 @@ typedef struct speed_ctx {
 /* What one decode token reads and computes on device d. */
 typedef struct step_terms {
     double wbytes, kv, set; /* weight and KV bytes read; the working set they come from */
-    double mem, kernel;     /* their read time and the arithmetic's, ns */
+    double mem, kernel;     /* their read time and the weights' arithmetic, ns */
+    double attn;            /* flash attention over the cells, ns */
 } step_terms;
 
 static void step_on(const speed_ctx *x, const mat_set *ms, const tp_device_model *d, double cells,
@@ -462,11 +470,12 @@ static void step_on(const speed_ctx *x, const mat_set *ms, const tp_device_model
         /* flash attention visits the used cells only (the mask skips the padding) */
         attn_el += cells * (double)c->n_head * (double)(c->head_dim_k + c->head_dim_v);
     }
+    st->attn = 0;
     if (!is_gpu(d)) {
         double scores = cells * (double)c->n_head * (double)c->n_layer;
-        kernel += scores / (CPU_FA_DECODE_SCORE * large_gemm(d)) +
-                  attn_el / (CPU_FA_DECODE_ELEM * large_gemm(d)) +
-                  scores * cells * CPU_FA_DECODE_CELL / large_gemm(d);
+        st->attn = scores / (CPU_FA_DECODE_SCORE * large_gemm(d)) +
+                   attn_el / (CPU_FA_DECODE_ELEM * large_gemm(d)) +
+                   scores * cells * CPU_FA_DECODE_CELL / large_gemm(d);
     }
     /* the bytes one token reads (weights and KV) at the bandwidth of the working set they come
        from: every matrix, experts included. An MoE token reads only its experts, but the next
@@ -506,7 +515,7 @@ static void decode_token(const speed_ctx *x, const mat_set *ms, double cells, tp
     const tp_device_model *d = x->d;
     step_terms st;
     step_on(x, ms, d, cells, &st);
-    double mem = st.mem, kernel = st.kernel;
+    double mem = st.mem, kernel = st.kernel, attn = st.attn;
     if (x->one) {
         /* the one-thread step over llama.cpp's gain from the threads, no faster than the
            device's own reads of the same bytes */
@@ -519,16 +528,21 @@ static void decode_token(const speed_ctx *x, const mat_set *ms, double cells, tp
             mem = st.mem;
             kernel = 0;
         }
+        /* flash attention splits the cells between the threads, each on its own share (FA_THREADS)
+         */
+        attn = one.attn / (double)d->threads;
     } else if (measured_threads(d)) {
         mem *= CPU_DECODE_MT_FACTOR;
         kernel *= CPU_DECODE_MT_FACTOR;
     }
+    kernel += attn;
     double over = x->nodes * x->node_ns + x->call_ns;
     s->decode_weight_bytes = (uint64_t)st.wbytes;
     s->decode_kv_bytes = (uint64_t)st.kv;
     s->decode_working_set_bytes = (uint64_t)st.set;
     s->decode_memory_ns = mem;
     s->decode_kernel_ns = kernel;
+    s->decode_attn_ns = attn;
     s->decode_overhead_ns = over;
     /* a CPU thread's arithmetic and its waits on memory add up (fit: docs/estimate.md); a GPU
        hides one behind the other */
@@ -612,10 +626,12 @@ static void prefill_ubatch(const speed_ctx *x, const mat_set *ms, double t, doub
         attn = 2 * attn_el /
                tp_device_gemm_gflops(d, TP_DTYPE_F16, (uint64_t)t, c->head_dim_k,
                                      (uint64_t)(past + t));
-    else /* llama.cpp's tiled flash attention: per score, and per element of K and V */
-        attn = pairs * (double)c->n_head * (double)c->n_layer /
-                   (CPU_FA_PREFILL_SCORE * large_gemm(d)) +
-               attn_el / (CPU_FA_PREFILL_ELEM * large_gemm(d));
+    else { /* llama.cpp's tiled flash attention: per score, and per element of K and V; with a
+              one-thread calibration, T threads at T times its rate (FA_THREADS) */
+        double g = x->one ? large_gemm(x->one) * (double)d->threads : large_gemm(d);
+        attn = pairs * (double)c->n_head * (double)c->n_layer / (CPU_FA_PREFILL_SCORE * g) +
+               attn_el / (CPU_FA_PREFILL_ELEM * g);
+    }
     flops += 2 * attn_el;
     double mem = bytes / d->mem_gbps;
     double over = x->nodes * x->node_ns + x->call_ns;

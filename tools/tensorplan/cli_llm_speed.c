@@ -129,6 +129,7 @@ void tp_cli_llm_speed_json(tp_json *j, const tp_cli_llm_speed *s) {
         tp_json_kv_u64(j, "decode_working_set_bytes", r->decode_working_set_bytes);
         tp_json_kv_f64(j, "decode_memory_ns", r->decode_memory_ns);
         tp_json_kv_f64(j, "decode_kernel_ns", r->decode_kernel_ns);
+        tp_json_kv_f64(j, "decode_attn_ns", r->decode_attn_ns);
         tp_json_kv_f64(j, "decode_overhead_ns", r->decode_overhead_ns);
         tp_json_kv_f64(j, "prefill_flops", r->prefill_flops);
         tp_json_kv_f64(j, "prefill_gemm_ns", r->prefill_gemm_ns);
