@@ -68,9 +68,9 @@ typedef struct tp_llm_speed_options {
      * arithmetic priced by this model) divided by llama.cpp's gain from more threads (1.65 per
      * doubling, measured on two hosts), never faster than reading the weights at the device's
      * own read curve. Without it, the device's figures with a fitted stretch (docs/estimate.md,
-     * "Session 33"). It also prices the prefill of MoE experts that are multiplied in blocks
-     * (not repacked): T threads at T times its rate ("Session 34"). Ignored for other devices
-     * and when it is not a one-thread measured CPU. */
+     * "Session 33"). It also prices, at T times its rate with T threads, the prefill of MoE
+     * experts that are multiplied in blocks (not repacked) and the flash attention of both tests
+     * ("Session 34"). Ignored for other devices and when it is not a one-thread measured CPU. */
     const tp_device_model *one_thread;
 } tp_llm_speed_options;
 
