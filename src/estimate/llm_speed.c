@@ -118,7 +118,8 @@ static const type_rate cpu_rates[] = {
  * the per-element one (prefill: about 13 ns per score plus 0.03 per element); llama-bench -d 2048
  * and 8192 against -d 0, one thread, session 34's host (an AMD EPYC Zen 3 with AVX2) with one
  * calibration of the same window. Fit set at depth: pp -9 ... +14 %, tg -23 ... +31 %; held out
- * (the 330 M MoE at -d 2048 / 8192, a 150 M model with heads of 96 at -d 4096): pp -12 ... +8 %,
+ * (the 330 M MoE at -d 2048 / 8192, a 150 M model with heads of 96 at -d 4096, the 850 M at -d
+ * 1024): pp -7 ... +15 %,
  * tg -29 ... +27 %.
  * Before, prefill attention was priced at the f16 GEMM rate for one layer (not n_layer) and
  * decode attention at the f16 decode rate: at depth 8192, pp512 +252 ... +387 % and tg +468 ...
