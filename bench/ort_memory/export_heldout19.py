@@ -73,8 +73,9 @@ class LlamaLayer(nn.Module):
         k = torch.cat([past_k, k], dim=2)
         v = torch.cat([past_v, v], dim=2)
         rep = self.h // self.kv
-        kk = k.repeat_interleave(rep, dim=1)
-        vv = v.repeat_interleave(rep, dim=1)
+        n = k.shape[2]
+        kk = k[:, :, None].expand(b, self.kv, rep, n, self.hd).reshape(b, self.h, n, self.hd)
+        vv = v[:, :, None].expand(b, self.kv, rep, n, self.hd).reshape(b, self.h, n, self.hd)
         s = q @ kk.transpose(-1, -2) / math.sqrt(self.hd) + mask
         a = (s.softmax(-1) @ vv).transpose(1, 2).reshape(b, t, d)
         x = x + self.o(a)
