@@ -1087,6 +1087,40 @@ static tp_op_cost dense_conv(uint64_t pixels, uint64_t cin, uint64_t taps, uint6
 /* A dense convolution that onnxruntime's NCHWc transformer leaves plain (input channels neither
    under the block nor aligned to 4, or not 2-D) runs MLAS's generic convolution: im2col of
    output pixels × patch elements first, at the im2col rate. */
+/* MLAS's SGEMM packs a B it was not given packed: a MatMul of two activations (attention's
+   Q·Kᵀ and P·V) copies B on every run, for two rows or more; a weight (pre-packed once at load)
+   or a single row (MLAS's one-row kernel reads B in place) does not (docs/cost.md, "MatMuls of
+   two activations pack B"). */
+TP_TEST(activation_matmul_packs_b) {
+    tp_graph *g = new_graph();
+    tp_node_id q = in(g, "q", TP_DTYPE_F32, 4, (int64_t[]){1, 8, 4, 64});
+    tp_node_id kt = in(g, "kt", TP_DTYPE_F32, 4, (int64_t[]){1, 8, 64, 256});
+    tp_node_id s = op(g, (tp_op){.kind = TP_OP_MATMUL}, (tp_node_id[]){q, kt}, 2, TP_DTYPE_F32, 4,
+                      (int64_t[]){1, 8, 4, 256});
+    tp_op_cost c = acc(g, s);
+    TP_CHECK_EQ_U64(c.gemm_batch, 8);
+    TP_CHECK_EQ_U64(c.pack_b_elems, 8 * 64 * 256);
+    /* priced as B read and written at the memory curve (1 byte per ns), beside the arithmetic */
+    tp_device_model d = flat_model(1, 1);
+    double gemm = (double)c.flops / tp_device_gemm_gflops(&d, TP_DTYPE_F32, 4, 64, 256);
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &c).compute_ns, gemm + 2.0 * 8 * 64 * 256 * 4, 1e-6);
+    /* one query row: read in place */
+    tp_node_id q1 = in(g, "q1", TP_DTYPE_F32, 4, (int64_t[]){1, 8, 1, 64});
+    tp_node_id s1 = op(g, (tp_op){.kind = TP_OP_MATMUL}, (tp_node_id[]){q1, kt}, 2, TP_DTYPE_F32, 4,
+                       (int64_t[]){1, 8, 1, 256});
+    TP_CHECK_EQ_U64(acc(g, s1).pack_b_elems, 0);
+    /* a weight is packed once when the session loads it */
+    tp_node_id x = in(g, "x", TP_DTYPE_F32, 2, (int64_t[]){4, 512});
+    tp_node_id w = par(g, "w", TP_DTYPE_F32, 2, (int64_t[]){512, 1408});
+    tp_node_id y = op(g, (tp_op){.kind = TP_OP_MATMUL}, (tp_node_id[]){x, w}, 2, TP_DTYPE_F32, 2,
+                      (int64_t[]){4, 1408});
+    TP_CHECK_EQ_U64(acc(g, y).pack_b_elems, 0);
+    /* a GPU runs no MLAS */
+    d.kind = TP_DEVICE_GPU;
+    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &c).compute_ns, gemm, 1e-6);
+    tp_graph_destroy(g);
+}
+
 TP_TEST(node_dense_conv_expands_unless_blocked) {
     tp_device_model d = flat_model(1, 1);
     d.vector_floats = 16;
@@ -2379,6 +2413,7 @@ int main(void) {
     TP_RUN(group_walk_on_the_generic_path);
     TP_RUN(transposed_conv_col2im_on_the_calling_thread);
     TP_RUN(transpose_walk_on_the_calling_thread);
+    TP_RUN(activation_matmul_packs_b);
     TP_RUN(node_dense_conv_expands_unless_blocked);
     TP_RUN(nchwc_padded_channels_and_filter_sets);
     TP_RUN(recurrent_steps_read_r_every_step);

@@ -140,6 +140,11 @@ typedef struct tp_op_cost {
      * single elements (MLAS's 2-D transpose, priced as a stream), for a copy and other nodes. */
     uint64_t transpose_steps;
     bool transpose_by_element;
+    /* MatMul, Gemm or FusedMatMul whose B is computed at run time (not a weight, a constant or a
+     * node the runtime folds at load, which it packs once): B's elements that MLAS's SGEMM copies
+     * into its panels on every run, each GEMM instance its own B (gemm_batch x k x n); 0 when an
+     * instance has one row (MLAS reads B in place for one row) and for other nodes. */
+    uint64_t pack_b_elems;
 } tp_op_cost;
 
 /* The share of a masked Softmax's q x k scores (q rows of k) taken as masked: the mask's values

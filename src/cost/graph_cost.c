@@ -126,6 +126,16 @@ static double im2col_ns(const tp_device_model *d, const tp_op_cost *oc, bool in_
     return bytes / gbps;
 }
 
+/* The copy of B into panels that MLAS's SGEMM makes on every run of a matmul whose B is computed
+   at run time (tp_op_cost.pack_b_elems: attention's Q·Kᵀ and its probabilities times V): read and
+   written, at the memory curve, as a direct convolution's pack of its input (docs/cost.md,
+   "MatMuls of two activations pack B"). 0 for other nodes and non-CPU devices. */
+static double pack_b_ns(const tp_device_model *d, const tp_op_cost *oc) {
+    if (d->kind != TP_DEVICE_CPU || oc->pack_b_elems == 0) return 0;
+    double bytes = 2.0 * (double)oc->pack_b_elems * (double)operand_bytes(oc);
+    return bytes / tp_device_mem_gbps(d, (uint64_t)bytes);
+}
+
 /* The runtime's walk over the groups of a grouped or depthwise convolution on its generic path
    (MLAS, not NCHWc): one im2col and one small GEMM call per group, whose fixed cost
    (runtime_group_ns, calibrated) dwarfs the arithmetic of a short 1-D depthwise convolution
@@ -470,7 +480,7 @@ static tp_node_cost eval(const tp_device_model *d, tp_node_id id, const tp_op_co
                path multiplies the zeros its im2col wrote (MlasConvIm2Col, read) */
             if (in_nchwc && oc->tap_share > 0 && oc->tap_share < 1) nc.compute_ns *= oc->tap_share;
         }
-        nc.compute_ns += im2col_ns(d, oc, in_nchwc) + denormal_ns(d, oc);
+        nc.compute_ns += im2col_ns(d, oc, in_nchwc) + denormal_ns(d, oc) + pack_b_ns(d, oc);
         if (stream && oc->weight_bytes > 0 && stream_share > 0)
             nc.compute_ns += (double)oc->weight_bytes * stream_share / d->gemm_stream_gbps;
     }

@@ -312,6 +312,14 @@ static tp_status account_matmul(const op_acct *a, uint64_t out_elems, tp_op_cost
     c->gemm_n = n;
     c->activation_rows = true;
     c->compute_dtype = A->dtype;
+    /* a B the runtime cannot pack ahead: MLAS's SGEMM copies it into panels on every run, for
+     * two rows or more, or a transposed A (docs/cost.md, "MatMuls of two activations pack B") */
+    bool b_constant = B->op.kind == TP_OP_PARAM || B->op.kind == TP_OP_CONSTANT ||
+                      (B->flags & TP_NODE_FOLDED) != 0;
+    if (!b_constant && (c->gemm_m >= 2 || trans_a) &&
+        (!tp_mul_u64(c->gemm_batch, k, &c->pack_b_elems) ||
+         !tp_mul_u64(c->pack_b_elems, n, &c->pack_b_elems)))
+        return overflow(a, "packed B elements");
     if ((A->flags & TP_NODE_DENORMAL_OUT) && n > 0) {
         /* A's elements: out_elems / n rows of k, m of them per instance (A's q x k scores) */
         uint64_t a_elems = 0;
@@ -597,6 +605,11 @@ static tp_status account_attention(const op_acct *a, uint64_t out_elems, tp_op_c
     c->gemm_n = skv;
     c->gemm_batch = b * h * 2;
     c->compute_dtype = q->dtype;
+    /* both products' B (Kᵀ, then V: d x s_kv each) are computed at run time: packed per head
+     * for two query rows or more (docs/cost.md, "MatMuls of two activations pack B") */
+    if (sq >= 2 && (!tp_mul_u64(c->gemm_batch, d, &c->pack_b_elems) ||
+                    !tp_mul_u64(c->pack_b_elems, skv, &c->pack_b_elems)))
+        return overflow(a, "packed B elements");
     return TP_OK;
 }
 
