@@ -1083,6 +1083,80 @@ TP_TEST(denormal_attention_mask) {
  * where an Add carries it to a Softmax: -inf above the diagonal underflows exp()
  * (TP_NODE_EXP_UNDERFLOW), -100 also writes denormals, a mask of zeros and 0.5s neither; the
  * same -inf mask in an external data file is read from it when the model came from a file. */
+/* Values reduced whole (torchvision's detection transform pads to ReduceMax of a constant; its
+ * topk takes ReduceMin(k, the axis's length)), and nodes of more than 64 inputs (SSDlite's Concat
+ * of its 90 classes' results). */
+TP_TEST(reduced_values_and_many_inputs) {
+    pbuf g = {0}, n;
+    value_info(&g, 11, "x", 1, 2, (const char *const[]){"40", "40"});
+    init_i64(&g, "sizes", 1, (const int64_t[]){2}, 2, (const int64_t[]){320, 300});
+    init_i64(&g, "k300", 1, (const int64_t[]){1}, 1, (const int64_t[]){300});
+    init_i64(&g, "one", 0, NULL, 1, (const int64_t[]){1});
+    init_i64(&g, "ax0", 1, (const int64_t[]){1}, 1, (const int64_t[]){0});
+    init_i64(&g, "m1", 1, (const int64_t[]){1}, 1, (const int64_t[]){-1});
+    /* ReduceMax of a constant sizes a Reshape: [1600] -> [320, 5] */
+    n = node_begin("ReduceMax", "sizes", "mx", NULL);
+    attr_int(&n, "keepdims", 1);
+    f_msg(&g, 1, &n);
+    n = node_begin("Concat", "mx,m1", "shp", NULL);
+    attr_int(&n, "axis", 0);
+    f_msg(&g, 1, &n);
+    n = node_begin("Reshape", "x,shp", "r", NULL);
+    f_msg(&g, 1, &n);
+    /* min(300, the count of nonzeros) as TopK's k: at most 300 whatever the bound */
+    n = node_begin("NonZero", "x", "nz", NULL);
+    f_msg(&g, 1, &n);
+    n = node_begin("Shape", "nz", "nzs", NULL);
+    f_msg(&g, 1, &n);
+    n = node_begin("Gather", "nzs,one", "cnt", NULL);
+    f_msg(&g, 1, &n);
+    n = node_begin("Unsqueeze", "cnt,ax0", "cntu", NULL);
+    f_msg(&g, 1, &n);
+    n = node_begin("Concat", "k300,cntu", "kk", NULL);
+    attr_int(&n, "axis", 0);
+    f_msg(&g, 1, &n);
+    n = node_begin("ReduceMin", "kk", "k", NULL);
+    attr_int(&n, "keepdims", 1);
+    f_msg(&g, 1, &n);
+    n = node_begin("TopK", "nz,k", "top,topi", NULL);
+    f_msg(&g, 1, &n);
+    /* 70 inputs: a Concat and a Sum of them */
+    pbuf cat = {0}, sum = {0};
+    for (int i = 0; i < 70; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "p%d", i);
+        init_i64(&g, name, 1, (const int64_t[]){2}, 2, (const int64_t[]){i, i});
+        f_str(&cat, 1, name);
+        f_str(&sum, 1, name);
+    }
+    f_str(&cat, 2, "cat70");
+    f_str(&cat, 4, "Concat");
+    attr_int(&cat, "axis", 0);
+    f_msg(&g, 1, &cat);
+    f_str(&sum, 2, "sum70");
+    f_str(&sum, 4, "Sum");
+    f_msg(&g, 1, &sum);
+    const tp_node *r = NULL;
+    tp_graph *gr = load_graph_find(&g, "r", &r);
+    if (!gr || !r) {
+        tp_graph_destroy(gr);
+        return;
+    }
+    char buf[128];
+    TP_CHECK_STR(tp_graph_shape_str(gr, &r->shape, buf, sizeof buf), "[320,5]");
+    const tp_node *top = find(gr, "top"), *cat70 = find(gr, "cat70"), *sum70 = find(gr, "sum70");
+    TP_CHECK(top && cat70 && sum70);
+    tp_error err;
+    int64_t v = 0;
+    if (top) { /* the bound of the nonzeros is 1600: k is 300 */
+        TP_CHECK_OK(tp_graph_dim_value(gr, top->shape.dims[1], &v, &err), &err);
+        TP_CHECK_EQ_I64(v, 300);
+    }
+    if (cat70) TP_CHECK_STR(tp_graph_shape_str(gr, &cat70->shape, buf, sizeof buf), "[140]");
+    if (sum70) TP_CHECK_STR(tp_graph_shape_str(gr, &sum70->shape, buf, sizeof buf), "[2]");
+    tp_graph_destroy(gr);
+}
+
 TP_TEST(registered_buffer_mask) {
     enum { S = 40 };
     static float causal[S * S], band[S * S], plain[S * S];
@@ -1167,6 +1241,7 @@ int main(void) {
     TP_RUN(prelu_imports_as_its_own_function);
     TP_RUN(denormal_attention_mask);
     TP_RUN(registered_buffer_mask);
+    TP_RUN(reduced_values_and_many_inputs);
     TP_RUN(allocation_failure_sweep);
     TP_RUN(sequences);
     TP_RUN(if_merges_sequences);

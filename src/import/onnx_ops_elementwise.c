@@ -184,12 +184,18 @@ static tp_status r_binary(tp_ox_ctx *c) {
 static tp_status r_variadic(tp_ox_ctx *c) {
     tp_status st = tp_ox_arity(c, 1, c->n_in ? c->n_in : 1);
     if (st != TP_OK) return st;
-    const tp_shape *sh[64];
+    /* broadcast folded input by input (any count of them: the same fold per dim) */
+    tp_shape acc = {0};
     uint32_t n = 0;
-    for (uint32_t i = 0; i < c->n_in && n < 64; i++)
-        if (c->in[i].present) sh[n++] = &c->in[i].shape;
-    st = tp_ox_broadcast(c, sh, n, &c->out[0].shape);
-    if (st != TP_OK) return st;
+    for (uint32_t i = 0; i < c->n_in; i++) {
+        if (!c->in[i].present) continue;
+        const tp_shape *two[2] = {&acc, &c->in[i].shape};
+        tp_shape next;
+        if ((st = tp_ox_broadcast(c, n ? two : two + 1, n ? 2 : 1, &next)) != TP_OK) return st;
+        acc = next;
+        n++;
+    }
+    c->out[0].shape = acc;
     c->out[0].elem_type = c->in[0].elem_type;
     const char *op = c->node->op_type;
     if (n == 2) {

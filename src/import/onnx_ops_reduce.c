@@ -94,6 +94,21 @@ static tp_status r_reduce(tp_ox_ctx *c) {
         return TP_OK;
     }
     if (strcmp(c->node->op_type, "ReduceLogSum") == 0) c->op.kind = TP_OP_CUSTOM;
+    /* a tracked value reduced whole (torchvision's detection transform takes the largest of
+     * its image sizes, ReduceMax of a constant, to size its padding) */
+    const char *op = c->node->op_type;
+    char vop = strcmp(op, "ReduceMax") == 0    ? 'x'
+               : strcmp(op, "ReduceMin") == 0  ? 'n'
+               : strcmp(op, "ReduceSum") == 0  ? 'S'
+               : strcmp(op, "ReduceProd") == 0 ? 'P'
+                                               : 0;
+    if (vop && c->in[0].value && c->op.kind == TP_OP_REDUCE &&
+        c->op.attrs.reduce.n_axes == c->in[0].shape.rank) {
+        tp_ox_value *v = NULL;
+        if ((st = tp_ox_value_reduce(c->syms, c->alloc, c->in[0].value, vop, &v, c->err)) != TP_OK)
+            return st;
+        if (v) tp_ox_set_value(c, 0, v);
+    }
     return TP_OK;
 }
 

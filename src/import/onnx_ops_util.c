@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/mem.h"
 #include "import/onnx_ops.h"
 
 static const char *ox_elem_name(int32_t e) {
@@ -226,14 +227,13 @@ static tp_status rebuild(tp_ox_ctx *c, const tp_shape *const *in, uint32_t n, tp
     return st;
 }
 
-tp_status tp_ox_ir_shape(tp_ox_ctx *c, uint32_t out) {
-    const tp_shape *shapes[64];
-    tp_dtype dts[64];
+/* The IR op's output shape from its inputs' (shapes and dts: room for cap of them). */
+static tp_status ir_shape_of(tp_ox_ctx *c, uint32_t out, const tp_shape **shapes, tp_dtype *dts,
+                             uint32_t cap) {
     uint32_t n = 0;
-    for (uint32_t k = 0; k < (c->ir_in_set ? c->n_ir_in : c->n_in); k++) {
+    for (uint32_t k = 0; k < cap; k++) {
         uint32_t i = c->ir_in_set ? (uint32_t)c->ir_in[k] : k;
         if (i >= c->n_in || !c->in[i].present) continue;
-        if (n == 64) return tp_ox_fail(c, TP_ERR_UNSUPPORTED, "more than 64 inputs");
         shapes[n] = &c->in[i].shape;
         if (tp_onnx_elem_type_to_dtype(c->in[i].elem_type, &dts[n], NULL) != TP_OK)
             return tp_ox_fail(c, TP_ERR_UNSUPPORTED, "input %u has element type %s, no IR dtype", i,
@@ -253,4 +253,29 @@ tp_status tp_ox_ir_shape(tp_ox_ctx *c, uint32_t out) {
         if ((st = rebuild(c, shapes, n, &s.dims[d], 8)) != TP_OK) return st;
     c->out[out].shape = s;
     return TP_OK;
+}
+
+tp_status tp_ox_ir_shape(tp_ox_ctx *c, uint32_t out) {
+    /* inputs on the stack up to 64, beyond (a Concat of a detector's 90 per-class results) on
+     * the heap */
+    const tp_shape *shapes_small[64];
+    tp_dtype dts_small[64];
+    const tp_shape **shapes = shapes_small;
+    tp_dtype *dts = dts_small;
+    uint32_t cap = c->ir_in_set ? c->n_ir_in : c->n_in;
+    if (cap > 64) {
+        shapes = tp_mem_alloc(c->alloc, (size_t)cap * sizeof *shapes);
+        dts = tp_mem_alloc(c->alloc, (size_t)cap * sizeof *dts);
+        if (!shapes || !dts) {
+            tp_mem_free(c->alloc, shapes, (size_t)cap * sizeof *shapes);
+            tp_mem_free(c->alloc, dts, (size_t)cap * sizeof *dts);
+            return tp_ox_fail(c, TP_ERR_NOMEM, "out of memory (%u inputs)", cap);
+        }
+    }
+    tp_status st = ir_shape_of(c, out, shapes, dts, cap);
+    if (cap > 64) {
+        tp_mem_free(c->alloc, shapes, (size_t)cap * sizeof *shapes);
+        tp_mem_free(c->alloc, dts, (size_t)cap * sizeof *dts);
+    }
+    return st;
 }

@@ -142,6 +142,13 @@ tp_status tp_ox_value_cast(tp_ox_syms *s, const tp_allocator *a, const tp_ox_val
 tp_status tp_ox_value_round(tp_ox_syms *s, const tp_allocator *a, const tp_ox_value *v, char mode,
                             tp_ox_value **out, tp_error *err);
 
+/* Reduce every element to one (ReduceSum 'S', ReduceMax 'x', ReduceMin 'n', ReduceProd 'P'):
+ * a 1-element value of v's kind, symbolic integer elements folded into a dim expression; *out
+ * NULL when a float element is not a known number (a scaled symbolic one), v is empty, or a
+ * static integer result overflows 64 bits. */
+tp_status tp_ox_value_reduce(tp_ox_syms *s, const tp_allocator *a, const tp_ox_value *v, char op,
+                             tp_ox_value **out, tp_error *err);
+
 /* Sequences: a new empty one (no elements, reps 1), a deep copy, free. NULL on NOMEM. */
 tp_ox_seq *tp_ox_seq_new(const tp_allocator *a, char kind, int32_t elem);
 tp_ox_seq *tp_ox_seq_copy(const tp_allocator *a, const tp_ox_seq *s);
