@@ -79,7 +79,10 @@ def main():
                               # the session constant and the margins: body terms included)
                               'dep': rt['peak_bytes'] - rt['terms']['calibration_margin_bytes'] -
                               rt['terms']['session_fixed_bytes'],
-                              'session': rt['terms']['session_fixed_bytes']}))
+                              'session': rt['terms']['session_fixed_bytes'],
+                              'heap_emulated': rt.get('heap_emulated_bytes', 0),
+                              'weight_terms': rt['terms']['weight_bytes'],
+                              'margin': rt['terms']['calibration_margin_bytes']}))
             continue
         adjusted = m['growth_bytes']
         profile_constant = rt['terms']['session_fixed_bytes']
