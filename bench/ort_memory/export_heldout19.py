@@ -349,12 +349,39 @@ def ldm_unet():
              "context": ([1, 77, 256], "float32")}, {"batch": 1})
 
 
+class Detections(nn.Module):
+    """A torchvision detector's first image's boxes, scores and labels as a tuple."""
+
+    def __init__(self, m):
+        super().__init__()
+        self.m = m
+
+    def forward(self, image):
+        d = self.m([image])[0]
+        return d["boxes"], d["scores"], d["labels"]
+
+
+def ssdlite():
+    """torchvision's SSDlite (MobileNetV3-Large, 320 x 320, 91 classes): its postprocessing
+    (per-class score threshold, TopK, batched NonMaxSuppression) is in the graph. NOT held out:
+    added after the set above was measured, when tensorplan first met it (set seen19 of
+    models.txt; docs/runtime.md, "Session 35")."""
+    import torchvision.models.detection as det
+
+    torch.manual_seed(0)
+    m = Detections(det.ssdlite320_mobilenet_v3_large(weights=None, weights_backbone=None))
+    x = torch.randn(3, 320, 320)
+    return (m.eval(), (x,), ["image"], ["boxes", "scores", "labels"], {},
+            {"image": ([3, 320, 320], "float32")}, {})
+
+
 def models():
     return {
         "llama_step": (llama_step, True),
         "t5_encoder": (t5_encoder, True),
         "yolo_like": (yolo_like, True),
         "ldm_unet": (ldm_unet, True),
+        "ssdlite": (ssdlite, True),
     }
 
 
