@@ -1121,39 +1121,6 @@ TP_TEST(activation_matmul_packs_b) {
     tp_graph_destroy(g);
 }
 
-/* ONNX NonMaxSuppression: every candidate tested against every box kept before it, per batch
-   and class, at the graph's sizes (docs/cost.md, "NonMaxSuppression"); priced at the calibrated
-   time per test on the calling thread, nothing without one. */
-TP_TEST(nms_tests_every_candidate_against_the_kept) {
-    tp_graph *g = new_graph();
-    tp_node_id boxes = in(g, "boxes", TP_DTYPE_F32, 3, (int64_t[]){1, 100, 4});
-    tp_node_id scores = in(g, "scores", TP_DTYPE_F32, 3, (int64_t[]){1, 2, 100});
-    tp_op nms = {.kind = TP_OP_CUSTOM};
-    nms.attrs.custom.name = "NonMaxSuppression";
-    nms.attrs.custom.n_inputs = 2;
-    /* 60 rows over 2 classes: 30 kept of 100 each, 30 x 29 / 2 + 70 x 30 tests a class */
-    tp_node_id y =
-        op(g, nms, (tp_node_id[]){boxes, scores}, 2, TP_DTYPE_I64, 2, (int64_t[]){60, 3});
-    tp_op_cost c = acc(g, y);
-    TP_CHECK_EQ_U64(c.nms_tests, 2 * (435 + 2100));
-    tp_device_model d = flat_model(1, 1);
-    double without = tp_node_cost_eval(&d, 0, &c).total_ns;
-    d.nms_compare_ns = 2.5;
-    TP_CHECK_NEAR(tp_node_cost_eval(&d, 0, &c).total_ns, without + 2.5 * 2 * (435 + 2100), 1e-6);
-    /* more rows than boxes: at most every box kept, n (n - 1) / 2 tests */
-    tp_node_id y2 =
-        op(g, nms, (tp_node_id[]){boxes, scores}, 2, TP_DTYPE_I64, 2, (int64_t[]){1000, 3});
-    TP_CHECK_EQ_U64(acc(g, y2).nms_tests, 2 * (100 * 99 / 2));
-    /* another custom node: none */
-    tp_op other = nms;
-    other.attrs.custom.name = "RoiAlign";
-    TP_CHECK_EQ_U64(
-        acc(g, op(g, other, (tp_node_id[]){boxes, scores}, 2, TP_DTYPE_I64, 2, (int64_t[]){60, 3}))
-            .nms_tests,
-        0);
-    tp_graph_destroy(g);
-}
-
 TP_TEST(node_dense_conv_expands_unless_blocked) {
     tp_device_model d = flat_model(1, 1);
     d.vector_floats = 16;
@@ -2447,7 +2414,6 @@ int main(void) {
     TP_RUN(transposed_conv_col2im_on_the_calling_thread);
     TP_RUN(transpose_walk_on_the_calling_thread);
     TP_RUN(activation_matmul_packs_b);
-    TP_RUN(nms_tests_every_candidate_against_the_kept);
     TP_RUN(node_dense_conv_expands_unless_blocked);
     TP_RUN(nchwc_padded_channels_and_filter_sets);
     TP_RUN(recurrent_steps_read_r_every_step);

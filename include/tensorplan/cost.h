@@ -145,12 +145,6 @@ typedef struct tp_op_cost {
      * into its panels on every run, each GEMM instance its own B (gemm_batch x k x n); 0 when an
      * instance has one row (MLAS reads B in place for one row) and for other nodes. */
     uint64_t pack_b_elems;
-    /* ONNX NonMaxSuppression (a custom node): the intersection-over-union tests of its greedy
-     * loop at its sizes, every candidate tested against every box kept before it, per batch and
-     * class: N candidates (boxes) and S kept (the output's rows over batch x classes, at most
-     * N): S(S-1)/2 + (N-S)S. The sizes are the graph's, data-dependent ones at their upper
-     * bounds unless bound (docs/cost.md, "NonMaxSuppression"); 0 for other nodes. */
-    uint64_t nms_tests;
 } tp_op_cost;
 
 /* The share of a masked Softmax's q x k scores (q rows of k) taken as masked: the mask's values
@@ -308,12 +302,6 @@ typedef struct tp_device_model {
      * (the branch predicted), input read + output written per ns, on `threads` threads; 0 = not
      * measured (then the stream). */
     double prelu_gbps;
-    /* One intersection-over-union test of a greedy non-maximum suppression, as onnxruntime 1.30's
-     * CPU NonMaxSuppression runs it (a candidate box against a kept one, read by index; the
-     * boxes apart, so the test stops at an empty intersection: src/cost/calib_nms.h), ns on one
-     * thread; 0 = not measured (catalog, default, older caches: then a NonMaxSuppression is
-     * priced as its memory traffic alone). docs/cost.md, "NonMaxSuppression". */
-    double nms_compare_ns;
     /* The expand pass of a convolution that runs as expand-then-GEMM (onnxruntime's generic MLAS
      * convolution: 1-D and 3-D ones, grouped ones, 2-D ones not in the NCHWc layout): its im2col
      * and the GEMM's packing of the column buffer, bytes of the column buffer per ns; 0 = not

@@ -139,7 +139,6 @@ static PyObject *device_dict(const tp_device_model *m) {
          tp_py_put_f64(d, "transpose_gbps", m->transpose_gbps) ||
          tp_py_put_f64(d, "bias_gelu_gbps", m->bias_gelu_gbps) ||
          tp_py_put_f64(d, "prelu_gbps", m->prelu_gbps) ||
-         tp_py_put_f64(d, "nms_compare_ns", m->nms_compare_ns) ||
          tp_py_put_bool(d, "unified", m->unified) || tp_py_put_u64(d, "threads", m->threads) ||
          tp_py_put_u64(d, "memory_bytes", m->memory_bytes) ||
          tp_py_put_f64(d, "efficiency", m->efficiency)))

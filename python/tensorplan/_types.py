@@ -444,7 +444,6 @@ class DeviceModel:
     col2im_gbps: float  # col2im of transposed convolutions, column bytes read per ns on one thread (0: not measured)
     bias_gelu_gbps: float  # BiasGelu (bias Add + erf GELU in one kernel), bytes read + written per ns (0: not measured)
     prelu_gbps: float  # PRelu (one element at a time, a branch on its sign), bytes read + written per ns (0: not measured)
-    nms_compare_ns: float  # one intersection-over-union test of onnxruntime's NonMaxSuppression, ns on one thread (0: not measured)
     transpose_gbps: float  # element-at-a-time transpose walk, element bytes copied per ns on one thread (0: not measured)
     unified: bool
     threads: int

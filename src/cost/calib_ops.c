@@ -11,7 +11,6 @@
 #include "cost/gemm_kernels.h"
 #include "cost/amx_dot.h"
 #include "cost/calib_gelu.h"
-#include "cost/calib_nms.h"
 #include "cost/calib_prelu.h"
 #include "cost/calib_transpose.h"
 #include "cost/int8_dot.h"
@@ -749,25 +748,6 @@ void tp_calib_measure_op_rates(tp_pool *pool, const tp_cpu_features *feat, bool 
         out->prelu_gbps = op_bench(pool, false, tp_prelu_part, &pj, bytes, trials, min_ns);
         tp_mem_free(NULL, pb, 2 * gn * sizeof(float));
     }
-    /* NonMaxSuppression's test of a candidate against a kept box: 64 candidates against 1024
-       kept boxes (scattered among 4096, 64 KiB: in L2), none overlapping, on the calling thread */
-    enum { NMS_BOXES = 4096, NMS_KEPT = 1024, NMS_CANDS = 64 };
-    float *nb = tp_mem_alloc(NULL, 4 * NMS_BOXES * sizeof(float));
-    int32_t *ni = tp_mem_alloc(NULL, (NMS_KEPT + NMS_CANDS) * sizeof(int32_t));
-    if (nb && ni) {
-        tp_nms_fill(nb, NMS_BOXES, ni, NMS_KEPT, ni + NMS_KEPT, NMS_CANDS);
-        tp_nms_job nj = {.boxes = nb,
-                         .kept = ni,
-                         .cands = ni + NMS_KEPT,
-                         .n_kept = NMS_KEPT,
-                         .n_cands = NMS_CANDS,
-                         .iou_threshold = 0.5f};
-        double per_ns =
-            op_bench(pool, true, tp_nms_part, &nj, (double)NMS_KEPT * NMS_CANDS, trials, min_ns);
-        out->nms_compare_ns = per_ns > 0 ? 1.0 / per_ns : 0;
-    }
-    tp_mem_free(NULL, nb, 4 * NMS_BOXES * sizeof(float));
-    tp_mem_free(NULL, ni, (NMS_KEPT + NMS_CANDS) * sizeof(int32_t));
     out->gemm_stream_gbps = measure_weight_stream(pool, isa, quick);
     out->denormal_ns = measure_denormal(pool, isa, trials, min_ns);
     out->int8_dot_gops = measure_int8_dot(pool, feat, false, trials, min_ns, &out->int8_kernel);

@@ -31,8 +31,6 @@ typedef struct tp_calib_op_rates {
     /* PRelu as onnxruntime's kernel runs it (calib_prelu.h: one element at a time, a branch on
        its sign), input read + output written per ns */
     double prelu_gbps;
-    /* one intersection-over-union test of a greedy NMS (calib_nms.h), ns on the calling thread */
-    double nms_compare_ns;
     /* im2col of a 3×3 convolution (32 channels of 28×28) and its packing for the GEMM,
        column-buffer bytes per ns */
     double im2col_gbps;

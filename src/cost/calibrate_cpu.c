@@ -609,7 +609,6 @@ tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_c
     d.transpose_gbps = rates.transpose_gbps;
     d.bias_gelu_gbps = rates.bias_gelu_gbps;
     d.prelu_gbps = rates.prelu_gbps;
-    d.nms_compare_ns = rates.nms_compare_ns;
     d.int8_dot_gops = rates.int8_dot_gops;
     d.amx_int8_gops = rates.amx_int8_gops;
     d.denormal_ns = rates.denormal_ns;
@@ -700,8 +699,7 @@ static bool load_cached(const char *path, const char *key, tp_device_model *out)
     if (!(d.col2im_gbps > 0)) return false; /* saved before the col2im rate (session 25) */
     if (!(d.transpose_gbps > 0) || !(d.bias_gelu_gbps > 0))
         return false; /* saved before the transpose walk and BiasGelu rates (session 26) */
-    if (!(d.prelu_gbps > 0)) return false;     /* saved before the PRelu rate (session 27) */
-    if (!(d.nms_compare_ns > 0)) return false; /* saved before the NMS test (session 35) */
+    if (!(d.prelu_gbps > 0)) return false; /* saved before the PRelu rate (session 27) */
     *out = d;
     return true;
 }

@@ -171,7 +171,6 @@ tp_status tp_device_model_validate(const tp_device_model *d, tp_error *err) {
         {"transpose_gbps", d->transpose_gbps, true},
         {"bias_gelu_gbps", d->bias_gelu_gbps, true},
         {"prelu_gbps", d->prelu_gbps, true},
-        {"nms_compare_ns", d->nms_compare_ns, true},
     };
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
         bool ok = isfinite(f[i].v) && (f[i].allow_zero ? f[i].v >= 0 : f[i].v > 0);

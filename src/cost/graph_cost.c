@@ -519,10 +519,6 @@ static tp_node_cost eval(const tp_device_model *d, tp_node_id id, const tp_op_co
        calling thread at any thread count: after the split */
     double on_caller =
         oc->cls == TP_COST_GEMM ? group_walk_ns(d, oc, in_nchwc) + col2im_ns(d, oc) : walk;
-    /* NonMaxSuppression's tests, one after another on the calling thread (docs/cost.md,
-       "NonMaxSuppression") */
-    if (d->kind == TP_DEVICE_CPU && d->nms_compare_ns > 0)
-        on_caller += (double)oc->nms_tests * d->nms_compare_ns;
     nc.compute_ns += on_caller;
     body += on_caller;
     nc.dispatch_ns = (fork + d->runtime_node_ns) * (double)oc->launches;

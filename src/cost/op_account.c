@@ -613,35 +613,6 @@ static tp_status account_attention(const op_acct *a, uint64_t out_elems, tp_op_c
     return TP_OK;
 }
 
-/* ONNX NonMaxSuppression, boxes [batch, N, 4], scores [batch, classes, N], selected [rows, 3]:
-   onnxruntime tests each candidate, in score order, against the boxes kept so far. With S of
-   them kept per batch and class (the rows spread over batch x classes, at most N), candidate i
-   meets min(i, S) of them: S(S-1)/2 + (N-S)S tests; fewer where an earlier box suppresses it. */
-static tp_status account_nms(const op_acct *a, tp_op_cost *c) {
-    const tp_node *boxes = input_node(a, 0), *scores = input_node(a, 1);
-    if (!boxes || !scores || boxes->shape.rank != 3 || scores->shape.rank != 3 ||
-        a->n->shape.rank != 2)
-        return TP_OK; /* not the ONNX operator's shapes: its memory traffic alone */
-    uint64_t b = 0, n = 0, cls = 0, rows = 0, pairs = 0, kept, t;
-    tp_status s;
-    if ((s = dim_of(a, boxes, 0, &b)) != TP_OK || (s = dim_of(a, boxes, 1, &n)) != TP_OK ||
-        (s = dim_of(a, scores, 1, &cls)) != TP_OK || (s = dim_of(a, a->n, 0, &rows)) != TP_OK)
-        return s;
-    if (!tp_mul_u64(b, cls, &pairs)) return overflow(a, "NonMaxSuppression batch x classes");
-    if (pairs == 0 || n == 0) return TP_OK;
-    kept = rows / pairs + (rows % pairs != 0);
-    if (kept > n) kept = n;
-    if (kept == 0) return TP_OK;
-    /* kept (kept - 1) / 2 + (n - kept) kept, without wrapping */
-    uint64_t half = 0;
-    bool ok =
-        kept % 2 ? tp_mul_u64(kept, (kept - 1) / 2, &half) : tp_mul_u64(kept / 2, kept - 1, &half);
-    if (!ok || !tp_mul_u64(n - kept, kept, &t) || !tp_add_u64(half, t, &t) ||
-        !tp_mul_u64(t, pairs, &c->nms_tests))
-        return overflow(a, "NonMaxSuppression tests");
-    return TP_OK;
-}
-
 /* ---- memory-bound ops ---- */
 
 static tp_status per_elem(const op_acct *a, uint64_t elems, uint64_t per, tp_op_cost *c) {
@@ -866,9 +837,6 @@ tp_status tp_op_account(const tp_graph *g, tp_node_id id, tp_op_cost *out, tp_er
         uint32_t gates = tp_ort_recurrent_gates(n);
         c.cls = gates ? TP_COST_GEMM : TP_COST_MEMORY;
         s = gates ? account_recurrent(&a, gates, &c) : account_memory(&a, out_elems, &c);
-        if (s == TP_OK && n->op.kind == TP_OP_CUSTOM && n->op.attrs.custom.name &&
-            strcmp(n->op.attrs.custom.name, "NonMaxSuppression") == 0)
-            s = account_nms(&a, &c);
         break;
     }
     }

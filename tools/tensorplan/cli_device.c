@@ -236,7 +236,6 @@ void tp_cli_json_device(tp_json *j, const tp_device_model *m) {
     tp_json_kv_f64(j, "gelu_gbps", m->gelu_gbps);
     tp_json_kv_f64(j, "bias_gelu_gbps", m->bias_gelu_gbps);
     tp_json_kv_f64(j, "prelu_gbps", m->prelu_gbps);
-    tp_json_kv_f64(j, "nms_compare_ns", m->nms_compare_ns);
     tp_json_kv_f64(j, "int8_dot_gops", m->int8_dot_gops);
     tp_json_kv_f64(j, "amx_int8_gops", m->amx_int8_gops);
     tp_json_kv_f64(j, "denormal_ns", m->denormal_ns);
@@ -290,7 +289,6 @@ void tp_cli_print_device(FILE *f, const tp_device_model *m) {
         if (m->gelu_gbps > 0) fprintf(f, ", gelu %.2f GB/s", m->gelu_gbps);
         if (m->bias_gelu_gbps > 0) fprintf(f, ", bias gelu %.2f GB/s", m->bias_gelu_gbps);
         if (m->prelu_gbps > 0) fprintf(f, ", prelu %.2f GB/s", m->prelu_gbps);
-        if (m->nms_compare_ns > 0) fprintf(f, ", nms test %.2f ns", m->nms_compare_ns);
         if (m->im2col_gbps > 0) fprintf(f, ", im2col %.2f GB/s", m->im2col_gbps);
         if (m->col2im_gbps > 0) fprintf(f, ", col2im %.2f GB/s", m->col2im_gbps);
         if (m->transpose_gbps > 0) fprintf(f, ", transpose walk %.2f GB/s", m->transpose_gbps);
