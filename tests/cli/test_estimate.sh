@@ -285,6 +285,9 @@ fi
 C="$(cd "$(dirname "$0")/../.." && pwd)/fuzz/corpus/onnx"
 run "estimate NonZero unbound" 0 "$TP" estimate "$C/test_nonzero_example.onnx" --budget 1GiB
 has "bounded line" '^bounded: nonzero_result = 4 \(NonZero .*at most the elements of its input'
+run "estimate ten NonZero" 0 "$TP" estimate "$C/seed_ten_nonzero.onnx" --budget 1GiB
+if [ "$(grep -c '^bounded: nonzero_nz' "$tmp/out")" = 8 ]; then ok "eight bounded sizes named"; else bad "eight bounded sizes named"; fi
+has "the rest counted" '^bounded: 2 more data-dependent sizes at their upper bounds \(--json lists every one in bounded_dims\)$'
 run "estimate NonZero json" 0 "$TP" estimate "$C/test_nonzero_example.onnx" --budget 1GiB --json
 json "bounded_dims json" 'd["bounded_dims"] == [{"symbol": "nonzero_result", "value": 4, "why": d["bounded_dims"][0]["why"]}] and d["notes"] == []'
 run "estimate NonZero --dim" 0 "$TP" estimate "$C/test_nonzero_example.onnx" --budget 1GiB \

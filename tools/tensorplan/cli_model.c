@@ -184,16 +184,31 @@ void tp_cli_model_error(const char *cmd, const tp_graph *g, const tp_error *err)
     fprintf(stderr, ")\n");
 }
 
+/* Data-dependent sizes named one a line, at most this many (a detector has hundreds: one
+   NonZero and one TopK per class); the rest counted, every one in the JSON's bounded_dims. */
+#define BOUNDED_LINES 8
+
 void tp_cli_model_print_assumptions(FILE *f, const tp_graph *g) {
     for (uint32_t k = 0; k < tp_graph_note_count(g); k++)
         fprintf(f, "note: %s\n", tp_graph_note(g, k));
+    uint32_t shown = 0, more = 0;
     for (uint32_t k = 0; k < tp_graph_symbol_count(g); k++) {
         int64_t v;
         const char *why;
-        if (tp_graph_symbol_upper(g, k, &v, &why))
-            fprintf(f, "bounded: %s = %lld (%s; --dim %s=N overrides)\n",
-                    tp_graph_symbol_name(g, k), (long long)v, why, tp_graph_symbol_name(g, k));
+        if (!tp_graph_symbol_upper(g, k, &v, &why)) continue;
+        if (shown == BOUNDED_LINES) {
+            more++;
+            continue;
+        }
+        fprintf(f, "bounded: %s = %lld (%s; --dim %s=N overrides)\n", tp_graph_symbol_name(g, k),
+                (long long)v, why, tp_graph_symbol_name(g, k));
+        shown++;
     }
+    if (more)
+        fprintf(f,
+                "bounded: %u more data-dependent size%s at %s upper bound%s (--json lists every "
+                "one in bounded_dims)\n",
+                more, more == 1 ? "" : "s", more == 1 ? "its" : "their", more == 1 ? "" : "s");
 }
 
 void tp_cli_model_json_assumptions(tp_json *j, const tp_graph *g) {
