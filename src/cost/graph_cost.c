@@ -104,6 +104,12 @@ static uint64_t operand_bytes(const tp_op_cost *oc) {
     return esz;
 }
 
+/* A copy of `bytes` (read and written at the memory curve): MLAS's SGEMM packing a B it was not
+   given packed into its panels (a direct convolution's input, a matmul's run-time B). */
+static double copy_ns(const tp_device_model *d, double bytes) {
+    return 2 * bytes / tp_device_mem_gbps(d, (uint64_t)(2 * bytes));
+}
+
 /* The passes before the GEMM of a convolution that MLAS's generic convolution runs (not NCHWc).
    Every one but a 1×1, stride-1, unpadded one (which multiplies the input directly) expands its
    patches (convolve.cpp), and the GEMM packs them: for every group (gemm_batch), its input
@@ -120,7 +126,7 @@ static double im2col_ns(const tp_device_model *d, const tp_op_cost *oc, bool in_
     double bytes = (double)oc->gemm_batch * (double)oc->gemm_k * pixels * (double)esz;
     if (!oc->conv_expands) {
         if (oc->kernel != TP_KERNEL_GENERIC && oc->kernel != TP_KERNEL_GROUPED) return 0;
-        return 2 * bytes / tp_device_mem_gbps(d, (uint64_t)(2 * bytes));
+        return copy_ns(d, bytes);
     }
     double gbps = d->im2col_gbps > 0 ? d->im2col_gbps : tp_device_mem_gbps(d, (uint64_t)bytes);
     return bytes / gbps;
@@ -132,8 +138,7 @@ static double im2col_ns(const tp_device_model *d, const tp_op_cost *oc, bool in_
    "MatMuls of two activations pack B"). 0 for other nodes and non-CPU devices. */
 static double pack_b_ns(const tp_device_model *d, const tp_op_cost *oc) {
     if (d->kind != TP_DEVICE_CPU || oc->pack_b_elems == 0) return 0;
-    double bytes = 2.0 * (double)oc->pack_b_elems * (double)operand_bytes(oc);
-    return bytes / tp_device_mem_gbps(d, (uint64_t)bytes);
+    return copy_ns(d, (double)oc->pack_b_elems * (double)operand_bytes(oc));
 }
 
 /* The runtime's walk over the groups of a grouped or depthwise convolution on its generic path

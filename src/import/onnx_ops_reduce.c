@@ -99,8 +99,8 @@ static tp_status r_reduce(tp_ox_ctx *c) {
     const char *op = c->node->op_type;
     char vop = strcmp(op, "ReduceMax") == 0    ? 'x'
                : strcmp(op, "ReduceMin") == 0  ? 'n'
-               : strcmp(op, "ReduceSum") == 0  ? 'S'
-               : strcmp(op, "ReduceProd") == 0 ? 'P'
+               : strcmp(op, "ReduceSum") == 0  ? 'A'
+               : strcmp(op, "ReduceProd") == 0 ? 'M'
                                                : 0;
     if (vop && c->in[0].value && c->op.kind == TP_OP_REDUCE &&
         c->op.attrs.reduce.n_axes == c->in[0].shape.rank) {

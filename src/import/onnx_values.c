@@ -915,56 +915,26 @@ tp_status tp_ox_value_reduce(tp_ox_syms *s, const tp_allocator *a, const tp_ox_v
                              tp_ox_value **out, tp_error *err) {
     *out = NULL;
     if (v->seq || v->n <= 0) return TP_OK;
-    double f = 0;
-    int64_t d = 0;
-    bool all_static = true;
-    for (int64_t i = 0; i < v->n; i++) {
+    /* the elements folded by the binary ops' own element rules (int_op, float_op) */
+    bool known = true;
+    double f = v->is_float ? v->f[0] : 0;
+    tp_dim d = v->is_float ? tp_dim_static(0) : v->d[0];
+    if (v->is_float && isnan(f)) return TP_OK; /* a scaled symbolic element: unknown */
+    for (int64_t i = 1; i < v->n && known; i++) {
         if (v->is_float) {
-            double x = v->f[i];
-            if (x != x) return TP_OK; /* NaN: a scaled symbolic element, unknown */
-            f = i == 0      ? x
-                : op == 'S' ? f + x
-                : op == 'P' ? f * x
-                : op == 'x' ? (x > f ? x : f)
-                            : (x < f ? x : f);
-            continue;
-        }
-        if (!tp_dim_is_static(v->d[i])) {
-            all_static = false;
-            continue;
-        }
-        int64_t x = v->d[i].size, r = x;
-        if (i > 0) {
-            if (op == 'S') {
-                if (__builtin_add_overflow(d, x, &r)) return TP_OK;
-            } else if (op == 'P') {
-                if (__builtin_mul_overflow(d, x, &r)) return TP_OK;
-            } else {
-                r = op == 'x' ? (x > d ? x : d) : (x < d ? x : d);
-            }
-        }
-        d = r;
-    }
-    tp_dim sym = tp_dim_static(d);
-    if (!v->is_float && !all_static) {
-        /* symbolic elements: a dim expression (torchvision's topk takes min(k, the axis's
-         * length) as ReduceMin of the two) */
-        tp_sym_op so = op == 'S'   ? TP_SYM_ADD
-                       : op == 'P' ? TP_SYM_MUL
-                       : op == 'x' ? TP_SYM_MAX
-                                   : TP_SYM_MIN;
-        sym = v->d[0];
-        for (int64_t i = 1; i < v->n; i++) {
-            tp_status st = tp_ox_sym_expr(s, so, sym, v->d[i], &sym, err);
+            f = float_op(op, f, v->f[i], &known);
+        } else {
+            tp_status st = int_op(s, op, d, v->d[i], &d, &known, err);
             if (st != TP_OK) return st;
         }
     }
+    if (!known) return TP_OK;
     tp_ox_value *r = tp_ox_value_new(a, 1, v->is_float);
     if (!r) return tp_error_set(err, TP_ERR_NOMEM, "onnx: out of memory (values)");
     if (v->is_float)
         r->f[0] = f;
     else
-        r->d[0] = sym;
+        r->d[0] = d;
     *out = r;
     return TP_OK;
 }

@@ -142,10 +142,10 @@ tp_status tp_ox_value_cast(tp_ox_syms *s, const tp_allocator *a, const tp_ox_val
 tp_status tp_ox_value_round(tp_ox_syms *s, const tp_allocator *a, const tp_ox_value *v, char mode,
                             tp_ox_value **out, tp_error *err);
 
-/* Reduce every element to one (ReduceSum 'S', ReduceMax 'x', ReduceMin 'n', ReduceProd 'P'):
- * a 1-element value of v's kind, symbolic integer elements folded into a dim expression; *out
- * NULL when a float element is not a known number (a scaled symbolic one), v is empty, or a
- * static integer result overflows 64 bits. */
+/* Reduce every element to one with binary op `op` of tp_ox_value_binary ('A' ReduceSum, 'M'
+ * ReduceProd, 'x' ReduceMax, 'n' ReduceMin), element by element under that function's rules
+ * (symbolic elements into a dim expression): a 1-element value of v's kind; *out NULL when an
+ * element is not known (a scaled symbolic float, an overflow) or v is empty. */
 tp_status tp_ox_value_reduce(tp_ox_syms *s, const tp_allocator *a, const tp_ox_value *v, char op,
                              tp_ox_value **out, tp_error *err);
 
