@@ -7,7 +7,10 @@ onnx and numpy only (Debian has no onnxruntime for Python). Run with Debian's /u
   DynamicQuantizeLinear per activation, shared by every MatMul that reads it (as the tool
   does for Q/K/V). A Gather from a constant float table (an embedding) reads an int8 table
   and dequantizes what it gathered.
-- qdq (quantize_static, QDQ format, int8 activations and weights, per tensor): every float
+- qdq (quantize_static, QDQ format, uint8 activations and int8 weights, per tensor: the format
+  onnxruntime recommends on x86-64, where it fuses every group into QLinearConv, QLinearAdd,
+  QGemm ...; with int8 activations it leaves some groups as float ops): a Relu or Clip
+  right after a Conv, Gemm, MatMul or Add is removed (the tool's removable activations); every float
   activation read or written by a quantizable op (Conv, MatMul, Gemm, Add, Mul, Relu, Clip,
   MaxPool, AveragePool, GlobalAveragePool, Concat, Sigmoid, Resize) passes through one
   QuantizeLinear -> DequantizeLinear pair; constant weights become int8 initializers
@@ -35,6 +38,20 @@ class Graph:
         self.model = model
         self.g = model.graph
         self.inits = {t.name: t for t in self.g.initializer}
+        # an Identity of an initializer (torch's export writes one where two weights are equal)
+        # becomes an initializer of its own, as the tool's pre-processing leaves it
+        keep = []
+        for n in self.g.node:
+            if n.op_type == "Identity" and n.input[0] in self.inits:
+                t = onnx.TensorProto()
+                t.CopyFrom(self.inits[n.input[0]])
+                t.name = n.output[0]
+                self.g.initializer.append(t)
+                self.inits[t.name] = t
+            else:
+                keep.append(n)
+        del self.g.node[:]
+        self.g.node.extend(keep)
         self.new_inits = []
         self.n = 0
         self.float_values = self._float_values()
@@ -132,17 +149,39 @@ def dynamic(model, per_channel):
     return model
 
 
+def drop_activations(g):
+    """The tool's QDQRemovableActivation: a Relu or Clip that is the only reader of a quantized
+    op's output is removed, its range left to the output's quantization."""
+    readers = {}
+    for n in g.node:
+        for i in n.input:
+            readers[i] = readers.get(i, 0) + 1
+    producer = {o: n for n in g.node for o in n.output}
+    outputs = {o.name for o in g.output}
+    keep = []
+    for n in g.node:
+        p = producer.get(n.input[0]) if n.op_type in ("Relu", "Clip") else None
+        if (p is not None and p.op_type in ("Conv", "Gemm", "MatMul", "Add")
+                and readers[n.input[0]] == 1 and n.input[0] not in outputs):
+            p.output[list(p.output).index(n.input[0])] = n.output[0]
+            continue
+        keep.append(n)
+    del g.node[:]
+    g.node.extend(keep)
+
+
 def qdq(model):
+    drop_activations(model.graph)
     gr = Graph(model)
     out, qv = [], {}
-    scale, zp = 0.05, 0
+    scale, zp = 0.05, 128
 
     def act(t):
         """t's dequantized twin (one Q -> DQ pair per activation)."""
         if t not in qv:
             q, d = gr.name(t + "_QuantizeLinear"), gr.name(t + "_DequantizeLinear")
             s = gr.const(t + "_scale", np.array(scale, dtype=np.float32))
-            z = gr.const(t + "_zp", np.array(zp, dtype=np.int8))
+            z = gr.const(t + "_zp", np.array(zp, dtype=np.uint8))
             qv[t] = (q, d, s, z)
         return qv[t]
 
