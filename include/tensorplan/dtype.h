@@ -84,6 +84,9 @@ TP_API tp_status tp_dtype_parse(const char *name, tp_dtype *out, tp_error *err);
 TP_API bool tp_dtype_is_valid(tp_dtype t);
 TP_API bool tp_dtype_is_quantized(tp_dtype t);
 TP_API bool tp_dtype_is_float(tp_dtype t);
+/* u8 or i8: the operands of integer convolutions and matrix products (ONNX ConvInteger,
+ * MatMulInteger, QLinearConv, QLinearMatMul), which may mix the two. */
+TP_API bool tp_dtype_is_int8(tp_dtype t);
 /* Bytes per element for plain types; for quantized types, the rounded-up
  * average (bytes per block / elements per block, at least 1). Use for costs,
  * never for sizing buffers. */

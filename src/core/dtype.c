@@ -27,6 +27,10 @@ bool tp_dtype_is_quantized(tp_dtype t) {
     return tp_dtype_is_valid(t) && dtype_table[t].kind == 'Q';
 }
 
+bool tp_dtype_is_int8(tp_dtype t) {
+    return t == TP_DTYPE_U8 || t == TP_DTYPE_I8;
+}
+
 bool tp_dtype_is_float(tp_dtype t) {
     return tp_dtype_is_valid(t) && dtype_table[t].kind == 'F';
 }

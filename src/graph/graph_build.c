@@ -212,9 +212,12 @@ tp_status tp_graph_add_op_shaped(tp_graph *g, const tp_op *op, const tp_node_id 
                                  (int)id, name, tp_op_name(op),
                                  tp_graph_shape_str(g, &given, b1, sizeof b1),
                                  tp_graph_shape_str(g, &inf, b2, sizeof b2));
-        /* an integer convolution of 8-bit operands accumulates in int32 (ONNX ConvInteger) */
-        bool int_accum = op->kind == TP_OP_CONV && dtype == TP_DTYPE_I32 &&
-                         (idt == TP_DTYPE_U8 || idt == TP_DTYPE_I8);
+        /* an integer convolution or matrix product of 8-bit operands accumulates in int32 (ONNX
+           ConvInteger, MatMulInteger) or requantizes to either 8-bit type (QLinearConv,
+           QLinearMatMul) */
+        bool int_accum = (op->kind == TP_OP_CONV || op->kind == TP_OP_MATMUL) &&
+                         tp_dtype_is_int8(idt) &&
+                         (dtype == TP_DTYPE_I32 || tp_dtype_is_int8(dtype));
         if (idt != dtype && !int_accum)
             return tp_error_setx(err, TP_ERR_SHAPE, TP_NO_OFFSET, id,
                                  "node %d '%.200s' (%s): given dtype %s disagrees with the "

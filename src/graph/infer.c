@@ -117,7 +117,7 @@ static tp_status mm_dtype(const tp_infer_ctx *c, tp_dtype a, tp_dtype b, tp_dtyp
         *out = qa ? b : a; /* quantized weights: the result has the activation's type */
         return TP_OK;
     }
-    if (a != b)
+    if (a != b && !(tp_dtype_is_int8(a) && tp_dtype_is_int8(b)))
         return tp_infer_fail(c, TP_ERR_INVALID, err, "operands have different dtypes (%s, %s)",
                              tp_dtype_name(a), tp_dtype_name(b));
     if (a == TP_DTYPE_BOOL)

@@ -85,8 +85,9 @@ static tp_status infer_conv(const tp_infer_ctx *c, tp_shape *out, tp_dtype *dtyp
         return tp_infer_fail(c, TP_ERR_SHAPE, err, "weight %s must have the rank of input %s",
                              tp_graph_shape_str(c->g, w, b1, sizeof b1),
                              tp_graph_shape_str(c->g, x, b2, sizeof b2));
-    if (tp_dtype_is_quantized(c->in[0]->dtype) ||
-        (c->in[1]->dtype != c->in[0]->dtype && !tp_dtype_is_quantized(c->in[1]->dtype)))
+    tp_dtype xd = c->in[0]->dtype, wd = c->in[1]->dtype;
+    if (tp_dtype_is_quantized(xd) ||
+        (wd != xd && !tp_dtype_is_quantized(wd) && !(tp_dtype_is_int8(xd) && tp_dtype_is_int8(wd))))
         return tp_infer_fail(c, TP_ERR_INVALID, err, "input is %s, weight %s",
                              tp_dtype_name(c->in[0]->dtype), tp_dtype_name(c->in[1]->dtype));
     /* channel checks: conv W[M, C/g, k...]; conv-transpose W[C, M/g, k...] */

@@ -48,20 +48,30 @@ static tp_status r_matmul(tp_ox_ctx *c) {
     return tp_ox_ir_shape(c, 0);
 }
 
+/* MatMulInteger (a, b, a_zero_point, b_zero_point) -> int32 and QLinearMatMul (a, a_scale,
+ * a_zp, b, b_scale, b_zp, y_scale, y_zp) -> y's 8-bit type: IR matrix products of the two 8-bit
+ * operands (`a`, `b` the input indices), so that the cost model prices their multiply-adds
+ * (docs/cost.md, "Integer matrix products"); the scalar scales and zero points are not IR
+ * inputs. */
+static tp_status integer_matmul(tp_ox_ctx *c, int32_t a, int32_t b, int32_t out_elem) {
+    tp_status st = ox_matmul_shape(c, &c->in[a].shape, &c->in[b].shape, &c->out[0].shape);
+    if (st != TP_OK) return st;
+    c->out[0].elem_type = out_elem;
+    c->op.kind = TP_OP_MATMUL;
+    tp_ox_ir_inputs(c, 2, (const int32_t[]){a, b});
+    return tp_ox_ir_shape(c, 0);
+}
+
 static tp_status r_matmul_integer(tp_ox_ctx *c) {
     tp_status st = tp_ox_arity(c, 2, 4);
     if (st != TP_OK) return st;
-    st = ox_matmul_shape(c, &c->in[0].shape, &c->in[1].shape, &c->out[0].shape);
-    c->out[0].elem_type = TP_ONNX_INT32;
-    return st;
+    return integer_matmul(c, 0, 1, TP_ONNX_INT32);
 }
 
 static tp_status r_qlinear_matmul(tp_ox_ctx *c) {
     tp_status st = tp_ox_arity(c, 8, 8);
     if (st != TP_OK) return st;
-    st = ox_matmul_shape(c, &c->in[0].shape, &c->in[3].shape, &c->out[0].shape);
-    c->out[0].elem_type = c->in[7].elem_type;
-    return st;
+    return integer_matmul(c, 0, 3, c->in[7].elem_type);
 }
 
 static tp_status r_gemm(tp_ox_ctx *c) {
@@ -435,10 +445,14 @@ static tp_status r_conv_integer(tp_ox_ctx *c) {
     return conv_common(c, 0, 1, TP_ONNX_INT32, true);
 }
 
+/* QLinearConv (x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, B) -> y's 8-bit type: an IR
+ * convolution of x and w, as ConvInteger; the int32 bias, scales and zero points are not IR
+ * inputs. */
 static tp_status r_qlinear_conv(tp_ox_ctx *c) {
     tp_status st = tp_ox_arity(c, 8, 9);
     if (st != TP_OK) return st;
-    return conv_common(c, 0, 3, c->in[7].elem_type, false);
+    tp_ox_ir_inputs(c, 2, (const int32_t[]){0, 3});
+    return conv_common(c, 0, 3, c->in[7].elem_type, true);
 }
 
 static tp_status r_conv_transpose(tp_ox_ctx *c) {
