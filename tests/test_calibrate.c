@@ -19,6 +19,7 @@
 #include "cost/gemm_kernels.h"
 #include "cost/gemm_split.h"
 #include "cost/int8_dot.h"
+#include "cost/qgemm_kernels.h"
 #include "tensorplan/cost.h"
 
 static tp_error err_storage;
@@ -93,6 +94,8 @@ static tp_device_model sample(void) {
     d.transpose_gbps = 0.875;
     d.bias_gelu_gbps = 2.125;
     d.prelu_gbps = 4.375;
+    d.int8_speedup = 1.875;
+    d.u8u8_speedup = 1.5;
     snprintf(d.gemm_impl, sizeof d.gemm_impl, "builtin");
     return d;
 }
@@ -189,6 +192,9 @@ TP_TEST(quick_calibration_and_cache) {
     TP_CHECK(d.prelu_gbps > 0.01 && isfinite(d.prelu_gbps));
     TP_CHECK(d.cache_bytes > 0 && d.mem_set_bytes > d.cache_bytes);
     TP_CHECK(d.denormal_ns >= 0 && isfinite(d.denormal_ns)); /* 0: no extra cost measured */
+    /* the integer GEMMs against the float32 one (a ratio: any CPU runs them, how fast varies) */
+    TP_CHECK(d.int8_speedup > 0.05 && isfinite(d.int8_speedup) && d.int8_speedup != 1.0);
+    TP_CHECK(d.u8u8_speedup > 0.05 && isfinite(d.u8u8_speedup));
     TP_CHECK(info.op_rates_ms > 0 && info.op_rates_ms < info.elapsed_ms);
     for (uint32_t i = 0; i < d.n_gemm; i++)
         TP_CHECK(d.gemm[i].gflops > 1e-3);
@@ -653,6 +659,67 @@ TP_TEST(int8_dot_kernels_match_exact) {
         }
 }
 
+/* Every 8-bit integer GEMM kernel this CPU runs (u8 × s8, u8 × u8) equals the exact integer
+ * product, on shapes of one and several register blocks, with the extreme byte values (255 by
+ * -64 ... 63: four products stay within vpmaddubsw's 16-bit pairs), the rows split in two as two
+ * threads run them. */
+TP_TEST(qgemm_kernels_match_exact) {
+    tp_cpu_features f;
+    tp_cpu_features_detect(&f);
+    const uint32_t shapes[][3] = {{4, 4, 16}, {8, 36, 32}, {12, 256, 48}, {64, 64, 16}};
+    for (int kind = 0; kind < 2; kind++) {
+        tp_qgemm_kind qk = kind ? TP_QGEMM_U8U8 : TP_QGEMM_U8S8;
+        tp_qgemm_rows_fn fns[3];
+        const char *names[3];
+        uint32_t nk = tp_qgemm_kernels(qk, &f, fns, names);
+        TP_CHECK(nk >= 1 && nk <= 3);
+        TP_CHECK_CONTAINS(names[nk - 1], "-generic");
+        for (uint32_t t = 0; t < nk; t++)
+            for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+                uint32_t m = shapes[s][0], k = shapes[s][1], n = shapes[s][2];
+                uint8_t *a = malloc((size_t)m * k * 2);
+                unsigned char *b = malloc((size_t)k * n);
+                void *packed = malloc(tp_qgemm_packed_bytes(qk, k, n));
+                int32_t *c = malloc((size_t)m * n * sizeof(int32_t));
+                TP_CHECK(a && b && packed && c);
+                if (!a || !b || !packed || !c) return;
+                int16_t *a16 = (int16_t *)(void *)a;
+                for (size_t i = 0; i < (size_t)m * k; i++) {
+                    uint8_t v = i % 7 == 0 ? 255 : (uint8_t)(i * 29u % 256u);
+                    if (kind)
+                        a16[i] = v;
+                    else
+                        a[i] = v;
+                }
+                for (size_t i = 0; i < (size_t)k * n; i++)
+                    b[i] = kind ? (unsigned char)(i * 17u % 256u)
+                                : (unsigned char)(int8_t)((int)(i * 13u % 128u) - 64);
+                tp_qgemm_pack_b(qk, b, k, n, packed);
+                tp_qgemm_job j = {a, packed, c, m, k, n};
+                fns[t](&j, 0, m / 2 / TP_QGEMM_MR * TP_QGEMM_MR);
+                fns[t](&j, m / 2 / TP_QGEMM_MR * TP_QGEMM_MR, m);
+                int bad = 0;
+                for (uint32_t i = 0; i < m; i++)
+                    for (uint32_t q = 0; q < n; q++) {
+                        int64_t e = 0;
+                        for (uint32_t p = 0; p < k; p++) {
+                            int64_t av = kind ? a16[(size_t)i * k + p] : a[(size_t)i * k + p];
+                            int64_t bv = kind ? (int64_t)b[(size_t)p * n + q]
+                                              : (int64_t)(int8_t)b[(size_t)p * n + q];
+                            e += av * bv;
+                        }
+                        bad += c[(size_t)i * n + q] != (int32_t)e;
+                    }
+                if (bad) fprintf(stderr, "%s at %ux%ux%u: %d wrong\n", names[t], m, k, n, bad);
+                TP_CHECK(bad == 0);
+                free(a);
+                free(b);
+                free(packed);
+                free(c);
+            }
+    }
+}
+
 /* The AMX block-dot kernel (where this CPU and OS run AMX-INT8) equals the exact product, on
  * shapes of one and several 32-row and 32-weight-row blocks, split in two weight-row ranges as
  * two threads run them (the pack's layout is checked by the values: a misplaced byte changes
@@ -778,6 +845,7 @@ int main(void) {
     TP_RUN(cpu_features_match_cpuinfo);
     TP_RUN(gemm_kernels_match_naive);
     TP_RUN(int8_dot_kernels_match_exact);
+    TP_RUN(qgemm_kernels_match_exact);
     TP_RUN(amx_dot_matches_exact);
     TP_RUN(gelu_kernels_compute_gelu);
     TP_RUN(prelu_kernel_computes_prelu);

@@ -145,6 +145,10 @@ typedef struct tp_op_cost {
      * into its panels on every run, each GEMM instance its own B (gemm_batch x k x n); 0 when an
      * instance has one row (MLAS reads B in place for one row) and for other nodes. */
     uint64_t pack_b_elems;
+    /* A convolution onnxruntime runs as a QLinearConv after its QDQ fusion (graph cost only; its
+     * operands 8-bit): MLAS's quantized convolutions read the input through an indirection
+     * buffer, with neither a column buffer nor a walk over the groups. */
+    bool direct_quant;
 } tp_op_cost;
 
 /* The share of a masked Softmax's q x k scores (q rows of k) taken as masked: the mask's values
@@ -251,7 +255,14 @@ typedef struct tp_device_model {
     uint32_t n_skinny;
     tp_gemm_point skinny[TP_GEMM_CURVE_MAX];
     double f16_speedup, bf16_speedup; /* throughput multiplier vs f32 (>= 0; 0 = 1) */
-    double int8_speedup;              /* likewise for 8-bit integer/float8 operands */
+    /* likewise for 8-bit integer/float8 operands; for integer GEMMs and convolutions, those of
+     * unsigned activations by signed weights (u8 × s8: onnxruntime's MatMulInteger,
+     * DynamicQuantizeMatMul, QLinearConv with int8 weights). A CPU calibration measures it
+     * against its float32 kernel (docs/cost.md, "Integer matrix products"). */
+    double int8_speedup;
+    /* integer GEMMs and convolutions of two unsigned 8-bit operands (u8 × u8), which MLAS
+     * widens to 16 bits on AVX2 (0: as int8_speedup; a CPU calibration measures it) */
+    double u8u8_speedup;
     double dispatch_ns;               /* per-kernel launch / dispatch overhead */
     double round_trip_ns;             /* per-forward host<->device round trip */
     /* One meeting of `threads` spinning threads (CPU calibration, 0 = not measured or one

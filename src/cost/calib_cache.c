@@ -115,7 +115,7 @@ tp_status tp_device_model_save(const tp_device_model *d, const char *key, const 
             "vector_floats=%u\nim2col_gbps=%.17g\nruntime_node_ns=%.17g\nruntime_run_ns=%.17g\n"
             "runtime_group_ns=%.17g\namx_int8_gops=%.17g\ndenormal_ns=%.17g\n"
             "skip_norm_gbps=%.17g\ngelu_gbps=%.17g\ncol2im_gbps=%.17g\ntranspose_gbps=%.17g\n"
-            "bias_gelu_gbps=%.17g\nprelu_gbps=%.17g\n",
+            "bias_gelu_gbps=%.17g\nprelu_gbps=%.17g\nu8u8_speedup=%.17g\n",
             d->f16_speedup, d->bf16_speedup, d->int8_speedup, d->dispatch_ns, d->round_trip_ns,
             d->mem_gbps, d->readback_gbps, d->unified ? 1 : 0, d->threads,
             (unsigned long long)d->memory_bytes, d->efficiency, d->dwconv_gflops, d->resize_gbps,
@@ -123,7 +123,7 @@ tp_status tp_device_model_save(const tp_device_model *d, const char *key, const 
             d->barrier_ns, d->wake_ns, d->gemm_stream_gbps, d->norm_gbps, d->int8_dot_gops,
             d->vector_floats, d->im2col_gbps, d->runtime_node_ns, d->runtime_run_ns,
             d->runtime_group_ns, d->amx_int8_gops, d->denormal_ns, d->skip_norm_gbps, d->gelu_gbps,
-            d->col2im_gbps, d->transpose_gbps, d->bias_gelu_gbps, d->prelu_gbps);
+            d->col2im_gbps, d->transpose_gbps, d->bias_gelu_gbps, d->prelu_gbps, d->u8u8_speedup);
     bool bad = ferror(f) != 0;
     if (fclose(f) != 0) bad = true;
     if (bad || rename(tmp, path) != 0) {
@@ -253,6 +253,8 @@ static tp_status parse_text(char *text, const char *path, const char *want_key, 
                 d->bf16_speedup = x;
             else if (strcmp(k, "int8_speedup") == 0)
                 d->int8_speedup = x;
+            else if (strcmp(k, "u8u8_speedup") == 0)
+                d->u8u8_speedup = x;
             else if (strcmp(k, "dispatch_ns") == 0)
                 d->dispatch_ns = x;
             else if (strcmp(k, "round_trip_ns") == 0)

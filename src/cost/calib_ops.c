@@ -14,6 +14,7 @@
 #include "cost/calib_prelu.h"
 #include "cost/calib_transpose.h"
 #include "cost/int8_dot.h"
+#include "cost/qgemm_kernels.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define TP_HAVE_X86_DW 1
@@ -569,6 +570,87 @@ static double measure_denormal(tp_pool *pool, tp_cpu_isa isa, int trials, double
     return (per_call[1] - per_call[0]) / vectors;
 }
 
+/* The 8-bit integer GEMMs against the float32 one: one shape (256³: A, B and C in L2), B packed
+   once as a runtime pre-packs its weights, rows split across the pool's threads in register
+   blocks. The three run in turn within each trial, so that a slow window of the host costs all
+   of them a trial rather than one of them every trial; each keeps its best. */
+enum { QG_D = 256 };
+
+typedef struct qg_run {
+    tp_qgemm_job q;
+    tp_qgemm_rows_fn fn;
+    tp_gemm_job f;
+    tp_gemm_rows_fn frows;
+} qg_run;
+
+static void qg_part(void *ctx, uint32_t part, uint32_t parts) {
+    const qg_run *r = ctx;
+    uint32_t blocks = r->q.m / TP_QGEMM_MR;
+    uint32_t b0 = tp_pool_first(blocks, part, parts), b1 = tp_pool_first(blocks, part + 1, parts);
+    if (b1 > b0) r->fn(&r->q, b0 * TP_QGEMM_MR, b1 * TP_QGEMM_MR);
+}
+
+static void qg_f32_part(void *ctx, uint32_t part, uint32_t parts) {
+    const qg_run *r = ctx;
+    uint32_t blocks = (r->f.m + TP_GEMM_ROW_GRAIN - 1) / TP_GEMM_ROW_GRAIN;
+    uint32_t b0 = tp_pool_first(blocks, part, parts), b1 = tp_pool_first(blocks, part + 1, parts);
+    uint32_t r0 = b0 * TP_GEMM_ROW_GRAIN, r1 = b1 * TP_GEMM_ROW_GRAIN;
+    if (r1 > r->f.m) r1 = r->f.m;
+    if (r1 > r0) r->frows(&r->f, r0, r1);
+}
+
+static void measure_qgemm_ratios(tp_pool *pool, const tp_cpu_features *feat, tp_cpu_isa isa,
+                                 int trials, double min_ns, tp_calib_op_rates *out) {
+    size_t n2 = (size_t)QG_D * QG_D, fpk = tp_gemm_packed_floats(isa, QG_D, QG_D);
+    size_t bytes = 3 * n2 * sizeof(float) + fpk * sizeof(float) /* f32 A, B, C, packed B */
+                   + 2 * n2 * sizeof(int16_t)                   /* A widened, B packed u8u8 */
+                   + 2 * n2 + n2 * sizeof(int32_t) + 64;        /* A, B u8s8, C */
+    unsigned char *raw = tp_mem_alloc(NULL, bytes);
+    if (!raw) return;
+    float *fa = tp_mem_align64(raw), *fb = fa + n2, *fc = fb + n2, *fp = fc + n2;
+    int16_t *a16 = (int16_t *)(fp + fpk), *b16 = a16 + n2;
+    uint8_t *a8 = (uint8_t *)(b16 + n2), *b8 = a8 + n2;
+    int32_t *c32 = (int32_t *)(void *)(b8 + n2);
+    int8_t *bs = (int8_t *)(void *)c32; /* the row-major B before packing, in C's room */
+    for (size_t i = 0; i < n2; i++) {
+        fa[i] = (float)(i % 7) * 0.25f - 0.5f;
+        fb[i] = (float)(i % 5) * 0.25f - 0.5f;
+        a8[i] = (uint8_t)(i * 37u % 251u);
+        a16[i] = (int16_t)a8[i];
+    }
+    qg_run f32 = {.f = {fa, fb, fc, QG_D, QG_D, QG_D, NULL}};
+    f32.frows = tp_gemm_kernel_for(isa, NULL);
+    if (fpk) {
+        tp_gemm_pack_b(isa, &f32.f, fp);
+        f32.f.packed_b = fp;
+    }
+    for (size_t i = 0; i < n2; i++) /* weights small enough that vpmaddubsw never saturates */
+        bs[i] = (int8_t)((int)(i * 13u % 127u) - 63);
+    tp_qgemm_pack_b(TP_QGEMM_U8S8, bs, QG_D, QG_D, b8);
+    for (size_t i = 0; i < n2; i++)
+        ((uint8_t *)bs)[i] = (uint8_t)(i * 11u % 253u);
+    tp_qgemm_pack_b(TP_QGEMM_U8U8, bs, QG_D, QG_D, b16);
+    qg_run s8 = {.q = {a8, b8, c32, QG_D, QG_D, QG_D}}, u8 = s8;
+    s8.fn = tp_qgemm_kernel_for(TP_QGEMM_U8S8, feat, &out->u8s8_kernel);
+    u8.q.a = (const uint8_t *)(const void *)a16;
+    u8.q.b = b16;
+    u8.fn = tp_qgemm_kernel_for(TP_QGEMM_U8U8, feat, &out->u8u8_kernel);
+    double ops = 2.0 * QG_D * (double)QG_D * QG_D, best[3] = {0, 0, 0};
+    for (int t = 0; t < trials; t++) {
+        double r = op_bench(pool, false, qg_f32_part, &f32, ops, 1, min_ns);
+        if (r > best[0]) best[0] = r;
+        r = op_bench(pool, false, qg_part, &s8, ops, 1, min_ns);
+        if (r > best[1]) best[1] = r;
+        r = op_bench(pool, false, qg_part, &u8, ops, 1, min_ns);
+        if (r > best[2]) best[2] = r;
+    }
+    if (best[0] > 0) {
+        out->u8s8_speedup = best[1] / best[0];
+        out->u8u8_speedup = best[2] / best[0];
+    }
+    tp_mem_free(NULL, raw, bytes);
+}
+
 /* The int8 block-dot problem: 64 activation rows (a prefill ubatch's share) against 256 weight
    rows of 2048 (0.5 MiB of int8, in L2), the weight rows split across the pool's threads as
    llama.cpp splits a matrix's rows. */
@@ -753,5 +835,6 @@ void tp_calib_measure_op_rates(tp_pool *pool, const tp_cpu_features *feat, bool 
     out->int8_dot_gops = measure_int8_dot(pool, feat, false, trials, min_ns, &out->int8_kernel);
     if (tp_amx_dot_available(feat))
         out->amx_int8_gops = measure_int8_dot(pool, feat, true, trials, min_ns, NULL);
+    measure_qgemm_ratios(pool, feat, isa, trials, min_ns, out);
     out->elapsed_ms = (tp_now_ns() - start) / 1e6;
 }

@@ -48,6 +48,12 @@ typedef struct tp_calib_op_rates {
     const char *int8_kernel;
     /* the same problem on AMX tiles (amx_dot.h); 0 where this CPU or OS has no AMX-INT8 */
     double amx_int8_gops;
+    /* 8-bit integer GEMM (qgemm_kernels.h: 256 × 256 × 256, B packed, on every thread of the
+       pool) against the built-in float32 kernel on the same shape, timed one after the other
+       trial by trial: u8 × s8 and u8 × u8 multiply-adds per float32 multiply-add time (0: not
+       measured), and the kernels that ran them */
+    double u8s8_speedup, u8u8_speedup;
+    const char *u8s8_kernel, *u8u8_kernel;
     /* extra ns per vector multiply-add whose broadcast operand is denormal (one thread); 0: no
        measurable extra */
     double denormal_ns;

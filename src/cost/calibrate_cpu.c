@@ -610,6 +610,8 @@ tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_c
     d.bias_gelu_gbps = rates.bias_gelu_gbps;
     d.prelu_gbps = rates.prelu_gbps;
     d.int8_dot_gops = rates.int8_dot_gops;
+    if (rates.u8s8_speedup > 0) d.int8_speedup = rates.u8s8_speedup;
+    if (rates.u8u8_speedup > 0) d.u8u8_speedup = rates.u8u8_speedup;
     d.amx_int8_gops = rates.amx_int8_gops;
     d.denormal_ns = rates.denormal_ns;
     d.skip_norm_gbps = rates.skip_norm_gbps;
@@ -666,8 +668,9 @@ tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_c
    and the cost of a denormal operand (session 21); 6: the SkipLayerNormalization and GELU rates
    (session 23); 7: the expand replica as MLAS runs it, its im2col runs moved four floats at a
    time (not by a memcpy the compiler made `rep movsq`: 3.1 against 11.8-19.1 GB/s) and the column
-   buffer packed for the GEMM, and the col2im rate (session 25). */
-enum { TP_CALIB_FORMAT = 7 };
+   buffer packed for the GEMM, and the col2im rate (session 25); 8: the integer GEMMs' speed
+   against the float32 one (int8_speedup, u8u8_speedup; session 36). */
+enum { TP_CALIB_FORMAT = 8 };
 void tp_calib_cache_key(uint32_t threads, char *buf, size_t cap) {
     if (!buf || cap == 0) return;
     char model[128], fam[16] = "", mod[16] = "";

@@ -155,6 +155,7 @@ tp_status tp_device_model_validate(const tp_device_model *d, tp_error *err) {
         {"f16_speedup", d->f16_speedup, true},
         {"bf16_speedup", d->bf16_speedup, true},
         {"int8_speedup", d->int8_speedup, true},
+        {"u8u8_speedup", d->u8u8_speedup, true},
         {"efficiency", d->efficiency, true},
         {"dwconv_gflops", d->dwconv_gflops, true},
         {"resize_gbps", d->resize_gbps, true},
@@ -191,8 +192,10 @@ static double speedup_for(const tp_device_model *d, tp_dtype t) {
     case TP_DTYPE_BF16:
         s = d->bf16_speedup;
         break;
+    case TP_DTYPE_U8: /* an integer product's compute dtype: both operands unsigned */
+        s = d->u8u8_speedup > 0 ? d->u8u8_speedup : d->int8_speedup;
+        break;
     case TP_DTYPE_I8:
-    case TP_DTYPE_U8:
     case TP_DTYPE_F8E4M3:
     case TP_DTYPE_F8E5M2:
         s = d->int8_speedup;
