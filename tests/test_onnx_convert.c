@@ -13,6 +13,9 @@
 
 #include "harness.h"
 #include "onnx_alloc_sweep.h"
+#include "ortgraph/ort_qdq.h"
+#include "ortgraph/ort_xform.h"
+#include "tensorplan/cost.h"
 
 /* ---- a tiny protobuf writer ---- */
 
@@ -1086,6 +1089,128 @@ TP_TEST(denormal_attention_mask) {
 /* Values reduced whole (torchvision's detection transform pads to ReduceMax of a constant; its
  * topk takes ReduceMin(k, the axis's length)), and nodes of more than 64 inputs (SSDlite's Concat
  * of its 90 classes' results). */
+static tp_node_id idof(tp_graph *g, const char *name) {
+    tp_node_id id;
+    return tp_graph_find(g, name, &id, NULL) == TP_OK ? id : -1;
+}
+
+/* A zero-filled initializer of ONNX element type `elem` (bytes per element `esz`), raw_data. */
+static void init_zeros(pbuf *g, const char *name, int elem, size_t esz, int rank,
+                       const int64_t *dims) {
+    pbuf t = {0};
+    size_t n = 1;
+    for (int i = 0; i < rank; i++) {
+        f_int(&t, 1, dims[i]);
+        n *= (size_t)dims[i];
+    }
+    f_int(&t, 2, elem);
+    f_str(&t, 8, name);
+    void *z = calloc(n ? n : 1, esz);
+    f_bytes(&t, 9, z, n * esz);
+    free(z);
+    f_msg(g, 5, &t);
+}
+
+/* Quantized models as onnxruntime's quantization tool writes them (docs/cost.md, "Integer matrix
+ * products"): MatMulInteger and QLinearConv are IR products of their 8-bit operands, priced by
+ * their multiply-adds at the u8 × s8 rate; a Conv between DequantizeLinear and QuantizeLinear
+ * nodes is a QDQ group (ort_qdq.h): the DQ / Q nodes run no kernel and write no tensor but the
+ * 8-bit output, and the Conv is priced on 8-bit operands. */
+TP_TEST(quantized_products) {
+    enum { U8 = 2, I8 = 3, I32 = 6, F32 = 1 };
+    pbuf g = {0}, n;
+    value_info(&g, 11, "a", U8, 2, (const char *const[]){"4", "64"});
+    init_zeros(&g, "w", I8, 1, 2, (const int64_t[]){64, 32});
+    init_zeros(&g, "azp", U8, 1, 0, NULL);
+    init_zeros(&g, "wzp", I8, 1, 0, NULL);
+    n = node_begin("MatMulInteger", "a,w,azp,wzp", "mmi", NULL);
+    f_msg(&g, 1, &n);
+    value_info(&g, 11, "xq", U8, 4, (const char *const[]){"1", "8", "6", "6"});
+    init_zeros(&g, "sc", F32, 4, 0, NULL);
+    init_zeros(&g, "cw", I8, 1, 4, (const int64_t[]){16, 8, 3, 3});
+    init_zeros(&g, "cb", I32, 4, 1, (const int64_t[]){16});
+    n = node_begin("QLinearConv", "xq,sc,azp,cw,sc,wzp,sc,azp,cb", "qconv", NULL);
+    f_msg(&g, 1, &n);
+    /* the QDQ group: Q(x) -> DQ -> Conv(DQ(w), DQ(bias)) -> Q -> DQ */
+    value_info(&g, 11, "x", F32, 4, (const char *const[]){"1", "8", "6", "6"});
+    n = node_begin("QuantizeLinear", "x,sc,azp", "x_q", NULL);
+    f_msg(&g, 1, &n);
+    n = node_begin("DequantizeLinear", "x_q,sc,azp", "x_dq", NULL);
+    f_msg(&g, 1, &n);
+    n = node_begin("DequantizeLinear", "cw,sc,wzp", "w_dq", NULL);
+    f_msg(&g, 1, &n);
+    init_zeros(&g, "bzp", I32, 4, 0, NULL);
+    n = node_begin("DequantizeLinear", "cb,sc,bzp", "b_dq", NULL);
+    f_msg(&g, 1, &n);
+    n = node_begin("Conv", "x_dq,w_dq,b_dq", "c", NULL);
+    f_msg(&g, 1, &n);
+    n = node_begin("QuantizeLinear", "c,sc,azp", "c_q", NULL);
+    f_msg(&g, 1, &n);
+    n = node_begin("DequantizeLinear", "c_q,sc,azp", "y", NULL);
+    f_msg(&g, 1, &n);
+    value_info(&g, 12, "mmi", I32, 2, (const char *const[]){"4", "32"});
+    value_info(&g, 12, "qconv", U8, 4, (const char *const[]){"1", "16", "4", "4"});
+    value_info(&g, 12, "y", F32, 4, (const char *const[]){"1", "16", "4", "4"});
+    const tp_node *mmi = NULL;
+    tp_graph *gr = load_graph_find(&g, "mmi", &mmi);
+    if (!gr || !mmi) {
+        tp_graph_destroy(gr);
+        return;
+    }
+    const tp_node *qconv = find(gr, "qconv"), *c = find(gr, "c");
+    TP_CHECK(qconv && c);
+    if (!qconv || !c) goto out;
+    TP_CHECK_EQ_I64(mmi->op.kind, TP_OP_MATMUL);
+    TP_CHECK_EQ_I64(mmi->dtype, TP_DTYPE_I32);
+    TP_CHECK_EQ_U64(mmi->n_inputs, 2);
+    TP_CHECK_EQ_I64(qconv->op.kind, TP_OP_CONV);
+    TP_CHECK_EQ_I64(qconv->dtype, TP_DTYPE_U8);
+    TP_CHECK_EQ_U64(qconv->n_inputs, 2);
+    tp_error err;
+    tp_op_cost oc;
+    TP_CHECK_OK(tp_op_account(gr, idof(gr, "mmi"), &oc, &err), &err);
+    TP_CHECK_EQ_U64(oc.flops, 2 * 4 * 64 * 32);
+    TP_CHECK_EQ_I64(oc.compute_dtype, TP_DTYPE_I8); /* u8 activations by int8 weights */
+    TP_CHECK_EQ_U64(oc.pack_b_elems, 0);            /* a constant B: packed at load */
+    TP_CHECK_OK(tp_op_account(gr, idof(gr, "qconv"), &oc, &err), &err);
+    TP_CHECK_EQ_U64(oc.flops, 2ull * 16 * 4 * 4 * 8 * 9);
+    TP_CHECK_EQ_I64(oc.compute_dtype, TP_DTYPE_I8);
+    /* the QDQ group */
+    tp_ort_xform x;
+    TP_CHECK_OK(tp_ort_xform_compute(gr, 8, &x, &err), &err);
+    const char *dq[] = {"x_dq", "w_dq", "b_dq"};
+    for (int i = 0; i < 3; i++) {
+        tp_node_id d = idof(gr, dq[i]);
+        TP_CHECK(d >= 0 && x.qdq[d] == TP_ORT_QDQ_DQ && x.absorbed[d]);
+    }
+    const tp_node *cq = find(gr, "c_q"), *xq = find(gr, "x_q"), *y = find(gr, "y");
+    TP_CHECK(cq && xq && y);
+    if (!cq || !xq || !y) {
+        tp_ort_xform_free(gr, &x);
+        goto out;
+    }
+    TP_CHECK(x.qdq[idof(gr, "c")] == TP_ORT_QDQ_TARGET && x.absorbed[idof(gr, "c")] && !x.chain[idof(gr, "c")]);
+    TP_CHECK(x.qdq[idof(gr, "c_q")] == TP_ORT_QDQ_OUT && !x.absorbed[idof(gr, "c_q")]);
+    TP_CHECK(x.qdq[idof(gr, "x_q")] == TP_ORT_QDQ_NONE && x.qdq[idof(gr, "y")] == TP_ORT_QDQ_NONE);
+    TP_CHECK_EQ_I64(tp_ort_qdq_source(gr, c, 0), idof(gr, "x_q"));
+    tp_ort_xform_free(gr, &x);
+    tp_device_model cpu;
+    tp_device_model_default(TP_DEVICE_CPU, &cpu);
+    tp_graph_cost gc;
+    TP_CHECK_OK(tp_graph_cost_compute(gr, &cpu, NULL, NULL, &gc, &err), &err);
+    const tp_node_cost *nc = &gc.nodes[idof(gr, "c")];
+    TP_CHECK(!nc->fused && nc->flops > 0);
+    /* its bytes: the 8-bit input, weights and output, the int32 bias */
+    TP_CHECK_EQ_U64(nc->bytes, 8 * 36 + 16 * 8 * 9 + 16 * 4 + 16 * 16);
+    for (int i = 0; i < 3; i++) /* no kernel (the constants' are folded at load anyway) */
+        TP_CHECK(gc.nodes[idof(gr, dq[i])].total_ns == 0);
+    TP_CHECK(gc.nodes[idof(gr, "c_q")].fused);
+    TP_CHECK(!gc.nodes[idof(gr, "x_q")].fused && !gc.nodes[idof(gr, "y")].fused);
+    tp_graph_cost_destroy(&gc);
+out:
+    tp_graph_destroy(gr);
+}
+
 TP_TEST(reduced_values_and_many_inputs) {
     pbuf g = {0}, n;
     value_info(&g, 11, "x", 1, 2, (const char *const[]){"40", "40"});
@@ -1242,6 +1367,7 @@ int main(void) {
     TP_RUN(denormal_attention_mask);
     TP_RUN(registered_buffer_mask);
     TP_RUN(reduced_values_and_many_inputs);
+    TP_RUN(quantized_products);
     TP_RUN(allocation_failure_sweep);
     TP_RUN(sequences);
     TP_RUN(if_merges_sequences);

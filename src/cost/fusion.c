@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/mem.h"
+#include "ortgraph/ort_qdq.h"
 
 enum { STEP_NORM = 1, STEP_ADD = 2, STEP_ACT = 4, HEAD_CONV = 8 };
 
@@ -115,9 +116,13 @@ tp_status tp_cost_fusion_mark(const tp_graph *g, const tp_ort_xform *x, uint8_t 
         fused[p] = TP_FUSION_ABSORBED;
         fused[i] = TP_FUSION_SKIP_NORM;
     }
-    /* a Cast onnxruntime's optimizer removes (ort_xform.h, same_as): no kernel at all */
+    /* a Cast onnxruntime's optimizer removes (ort_xform.h, same_as): no kernel at all; nor the
+       DequantizeLinear and QuantizeLinear nodes of a QDQ group (ort_qdq.h), which its quantized
+       kernel replaces (the target keeps the kernel, priced on 8-bit operands) */
     for (uint32_t i = 0; i < count && i < x->n; i++)
-        if (x->same_as[i] >= 0 && fused[i] == TP_FUSION_NONE) fused[i] = TP_FUSION_ABSORBED;
+        if ((x->same_as[i] >= 0 || x->qdq[i] == TP_ORT_QDQ_DQ || x->qdq[i] == TP_ORT_QDQ_OUT) &&
+            fused[i] == TP_FUSION_NONE)
+            fused[i] = TP_FUSION_ABSORBED;
     tp_mem_free(alloc, uses, (size_t)count * sizeof *uses);
     tp_mem_free(alloc, chain, count);
     return TP_OK;

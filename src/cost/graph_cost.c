@@ -9,6 +9,8 @@
 #include "cost/fusion.h"
 #include "cost/gemm_rate.h"
 #include "cost/layout_copies.h"
+#include "cost/qdq_cost.h"
+#include "ortgraph/ort_qdq.h"
 #include "ortgraph/ort_xform.h"
 
 /* onnxruntime's NCHWc channel block: 16 floats on a CPU with AVX-512, else 8 (MLAS picks it by
@@ -120,7 +122,7 @@ static double copy_ns(const tp_device_model *d, double bytes) {
    packed into panels): a copy, read and written, at the memory curve (docs/cost.md, "A direct
    convolution's GEMM packs its input"). 0 for anything else. */
 static double im2col_ns(const tp_device_model *d, const tp_op_cost *oc, bool in_nchwc) {
-    if (d->kind != TP_DEVICE_CPU || in_nchwc || oc->spatial_rank == 0) return 0;
+    if (d->kind != TP_DEVICE_CPU || in_nchwc || oc->spatial_rank == 0 || oc->direct_quant) return 0;
     double pixels = (double)(oc->kernel == TP_KERNEL_GROUPED ? oc->gemm_n : oc->gemm_m);
     uint64_t esz = operand_bytes(oc);
     double bytes = (double)oc->gemm_batch * (double)oc->gemm_k * pixels * (double)esz;
@@ -150,7 +152,7 @@ static double pack_b_ns(const tp_device_model *d, const tp_op_cost *oc) {
 static double group_walk_ns(const tp_device_model *d, const tp_op_cost *oc, bool in_nchwc) {
     if (d->kind != TP_DEVICE_CPU || !(d->runtime_group_ns > 0) || oc->spatial_rank == 0 ||
         (oc->kernel != TP_KERNEL_GROUPED && oc->kernel != TP_KERNEL_DEPTHWISE) ||
-        oc->gemm_batch < 2 || in_nchwc)
+        oc->gemm_batch < 2 || in_nchwc || oc->direct_quant)
         return 0;
     return (double)oc->gemm_batch * d->runtime_group_ns;
 }
@@ -579,6 +581,9 @@ static tp_status run(const tp_graph *g, const tp_device_model *d, const tp_io_op
     double weight_set = 0;
     for (uint32_t i = 0; i < count; i++) {
         if ((s = tp_op_account(g, (tp_node_id)i, &ocs[i], err)) != TP_OK) goto done;
+        if (x.qdq[i] == TP_ORT_QDQ_TARGET && d->kind == TP_DEVICE_CPU &&
+            (s = tp__qdq_operands(g, (tp_node_id)i, &ocs[i], err)) != TP_OK)
+            goto done;
         if (plain_global_avg(g, (tp_node_id)i, blocked)) ocs[i].kernel = TP_KERNEL_ROWNORM;
         if (copying_resize(g, (tp_node_id)i, blocked)) ocs[i].kernel = TP_KERNEL_GENERIC;
         if (fused[i] == TP_FUSION_GELU)

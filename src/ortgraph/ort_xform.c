@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "core/mem.h"
+#include "ortgraph/ort_qdq.h"
 #include "ortgraph/ort_xform.h"
 
 /* onnxruntime's ReorderInput needs a channel count aligned to this (nchwc_transformer.cc) */
@@ -478,6 +479,7 @@ void tp_ort_xform_free(const tp_graph *g, tp_ort_xform *x) {
     tp_mem_free(a, x->gelu_of, cap * sizeof *x->gelu_of);
     tp_mem_free(a, x->skip_norm_of, cap * sizeof *x->skip_norm_of);
     tp_mem_free(a, x->same_as, cap * sizeof *x->same_as);
+    tp_mem_free(a, x->qdq, cap);
     memset(x, 0, sizeof *x);
 }
 
@@ -497,11 +499,12 @@ tp_status tp_ort_xform_compute(const tp_graph *g, uint32_t block, tp_ort_xform *
     x->gelu_of = tp_mem_calloc(a, cap, sizeof *x->gelu_of);
     x->skip_norm_of = tp_mem_calloc(a, cap, sizeof *x->skip_norm_of);
     x->same_as = tp_mem_calloc(a, cap, sizeof *x->same_as);
+    x->qdq = tp_mem_calloc(a, cap, 1);
     uint8_t *unit = tp_mem_calloc(a, cap, 1);
     uint8_t *late = tp_mem_calloc(a, cap, 1); /* dims from run-time values, here or upstream */
     uint32_t *readers = tp_mem_calloc(a, cap, sizeof *readers);
     if (!x->chain || !x->absorbed || !x->sum_of || !x->key || !x->origin || !x->stage ||
-        !x->gelu_of || !x->skip_norm_of || !x->same_as || !unit || !late || !readers) {
+        !x->gelu_of || !x->skip_norm_of || !x->same_as || !x->qdq || !unit || !late || !readers) {
         tp_mem_free(a, unit, cap);
         tp_mem_free(a, late, cap);
         tp_mem_free(a, readers, cap * sizeof *readers);
@@ -522,6 +525,18 @@ tp_status tp_ort_xform_compute(const tp_graph *g, uint32_t block, tp_ort_xform *
         }
         if (!boundary && (nd->flags & TP_NODE_OUTPUT)) readers[id] += 2; /* never fused away */
     }
+    {
+        uint32_t *target_reads = tp_mem_calloc(a, cap, sizeof *target_reads);
+        if (!target_reads) {
+            tp_mem_free(a, unit, cap);
+            tp_mem_free(a, late, cap);
+            tp_mem_free(a, readers, cap * sizeof *readers);
+            tp_ort_xform_free(g, x);
+            return tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (%u nodes)", n);
+        }
+        tp_ort_qdq_mark(g, readers, target_reads, x->qdq);
+        tp_mem_free(a, target_reads, cap * sizeof *target_reads);
+    }
     for (uint32_t id = 0; id < n; id++) {
         const tp_node *nd = tp_graph_node(g, (tp_node_id)id);
         x->key[id] = id;
@@ -529,6 +544,12 @@ tp_status tp_ort_xform_compute(const tp_graph *g, uint32_t block, tp_ort_xform *
         x->sum_of[id] = -1;
         x->gelu_of[id] = x->skip_norm_of[id] = x->same_as[id] = -1;
         if (!nd) continue;
+        if (x->qdq[id] != TP_ORT_QDQ_NONE) {
+            /* a quantized kernel's group (ort_qdq.h): plain layout, no other fusion; the target
+             * and its DequantizeLinear nodes write no tensor */
+            x->absorbed[id] = x->qdq[id] == TP_ORT_QDQ_TARGET || x->qdq[id] == TP_ORT_QDQ_DQ;
+            continue;
+        }
         tp_node_id src = nd->n_inputs > 0 ? nd->inputs[0] : -1, target;
         if (src >= 0 && (uint32_t)src < n &&
             tp_ort_cast_removed(g, nd, tp_graph_node(g, src), &target) && target >= 0 &&

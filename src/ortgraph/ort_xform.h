@@ -31,6 +31,10 @@ typedef struct tp_ort_xform {
      * tp_ort_cast_removed): the node whose tensor its readers read instead (never itself a
      * removed Cast); else -1. The Cast runs no kernel and has no tensor. */
     int32_t *same_as;
+    /* onnxruntime's QDQ fusion (ort_qdq.h): TP_ORT_QDQ_* per node. A target and the
+     * DequantizeLinear nodes only targets read are absorbed (no tensor); the QuantizeLinear
+     * after a target holds the quantized kernel's 8-bit output */
+    uint8_t *qdq;
 } tp_ort_xform;
 
 /* A node created by a level-extended fusion (FusedConv, Gelu, QuickGelu, FusedMatMul), by the

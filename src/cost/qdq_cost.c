@@ -1,0 +1,34 @@
+/* A QDQ target priced on its 8-bit operands (qdq_cost.h). */
+#include "cost/qdq_cost.h"
+
+#include "ortgraph/ort_qdq.h"
+
+tp_status tp__qdq_operands(const tp_graph *g, tp_node_id id, tp_op_cost *oc, tp_error *err) {
+    const tp_node *t = tp_graph_node(g, id);
+    uint64_t read = 0, weights = 0, b;
+    const tp_node *src[2] = {NULL, NULL};
+    for (uint32_t i = 0; i < t->n_inputs; i++) {
+        tp_node_id s = tp_ort_qdq_source(g, t, i);
+        if (s < 0) continue;
+        tp_status st = tp_graph_node_bytes(g, s, &b, err);
+        if (st != TP_OK) return st;
+        const tp_node *sn = tp_graph_node(g, s);
+        if (i < 2) src[i] = sn;
+        if (!tp_add_u64(read, b, &read))
+            return tp_error_set(err, TP_ERR_OVERFLOW, "graph cost: node %d: bytes overflow", id);
+        if (sn->op.kind == TP_OP_PARAM || sn->op.kind == TP_OP_CONSTANT) weights += b;
+    }
+    uint32_t esz = tp_dtype_elem_bytes_hint(t->dtype);
+    oc->bytes_read = read;
+    oc->weight_bytes = weights;
+    oc->bytes_written = esz > 1 ? oc->bytes_written / esz : oc->bytes_written; /* 8-bit out */
+    bool product = t->op.kind == TP_OP_CONV || t->op.kind == TP_OP_MATMUL ||
+                   t->op.kind == TP_OP_GEMM;
+    /* u8 activations by int8 weights: MLAS's u8s8 kernels; by uint8 ones: u8u8 */
+    oc->compute_dtype = product && src[1] && src[1]->dtype == TP_DTYPE_I8 ? TP_DTYPE_I8
+                                                                          : TP_DTYPE_U8;
+    if (product && src[1] && (src[1]->op.kind == TP_OP_PARAM || src[1]->op.kind == TP_OP_CONSTANT))
+        oc->pack_b_elems = 0; /* packed once, when the session loads */
+    oc->direct_quant = t->op.kind == TP_OP_CONV;
+    return TP_OK;
+}
