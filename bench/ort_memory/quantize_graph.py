@@ -42,6 +42,16 @@ class Graph:
         # becomes an initializer of its own, as the tool's pre-processing leaves it
         keep = []
         for n in self.g.node:
+            value = [a.t for a in n.attribute if a.name == "value"] if n.op_type == "Constant" else []
+            if value:
+                # a Constant node's tensor becomes an initializer (as the tool's pre-processing
+                # leaves it): a computed input such as Resize's scales is then no activation
+                t = onnx.TensorProto()
+                t.CopyFrom(value[0])
+                t.name = n.output[0]
+                self.g.initializer.append(t)
+                self.inits[t.name] = t
+                continue
             if n.op_type == "Identity" and n.input[0] in self.inits:
                 t = onnx.TensorProto()
                 t.CopyFrom(self.inits[n.input[0]])

@@ -332,17 +332,29 @@ static tp_status replay(ort_sim *s, tp_ort_buf *bufs, const sim_event *ev, size_
  * verbose log extends the arena at creation by exactly each filter's bytes, conv_autoencoder of
  * heldout10), in node order. Untouched here: the weight terms count their pages; they only
  * occupy the arena. MatMul's and Gemm's packed copies do not extend it (tiny_lm of heldout2:
- * nothing at creation). */
+ * nothing at creation). The packed 8-bit weights of a QDQ group's quantized kernels (QLinearConv,
+ * QGemm, QLinearMatMul) are in the arena too: onnxruntime's arena trace holds resnet50_qdq's
+ * 24.35 MiB of them from run 1's first kernel (docs/runtime.md, "Session 36"). Those of the
+ * dynamic quantization's MatMuls are left to the weights' emulation: bert_base_dynq's heap trace
+ * shows each as its own malloc (2.25-2.26 MiB), while t5_encoder_dynqc's arena holds 10.58 MiB at
+ * run 1's end; which allocator takes them was not settled. */
 static tp_status creation_packs(const tp_graph *g, ort_sim *s, tp_error *err) {
     uint32_t n = tp_graph_node_count(g);
     for (uint32_t id = 0; id < n; id++) {
         const tp_node *nd = tp_graph_node(g, (tp_node_id)id);
-        if (!nd || nd->op.kind != TP_OP_CONV_TRANSPOSE || nd->n_inputs < 2) continue;
-        tp_node_id wid = tp_ort_initializer_of(g, nd->inputs[1]);
-        const tp_node *w = tp_graph_node(g, wid);
+        if (!nd || nd->n_inputs < 2) continue;
+        tp_node_id wid = -1;
+        if (nd->op.kind == TP_OP_CONV_TRANSPOSE)
+            wid = tp_ort_initializer_of(g, nd->inputs[1]);
+        else
+            wid = tp_ort_qdq_packed_weight(g, nd, 1);
+        const tp_node *w = wid >= 0 ? tp_graph_node(g, wid) : NULL;
         uint64_t bytes;
         if (!w || w->op.kind != TP_OP_PARAM || tp_graph_node_bytes(g, wid, &bytes, NULL) != TP_OK ||
             bytes == 0)
+            continue;
+        if (nd->op.kind != TP_OP_CONV_TRANSPOSE &&
+            (bytes = tp_ort_packed_bytes(g, nd, w, bytes)) == 0)
             continue;
         int32_t h;
         tp_status st = sim_alloc(s, bytes, false, &h, err);

@@ -100,6 +100,11 @@ uint64_t tp_ort_packed_b_bytes(const tp_graph *g, const tp_node *w, uint64_t byt
 /* Whether onnxruntime's CPU kernel for n pre-packs its input i when constant: MatMul/Gemm B
  * (input 1), LSTM and GRU W and R (inputs 1 and 2). */
 bool tp_ort_packs_input(const tp_node *n, uint32_t i);
+/* The 8-bit initializer a QDQ group's Conv, MatMul or Gemm (ortgraph/ort_qdq.h) reads through
+ * the DequantizeLinear of its input i and onnxruntime's quantized kernel (QLinearConv,
+ * QLinearMatMul, QGemm) pre-packs: input 1, an int8 or uint8 initializer, input 0 dequantized
+ * from uint8; else -1. */
+tp_node_id tp_ort_qdq_packed_weight(const tp_graph *g, const tp_node *n, uint32_t i);
 /* The packed copy reader makes of weight w (bytes): tp_ort_packed_b_bytes for a MatMul/Gemm; for
  * an LSTM/GRU W or R [directions, gates x hidden, K] its gates x hidden rounded up to 16. 0 when
  * not packed. */

@@ -16,6 +16,7 @@
 
 #include "core/mem.h"
 #include "estimate/ort_arena.h"
+#include "ortgraph/ort_qdq.h"
 
 /* MLAS's packed copy of a float32 matrix of w's shape and `bytes` (float32 bytes): its columns
    (the last dim) rounded up to 16; 0 when not a matrix. */
@@ -29,8 +30,31 @@ static uint64_t packed_f32_bytes(const tp_graph *g, const tp_node *w, uint64_t b
     return tp_mul_u64(bytes / (uint64_t)nn, cols, &out) ? out : 0;
 }
 
+/* MLAS's packed copy of an 8-bit B (k × n, the last two dims) for its integer GEMM
+   (MlasGemmPackBSize, read): the columns rounded up to 16, k up to 4 (the four bytes one 32-bit
+   lane multiplies), and an int32 sum per column, the whole rounded up to 64 bytes; per matrix of
+   a batch. 0 when not a matrix. */
+static uint64_t packed_i8_bytes(const tp_graph *g, const tp_node *w, uint64_t bytes) {
+    int64_t nn, kk;
+    tp_error e;
+    int32_t r = w->shape.rank;
+    if (r < 2 || r > TP_MAX_RANK || tp_graph_dim_value(g, w->shape.dims[r - 1], &nn, &e) != TP_OK ||
+        tp_graph_dim_value(g, w->shape.dims[r - 2], &kk, &e) != TP_OK || nn <= 0 || kk <= 0)
+        return 0;
+    uint64_t mats = bytes / ((uint64_t)nn * (uint64_t)kk), cols = ((uint64_t)nn + 15) / 16 * 16;
+    uint64_t rows = ((uint64_t)kk + 3) / 4 * 4, one, out;
+    if (!tp_mul_u64(cols, rows + 4, &one) || !tp_align_up_u64(one, 64, &one) ||
+        !tp_mul_u64(one, mats ? mats : 1, &out))
+        return 0;
+    return out;
+}
+
 uint64_t tp_ort_packed_b_bytes(const tp_graph *g, const tp_node *w, uint64_t bytes) {
-    return w->dtype == TP_DTYPE_F32 ? packed_f32_bytes(g, w, bytes) : 0;
+    if (w->dtype == TP_DTYPE_F32) return packed_f32_bytes(g, w, bytes);
+    /* the int8 weights of MatMulInteger, DynamicQuantizeMatMul, MatMulIntegerToFloat and
+       QLinearMatMul, which pre-pack them as MatMul does (matmul_integer_base.h) */
+    if (tp_dtype_is_int8(w->dtype)) return packed_i8_bytes(g, w, bytes);
+    return 0;
 }
 
 /* LSTM and GRU: the deep_cpu kernels that pre-pack W and R (RNN's kernel packs nothing) */
@@ -47,6 +71,17 @@ bool tp_ort_packs_input(const tp_node *n, uint32_t i) {
 
 uint64_t tp_ort_packed_bytes(const tp_graph *g, const tp_node *reader, const tp_node *w,
                              uint64_t bytes) {
+    if (reader->op.kind == TP_OP_CONV && tp_dtype_is_int8(w->dtype)) {
+        /* QLinearConv's packed filter (qlinearconv.cc PrePack: MLAS's packed or reordered
+           weights and an int32 per output channel), 64-byte aligned */
+        int64_t m;
+        tp_error e;
+        uint64_t out;
+        if (w->shape.rank < 1 || tp_graph_dim_value(g, w->shape.dims[0], &m, &e) != TP_OK || m <= 0 ||
+            !tp_add_u64(bytes, 4 * (uint64_t)m, &out) || !tp_align_up_u64(out, 64, &out))
+            return 0;
+        return out;
+    }
     if (!is_rnn(reader) && tp_ort_weight_widened(reader, w)) {
         /* a half B of a MatMul/Gemm computed in float32: its Cast is folded at load and MLAS
            packs the float32 copy (heldout18's float16 MobileNetV3-Small: onnxruntime's arena
@@ -91,9 +126,22 @@ bool tp_ort_identity_of_initializer(const tp_graph *g, const tp_node *n) {
     return is_identity(n) && tp_ort_initializer_of(g, n->inputs[0]) >= 0;
 }
 
+tp_node_id tp_ort_qdq_packed_weight(const tp_graph *g, const tp_node *n, uint32_t i) {
+    if (i != 1 || (n->op.kind != TP_OP_CONV && n->op.kind != TP_OP_MATMUL &&
+                   n->op.kind != TP_OP_GEMM))
+        return -1;
+    tp_node_id x = tp_ort_qdq_source(g, n, 0), w = tp_ort_qdq_source(g, n, 1);
+    const tp_node *xn = x >= 0 ? tp_graph_node(g, x) : NULL;
+    if (!xn || xn->dtype != TP_DTYPE_U8 || w < 0) return -1;
+    w = tp_ort_initializer_of(g, w);
+    const tp_node *wn = w >= 0 ? tp_graph_node(g, w) : NULL;
+    return wn && tp_dtype_is_int8(wn->dtype) ? w : -1;
+}
+
 /* The weight n packs as its input i, or -1. */
 static tp_node_id packed_weight(const tp_graph *g, const tp_node *n, uint32_t i) {
-    if (!tp_ort_packs_input(n, i) || i >= n->n_inputs) return -1;
+    if (i >= n->n_inputs) return -1;
+    if (!tp_ort_packs_input(n, i)) return tp_ort_qdq_packed_weight(g, n, i);
     return tp_ort_initializer_of(g, n->inputs[i]);
 }
 

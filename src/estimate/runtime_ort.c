@@ -320,10 +320,12 @@ static tp_status classify_weights(const tp_graph *g, const uint8_t *emulated,
         bool conv = tp_ort_is_conv(node->op.kind);
         for (uint32_t i = 1; i < node->n_inputs; i++) {
             tp_node_id in = tp_ort_initializer_of(g, node->inputs[i]);
+            bool packs = tp_ort_packs_input(node, i), quant = false;
+            if (in < 0 && (in = tp_ort_qdq_packed_weight(g, node, i)) >= 0)
+                packs = quant = true; /* a quantized kernel's 8-bit weight, packed */
             if (in < 0 || (uint32_t)in >= n || emulated[in]) continue;
-            bool packs = tp_ort_packs_input(node, i);
             if (!conv && !packs) continue; /* a MatMul/Gemm bias: not packed */
-            uint8_t c = conv ? conv_class(g, node, tp_graph_node(g, in)) : W_GEMM;
+            uint8_t c = conv && !quant ? conv_class(g, node, tp_graph_node(g, in)) : W_GEMM;
             if (c > cls[in]) cls[in] = c;
         }
     }
