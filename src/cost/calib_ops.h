@@ -48,9 +48,9 @@ typedef struct tp_calib_op_rates {
     const char *int8_kernel;
     /* the same problem on AMX tiles (amx_dot.h); 0 where this CPU or OS has no AMX-INT8 */
     double amx_int8_gops;
-    /* 8-bit integer GEMM (qgemm_kernels.h: 256 × 256 × 256, B packed, on every thread of the
-       pool) against the built-in float32 kernel on the same shape, timed one after the other
-       trial by trial: u8 × s8 and u8 × u8 multiply-adds per float32 multiply-add time (0: not
+    /* 8-bit integer GEMM (qgemm_kernels.h: 256 × 256 × 256, B packed, on the calling thread)
+       against the built-in float32 kernel on the same shape and thread, timed one after the
+       other trial by trial: u8 × s8 and u8 × u8 multiply-adds per float32 multiply-add time (0: not
        measured), and the kernels that ran them */
     double u8s8_speedup, u8u8_speedup;
     const char *u8s8_kernel, *u8u8_kernel;
