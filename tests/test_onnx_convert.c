@@ -1189,7 +1189,8 @@ TP_TEST(quantized_products) {
         tp_ort_xform_free(gr, &x);
         goto out;
     }
-    TP_CHECK(x.qdq[idof(gr, "c")] == TP_ORT_QDQ_TARGET && x.absorbed[idof(gr, "c")] && !x.chain[idof(gr, "c")]);
+    TP_CHECK(x.qdq[idof(gr, "c")] == TP_ORT_QDQ_TARGET && x.absorbed[idof(gr, "c")] &&
+             !x.chain[idof(gr, "c")]);
     TP_CHECK(x.qdq[idof(gr, "c_q")] == TP_ORT_QDQ_OUT && !x.absorbed[idof(gr, "c_q")]);
     TP_CHECK(x.qdq[idof(gr, "x_q")] == TP_ORT_QDQ_NONE && x.qdq[idof(gr, "y")] == TP_ORT_QDQ_NONE);
     TP_CHECK_EQ_I64(tp_ort_qdq_source(gr, c, 0), idof(gr, "x_q"));

@@ -263,8 +263,8 @@ typedef struct tp_device_model {
     /* integer GEMMs and convolutions of two unsigned 8-bit operands (u8 × u8), which MLAS
      * widens to 16 bits on AVX2 (0: as int8_speedup; a CPU calibration measures it) */
     double u8u8_speedup;
-    double dispatch_ns;               /* per-kernel launch / dispatch overhead */
-    double round_trip_ns;             /* per-forward host<->device round trip */
+    double dispatch_ns;   /* per-kernel launch / dispatch overhead */
+    double round_trip_ns; /* per-forward host<->device round trip */
     /* One meeting of `threads` spinning threads (CPU calibration, 0 = not measured or one
      * thread): what a runtime whose threads poll between graph nodes (llama.cpp) pays per
      * node, where dispatch_ns is a fork/join that wakes sleeping threads. */

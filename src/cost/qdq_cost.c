@@ -22,11 +22,11 @@ tp_status tp__qdq_operands(const tp_graph *g, tp_node_id id, tp_op_cost *oc, tp_
     oc->bytes_read = read;
     oc->weight_bytes = weights;
     oc->bytes_written = esz > 1 ? oc->bytes_written / esz : oc->bytes_written; /* 8-bit out */
-    bool product = t->op.kind == TP_OP_CONV || t->op.kind == TP_OP_MATMUL ||
-                   t->op.kind == TP_OP_GEMM;
+    bool product =
+        t->op.kind == TP_OP_CONV || t->op.kind == TP_OP_MATMUL || t->op.kind == TP_OP_GEMM;
     /* u8 activations by int8 weights: MLAS's u8s8 kernels; by uint8 ones: u8u8 */
-    oc->compute_dtype = product && src[1] && src[1]->dtype == TP_DTYPE_I8 ? TP_DTYPE_I8
-                                                                          : TP_DTYPE_U8;
+    oc->compute_dtype =
+        product && src[1] && src[1]->dtype == TP_DTYPE_I8 ? TP_DTYPE_I8 : TP_DTYPE_U8;
     if (product && src[1] && (src[1]->op.kind == TP_OP_PARAM || src[1]->op.kind == TP_OP_CONSTANT))
         oc->pack_b_elems = 0; /* packed once, when the session loads */
     oc->direct_quant = t->op.kind == TP_OP_CONV;

@@ -69,8 +69,8 @@ static void u8u8_generic(const tp_qgemm_job *j, uint32_t r0, uint32_t r1) {
 
 /* acc += the k-group products of a (broadcast activation lane) and b (eight columns) */
 TARGET_AVX2 static inline __m256i acc_u8s8_avx2(__m256i acc, __m256i a, __m256i b) {
-    return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(a, b),
-                                                   _mm256_set1_epi16(1)));
+    return _mm256_add_epi32(acc,
+                            _mm256_madd_epi16(_mm256_maddubs_epi16(a, b), _mm256_set1_epi16(1)));
 }
 TARGET_VNNI static inline __m256i acc_u8s8_vnni(__m256i acc, __m256i a, __m256i b) {
     return _mm256_dpbusd_epi32(acc, a, b);

@@ -77,8 +77,8 @@ uint64_t tp_ort_packed_bytes(const tp_graph *g, const tp_node *reader, const tp_
         int64_t m;
         tp_error e;
         uint64_t out;
-        if (w->shape.rank < 1 || tp_graph_dim_value(g, w->shape.dims[0], &m, &e) != TP_OK || m <= 0 ||
-            !tp_add_u64(bytes, 4 * (uint64_t)m, &out) || !tp_align_up_u64(out, 64, &out))
+        if (w->shape.rank < 1 || tp_graph_dim_value(g, w->shape.dims[0], &m, &e) != TP_OK ||
+            m <= 0 || !tp_add_u64(bytes, 4 * (uint64_t)m, &out) || !tp_align_up_u64(out, 64, &out))
             return 0;
         return out;
     }
@@ -127,8 +127,8 @@ bool tp_ort_identity_of_initializer(const tp_graph *g, const tp_node *n) {
 }
 
 tp_node_id tp_ort_qdq_packed_weight(const tp_graph *g, const tp_node *n, uint32_t i) {
-    if (i != 1 || (n->op.kind != TP_OP_CONV && n->op.kind != TP_OP_MATMUL &&
-                   n->op.kind != TP_OP_GEMM))
+    if (i != 1 ||
+        (n->op.kind != TP_OP_CONV && n->op.kind != TP_OP_MATMUL && n->op.kind != TP_OP_GEMM))
         return -1;
     tp_node_id x = tp_ort_qdq_source(g, n, 0), w = tp_ort_qdq_source(g, n, 1);
     const tp_node *xn = x >= 0 ? tp_graph_node(g, x) : NULL;

@@ -43,8 +43,8 @@ static bool dq_input(const tp_graph *g, const tp_node *t, uint32_t i) {
     const tp_node *src = s >= 0 ? tp_graph_node(g, s) : NULL;
     if (!src) return false;
     if (!is_constant(src)) return src->dtype == TP_DTYPE_U8; /* an activation */
-    bool product = t->op.kind == TP_OP_CONV || t->op.kind == TP_OP_MATMUL ||
-                   t->op.kind == TP_OP_GEMM;
+    bool product =
+        t->op.kind == TP_OP_CONV || t->op.kind == TP_OP_MATMUL || t->op.kind == TP_OP_GEMM;
     if (product && i == 2) return src->dtype == TP_DTYPE_I32; /* the bias */
     return tp_dtype_is_int8(src->dtype);
 }
@@ -55,8 +55,7 @@ void tp_ort_qdq_mark(const tp_graph *g, const uint32_t *readers, uint32_t *targe
     /* the QuantizeLinear reading each node (the last one; only used where it is the only reader) */
     for (uint32_t id = 0; id < n; id++) {
         const tp_node *q = tp_graph_node(g, (tp_node_id)id);
-        if (!custom_is(q, "QuantizeLinear") || q->n_inputs < 1 || q->dtype != TP_DTYPE_U8)
-            continue;
+        if (!custom_is(q, "QuantizeLinear") || q->n_inputs < 1 || q->dtype != TP_DTYPE_U8) continue;
         tp_node_id t = q->inputs[0];
         const tp_node *tn = t >= 0 ? tp_graph_node(g, t) : NULL;
         if (!tn || readers[t] != 1 || (tn->flags & TP_NODE_OUTPUT) || !target_kind(tn) ||
