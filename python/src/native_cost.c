@@ -121,6 +121,7 @@ static PyObject *device_dict(const tp_device_model *m) {
          tp_py_put_f64(d, "f16_speedup", m->f16_speedup) ||
          tp_py_put_f64(d, "bf16_speedup", m->bf16_speedup) ||
          tp_py_put_f64(d, "int8_speedup", m->int8_speedup) ||
+         tp_py_put_f64(d, "u8u8_speedup", m->u8u8_speedup) ||
          tp_py_put_f64(d, "mem_gbps", m->mem_gbps) ||
          tp_py_put_f64(d, "readback_gbps", m->readback_gbps) ||
          tp_py_put_f64(d, "dispatch_ns", m->dispatch_ns) ||

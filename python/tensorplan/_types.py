@@ -425,7 +425,8 @@ class DeviceModel:
     read_streams_gbps: Tuple[ReadPoint, ...]  # several streams at once, vector loads (LLM AMX decode)
     f16_speedup: float
     bf16_speedup: float
-    int8_speedup: float
+    int8_speedup: float  # 8-bit integer GEMMs (u8 x s8) against f32; measured by a CPU calibration
+    u8u8_speedup: float  # those of two unsigned operands (0: as int8_speedup)
     mem_gbps: float
     readback_gbps: float
     dispatch_ns: float

@@ -648,6 +648,10 @@ tp_status tp_calibrate_cpu(const tp_calib_options *o, tp_device_model *out, tp_c
         info->steady_end_gflops = steady_end;
         if (rates.int8_kernel)
             snprintf(info->int8_kernel, sizeof info->int8_kernel, "%s", rates.int8_kernel);
+        if (rates.u8s8_kernel)
+            snprintf(info->u8s8_kernel, sizeof info->u8s8_kernel, "%s", rates.u8s8_kernel);
+        if (rates.u8u8_kernel)
+            snprintf(info->u8u8_kernel, sizeof info->u8u8_kernel, "%s", rates.u8u8_kernel);
         if (read_kernel) snprintf(info->read_kernel, sizeof info->read_kernel, "%s", read_kernel);
         info->blas_gflops = have_blas ? blas_g[n_dims - 1] : 0;
         snprintf(info->builtin_kernel, sizeof info->builtin_kernel, "%s", kname);

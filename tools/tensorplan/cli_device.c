@@ -222,6 +222,7 @@ void tp_cli_json_device(tp_json *j, const tp_device_model *m) {
     tp_json_kv_f64(j, "f16_speedup", m->f16_speedup);
     tp_json_kv_f64(j, "bf16_speedup", m->bf16_speedup);
     tp_json_kv_f64(j, "int8_speedup", m->int8_speedup);
+    tp_json_kv_f64(j, "u8u8_speedup", m->u8u8_speedup);
     tp_json_kv_f64(j, "mem_gbps", m->mem_gbps);
     tp_json_kv_f64(j, "readback_gbps", m->readback_gbps);
     json_bw_curve(j, "read_gbps", m->read, m->n_read);
@@ -295,6 +296,9 @@ void tp_cli_print_device(FILE *f, const tp_device_model *m) {
         if (m->gemm_stream_gbps > 0 && m->gemm_stream_gbps < TP_STREAM_FREE_GBPS)
             fprintf(f, ", GEMM weight stream %.1f GB/s", m->gemm_stream_gbps);
         if (m->int8_dot_gops > 0) fprintf(f, ", int8 block dot %.1f GOP/s", m->int8_dot_gops);
+        if (m->u8u8_speedup > 0)
+            fprintf(f, ", integer GEMMs %.2fx (u8 x s8) and %.2fx (u8 x u8) float32's",
+                    m->int8_speedup, m->u8u8_speedup);
         if (m->amx_int8_gops > 0) fprintf(f, ", on AMX tiles %.1f GOP/s", m->amx_int8_gops);
         if (m->denormal_ns > 0) fprintf(f, ", denormal operand %.1f ns", m->denormal_ns);
         fprintf(f, "\n");

@@ -109,6 +109,8 @@ int tp_cli_calibrate(int argc, char **argv) {
         tp_json_kv_str(&j, "blas_core", info.blas_core);
         tp_json_kv_f64(&j, "blas_gflops", info.blas_gflops);
         tp_json_kv_str(&j, "int8", info.int8_kernel);
+        tp_json_kv_str(&j, "u8s8", info.u8s8_kernel);
+        tp_json_kv_str(&j, "u8u8", info.u8u8_kernel);
         tp_json_kv_str(&j, "read", info.read_kernel);
         tp_json_end_object(&j);
         tp_json_key(&j, "steadiness");
@@ -139,6 +141,8 @@ int tp_cli_calibrate(int argc, char **argv) {
         printf(", %s%s%s%s %.1f GFLOP/s", info.blas_name, info.blas_core[0] ? " (core " : "",
                info.blas_core, info.blas_core[0] ? ")" : "", info.blas_gflops);
     if (info.int8_kernel[0]) printf("; int8 dot kernel %s", info.int8_kernel);
+    if (info.u8s8_kernel[0])
+        printf("; integer GEMM kernels %s, %s", info.u8s8_kernel, info.u8u8_kernel);
     if (info.read_kernel[0]) printf("; read curve %s", info.read_kernel);
     printf("\n");
     if (info.peak_gflops > 0)
