@@ -544,7 +544,7 @@ typedef struct tp_calib_info {
     char int8_kernel[TP_DEVICE_NAME_CAP];    /* the int8 dot kernel measured ("int8-avx2"), "" */
     /* the integer GEMM kernels behind int8_speedup / u8u8_speedup ("u8s8-avx2", "u8u8-avx2"), "" */
     char u8s8_kernel[TP_DEVICE_NAME_CAP], u8u8_kernel[TP_DEVICE_NAME_CAP];
-    char read_kernel[TP_DEVICE_NAME_CAP];    /* read_streams' kernel ("streams-avx512"), "" */
+    char read_kernel[TP_DEVICE_NAME_CAP]; /* read_streams' kernel ("streams-avx512"), "" */
     /* One reference kernel's rate (the built-in 64³ GEMM on one thread, GFLOP/s) when the
      * measurement started and when it ended (0 when not measured: a cached run). On a shared
      * host a core's speed can move by 40 % for minutes; figures whose two ends differ by more
