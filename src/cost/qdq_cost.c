@@ -18,16 +18,22 @@ tp_status tp__qdq_operands(const tp_graph *g, tp_node_id id, tp_op_cost *oc, tp_
             return tp_error_set(err, TP_ERR_OVERFLOW, "graph cost: node %d: bytes overflow", id);
         if (sn->op.kind == TP_OP_PARAM || sn->op.kind == TP_OP_CONSTANT) weights += b;
     }
+    bool product =
+        t->op.kind == TP_OP_CONV || t->op.kind == TP_OP_MATMUL || t->op.kind == TP_OP_GEMM;
+    /* The elementwise kernels (QLinearAdd, QLinearMul, QLinearSigmoid, ...) dequantize each
+       element, compute in float32 and quantize the result (or look it up in a table): their
+       work is per element, as a float32 pass over the same elements, not per byte moved.
+       yolo_like_qdq's 57 QLinearSigmoid and 57 QLinearMul took 4.7 ms at one thread against 0.73
+       priced on 8-bit bytes (docs/cost.md, "Integer matrix products"). So only a product's
+       operands are priced 8-bit; the others keep the float node's bytes. */
+    if (!product) return TP_OK;
     uint32_t esz = tp_dtype_elem_bytes_hint(t->dtype);
     oc->bytes_read = read;
     oc->weight_bytes = weights;
     oc->bytes_written = esz > 1 ? oc->bytes_written / esz : oc->bytes_written; /* 8-bit out */
-    bool product =
-        t->op.kind == TP_OP_CONV || t->op.kind == TP_OP_MATMUL || t->op.kind == TP_OP_GEMM;
     /* u8 activations by int8 weights: MLAS's u8s8 kernels; by uint8 ones: u8u8 */
-    oc->compute_dtype =
-        product && src[1] && src[1]->dtype == TP_DTYPE_I8 ? TP_DTYPE_I8 : TP_DTYPE_U8;
-    if (product && src[1] && (src[1]->op.kind == TP_OP_PARAM || src[1]->op.kind == TP_OP_CONSTANT))
+    oc->compute_dtype = src[1] && src[1]->dtype == TP_DTYPE_I8 ? TP_DTYPE_I8 : TP_DTYPE_U8;
+    if (src[1] && (src[1]->op.kind == TP_OP_PARAM || src[1]->op.kind == TP_OP_CONSTANT))
         oc->pack_b_elems = 0; /* packed once, when the session loads */
     oc->direct_quant = t->op.kind == TP_OP_CONV;
     return TP_OK;
