@@ -1116,6 +1116,27 @@ static void init_zeros(pbuf *g, const char *name, int elem, size_t esz, int rank
  * their multiply-adds at the u8 × s8 rate; a Conv between DequantizeLinear and QuantizeLinear
  * nodes is a QDQ group (ort_qdq.h): the DQ / Q nodes run no kernel and write no tensor but the
  * 8-bit output, and the Conv is priced on 8-bit operands. */
+/* A Resize whose scales are known only at run time (a graph input here; a quantized model's
+ * dequantized scales in heldout20's first yolo_like_qdq) has unknown sizes: no IR resize, whose
+ * rule would read scales of 1 and give the input's sizes. */
+TP_TEST(resize_of_runtime_scales) {
+    pbuf g = {0}, n;
+    value_info(&g, 11, "x", 1, 4, (const char *const[]){"1", "4", "5", "5"});
+    value_info(&g, 11, "scales", 1, 1, (const char *const[]){"4"});
+    n = node_begin("Resize", "x,-,scales", "y", NULL);
+    f_msg(&g, 1, &n);
+    const tp_node *y = NULL;
+    tp_graph *gr = load_graph_find(&g, "y", &y);
+    if (!gr || !y) {
+        tp_graph_destroy(gr);
+        return;
+    }
+    TP_CHECK(y->op.kind != TP_OP_RESIZE);
+    for (int32_t k = 0; k < y->shape.rank; k++)
+        TP_CHECK(!tp_dim_is_static(y->shape.dims[k]));
+    tp_graph_destroy(gr);
+}
+
 TP_TEST(quantized_products) {
     enum { U8 = 2, I8 = 3, I32 = 6, F32 = 1 };
     pbuf g = {0}, n;
@@ -1369,6 +1390,7 @@ int main(void) {
     TP_RUN(registered_buffer_mask);
     TP_RUN(reduced_values_and_many_inputs);
     TP_RUN(quantized_products);
+    TP_RUN(resize_of_runtime_scales);
     TP_RUN(allocation_failure_sweep);
     TP_RUN(sequences);
     TP_RUN(if_merges_sequences);

@@ -351,6 +351,7 @@ static tp_status r_resize(tp_ox_ctx *c) {
     tp_ox_ir_inputs(c, 1, (const int32_t[]){0});
     if (have_sizes && nz != 0) {
         if (nz != na) {
+            c->op.kind = TP_OP_CUSTOM; /* no IR resize: its rule would read scales of 1 */
             for (int64_t k = 0; k < na; k++)
                 if ((st = tp_ox_unknown_dim(c, 0, (int32_t)axes[k], &o->dims[axes[k]])) != TP_OK)
                     return st;
@@ -392,6 +393,10 @@ static tp_status r_resize(tp_ox_ctx *c) {
     }
     if (ns != na) {
         if (ns == 0 && !sv) {
+            /* scales known only at run time: no IR resize, whose rule would read the scales of 1
+               above and give the input's sizes (a quantized model's Resize of dequantized
+               scales took the input's 10 × 10 for its 20 × 20) */
+            c->op.kind = TP_OP_CUSTOM;
             for (int32_t k = 0; k < x->rank; k++)
                 if ((st = tp_ox_unknown_dim(c, 0, k, &o->dims[k])) != TP_OK) return st;
             return TP_OK;
