@@ -1196,6 +1196,7 @@ TP_TEST(quantized_products) {
     TP_CHECK_OK(tp_op_account(gr, idof(gr, "qconv"), &oc, &err), &err);
     TP_CHECK_EQ_U64(oc.flops, 2ull * 16 * 4 * 4 * 8 * 9);
     TP_CHECK_EQ_I64(oc.compute_dtype, TP_DTYPE_I8);
+    TP_CHECK(oc.direct_quant); /* QLinearConv: no column buffer */
     /* the QDQ group */
     tp_ort_xform x;
     TP_CHECK_OK(tp_ort_xform_compute(gr, 8, &x, &err), &err);

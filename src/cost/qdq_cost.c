@@ -14,9 +14,9 @@ tp_status tp__qdq_operands(const tp_graph *g, tp_node_id id, tp_op_cost *oc, tp_
         if (st != TP_OK) return st;
         const tp_node *sn = tp_graph_node(g, s);
         if (i < 2) src[i] = sn;
-        if (!tp_add_u64(read, b, &read))
+        bool constant = sn->op.kind == TP_OP_PARAM || sn->op.kind == TP_OP_CONSTANT;
+        if (!tp_add_u64(read, b, &read) || (constant && !tp_add_u64(weights, b, &weights)))
             return tp_error_set(err, TP_ERR_OVERFLOW, "graph cost: node %d: bytes overflow", id);
-        if (sn->op.kind == TP_OP_PARAM || sn->op.kind == TP_OP_CONSTANT) weights += b;
     }
     bool product =
         t->op.kind == TP_OP_CONV || t->op.kind == TP_OP_MATMUL || t->op.kind == TP_OP_GEMM;

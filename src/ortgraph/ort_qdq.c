@@ -52,7 +52,7 @@ static bool dq_input(const tp_graph *g, const tp_node *t, uint32_t i) {
 void tp_ort_qdq_mark(const tp_graph *g, const uint32_t *readers, uint32_t *target_reads,
                      uint8_t *qdq) {
     uint32_t n = tp_graph_node_count(g);
-    /* the QuantizeLinear reading each node (the last one; only used where it is the only reader) */
+    /* each QuantizeLinear to uint8 and the node it quantizes, when that node is its only reader */
     for (uint32_t id = 0; id < n; id++) {
         const tp_node *q = tp_graph_node(g, (tp_node_id)id);
         if (!custom_is(q, "QuantizeLinear") || q->n_inputs < 1 || q->dtype != TP_DTYPE_U8) continue;
