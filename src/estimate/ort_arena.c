@@ -335,9 +335,10 @@ static tp_status replay(ort_sim *s, tp_ort_buf *bufs, const sim_event *ev, size_
  * nothing at creation). The packed 8-bit weights of a QDQ group's quantized kernels (QLinearConv,
  * QGemm, QLinearMatMul) are in the arena too: onnxruntime's arena trace holds resnet50_qdq's
  * 24.35 MiB of them from run 1's first kernel (docs/runtime.md, "Session 36"). Those of the
- * dynamic quantization's MatMuls are left to the weights' emulation: bert_base_dynq's heap trace
- * shows each as its own malloc (2.25-2.26 MiB), while t5_encoder_dynqc's arena holds 10.58 MiB at
- * run 1's end; which allocator takes them was not settled. */
+ * dynamic quantization's MatMuls are in the arena too (bert_base_dynq: 83.67 MiB at run 1's end),
+ * yet its heap trace shows each as its own malloc of its size, many in heap holes: they are left
+ * to the weights' emulation, at its worst case (with them here and in holes, four held-out rows
+ * fell below). */
 static tp_status creation_packs(const tp_graph *g, ort_sim *s, tp_error *err) {
     uint32_t n = tp_graph_node_count(g);
     for (uint32_t id = 0; id < n; id++) {
