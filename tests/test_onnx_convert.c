@@ -1152,6 +1152,9 @@ TP_TEST(quantized_products) {
     init_zeros(&g, "cb", I32, 4, 1, (const int64_t[]){16});
     n = node_begin("QLinearConv", "xq,sc,azp,cw,sc,wzp,sc,azp,cb", "qconv", NULL);
     f_msg(&g, 1, &n);
+    /* a ConvInteger of int8 weights: another path in onnxruntime, noted as not priced */
+    n = node_begin("ConvInteger", "xq,cw,azp,wzp", "convi", NULL);
+    f_msg(&g, 1, &n);
     /* the QDQ group: Q(x) -> DQ -> Conv(DQ(w), DQ(bias)) -> Q -> DQ */
     value_info(&g, 11, "x", F32, 4, (const char *const[]){"1", "8", "6", "6"});
     n = node_begin("QuantizeLinear", "x,sc,azp", "x_q", NULL);
@@ -1172,6 +1175,7 @@ TP_TEST(quantized_products) {
     value_info(&g, 12, "mmi", I32, 2, (const char *const[]){"4", "32"});
     value_info(&g, 12, "qconv", U8, 4, (const char *const[]){"1", "16", "4", "4"});
     value_info(&g, 12, "y", F32, 4, (const char *const[]){"1", "16", "4", "4"});
+    value_info(&g, 12, "convi", I32, 4, (const char *const[]){"1", "16", "4", "4"});
     const tp_node *mmi = NULL;
     tp_graph *gr = load_graph_find(&g, "mmi", &mmi);
     if (!gr || !mmi) {
@@ -1185,6 +1189,8 @@ TP_TEST(quantized_products) {
     TP_CHECK_EQ_I64(mmi->dtype, TP_DTYPE_I32);
     TP_CHECK_EQ_U64(mmi->n_inputs, 2);
     TP_CHECK_EQ_I64(qconv->op.kind, TP_OP_CONV);
+    TP_CHECK_EQ_U64(tp_graph_note_count(gr), 1);
+    TP_CHECK_CONTAINS(tp_graph_note(gr, 0), "ConvInteger has int8 weights");
     TP_CHECK_EQ_I64(qconv->dtype, TP_DTYPE_U8);
     TP_CHECK_EQ_U64(qconv->n_inputs, 2);
     tp_error err;

@@ -780,6 +780,7 @@ tp_status tp__ox_add_node(conv *cv, const tp_onnx_node *n, uint32_t index) {
         if (mask < v->mask_min) v->mask_min = mask;
     }
     if (st == TP_OK && !cv->dry) st = tp_ox_mask_note(&c, mask_flags);
+    if (st == TP_OK && !cv->dry) st = tp_ox_integer_conv_note(&c);
     if (st == TP_OK && !cv->dry && folded)
         st = tp_graph_add_folded(cv->g, cv->depth ? 0 : 1, cv->depth ? 1 : 0, 0, cv->err);
 fail:

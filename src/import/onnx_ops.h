@@ -131,6 +131,10 @@ tp_status tp_ox_tensor_mask_min(const tp_onnx_model *m, const tp_onnx_tensor *t,
 /* The graph note of a Softmax given TP_NODE_EXP_UNDERFLOW by tp_ox_mask_flags (`flags`): the
  * fill value and what it costs; TP_OK and nothing for any other node. */
 tp_status tp_ox_mask_note(const tp_ox_ctx *c, uint32_t flags);
+/* A graph note for a ConvInteger with int8 weights (onnx_ops_linalg.c): onnxruntime runs it on a
+ * path 5.8-7.7× slower than with uint8 weights (probes), which the cost model does not price. TP_OK
+ * for any other node; TP_ERR_NOMEM. */
+tp_status tp_ox_integer_conv_note(const tp_ox_ctx *c);
 
 /* ---- helpers for rules (onnx_convert.c) ---- */
 

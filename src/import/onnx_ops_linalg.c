@@ -445,6 +445,18 @@ static tp_status r_conv_integer(tp_ox_ctx *c) {
     return conv_common(c, 0, 1, TP_ONNX_INT32, true);
 }
 
+tp_status tp_ox_integer_conv_note(const tp_ox_ctx *c) {
+    if (strcmp(c->node->op_type, "ConvInteger") != 0 || c->n_in < 2 ||
+        c->in[1].elem_type != TP_ONNX_INT8)
+        return TP_OK;
+    return tp_graph_add_note(
+        c->g,
+        "a ConvInteger has int8 weights: onnxruntime runs it on another path, 5.8-7.7x slower than "
+        "with uint8 weights in probes (docs/cost.md, \"Integer matrix products\"); its time is "
+        "priced as with uint8 weights, under",
+        c->err);
+}
+
 /* QLinearConv (x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, B) -> y's 8-bit type: an IR
  * convolution of x and w, as ConvInteger; the int32 bias, scales and zero points are not IR
  * inputs. */
