@@ -527,6 +527,10 @@ TP_API tp_status tp_graph_node_view(const tp_graph *g, tp_node_id id, bool *is_v
 static inline bool tp_op_is_boundary(tp_op_kind k) {
     return k == TP_OP_INPUT || k == TP_OP_PARAM || k == TP_OP_CONSTANT;
 }
+/* Weights: Param and Constant (a boundary a runtime may pack or fold at load). */
+static inline bool tp_op_is_weight(tp_op_kind k) {
+    return k == TP_OP_PARAM || k == TP_OP_CONSTANT;
+}
 /* Elementwise ops eligible for in-place reuse (unary, binary, compare, where, cast, rope). */
 TP_API bool tp_op_is_elementwise(tp_op_kind k);
 

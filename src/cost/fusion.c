@@ -91,7 +91,7 @@ tp_status tp_cost_fusion_mark(const tp_graph *g, const tp_ort_xform *x, uint8_t 
                    the same shape (onnxruntime's NCHWc Conv+Sum and ConvAddActivationFusion,
                    both for 4-D tensors only: a 1-D or 3-D conv's residual Add runs alone) */
                 const tp_node *o = tp_graph_node(g, n->inputs[1 - k]);
-                bool bias = o->op.kind == TP_OP_PARAM || o->op.kind == TP_OP_CONSTANT;
+                bool bias = tp_op_is_weight(o->op.kind);
                 bool sum =
                     conv && pn->shape.rank == 4 && fusion_same_shape(g, &o->shape, &pn->shape);
                 if (!bias && !sum) continue;

@@ -83,7 +83,7 @@ tp_status tp__layout_copies(const tp_graph *g, const tp_ort_xform *x, tp_op_cost
             tp_node_id in = tp_ort_source_of(x, nd->inputs[i]); /* a removed Cast: its source */
             if (in < 0 || (uint32_t)in >= x->n || x->absorbed[in]) continue;
             const tp_node *inn = tp_graph_node(g, in);
-            if (!inn || inn->op.kind == TP_OP_PARAM || inn->op.kind == TP_OP_CONSTANT) continue;
+            if (!inn || tp_op_is_weight(inn->op.kind)) continue;
             tp_ort_read r = tp_ort_read_of(g, x, (tp_node_id)m, i, in, in);
             if (r == TP_ORT_READ_REORDERED) need[in] |= COPY_OUTPUT;
             if (r == TP_ORT_READ_TO_BLOCKED) need[in] |= COPY_INPUT;

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "cost/qdq_cost.h"
 #include "ortgraph/ort_where.h"
 #include "ortgraph/ort_xform.h"
 
@@ -40,15 +41,6 @@ static tp_status add(const op_acct *a, uint64_t x, uint64_t y, uint64_t *out) {
 static const tp_node *input_node(const op_acct *a, uint32_t i) {
     if (i >= a->n->n_inputs) return NULL;
     return tp_graph_node(a->g, a->n->inputs[i]);
-}
-
-/* The dtype a matrix product or convolution of operands a and b computes in: a's, except for
- * 8-bit integer operands, whose speed depends on the weights' sign (docs/cost.md, "Integer
- * matrix products"): I8 when b is signed (u8 × s8, MLAS's fast path), U8 when both are unsigned
- * (widened to 16 bits). */
-static tp_dtype product_dtype(const tp_node *x, const tp_node *w) {
-    if (!tp_dtype_is_int8(x->dtype) || !w || !tp_dtype_is_int8(w->dtype)) return x->dtype;
-    return w->dtype == TP_DTYPE_I8 ? TP_DTYPE_I8 : TP_DTYPE_U8;
 }
 
 /* Value of dim `axis` (negative counts from the end) of a node's shape. */
@@ -320,11 +312,10 @@ static tp_status account_matmul(const op_acct *a, uint64_t out_elems, tp_op_cost
     c->gemm_k = k;
     c->gemm_n = n;
     c->activation_rows = true;
-    c->compute_dtype = product_dtype(A, B);
+    c->compute_dtype = tp__product_dtype(A, B);
     /* a B the runtime cannot pack ahead: MLAS's SGEMM copies it into panels on every run, for
      * two rows or more, or a transposed A (docs/cost.md, "MatMuls of two activations pack B") */
-    bool b_constant = B->op.kind == TP_OP_PARAM || B->op.kind == TP_OP_CONSTANT ||
-                      (B->flags & TP_NODE_FOLDED) != 0;
+    bool b_constant = tp_op_is_weight(B->op.kind) || (B->flags & TP_NODE_FOLDED) != 0;
     if (!b_constant && (c->gemm_m >= 2 || trans_a) &&
         (!tp_mul_u64(c->gemm_batch, k, &c->pack_b_elems) ||
          !tp_mul_u64(c->pack_b_elems, n, &c->pack_b_elems)))
@@ -565,7 +556,7 @@ static tp_status account_conv(const op_acct *a, uint64_t out_elems, tp_op_cost *
     }
     c->gemm_batch = g;
     if (a->n->n_inputs >= 3 && (s = add(a, c->flops, out_elems, &c->flops)) != TP_OK) return s;
-    c->compute_dtype = product_dtype(X, W);
+    c->compute_dtype = tp__product_dtype(X, W);
     /* QLinearConv (8-bit in and out): MLAS's quantized convolutions, direct through an
        indirection buffer (as a QDQ group's, cost/qdq_cost.c) */
     c->direct_quant =
@@ -805,7 +796,7 @@ static tp_status account_bytes(const op_acct *a, tp_op_cost *c) {
         }
         if (!tp_add_u64(total, b, &total)) return overflow(a, "bytes read");
         const tp_node *src = tp_graph_node(a->g, in);
-        if (src && (src->op.kind == TP_OP_PARAM || src->op.kind == TP_OP_CONSTANT) &&
+        if (src && (tp_op_is_weight(src->op.kind)) &&
             !tp_add_u64(c->weight_bytes, b, &c->weight_bytes))
             return overflow(a, "weight bytes");
     }

@@ -3,6 +3,11 @@
 
 #include "ortgraph/ort_qdq.h"
 
+tp_dtype tp__product_dtype(const tp_node *x, const tp_node *w) {
+    if (!tp_dtype_is_int8(x->dtype) || !w || !tp_dtype_is_int8(w->dtype)) return x->dtype;
+    return w->dtype == TP_DTYPE_I8 ? TP_DTYPE_I8 : TP_DTYPE_U8;
+}
+
 tp_status tp__qdq_operands(const tp_graph *g, tp_node_id id, tp_op_cost *oc, tp_error *err) {
     const tp_node *t = tp_graph_node(g, id);
     uint64_t read = 0, weights = 0, b;
@@ -14,26 +19,23 @@ tp_status tp__qdq_operands(const tp_graph *g, tp_node_id id, tp_op_cost *oc, tp_
         if (st != TP_OK) return st;
         const tp_node *sn = tp_graph_node(g, s);
         if (i < 2) src[i] = sn;
-        bool constant = sn->op.kind == TP_OP_PARAM || sn->op.kind == TP_OP_CONSTANT;
-        if (!tp_add_u64(read, b, &read) || (constant && !tp_add_u64(weights, b, &weights)))
+        bool weight = tp_op_is_weight(sn->op.kind);
+        if (!tp_add_u64(read, b, &read) || (weight && !tp_add_u64(weights, b, &weights)))
             return tp_error_set(err, TP_ERR_OVERFLOW, "graph cost: node %d: bytes overflow", id);
     }
-    bool product =
-        t->op.kind == TP_OP_CONV || t->op.kind == TP_OP_MATMUL || t->op.kind == TP_OP_GEMM;
     /* The elementwise kernels (QLinearAdd, QLinearMul, QLinearSigmoid, ...) dequantize each
        element, compute in float32 and quantize the result (or look it up in a table): their
        work is per element, as a float32 pass over the same elements, not per byte moved.
        yolo_like_qdq's 57 QLinearSigmoid and 57 QLinearMul took 4.7 ms at one thread against 0.73
        priced on 8-bit bytes (docs/cost.md, "Integer matrix products"). So only a product's
        operands are priced 8-bit; the others keep the float node's bytes. */
-    if (!product) return TP_OK;
+    if (!tp_ort_qdq_product(t) || !src[0]) return TP_OK;
     uint32_t esz = tp_dtype_elem_bytes_hint(t->dtype);
     oc->bytes_read = read;
     oc->weight_bytes = weights;
     oc->bytes_written = esz > 1 ? oc->bytes_written / esz : oc->bytes_written; /* 8-bit out */
-    /* u8 activations by int8 weights: MLAS's u8s8 kernels; by uint8 ones: u8u8 */
-    oc->compute_dtype = src[1] && src[1]->dtype == TP_DTYPE_I8 ? TP_DTYPE_I8 : TP_DTYPE_U8;
-    if (src[1] && (src[1]->op.kind == TP_OP_PARAM || src[1]->op.kind == TP_OP_CONSTANT))
+    oc->compute_dtype = tp__product_dtype(src[0], src[1]);
+    if (src[1] && tp_op_is_weight(src[1]->op.kind))
         oc->pack_b_elems = 0; /* packed once, when the session loads */
     oc->direct_quant = t->op.kind == TP_OP_CONV;
     return TP_OK;

@@ -127,9 +127,7 @@ bool tp_ort_identity_of_initializer(const tp_graph *g, const tp_node *n) {
 }
 
 tp_node_id tp_ort_qdq_packed_weight(const tp_graph *g, const tp_node *n, uint32_t i) {
-    if (i != 1 ||
-        (n->op.kind != TP_OP_CONV && n->op.kind != TP_OP_MATMUL && n->op.kind != TP_OP_GEMM))
-        return -1;
+    if (i != 1 || !tp_ort_qdq_product(n)) return -1;
     tp_node_id x = tp_ort_qdq_source(g, n, 0), w = tp_ort_qdq_source(g, n, 1);
     const tp_node *xn = x >= 0 ? tp_graph_node(g, x) : NULL;
     if (!xn || xn->dtype != TP_DTYPE_U8 || w < 0) return -1;

@@ -234,7 +234,7 @@ static tp_status output_bytes(const tp_graph *g, uint64_t *out, tp_error *err) {
 }
 
 static bool is_weight(const tp_node *n) {
-    return n && (n->op.kind == TP_OP_PARAM || n->op.kind == TP_OP_CONSTANT);
+    return n && (tp_op_is_weight(n->op.kind));
 }
 
 /* Class of each weight by its readers: conv wins over gemm (pre-packed: MatMul/Gemm B, LSTM/GRU

@@ -667,7 +667,7 @@ bool tp__ox_outer_value(const tp_ox_conv *cv, const ox_val *v) {
     if (!v) return false;
     if (v->outer_fold) return true;
     const tp_node *w = v->node != TP_NO_NODE ? tp_graph_node(cv->g, v->node) : NULL;
-    return cv->depth > 0 && w && (w->op.kind == TP_OP_PARAM || w->op.kind == TP_OP_CONSTANT) &&
+    return cv->depth > 0 && w && (tp_op_is_weight(w->op.kind)) &&
            w->op.attrs.param.body_depth < cv->depth;
 }
 

@@ -655,8 +655,7 @@ static tp_status r_pad(tp_ox_ctx *c) {
     c->op.attrs.pad.zero_fill =
         zero && strcmp(tp_ox_attr_str(c, "mode", "constant"), "constant") == 0;
     const tp_node *pn = c->opset < 11 ? NULL : tp_graph_node(c->g, c->in[1].node);
-    c->op.attrs.pad.pads_const =
-        c->opset < 11 || (pn && (pn->op.kind == TP_OP_PARAM || pn->op.kind == TP_OP_CONSTANT));
+    c->op.attrs.pad.pads_const = c->opset < 11 || (pn && (tp_op_is_weight(pn->op.kind)));
     for (int64_t i = 0; i < na; i++) { /* the ONNX pads of the listed axes; the IR sizes */
         int64_t a;
         if ((st = tp_ox_axis(c, axes[i], x->rank, &a)) != TP_OK) return st;

@@ -7,16 +7,14 @@ static bool custom_is(const tp_node *n, const char *name) {
     return n && n->op.kind == TP_OP_CUSTOM && strcmp(n->op.attrs.custom.name, name) == 0;
 }
 
-static bool is_constant(const tp_node *n) {
-    return n->op.kind == TP_OP_PARAM || n->op.kind == TP_OP_CONSTANT;
+bool tp_ort_qdq_product(const tp_node *n) {
+    return n->op.kind == TP_OP_CONV || n->op.kind == TP_OP_MATMUL || n->op.kind == TP_OP_GEMM;
 }
 
 /* The ops onnxruntime's CPU selectors take between DQ and Q nodes. */
 static bool target_kind(const tp_node *n) {
+    if (tp_ort_qdq_product(n)) return true;
     switch (n->op.kind) {
-    case TP_OP_CONV:
-    case TP_OP_MATMUL:
-    case TP_OP_GEMM:
     case TP_OP_CONCAT:
         return true;
     case TP_OP_BINARY:
@@ -42,10 +40,8 @@ static bool dq_input(const tp_graph *g, const tp_node *t, uint32_t i) {
     tp_node_id s = tp_ort_qdq_source(g, t, i);
     const tp_node *src = s >= 0 ? tp_graph_node(g, s) : NULL;
     if (!src) return false;
-    if (!is_constant(src)) return src->dtype == TP_DTYPE_U8; /* an activation */
-    bool product =
-        t->op.kind == TP_OP_CONV || t->op.kind == TP_OP_MATMUL || t->op.kind == TP_OP_GEMM;
-    if (product && i == 2) return src->dtype == TP_DTYPE_I32; /* the bias */
+    if (!tp_op_is_weight(src->op.kind)) return src->dtype == TP_DTYPE_U8;   /* an activation */
+    if (tp_ort_qdq_product(t) && i == 2) return src->dtype == TP_DTYPE_I32; /* the bias */
     return tp_dtype_is_int8(src->dtype);
 }
 

@@ -29,6 +29,9 @@ enum {
 void tp_ort_qdq_mark(const tp_graph *g, const uint32_t *readers, uint32_t *target_reads,
                      uint8_t *qdq);
 
+/* A Conv, MatMul or Gemm: the products among the targets (8-bit operands, packed weights). */
+bool tp_ort_qdq_product(const tp_node *n);
+
 /* The 8-bit tensor a target's input i stands for (its DequantizeLinear's input), or -1. */
 tp_node_id tp_ort_qdq_source(const tp_graph *g, const tp_node *target, uint32_t i);
 

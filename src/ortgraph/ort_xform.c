@@ -213,7 +213,7 @@ static bool is_chain(const tp_graph *g, const uint8_t *chain, const tp_node *n, 
 
 static bool xform_is_weight(const tp_graph *g, tp_node_id id) {
     const tp_node *n = tp_graph_node(g, id);
-    return n && (n->op.kind == TP_OP_PARAM || n->op.kind == TP_OP_CONSTANT);
+    return n && (tp_op_is_weight(n->op.kind));
 }
 
 static const tp_node *binary_of(const tp_graph *g, tp_node_id id, int32_t fn) {
