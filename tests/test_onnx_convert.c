@@ -1152,6 +1152,10 @@ TP_TEST(quantized_products) {
     init_zeros(&g, "cb", I32, 4, 1, (const int64_t[]){16});
     n = node_begin("QLinearConv", "xq,sc,azp,cw,sc,wzp,sc,azp,cb", "qconv", NULL);
     f_msg(&g, 1, &n);
+    /* uint8 weights: qlinearconv.cc's im2col path, not the symmetric one */
+    init_zeros(&g, "cwu", U8, 1, 4, (const int64_t[]){16, 8, 3, 3});
+    n = node_begin("QLinearConv", "xq,sc,azp,cwu,sc,azp,sc,azp,cb", "qconvu", NULL);
+    f_msg(&g, 1, &n);
     /* a ConvInteger of int8 weights: another path in onnxruntime, noted as not priced */
     n = node_begin("ConvInteger", "xq,cw,azp,wzp", "convi", NULL);
     f_msg(&g, 1, &n);
@@ -1176,6 +1180,7 @@ TP_TEST(quantized_products) {
     value_info(&g, 12, "qconv", U8, 4, (const char *const[]){"1", "16", "4", "4"});
     value_info(&g, 12, "y", F32, 4, (const char *const[]){"1", "16", "4", "4"});
     value_info(&g, 12, "convi", I32, 4, (const char *const[]){"1", "16", "4", "4"});
+    value_info(&g, 12, "qconvu", U8, 4, (const char *const[]){"1", "16", "4", "4"});
     const tp_node *mmi = NULL;
     tp_graph *gr = load_graph_find(&g, "mmi", &mmi);
     if (!gr || !mmi) {
@@ -1202,7 +1207,10 @@ TP_TEST(quantized_products) {
     TP_CHECK_OK(tp_op_account(gr, idof(gr, "qconv"), &oc, &err), &err);
     TP_CHECK_EQ_U64(oc.flops, 2ull * 16 * 4 * 4 * 8 * 9);
     TP_CHECK_EQ_I64(oc.compute_dtype, TP_DTYPE_I8);
-    TP_CHECK(oc.direct_quant); /* QLinearConv: no column buffer */
+    TP_CHECK(oc.direct_quant); /* QLinearConv of int8 weights: no column buffer */
+    TP_CHECK_OK(tp_op_account(gr, idof(gr, "qconvu"), &oc, &err), &err);
+    TP_CHECK_EQ_I64(oc.compute_dtype, TP_DTYPE_U8);
+    TP_CHECK(!oc.direct_quant); /* uint8 weights: an im2col */
     /* the QDQ group */
     tp_ort_xform x;
     TP_CHECK_OK(tp_ort_xform_compute(gr, 8, &x, &err), &err);

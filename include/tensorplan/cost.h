@@ -145,9 +145,10 @@ typedef struct tp_op_cost {
      * into its panels on every run, each GEMM instance its own B (gemm_batch x k x n); 0 when an
      * instance has one row (MLAS reads B in place for one row) and for other nodes. */
     uint64_t pack_b_elems;
-    /* A convolution onnxruntime runs as a QLinearConv after its QDQ fusion (graph cost only; its
-     * operands 8-bit): MLAS's quantized convolutions read the input through an indirection
-     * buffer, with neither a column buffer nor a walk over the groups. */
+    /* A QLinearConv (of a QOperator model, or of a QDQ group after onnxruntime's fusion) that
+     * MLAS runs on an indirection buffer, with neither a column buffer nor a walk over the
+     * groups: a depthwise one, or one of int8 weights (qlinearconv.cc's symmetric path, which
+     * the quantization tool's symmetric weights take). One of uint8 weights takes an im2col. */
     bool direct_quant;
 } tp_op_cost;
 

@@ -557,10 +557,9 @@ static tp_status account_conv(const op_acct *a, uint64_t out_elems, tp_op_cost *
     c->gemm_batch = g;
     if (a->n->n_inputs >= 3 && (s = add(a, c->flops, out_elems, &c->flops)) != TP_OK) return s;
     c->compute_dtype = tp__product_dtype(X, W);
-    /* QLinearConv (8-bit in and out): MLAS's quantized convolutions, direct through an
-       indirection buffer (as a QDQ group's, cost/qdq_cost.c) */
-    c->direct_quant =
-        a->n->op.kind == TP_OP_CONV && tp_dtype_is_int8(X->dtype) && tp_dtype_is_int8(a->n->dtype);
+    /* QLinearConv (8-bit in and out), as a QDQ group's (cost/qdq_cost.c) */
+    c->direct_quant = a->n->op.kind == TP_OP_CONV && tp_dtype_is_int8(X->dtype) &&
+                      tp_dtype_is_int8(a->n->dtype) && tp__quant_conv_direct(c, W);
     if (a->n->op.kind == TP_OP_CONV && a->n->dtype == TP_DTYPE_I32 && tp_dtype_is_int8(X->dtype)) {
         /* ONNX ConvInteger as onnxruntime runs it: im2col, then MLAS's integer GEMM with the
            column buffer as its B, which it packs (u8 × u8: widened to 16 bits) on every run, as

@@ -8,6 +8,14 @@ tp_dtype tp__product_dtype(const tp_node *x, const tp_node *w) {
     return w->dtype == TP_DTYPE_I8 ? TP_DTYPE_I8 : TP_DTYPE_U8;
 }
 
+bool tp__quant_conv_direct(const tp_op_cost *oc, const tp_node *w) {
+    /* qlinearconv.cc (read): int8 weights with zero points of 0 take MLAS's symmetric
+       convolutions (MlasConvSym / MlasConvSymDepthwise) on an indirection buffer, or on the input
+       itself for a pointwise one; any depthwise filter takes the indirection buffer; otherwise
+       an im2col feeds MLAS's integer GEMM */
+    return oc->kernel == TP_KERNEL_DEPTHWISE || (w && w->dtype == TP_DTYPE_I8);
+}
+
 tp_status tp__qdq_operands(const tp_graph *g, tp_node_id id, tp_op_cost *oc, tp_error *err) {
     const tp_node *t = tp_graph_node(g, id);
     uint64_t read = 0, weights = 0, b;
@@ -37,6 +45,6 @@ tp_status tp__qdq_operands(const tp_graph *g, tp_node_id id, tp_op_cost *oc, tp_
     oc->compute_dtype = tp__product_dtype(src[0], src[1]);
     if (src[1] && tp_op_is_weight(src[1]->op.kind))
         oc->pack_b_elems = 0; /* packed once, when the session loads */
-    oc->direct_quant = t->op.kind == TP_OP_CONV;
+    oc->direct_quant = t->op.kind == TP_OP_CONV && tp__quant_conv_direct(oc, src[1]);
     return TP_OK;
 }

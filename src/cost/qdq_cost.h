@@ -10,6 +10,9 @@
  * bits: u8u8_speedup). Used by tp_op_account and the QDQ pricing alike. */
 tp_dtype tp__product_dtype(const tp_node *x, const tp_node *w);
 
+/* tp_op_cost.direct_quant for a QLinearConv whose filter is w, accounted as oc. */
+bool tp__quant_conv_direct(const tp_op_cost *oc, const tp_node *w);
+
 /* Rewrite oc (tp_op_account's figures for the float node `id`, a QDQ target) for the quantized
  * kernel: the bytes of the 8-bit tensors its DequantizeLinear inputs stand for, the 8-bit output,
  * the integer product's dtype, weights packed at load (no B pack), a convolution's direct kernel.
