@@ -31,9 +31,10 @@ static uint64_t packed_f32_bytes(const tp_graph *g, const tp_node *w, uint64_t b
 }
 
 /* MLAS's packed copy of an 8-bit B (k × n, the last two dims) for its integer GEMM
-   (MlasGemmPackBSize, read): the columns rounded up to 16, k up to 4 (the four bytes one 32-bit
-   lane multiplies), and an int32 sum per column, the whole rounded up to 64 bytes; per matrix of
-   a batch. 0 when not a matrix. */
+   (MlasGemmPackBSize, read): the columns rounded up to 16, k up to the kernel's PackedK (4 for
+   u8 × s8 on AVX2; u8 × u8 packs pairs, 2, taken as 4 here: at most 2 rows of bytes over), and an
+   int32 sum per column, the whole rounded up to 64 bytes; per matrix of a batch. 0 when not a
+   matrix. */
 static uint64_t packed_i8_bytes(const tp_graph *g, const tp_node *w, uint64_t bytes) {
     int64_t nn, kk;
     tp_error e;
@@ -72,8 +73,10 @@ bool tp_ort_packs_input(const tp_node *n, uint32_t i) {
 uint64_t tp_ort_packed_bytes(const tp_graph *g, const tp_node *reader, const tp_node *w,
                              uint64_t bytes) {
     if (reader->op.kind == TP_OP_CONV && tp_dtype_is_int8(w->dtype)) {
-        /* QLinearConv's packed filter (qlinearconv.cc PrePack: MLAS's packed or reordered
-           weights and an int32 per output channel), 64-byte aligned */
+        /* QLinearConv's pre-packed filter (qlinearconv.cc PrePack, read): MLAS's symmetric
+           packing of int8 weights with an int32 column sum per output channel, else a packed B
+           per group (MlasGemmPackBSize) or, depthwise, a reordered copy of the same bytes; taken
+           as the filter's bytes and an int32 per output channel, 64-byte aligned */
         int64_t m;
         tp_error e;
         uint64_t out;

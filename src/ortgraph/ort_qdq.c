@@ -11,7 +11,7 @@ bool tp_ort_qdq_product(const tp_node *n) {
     return n->op.kind == TP_OP_CONV || n->op.kind == TP_OP_MATMUL || n->op.kind == TP_OP_GEMM;
 }
 
-/* The ops onnxruntime's CPU selectors take between DQ and Q nodes. */
+/* The ops onnxruntime's CPU selectors take between DQ and Q nodes (qdq_selectors.cc, read). */
 static bool target_kind(const tp_node *n) {
     if (tp_ort_qdq_product(n)) return true;
     switch (n->op.kind) {
