@@ -503,11 +503,14 @@ tp_status tp_ort_xform_compute(const tp_graph *g, uint32_t block, tp_ort_xform *
     uint8_t *unit = tp_mem_calloc(a, cap, 1);
     uint8_t *late = tp_mem_calloc(a, cap, 1); /* dims from run-time values, here or upstream */
     uint32_t *readers = tp_mem_calloc(a, cap, sizeof *readers);
+    uint32_t *target_reads = tp_mem_calloc(a, cap, sizeof *target_reads); /* ort_qdq.c's */
     if (!x->chain || !x->absorbed || !x->sum_of || !x->key || !x->origin || !x->stage ||
-        !x->gelu_of || !x->skip_norm_of || !x->same_as || !x->qdq || !unit || !late || !readers) {
+        !x->gelu_of || !x->skip_norm_of || !x->same_as || !x->qdq || !unit || !late || !readers ||
+        !target_reads) {
         tp_mem_free(a, unit, cap);
         tp_mem_free(a, late, cap);
         tp_mem_free(a, readers, cap * sizeof *readers);
+        tp_mem_free(a, target_reads, cap * sizeof *target_reads);
         tp_ort_xform_free(g, x);
         return tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (%u nodes)", n);
     }
@@ -525,18 +528,8 @@ tp_status tp_ort_xform_compute(const tp_graph *g, uint32_t block, tp_ort_xform *
         }
         if (!boundary && (nd->flags & TP_NODE_OUTPUT)) readers[id] += 2; /* never fused away */
     }
-    {
-        uint32_t *target_reads = tp_mem_calloc(a, cap, sizeof *target_reads);
-        if (!target_reads) {
-            tp_mem_free(a, unit, cap);
-            tp_mem_free(a, late, cap);
-            tp_mem_free(a, readers, cap * sizeof *readers);
-            tp_ort_xform_free(g, x);
-            return tp_error_set(err, TP_ERR_NOMEM, "runtime: out of memory (%u nodes)", n);
-        }
-        tp_ort_qdq_mark(g, readers, target_reads, x->qdq);
-        tp_mem_free(a, target_reads, cap * sizeof *target_reads);
-    }
+    tp_ort_qdq_mark(g, readers, target_reads, x->qdq);
+    tp_mem_free(a, target_reads, cap * sizeof *target_reads);
     for (uint32_t id = 0; id < n; id++) {
         const tp_node *nd = tp_graph_node(g, (tp_node_id)id);
         x->key[id] = id;
